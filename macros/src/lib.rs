@@ -1,0 +1,1 @@
+//! hookwire macros

@@ -1,0 +1,482 @@
+//! What travels through a chain: the call, its arguments and its result.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use smallvec::SmallVec;
+
+use crate::error::ToolError;
+
+/// A tool call as a model makes it: an id, a tool name and JSON-object
+/// arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool-use id the model gave the call; the result answers it.
+    pub id: String,
+    /// The name of the tool to call.
+    pub name: String,
+    /// The arguments, a JSON object.
+    pub arguments: ToolArgs,
+}
+
+impl ToolCall {
+    /// A call of `name` with the id `id` and the given arguments.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: ToolArgs) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
+    }
+}
+
+/// The arguments of one tool call: a JSON object.
+///
+/// Arguments arrive from a model as a JSON string. They stay that string
+/// until someone needs to look inside: a tool parses it straight into its
+/// typed argument struct, and a hook that reads or rewrites a field turns it
+/// into a JSON object first ([`get`](Self::get), [`object_mut`](Self::object_mut)).
+/// A chain of hooks that never look at the arguments therefore costs no
+/// parsing and no allocation.
+#[derive(Clone, PartialEq)]
+pub struct ToolArgs {
+    repr: Repr,
+}
+
+#[derive(Clone, PartialEq)]
+enum Repr {
+    Json(String),
+    Object(Map<String, Value>),
+}
+
+impl ToolArgs {
+    /// No arguments: `{}`.
+    pub fn empty() -> Self {
+        Self {
+            repr: Repr::Object(Map::new()),
+        }
+    }
+
+    /// Arguments as a model sends them: a JSON text, parsed on demand. An
+    /// empty or blank string means `{}`. A text that is not a JSON object is
+    /// reported as invalid arguments when the arguments are first read.
+    pub fn from_json(text: impl Into<String>) -> Self {
+        Self {
+            repr: Repr::Json(text.into()),
+        }
+    }
+
+    /// Arguments from a JSON object.
+    pub fn from_map(map: Map<String, Value>) -> Self {
+        Self {
+            repr: Repr::Object(map),
+        }
+    }
+
+    /// Arguments from a JSON value, which must be an object (`null` counts
+    /// as `{}`).
+    pub fn from_value(value: Value) -> Result<Self, ToolError> {
+        match value {
+            Value::Object(map) => Ok(Self::from_map(map)),
+            Value::Null => Ok(Self::empty()),
+            other => Err(ToolError::invalid_arguments(
+                "",
+                None,
+                format!("arguments must be a JSON object, got {}", kind(&other)),
+            )),
+        }
+    }
+
+    /// Arguments from any serializable value that serializes to an object.
+    pub fn from_serialize<T: Serialize>(value: &T) -> Result<Self, ToolError> {
+        let value = serde_json::to_value(value)
+            .map_err(|e| ToolError::invalid_arguments("", None, e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Whether the arguments are still the unparsed text the model sent.
+    pub fn is_raw(&self) -> bool {
+        matches!(self.repr, Repr::Json(_))
+    }
+
+    /// The arguments as a JSON object, parsing the text first if needed.
+    pub fn object(&mut self) -> Result<&Map<String, Value>, ToolError> {
+        self.object_mut().map(|m| &*m)
+    }
+
+    /// The arguments as a mutable JSON object, for hooks that rewrite them.
+    pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
+        if let Repr::Json(text) = &self.repr {
+            let map = parse_object(text)?;
+            self.repr = Repr::Object(map);
+        }
+        match &mut self.repr {
+            Repr::Object(map) => Ok(map),
+            Repr::Json(_) => unreachable!("the text was just parsed"),
+        }
+    }
+
+    /// One field of the arguments (`None` if absent or if the arguments do
+    /// not parse as an object).
+    pub fn get(&mut self, key: &str) -> Option<&Value> {
+        self.object().ok()?.get(key)
+    }
+
+    /// Sets one field, parsing the arguments first if needed.
+    pub fn insert(&mut self, key: impl Into<String>, value: Value) -> Result<(), ToolError> {
+        self.object_mut()?.insert(key.into(), value);
+        Ok(())
+    }
+
+    /// The arguments as a JSON value (a copy).
+    pub fn to_value(&self) -> Result<Value, ToolError> {
+        match &self.repr {
+            Repr::Json(text) => parse_object(text).map(Value::Object),
+            Repr::Object(map) => Ok(Value::Object(map.clone())),
+        }
+    }
+
+    /// Deserializes the arguments into `T`, the tool's typed arguments.
+    ///
+    /// On failure the error is [`ToolError::InvalidArguments`] and names the
+    /// offending field (`items[2].qty`) when there is one; `tool` is used in
+    /// its message.
+    pub fn parse<T: DeserializeOwned>(&self, tool: &str) -> Result<T, ToolError> {
+        // The fast path does no bookkeeping; only a failure pays for a second,
+        // path-tracking pass that finds the field to name.
+        let first = match &self.repr {
+            Repr::Json(text) => serde_json::from_str::<T>(json_text(text)),
+            Repr::Object(map) => T::deserialize(map),
+        };
+        first.map_err(|error| {
+            let tracked = match &self.repr {
+                Repr::Json(text) => {
+                    let mut de = serde_json::Deserializer::from_str(json_text(text));
+                    serde_path_to_error::deserialize::<_, T>(&mut de).err()
+                }
+                Repr::Object(map) => serde_path_to_error::deserialize::<_, T>(map).err(),
+            };
+            match tracked {
+                Some(e) => {
+                    let path = e.path().to_string();
+                    let field = (path != ".").then_some(path);
+                    ToolError::invalid_arguments(tool, field, e.into_inner().to_string())
+                }
+                None => ToolError::invalid_arguments(tool, None, error.to_string()),
+            }
+        })
+    }
+}
+
+fn json_text(text: &str) -> &str {
+    if text.trim().is_empty() { "{}" } else { text }
+}
+
+fn parse_object(text: &str) -> Result<Map<String, Value>, ToolError> {
+    match serde_json::from_str::<Value>(json_text(text)) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(Value::Null) => Ok(Map::new()),
+        Ok(other) => Err(ToolError::invalid_arguments(
+            "",
+            None,
+            format!("arguments must be a JSON object, got {}", kind(&other)),
+        )),
+        Err(e) => Err(ToolError::invalid_arguments(
+            "",
+            None,
+            format!("arguments are not valid JSON: {e}"),
+        )),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl Default for ToolArgs {
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
+impl fmt::Debug for ToolArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Json(text) => write!(f, "ToolArgs({text})"),
+            Repr::Object(map) => write!(f, "ToolArgs({})", Value::Object(map.clone())),
+        }
+    }
+}
+
+impl From<Map<String, Value>> for ToolArgs {
+    fn from(map: Map<String, Value>) -> Self {
+        Self::from_map(map)
+    }
+}
+
+impl Serialize for ToolArgs {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.repr {
+            Repr::Object(map) => map.serialize(serializer),
+            Repr::Json(text) => match parse_object(text) {
+                Ok(map) => map.serialize(serializer),
+                // Keep what the model sent, so a resumed run shows it verbatim.
+                Err(_) => serializer.serialize_str(text),
+            },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(text) => Ok(Self::from_json(text)),
+            other => Self::from_value(other).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// One block of a tool result, serialized exactly as MCP's content blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Content {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// Base64 data.
+        data: String,
+        /// The MIME type, for example `image/png`.
+        #[serde(rename = "mimeType")]
+        mime_type: String,
+    },
+    /// An embedded resource.
+    Resource {
+        /// The resource.
+        resource: EmbeddedResource,
+    },
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+
+    /// The text of a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::Text { text } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// An embedded resource (MCP's `TextResourceContents` or `BlobResourceContents`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddedResource {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its MIME type.
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Text contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Base64 binary contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// The content blocks of a result. One block is stored inline, so the
+/// common single-text result costs no extra allocation.
+pub type Contents = SmallVec<[Content; 1]>;
+
+/// The result of a tool call: what the model reads. It serializes exactly as
+/// MCP's `CallToolResult` (`content`, `isError`, `structuredContent`).
+///
+/// ```
+/// let r = hookwire::ToolResult::text("42");
+/// assert_eq!(
+///     serde_json::to_string(&r).unwrap(),
+///     r#"{"content":[{"type":"text","text":"42"}],"isError":false}"#
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The content blocks.
+    pub content: Contents,
+    /// Whether the result reports an error to the model.
+    #[serde(rename = "isError", default)]
+    pub is_error: bool,
+    /// Structured output, if the tool has any.
+    #[serde(
+        rename = "structuredContent",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub structured_content: Option<Value>,
+}
+
+impl ToolResult {
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: smallvec::smallvec![Content::text(text)],
+            is_error: false,
+            structured_content: None,
+        }
+    }
+
+    /// An error result with one text block.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            is_error: true,
+            ..Self::text(text)
+        }
+    }
+
+    /// A successful result holding `value` as JSON text and as structured
+    /// content.
+    pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
+        let structured = serde_json::to_value(value).map_err(ToolError::serialize)?;
+        let text = serde_json::to_string(&structured).map_err(ToolError::serialize)?;
+        Ok(Self {
+            structured_content: Some(structured),
+            ..Self::text(text)
+        })
+    }
+
+    /// A successful result from content blocks.
+    pub fn from_content(content: impl IntoIterator<Item = Content>) -> Self {
+        Self {
+            content: content.into_iter().collect(),
+            is_error: false,
+            structured_content: None,
+        }
+    }
+
+    /// All text blocks joined with newlines: what a text-only model reads.
+    pub fn text_content(&self) -> String {
+        let mut out = String::new();
+        for (i, text) in self.content.iter().filter_map(Content::as_text).enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+        out
+    }
+
+    /// Appends `suffix` to the last text block (or adds a text block).
+    pub fn append_text(&mut self, suffix: &str) {
+        match self.content.iter_mut().rev().find_map(|c| match c {
+            Content::Text { text } => Some(text),
+            _ => None,
+        }) {
+            Some(text) => text.push_str(suffix),
+            None => self.content.push(Content::text(suffix)),
+        }
+    }
+}
+
+/// What a chain produces: a result, or an error that becomes an error
+/// result ([`ToolError::into_result`]) when the model reads it.
+pub type Outcome = Result<ToolResult, ToolError>;
+
+/// Turns an [`Outcome`] into what the model reads.
+pub fn into_result(outcome: Outcome) -> ToolResult {
+    outcome.unwrap_or_else(ToolError::into_result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Order {
+        items: Vec<Item>,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Item {
+        qty: u32,
+    }
+
+    #[test]
+    fn malformed_arguments_name_the_field() {
+        let args = ToolArgs::from_json(r#"{"items":[{"qty":1},{"qty":"two"}]}"#);
+        let err = args.parse::<Order>("order").unwrap_err();
+        match &err {
+            ToolError::InvalidArguments { tool, field, .. } => {
+                assert_eq!(tool, "order");
+                assert_eq!(field.as_deref(), Some("items[1].qty"));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(err.to_string().contains("items[1].qty"), "{err}");
+        let missing = ToolArgs::from_json("{}")
+            .parse::<Order>("order")
+            .unwrap_err();
+        assert!(
+            missing.to_string().contains("missing field `items`"),
+            "{missing}"
+        );
+    }
+
+    #[test]
+    fn blank_text_is_an_empty_object_and_non_objects_are_rejected() {
+        let mut args = ToolArgs::from_json("  ");
+        assert!(args.object().unwrap().is_empty());
+        let mut bad = ToolArgs::from_json("[1,2]");
+        let err = bad.object().unwrap_err();
+        assert!(err.to_string().contains("must be a JSON object"), "{err}");
+        assert!(ToolArgs::from_value(json!(3)).is_err());
+    }
+
+    #[test]
+    fn rewrites_go_through_the_object_view() {
+        let mut args = ToolArgs::from_json(r#"{"x": 50}"#);
+        assert!(args.is_raw());
+        args.insert("x", json!(10)).unwrap();
+        assert_eq!(args.get("x"), Some(&json!(10)));
+        assert_eq!(args.to_value().unwrap(), json!({"x": 10}));
+    }
+
+    #[test]
+    fn results_serialize_as_mcp_call_tool_result() {
+        let mut r = ToolResult::json(&json!({"sum": 3})).unwrap();
+        r.content.push(Content::Image {
+            data: "AA==".into(),
+            mime_type: "image/png".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({
+                "content": [
+                    {"type": "text", "text": "{\"sum\":3}"},
+                    {"type": "image", "data": "AA==", "mimeType": "image/png"}
+                ],
+                "isError": false,
+                "structuredContent": {"sum": 3}
+            })
+        );
+        let back: ToolResult = serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
+    }
+}

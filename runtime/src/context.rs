@@ -1,0 +1,275 @@
+//! Who is calling what: the context every hook and tool receives.
+
+use std::any::{Any, TypeId};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+use crate::approval::Approver;
+pub use hookwire_codegen::spec::ToolSource;
+
+/// The identity of one tool call plus a typed extension map, handed to every
+/// hook (as `&mut`) and to the tool (as `&`).
+///
+/// An outer hook can put a value into [`extensions`](Self::extensions) before
+/// calling `next`; every inner hook and the tool can read or change it; and
+/// the outer hook reads it again after `next` returns. Creating a context
+/// does not allocate: names are shared (`Arc<str>`) or borrowed from the call.
+pub struct ToolContext {
+    agent: Arc<str>,
+    server: Option<Arc<str>>,
+    tool: Cow<'static, str>,
+    source: ToolSource,
+    tool_use_id: String,
+    correlation_id: Arc<str>,
+    approver: Option<Arc<dyn Approver>>,
+    extensions: Extensions,
+}
+
+impl ToolContext {
+    /// A context for a call of `tool` (from `source`) with the given tool-use
+    /// id. The agent name and correlation id start empty.
+    pub fn new(
+        tool: impl Into<Cow<'static, str>>,
+        source: ToolSource,
+        tool_use_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            agent: Arc::from(""),
+            server: None,
+            tool: tool.into(),
+            source,
+            tool_use_id: tool_use_id.into(),
+            correlation_id: Arc::from(""),
+            approver: None,
+            extensions: Extensions::new(),
+        }
+    }
+
+    /// Sets the agent's name.
+    pub fn with_agent(mut self, agent: Arc<str>) -> Self {
+        self.agent = agent;
+        self
+    }
+
+    /// Sets the MCP server's name.
+    pub fn with_server(mut self, server: Option<Arc<str>>) -> Self {
+        self.server = server;
+        self
+    }
+
+    /// Sets the correlation id (shared by every call of one run).
+    pub fn with_correlation_id(mut self, id: Arc<str>) -> Self {
+        self.correlation_id = id;
+        self
+    }
+
+    /// Sets the approver that `Decision::Ask` consults.
+    pub fn with_approver(mut self, approver: Option<Arc<dyn Approver>>) -> Self {
+        self.approver = approver;
+        self
+    }
+
+    /// The agent making the call.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The MCP server the tool lives on, for MCP tools.
+    pub fn server(&self) -> Option<&str> {
+        self.server.as_deref()
+    }
+
+    /// The tool's name as the model called it.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// Where the tool comes from.
+    pub fn source(&self) -> ToolSource {
+        self.source
+    }
+
+    /// The model's id for this call.
+    pub fn tool_use_id(&self) -> &str {
+        &self.tool_use_id
+    }
+
+    /// The id shared by every call of one run.
+    pub fn correlation_id(&self) -> &str {
+        &self.correlation_id
+    }
+
+    /// The approver, if one is configured.
+    pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
+        self.approver.as_ref()
+    }
+
+    /// The typed extension map.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The typed extension map, mutably.
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        &mut self.extensions
+    }
+
+    /// Takes the extension map out (for example to return it with a result).
+    pub fn take_extensions(&mut self) -> Extensions {
+        std::mem::take(&mut self.extensions)
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("agent", &self.agent)
+            .field("server", &self.server)
+            .field("tool", &self.tool)
+            .field("source", &self.source)
+            .field("tool_use_id", &self.tool_use_id)
+            .field("correlation_id", &self.correlation_id)
+            .field("extensions", &self.extensions)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A map from type to value: one value per type.
+///
+/// It allocates only when the first value is inserted, so hooks that do not
+/// use it cost nothing.
+///
+/// ```
+/// # use hookwire::Extensions;
+/// struct StartedAt(u64);
+/// let mut ext = Extensions::new();
+/// ext.insert(StartedAt(7));
+/// assert_eq!(ext.get::<StartedAt>().map(|s| s.0), Some(7));
+/// ```
+#[derive(Default)]
+pub struct Extensions {
+    map: Option<Box<AnyMap>>,
+}
+
+type AnyMap = HashMap<TypeId, Box<dyn Any + Send + Sync>, BuildHasherDefault<TypeIdHasher>>;
+
+/// `TypeId`s are already hashes; hashing them again is wasted work.
+#[derive(Default)]
+struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Extensions {
+    /// An empty map.
+    pub const fn new() -> Self {
+        Self { map: None }
+    }
+
+    /// Inserts a value, returning the previous value of that type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) -> Option<T> {
+        self.map
+            .get_or_insert_with(Box::default)
+            .insert(TypeId::of::<T>(), Box::new(value))
+            .and_then(|old| old.downcast().ok().map(|b| *b))
+    }
+
+    /// The value of type `T`, if present.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.map
+            .as_ref()?
+            .get(&TypeId::of::<T>())
+            .and_then(|v| v.downcast_ref())
+    }
+
+    /// The value of type `T`, mutably.
+    pub fn get_mut<T: Send + Sync + 'static>(&mut self) -> Option<&mut T> {
+        self.map
+            .as_mut()?
+            .get_mut(&TypeId::of::<T>())
+            .and_then(|v| v.downcast_mut())
+    }
+
+    /// The value of type `T`, inserting `default()` first if absent.
+    pub fn get_or_insert_with<T: Send + Sync + 'static>(
+        &mut self,
+        default: impl FnOnce() -> T,
+    ) -> &mut T {
+        let slot = self
+            .map
+            .get_or_insert_with(Box::default)
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Box::new(default()));
+        match slot.downcast_mut() {
+            Some(v) => v,
+            None => unreachable!("the map is keyed by the value's TypeId"),
+        }
+    }
+
+    /// Removes and returns the value of type `T`.
+    pub fn remove<T: Send + Sync + 'static>(&mut self) -> Option<T> {
+        self.map
+            .as_mut()?
+            .remove(&TypeId::of::<T>())
+            .and_then(|v| v.downcast().ok().map(|b| *b))
+    }
+
+    /// Whether there is a value of type `T`.
+    pub fn contains<T: Send + Sync + 'static>(&self) -> bool {
+        self.get::<T>().is_some()
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.map.as_ref().map_or(0, |m| m.len())
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Extensions")
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_value_per_type() {
+        let mut ext = Extensions::new();
+        assert!(ext.is_empty());
+        assert_eq!(ext.insert(1u32), None);
+        assert_eq!(ext.insert(2u32), Some(1));
+        ext.insert("s");
+        *ext.get_or_insert_with(|| 0u64) += 5;
+        *ext.get_or_insert_with(|| 0u64) += 5;
+        assert_eq!(ext.get::<u64>(), Some(&10));
+        assert_eq!(ext.len(), 3);
+        assert_eq!(ext.remove::<u32>(), Some(2));
+        assert!(!ext.contains::<u32>());
+    }
+}

@@ -1,0 +1,115 @@
+//! # hookwire
+//!
+//! Hooks around every tool call of an LLM agent, generated at compile time.
+//!
+//! A hook is code that runs around a tool call: audit, guard, rewrite
+//! arguments, redact results, ask a human, time out, retry. hookwire builds
+//! the hooks around each tool into **one concrete nested type** (a chain of
+//! [`Layer`]s around a [`ToolHandler`]), so a call through sixteen hooks is
+//! sixteen inlined function calls: no `Box<dyn>`, no allocation per call.
+//!
+//! ## The one ordering rule
+//!
+//! Everything is an around-hook ([`Hook`]): `(context, args, next) ->
+//! outcome`. A pre hook ([`PreHook`]) is an around-hook that works before
+//! calling `next`, a post hook ([`PostHook`]) one that works after it; a
+//! timeout, a retry, an approval gate are around-hooks too. So there is one
+//! rule for the order in which they run:
+//!
+//! ```text
+//! agent-level hooks, in declared order (outermost first)
+//!   -> tool-level hooks, in declared order
+//!     -> the tool
+//! ```
+//!
+//! With a global pre/post hook at agent level and a per-tool pre/post hook
+//! at tool level, this gives exactly `global_pre -> tool_pre -> execute ->
+//! tool_post -> global_post`. A deny or stop from an outer hook means no
+//! inner hook and no tool runs; each hook sees the argument rewrites of the
+//! hooks outside it.
+//!
+//! ## A chain by hand
+//!
+//! ```
+//! use hookwire::{chain, CallScope, FnTool, Json, Router, ToolArgs, ToolCall, ToolSet, ToolHandler};
+//! use hookwire::{Decision, HookError, Pre, PreHook, ToolContext};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct AddOneArgs { x: i64 }
+//!
+//! /// Clamps `x` to at most 10.
+//! struct Clamp;
+//! impl PreHook for Clamp {
+//!     async fn before(&self, _cx: &mut ToolContext, args: &mut ToolArgs) -> Result<Decision, HookError> {
+//!         if args.get("x").and_then(|v| v.as_i64()).is_some_and(|x| x > 10) {
+//!             args.insert("x", 10.into())?;
+//!         }
+//!         Ok(Decision::Continue)
+//!     }
+//! }
+//!
+//! let add_one = FnTool::new("add_one", "Adds one.", |a: AddOneArgs| async move { Json(a.x + 1) });
+//! let definition = hookwire::Tool::definition(&add_one);
+//! let tools = Router::new().route(
+//!     definition,
+//!     hookwire::ToolSource::Function,
+//!     chain!(hookwire::hooks::Audit, Pre(Clamp) => ToolHandler(add_one)),
+//! );
+//! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! # rt.block_on(async {
+//! let call = ToolCall::new("c1", "add_one", ToolArgs::from_json(r#"{"x": 50}"#));
+//! let result = tools.call(&CallScope::new("demo"), call).await;
+//! assert_eq!(result.text_content(), "11");
+//! # });
+//! ```
+//!
+//! ## Failure
+//!
+//! Nothing a model or a hook does takes the process down. Bad arguments,
+//! unknown tools, denials, hook errors, panics and timeouts all become a
+//! [`ToolError`], which becomes an error result the model reads
+//! ([`ToolError::into_result`]). A failing hook is handled by its
+//! [`FailurePolicy`] (see [`Guarded`]).
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod approval;
+mod call;
+mod context;
+mod error;
+mod hook;
+pub mod hooks;
+mod policy;
+mod prepost;
+mod tool;
+mod toolset;
+
+/// Tool matchers, shared with the code generator so that a matcher means
+/// the same thing at code generation time and at run time.
+pub mod matcher {
+    pub use hookwire_codegen::spec::{MatchTarget, Matcher, MatcherError};
+}
+
+pub use call::{
+    Content, Contents, EmbeddedResource, Outcome, ToolArgs, ToolCall, ToolResult, into_result,
+};
+pub use context::{Extensions, ToolContext, ToolSource};
+pub use error::{HookError, Message, ToolError};
+pub use hook::{Handler, Hook, Layer, Next};
+pub use hooks::Attempts;
+pub use policy::{FailurePolicy, Guarded};
+pub use prepost::{Decision, Post, PostHook, Pre, PreHook};
+pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
+pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
+
+/// Re-exports for generated code, so user crates need no extra dependencies.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use tokio;
+    pub use tracing;
+}
+pub use schemars;
+pub use serde_json;

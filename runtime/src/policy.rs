@@ -1,0 +1,212 @@
+//! Per-hook failure policy and timeout.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+
+use crate::call::{Outcome, ToolArgs};
+use crate::context::ToolContext;
+use crate::error::{ToolError, panic_message};
+use crate::hook::{Handler, Hook, Next};
+
+/// What happens when a hook fails: it returns an error, panics or exceeds
+/// its timeout.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FailurePolicy {
+    /// The default: the tool is not run (or its result is discarded) and the
+    /// model reads an error result naming the hook.
+    #[default]
+    #[serde(alias = "closed")]
+    FailClosed,
+    /// The hook is skipped and the call proceeds as if it were not there.
+    #[serde(alias = "open")]
+    FailOpen,
+}
+
+/// A hook with a failure policy and an optional timeout.
+///
+/// Under [`FailurePolicy::FailOpen`] a failing hook is skipped:
+/// * if it failed before calling `next`, the rest of the chain runs with the
+///   arguments the hook received;
+/// * if it failed after `next` returned, the outcome `next` returned is used;
+/// * if its timeout fired while `next` was still running, the call ends with
+///   [`ToolError::TimedOut`]: running the tool a second time would be worse.
+///
+/// To do this a fail-open hook keeps a copy of its arguments and of the
+/// inner outcome, so it costs a clone per call; fail-closed hooks cost
+/// nothing extra. The timeout covers the hook's own work and, for an around
+/// hook, everything inside it.
+///
+/// A hook that fails by returning an error signals it with
+/// `Err(ToolError::HookFailed { .. })` (pre and post hooks do this for you).
+#[derive(Debug, Clone)]
+pub struct Guarded<H> {
+    hook: H,
+    policy: FailurePolicy,
+    timeout: Option<Duration>,
+}
+
+impl<H> Guarded<H> {
+    /// `hook` with `policy` and an optional timeout.
+    pub const fn new(hook: H, policy: FailurePolicy, timeout: Option<Duration>) -> Self {
+        Self {
+            hook,
+            policy,
+            timeout,
+        }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> FailurePolicy {
+        self.policy
+    }
+
+    /// The timeout.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+}
+
+enum Failure {
+    Panicked(String),
+    TimedOut(Duration),
+}
+
+impl<H: Hook> Guarded<H> {
+    async fn run_hook<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Result<Outcome, Failure> {
+        let fut = AssertUnwindSafe(self.hook.around(cx, args, next)).catch_unwind();
+        let caught = match self.timeout {
+            Some(limit) => match tokio::time::timeout(limit, fut).await {
+                Ok(caught) => caught,
+                Err(_) => return Err(Failure::TimedOut(limit)),
+            },
+            None => fut.await,
+        };
+        caught.map_err(|payload| Failure::Panicked(panic_message(&*payload)))
+    }
+
+    fn failure_error(&self, failure: Failure) -> ToolError {
+        match failure {
+            Failure::Panicked(message) => ToolError::HookFailed {
+                hook: self.hook.name().into(),
+                message,
+            },
+            Failure::TimedOut(after) => ToolError::TimedOut {
+                what: format!("hook `{}`", self.hook.name()),
+                after,
+            },
+        }
+    }
+}
+
+enum Probe {
+    NotCalled,
+    Running,
+    Done(Outcome),
+}
+
+/// Records whether, and with what outcome, a fail-open hook called `next`.
+struct Recorder<'a, N: ?Sized> {
+    inner: Next<'a, N>,
+    state: Mutex<Probe>,
+}
+
+impl<N: Handler + ?Sized> Handler for Recorder<'_, N> {
+    async fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> Outcome {
+        self.set(Probe::Running);
+        let outcome = self.inner.run(cx, args).await;
+        self.set(Probe::Done(outcome.clone()));
+        outcome
+    }
+}
+
+impl<N: ?Sized> Recorder<'_, N> {
+    fn set(&self, probe: Probe) {
+        match self.state.lock() {
+            Ok(mut state) => *state = probe,
+            Err(poisoned) => *poisoned.into_inner() = probe,
+        }
+    }
+
+    fn take(self) -> Probe {
+        match self.state.into_inner() {
+            Ok(probe) => probe,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+impl<H: Hook> Hook for Guarded<H> {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        match self.policy {
+            FailurePolicy::FailClosed => match self.run_hook(cx, args, next).await {
+                Ok(outcome) => outcome,
+                Err(failure) => Err(self.failure_error(failure)),
+            },
+            FailurePolicy::FailOpen => {
+                let original = args.clone();
+                let recorder = Recorder {
+                    inner: next,
+                    state: Mutex::new(Probe::NotCalled),
+                };
+                let result = self.run_hook(cx, args, Next::new(&recorder)).await;
+                let reason = match result {
+                    Ok(Err(ToolError::HookFailed { hook, message }))
+                        if hook == self.hook.name() =>
+                    {
+                        message
+                    }
+                    Ok(outcome) => return outcome,
+                    Err(failure) => self.failure_error(failure).to_string(),
+                };
+                match recorder.take() {
+                    Probe::NotCalled => {
+                        tracing::warn!(
+                            target: "hookwire::audit",
+                            hook = self.hook.name(),
+                            tool = cx.tool(),
+                            reason = %reason,
+                            decision = "skipped",
+                            "fail-open hook failed before the call; skipping it"
+                        );
+                        next.run(cx, original).await
+                    }
+                    Probe::Done(outcome) => {
+                        tracing::warn!(
+                            target: "hookwire::audit",
+                            hook = self.hook.name(),
+                            tool = cx.tool(),
+                            reason = %reason,
+                            decision = "skipped",
+                            "fail-open hook failed after the call; keeping the inner outcome"
+                        );
+                        outcome
+                    }
+                    Probe::Running => Err(ToolError::TimedOut {
+                        what: format!("hook `{}` (around a running call)", self.hook.name()),
+                        after: self.timeout.unwrap_or_default(),
+                    }),
+                }
+            }
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        self.hook.name()
+    }
+}

@@ -1,0 +1,189 @@
+//! Pre hooks (decisions before the call) and post hooks (after it), both
+//! lowered onto around-hooks.
+
+use std::future::Future;
+
+use crate::approval::{ApprovalDecision, ApprovalRequest};
+use crate::call::{Outcome, ToolArgs};
+use crate::context::ToolContext;
+use crate::error::{HookError, ToolError};
+use crate::hook::{Handler, Hook, Next};
+
+/// What a pre hook decides about a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Decision {
+    /// Go on, with the arguments as the hook left them (it may have
+    /// rewritten them; inner hooks see the rewrite).
+    Continue,
+    /// Do not run the tool; the reason goes back to the model as an error
+    /// result.
+    Deny(String),
+    /// Ask the approver; without one, the call is denied (fail closed).
+    Ask(String),
+    /// Do not run the tool, and end the run.
+    Stop(String),
+}
+
+impl Decision {
+    /// A short name for traces.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Continue => "continue",
+            Self::Deny(_) => "deny",
+            Self::Ask(_) => "ask",
+            Self::Stop(_) => "stop",
+        }
+    }
+}
+
+/// A hook that runs before the call and decides: continue (optionally after
+/// rewriting `args`), deny, ask or stop.
+///
+/// It becomes an around-hook through [`Pre`]. In a chain, the first deny or
+/// stop wins, and each pre hook sees the rewrites of the hooks outside it,
+/// in declared order.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a pre hook",
+    note = "a pre hook is an `async fn(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision` (or `Result<Decision, E>`) marked `#[hookwire::hook]`"
+)]
+pub trait PreHook: Send + Sync {
+    /// Decides about the call.
+    fn before(
+        &self,
+        cx: &mut ToolContext,
+        args: &mut ToolArgs,
+    ) -> impl Future<Output = Result<Decision, HookError>> + Send;
+
+    /// The hook's name, used in traces and error messages.
+    fn name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
+}
+
+/// A hook that runs after the call and may rewrite or replace the outcome.
+/// It sees tool errors too, and may recover from them by replacing the
+/// outcome with `Ok(..)`, or pass them on.
+///
+/// It becomes an around-hook through [`Post`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a post hook",
+    note = "a post hook is an `async fn(cx: &mut ToolContext, outcome: &mut Outcome)` (or `-> Result<(), E>`) marked `#[hookwire::hook]`"
+)]
+pub trait PostHook: Send + Sync {
+    /// Inspects or rewrites the outcome.
+    fn after(
+        &self,
+        cx: &mut ToolContext,
+        outcome: &mut Outcome,
+    ) -> impl Future<Output = Result<(), HookError>> + Send;
+
+    /// The hook's name, used in traces and error messages.
+    fn name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
+}
+
+/// A [`PreHook`] as an around-hook.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Pre<P>(pub P);
+
+/// A [`PostHook`] as an around-hook.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Post<P>(pub P);
+
+impl<P: PreHook> Hook for Pre<P> {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        mut args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        let hook = self.0.name();
+        let decision = match self.0.before(cx, &mut args).await {
+            Ok(decision) => decision,
+            Err(error) => {
+                return Err(ToolError::HookFailed {
+                    hook: hook.into(),
+                    message: error.to_string(),
+                });
+            }
+        };
+        crate::hooks::audit::record_decision(cx, hook, &decision);
+        match decision {
+            Decision::Continue => next.run(cx, args).await,
+            Decision::Deny(reason) => Err(ToolError::Denied {
+                reason,
+                hook: Some(hook.into()),
+            }),
+            Decision::Stop(reason) => Err(ToolError::Stopped {
+                reason,
+                hook: Some(hook.into()),
+            }),
+            Decision::Ask(reason) => match ask(cx, &args, &reason).await {
+                ApprovalDecision::Approve => next.run(cx, args).await,
+                ApprovalDecision::Deny(why) => Err(ToolError::Denied {
+                    reason: why,
+                    hook: Some(hook.into()),
+                }),
+            },
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+}
+
+/// Consults the context's approver; without one, denies (fail closed).
+pub(crate) async fn ask(cx: &ToolContext, args: &ToolArgs, reason: &str) -> ApprovalDecision {
+    let Some(approver) = cx.approver() else {
+        return ApprovalDecision::Deny(format!(
+            "approval required ({reason}) but no approver is configured"
+        ));
+    };
+    let decision = approver
+        .decide(ApprovalRequest {
+            agent: cx.agent(),
+            tool: cx.tool(),
+            tool_use_id: cx.tool_use_id(),
+            arguments: args,
+            reason,
+        })
+        .await;
+    tracing::info!(
+        target: "hookwire::audit",
+        agent = cx.agent(),
+        tool = cx.tool(),
+        tool_use_id = cx.tool_use_id(),
+        decision = match &decision {
+            ApprovalDecision::Approve => "approved",
+            ApprovalDecision::Deny(_) => "rejected",
+        },
+        hook = "approver",
+        "approval decision"
+    );
+    decision
+}
+
+impl<P: PostHook> Hook for Post<P> {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        let mut outcome = next.run(cx, args).await;
+        match self.0.after(cx, &mut outcome).await {
+            Ok(()) => outcome,
+            Err(error) => Err(ToolError::HookFailed {
+                hook: self.0.name().into(),
+                message: error.to_string(),
+            }),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+}

@@ -1,0 +1,296 @@
+//! Tools: a name, a description, a JSON Schema and an async call with typed
+//! arguments.
+
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::call::{Outcome, ToolArgs, ToolResult};
+use crate::context::{ToolContext, ToolSource};
+use crate::error::{ToolError, panic_message};
+use crate::hook::Handler;
+
+/// A tool as the model sees it: name, description and the JSON Schema of its
+/// arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// What the tool does (from the doc comment).
+    pub description: String,
+    /// The JSON Schema of the argument object.
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
+    /// Strict mode: every property is required and no other is allowed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
+}
+
+/// A tool: something the model can call with typed arguments.
+///
+/// The arguments are deserialized (and so validated) before
+/// [`call`](Tool::call) runs: malformed arguments give
+/// [`ToolError::InvalidArguments`] naming the field, and the tool's body is
+/// never entered. Most tools are written with `#[hookwire::tool]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a hookwire tool",
+    label = "not a tool",
+    note = "declare tools with `#[hookwire::tool]` on a (sync or async) fn whose parameters are `Deserialize + JsonSchema`, or implement `hookwire::Tool`"
+)]
+pub trait Tool: Send + Sync {
+    /// The typed arguments.
+    type Args: DeserializeOwned + JsonSchema + Send;
+
+    /// The tool's name.
+    fn name(&self) -> &str;
+
+    /// What the tool does.
+    fn description(&self) -> &str;
+
+    /// Whether the schema is strict (no optional arguments).
+    fn strict(&self) -> bool {
+        false
+    }
+
+    /// Where the tool comes from.
+    fn source(&self) -> ToolSource {
+        ToolSource::Function
+    }
+
+    /// Runs the tool.
+    fn call(&self, cx: &ToolContext, args: Self::Args) -> impl Future<Output = Outcome> + Send;
+
+    /// The JSON Schema of the arguments.
+    fn input_schema(&self) -> Value {
+        schema_for::<Self::Args>(self.strict())
+    }
+
+    /// The definition the model sees.
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: self.name().to_owned(),
+            description: self.description().to_owned(),
+            input_schema: self.input_schema(),
+            strict: self.strict(),
+        }
+    }
+}
+
+/// The JSON Schema of `T`, inlined (no `$ref`s, as models expect). In strict
+/// mode every object lists all its properties as required and forbids others.
+pub fn schema_for<T: JsonSchema>(strict: bool) -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    if let Value::Object(map) = &mut value {
+        map.remove("title");
+        if !map.contains_key("properties")
+            && map.get("type") == Some(&Value::String("object".into()))
+        {
+            map.insert("properties".into(), Value::Object(Default::default()));
+        }
+    }
+    if strict {
+        make_strict(&mut value);
+    }
+    value
+}
+
+fn make_strict(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                let required: Vec<Value> = props.keys().cloned().map(Value::String).collect();
+                map.insert("required".into(), Value::Array(required));
+                map.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            map.values_mut().for_each(make_strict);
+        }
+        Value::Array(items) => items.iter_mut().for_each(make_strict),
+        _ => {}
+    }
+}
+
+/// What a tool function may return: [`ToolResult`], `String`, `&'static
+/// str`, [`Json<T>`], or a `Result` of one of these whose error is
+/// `Display` (it becomes [`ToolError::ToolFailed`], or is passed through if
+/// it is a [`ToolError`]).
+#[diagnostic::on_unimplemented(
+    message = "a tool cannot return `{Self}`",
+    note = "a tool returns `ToolResult`, `String`, `&'static str`, `Json<T: Serialize>`, or `Result<one of those, E: Display>`"
+)]
+pub trait IntoOutcome {
+    /// Converts the return value of the tool `tool`.
+    fn into_outcome(self, tool: &str) -> Outcome;
+}
+
+impl IntoOutcome for ToolResult {
+    fn into_outcome(self, _tool: &str) -> Outcome {
+        Ok(self)
+    }
+}
+
+impl IntoOutcome for String {
+    fn into_outcome(self, _tool: &str) -> Outcome {
+        Ok(ToolResult::text(self))
+    }
+}
+
+impl IntoOutcome for &'static str {
+    fn into_outcome(self, _tool: &str) -> Outcome {
+        Ok(ToolResult::text(self))
+    }
+}
+
+/// A return value serialized to JSON text for the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> IntoOutcome for Json<T> {
+    fn into_outcome(self, tool: &str) -> Outcome {
+        serde_json::to_string(&self.0)
+            .map(ToolResult::text)
+            .map_err(|e| ToolError::tool_failed(tool, e))
+    }
+}
+
+impl<T: IntoOutcome, E: Display + Send + Sync + 'static> IntoOutcome for Result<T, E> {
+    fn into_outcome(self, tool: &str) -> Outcome {
+        match self {
+            Ok(value) => value.into_outcome(tool),
+            Err(error) => {
+                let mut slot = Some(error);
+                let any: &mut dyn std::any::Any = &mut slot;
+                if let Some(tool_error) = any
+                    .downcast_mut::<Option<ToolError>>()
+                    .and_then(Option::take)
+                {
+                    return Err(tool_error.with_tool(tool));
+                }
+                let message = slot.map(|e| e.to_string()).unwrap_or_default();
+                Err(ToolError::tool_message(tool, message, false))
+            }
+        }
+    }
+}
+
+/// A [`Tool`] as the innermost [`Handler`] of a chain: parses the arguments
+/// into the tool's type, runs it, and turns a panic into
+/// [`ToolError::ToolFailed`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ToolHandler<T>(pub T);
+
+impl<T: Tool> Handler for ToolHandler<T> {
+    async fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> Outcome {
+        let tool = &self.0;
+        let typed = args.parse::<T::Args>(tool.name())?;
+        match AssertUnwindSafe(tool.call(cx, typed)).catch_unwind().await {
+            Ok(outcome) => outcome.map_err(|e| e.with_tool(tool.name())),
+            Err(payload) => Err(ToolError::tool_message(
+                tool.name(),
+                panic_message(&*payload),
+                false,
+            )),
+        }
+    }
+}
+
+/// A tool from an async closure, for tools built at run time and for tests.
+///
+/// ```
+/// # use hookwire::{FnTool, Json, Tool};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct AddOne { x: i64 }
+/// let add_one = FnTool::new("add_one", "Adds one.", |a: AddOne| async move { Json(a.x + 1) });
+/// assert_eq!(add_one.definition().input_schema["required"][0], "x");
+/// ```
+pub struct FnTool<A, F> {
+    name: Cow<'static, str>,
+    description: Cow<'static, str>,
+    strict: bool,
+    source: ToolSource,
+    f: F,
+    _args: PhantomData<fn(A)>,
+}
+
+impl<A, F, Fut, R> FnTool<A, F>
+where
+    A: DeserializeOwned + JsonSchema + Send,
+    F: Fn(A) -> Fut + Send + Sync,
+    Fut: Future<Output = R> + Send,
+    R: IntoOutcome,
+{
+    /// A tool named `name` that runs `f`.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+        f: F,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            strict: false,
+            source: ToolSource::Function,
+            f,
+            _args: PhantomData,
+        }
+    }
+
+    /// Sets strict mode.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Sets the source reported to hooks.
+    pub fn source(mut self, source: ToolSource) -> Self {
+        self.source = source;
+        self
+    }
+}
+
+impl<A, F, Fut, R> Tool for FnTool<A, F>
+where
+    A: DeserializeOwned + JsonSchema + Send,
+    F: Fn(A) -> Fut + Send + Sync,
+    Fut: Future<Output = R> + Send,
+    R: IntoOutcome,
+{
+    type Args = A;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn strict(&self) -> bool {
+        self.strict
+    }
+
+    fn source(&self) -> ToolSource {
+        self.source
+    }
+
+    async fn call(&self, _cx: &ToolContext, args: A) -> Outcome {
+        (self.f)(args).await.into_outcome(&self.name)
+    }
+}
+
+/// Arguments of a tool that takes none: accepts `{}` (and ignores extra
+/// fields).
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+pub struct NoArgs {}

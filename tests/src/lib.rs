@@ -1,0 +1,1 @@
+//! Integration tests for hookwire live under tests/.
