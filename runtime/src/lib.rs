@@ -73,6 +73,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod agent;
 pub mod approval;
 mod call;
 mod context;

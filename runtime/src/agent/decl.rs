@@ -1,0 +1,220 @@
+use std::borrow::Cow;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::toolset::ToolSet;
+
+/// Which history a child agent sees when called as a tool (fast-agent's
+/// `history_source`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistorySource {
+    /// A fresh, empty history (the default).
+    #[default]
+    None,
+    /// The child's own history from earlier calls.
+    Child,
+    /// The orchestrator's history.
+    Orchestrator,
+    /// The messages passed in the call.
+    Messages,
+}
+
+/// Where a child agent's conversation is merged after a call (fast-agent's
+/// `history_merge_target`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryMergeTarget {
+    /// Nowhere (the default).
+    #[default]
+    None,
+    /// Into the child's own history.
+    Child,
+    /// Into the orchestrator's history.
+    Orchestrator,
+}
+
+/// An MCP tool filter: the tools of `server` whose names match one of
+/// `globs` (an empty list means every tool).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpFilter {
+    /// The server's name in the server configuration.
+    pub server: Cow<'static, str>,
+    /// Globs over the server's tool names (`get_*`).
+    pub globs: Vec<Cow<'static, str>>,
+}
+
+/// Everything an agent declaration says besides its statically known tools:
+/// the same fields as an AgentCard.
+///
+/// Built with [`AgentConfig::new`] and the `with_*` setters (generated code
+/// does exactly that), so new fields can be added without breaking it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AgentConfig {
+    /// The agent's name.
+    pub name: Cow<'static, str>,
+    /// The system instruction.
+    pub instruction: Cow<'static, str>,
+    /// What the agent does (shown when it is offered as a tool).
+    pub description: Option<Cow<'static, str>>,
+    /// Whether this is the default agent of its set.
+    pub default: bool,
+    /// MCP servers to connect to, by name in the server configuration.
+    pub servers: Vec<Cow<'static, str>>,
+    /// MCP tool filters.
+    pub mcp_tools: Vec<McpFilter>,
+    /// Names of child agents exposed as tools (`agent__<Name>`).
+    pub agents: Vec<Cow<'static, str>>,
+    /// How many calls of this agent (as a tool) may run at once.
+    pub max_parallel: Option<usize>,
+    /// How long one call of this agent (as a tool) may take.
+    pub child_timeout: Option<Duration>,
+    /// Which history the agent sees when called as a tool.
+    pub history_source: HistorySource,
+    /// Where its conversation is merged afterwards.
+    pub history_merge_target: HistoryMergeTarget,
+    /// How many instances a display shows at most.
+    pub max_display_instances: Option<usize>,
+    /// The model, as `provider:model` or a model name.
+    pub model: Option<Cow<'static, str>>,
+    /// Whether the agent keeps its history between runs.
+    pub use_history: bool,
+    /// The input schema when called as a tool (default `{message: string}`).
+    pub tool_input_schema: Option<Value>,
+}
+
+impl AgentConfig {
+    /// A configuration with only a name; everything else at its default.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            name: name.into(),
+            instruction: Cow::Borrowed(""),
+            description: None,
+            default: false,
+            servers: Vec::new(),
+            mcp_tools: Vec::new(),
+            agents: Vec::new(),
+            max_parallel: None,
+            child_timeout: None,
+            history_source: HistorySource::None,
+            history_merge_target: HistoryMergeTarget::None,
+            max_display_instances: None,
+            model: None,
+            use_history: true,
+            tool_input_schema: None,
+        }
+    }
+
+    /// Sets the instruction.
+    pub fn with_instruction(mut self, instruction: impl Into<Cow<'static, str>>) -> Self {
+        self.instruction = instruction.into();
+        self
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Marks the agent as the default one.
+    pub fn with_default(mut self, default: bool) -> Self {
+        self.default = default;
+        self
+    }
+
+    /// Adds an MCP server.
+    pub fn with_server(mut self, server: impl Into<Cow<'static, str>>) -> Self {
+        self.servers.push(server.into());
+        self
+    }
+
+    /// Adds an MCP tool filter.
+    pub fn with_mcp_filter(
+        mut self,
+        server: impl Into<Cow<'static, str>>,
+        globs: impl IntoIterator<Item = impl Into<Cow<'static, str>>>,
+    ) -> Self {
+        self.mcp_tools.push(McpFilter {
+            server: server.into(),
+            globs: globs.into_iter().map(Into::into).collect(),
+        });
+        self
+    }
+
+    /// Adds a child agent.
+    pub fn with_agent(mut self, agent: impl Into<Cow<'static, str>>) -> Self {
+        self.agents.push(agent.into());
+        self
+    }
+
+    /// Sets `max_parallel`.
+    pub fn with_max_parallel(mut self, n: usize) -> Self {
+        self.max_parallel = Some(n);
+        self
+    }
+
+    /// Sets the child timeout.
+    pub fn with_child_timeout(mut self, timeout: Duration) -> Self {
+        self.child_timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the history source.
+    pub fn with_history_source(mut self, source: HistorySource) -> Self {
+        self.history_source = source;
+        self
+    }
+
+    /// Sets the history merge target.
+    pub fn with_history_merge_target(mut self, target: HistoryMergeTarget) -> Self {
+        self.history_merge_target = target;
+        self
+    }
+
+    /// Sets `max_display_instances`.
+    pub fn with_max_display_instances(mut self, n: usize) -> Self {
+        self.max_display_instances = Some(n);
+        self
+    }
+
+    /// Sets the model.
+    pub fn with_model(mut self, model: impl Into<Cow<'static, str>>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// Sets `use_history`.
+    pub fn with_use_history(mut self, use_history: bool) -> Self {
+        self.use_history = use_history;
+        self
+    }
+
+    /// Sets the input schema used when the agent is called as a tool.
+    pub fn with_tool_input_schema(mut self, schema: Value) -> Self {
+        self.tool_input_schema = Some(schema);
+        self
+    }
+}
+
+/// An agent declaration: what `#[agent(...)]` on a struct and `cardgen`
+/// generate. Its statically known tools (function tools and agents as
+/// tools), each behind its chain of hooks, come as one [`ToolSet`] type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a hookwire agent",
+    label = "not an agent",
+    note = "agents are structs marked `#[hookwire::agent(...)]`, or generated from AgentCards by `cardgen`"
+)]
+pub trait AgentDecl: Send + Sync + 'static {
+    /// The statically dispatched tool set.
+    type Tools: ToolSet;
+
+    /// The declaration's fields.
+    fn config(&self) -> &AgentConfig;
+
+    /// The tools, each behind its generated chain.
+    fn tools(&self) -> &Self::Tools;
+}
