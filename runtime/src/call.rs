@@ -147,7 +147,18 @@ impl ToolArgs {
         // The fast path does no bookkeeping; only a failure pays for a second,
         // path-tracking pass that finds the field to name.
         let first = match &self.repr {
-            Repr::Json(text) => serde_json::from_str::<T>(json_text(text)),
+            Repr::Json(text) => {
+                // serde accepts a struct from a JSON array too; a tool's
+                // arguments must be an object.
+                let text = json_text(text);
+                if !text.trim_start().starts_with('{') {
+                    let error = parse_object(text).err().unwrap_or_else(|| {
+                        ToolError::invalid_arguments("", None, "arguments must be a JSON object")
+                    });
+                    return Err(error.with_tool(tool));
+                }
+                serde_json::from_str::<T>(text)
+            }
             Repr::Object(map) => T::deserialize(map),
         };
         first.map_err(|error| {
@@ -161,7 +172,7 @@ impl ToolArgs {
             match tracked {
                 Some(e) => {
                     let path = e.path().to_string();
-                    let field = (path != ".").then_some(path);
+                    let field = (path != "." && path != "?").then_some(path);
                     ToolError::invalid_arguments(tool, field, e.into_inner().to_string())
                 }
                 None => ToolError::invalid_arguments(tool, None, error.to_string()),

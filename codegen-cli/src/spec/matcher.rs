@@ -46,10 +46,11 @@ impl<'a> MatchTarget<'a> {
 /// assert!(m.matches(MatchTarget::new("read_dir", ToolSource::Function)));
 /// assert!(!m.matches(MatchTarget::new("delete_file", ToolSource::Function)));
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub enum Matcher {
     /// Every tool (`*`).
+    #[default]
     Always,
     /// Exactly this name.
     Exact(String),
@@ -210,12 +211,6 @@ impl Matcher {
     /// Whether this matcher is `*` (matches every tool without looking).
     pub fn is_always(&self) -> bool {
         matches!(self, Self::Always)
-    }
-}
-
-impl Default for Matcher {
-    fn default() -> Self {
-        Self::Always
     }
 }
 
