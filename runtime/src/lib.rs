@@ -80,6 +80,8 @@ mod context;
 mod error;
 mod hook;
 pub mod hooks;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod policy;
 mod prepost;
 mod tool;

@@ -1,0 +1,617 @@
+//! Connections to MCP servers: start, list tools, call, restart.
+
+use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use serde_json::{Map, Value};
+use tokio::io::AsyncBufReadExt;
+
+use super::config::{ConfigError, McpConfig, ServerSpec, Transport};
+use super::convert::{tool_from_mcp, tool_result_from_mcp};
+use super::names::{NameAllocator, SEPARATOR};
+use crate::agent::McpFilter;
+use crate::call::Outcome;
+use crate::error::ToolError;
+use crate::matcher::{MatchTarget, Matcher};
+use crate::tool::ToolDefinition;
+
+/// How many of a server's last stderr lines are kept for error messages.
+const STDERR_LINES: usize = 8;
+
+/// What to connect with: tool filters and names to keep free.
+#[derive(Debug, Clone, Default)]
+pub struct McpOptions {
+    filters: Vec<McpFilter>,
+    reserved: Vec<String>,
+}
+
+impl McpOptions {
+    /// No filters (every tool of every server), no reserved names.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `tools: {server: [globs]}` filters. A server with a filter
+    /// exposes only the tools whose (original) names match one of its globs;
+    /// a server without one exposes every tool. Several filters for one
+    /// server add up.
+    pub fn filters(mut self, filters: impl IntoIterator<Item = McpFilter>) -> Self {
+        self.filters.extend(filters);
+        self
+    }
+
+    /// Names MCP tools must not take, for example the agent's static tools'
+    /// names (see the collision rule in [`names`](super::names)).
+    pub fn reserve(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.reserved.extend(names.into_iter().map(Into::into));
+        self
+    }
+}
+
+/// The state of one server, as [`McpServers::status`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerStatus {
+    /// Connected; its tools are listed.
+    Connected {
+        /// The child process's id (stdio servers).
+        pid: Option<u32>,
+        /// How many of its tools are exposed (after filters).
+        tools: usize,
+    },
+    /// Not connected: it failed to start or died. The message says why.
+    Unavailable(String),
+}
+
+struct Connection {
+    service: RunningService<RoleClient, ()>,
+    pid: Option<u32>,
+}
+
+impl Connection {
+    fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+}
+
+pub(crate) struct Server {
+    pub(crate) name: Arc<str>,
+    spec: ServerSpec,
+    globs: Option<Vec<Matcher>>,
+    conn: RwLock<Option<Arc<Connection>>>,
+    last_error: RwLock<Option<String>>,
+    /// Serializes (re)connects so concurrent calls share one.
+    connecting: tokio::sync::Mutex<()>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// One exposed tool.
+pub(crate) struct Entry {
+    pub(crate) server: usize,
+    pub(crate) tool: String,
+    pub(crate) definition: ToolDefinition,
+}
+
+#[derive(Default)]
+struct Table {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+    names: NameAllocator,
+}
+
+pub(crate) struct Inner {
+    pub(crate) servers: Vec<Server>,
+    table: RwLock<Table>,
+}
+
+/// Connections to a set of MCP servers and the tools they expose.
+///
+/// [`connect`](Self::connect) starts every server in parallel, lists each
+/// one's tools (following pagination) and applies the filters. A server that
+/// fails to start does **not** make `connect` fail: it is reported by
+/// [`status`](Self::status), and a call of any `server__*` tool gives an
+/// error result saying why (after trying to start it again, see below).
+///
+/// # Failure and reconnects
+///
+/// * Every call has a timeout (`timeout_sec`, default 60 s); when it fires
+///   the request is cancelled on the server (`notifications/cancelled`) and
+///   the call ends with [`ToolError::TimedOut`].
+/// * A server that dies (its process exits, or its connection closes) is
+///   noticed by the call that was running on it, or by the next call. The
+///   call that was running gets an error result saying the server stopped
+///   during the call; it is **not** retried, because the tool may have had
+///   effects.
+/// * With `reconnect: true` (the default) the **next** call of one of its
+///   tools starts the server again (a new process, `initialize`, a fresh
+///   `tools/list`), then makes the call. Concurrent calls share one restart.
+///   If the restart fails, that call gets an error result naming the cause,
+///   and the call after it tries again: there is one attempt per call, never
+///   a retry loop.
+/// * With `reconnect: false` the server's tools stay unavailable and every
+///   call of them gives an error result.
+/// * Tools keep their exposed names across a restart; a tool that appears
+///   only after a restart gets a name by the usual rule.
+///
+/// Dropping the last handle kills the servers' processes.
+#[derive(Clone)]
+pub struct McpServers {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for McpServers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServers")
+            .field(
+                "servers",
+                &self.inner.servers.iter().map(|s| &*s.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServers {
+    /// Connects to every server of `config`, in parallel.
+    ///
+    /// Fails only on a bad option: a filter naming a server that is not in
+    /// `config`, or a glob that does not compile. Servers that fail to start
+    /// are reported by [`status`](Self::status) instead.
+    pub async fn connect(config: &McpConfig, options: McpOptions) -> Result<Self, ConfigError> {
+        let mut globs: HashMap<&str, Vec<Matcher>> = HashMap::new();
+        for filter in &options.filters {
+            if !config.contains(&filter.server) {
+                return Err(ConfigError::Server {
+                    path: None,
+                    server: filter.server.to_string(),
+                    message: "a `tools` filter names this server, but it is not among the servers to connect to".to_owned(),
+                });
+            }
+            let list = globs.entry(&filter.server).or_default();
+            for glob in &filter.globs {
+                let matcher = Matcher::glob(glob).map_err(|e| ConfigError::Server {
+                    path: None,
+                    server: filter.server.to_string(),
+                    message: format!("bad tool filter: {e}"),
+                })?;
+                list.push(matcher);
+            }
+        }
+        let servers = config
+            .servers()
+            .map(|(name, spec)| Server {
+                name: Arc::from(name),
+                spec: spec.clone(),
+                globs: globs.remove(name).filter(|g| !g.is_empty()),
+                conn: RwLock::new(None),
+                last_error: RwLock::new(None),
+                connecting: tokio::sync::Mutex::new(()),
+                stderr: Arc::default(),
+            })
+            .collect();
+        let inner = Arc::new(Inner {
+            servers,
+            table: RwLock::new(Table {
+                names: NameAllocator::new(options.reserved),
+                ..Table::default()
+            }),
+        });
+        // Start every server at once; collect their tool lists, then name
+        // the tools in declared order so the names do not depend on timing.
+        let lists = futures_util::future::join_all(
+            inner.servers.iter().map(|server| server.start()),
+        )
+        .await;
+        for (index, list) in lists.into_iter().enumerate() {
+            if let Some(tools) = list {
+                inner.refresh(index, &tools);
+            }
+        }
+        Ok(Self { inner })
+    }
+
+    /// Every exposed tool's definition: servers in declared order, each
+    /// server's tools in its listed order.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        read(&self.inner.table)
+            .entries
+            .iter()
+            .map(|e| e.definition.clone())
+            .collect()
+    }
+
+    /// The state of the server called `name`.
+    pub fn status(&self, name: &str) -> Option<ServerStatus> {
+        let (index, server) = self.inner.server(name)?;
+        Some(match read(&server.conn).as_ref() {
+            Some(conn) if !conn.is_closed() => ServerStatus::Connected {
+                pid: conn.pid,
+                tools: read(&self.inner.table)
+                    .entries
+                    .iter()
+                    .filter(|e| e.server == index)
+                    .count(),
+            },
+            _ => ServerStatus::Unavailable(
+                read(&server.last_error)
+                    .clone()
+                    .unwrap_or_else(|| "the connection is closed".to_owned()),
+            ),
+        })
+    }
+
+    /// The process id of a connected stdio server (for diagnostics).
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        match self.status(name)? {
+            ServerStatus::Connected { pid, .. } => pid,
+            ServerStatus::Unavailable(_) => None,
+        }
+    }
+
+    /// Closes every connection and ends the servers' processes.
+    pub async fn shutdown(&self) {
+        let conns: Vec<_> = self
+            .inner
+            .servers
+            .iter()
+            .filter_map(|s| write(&s.conn).take())
+            .collect();
+        for conn in conns {
+            let token = conn.service.cancellation_token();
+            token.cancel();
+            drop(conn);
+        }
+    }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Inner {
+    fn server(&self, name: &str) -> Option<(usize, &Server)> {
+        self.servers
+            .iter()
+            .enumerate()
+            .find(|(_, s)| &*s.name == name)
+    }
+
+    /// The server an exposed name belongs to, by its `server__` prefix.
+    pub(crate) fn server_of(&self, exposed: &str) -> Option<usize> {
+        {
+            let table = read(&self.table);
+            if let Some(&i) = table.by_name.get(exposed) {
+                return Some(table.entries[i].server);
+            }
+        }
+        let (prefix, _) = exposed.split_once(SEPARATOR)?;
+        self.server(prefix).map(|(i, _)| i)
+    }
+
+    pub(crate) fn contains(&self, exposed: &str) -> bool {
+        self.server_of(exposed).is_some()
+    }
+
+    fn lookup(&self, exposed: &str) -> Option<(usize, String)> {
+        let table = read(&self.table);
+        let &i = table.by_name.get(exposed)?;
+        let entry = &table.entries[i];
+        Some((entry.server, entry.tool.clone()))
+    }
+
+    /// Replaces server `index`'s entries with `tools` (after its filter),
+    /// keeping the exposed names of tools it had before.
+    fn refresh(&self, index: usize, tools: &[rmcp::model::Tool]) {
+        let server = &self.servers[index];
+        let mut table = write(&self.table);
+        let mut previous: HashMap<String, String> = HashMap::new();
+        let mut kept = Vec::with_capacity(table.entries.len());
+        for entry in std::mem::take(&mut table.entries) {
+            if entry.server == index {
+                previous.insert(entry.tool, entry.definition.name);
+            } else {
+                kept.push(entry);
+            }
+        }
+        // Keep other servers' entries in place, then this server's, so the
+        // order stays "servers in declared order".
+        let mut mine = Vec::new();
+        for tool in tools {
+            let name = tool.name.as_ref();
+            if let Some(globs) = &server.globs {
+                let target = MatchTarget::new(name, crate::ToolSource::Mcp);
+                if !globs.iter().any(|g| g.matches(target)) {
+                    continue;
+                }
+            }
+            let exposed = match previous.remove(name) {
+                Some(exposed) => exposed,
+                None => table.names.allocate(&server.name, name),
+            };
+            mine.push(Entry {
+                server: index,
+                tool: name.to_owned(),
+                definition: tool_from_mcp(tool, exposed),
+            });
+        }
+        let insert_at = kept
+            .iter()
+            .position(|e| e.server > index)
+            .unwrap_or(kept.len());
+        kept.splice(insert_at..insert_at, mine);
+        table.by_name = kept
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.definition.name.clone(), i))
+            .collect();
+        table.entries = kept;
+    }
+
+    /// Calls the tool exposed as `exposed` with `arguments`.
+    pub(crate) async fn call(&self, exposed: &str, arguments: Map<String, Value>) -> Outcome {
+        let Some(index) = self.server_of(exposed) else {
+            return Err(ToolError::UnknownTool {
+                name: exposed.to_owned(),
+            });
+        };
+        let server = &self.servers[index];
+        let conn = match self.connection(index).await {
+            Ok(conn) => conn,
+            Err(message) => {
+                return Err(ToolError::tool_message(
+                    exposed,
+                    format!("MCP server `{}` is unavailable: {message}", server.name),
+                    false,
+                ));
+            }
+        };
+        let Some((_, tool)) = self.lookup(exposed) else {
+            return Err(ToolError::UnknownTool {
+                name: exposed.to_owned(),
+            });
+        };
+        let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
+        let limit = server.spec.call_timeout;
+        let call = conn.service.peer().call_tool(params);
+        match tokio::time::timeout(limit, call).await {
+            Err(_) => Err(ToolError::TimedOut {
+                what: format!("MCP tool `{tool}` on server `{}`", server.name),
+                after: limit,
+            }),
+            Ok(Ok(result)) => Ok(tool_result_from_mcp(&result)),
+            Ok(Err(ServiceError::McpError(e))) => Err(ToolError::tool_message(
+                exposed,
+                format!(
+                    "MCP server `{}` answered with an error: {} (code {})",
+                    server.name, e.message, e.code.0
+                ),
+                false,
+            )),
+            Ok(Err(ServiceError::Timeout { timeout })) => Err(ToolError::TimedOut {
+                what: format!("MCP tool `{tool}` on server `{}`", server.name),
+                after: timeout,
+            }),
+            Ok(Err(e)) => {
+                let dead = conn.is_closed()
+                    || matches!(
+                        e,
+                        ServiceError::TransportClosed | ServiceError::TransportSend(_)
+                    );
+                if dead {
+                    let message = format!("it stopped during a call of `{tool}` ({e})");
+                    server.forget(&conn, message.clone());
+                    let next = if server.spec.reconnect {
+                        "it will be started again on the next call"
+                    } else {
+                        "reconnect is off, so its tools stay unavailable"
+                    };
+                    Err(ToolError::tool_message(
+                        exposed,
+                        format!("MCP server `{}`: {message}; {next}", server.name),
+                        true,
+                    ))
+                } else {
+                    Err(ToolError::tool_message(
+                        exposed,
+                        format!("MCP server `{}`: {e}", server.name),
+                        false,
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The live connection to server `index`, starting it again if it is
+    /// closed and reconnects are on.
+    async fn connection(&self, index: usize) -> Result<Arc<Connection>, String> {
+        let server = &self.servers[index];
+        if let Some(conn) = server.live() {
+            return Ok(conn);
+        }
+        let _guard = server.connecting.lock().await;
+        // Another call may have reconnected while we waited.
+        if let Some(conn) = server.live() {
+            return Ok(conn);
+        }
+        if let Some(dead) = write(&server.conn).take() {
+            server.note_closed(&dead);
+        }
+        if !server.spec.reconnect {
+            return Err(read(&server.last_error)
+                .clone()
+                .unwrap_or_else(|| "it is not connected and reconnect is off".to_owned()));
+        }
+        tracing::info!(target: "hookwire::mcp", server = &*server.name, "starting MCP server again");
+        match server.start().await {
+            Some(tools) => {
+                self.refresh(index, &tools);
+                server
+                    .live()
+                    .ok_or_else(|| "it closed right after starting".to_owned())
+            }
+            None => Err(read(&server.last_error)
+                .clone()
+                .unwrap_or_else(|| "it failed to start".to_owned())),
+        }
+    }
+}
+
+impl Server {
+    fn live(&self) -> Option<Arc<Connection>> {
+        read(&self.conn)
+            .as_ref()
+            .filter(|c| !c.is_closed())
+            .cloned()
+    }
+
+    fn note_closed(&self, _dead: &Connection) {
+        let mut last = write(&self.last_error);
+        if last.is_none() {
+            *last = Some(format!("its connection closed{}", self.stderr_tail()));
+        }
+    }
+
+    /// Drops `conn` if it is still the current connection.
+    fn forget(&self, conn: &Arc<Connection>, message: String) {
+        let mut slot = write(&self.conn);
+        if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+            *slot = None;
+        }
+        *write(&self.last_error) = Some(message);
+    }
+
+    fn stderr_tail(&self) -> String {
+        let lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; its last stderr lines: {}",
+                lines.iter().cloned().collect::<Vec<_>>().join(" | ")
+            )
+        }
+    }
+
+    /// Starts the server, initializes it and lists its tools. On success
+    /// the connection is stored and the tools returned; on failure the
+    /// reason is stored in `last_error`.
+    async fn start(&self) -> Option<Vec<rmcp::model::Tool>> {
+        let limit = self.spec.startup_timeout;
+        let attempt = AssertUnwindSafe(tokio::time::timeout(limit, self.open()))
+            .catch_unwind()
+            .await;
+        let outcome = match attempt {
+            Ok(Ok(Ok(done))) => Ok(done),
+            Ok(Ok(Err(message))) => Err(message),
+            Ok(Err(_)) => Err(format!(
+                "it did not finish starting (initialize and tools/list) within {} ms",
+                limit.as_millis()
+            )),
+            Err(_) => Err("starting it panicked".to_owned()),
+        };
+        match outcome {
+            Ok((conn, tools)) => {
+                tracing::info!(
+                    target: "hookwire::mcp",
+                    server = &*self.name,
+                    tools = tools.len(),
+                    "MCP server connected"
+                );
+                *write(&self.conn) = Some(Arc::new(conn));
+                *write(&self.last_error) = None;
+                Some(tools)
+            }
+            Err(message) => {
+                // Give the stderr reader a moment to collect the last words
+                // of a process that exited at once.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let message = format!("failed to start: {message}{}", self.stderr_tail());
+                tracing::warn!(
+                    target: "hookwire::mcp",
+                    server = &*self.name,
+                    error = %message,
+                    "MCP server unavailable"
+                );
+                *write(&self.last_error) = Some(message);
+                None
+            }
+        }
+    }
+
+    async fn open(&self) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {
+        let (service, pid) = match &self.spec.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| format!("cannot run `{command}`: {e}"))?;
+                let pid = transport.id();
+                if let Some(stderr) = stderr {
+                    self.forward_stderr(stderr);
+                }
+                let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+                (service, pid)
+            }
+            Transport::Http { url } => {
+                install_crypto_provider();
+                let transport =
+                    rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+                let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+                (service, None)
+            }
+        };
+        let tools = service
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        Ok((Connection { service, pid }, tools))
+    }
+
+    fn forward_stderr(&self, stderr: tokio::process::ChildStderr) {
+        let name = self.name.clone();
+        let tail = self.stderr.clone();
+        if let Ok(mut lines) = tail.lock() {
+            lines.clear();
+        }
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(target: "hookwire::mcp::stderr", server = &*name, "{line}");
+                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                if tail.len() == STDERR_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        });
+    }
+}
+
+/// reqwest is built without a default TLS crypto provider; install ring's
+/// once (a provider installed by the application wins).
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}

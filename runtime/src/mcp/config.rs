@@ -1,0 +1,544 @@
+//! The server configuration file: which MCP servers exist and how to reach
+//! them.
+//!
+//! ```yaml
+//! # hookwire.yaml
+//! servers:
+//!   time:                          # a stdio server: a child process
+//!     command: mcp-server-time
+//!     args: ["--local-timezone", "UTC"]
+//!     env: {LOG_LEVEL: warn}       # added to the inherited environment
+//!     cwd: servers/time            # relative to this file's folder
+//!     timeout_sec: 30              # per call (default 60)
+//!     startup_timeout_sec: 20      # start + initialize + list tools (default 30)
+//!     reconnect: true              # restart after it dies (default true)
+//!   everything:                    # a streamable HTTP server
+//!     url: http://127.0.0.1:3001/mcp
+//! ```
+//!
+//! A server has either `command` (stdio) or `url` (streamable HTTP), never
+//! both. Server names may hold ASCII letters, digits, `-` and `_`, but not
+//! `__` (the separator of exposed tool names, `server__tool`). Unknown keys
+//! are errors, and every error names the server entry it is about.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use serde_json::Value;
+
+use super::yaml;
+
+/// The default limit for one tool call.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default limit for starting a server, initializing it and listing its
+/// tools.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A set of named MCP servers, in the order they were declared.
+///
+/// ```
+/// use hookwire::mcp::{McpConfig, Transport};
+///
+/// let config = McpConfig::from_yaml(
+///     "servers:\n  time:\n    command: mcp-server-time\n    timeout_sec: 5\n",
+/// )
+/// .unwrap();
+/// let time = config.get("time").unwrap();
+/// assert!(matches!(&time.transport, Transport::Stdio { command, .. } if command == "mcp-server-time"));
+/// assert_eq!(time.call_timeout, std::time::Duration::from_secs(5));
+///
+/// let err = McpConfig::from_yaml("servers:\n  time:\n    comand: x\n").unwrap_err();
+/// assert!(err.to_string().starts_with("server `time`: unknown field `comand`"), "{err}");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct McpConfig {
+    servers: Vec<(String, ServerSpec)>,
+}
+
+/// How to reach one MCP server, and how long to wait for it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ServerSpec {
+    /// stdio child process or streamable HTTP.
+    pub transport: Transport,
+    /// The limit for one tool call (`timeout_sec`).
+    pub call_timeout: Duration,
+    /// The limit for start, `initialize` and `tools/list` (`startup_timeout_sec`).
+    pub startup_timeout: Duration,
+    /// Whether a server that died is started again on the next call of one of
+    /// its tools (`reconnect`).
+    pub reconnect: bool,
+}
+
+/// The transport of one MCP server.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// A child process spoken to over its stdin and stdout.
+    Stdio {
+        /// The program (looked up in `PATH` if it has no slash).
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to the inherited environment.
+        env: BTreeMap<String, String>,
+        /// Its working directory.
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint, `http://` or `https://`.
+        url: String,
+    },
+}
+
+impl ServerSpec {
+    /// A stdio server started as `command`.
+    pub fn stdio(command: impl Into<String>) -> Self {
+        Self::with_transport(Transport::Stdio {
+            command: command.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+        })
+    }
+
+    /// A streamable HTTP server at `url`.
+    pub fn http(url: impl Into<String>) -> Self {
+        Self::with_transport(Transport::Http { url: url.into() })
+    }
+
+    fn with_transport(transport: Transport) -> Self {
+        Self {
+            transport,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            reconnect: true,
+        }
+    }
+
+    /// Adds arguments (stdio only; ignored for HTTP).
+    pub fn args(mut self, more: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        if let Transport::Stdio { args, .. } = &mut self.transport {
+            args.extend(more.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// Adds an environment variable (stdio only; ignored for HTTP).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Transport::Stdio { env, .. } = &mut self.transport {
+            env.insert(key.into(), value.into());
+        }
+        self
+    }
+
+    /// Sets the working directory (stdio only; ignored for HTTP).
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Transport::Stdio { cwd, .. } = &mut self.transport {
+            *cwd = Some(dir.into());
+        }
+        self
+    }
+
+    /// Sets the limit for one tool call.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// Sets the limit for start, `initialize` and `tools/list`.
+    pub fn startup_timeout(mut self, timeout: Duration) -> Self {
+        self.startup_timeout = timeout;
+        self
+    }
+
+    /// Sets whether a dead server is started again.
+    pub fn reconnect(mut self, reconnect: bool) -> Self {
+        self.reconnect = reconnect;
+        self
+    }
+}
+
+/// Why a server configuration was rejected.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read MCP server configuration {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not valid YAML or JSON, or its top level is wrong.
+    #[error("{}{}: {message}", file_prefix(path), position(*line, *column))]
+    Syntax {
+        /// The file, when loaded from one.
+        path: Option<PathBuf>,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// 1-based column, when known.
+        column: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+    /// One server entry is wrong.
+    #[error("{}server `{server}`: {message}", file_prefix(path))]
+    Server {
+        /// The file, when loaded from one.
+        path: Option<PathBuf>,
+        /// The entry's name.
+        server: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl ConfigError {
+    /// The server entry this error is about, if it is about one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            Self::Server { server, .. } => Some(server),
+            _ => None,
+        }
+    }
+
+    fn in_file(mut self, file: &Path) -> Self {
+        if let Self::Syntax { path, .. } | Self::Server { path, .. } = &mut self {
+            *path = Some(file.to_owned());
+        }
+        self
+    }
+}
+
+fn file_prefix(path: &Option<PathBuf>) -> String {
+    path.as_ref()
+        .map(|p| format!("{}: ", p.display()))
+        .unwrap_or_default()
+}
+
+fn position(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("line {l}, column {c}"),
+        (Some(l), None) => format!("line {l}"),
+        _ => "invalid MCP server configuration".to_owned(),
+    }
+}
+
+/// The document as written: `servers:` as an ordered list of raw entries.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    servers: Ordered,
+}
+
+/// A map that keeps its entries' order.
+#[derive(Default)]
+struct Ordered(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from server names to server entries")
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Ordered, E> {
+                Ok(Ordered::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    out.push((k, v));
+                }
+                Ok(Ordered(out))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    command: Option<String>,
+    #[serde(default)]
+    args: Option<Vec<String>>,
+    #[serde(default)]
+    env: Option<BTreeMap<String, String>>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    timeout_sec: Option<f64>,
+    startup_timeout_sec: Option<f64>,
+    reconnect: Option<bool>,
+}
+
+impl McpConfig {
+    /// An empty configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) a server. The name is checked like a name in a
+    /// file.
+    pub fn with_server(
+        mut self,
+        name: impl Into<String>,
+        spec: ServerSpec,
+    ) -> Result<Self, ConfigError> {
+        let name = name.into();
+        check_name(&name).map_err(|message| server_error(&name, message))?;
+        check_spec(&spec).map_err(|message| server_error(&name, message))?;
+        match self.servers.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = spec,
+            None => self.servers.push((name, spec)),
+        }
+        Ok(self)
+    }
+
+    /// Parses a YAML document (JSON is YAML too).
+    pub fn from_yaml(text: &str) -> Result<Self, ConfigError> {
+        let raw: RawFile = yaml::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: None,
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
+        Self::from_raw(raw, None)
+    }
+
+    /// Parses a JSON document.
+    pub fn from_json(text: &str) -> Result<Self, ConfigError> {
+        let raw: RawFile = serde_json::from_str(text).map_err(|e| ConfigError::Syntax {
+            path: None,
+            line: Some(e.line()),
+            column: Some(e.column()),
+            message: e.to_string(),
+        })?;
+        Self::from_raw(raw, None)
+    }
+
+    /// Loads a file (`.json` as JSON, anything else as YAML). A relative
+    /// `cwd` is resolved against the file's folder.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let parsed = if path.extension().is_some_and(|e| e == "json") {
+            Self::from_json(&text)
+        } else {
+            Self::from_yaml(&text)
+        };
+        let mut config = parsed.map_err(|e| e.in_file(path))?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        for (_, spec) in &mut config.servers {
+            if let Transport::Stdio { cwd: Some(cwd), .. } = &mut spec.transport {
+                if cwd.is_relative() {
+                    *cwd = base.join(&*cwd);
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    fn from_raw(raw: RawFile, path: Option<&Path>) -> Result<Self, ConfigError> {
+        let mut servers: Vec<(String, ServerSpec)> = Vec::with_capacity(raw.servers.0.len());
+        for (name, value) in raw.servers.0 {
+            let spec = parse_server(&name, value).map_err(|message| ConfigError::Server {
+                path: path.map(Path::to_owned),
+                server: name.clone(),
+                message,
+            })?;
+            if servers.iter().any(|(n, _)| *n == name) {
+                return Err(server_error(&name, "declared twice".to_owned()));
+            }
+            servers.push((name, spec));
+        }
+        Ok(Self { servers })
+    }
+
+    /// The server called `name`.
+    pub fn get(&self, name: &str) -> Option<&ServerSpec> {
+        self.servers.iter().find(|(n, _)| n == name).map(|(_, s)| s)
+    }
+
+    /// Whether a server called `name` is declared (what `cardgen check`
+    /// asks about each name in a card's `servers:`).
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// The servers, in declared order.
+    pub fn servers(&self) -> impl Iterator<Item = (&str, &ServerSpec)> {
+        self.servers.iter().map(|(n, s)| (n.as_str(), s))
+    }
+
+    /// The names of the servers, in declared order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.servers.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// Only the named servers, in the order of `names`; an unknown name is
+    /// an error naming it.
+    pub fn select<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<McpConfig, ConfigError> {
+        let mut out = McpConfig::new();
+        for name in names {
+            match self.get(name) {
+                Some(spec) => {
+                    if !out.contains(name) {
+                        out.servers.push((name.to_owned(), spec.clone()));
+                    }
+                }
+                None => {
+                    let known: Vec<_> = self.names().collect();
+                    return Err(server_error(
+                        name,
+                        format!(
+                            "not declared in the server configuration (declared: {})",
+                            if known.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn server_error(name: &str, message: String) -> ConfigError {
+    ConfigError::Server {
+        path: None,
+        server: name.to_owned(),
+        message,
+    }
+}
+
+/// Checks a server name: non-empty, `[A-Za-z0-9_-]`, no `__`.
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a server name must not be empty".to_owned());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(format!(
+            "invalid character {c:?} in the server name (allowed: ASCII letters, digits, `-`, `_`)"
+        ));
+    }
+    if name.contains("__") {
+        return Err(
+            "a server name must not contain `__` (it separates server and tool in `server__tool`)"
+                .to_owned(),
+        );
+    }
+    Ok(())
+}
+
+fn check_spec(spec: &ServerSpec) -> Result<(), String> {
+    match &spec.transport {
+        Transport::Stdio { command, .. } if command.trim().is_empty() => {
+            return Err("`command` must not be empty".to_owned());
+        }
+        Transport::Http { url } if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            return Err(format!("`url` must start with http:// or https://, got `{url}`"));
+        }
+        _ => {}
+    }
+    for (what, d) in [
+        ("timeout_sec", spec.call_timeout),
+        ("startup_timeout_sec", spec.startup_timeout),
+    ] {
+        if d.is_zero() {
+            return Err(format!("`{what}` must be greater than 0"));
+        }
+    }
+    Ok(())
+}
+
+fn seconds(field: &str, value: Option<f64>, default: Duration) -> Result<Duration, String> {
+    match value {
+        None => Ok(default),
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+        Some(s) => Err(format!(
+            "`{field}` must be a positive number of seconds, got {s}"
+        )),
+    }
+}
+
+fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
+    check_name(name)?;
+    if !value.is_object() {
+        return Err(
+            "expected a map with `command` (stdio) or `url` (streamable HTTP)".to_owned(),
+        );
+    }
+    let raw: RawServer = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    let transport = match (raw.command, raw.url) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "has both `command` and `url`; a server is either stdio (`command`) or streamable HTTP (`url`)"
+                    .to_owned(),
+            );
+        }
+        (None, None) => {
+            return Err(
+                "has neither `command` (stdio) nor `url` (streamable HTTP)".to_owned(),
+            );
+        }
+        (Some(command), None) => Transport::Stdio {
+            command,
+            args: raw.args.unwrap_or_default(),
+            env: raw.env.unwrap_or_default(),
+            cwd: raw.cwd,
+        },
+        (None, Some(url)) => {
+            let stdio_only: Vec<Cow<'_, str>> = [
+                raw.args.is_some().then_some("args".into()),
+                raw.env.is_some().then_some("env".into()),
+                raw.cwd.is_some().then_some("cwd".into()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !stdio_only.is_empty() {
+                return Err(format!(
+                    "`{}` only applies to stdio servers (with `command`), not to `url`",
+                    stdio_only.join("`, `")
+                ));
+            }
+            Transport::Http { url }
+        }
+    };
+    let spec = ServerSpec {
+        transport,
+        call_timeout: seconds("timeout_sec", raw.timeout_sec, DEFAULT_CALL_TIMEOUT)?,
+        startup_timeout: seconds(
+            "startup_timeout_sec",
+            raw.startup_timeout_sec,
+            DEFAULT_STARTUP_TIMEOUT,
+        )?,
+        reconnect: raw.reconnect.unwrap_or(true),
+    };
+    check_spec(&spec)?;
+    Ok(spec)
+}

@@ -1,0 +1,88 @@
+//! Two tool sets as one.
+
+use std::future::Future;
+
+use crate::call::{Outcome, ToolCall};
+use crate::tool::ToolDefinition;
+use crate::toolset::{CallScope, ToolSet};
+
+/// Two tool sets offered as one: typically an agent's static tools and its
+/// MCP tools. Built with [`ToolSetExt::chain`].
+///
+/// A call goes to the first set if it has a tool of that name, else to the
+/// second. If both have a tool of the same name, the first set's tool wins
+/// and the second's is hidden from [`definitions`](ToolSet::definitions)
+/// too; give the first set's names to
+/// [`McpOptions::reserve`](super::McpOptions::reserve) so MCP tools never
+/// collide with them.
+#[derive(Debug, Clone, Default)]
+pub struct Joined<A, B> {
+    first: A,
+    second: B,
+}
+
+impl<A, B> Joined<A, B> {
+    /// `first`, then `second`.
+    pub const fn new(first: A, second: B) -> Self {
+        Self { first, second }
+    }
+
+    /// The first set.
+    pub fn first(&self) -> &A {
+        &self.first
+    }
+
+    /// The second set.
+    pub fn second(&self) -> &B {
+        &self.second
+    }
+}
+
+impl<A: ToolSet, B: ToolSet> ToolSet for Joined<A, B> {
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        let mut out = self.first.definitions();
+        let second = self.second.definitions();
+        out.reserve(second.len());
+        for definition in second {
+            if !self.first.contains(&definition.name) {
+                out.push(definition);
+            }
+        }
+        out
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.first.contains(name) || self.second.contains(name)
+    }
+
+    fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {
+        async move {
+            if self.first.contains(&call.name) {
+                self.first.dispatch(scope, call).await
+            } else {
+                self.second.dispatch(scope, call).await
+            }
+        }
+    }
+}
+
+/// Combinators on tool sets.
+pub trait ToolSetExt: ToolSet + Sized {
+    /// This set, then `other`, as one set (see [`Joined`]).
+    ///
+    /// ```
+    /// use hookwire::mcp::ToolSetExt;
+    /// use hookwire::{FnTool, Json, NoArgs, Router, ToolSet};
+    ///
+    /// let a = Router::new().tool(FnTool::new("a", "A.", |_: NoArgs| async { Json(1) }));
+    /// let b = Router::new().tool(FnTool::new("b", "B.", |_: NoArgs| async { Json(2) }));
+    /// let both = a.chain(b);
+    /// let names: Vec<_> = both.definitions().into_iter().map(|d| d.name).collect();
+    /// assert_eq!(names, ["a", "b"]);
+    /// ```
+    fn chain<B: ToolSet>(self, other: B) -> Joined<Self, B> {
+        Joined::new(self, other)
+    }
+}
+
+impl<T: ToolSet> ToolSetExt for T {}

@@ -1,0 +1,77 @@
+//! MCP servers as tool sources, and tool sets as MCP servers (feature `mcp`).
+//!
+//! # Client: MCP tools behind hooks
+//!
+//! 1. Declare servers in a configuration file ([`McpConfig`], for example
+//!    `hookwire.yaml`): a name and either `command` (a stdio child process)
+//!    or `url` (streamable HTTP).
+//! 2. [`McpServers::connect`] starts them in parallel, lists their tools
+//!    (following pagination) and applies the agent's `tools: {server:
+//!    [globs]}` filters ([`McpOptions::filters`]).
+//! 3. Each tool is exposed as `server__tool` ([`names`] has the 64-character
+//!    cap and the collision rule).
+//! 4. [`McpServers::tool_set_with`] gives a [`McpToolSet`]: every call runs
+//!    through one chain of hooks (the same [`Layer`](crate::Layer),
+//!    [`Guarded`](crate::Guarded), [`Pre`](crate::Pre), [`Post`](crate::Post)
+//!    types as static tools) around an [`McpCall`], with the context's source
+//!    set to `mcp` and its server to the tool's server. Hooks meant for some
+//!    tools only are wrapped in [`When`], whose matcher is evaluated at run
+//!    time.
+//! 5. [`ToolSetExt::chain`] joins the agent's static tools and its MCP tools
+//!    into one tool set.
+//!
+//! ```no_run
+//! use hookwire::mcp::{McpConfig, McpOptions, McpServers, ToolSetExt, When};
+//! use hookwire::{chain, CallScope, Decision, HookError, Pre, PreHook, Router, ToolArgs, ToolCall};
+//! use hookwire::{ToolContext, ToolSet};
+//!
+//! struct Utc;
+//! impl PreHook for Utc {
+//!     async fn before(&self, _: &mut ToolContext, args: &mut ToolArgs) -> Result<Decision, HookError> {
+//!         args.insert("timezone", "UTC".into())?;
+//!         Ok(Decision::Continue)
+//!     }
+//! }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = McpConfig::load("hookwire.yaml")?;
+//! let servers = McpServers::connect(&config, McpOptions::new()).await?;
+//! let mcp = servers.tool_set_with(|call| {
+//!     chain!(When::new("time__*".parse()?, Pre(Utc)) => call)
+//! });
+//! let tools = Router::new().chain(mcp);
+//! let call = ToolCall::new("c1", "time__get_current_time", ToolArgs::from_json("{}"));
+//! let result = tools.call(&CallScope::new("demo"), call).await;
+//! println!("{}", result.text_content());
+//! # Ok(()) }
+//! ```
+//!
+//! Failure handling (servers that do not start, die, or time out) and the
+//! reconnect behaviour are described on [`McpServers`].
+//!
+//! # Server: a tool set over MCP
+//!
+//! [`serve_stdio`] exposes any [`ToolSet`](crate::ToolSet), each tool behind
+//! its own chain, as an MCP server over stdio ([`McpServer`]).
+
+mod client;
+mod config;
+mod convert;
+mod joined;
+pub mod names;
+mod serve;
+mod toolset;
+mod yaml;
+
+pub use client::{McpOptions, McpServers, ServerStatus};
+pub use config::{
+    ConfigError, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, McpConfig, ServerSpec, Transport,
+};
+pub use convert::{tool_from_mcp, tool_result_from_mcp, tool_result_to_mcp, tool_to_mcp};
+pub use joined::{Joined, ToolSetExt};
+pub use names::{MAX_NAME_LEN, NameAllocator, exposed_name};
+pub use serve::{McpServer, ServeError, serve_stdio};
+pub use toolset::{McpCall, McpToolSet, ToolPredicate, When};
+
+/// The MCP implementation hookwire uses, for code that needs its types.
+pub use rmcp;

@@ -1,0 +1,179 @@
+//! MCP tools as a [`ToolSet`], each call through a chain of hooks.
+
+use std::borrow::Cow;
+use std::future::Future;
+
+use super::client::McpServers;
+use crate::call::{Outcome, ToolArgs, ToolCall};
+use crate::context::{ToolContext, ToolSource};
+use crate::error::ToolError;
+use crate::hook::{Handler, Hook, Next};
+use crate::matcher::{MatchTarget, Matcher};
+use crate::tool::ToolDefinition;
+use crate::toolset::{CallScope, ToolSet};
+
+/// The innermost handler of every MCP tool's chain: sends the call to the
+/// server the tool lives on (found by the context's tool name,
+/// `server__tool`) and converts the answer.
+///
+/// Arguments that are not a JSON object give
+/// [`ToolError::InvalidArguments`] and nothing is sent.
+#[derive(Clone, Debug)]
+pub struct McpCall {
+    servers: McpServers,
+}
+
+impl Handler for McpCall {
+    async fn call(&self, cx: &mut ToolContext, mut args: ToolArgs) -> Outcome {
+        let arguments = match args.object_mut() {
+            Ok(map) => std::mem::take(map),
+            Err(e) => return Err(e.with_tool(cx.tool())),
+        };
+        self.servers.inner.call(cx.tool(), arguments).await
+    }
+}
+
+/// The tools of a set of MCP servers as a [`ToolSet`]: each call runs
+/// through the chain `C` (hooks around an [`McpCall`]) with a context whose
+/// source is [`ToolSource::Mcp`] and whose server is the tool's server.
+///
+/// MCP tools are only known at run time, so one chain serves all of them
+/// and hooks that should apply to some of them only are wrapped in
+/// [`When`], which evaluates its matcher on each call.
+///
+/// [`contains`](ToolSet::contains) also answers `true` for a `server__*`
+/// name of a server that is down, so that such a call reaches the chain and
+/// ends in an error result that says why the server is unavailable.
+#[derive(Clone, Debug)]
+pub struct McpToolSet<C = McpCall> {
+    servers: McpServers,
+    chain: C,
+}
+
+impl McpServers {
+    /// The servers' tools with no hooks.
+    pub fn tool_set(&self) -> McpToolSet<McpCall> {
+        self.tool_set_with(|call| call)
+    }
+
+    /// The servers' tools, every call through the chain that `build` makes
+    /// around the innermost [`McpCall`] (for example with
+    /// [`chain!`](crate::chain)).
+    pub fn tool_set_with<C: Handler>(&self, build: impl FnOnce(McpCall) -> C) -> McpToolSet<C> {
+        McpToolSet {
+            servers: self.clone(),
+            chain: build(McpCall {
+                servers: self.clone(),
+            }),
+        }
+    }
+}
+
+impl<C> McpToolSet<C> {
+    /// The connections behind this tool set.
+    pub fn servers(&self) -> &McpServers {
+        &self.servers
+    }
+
+    /// The chain every call runs through.
+    pub fn chain(&self) -> &C {
+        &self.chain
+    }
+}
+
+impl<C: Handler> ToolSet for McpToolSet<C> {
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        self.servers.definitions()
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.servers.inner.contains(name)
+    }
+
+    fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {
+        async move {
+            let Some(index) = self.servers.inner.server_of(&call.name) else {
+                return Err(ToolError::UnknownTool { name: call.name });
+            };
+            let server = self.servers.inner.servers[index].name.clone();
+            let mut cx = scope.context(Cow::Owned(call.name), ToolSource::Mcp, Some(server), call.id);
+            self.chain.call(&mut cx, call.arguments).await
+        }
+    }
+}
+
+/// Decides at run time whether a hook applies to a call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot select tool calls",
+    note = "use a `hookwire::matcher::Matcher` or a closure `Fn(&ToolContext) -> bool`"
+)]
+pub trait ToolPredicate: Send + Sync {
+    /// Whether the call described by `cx` is selected.
+    fn applies(&self, cx: &ToolContext) -> bool;
+}
+
+impl ToolPredicate for Matcher {
+    fn applies(&self, cx: &ToolContext) -> bool {
+        self.matches(MatchTarget::new(cx.tool(), cx.source()))
+    }
+}
+
+impl<F: Fn(&ToolContext) -> bool + Send + Sync> ToolPredicate for F {
+    fn applies(&self, cx: &ToolContext) -> bool {
+        self(cx)
+    }
+}
+
+/// A hook gated by a matcher evaluated on every call: when the matcher
+/// selects the call the hook runs, otherwise the call goes straight to
+/// `next` as if the hook were not there.
+///
+/// This is how a hook declared with `match = "..."` applies to tools
+/// discovered at run time (MCP tools); for statically known tools the code
+/// generator resolves the match ahead of time instead.
+///
+/// ```
+/// use hookwire::mcp::When;
+/// use hookwire::{Decision, HookError, Pre, PreHook, ToolArgs, ToolContext};
+///
+/// struct Block;
+/// impl PreHook for Block {
+///     async fn before(&self, _: &mut ToolContext, _: &mut ToolArgs) -> Result<Decision, HookError> {
+///         Ok(Decision::Deny("not today".into()))
+///     }
+/// }
+///
+/// let hook = When::new("everything__get-env|*__delete_*".parse().unwrap(), Pre(Block));
+/// # let _ = hook;
+/// ```
+#[derive(Debug, Clone)]
+pub struct When<M, H> {
+    matcher: M,
+    hook: H,
+}
+
+impl<M, H> When<M, H> {
+    /// `hook`, applied only to the calls `matcher` selects.
+    pub const fn new(matcher: M, hook: H) -> Self {
+        Self { matcher, hook }
+    }
+}
+
+impl<M: ToolPredicate, H: Hook> Hook for When<M, H> {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        if self.matcher.applies(cx) {
+            self.hook.around(cx, args, next).await
+        } else {
+            next.run(cx, args).await
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        self.hook.name()
+    }
+}
