@@ -9,3 +9,5 @@
 //! * With the `cli` feature (default): the `cardgen` binary.
 
 pub mod spec;
+#[cfg(feature = "emit")]
+pub mod lower;

@@ -76,6 +76,7 @@
 pub mod agent;
 pub mod approval;
 mod call;
+mod check;
 mod context;
 mod error;
 mod hook;
@@ -108,6 +109,10 @@ pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]
 pub mod __private {
+    /// Type-level checks for generated code.
+    pub mod check {
+        pub use crate::check::*;
+    }
     pub use schemars;
     pub use serde;
     pub use serde_json;

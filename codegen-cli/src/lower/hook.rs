@@ -1,0 +1,258 @@
+//! A function to a zero-sized hook type.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{FnArg, GenericArgument, ItemFn, PathArguments, Type};
+
+use super::signature::{Fallible, HookKind, check_hook};
+use super::{HookOptions, OnFailure, unraw};
+use crate::spec::Matcher;
+
+/// Lowers a hook function to a zero-sized unit struct of the same name (or
+/// `opts.type_ident`) that implements `Hook`, so that `tool_hooks = [name]`
+/// and `hookwire::chain!(name, ... => tool)` accept it.
+///
+/// The function's signature decides its kind (see
+/// [`classify_hook`](super::classify_hook)); pre hooks also implement
+/// `PreHook` and post hooks `PostHook`, and both reach `Hook` through
+/// `Pre`/`Post`. With `matcher`, the hook skips the tools it does not match
+/// (evaluated at run time; the pattern is checked here). With `on_failure =
+/// open` or a timeout, it runs inside `Guarded`.
+pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
+    let krate = &opts.crate_path;
+    let checked = check_hook(&item.sig)?;
+    let fn_ident = &item.sig.ident;
+    let ty_ident = opts.type_ident.clone().unwrap_or_else(|| fn_ident.clone());
+    let name = opts.name.clone().unwrap_or_else(|| unraw(fn_ident));
+
+    if let Some((0, span)) = opts.timeout_ms {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "`timeout_ms` of hook `{name}` must be greater than zero: expected `timeout_ms = 500` (milliseconds), or no timeout at all"
+            ),
+        ));
+    }
+    let matcher = match &opts.matcher {
+        Some(lit) => match Matcher::parse(&lit.value()) {
+            Ok(_) => Some(lit.value()),
+            Err(e) => {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "invalid `match` pattern for hook `{name}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/` or `source:mcp`"
+                    ),
+                ));
+            }
+        },
+        None => None,
+    };
+
+    // Where the body lives.
+    let (callee, inner_fn) = match &opts.fn_path {
+        Some(path) => (quote!(#path), None),
+        None => {
+            let mut inner = item.clone();
+            inner.attrs.retain(|a| !a.path().is_ident("doc"));
+            inner.vis = syn::Visibility::Inherited;
+            inner.sig.ident = format_ident!("__hookwire_fn");
+            if let (HookKind::Around, Some(handler)) = (checked.kind, &checked.handler_param) {
+                add_handler_param(&mut inner, handler, krate);
+            }
+            (
+                quote!(#ty_ident::__hookwire_fn),
+                Some(quote! {
+                    impl #ty_ident {
+                        #inner
+                    }
+                }),
+            )
+        }
+    };
+
+    let into_hook_error = quote!(::core::convert::Into::<#krate::HookError>::into);
+    let (kind_impl, wrapped_ty, wrapped) = match checked.kind {
+        HookKind::Around => (
+            quote! {
+                #[derive(Debug, Clone, Copy, Default)]
+                struct __HookwireAround;
+
+                impl #krate::Hook for __HookwireAround {
+                    async fn around<__HookwireNext: #krate::Handler>(
+                        &self,
+                        cx: &mut #krate::ToolContext,
+                        args: #krate::ToolArgs,
+                        next: #krate::Next<'_, __HookwireNext>,
+                    ) -> #krate::Outcome {
+                        #callee(cx, args, next).await
+                    }
+
+                    fn name(&self) -> &'static str {
+                        #name
+                    }
+                }
+            },
+            quote!(__HookwireAround),
+            quote!(__HookwireAround),
+        ),
+        HookKind::Pre => {
+            let body = match checked.fallible {
+                Fallible::No => quote!(::core::result::Result::Ok(#callee(cx, args).await)),
+                Fallible::Yes => quote!(#callee(cx, args).await.map_err(#into_hook_error)),
+            };
+            (
+                quote! {
+                    impl #krate::PreHook for #ty_ident {
+                        async fn before(
+                            &self,
+                            cx: &mut #krate::ToolContext,
+                            args: &mut #krate::ToolArgs,
+                        ) -> ::core::result::Result<#krate::Decision, #krate::HookError> {
+                            #body
+                        }
+
+                        fn name(&self) -> &'static str {
+                            #name
+                        }
+                    }
+                },
+                quote!(#krate::Pre<#ty_ident>),
+                quote!(#krate::Pre(#ty_ident)),
+            )
+        }
+        HookKind::Post => {
+            let body = match checked.fallible {
+                Fallible::No => quote! {
+                    #callee(cx, outcome).await;
+                    ::core::result::Result::Ok(())
+                },
+                Fallible::Yes => quote!(#callee(cx, outcome).await.map_err(#into_hook_error)),
+            };
+            (
+                quote! {
+                    impl #krate::PostHook for #ty_ident {
+                        async fn after(
+                            &self,
+                            cx: &mut #krate::ToolContext,
+                            outcome: &mut #krate::Outcome,
+                        ) -> ::core::result::Result<(), #krate::HookError> {
+                            #body
+                        }
+
+                        fn name(&self) -> &'static str {
+                            #name
+                        }
+                    }
+                },
+                quote!(#krate::Post<#ty_ident>),
+                quote!(#krate::Post(#ty_ident)),
+            )
+        }
+    };
+
+    let guarded = opts.on_failure == OnFailure::Open || opts.timeout_ms.is_some();
+    let run = if guarded {
+        let policy = match opts.on_failure {
+            OnFailure::Open => quote!(#krate::FailurePolicy::FailOpen),
+            OnFailure::Closed => quote!(#krate::FailurePolicy::FailClosed),
+        };
+        let timeout = match opts.timeout_ms {
+            Some((ms, _)) => {
+                quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {
+            static GUARDED: #krate::Guarded<#wrapped_ty> =
+                #krate::Guarded::new(#wrapped, #policy, #timeout);
+            #krate::Hook::around(&GUARDED, cx, args, next).await
+        }
+    } else {
+        quote!(#krate::Hook::around(&#wrapped, cx, args, next).await)
+    };
+    let filter = matcher.map(|pattern| {
+        quote! {
+            static MATCHER: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+                ::std::sync::LazyLock::new(|| #krate::matcher::Matcher::parse(#pattern).ok());
+            let target = #krate::matcher::MatchTarget::new(cx.tool(), cx.source());
+            if !MATCHER.as_ref().is_some_and(|m| m.matches(target)) {
+                return next.run(cx, args).await;
+            }
+        }
+    });
+
+    let docs: Vec<&syn::Attribute> = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .collect();
+    let vis = &item.vis;
+    Ok(quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        #vis struct #ty_ident;
+
+        #inner_fn
+
+        const _: () = {
+            #kind_impl
+
+            impl #krate::Hook for #ty_ident {
+                async fn around<__HookwireNext: #krate::Handler>(
+                    &self,
+                    cx: &mut #krate::ToolContext,
+                    args: #krate::ToolArgs,
+                    next: #krate::Next<'_, __HookwireNext>,
+                ) -> #krate::Outcome {
+                    #filter
+                    #run
+                }
+
+                fn name(&self) -> &'static str {
+                    #name
+                }
+            }
+        };
+    })
+}
+
+/// Makes the user's `next: Next` (or `Next<'_>`) generic over the handler:
+/// `next: Next<'_, H>` with `H: Handler` declared on the function.
+fn add_handler_param(inner: &mut ItemFn, handler: &syn::Ident, krate: &syn::Path) {
+    let declared = inner
+        .sig
+        .generics
+        .params
+        .iter()
+        .any(|p| matches!(p, syn::GenericParam::Type(t) if t.ident == *handler));
+    if declared {
+        return;
+    }
+    inner
+        .sig
+        .generics
+        .params
+        .push(syn::parse_quote!(#handler: #krate::Handler));
+    if let Some(FnArg::Typed(t)) = inner.sig.inputs.iter_mut().nth(2) {
+        rewrite_next(&mut t.ty, handler);
+    }
+}
+
+fn rewrite_next(ty: &mut Type, handler: &syn::Ident) {
+    let ty = match ty {
+        Type::Group(g) => &mut *g.elem,
+        Type::Paren(p) => &mut *p.elem,
+        other => other,
+    };
+    let Type::Path(p) = ty else { return };
+    let Some(seg) = p.path.segments.last_mut() else {
+        return;
+    };
+    let has_type = matches!(&seg.arguments, PathArguments::AngleBracketed(a)
+        if a.args.iter().any(|a| matches!(a, GenericArgument::Type(_))));
+    if has_type {
+        return;
+    }
+    seg.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<'_, #handler>));
+}

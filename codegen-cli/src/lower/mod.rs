@@ -1,0 +1,174 @@
+//! The one lowering from Rust functions to hookwire tools and hooks, shared
+//! by the `#[tool]`/`#[hook]` macros and by `cardgen` (for the functions a
+//! card references as `file.rs:function`).
+//!
+//! * [`classify_hook`] and [`check_tool`]: what the runtime accepts, as
+//!   signature rules on `syn` trees. Each error is spanned on the offending
+//!   token and its first line says what is wrong and the expected signature.
+//! * [`tool()`]: a function to a `Tool` impl (a generated argument struct
+//!   with serde and schemars derives, reached through hookwire's
+//!   re-exports).
+//! * [`hook()`]: a function to a zero-sized hook type that implements
+//!   `Hook` (pre and post hooks through `Pre`/`Post`), with an optional
+//!   matcher, failure policy and timeout.
+//!
+//! Everything here works on `proc_macro2` tokens, so it runs inside a proc
+//! macro and in a build script alike.
+//!
+//! ```
+//! use hookwire_codegen::lower::{self, HookOptions, ToolOptions};
+//!
+//! let f: syn::ItemFn = syn::parse_quote! {
+//!     /// Adds two numbers.
+//!     fn add(a: i64, b: i64) -> hookwire::Json<i64> { hookwire::Json(a + b) }
+//! };
+//! let tokens = lower::tool(&f, &ToolOptions::new(syn::parse_quote!(::hookwire))).unwrap();
+//! assert!(tokens.to_string().contains("impl :: hookwire :: Tool for add"));
+//!
+//! let h: syn::ItemFn = syn::parse_quote! {
+//!     async fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+//!         next.run(cx, args).await
+//!     }
+//! };
+//! let tokens = lower::hook(&h, &HookOptions::new(syn::parse_quote!(::hookwire))).unwrap();
+//! assert!(tokens.to_string().contains("impl :: hookwire :: Hook for audit"));
+//! ```
+
+mod hook;
+mod signature;
+mod tool;
+
+pub use hook::hook;
+pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook};
+pub use tool::tool;
+
+use proc_macro2::Span;
+
+/// What to generate for a tool function.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ToolOptions {
+    /// The path of the `hookwire` crate in the generated code
+    /// (`::hookwire`, or wherever the user renamed it).
+    pub crate_path: syn::Path,
+    /// The tool's name; defaults to the function's name.
+    pub name: Option<syn::LitStr>,
+    /// The description; defaults to the doc comment.
+    pub description: Option<syn::LitStr>,
+    /// Strict mode: the schema requires every field and allows no other, and
+    /// an `Option` parameter is a compile error.
+    pub strict: bool,
+    /// Where the generated code calls the function. `None` (the macros):
+    /// the function is consumed and its body moves into the generated type,
+    /// which keeps the function's name. `Some(path)` (cardgen): the function
+    /// stays where it is and is called through `path`.
+    pub fn_path: Option<syn::Path>,
+    /// The name of the generated type; defaults to the function's name.
+    pub type_ident: Option<syn::Ident>,
+}
+
+impl ToolOptions {
+    /// Defaults for a tool whose code reaches hookwire at `crate_path`.
+    pub fn new(crate_path: syn::Path) -> Self {
+        Self {
+            crate_path,
+            name: None,
+            description: None,
+            strict: false,
+            fn_path: None,
+            type_ident: None,
+        }
+    }
+}
+
+/// A hook's failure policy, as written in `on_failure = "open" | "closed"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum OnFailure {
+    /// The default: the call fails with an error result naming the hook.
+    #[default]
+    Closed,
+    /// The hook is skipped and the call proceeds.
+    Open,
+}
+
+impl OnFailure {
+    /// The accepted spellings.
+    pub const NAMES: [&'static str; 4] = ["open", "closed", "fail_open", "fail_closed"];
+
+    /// Parses `open`, `closed`, `fail_open` or `fail_closed`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "open" | "fail_open" => Some(Self::Open),
+            "closed" | "fail_closed" => Some(Self::Closed),
+            _ => None,
+        }
+    }
+
+    /// Parses a string literal, with an error spanned on it.
+    pub fn from_lit(lit: &syn::LitStr) -> syn::Result<Self> {
+        Self::parse(&lit.value()).ok_or_else(|| {
+            syn::Error::new(
+                lit.span(),
+                format!(
+                    "unknown failure policy `{}`: expected `on_failure = \"open\"` or `on_failure = \"closed\"`",
+                    lit.value()
+                ),
+            )
+        })
+    }
+}
+
+/// What to generate for a hook function.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HookOptions {
+    /// The path of the `hookwire` crate in the generated code.
+    pub crate_path: syn::Path,
+    /// The tools the hook applies to (matcher syntax); checked here, and
+    /// evaluated at run time by the hook itself. `None`: every tool.
+    pub matcher: Option<syn::LitStr>,
+    /// The failure policy.
+    pub on_failure: OnFailure,
+    /// A timeout for the hook (and, for an around hook, everything inside
+    /// it), in milliseconds; must be positive.
+    pub timeout_ms: Option<(u64, Span)>,
+    /// The name used in traces and error results; defaults to the
+    /// function's name.
+    pub name: Option<String>,
+    /// Where the generated code calls the function; see
+    /// [`ToolOptions::fn_path`].
+    pub fn_path: Option<syn::Path>,
+    /// The name of the generated type; defaults to the function's name.
+    pub type_ident: Option<syn::Ident>,
+}
+
+impl HookOptions {
+    /// Defaults for a hook whose code reaches hookwire at `crate_path`.
+    pub fn new(crate_path: syn::Path) -> Self {
+        Self {
+            crate_path,
+            matcher: None,
+            on_failure: OnFailure::Closed,
+            timeout_ms: None,
+            name: None,
+            fn_path: None,
+            type_ident: None,
+        }
+    }
+}
+
+/// The identifier as text, without a raw `r#` prefix.
+pub(crate) fn unraw(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+/// A path as the string serde and schemars want in `crate = "..."`.
+pub(crate) fn path_string(path: &syn::Path) -> String {
+    quote::ToTokens::to_token_stream(path)
+        .to_string()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}

@@ -1,0 +1,218 @@
+//! A function to a `Tool` impl.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn, ReturnType};
+
+use super::signature::{ToolParam, doc_line, join_docs, tool_params};
+use super::{ToolOptions, path_string, unraw};
+
+/// Whether `name` is a tool name every model API accepts.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Lowers a tool function to a zero-sized type of the same name (or
+/// `opts.type_ident`) that implements `Tool`.
+///
+/// The parameters become the fields of a generated argument struct (serde +
+/// schemars through `crate_path::__private`), doc comments on parameters
+/// become field descriptions, `Option<T>` parameters are optional, and an
+/// optional `&ToolContext` parameter receives the context. The return value
+/// is converted with `IntoOutcome`. Type-level mistakes (a parameter that is
+/// not `Deserialize + JsonSchema`, a return type that is not `IntoOutcome`)
+/// are reported by the compiler spanned on the user's tokens.
+pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
+    let krate = &opts.crate_path;
+    let sig = &item.sig;
+    let params = tool_params(sig, opts.strict)?;
+    let fn_ident = &sig.ident;
+    let ty_ident = opts.type_ident.clone().unwrap_or_else(|| fn_ident.clone());
+
+    let name = match &opts.name {
+        Some(lit) => {
+            let name = lit.value();
+            if !valid_name(&name) {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "invalid tool name `{name}`: a tool name is 1 to 64 ASCII letters, digits, `_` or `-`"
+                    ),
+                ));
+            }
+            name
+        }
+        None => unraw(fn_ident),
+    };
+    let doc_lines: Vec<String> = item.attrs.iter().filter_map(doc_line).collect();
+    let description = match &opts.description {
+        Some(lit) => lit.value(),
+        None => join_docs(&doc_lines),
+    };
+    if description.is_empty() {
+        return Err(syn::Error::new(
+            fn_ident.span(),
+            format!(
+                "tool `{name}` has no description: add a doc comment (`/// What {name} does.`) or `description = \"...\"`, the model reads it to decide when to call the tool"
+            ),
+        ));
+    }
+
+    let serde_path = path_string(&syn::parse_quote!(#krate::__private::serde));
+    let schemars_path = path_string(&syn::parse_quote!(#krate::__private::schemars));
+    let args_ident = format_ident!("__HookwireArgs");
+
+    let mut fields = Vec::new();
+    let mut checks = Vec::new();
+    let mut idents = Vec::new();
+    let mut call_args = Vec::new();
+    let mut uses_cx = false;
+    for param in &params {
+        match param {
+            ToolParam::Context => {
+                uses_cx = true;
+                call_args.push(quote!(__hookwire_cx));
+            }
+            ToolParam::Arg {
+                ident,
+                ty,
+                optional,
+                docs,
+            } => {
+                let doc = join_docs(docs);
+                let doc_attr = (!doc.is_empty()).then(|| quote!(#[doc = #doc]));
+                let default = optional.then(|| quote!(#[serde(default)]));
+                fields.push(quote! { #doc_attr #default pub #ident: #ty, });
+                checks.push(quote_spanned! {ty.span()=>
+                    #krate::__private::check::tool_arg::<#ty>();
+                });
+                idents.push(ident.clone());
+                call_args.push(quote!(#ident));
+            }
+        }
+    }
+    let deny_unknown = opts.strict.then(|| quote!(#[serde(deny_unknown_fields)]));
+
+    // Where the body lives.
+    let is_async = sig.asyncness.is_some();
+    let (callee, inner_fn) = match &opts.fn_path {
+        Some(path) => (quote!(#path), None),
+        None => {
+            let mut inner = item.clone();
+            inner.attrs.retain(|a| !a.path().is_ident("doc"));
+            inner.vis = item.vis.clone();
+            inner.sig.ident = format_ident!("run");
+            for input in &mut inner.sig.inputs {
+                if let FnArg::Typed(t) = input {
+                    t.attrs.retain(|a| !a.path().is_ident("doc"));
+                }
+            }
+            let doc = format!(
+                "Runs the body of tool `{name}` directly, without any hook or argument parsing."
+            );
+            (
+                quote!(#ty_ident::run),
+                Some(quote! {
+                    impl #ty_ident {
+                        #[doc = #doc]
+                        #[allow(clippy::too_many_arguments)]
+                        #inner
+                    }
+                }),
+            )
+        }
+    };
+    let await_call = is_async.then(|| quote!(.await));
+    let ret_span = match &sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => sig.ident.span(),
+    };
+    let ret_ty = match &sig.output {
+        ReturnType::Type(_, ty) => quote!(#ty),
+        ReturnType::Default => quote!(()),
+    };
+    let ret_check = quote_spanned! {ret_span=>
+        #krate::__private::check::tool_return::<#ret_ty>();
+    };
+    let convert = quote_spanned! {ret_span=>
+        #krate::IntoOutcome::into_outcome(__hookwire_ret, #name)
+    };
+    let cx_pat = if uses_cx {
+        quote!(__hookwire_cx)
+    } else {
+        quote!(_)
+    };
+
+    let struct_docs: Vec<TokenStream> = if doc_lines.is_empty() {
+        vec![quote!(#[doc = #description])]
+    } else {
+        item.attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .map(|a| quote!(#a))
+            .collect()
+    };
+    let vis = &item.vis;
+    let strict = opts.strict;
+    let strict_fn = strict.then(|| {
+        quote!(
+            fn strict(&self) -> bool {
+                true
+            }
+        )
+    });
+
+    Ok(quote! {
+        #(#struct_docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        #vis struct #ty_ident;
+
+        #inner_fn
+
+        const _: () = {
+            #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+            #[serde(crate = #serde_path)]
+            #[schemars(crate = #schemars_path)]
+            #deny_unknown
+            pub struct #args_ident {
+                #(#fields)*
+            }
+
+            #[allow(dead_code)]
+            fn __hookwire_checks() {
+                #(#checks)*
+                #ret_check
+            }
+
+            impl #krate::Tool for #ty_ident {
+                type Args = #args_ident;
+
+                fn name(&self) -> &str {
+                    #name
+                }
+
+                fn description(&self) -> &str {
+                    #description
+                }
+
+                #strict_fn
+
+                async fn call(
+                    &self,
+                    #cx_pat: &#krate::ToolContext,
+                    args: Self::Args,
+                ) -> #krate::Outcome {
+                    let #args_ident { #(#idents),* } = args;
+                    let __hookwire_ret = #callee(#(#call_args),*) #await_call;
+                    #convert
+                }
+            }
+        };
+    })
+}

@@ -1,0 +1,39 @@
+//! Type-level checks that generated code calls, spanned on the user's
+//! tokens, so a type mistake reads as one sentence at the right place.
+//!
+//! Each function is a no-op whose bound is the check; `#[tool]`, `#[hook]`,
+//! `#[agent]` and `cardgen` emit calls like `check::hook::<T>()` with the
+//! span of the type the user wrote.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::agent::AgentDecl;
+use crate::hook::Hook;
+use crate::tool::{IntoOutcome, Tool};
+
+/// A type a tool parameter may have: `Deserialize + JsonSchema`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: a parameter type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    label = "not `Deserialize + JsonSchema`",
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait ToolArg {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> ToolArg for T {}
+
+/// Checks a tool parameter type.
+pub const fn tool_arg<T: ToolArg>() {}
+
+/// Checks a tool return type.
+pub const fn tool_return<T: IntoOutcome>() {}
+
+/// Checks a `tool_hooks`/`hooks` entry.
+pub const fn hook<T: Hook>(_: &T) {}
+
+/// Checks a `function_tools` entry.
+pub const fn tool<T: Tool>(_: &T) {}
+
+/// Checks an `agents` entry.
+pub const fn agent<T: AgentDecl>(_: &T) {}
