@@ -36,9 +36,8 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let config = McpConfig::load("hookwire.yaml")?;
 //! let servers = McpServers::connect(&config, McpOptions::new()).await?;
-//! let mcp = servers.tool_set_with(|call| {
-//!     chain!(When::new("time__*".parse()?, Pre(Utc)) => call)
-//! });
+//! let utc = When::matching("time__*", Pre(Utc))?;
+//! let mcp = servers.tool_set_with(|call| chain!(utc => call));
 //! let tools = Router::new().chain(mcp);
 //! let call = ToolCall::new("c1", "time__get_current_time", ToolArgs::from_json("{}"));
 //! let result = tools.call(&CallScope::new("demo"), call).await;

@@ -143,8 +143,10 @@ impl<F: Fn(&ToolContext) -> bool + Send + Sync> ToolPredicate for F {
 ///     }
 /// }
 ///
-/// let hook = When::new("everything__get-env|*__delete_*".parse().unwrap(), Pre(Block));
-/// # let _ = hook;
+/// let hook = When::matching("everything__get-env|*__delete_*", Pre(Block)).unwrap();
+/// // Or any predicate on the context:
+/// let on_time_server = When::new(|cx: &ToolContext| cx.server() == Some("time"), Pre(Block));
+/// # let _ = (hook, on_time_server);
 /// ```
 #[derive(Debug, Clone)]
 pub struct When<M, H> {
@@ -156,6 +158,15 @@ impl<M, H> When<M, H> {
     /// `hook`, applied only to the calls `matcher` selects.
     pub const fn new(matcher: M, hook: H) -> Self {
         Self { matcher, hook }
+    }
+}
+
+impl<H> When<Matcher, H> {
+    /// `hook`, applied only to the calls the matcher `pattern` selects (the
+    /// [matcher syntax](crate::matcher::Matcher): `name`, `a|b`, globs,
+    /// `/regex/`, `source:mcp`, `!pattern`).
+    pub fn matching(pattern: &str, hook: H) -> Result<Self, crate::matcher::MatcherError> {
+        Matcher::parse(pattern).map(|matcher| Self::new(matcher, hook))
     }
 }
 

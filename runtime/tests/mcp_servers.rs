@@ -1,0 +1,492 @@
+//! MCP tools against real servers that no one here wrote: `mcp-server-time`
+//! (PyPI) and `@modelcontextprotocol/server-everything` (npm), over stdio
+//! and streamable HTTP. `.ci/run` installs them; see `mcp_support`.
+#![cfg(feature = "mcp")]
+
+mod mcp_support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use hookwire::agent::McpFilter;
+use hookwire::mcp::{McpConfig, McpOptions, McpServers, ServerSpec, ServerStatus, ToolSetExt, When};
+use hookwire::{
+    CallScope, Decision, FnTool, Handler, Hook, HookError, Json, Next, Outcome, Pre, PreHook,
+    Router, ToolArgs, ToolCall, ToolContext, ToolResult, ToolSet, ToolSource, chain,
+};
+use serde_json::{Value, json};
+
+fn time_spec() -> ServerSpec {
+    ServerSpec::stdio(mcp_support::time_server()).args(["--local-timezone", "UTC"])
+}
+
+fn everything_spec() -> ServerSpec {
+    ServerSpec::stdio(mcp_support::everything_server()).args(["stdio"])
+}
+
+fn filter(server: &str, globs: &[&str]) -> McpFilter {
+    McpFilter {
+        server: server.to_owned().into(),
+        globs: globs.iter().map(|g| (*g).to_owned().into()).collect(),
+    }
+}
+
+async fn call(tools: &impl ToolSet, name: &str, args: Value) -> ToolResult {
+    let call = ToolCall::new("call-1", name, ToolArgs::from_value(args).unwrap());
+    tools.call(&CallScope::new("tester"), call).await
+}
+
+fn names(tools: &impl ToolSet) -> Vec<String> {
+    tools.definitions().into_iter().map(|d| d.name).collect()
+}
+
+fn json_text(result: &ToolResult) -> Value {
+    serde_json::from_str(&result.text_content())
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", result.text_content()))
+}
+
+#[tokio::test]
+async fn time_server_answers_for_the_requested_time_zone() {
+    let config = McpConfig::new().with_server("time", time_spec()).unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new()).await.unwrap();
+    let tools = servers.tool_set();
+    assert_eq!(
+        names(&tools),
+        ["time__get_current_time", "time__convert_time"],
+        "{:?}",
+        servers.status("time")
+    );
+    let schema = &tools.definitions()[0].input_schema;
+    assert_eq!(schema["required"], json!(["timezone"]));
+
+    let tokyo = call(&tools, "time__get_current_time", json!({"timezone": "Asia/Tokyo"})).await;
+    assert!(!tokyo.is_error, "{tokyo:?}");
+    let body = json_text(&tokyo);
+    assert_eq!(body["timezone"], "Asia/Tokyo");
+    let datetime = body["datetime"].as_str().unwrap();
+    assert!(datetime.ends_with("+09:00"), "{datetime}");
+    assert_eq!(tokyo.structured_content.as_ref().unwrap()["timezone"], "Asia/Tokyo");
+
+    let converted = call(
+        &tools,
+        "time__convert_time",
+        json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Kolkata"}),
+    )
+    .await;
+    let body = json_text(&converted);
+    let target = body["target"]["datetime"].as_str().unwrap();
+    assert!(target.ends_with("T17:30:00+05:30"), "{target}");
+    assert_eq!(body["time_difference"], "+5.5h");
+
+    let bad = call(&tools, "time__get_current_time", json!({"timezone": "Mars/Olympus"})).await;
+    assert!(bad.is_error, "{bad:?}");
+    assert!(bad.text_content().contains("Mars/Olympus"), "{}", bad.text_content());
+    servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn everything_server_echoes_and_adds_over_stdio() {
+    let config = McpConfig::new()
+        .with_server("everything", everything_spec())
+        .unwrap();
+    let options = McpOptions::new().filters([filter(
+        "everything",
+        &["echo", "get-sum", "get-tiny-image", "get-structured-content"],
+    )]);
+    let servers = McpServers::connect(&config, options).await.unwrap();
+    let tools = servers.tool_set();
+    let mut listed = names(&tools);
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            "everything__echo",
+            "everything__get-structured-content",
+            "everything__get-sum",
+            "everything__get-tiny-image"
+        ]
+    );
+
+    let echo = call(&tools, "everything__echo", json!({"message": "hello hookwire"})).await;
+    assert_eq!(echo.text_content(), "Echo: hello hookwire");
+    assert!(!echo.is_error);
+
+    let sum = call(&tools, "everything__get-sum", json!({"a": 2, "b": 40})).await;
+    assert_eq!(sum.text_content(), "The sum of 2 and 40 is 42.");
+
+    // Image blocks keep their shape.
+    let image = call(&tools, "everything__get-tiny-image", json!({})).await;
+    let blocks = serde_json::to_value(&image.content).unwrap();
+    let image_block = blocks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "image")
+        .unwrap_or_else(|| panic!("no image block in {blocks}"));
+    assert_eq!(image_block["mimeType"], "image/png");
+    assert!(!image_block["data"].as_str().unwrap().is_empty());
+
+    // Structured content is kept.
+    let weather = call(
+        &tools,
+        "everything__get-structured-content",
+        json!({"location": "New York"}),
+    )
+    .await;
+    assert!(!weather.is_error, "{weather:?}");
+    let structured = weather.structured_content.expect("structured content");
+    assert!(structured.get("temperature").is_some(), "{structured}");
+
+    // A tool the filter left out is unknown.
+    let hidden = call(&tools, "everything__get-env", json!({})).await;
+    assert!(hidden.is_error);
+    assert_eq!(hidden.text_content(), "unknown tool `everything__get-env`");
+    servers.shutdown().await;
+}
+
+/// Rewrites `message` to "rewritten by a hook".
+struct Rewrite;
+impl PreHook for Rewrite {
+    async fn before(&self, _: &mut ToolContext, args: &mut ToolArgs) -> Result<Decision, HookError> {
+        args.insert("message", json!("rewritten by a hook"))?;
+        Ok(Decision::Continue)
+    }
+}
+
+/// Denies the call.
+struct Block;
+impl PreHook for Block {
+    async fn before(&self, _: &mut ToolContext, _: &mut ToolArgs) -> Result<Decision, HookError> {
+        Ok(Decision::Deny("sums are off today".into()))
+    }
+}
+
+/// Records what each call's context says, and whether it reached the server.
+#[derive(Clone, Default)]
+struct Record(Arc<Mutex<Vec<String>>>);
+impl Hook for Record {
+    async fn around<N: Handler>(&self, cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {
+        let line = format!("{} source={} server={:?}", cx.tool(), cx.source(), cx.server());
+        self.0.lock().unwrap().push(line);
+        next.run(cx, args).await
+    }
+}
+
+/// Counts the calls that get past every hook to the MCP client.
+#[derive(Clone, Default)]
+struct Reached(Arc<Mutex<Vec<String>>>);
+impl Hook for Reached {
+    async fn around<N: Handler>(&self, cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {
+        self.0.lock().unwrap().push(cx.tool().to_owned());
+        next.run(cx, args).await
+    }
+}
+
+#[tokio::test]
+async fn hooks_rewrite_and_block_mcp_calls_with_run_time_matchers() {
+    let config = McpConfig::new()
+        .with_server("everything", everything_spec())
+        .unwrap()
+        .with_server("time", time_spec())
+        .unwrap();
+    let options = McpOptions::new()
+        .filters([filter("everything", &["echo", "get-sum"])])
+        .reserve(["add_one"]);
+    let servers = McpServers::connect(&config, options).await.unwrap();
+    let record = Record::default();
+    let reached = Reached::default();
+    let mcp = servers.tool_set_with(|call| {
+        chain!(
+            When::matching("source:mcp", record.clone()).unwrap(),
+            When::matching("everything__echo", Pre(Rewrite)).unwrap(),
+            When::matching("*__get-sum|*__delete_*", Pre(Block)).unwrap(),
+            reached.clone()
+            => call
+        )
+    });
+    // Static tools and MCP tools as one set.
+    let static_tools = Router::new().tool(FnTool::new("add_one", "Adds one.", |a: AddOne| async move {
+        Json(a.x + 1)
+    }));
+    let tools = static_tools.chain(mcp);
+    let listed = names(&tools);
+    assert_eq!(listed[0], "add_one");
+    assert!(listed.contains(&"everything__echo".to_owned()), "{listed:?}");
+    assert!(listed.contains(&"time__get_current_time".to_owned()), "{listed:?}");
+
+    let echo = call(&tools, "everything__echo", json!({"message": "original"})).await;
+    assert_eq!(echo.text_content(), "Echo: rewritten by a hook");
+
+    let sum = call(&tools, "everything__get-sum", json!({"a": 1, "b": 2})).await;
+    assert!(sum.is_error);
+    assert_eq!(
+        sum.text_content(),
+        format!(
+            "tool call denied by `{}`: sums are off today",
+            std::any::type_name::<Block>()
+        )
+    );
+
+    // The echo rewrite does not touch other tools: their matcher is
+    // evaluated per call.
+    let tokyo = call(&tools, "time__get_current_time", json!({"timezone": "Asia/Tokyo"})).await;
+    assert_eq!(json_text(&tokyo)["timezone"], "Asia/Tokyo");
+
+    let one = call(&tools, "add_one", json!({"x": 41})).await;
+    assert_eq!(one.text_content(), "42");
+
+    assert_eq!(
+        *record.0.lock().unwrap(),
+        [
+            "everything__echo source=mcp server=Some(\"everything\")",
+            "everything__get-sum source=mcp server=Some(\"everything\")",
+            "time__get_current_time source=mcp server=Some(\"time\")",
+        ],
+        "the static tool is not an MCP tool, so `source:mcp` skips it"
+    );
+    // The blocked call never got past the blocking hook.
+    assert_eq!(
+        *reached.0.lock().unwrap(),
+        ["everything__echo", "time__get_current_time"]
+    );
+    servers.shutdown().await;
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AddOne {
+    x: i64,
+}
+
+/// A free port on the loopback interface.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn everything_server_over_streamable_http() {
+    let port = free_port();
+    let mut server = tokio::process::Command::new(mcp_support::everything_server())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Wait (bounded) until it listens.
+    let mut listening = false;
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            listening = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(listening, "mcp-server-everything streamableHttp did not listen on {port}");
+
+    let config = McpConfig::from_yaml(&format!(
+        "servers:\n  web:\n    url: http://127.0.0.1:{port}/mcp\n    timeout_sec: 30\n"
+    ))
+    .unwrap();
+    let options = McpOptions::new().filters([filter("web", &["echo", "get-sum"])]);
+    let servers = McpServers::connect(&config, options).await.unwrap();
+    assert!(
+        matches!(servers.status("web"), Some(ServerStatus::Connected { pid: None, tools: 2 })),
+        "{:?}",
+        servers.status("web")
+    );
+    let tools = servers.tool_set();
+    let echo = call(&tools, "web__echo", json!({"message": "over http"})).await;
+    assert_eq!(echo.text_content(), "Echo: over http");
+    let sum = call(&tools, "web__get-sum", json!({"a": 0.5, "b": 0.25})).await;
+    assert_eq!(sum.text_content(), "The sum of 0.5 and 0.25 is 0.75.");
+    servers.shutdown().await;
+    server.kill().await.ok();
+}
+
+#[tokio::test]
+async fn a_server_that_does_not_start_gives_error_results_and_the_rest_works() {
+    let config = McpConfig::new()
+        .with_server("ghost", ServerSpec::stdio("/nonexistent/mcp-server").reconnect(false))
+        .unwrap()
+        .with_server(
+            "crashy",
+            ServerSpec::stdio("sh").args(["-c", "echo 'cannot open database' >&2; exit 3"]),
+        )
+        .unwrap()
+        .with_server("time", time_spec())
+        .unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new()).await.unwrap();
+
+    let Some(ServerStatus::Unavailable(why)) = servers.status("ghost") else {
+        panic!("{:?}", servers.status("ghost"))
+    };
+    assert!(why.contains("cannot run `/nonexistent/mcp-server`"), "{why}");
+    let Some(ServerStatus::Unavailable(why)) = servers.status("crashy") else {
+        panic!("{:?}", servers.status("crashy"))
+    };
+    assert!(why.contains("cannot open database"), "the server's stderr is in the message: {why}");
+
+    let tools = servers.tool_set();
+    assert_eq!(names(&tools), ["time__get_current_time", "time__convert_time"]);
+    let ghost = call(&tools, "ghost__anything", json!({})).await;
+    assert!(ghost.is_error);
+    let text = ghost.text_content();
+    assert!(
+        text.starts_with("tool `ghost__anything` failed: MCP server `ghost` is unavailable: failed to start: cannot run `/nonexistent/mcp-server`"),
+        "{text}"
+    );
+    // `crashy` is tried again on its next call (reconnect is on), fails
+    // again, and says why.
+    let crashy = call(&tools, "crashy__tool", json!({})).await;
+    assert!(crashy.is_error);
+    assert!(crashy.text_content().contains("cannot open database"), "{}", crashy.text_content());
+
+    // The working server is unaffected.
+    let utc = call(&tools, "time__get_current_time", json!({"timezone": "UTC"})).await;
+    assert_eq!(json_text(&utc)["timezone"], "UTC");
+    servers.shutdown().await;
+}
+
+fn kill(pid: u32) {
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -9 {pid}");
+}
+
+/// Waits (bounded) until the client has noticed that `server` is gone.
+async fn until_unavailable(servers: &McpServers, server: &str) {
+    for _ in 0..400 {
+        if matches!(servers.status(server), Some(ServerStatus::Unavailable(_))) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("{server} still looks connected: {:?}", servers.status(server));
+}
+
+#[tokio::test]
+async fn a_killed_server_is_restarted_on_the_next_call() {
+    let config = McpConfig::new()
+        .with_server("everything", everything_spec())
+        .unwrap();
+    let options = McpOptions::new().filters([filter("everything", &["echo", "trigger-long-running-operation"])]);
+    let servers = McpServers::connect(&config, options).await.unwrap();
+    let tools = servers.tool_set();
+    let first_pid = servers.pid("everything").expect("a stdio server has a pid");
+
+    // Killed between calls: the next call starts it again and succeeds.
+    kill(first_pid);
+    until_unavailable(&servers, "everything").await;
+    let echo = call(&tools, "everything__echo", json!({"message": "after restart"})).await;
+    assert_eq!(echo.text_content(), "Echo: after restart");
+    let second_pid = servers.pid("everything").unwrap();
+    assert_ne!(first_pid, second_pid);
+    // Names survive the restart.
+    let mut listed = names(&tools);
+    listed.sort();
+    assert_eq!(listed, ["everything__echo", "everything__trigger-long-running-operation"]);
+
+    // Killed during a call: that call gets an error result (it is not
+    // retried), and the call after it restarts the server.
+    let running = {
+        let tools = tools.clone();
+        tokio::spawn(async move {
+            call(&tools, "everything__trigger-long-running-operation", json!({"duration": 30, "steps": 2})).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    kill(second_pid);
+    let died = running.await.unwrap();
+    assert!(died.is_error);
+    assert!(
+        died.text_content().contains("MCP server `everything`: it stopped during a call of `trigger-long-running-operation`")
+            && died.text_content().ends_with("it will be started again on the next call"),
+        "{}",
+        died.text_content()
+    );
+    let echo = call(&tools, "everything__echo", json!({"message": "again"})).await;
+    assert_eq!(echo.text_content(), "Echo: again");
+    assert_ne!(servers.pid("everything"), Some(second_pid));
+    servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn without_reconnect_a_killed_server_stays_down() {
+    let config = McpConfig::new()
+        .with_server("everything", everything_spec().reconnect(false))
+        .unwrap();
+    let options = McpOptions::new().filters([filter("everything", &["echo"])]);
+    let servers = McpServers::connect(&config, options).await.unwrap();
+    let tools = servers.tool_set();
+    kill(servers.pid("everything").unwrap());
+    until_unavailable(&servers, "everything").await;
+    for _ in 0..2 {
+        let echo = call(&tools, "everything__echo", json!({"message": "x"})).await;
+        assert!(echo.is_error);
+        assert!(
+            echo.text_content().starts_with("tool `everything__echo` failed: MCP server `everything` is unavailable"),
+            "{}",
+            echo.text_content()
+        );
+    }
+    assert!(matches!(servers.status("everything"), Some(ServerStatus::Unavailable(_))));
+}
+
+#[tokio::test]
+async fn each_call_has_a_timeout_and_the_server_stays_usable() {
+    let config = McpConfig::new()
+        .with_server(
+            "everything",
+            everything_spec().call_timeout(Duration::from_millis(300)),
+        )
+        .unwrap();
+    let options = McpOptions::new().filters([filter("everything", &["echo", "trigger-long-running-operation"])]);
+    let servers = McpServers::connect(&config, options).await.unwrap();
+    let tools = servers.tool_set();
+    let slow = call(
+        &tools,
+        "everything__trigger-long-running-operation",
+        json!({"duration": 20, "steps": 2}),
+    )
+    .await;
+    assert!(slow.is_error);
+    assert_eq!(
+        slow.text_content(),
+        "MCP tool `trigger-long-running-operation` on server `everything` timed out after 300 ms"
+    );
+    let echo = call(&tools, "everything__echo", json!({"message": "still here"})).await;
+    assert_eq!(echo.text_content(), "Echo: still here");
+    servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn filters_must_name_configured_servers() {
+    let config = McpConfig::new().with_server("time", time_spec()).unwrap();
+    let err = McpServers::connect(&config, McpOptions::new().filters([filter("tiem", &["*"])]))
+        .await
+        .unwrap_err();
+    assert_eq!(err.server(), Some("tiem"));
+    assert!(err.to_string().contains("not among the servers"), "{err}");
+}
+
+#[tokio::test]
+async fn malformed_arguments_never_reach_the_server() {
+    let config = McpConfig::new().with_server("time", time_spec()).unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new()).await.unwrap();
+    let tools = servers.tool_set();
+    let call = ToolCall::new("c", "time__get_current_time", ToolArgs::from_json("[1, 2]"));
+    let result = tools.call(&CallScope::new("t"), call).await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text_content(),
+        "invalid arguments for tool `time__get_current_time`: arguments must be a JSON object, got an array"
+    );
+    let _ = ToolSource::Mcp;
+    servers.shutdown().await;
+}
