@@ -11,3 +11,6 @@
 pub mod spec;
 #[cfg(feature = "emit")]
 pub mod lower;
+
+#[cfg(feature = "emit")]
+pub mod emit;

@@ -121,3 +121,7 @@ pub mod __private {
 }
 pub use schemars;
 pub use serde_json;
+/// Perfect hashing of tool names, for the dispatch code that `#[agent]` and
+/// `cardgen` generate.
+#[doc(hidden)]
+pub use hookwire_codegen::spec::dispatch as __dispatch;

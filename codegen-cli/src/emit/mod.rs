@@ -1,0 +1,735 @@
+//! The emitter: [`AgentSpec`] -> Rust tokens. Shared by the `#[agent]`
+//! macro and `cardgen`, so both front ends generate the very same code.
+//!
+//! For an agent it generates:
+//!
+//! * a tool-set struct (`<Agent>Tools`) with one field per statically known
+//!   tool, whose type is that tool's whole chain: agent-level hooks in
+//!   declared order (outermost first), then tool-level hooks, then
+//!   `ToolHandler<Tool>`. Matchers are resolved here, so a hook that cannot
+//!   match a tool is absent from its chain. A hook with a non-default
+//!   failure policy or a timeout is wrapped in `Guarded`;
+//! * `impl ToolSet` for it, dispatching by name in constant time through a
+//!   perfect hash computed here ([`spec::dispatch`](crate::spec::dispatch));
+//! * `impl AgentDecl` for the agent type, whose `config()` carries every
+//!   other field;
+//! * type-level checks (`const _: fn() = || { .. }`) that turn a path that
+//!   is not a tool, hook or agent into one `#[diagnostic::on_unimplemented]`
+//!   sentence, spanned on the reference when the front end has a span.
+//!
+//! ```
+//! use hookwire_codegen::emit::{self, EmitOptions};
+//! use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
+//!
+//! let spec = AgentSpec::new("calc")
+//!     .with_function_tool(ToolRef::new("AddOne", "add_one"))
+//!     .with_tool_hook(HookRef::new("Audit"));
+//! let tokens = emit::agent(&spec, &EmitOptions::new(syn::parse_quote!(::hookwire))).unwrap();
+//! let code = emit::format_file(tokens, "example").unwrap();
+//! assert!(code.starts_with("// @generated"));
+//! assert!(code.contains("::hookwire::Layer<Audit, ::hookwire::ToolHandler<AddOne>>"));
+//! ```
+
+use std::collections::HashSet;
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::spec::dispatch::PerfectHash;
+use crate::spec::{
+    AgentSpec, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef, ToolRef,
+    ToolSource,
+};
+
+/// How to emit an agent.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct EmitOptions {
+    /// The path of the `hookwire` crate in the generated code (`::hookwire`,
+    /// or what `proc-macro-crate` resolved for a renamed dependency).
+    pub crate_path: syn::Path,
+    /// The type that gets `impl AgentDecl`; `None` means the PascalCase
+    /// form of the agent's name (see [`type_name_for`]).
+    pub agent_type: Option<syn::Ident>,
+    /// The name of the generated tool-set struct; `None` means
+    /// `<agent_type>Tools`.
+    pub tools_type: Option<syn::Ident>,
+    /// The visibility of the generated items.
+    pub vis: syn::Visibility,
+    /// Whether to declare the agent type itself as a unit struct (cards do;
+    /// the `#[agent]` macro keeps the user's struct).
+    pub declare_agent_type: bool,
+}
+
+impl EmitOptions {
+    /// Options for `crate_path`: the agent type named after the agent, not
+    /// declared, public items.
+    pub fn new(crate_path: syn::Path) -> Self {
+        Self {
+            crate_path,
+            agent_type: None,
+            tools_type: None,
+            vis: syn::parse_quote!(pub),
+            declare_agent_type: false,
+        }
+    }
+
+    /// Sets the agent type.
+    pub fn agent_type(mut self, ident: syn::Ident) -> Self {
+        self.agent_type = Some(ident);
+        self
+    }
+
+    /// Sets the tool-set type.
+    pub fn tools_type(mut self, ident: syn::Ident) -> Self {
+        self.tools_type = Some(ident);
+        self
+    }
+
+    /// Sets the visibility of generated items.
+    pub fn vis(mut self, vis: syn::Visibility) -> Self {
+        self.vis = vis;
+        self
+    }
+
+    /// Declares the agent type as a unit struct.
+    pub fn declare_agent_type(mut self, yes: bool) -> Self {
+        self.declare_agent_type = yes;
+        self
+    }
+}
+
+/// The PascalCase type name for an agent name: `PMO-orchestrator` ->
+/// `PmoOrchestrator`, `ny_project_manager` -> `NyProjectManager`. A name
+/// that does not start with a letter gets an `Agent` prefix; `None` if
+/// nothing is left.
+pub fn type_name_for(name: &str) -> Option<String> {
+    let mut out = String::new();
+    for word in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            let rest: String = chars.collect();
+            // Keep camelCase words (`myAgent`) but lower ALLCAPS ones (`PMO`).
+            if rest.chars().all(|c| !c.is_ascii_lowercase()) {
+                out.push_str(&rest.to_ascii_lowercase());
+            } else {
+                out.push_str(&rest);
+            }
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert_str(0, "Agent");
+    }
+    if syn::parse_str::<syn::Ident>(&out).is_err() {
+        out.push_str("Agent");
+    }
+    Some(out)
+}
+
+/// Formats generated tokens as a file: prettyplease, with a `// @generated`
+/// header naming `source`.
+pub fn format_file(tokens: TokenStream, source: &str) -> syn::Result<String> {
+    let file: syn::File = syn::parse2(tokens)?;
+    let body = prettyplease::unparse(&file);
+    Ok(format!(
+        "// @generated by cardgen from {source}. Do not edit.\n\n{body}"
+    ))
+}
+
+fn parse_path(text: &str, what: &str, span: Span) -> syn::Result<syn::Type> {
+    syn::parse_str::<syn::Type>(text)
+        .map(|ty| respan_type(ty, span))
+        .map_err(|e| syn::Error::new(span, format!("invalid {what} type `{text}`: {e}")))
+}
+
+fn parse_expr(text: &str, what: &str, span: Span) -> syn::Result<syn::Expr> {
+    syn::parse_str::<syn::Expr>(text)
+        .map_err(|e| syn::Error::new(span, format!("invalid {what} expression `{text}`: {e}")))
+}
+
+fn respan_type(ty: syn::Type, span: Span) -> syn::Type {
+    let tokens: TokenStream = quote!(#ty)
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect();
+    syn::parse2(tokens).unwrap_or(ty)
+}
+
+fn span_of(span: &crate::spec::SpanInfo) -> Span {
+    span.unwrap_or_else(Span::call_site)
+}
+
+fn usize_lit(n: u64, what: &str, span: Span) -> syn::Result<Literal> {
+    usize::try_from(n)
+        .map(Literal::usize_suffixed)
+        .map_err(|_| syn::Error::new(span, format!("`{what}` is too large: {n}")))
+}
+
+struct Hook {
+    ty: syn::Type,
+    init: TokenStream,
+}
+
+fn lower_hook(krate: &syn::Path, r: &HookRef) -> syn::Result<Hook> {
+    let span = span_of(&r.span);
+    let base = parse_path(&r.ty, "hook", span)?;
+    let base_init = match &r.init {
+        Some(init) => {
+            let e = parse_expr(init, "hook", span)?;
+            quote!(#e)
+        }
+        None => quote_spanned!(span=> <#base as ::core::default::Default>::default()),
+    };
+    let (mut ty, mut init) = match r.kind {
+        HookKind::Around => (quote!(#base), base_init),
+        HookKind::Pre => (quote!(#krate::Pre<#base>), quote!(#krate::Pre(#base_init))),
+        HookKind::Post => (
+            quote!(#krate::Post<#base>),
+            quote!(#krate::Post(#base_init)),
+        ),
+    };
+    if r.is_guarded() {
+        let policy = match r.policy {
+            FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
+            FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
+        };
+        let timeout = match r.timeout_ms {
+            Some(ms) => {
+                let ms = Literal::u64_suffixed(ms);
+                quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        init = quote!(#krate::Guarded::new(#init, #policy, #timeout));
+        ty = quote!(#krate::Guarded<#ty>);
+    }
+    Ok(Hook {
+        ty: syn::parse2(ty)?,
+        init,
+    })
+}
+
+fn source_tokens(krate: &syn::Path, source: ToolSource) -> TokenStream {
+    match source {
+        ToolSource::Mcp => quote!(#krate::ToolSource::Mcp),
+        ToolSource::Function => quote!(#krate::ToolSource::Function),
+        ToolSource::Agent => quote!(#krate::ToolSource::Agent),
+        ToolSource::Runtime => quote!(#krate::ToolSource::Runtime),
+    }
+}
+
+/// One statically known tool with its resolved chain.
+struct Lowered {
+    name: String,
+    source: ToolSource,
+    chain_ty: TokenStream,
+    chain_init: TokenStream,
+    /// `.inner()` calls from the chain to the `ToolHandler`.
+    depth: usize,
+}
+
+/// Emits the tool set and the `AgentDecl` impl of `spec`.
+///
+/// Errors (spanned on the offending reference when the spec carries spans):
+/// a type path or init expression that does not parse, two tools with the
+/// same name, a number that does not fit `usize`, a name that gives no
+/// Rust type name.
+pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
+    let krate = &opts.crate_path;
+    let agent_span = span_of(&spec.span);
+    let agent_ty = match &opts.agent_type {
+        Some(ident) => ident.clone(),
+        None => {
+            let name = type_name_for(&spec.name).ok_or_else(|| {
+                syn::Error::new(
+                    agent_span,
+                    format!("agent name `{}` gives no Rust type name", spec.name),
+                )
+            })?;
+            syn::Ident::new(&name, agent_span)
+        }
+    };
+    let tools_ty = opts
+        .tools_type
+        .clone()
+        .unwrap_or_else(|| format_ident!("{}Tools", agent_ty));
+    let vis = &opts.vis;
+
+    let mut checks = Vec::new();
+    let mut seen = HashSet::new();
+    let mut lowered = Vec::new();
+    for tool in &spec.function_tools {
+        let span = span_of(&tool.span);
+        if !seen.insert(tool.name.as_str()) {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "duplicate tool name `{}` in agent `{}`",
+                    tool.name, spec.name
+                ),
+            ));
+        }
+        lowered.push(lower_tool(krate, spec, tool, &mut checks)?);
+    }
+    let mut agent_checks = Vec::new();
+    for child in &spec.agents {
+        // TODO(agents-as-tools): the runtime has no agent-as-tool handler yet;
+        // children are recorded in the config (`with_agent`) and checked here.
+        if let Some(ty) = &child.ty {
+            let span = span_of(&child.span);
+            let ty = parse_path(ty, "agent", span)?;
+            agent_checks.push(quote_spanned!(span=> __hookwire_assert_agent::<#ty>();));
+        }
+    }
+    for hook in &spec.tool_hooks {
+        // Hooks that match no static tool are still checked.
+        lower_hook(krate, hook)?;
+        hook_check(hook, &mut checks)?;
+    }
+
+    let tools_struct = emit_tools(krate, spec, vis, &tools_ty, &lowered)?;
+    let config = emit_config(krate, spec)?;
+    let agent_name = &spec.name;
+
+    let declare = if opts.declare_agent_type {
+        let doc = format!(" The agent `{agent_name}`.");
+        let extra = match &spec.description {
+            Some(d) => {
+                let d = format!(" {d}");
+                quote!(#[doc = ""] #[doc = #d])
+            }
+            None => quote!(),
+        };
+        quote! {
+            #[doc = #doc]
+            #extra
+            #[derive(Debug, Clone, Copy, Default)]
+            #vis struct #agent_ty;
+        }
+    } else {
+        quote!()
+    };
+
+    let check_fns = quote! {
+        fn __hookwire_assert_tool<T: #krate::Tool>() {}
+        fn __hookwire_assert_hook<H: #krate::Hook>() {}
+        fn __hookwire_assert_pre_hook<H: #krate::PreHook>() {}
+        fn __hookwire_assert_post_hook<H: #krate::PostHook>() {}
+        fn __hookwire_assert_agent<A: #krate::agent::AgentDecl>() {}
+    };
+
+    Ok(quote! {
+        #declare
+        #tools_struct
+
+        impl #krate::agent::AgentDecl for #agent_ty {
+            type Tools = #tools_ty;
+
+            fn config(&self) -> &#krate::agent::AgentConfig {
+                static CONFIG: ::std::sync::OnceLock<#krate::agent::AgentConfig> =
+                    ::std::sync::OnceLock::new();
+                CONFIG.get_or_init(|| #config)
+            }
+
+            fn tools(&self) -> &#tools_ty {
+                static TOOLS: ::std::sync::OnceLock<#tools_ty> = ::std::sync::OnceLock::new();
+                TOOLS.get_or_init(#tools_ty::new)
+            }
+        }
+
+        #[allow(dead_code, clippy::extra_unused_type_parameters)]
+        const _: fn() = || {
+            #check_fns
+            #(#checks)*
+            #(#agent_checks)*
+        };
+    })
+}
+
+fn hook_check(hook: &HookRef, checks: &mut Vec<TokenStream>) -> syn::Result<()> {
+    let span = span_of(&hook.span);
+    let ty = parse_path(&hook.ty, "hook", span)?;
+    let check = match hook.kind {
+        HookKind::Around => quote_spanned!(span=> __hookwire_assert_hook::<#ty>();),
+        HookKind::Pre => quote_spanned!(span=> __hookwire_assert_pre_hook::<#ty>();),
+        HookKind::Post => quote_spanned!(span=> __hookwire_assert_post_hook::<#ty>();),
+    };
+    checks.push(check);
+    Ok(())
+}
+
+fn lower_tool(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    tool: &ToolRef,
+    checks: &mut Vec<TokenStream>,
+) -> syn::Result<Lowered> {
+    let span = span_of(&tool.span);
+    let ty = parse_path(&tool.ty, "tool", span)?;
+    checks.push(quote_spanned!(span=> __hookwire_assert_tool::<#ty>();));
+    for hook in &tool.hooks {
+        hook_check(hook, checks)?;
+    }
+    let init = match &tool.init {
+        Some(init) => {
+            let e = parse_expr(init, "tool", span)?;
+            quote!(#e)
+        }
+        None => quote_spanned!(span=> <#ty as ::core::default::Default>::default()),
+    };
+    let chain = spec.resolved_chain(&tool.name, tool.source, &tool.hooks);
+    let hooks = chain
+        .into_iter()
+        .map(|h| lower_hook(krate, h))
+        .collect::<syn::Result<Vec<_>>>()?;
+    let mut chain_ty = quote!(#krate::ToolHandler<#ty>);
+    let mut chain_init = quote!(#krate::ToolHandler(#init));
+    for hook in hooks.iter().rev() {
+        let hty = &hook.ty;
+        let hinit = &hook.init;
+        chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
+        chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
+    }
+    Ok(Lowered {
+        name: tool.name.clone(),
+        source: tool.source,
+        chain_ty,
+        chain_init,
+        depth: hooks.len(),
+    })
+}
+
+fn emit_tools(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    vis: &syn::Visibility,
+    tools_ty: &syn::Ident,
+    tools: &[Lowered],
+) -> syn::Result<TokenStream> {
+    let doc = format!(
+        " The statically dispatched tools of the agent `{}`, each behind its chain of hooks.",
+        spec.name
+    );
+    let fields: Vec<syn::Ident> = (0..tools.len())
+        .map(|i| format_ident!("tool_{}", i))
+        .collect();
+    let chain_tys = tools.iter().map(|t| &t.chain_ty);
+    let chain_inits = tools.iter().map(|t| &t.chain_init);
+    let definition_exprs = tools.iter().zip(&fields).map(|(t, f)| {
+        let inners = (0..t.depth).map(|_| quote!(.inner()));
+        quote!(#krate::Tool::definition(&this.#f #(#inners)* .0))
+    });
+    let n = tools.len();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+
+    let (index_fn, contains_body, dispatch_fn) = if n == 0 {
+        (
+            quote!(),
+            quote!({
+                let _ = name;
+                false
+            }),
+            quote! {
+                async fn dispatch(
+                    &self,
+                    _scope: &#krate::CallScope,
+                    call: #krate::ToolCall,
+                ) -> #krate::Outcome {
+                    ::core::result::Result::Err(#krate::ToolError::UnknownTool { name: call.name })
+                }
+            },
+        )
+    } else {
+        let ph = PerfectHash::try_build(&names).ok_or_else(|| {
+            syn::Error::new(Span::call_site(), "duplicate tool names in one agent")
+        })?;
+        let key = Literal::u64_suffixed(ph.key);
+        let disps = ph.displacements.iter().map(|(a, b)| {
+            let a = Literal::u32_suffixed(*a);
+            let b = Literal::u32_suffixed(*b);
+            quote!((#a, #b))
+        });
+        let buckets = Literal::usize_unsuffixed(ph.displacements.len());
+        // NAMES is in slot order, so `NAMES[slot]` is the one name that can
+        // be in `slot`; SLOT_TO_TOOL maps it back to the declared order.
+        let slot_names = ph.map.iter().map(|&i| names[i]);
+        let n_lit = Literal::usize_unsuffixed(n);
+        let arms = ph.map.iter().enumerate().map(|(slot, &i)| {
+            let t = &tools[i];
+            let f = &fields[i];
+            let slot = Literal::usize_unsuffixed(slot);
+            let name = &t.name;
+            let source = source_tokens(krate, t.source);
+            quote! {
+                ::core::option::Option::Some(#slot) => {
+                    let mut cx = scope.context(
+                        ::std::borrow::Cow::Borrowed(#name),
+                        #source,
+                        ::core::option::Option::None,
+                        call.id,
+                    );
+                    #krate::Handler::call(&self.#f, &mut cx, call.arguments).await
+                }
+            }
+        });
+        (
+            quote! {
+                const KEY: u64 = #key;
+                const DISPLACEMENTS: [(u32, u32); #buckets] = [#(#disps),*];
+                const NAMES: [&'static str; #n_lit] = [#(#slot_names),*];
+
+                /// The slot of the tool named `name`, if there is one.
+                #[inline]
+                fn slot(name: &str) -> ::core::option::Option<usize> {
+                    let slot = #krate::__dispatch::index(
+                        Self::KEY,
+                        &Self::DISPLACEMENTS,
+                        #n_lit,
+                        name.as_bytes(),
+                    );
+                    if Self::NAMES[slot] == name {
+                        ::core::option::Option::Some(slot)
+                    } else {
+                        ::core::option::Option::None
+                    }
+                }
+            },
+            quote!({ Self::slot(name).is_some() }),
+            quote! {
+                async fn dispatch(
+                    &self,
+                    scope: &#krate::CallScope,
+                    call: #krate::ToolCall,
+                ) -> #krate::Outcome {
+                    match Self::slot(&call.name) {
+                        #(#arms)*
+                        _ => ::core::result::Result::Err(
+                            #krate::ToolError::UnknownTool { name: call.name },
+                        ),
+                    }
+                }
+            },
+        )
+    };
+
+    Ok(quote! {
+        #[doc = #doc]
+        #vis struct #tools_ty {
+            #(#fields: #chain_tys,)*
+            definitions: ::std::vec::Vec<#krate::ToolDefinition>,
+        }
+
+        impl #tools_ty {
+            /// Builds every tool and its chain.
+            #vis fn new() -> Self {
+                let mut this = Self {
+                    #(#fields: #chain_inits,)*
+                    definitions: ::std::vec::Vec::new(),
+                };
+                this.definitions = ::std::vec![#(#definition_exprs),*];
+                this
+            }
+
+            #index_fn
+        }
+
+        impl ::core::default::Default for #tools_ty {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl ::core::fmt::Debug for #tools_ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(::core::stringify!(#tools_ty))
+                    .field("tools", &[#(#names),*])
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl #krate::ToolSet for #tools_ty {
+            fn definitions(&self) -> ::std::vec::Vec<#krate::ToolDefinition> {
+                self.definitions.clone()
+            }
+
+            fn contains(&self, name: &str) -> bool #contains_body
+
+            #dispatch_fn
+        }
+    })
+}
+
+fn str_lit(s: &str) -> Literal {
+    Literal::string(s)
+}
+
+fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<TokenStream> {
+    let span = span_of(&spec.span);
+    let name = str_lit(&spec.name);
+    let mut calls = Vec::new();
+    if !spec.instruction.is_empty() {
+        let s = str_lit(&spec.instruction);
+        calls.push(quote!(.with_instruction(#s)));
+    }
+    if let Some(d) = &spec.description {
+        let s = str_lit(d);
+        calls.push(quote!(.with_description(#s)));
+    }
+    if spec.default {
+        calls.push(quote!(.with_default(true)));
+    }
+    for server in &spec.servers {
+        let s = str_lit(server);
+        calls.push(quote!(.with_server(#s)));
+    }
+    for filter in &spec.mcp_tools {
+        let s = str_lit(&filter.server);
+        let globs = filter.globs.iter().map(|g| str_lit(g));
+        if filter.globs.is_empty() {
+            calls.push(quote!(.with_mcp_filter(#s, ::core::iter::empty::<&'static str>())));
+        } else {
+            calls.push(quote!(.with_mcp_filter(#s, [#(#globs),*])));
+        }
+    }
+    for child in &spec.agents {
+        let s = str_lit(&child.name);
+        calls.push(quote!(.with_agent(#s)));
+    }
+    if let Some(n) = spec.max_parallel {
+        let n = usize_lit(n, "max_parallel", span)?;
+        calls.push(quote!(.with_max_parallel(#n)));
+    }
+    if let Some(secs) = spec.child_timeout_sec {
+        let secs = Literal::u64_suffixed(secs);
+        calls.push(quote!(.with_child_timeout(::core::time::Duration::from_secs(#secs))));
+    }
+    let hs = match spec.history_source {
+        HistorySource::None => None,
+        HistorySource::Child => Some(quote!(Child)),
+        HistorySource::Orchestrator => Some(quote!(Orchestrator)),
+        HistorySource::Messages => Some(quote!(Messages)),
+    };
+    if let Some(v) = hs {
+        calls.push(quote!(.with_history_source(#krate::agent::HistorySource::#v)));
+    }
+    let ht = match spec.history_merge_target {
+        HistoryMergeTarget::None => None,
+        HistoryMergeTarget::Child => Some(quote!(Child)),
+        HistoryMergeTarget::Orchestrator => Some(quote!(Orchestrator)),
+    };
+    if let Some(v) = ht {
+        calls.push(quote!(.with_history_merge_target(#krate::agent::HistoryMergeTarget::#v)));
+    }
+    if let Some(n) = spec.max_display_instances {
+        let n = usize_lit(n, "max_display_instances", span)?;
+        calls.push(quote!(.with_max_display_instances(#n)));
+    }
+    if let Some(model) = &spec.model {
+        let s = str_lit(model);
+        calls.push(quote!(.with_model(#s)));
+    }
+    if let Some(use_history) = spec.use_history {
+        calls.push(quote!(.with_use_history(#use_history)));
+    }
+    let base = quote!(#krate::agent::AgentConfig::new(#name) #(#calls)*);
+    Ok(match &spec.tool_input_schema {
+        None => base,
+        Some(schema) => {
+            let s = str_lit(schema);
+            quote! {{
+                let config = #base;
+                match #krate::serde_json::from_str(#s) {
+                    ::core::result::Result::Ok(schema) => config.with_tool_input_schema(schema),
+                    ::core::result::Result::Err(_) => config,
+                }
+            }}
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{AgentRef, HookRef, ToolRef};
+
+    fn emit(spec: &AgentSpec) -> String {
+        let tokens = agent(spec, &EmitOptions::new(syn::parse_quote!(::hookwire))).unwrap();
+        format_file(tokens, "test").unwrap()
+    }
+
+    #[test]
+    fn type_names() {
+        assert_eq!(
+            type_name_for("PMO-orchestrator").as_deref(),
+            Some("PmoOrchestrator")
+        );
+        assert_eq!(
+            type_name_for("NY-Project-Manager").as_deref(),
+            Some("NyProjectManager")
+        );
+        assert_eq!(type_name_for("myAgent").as_deref(), Some("MyAgent"));
+        assert_eq!(type_name_for("9lives").as_deref(), Some("Agent9lives"));
+        assert_eq!(type_name_for("self").as_deref(), Some("SelfAgent"));
+        assert_eq!(type_name_for("--"), None);
+    }
+
+    #[test]
+    fn chains_follow_the_ordering_rule_and_drop_non_matching_hooks() {
+        let spec = AgentSpec::new("a")
+            .with_function_tool(ToolRef::new("ReadFile", "read_file").with_hook(HookRef::new("T")))
+            .with_function_tool(ToolRef::new("Shell", "shell"))
+            .with_tool_hook(HookRef::new("Outer"))
+            .with_tool_hook(HookRef::new("Reads").with_match("read_*").unwrap())
+            .with_tool_hook(
+                HookRef::new("Slow")
+                    .with_policy(FailurePolicy::FailOpen)
+                    .with_timeout_ms(250),
+            );
+        let code = emit(&spec);
+        assert!(code.contains(
+            "tool_0: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            Reads,\n            ::hookwire::Layer<\n                ::hookwire::Guarded<Slow>,\n                ::hookwire::Layer<T, ::hookwire::ToolHandler<ReadFile>>,"
+        ), "{code}");
+        assert!(code.contains(
+            "tool_1: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<::hookwire::Guarded<Slow>, ::hookwire::ToolHandler<Shell>>,\n    >,"
+        ), "{code}");
+        assert!(code.contains("::core::time::Duration::from_millis(250u64)"));
+        assert!(code.contains("::hookwire::FailurePolicy::FailOpen"));
+    }
+
+    #[test]
+    fn output_is_deterministic_and_names_dispatch_through_a_perfect_hash() {
+        let mut spec = AgentSpec::new("many");
+        for i in 0..50 {
+            spec = spec.with_function_tool(ToolRef::new(format!("T{i}"), format!("tool_{i}")));
+        }
+        spec = spec.with_agent(AgentRef::new("child"));
+        let a = emit(&spec);
+        assert_eq!(a, emit(&spec));
+        assert!(a.contains("__dispatch::index"));
+        assert!(a.contains(".with_agent(\"child\")"));
+    }
+
+    #[test]
+    fn duplicate_tools_and_bad_paths_are_errors() {
+        let spec = AgentSpec::new("a")
+            .with_function_tool(ToolRef::new("A", "x"))
+            .with_function_tool(ToolRef::new("B", "x"));
+        let opts = EmitOptions::new(syn::parse_quote!(::hookwire));
+        let err = agent(&spec, &opts).unwrap_err();
+        assert!(err.to_string().contains("duplicate tool name `x`"));
+        let spec = AgentSpec::new("a").with_function_tool(ToolRef::new("not a path", "x"));
+        assert!(
+            agent(&spec, &opts)
+                .unwrap_err()
+                .to_string()
+                .contains("invalid tool type")
+        );
+    }
+}

@@ -1,0 +1,740 @@
+//! The agent IR: what `#[agent(...)]` and an AgentCard both lower to, and what
+//! the [emitter](crate::emit) turns into Rust.
+//!
+//! The IR is plain data (strings, numbers, [`Matcher`]s) so that it lives in
+//! the light part of the crate. Rust paths are kept as strings and parsed by
+//! the emitter; with the `emit` feature each reference can also carry the
+//! [`proc_macro2::Span`] of the token it came from, so that the `#[agent]`
+//! macro's errors and type-level checks point at the user's code.
+//!
+//! ```
+//! use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
+//!
+//! let spec = AgentSpec::new("PMO-orchestrator")
+//!     .with_instruction("Get project updates.")
+//!     .with_function_tool(ToolRef::new("crate::tools::AddOne", "add_one"))
+//!     .with_tool_hook(HookRef::new("crate::hooks::Audit").with_match("*").unwrap());
+//! assert_eq!(spec.function_tools[0].name, "add_one");
+//! assert!(spec.tool_hooks[0].matcher.is_always());
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::{Matcher, MatcherError, ToolSource};
+
+/// A source location of a declaration, when the front end has one: the
+/// `#[agent]` macro records token spans, cards record nothing here (their
+/// diagnostics come from the card loader).
+#[cfg(feature = "emit")]
+pub type SpanInfo = Option<proc_macro2::Span>;
+
+/// A source location of a declaration (without the `emit` feature there is
+/// nothing to record).
+#[cfg(not(feature = "emit"))]
+pub type SpanInfo = Option<std::convert::Infallible>;
+
+/// One agent declaration, as both front ends lower it.
+#[derive(Debug, Clone, Default)]
+pub struct AgentSpec {
+    /// The agent's name (a card's `name`, defaulting to the file stem).
+    pub name: String,
+    /// The system instruction (a card's body or `instruction:`).
+    pub instruction: String,
+    /// What the agent does (shown when it is offered as a tool).
+    pub description: Option<String>,
+    /// Whether this is the default agent of its set.
+    pub default: bool,
+    /// MCP servers to connect to.
+    pub servers: Vec<String>,
+    /// MCP tool filters: `tools: {server: [glob, ...]}`, in declared order.
+    pub mcp_tools: Vec<McpToolsSpec>,
+    /// Statically known function tools, in declared order.
+    pub function_tools: Vec<ToolRef>,
+    /// Child agents exposed as tools (`agent__<Name>`), in declared order.
+    pub agents: Vec<AgentRef>,
+    /// Agent-level around-hooks, in declared order (outermost first).
+    pub tool_hooks: Vec<HookRef>,
+    /// Lifecycle and request-start hooks (`hooks:` in a card).
+    pub hooks: Vec<EventHookSpec>,
+    /// How many calls of this agent (as a tool) may run at once (> 0).
+    pub max_parallel: Option<u64>,
+    /// How long one call of this agent (as a tool) may take, in seconds (> 0).
+    pub child_timeout_sec: Option<u64>,
+    /// Which history the agent sees when called as a tool.
+    pub history_source: HistorySource,
+    /// Where its conversation is merged after a call.
+    pub history_merge_target: HistoryMergeTarget,
+    /// How many instances a display shows at most (> 0).
+    pub max_display_instances: Option<u64>,
+    /// The model, as `provider:model` or a model name.
+    pub model: Option<String>,
+    /// Whether the agent keeps its history between runs (default `true`).
+    pub use_history: Option<bool>,
+    /// The input schema when called as a tool, as JSON text (default
+    /// `{message: string}`).
+    pub tool_input_schema: Option<String>,
+    /// Where the declaration is (the struct name for `#[agent]`).
+    pub span: SpanInfo,
+}
+
+impl AgentSpec {
+    /// A spec with only a name; every other field at its default.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the instruction.
+    pub fn with_instruction(mut self, instruction: impl Into<String>) -> Self {
+        self.instruction = instruction.into();
+        self
+    }
+
+    /// Adds a function tool.
+    pub fn with_function_tool(mut self, tool: ToolRef) -> Self {
+        self.function_tools.push(tool);
+        self
+    }
+
+    /// Adds an agent-level hook (after the ones already declared, so it
+    /// runs inside them).
+    pub fn with_tool_hook(mut self, hook: HookRef) -> Self {
+        self.tool_hooks.push(hook);
+        self
+    }
+
+    /// Adds a child agent exposed as a tool.
+    pub fn with_agent(mut self, agent: AgentRef) -> Self {
+        self.agents.push(agent);
+        self
+    }
+
+    /// The statically known tools in the order the model sees them:
+    /// function tools, then agents as tools.
+    pub fn static_tool_names(&self) -> Vec<String> {
+        self.function_tools
+            .iter()
+            .map(|t| t.name.clone())
+            .chain(self.agents.iter().map(AgentRef::tool_name))
+            .collect()
+    }
+
+    /// The hooks that wrap the tool `name` from `source`, outermost first:
+    /// agent-level hooks whose matcher selects the tool, then `tool_level`
+    /// hooks whose matcher selects it. This is the one ordering rule, and the
+    /// emitter and `cardgen explain` both use it.
+    pub fn resolved_chain<'a>(
+        &'a self,
+        name: &str,
+        source: ToolSource,
+        tool_level: &'a [HookRef],
+    ) -> Vec<&'a HookRef> {
+        let target = super::MatchTarget::new(name, source);
+        self.tool_hooks
+            .iter()
+            .chain(tool_level)
+            .filter(|h| h.matcher.matches(target))
+            .collect()
+    }
+}
+
+/// An MCP tool filter: the tools of `server` matching one of `globs`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpToolsSpec {
+    /// The server's name.
+    pub server: String,
+    /// Globs over the server's tool names.
+    pub globs: Vec<String>,
+}
+
+/// A statically known tool: a Rust type implementing `hookwire::Tool`.
+#[derive(Debug, Clone)]
+pub struct ToolRef {
+    /// The path of the tool type (`crate::tools::AddOne`), as Rust source.
+    pub ty: String,
+    /// An expression that builds the tool, as Rust source; `None` means
+    /// `<ty as Default>::default()` (what `#[tool]` types and the card
+    /// adapters provide).
+    pub init: Option<String>,
+    /// The tool's name as the model sees it. It must equal what the type's
+    /// `Tool::name` returns: dispatch and matcher resolution use it at code
+    /// generation time.
+    pub name: String,
+    /// Where the tool comes from (for matchers and the hook context).
+    pub source: ToolSource,
+    /// Tool-level hooks, in declared order, inside the agent-level ones.
+    pub hooks: Vec<HookRef>,
+    /// Where the reference is.
+    pub span: SpanInfo,
+}
+
+impl ToolRef {
+    /// A function tool of type `ty` named `name`, built with `Default`.
+    pub fn new(ty: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            ty: ty.into(),
+            init: None,
+            name: name.into(),
+            source: ToolSource::Function,
+            hooks: Vec::new(),
+            span: None,
+        }
+    }
+
+    /// Sets the expression that builds the tool.
+    pub fn with_init(mut self, init: impl Into<String>) -> Self {
+        self.init = Some(init.into());
+        self
+    }
+
+    /// Adds a tool-level hook.
+    pub fn with_hook(mut self, hook: HookRef) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+}
+
+/// How a hook type plugs into a chain.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum HookKind {
+    /// The type implements `hookwire::Hook` (what `#[hook]` generates).
+    #[default]
+    Around,
+    /// The type implements `hookwire::PreHook`; it is wrapped in `Pre(..)`.
+    Pre,
+    /// The type implements `hookwire::PostHook`; it is wrapped in `Post(..)`.
+    Post,
+}
+
+impl HookKind {
+    /// `around`, `pre` or `post`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Around => "around",
+            Self::Pre => "pre",
+            Self::Post => "post",
+        }
+    }
+}
+
+/// What happens when a hook fails (the IR's mirror of
+/// `hookwire::FailurePolicy`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FailurePolicy {
+    /// The default: the tool is not run and the model reads an error.
+    #[default]
+    #[serde(alias = "closed")]
+    FailClosed,
+    /// The hook is skipped and the call proceeds.
+    #[serde(alias = "open")]
+    FailOpen,
+}
+
+impl FailurePolicy {
+    /// Every policy with the spellings accepted for it.
+    pub const SPELLINGS: [(&'static str, FailurePolicy); 4] = [
+        ("fail_closed", Self::FailClosed),
+        ("closed", Self::FailClosed),
+        ("fail_open", Self::FailOpen),
+        ("open", Self::FailOpen),
+    ];
+
+    /// `fail_closed` or `fail_open`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::FailClosed => "fail_closed",
+            Self::FailOpen => "fail_open",
+        }
+    }
+}
+
+impl FromStr for FailurePolicy {
+    type Err = UnknownValue;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::SPELLINGS
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|(_, p)| *p)
+            .ok_or_else(|| UnknownValue::new("failure policy", s, &["open", "closed"]))
+    }
+}
+
+/// A hook around tool calls: a Rust type implementing `hookwire::Hook` (or
+/// a pre/post hook, see [`HookKind`]).
+#[derive(Debug, Clone)]
+pub struct HookRef {
+    /// The path of the hook type, as Rust source.
+    pub ty: String,
+    /// An expression that builds the hook, as Rust source; `None` means
+    /// `<ty as Default>::default()`. Every chain the hook is part of gets
+    /// its own value.
+    pub init: Option<String>,
+    /// How the type plugs in.
+    pub kind: HookKind,
+    /// Which tools it applies to (resolved at code generation time for
+    /// statically known tools).
+    pub matcher: Matcher,
+    /// What happens when it fails.
+    pub policy: FailurePolicy,
+    /// Its time limit in milliseconds.
+    pub timeout_ms: Option<u64>,
+    /// A human-readable label for `explain` and `graph` (defaults to the
+    /// last segment of `ty`).
+    pub label: Option<String>,
+    /// Where the reference is.
+    pub span: SpanInfo,
+}
+
+impl HookRef {
+    /// An around-hook of type `ty`, applying to every tool, fail-closed, no
+    /// timeout.
+    pub fn new(ty: impl Into<String>) -> Self {
+        Self {
+            ty: ty.into(),
+            init: None,
+            kind: HookKind::Around,
+            matcher: Matcher::Always,
+            policy: FailurePolicy::FailClosed,
+            timeout_ms: None,
+            label: None,
+            span: None,
+        }
+    }
+
+    /// Sets the matcher from its string syntax.
+    pub fn with_match(mut self, pattern: &str) -> Result<Self, MatcherError> {
+        self.matcher = Matcher::parse(pattern)?;
+        Ok(self)
+    }
+
+    /// Sets the failure policy.
+    pub fn with_policy(mut self, policy: FailurePolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets the timeout.
+    pub fn with_timeout_ms(mut self, ms: u64) -> Self {
+        self.timeout_ms = Some(ms);
+        self
+    }
+
+    /// Sets the kind.
+    pub fn with_kind(mut self, kind: HookKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Sets the label.
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Whether the emitter wraps this hook in `Guarded` (a non-default
+    /// policy or a timeout).
+    pub fn is_guarded(&self) -> bool {
+        self.policy != FailurePolicy::FailClosed || self.timeout_ms.is_some()
+    }
+
+    /// The label shown by `explain` and `graph`.
+    pub fn display_name(&self) -> &str {
+        match &self.label {
+            Some(label) => label,
+            None => self.ty.rsplit("::").next().unwrap_or(&self.ty).trim(),
+        }
+    }
+}
+
+/// A child agent exposed as a tool named `agent__<name>`.
+#[derive(Debug, Clone, Default)]
+pub struct AgentRef {
+    /// The child agent's name.
+    pub name: String,
+    /// The path of the child's type (implementing
+    /// `hookwire::agent::AgentDecl`), as Rust source, when the front end
+    /// knows it.
+    pub ty: Option<String>,
+    /// Where the reference is.
+    pub span: SpanInfo,
+}
+
+impl AgentRef {
+    /// A reference to the agent `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ty: None,
+            span: None,
+        }
+    }
+
+    /// The name the child has as a tool: `agent__<name>`.
+    pub fn tool_name(&self) -> String {
+        format!("agent__{}", self.name)
+    }
+}
+
+/// Which history a child agent sees when called as a tool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum HistorySource {
+    /// A fresh, empty history (the default).
+    #[default]
+    None,
+    /// The child's own history from earlier calls.
+    Child,
+    /// The orchestrator's history.
+    Orchestrator,
+    /// The messages passed in the call.
+    Messages,
+}
+
+impl HistorySource {
+    /// Every value, with its card spelling.
+    pub const ALL: [(&'static str, HistorySource); 4] = [
+        ("none", Self::None),
+        ("child", Self::Child),
+        ("orchestrator", Self::Orchestrator),
+        ("messages", Self::Messages),
+    ];
+
+    /// The card spelling.
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map_or("none", |(s, _)| s)
+    }
+}
+
+impl FromStr for HistorySource {
+    type Err = UnknownValue;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        lookup(&Self::ALL, "history_source", s)
+    }
+}
+
+/// Where a child agent's conversation is merged after a call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum HistoryMergeTarget {
+    /// Nowhere (the default).
+    #[default]
+    None,
+    /// Into the child's own history.
+    Child,
+    /// Into the orchestrator's history.
+    Orchestrator,
+}
+
+impl HistoryMergeTarget {
+    /// Every value, with its card spelling.
+    pub const ALL: [(&'static str, HistoryMergeTarget); 3] = [
+        ("none", Self::None),
+        ("child", Self::Child),
+        ("orchestrator", Self::Orchestrator),
+    ];
+
+    /// The card spelling.
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map_or("none", |(s, _)| s)
+    }
+}
+
+impl FromStr for HistoryMergeTarget {
+    type Err = UnknownValue;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        lookup(&Self::ALL, "history_merge_target", s)
+    }
+}
+
+/// The seams where a lifecycle or request-start hook (`hooks:`) fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum HookEvent {
+    /// Before the first model request of a user request (DIAL's seam).
+    OnRequestStart,
+    /// After the run produced its final answer.
+    OnCompletion,
+    /// The run starts.
+    ExecutionStart,
+    /// The run ends.
+    ExecutionEnd,
+    /// A user prompt is submitted.
+    UserPromptSubmit,
+    /// Before each model request.
+    StepStart,
+    /// After each model request.
+    StepEnd,
+    /// Before a tool call.
+    PreToolUse,
+    /// After a successful tool call.
+    PostToolUse,
+    /// After a failed tool call.
+    PostToolFailure,
+    /// The model wants to stop.
+    Stop,
+    /// The agent failed.
+    AgentFailed,
+}
+
+impl HookEvent {
+    /// Every event with its card spelling.
+    pub const ALL: [(&'static str, HookEvent); 12] = [
+        ("on_request_start", Self::OnRequestStart),
+        ("on_completion", Self::OnCompletion),
+        ("execution_start", Self::ExecutionStart),
+        ("execution_end", Self::ExecutionEnd),
+        ("user_prompt_submit", Self::UserPromptSubmit),
+        ("step_start", Self::StepStart),
+        ("step_end", Self::StepEnd),
+        ("pre_tool_use", Self::PreToolUse),
+        ("post_tool_use", Self::PostToolUse),
+        ("post_tool_failure", Self::PostToolFailure),
+        ("stop", Self::Stop),
+        ("agent_failed", Self::AgentFailed),
+    ];
+
+    /// The card spelling.
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map_or("on_request_start", |(s, _)| s)
+    }
+
+    /// The card spellings of every event, in order.
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|(s, _)| *s).collect()
+    }
+}
+
+impl FromStr for HookEvent {
+    type Err = UnknownValue;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        lookup(&Self::ALL, "event", s)
+    }
+}
+
+impl fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A `hooks:` entry: something that fires at a lifecycle seam.
+#[derive(Debug, Clone)]
+pub struct EventHookSpec {
+    /// Where it fires.
+    pub event: HookEvent,
+    /// A label for logs and diagnostics.
+    pub name: Option<String>,
+    /// Its time limit in seconds.
+    pub timeout_sec: Option<u64>,
+    /// What it does.
+    pub action: EventHookAction,
+    /// Where the entry is.
+    pub span: SpanInfo,
+}
+
+/// What a `hooks:` entry does.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum EventHookAction {
+    /// `kind: tool_call`: run a tool through its chain and inject the
+    /// (assistant tool call, tool result) pair into the history (DIAL).
+    ToolCall(ToolCallInjection),
+    /// A Rust hook function for a lifecycle event (`hook: file.rs:function`
+    /// in a card, a `#[hook]` type in `#[agent]`).
+    Rust {
+        /// The path of the hook type, as Rust source.
+        ty: String,
+        /// An expression that builds it (`None`: `Default::default()`).
+        init: Option<String>,
+    },
+}
+
+/// A `kind: tool_call` injection.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolCallInjection {
+    /// The toolset (MCP server) name; when set the final name is
+    /// `<toolset>_<tool>` sanitized.
+    pub toolset_name: Option<String>,
+    /// The tool name.
+    pub tool_name: String,
+    /// The arguments, as JSON text of an object.
+    pub arguments: String,
+    /// How often to inject.
+    pub frequency: Frequency,
+    /// When a previous result may be reused.
+    pub refresh_condition: Option<RefreshCondition>,
+}
+
+impl ToolCallInjection {
+    /// The name the tool is called by: `toolset_tool` (sanitized) or the
+    /// tool name verbatim.
+    pub fn final_tool_name(&self) -> String {
+        match &self.toolset_name {
+            Some(toolset) => sanitize_tool_name(&format!("{toolset}_{}", self.tool_name)),
+            None => self.tool_name.clone(),
+        }
+    }
+}
+
+/// Replaces every character that is not ASCII alphanumeric, `_` or `-`
+/// with `_`, as DIAL's `sanitize_toolname` does.
+pub fn sanitize_tool_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// How often a request-start injection happens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Frequency {
+    /// On every request.
+    Always,
+    /// Only when the result changed (the default).
+    #[default]
+    AppendIfChanged,
+}
+
+impl Frequency {
+    /// Every value with its card spelling.
+    pub const ALL: [(&'static str, Frequency); 2] = [
+        ("always", Self::Always),
+        ("append_if_changed", Self::AppendIfChanged),
+    ];
+
+    /// The card spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Always => "always",
+            Self::AppendIfChanged => "append_if_changed",
+        }
+    }
+}
+
+impl FromStr for Frequency {
+    type Err = UnknownValue;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        lookup(&Self::ALL, "frequency", s)
+    }
+}
+
+/// When a previous injection result may be reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RefreshCondition {
+    /// Reuse it until `ttl_minutes` (> 0) have passed.
+    Ttl {
+        /// Minutes a result stays valid.
+        ttl_minutes: u64,
+    },
+}
+
+/// A value that is not one of the allowed spellings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{value}` (expected one of: {})", .expected.join(", "))]
+#[non_exhaustive]
+pub struct UnknownValue {
+    /// What was being parsed.
+    pub what: &'static str,
+    /// The value given.
+    pub value: String,
+    /// The allowed spellings.
+    pub expected: Vec<&'static str>,
+}
+
+impl UnknownValue {
+    fn new(what: &'static str, value: &str, expected: &[&'static str]) -> Self {
+        Self {
+            what,
+            value: value.to_owned(),
+            expected: expected.to_vec(),
+        }
+    }
+}
+
+fn lookup<T: Copy>(
+    table: &[(&'static str, T)],
+    what: &'static str,
+    s: &str,
+) -> Result<T, UnknownValue> {
+    table
+        .iter()
+        .find(|(name, _)| *name == s)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            UnknownValue::new(
+                what,
+                s,
+                &table.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolved_chain_is_agent_hooks_then_tool_hooks_filtered_by_matcher() {
+        let spec = AgentSpec::new("a")
+            .with_tool_hook(HookRef::new("A"))
+            .with_tool_hook(HookRef::new("OnlyRead").with_match("read_*").unwrap())
+            .with_tool_hook(HookRef::new("McpOnly").with_match("source:mcp").unwrap());
+        let tool_level = [HookRef::new("T")];
+        let names = |tool: &str| {
+            spec.resolved_chain(tool, ToolSource::Function, &tool_level)
+                .iter()
+                .map(|h| h.display_name().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names("read_file"), ["A", "OnlyRead", "T"]);
+        assert_eq!(names("write_file"), ["A", "T"]);
+    }
+
+    #[test]
+    fn enums_parse_their_card_spellings_and_list_the_rest() {
+        assert_eq!("child".parse(), Ok(HistorySource::Child));
+        assert_eq!("orchestrator".parse(), Ok(HistoryMergeTarget::Orchestrator));
+        assert_eq!("open".parse(), Ok(FailurePolicy::FailOpen));
+        let err = "on_start".parse::<HookEvent>().unwrap_err();
+        assert!(err.to_string().contains("on_request_start, on_completion"));
+        for (name, event) in HookEvent::ALL {
+            assert_eq!(event.as_str(), name);
+        }
+    }
+
+    #[test]
+    fn final_tool_name_prefixes_and_sanitizes() {
+        let mut call = ToolCallInjection {
+            toolset_name: Some("memory server".into()),
+            tool_name: "get.memories".into(),
+            ..Default::default()
+        };
+        assert_eq!(call.final_tool_name(), "memory_server_get_memories");
+        call.toolset_name = None;
+        assert_eq!(call.final_tool_name(), "get.memories");
+    }
+}
