@@ -75,6 +75,7 @@
 
 pub mod agent;
 pub mod approval;
+pub mod model;
 mod call;
 mod check;
 mod context;

@@ -84,6 +84,10 @@ pub struct AgentConfig {
     pub use_history: bool,
     /// The input schema when called as a tool (default `{message: string}`).
     pub tool_input_schema: Option<Value>,
+    /// Config-driven hooks: tool calls injected at request start or after
+    /// completion (see [`RequestHook`](crate::agent::RequestHook)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub request_hooks: Vec<crate::agent::RequestHook>,
 }
 
 impl AgentConfig {
@@ -105,7 +109,14 @@ impl AgentConfig {
             model: None,
             use_history: true,
             tool_input_schema: None,
+            request_hooks: Vec::new(),
         }
+    }
+
+    /// Adds a config-driven hook (`on_request_start` / `on_completion`).
+    pub fn with_request_hook(mut self, hook: crate::agent::RequestHook) -> Self {
+        self.request_hooks.push(hook);
+        self
     }
 
     /// Sets the instruction.
@@ -217,4 +228,9 @@ pub trait AgentDecl: Send + Sync + 'static {
 
     /// The tools, each behind its generated chain.
     fn tools(&self) -> &Self::Tools;
+
+    /// The agent's lifecycle hooks (`#[agent(hooks = ...)]`, a card's
+    /// `hooks:`); none by default. Several hooks are a tuple, run in
+    /// declared order.
+    fn lifecycle_hooks(&self) -> impl crate::agent::lifecycle::LifecycleHooks {}
 }

@@ -2,5 +2,13 @@
 //! loop that runs it.
 
 mod decl;
+pub mod inject;
+pub mod lifecycle;
+mod runner;
 
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
+pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook};
+pub use runner::{
+    PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, TraceEvent,
+    guess_source,
+};

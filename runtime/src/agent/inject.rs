@@ -1,0 +1,352 @@
+//! Request-start and completion tool-call injection (config-driven hooks).
+//!
+//! An entry says: at this event, run this tool (through its own chain) with
+//! these arguments, and put the (assistant tool call, tool result) pair into
+//! the history, so the model sees the result as if it had asked for it.
+//!
+//! ```
+//! # use hookwire::agent::RequestHook;
+//! let hook: RequestHook = serde_json::from_str(r#"{
+//!     "event": "on_request_start", "kind": "tool_call",
+//!     "toolset_name": "memory", "tool_name": "get_memories",
+//!     "arguments": {"user_id": "current"}, "frequency": "always"
+//! }"#).unwrap();
+//! assert_eq!(hook.tool_name, "get_memories");
+//! ```
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::call::{ToolArgs, ToolCall, ToolResult};
+use crate::model::Message;
+use crate::toolset::{CallScope, ToolSet};
+
+/// Where a config-driven hook fires. Unknown events are rejected when the
+/// configuration is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookEvent {
+    /// After the user's message joined the history, before the first model
+    /// request of the run.
+    OnRequestStart,
+    /// After a normal final answer.
+    OnCompletion,
+}
+
+/// How often an injection happens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Frequency {
+    /// A new pair every time.
+    Always,
+    /// Replace an earlier pair with identical content in place; append a
+    /// pair whose content changed.
+    #[default]
+    AppendIfChanged,
+}
+
+/// When a cached result must be fetched again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RefreshCondition {
+    /// Reuse the last result until `ttl_minutes` have passed since it was
+    /// fetched (the expiry is encoded in the injected call's id).
+    Ttl {
+        /// Minutes a result stays fresh; must be > 0.
+        ttl_minutes: u64,
+    },
+}
+
+/// One config-driven hook (seed 004's `ToolCallHookConfig`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename = "tool_call", deny_unknown_fields)]
+pub struct RequestHook {
+    /// Where it fires.
+    pub event: HookEvent,
+    /// A label for logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The tool's toolset (an MCP server, say); the call name becomes
+    /// `toolset__tool` (or `toolset_tool`, whichever the agent has).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolset_name: Option<String>,
+    /// The tool's name, or the final function name without a toolset.
+    pub tool_name: String,
+    /// The arguments.
+    #[serde(default)]
+    pub arguments: Map<String, Value>,
+    /// How often to inject.
+    #[serde(default)]
+    pub frequency: Frequency,
+    /// When to fetch again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_condition: Option<RefreshCondition>,
+    /// How long the tool may take before the injection is skipped, in
+    /// seconds (default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_sec: Option<f64>,
+}
+
+impl RequestHook {
+    /// An `on_request_start` entry for `tool_name`.
+    pub fn on_request_start(tool_name: impl Into<String>) -> Self {
+        Self {
+            event: HookEvent::OnRequestStart,
+            name: None,
+            toolset_name: None,
+            tool_name: tool_name.into(),
+            arguments: Map::new(),
+            frequency: Frequency::default(),
+            refresh_condition: None,
+            timeout_sec: None,
+        }
+    }
+
+    /// Sets the event.
+    pub fn at(mut self, event: HookEvent) -> Self {
+        self.event = event;
+        self
+    }
+
+    /// Sets the toolset.
+    pub fn in_toolset(mut self, toolset: impl Into<String>) -> Self {
+        self.toolset_name = Some(toolset.into());
+        self
+    }
+
+    /// Sets the arguments.
+    pub fn with_arguments(mut self, arguments: Map<String, Value>) -> Self {
+        self.arguments = arguments;
+        self
+    }
+
+    /// Sets the frequency.
+    pub fn with_frequency(mut self, frequency: Frequency) -> Self {
+        self.frequency = frequency;
+        self
+    }
+
+    /// Sets a TTL refresh condition.
+    pub fn with_ttl_minutes(mut self, ttl_minutes: u64) -> Self {
+        self.refresh_condition = Some(RefreshCondition::Ttl { ttl_minutes });
+        self
+    }
+
+    /// Checks the entry: a TTL must be > 0.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(RefreshCondition::Ttl { ttl_minutes: 0 }) = self.refresh_condition {
+            return Err(format!(
+                "hook on `{}`: refresh_condition.ttl_minutes must be > 0",
+                self.tool_name
+            ));
+        }
+        Ok(())
+    }
+
+    /// The call name, resolved against the tools the agent has.
+    pub fn resolve_name<T: ToolSet + ?Sized>(&self, tools: &T) -> String {
+        match &self.toolset_name {
+            None => self.tool_name.clone(),
+            Some(toolset) => {
+                let candidates = [
+                    format!("{toolset}__{}", self.tool_name),
+                    sanitize(&format!("{toolset}_{}", self.tool_name)),
+                ];
+                candidates
+                    .iter()
+                    .find(|c| tools.contains(c))
+                    .unwrap_or(&candidates[0])
+                    .clone()
+            }
+        }
+    }
+
+    /// The stable prefix of the ids of this entry's injected calls: the
+    /// tool and a hash of the arguments.
+    pub fn call_id_prefix(&self, name: &str) -> String {
+        let mut hasher = DefaultHasher::new();
+        Value::Object(self.arguments.clone())
+            .to_string()
+            .hash(&mut hasher);
+        format!("inject_{}_{:016x}", sanitize(name), hasher.finish())
+    }
+}
+
+/// Keeps `[A-Za-z0-9_-]`, replaces the rest with `_` (function names as
+/// chat-completions APIs accept them).
+pub fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A source of the current time, in seconds since the Unix epoch.
+pub trait Clock: Send + Sync {
+    /// Now.
+    fn now_unix(&self) -> u64;
+}
+
+/// The system clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_unix(&self) -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
+}
+
+/// A clock set by hand, for tests.
+#[derive(Debug, Default)]
+pub struct ManualClock(AtomicU64);
+
+impl ManualClock {
+    /// A clock at `now` seconds.
+    pub fn new(now: u64) -> Self {
+        Self(AtomicU64::new(now))
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, seconds: u64) {
+        self.0.fetch_add(seconds, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_unix(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for Arc<C> {
+    fn now_unix(&self) -> u64 {
+        (**self).now_unix()
+    }
+}
+
+/// What an injection did, for the trace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InjectionAction {
+    /// A new pair was appended.
+    Appended,
+    /// An identical earlier pair was replaced in place.
+    Replaced,
+    /// A fresh earlier result was reused (TTL): nothing ran.
+    Fresh,
+    /// The tool failed or timed out: nothing was injected.
+    Skipped(String),
+}
+
+fn expiry_of(id: &str, prefix: &str) -> Option<u64> {
+    id.strip_prefix(prefix)?
+        .strip_prefix("_exp")?
+        .split('_')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs one entry against `history`. Never fails: a failing tool is logged
+/// and skipped.
+pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
+    hook: &RequestHook,
+    tools: &T,
+    scope: &CallScope,
+    history: &mut Vec<Message>,
+    clock: &dyn Clock,
+    counter: u64,
+) -> InjectionAction {
+    let name = hook.resolve_name(tools);
+    let prefix = hook.call_id_prefix(&name);
+    let now = clock.now_unix();
+    let ttl = match hook.refresh_condition {
+        Some(RefreshCondition::Ttl { ttl_minutes }) => Some(ttl_minutes.max(1) * 60),
+        None => None,
+    };
+    if ttl.is_some() {
+        let last = history.iter().rev().find_map(|m| match m {
+            Message::Tool { tool_call_id, .. } if tool_call_id.starts_with(&prefix) => {
+                Some(expiry_of(tool_call_id, &prefix))
+            }
+            _ => None,
+        });
+        if let Some(Some(expiry)) = last {
+            if now < expiry {
+                return InjectionAction::Fresh;
+            }
+        }
+    }
+    let id = match ttl {
+        Some(ttl) => format!("{prefix}_exp{}_{counter}", now + ttl),
+        None => format!("{prefix}_{counter}"),
+    };
+    let call = ToolCall::new(
+        id.clone(),
+        name.clone(),
+        ToolArgs::from_map(hook.arguments.clone()),
+    );
+    let limit = Duration::from_secs_f64(hook.timeout_sec.unwrap_or(30.0).max(0.0));
+    let outcome = tokio::time::timeout(limit, tools.dispatch(scope, call.clone())).await;
+    let result: ToolResult = match outcome {
+        Ok(Ok(result)) if !result.is_error => result,
+        Ok(Ok(result)) => return skipped(hook, &name, result.text_content()),
+        Ok(Err(error)) => return skipped(hook, &name, error.to_string()),
+        Err(_) => return skipped(hook, &name, format!("timed out after {limit:?}")),
+    };
+    if hook.frequency == Frequency::AppendIfChanged {
+        let earlier = history.iter().rposition(|m| match m {
+            Message::Tool {
+                tool_call_id,
+                result: r,
+                ..
+            } => tool_call_id.starts_with(&prefix) && r.content == result.content,
+            _ => false,
+        });
+        if let Some(at) = earlier {
+            let old_id = match &history[at] {
+                Message::Tool { tool_call_id, .. } => tool_call_id.clone(),
+                _ => String::new(),
+            };
+            history[at] = Message::tool(id.clone(), name, result);
+            for message in history.iter_mut() {
+                if let Message::Assistant { tool_calls, .. } = message {
+                    for c in tool_calls.iter_mut().filter(|c| c.id == old_id) {
+                        c.id = id.clone();
+                    }
+                }
+            }
+            return InjectionAction::Replaced;
+        }
+    }
+    history.push(Message::assistant_calls("", vec![call]));
+    history.push(Message::tool(id, name, result));
+    InjectionAction::Appended
+}
+
+fn skipped(hook: &RequestHook, name: &str, why: String) -> InjectionAction {
+    tracing::warn!(
+        target: "hookwire::audit",
+        hook = hook.name.as_deref().unwrap_or("tool_call"),
+        tool = name,
+        reason = %why,
+        decision = "skipped",
+        "injection skipped"
+    );
+    InjectionAction::Skipped(why)
+}

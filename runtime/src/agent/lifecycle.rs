@@ -1,0 +1,479 @@
+//! Lifecycle hooks: code that runs at the seams of an agent run.
+//!
+//! Tool hooks (chains of [`Hook`](crate::Hook)s) run around each tool call
+//! *inside* a tool set. Lifecycle hooks run in the agent loop around
+//! everything else: the run, the user's prompt, each model request (a
+//! *step*), each tool call as the loop sees it, and the end of the run.
+//!
+//! | event | when | may change | can block |
+//! |---|---|---|---|
+//! | [`execution_start`](LifecycleHooks::execution_start) | once per run, before the prompt is added | the history | yes: [`Flow::Stop`] ends the run before any model call |
+//! | [`user_prompt_submit`](LifecycleHooks::user_prompt_submit) | before the user's message joins the history | the prompt text | yes: [`Flow::Stop`] rejects the prompt and ends the run |
+//! | [`step_start`](LifecycleHooks::step_start) | before each model request | the history | yes: [`Flow::Stop`] ends the run |
+//! | [`step_end`](LifecycleHooks::step_end) | after the model answered and its tool calls ran | nothing (observes) | no |
+//! | [`pre_tool_use`](LifecycleHooks::pre_tool_use) | before each tool call enters its chain | the arguments | yes: deny, ask, stop ([`Decision`]) |
+//! | [`post_tool_use`](LifecycleHooks::post_tool_use) | after a call that succeeded | the result | no |
+//! | [`post_tool_failure`](LifecycleHooks::post_tool_failure) | after a call that failed (error or error result) | the result (a hook may recover) | no |
+//! | [`stop`](LifecycleHooks::stop) | when the model gave a final answer | nothing | no, but [`StopDecision::Continue`] forces another step (capped by the loop guard) |
+//! | [`agent_failed`](LifecycleHooks::agent_failed) | when the run fails (model error, step limit) | nothing (observes) | no |
+//! | [`execution_end`](LifecycleHooks::execution_end) | once per run, at the very end | nothing (observes) | no |
+//!
+//! Lifecycle hooks are statically dispatched like tool hooks: a hook is a
+//! type implementing [`LifecycleHooks`] (every method has a no-op default),
+//! several hooks are a tuple `(A, B, C)` run in declared order, `()` is no
+//! hooks, and [`ForTools`] restricts a hook's tool events to the tools a
+//! [`Matcher`] selects.
+//!
+//! When several hooks decide about one tool call the strongest decision
+//! wins: stop > deny > ask > continue. The first stop or deny ends the
+//! evaluation (later hooks do not run); an ask is remembered while later
+//! hooks still run (and may deny). Rewrites of the arguments apply in
+//! declared order: each hook sees the rewrites of the hooks before it.
+//!
+//! ```
+//! use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
+//! use hookwire::Decision;
+//!
+//! /// Denies every shell call.
+//! struct NoShell;
+//!
+//! impl LifecycleHooks for NoShell {
+//!     async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+//!         if cx.tool == "shell" { Decision::Deny("no shell here".into()) } else { Decision::Continue }
+//!     }
+//! }
+//! ```
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::call::{Outcome, ToolArgs, ToolCall};
+use crate::context::ToolSource;
+use crate::matcher::{MatchTarget, Matcher};
+use crate::model::{Message, ModelResponse};
+use crate::prepost::Decision;
+
+/// Whether the run goes on after an event that can block.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Flow {
+    /// Go on.
+    #[default]
+    Continue,
+    /// End the run with this reason.
+    Stop(String),
+}
+
+/// What a [`stop`](LifecycleHooks::stop) hook decides about a final answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum StopDecision {
+    /// Let the run end.
+    #[default]
+    Allow,
+    /// Do not end yet: add this text as a user message and ask the model
+    /// again. The loop guard caps how often this may happen in one run.
+    Continue(String),
+}
+
+/// Context of [`execution_start`](LifecycleHooks::execution_start).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ExecutionStart<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The run's correlation id.
+    pub correlation_id: &'a str,
+    /// The history before the prompt is added; hooks may add or edit messages.
+    pub history: &'a mut Vec<Message>,
+}
+
+/// Context of [`user_prompt_submit`](LifecycleHooks::user_prompt_submit).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PromptSubmit<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The prompt; hooks may rewrite it.
+    pub prompt: &'a mut String,
+}
+
+/// Context of [`step_start`](LifecycleHooks::step_start).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct StepStart<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The step's index (0-based).
+    pub step: usize,
+    /// The history about to be sent; hooks may edit it.
+    pub history: &'a mut Vec<Message>,
+}
+
+/// Context of [`step_end`](LifecycleHooks::step_end).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct StepEnd<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The step's index.
+    pub step: usize,
+    /// The model's answer.
+    pub response: &'a ModelResponse,
+    /// The tool results of this step, in call order.
+    pub tool_results: &'a [Message],
+    /// How long the step took.
+    pub elapsed: Duration,
+}
+
+/// Context of [`pre_tool_use`](LifecycleHooks::pre_tool_use).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PreToolUse<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The tool.
+    pub tool: &'a str,
+    /// Where the tool comes from.
+    pub source: ToolSource,
+    /// The model's id for the call.
+    pub tool_use_id: &'a str,
+    /// The arguments; hooks may rewrite them.
+    pub args: &'a mut ToolArgs,
+    /// The step's index.
+    pub step: usize,
+    /// The hook that made the deciding (non-continue) decision, set by the loop.
+    pub decided_by: Option<&'static str>,
+}
+
+/// Context of [`post_tool_use`](LifecycleHooks::post_tool_use) and
+/// [`post_tool_failure`](LifecycleHooks::post_tool_failure).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct PostToolUse<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The call as it was dispatched (after rewrites).
+    pub call: &'a ToolCall,
+    /// Where the tool comes from.
+    pub source: ToolSource,
+    /// The outcome; hooks may rewrite or replace it.
+    pub outcome: &'a mut Outcome,
+    /// How long the call took.
+    pub elapsed: Duration,
+}
+
+/// Context of [`stop`](LifecycleHooks::stop).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct StopEvent<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The final answer.
+    pub answer: &'a str,
+    /// The step's index.
+    pub step: usize,
+    /// How many times a stop hook has already forced the loop on this run.
+    pub forced_continues: usize,
+}
+
+/// Context of [`agent_failed`](LifecycleHooks::agent_failed).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct AgentFailed<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// What went wrong.
+    pub error: &'a crate::agent::RunError,
+}
+
+/// Context of [`execution_end`](LifecycleHooks::execution_end).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ExecutionEnd<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// How the run ended (`completed`, `stopped`, `paused`, `failed`, ...).
+    pub status: &'a str,
+    /// The final history.
+    pub history: &'a [Message],
+    /// How many steps ran.
+    pub steps: usize,
+}
+
+/// Hooks at the seams of an agent run. Every method has a no-op default;
+/// implement the ones you need. See the [module docs](self) for what each
+/// may change and whether it can block.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a lifecycle hook",
+    note = "lifecycle hooks implement `hookwire::agent::lifecycle::LifecycleHooks` (every method has a default); several hooks are a tuple `(A, B)`, no hooks is `()`"
+)]
+pub trait LifecycleHooks: Send + Sync {
+    /// Once per run, before the prompt joins the history.
+    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
+        let _ = cx;
+        async { Flow::Continue }
+    }
+
+    /// Before the user's message joins the history.
+    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
+        let _ = cx;
+        async { Flow::Continue }
+    }
+
+    /// Before each model request.
+    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
+        let _ = cx;
+        async { Flow::Continue }
+    }
+
+    /// After each step.
+    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
+        let _ = cx;
+        async {}
+    }
+
+    /// Before a tool call enters its chain.
+    fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> impl Future<Output = Decision> + Send {
+        let _ = cx;
+        async { Decision::Continue }
+    }
+
+    /// After a tool call succeeded.
+    fn post_tool_use(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
+        let _ = cx;
+        async {}
+    }
+
+    /// After a tool call failed.
+    fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
+        let _ = cx;
+        async {}
+    }
+
+    /// When the model gave a final answer.
+    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
+        let _ = cx;
+        async { StopDecision::Allow }
+    }
+
+    /// When the run failed.
+    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
+        let _ = cx;
+        async {}
+    }
+
+    /// Once per run, at the very end.
+    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
+        let _ = cx;
+        async {}
+    }
+
+    /// The hook's name, in traces.
+    fn name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
+}
+
+/// Runs `pre_tool_use` of one hook and records its name as the decider when
+/// it did not continue (and no inner combinator recorded one).
+pub async fn decide<H: LifecycleHooks + ?Sized>(hook: &H, cx: &mut PreToolUse<'_>) -> Decision {
+    let before = cx.decided_by;
+    cx.decided_by = None;
+    let decision = hook.pre_tool_use(cx).await;
+    if decision == Decision::Continue {
+        cx.decided_by = before;
+    } else if cx.decided_by.is_none() {
+        cx.decided_by = Some(hook.name());
+    }
+    decision
+}
+
+impl<T: LifecycleHooks + ?Sized> LifecycleHooks for &T {
+    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
+        (**self).execution_start(cx)
+    }
+    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
+        (**self).user_prompt_submit(cx)
+    }
+    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
+        (**self).step_start(cx)
+    }
+    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
+        (**self).step_end(cx)
+    }
+    fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> impl Future<Output = Decision> + Send {
+        (**self).pre_tool_use(cx)
+    }
+    fn post_tool_use(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
+        (**self).post_tool_use(cx)
+    }
+    fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
+        (**self).post_tool_failure(cx)
+    }
+    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
+        (**self).stop(cx)
+    }
+    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
+        (**self).agent_failed(cx)
+    }
+    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
+        (**self).execution_end(cx)
+    }
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+}
+
+/// No lifecycle hooks.
+impl LifecycleHooks for () {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+}
+
+macro_rules! tuple_hooks {
+    ($($h:ident),+) => {
+        #[allow(non_snake_case)]
+        impl<$($h: LifecycleHooks),+> LifecycleHooks for ($($h,)+) {
+            async fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> Flow {
+                let ($($h,)+) = self;
+                $( if let Flow::Stop(r) = $h.execution_start(cx).await { return Flow::Stop(r); } )+
+                Flow::Continue
+            }
+            async fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> Flow {
+                let ($($h,)+) = self;
+                $( if let Flow::Stop(r) = $h.user_prompt_submit(cx).await { return Flow::Stop(r); } )+
+                Flow::Continue
+            }
+            async fn step_start(&self, cx: &mut StepStart<'_>) -> Flow {
+                let ($($h,)+) = self;
+                $( if let Flow::Stop(r) = $h.step_start(cx).await { return Flow::Stop(r); } )+
+                Flow::Continue
+            }
+            async fn step_end(&self, cx: &StepEnd<'_>) {
+                let ($($h,)+) = self;
+                $( $h.step_end(cx).await; )+
+            }
+            async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+                let ($($h,)+) = self;
+                let mut ask: Option<(String, Option<&'static str>)> = None;
+                $(
+                    match decide($h, cx).await {
+                        Decision::Continue => {}
+                        Decision::Ask(reason) => {
+                            if ask.is_none() { ask = Some((reason, cx.decided_by)); }
+                            cx.decided_by = None;
+                        }
+                        other => return other,
+                    }
+                )+
+                match ask {
+                    Some((reason, by)) => { cx.decided_by = by; Decision::Ask(reason) }
+                    None => Decision::Continue,
+                }
+            }
+            async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
+                let ($($h,)+) = self;
+                $( $h.post_tool_use(cx).await; )+
+            }
+            async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
+                let ($($h,)+) = self;
+                $( $h.post_tool_failure(cx).await; )+
+            }
+            async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
+                let ($($h,)+) = self;
+                $( if let StopDecision::Continue(m) = $h.stop(cx).await { return StopDecision::Continue(m); } )+
+                StopDecision::Allow
+            }
+            async fn agent_failed(&self, cx: &AgentFailed<'_>) {
+                let ($($h,)+) = self;
+                $( $h.agent_failed(cx).await; )+
+            }
+            async fn execution_end(&self, cx: &ExecutionEnd<'_>) {
+                let ($($h,)+) = self;
+                $( $h.execution_end(cx).await; )+
+            }
+            fn name(&self) -> &'static str {
+                "hooks"
+            }
+        }
+    };
+}
+
+tuple_hooks!(A);
+tuple_hooks!(A, B);
+tuple_hooks!(A, B, C);
+tuple_hooks!(A, B, C, D);
+tuple_hooks!(A, B, C, D, E);
+tuple_hooks!(A, B, C, D, E, F);
+tuple_hooks!(A, B, C, D, E, F, G);
+tuple_hooks!(A, B, C, D, E, F, G, H);
+tuple_hooks!(A, B, C, D, E, F, G, H, I);
+tuple_hooks!(A, B, C, D, E, F, G, H, I, J);
+tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// A hook whose tool events (`pre_tool_use`, `post_tool_use`,
+/// `post_tool_failure`) fire only for the tools `matcher` selects; its
+/// other events fire as usual.
+#[derive(Debug, Clone)]
+pub struct ForTools<H> {
+    matcher: Matcher,
+    hook: H,
+}
+
+impl<H> ForTools<H> {
+    /// `hook`, for the tools `matcher` selects.
+    pub fn new(matcher: Matcher, hook: H) -> Self {
+        Self { matcher, hook }
+    }
+
+    fn hits(&self, tool: &str, source: ToolSource) -> bool {
+        self.matcher.matches(MatchTarget::new(tool, source))
+    }
+}
+
+impl<H: LifecycleHooks> LifecycleHooks for ForTools<H> {
+    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook.execution_start(cx)
+    }
+    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook.user_prompt_submit(cx)
+    }
+    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook.step_start(cx)
+    }
+    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
+        self.hook.step_end(cx)
+    }
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        if self.hits(cx.tool, cx.source) {
+            decide(&self.hook, cx).await
+        } else {
+            Decision::Continue
+        }
+    }
+    async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
+        if self.hits(&cx.call.name, cx.source) {
+            self.hook.post_tool_use(cx).await;
+        }
+    }
+    async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
+        if self.hits(&cx.call.name, cx.source) {
+            self.hook.post_tool_failure(cx).await;
+        }
+    }
+    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
+        self.hook.stop(cx)
+    }
+    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
+        self.hook.agent_failed(cx)
+    }
+    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
+        self.hook.execution_end(cx)
+    }
+    fn name(&self) -> &'static str {
+        self.hook.name()
+    }
+}

@@ -1,0 +1,1079 @@
+//! The agent loop.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tracing::Instrument;
+
+use super::decl::AgentDecl;
+use super::inject::{Clock, HookEvent, InjectionAction, SystemClock, run_injection};
+use super::lifecycle::{
+    AgentFailed, ExecutionEnd, ExecutionStart, Flow, LifecycleHooks, PostToolUse, PreToolUse,
+    PromptSubmit, StepEnd, StepStart, StopDecision, StopEvent, decide,
+};
+use crate::approval::{
+    ApprovalDecision, ApprovalRequest, ApprovalState, Approvals, Approver, Asker, PENDING_REASON,
+    PendingApproval,
+};
+use crate::call::{Outcome, ToolCall, ToolResult, into_result};
+use crate::context::ToolSource;
+use crate::error::ToolError;
+use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
+use crate::prepost::Decision;
+use crate::toolset::{CallScope, ToolSet};
+
+/// Limits of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RunSettings {
+    /// Model requests per run at most; past it the run fails with
+    /// [`RunError::StepLimit`].
+    pub max_steps: usize,
+    /// Tool calls of one step that run at once at most.
+    pub max_parallel: usize,
+    /// How often `stop` hooks may force the loop on per run (the loop guard).
+    pub max_forced_continues: usize,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            max_steps: 20,
+            max_parallel: 8,
+            max_forced_continues: 3,
+        }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The model failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The step limit was reached without a final answer.
+    #[error("no final answer after {0} step(s)")]
+    StepLimit(usize),
+    /// `resume` was called with nothing to resume.
+    #[error("nothing to resume: the run is not paused")]
+    NotPaused,
+    /// A paused run still has calls waiting for a decision.
+    #[error("{0} call(s) still wait for an approval decision")]
+    StillPending(usize),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunStatus {
+    /// The model gave a final answer.
+    Completed,
+    /// A hook stopped the run.
+    Stopped {
+        /// Why.
+        reason: String,
+        /// Which hook.
+        hook: Option<String>,
+    },
+    /// Calls wait for approval; export the state, decide, and resume.
+    Paused {
+        /// The waiting calls.
+        pending: Vec<PendingApproval>,
+    },
+}
+
+impl RunStatus {
+    /// A short name: `completed`, `stopped`, `paused`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Stopped { .. } => "stopped",
+            Self::Paused { .. } => "paused",
+        }
+    }
+}
+
+/// One thing that happened in a run, in order: the trace a run returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TraceEvent {
+    /// The user's prompt joined the history.
+    Prompt {
+        /// The text (after `user_prompt_submit` hooks).
+        text: String,
+    },
+    /// A lifecycle hook blocked or redirected the run.
+    Hook {
+        /// The event (`user_prompt_submit`, `stop`, ...).
+        event: String,
+        /// What it decided.
+        decision: String,
+        /// Why.
+        reason: String,
+    },
+    /// A config-driven injection ran.
+    Injection {
+        /// The tool.
+        tool: String,
+        /// What happened.
+        action: InjectionAction,
+    },
+    /// The model answered.
+    Model {
+        /// The step.
+        step: usize,
+        /// The answer's text.
+        text: String,
+        /// The names of the tools it called.
+        tool_calls: Vec<String>,
+        /// How long the request took, in microseconds.
+        elapsed_us: u64,
+    },
+    /// A tool call finished (or was refused).
+    ToolCall {
+        /// The step.
+        step: usize,
+        /// The tool-use id.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// Where it comes from.
+        source: ToolSource,
+        /// The arguments as dispatched (after rewrites).
+        arguments: Value,
+        /// `allowed`, `denied`, `stopped`, `error`, `pending`.
+        decision: String,
+        /// The hook that decided, when one did.
+        hook: Option<String>,
+        /// What the model reads.
+        result: ToolResult,
+        /// How long it took, in microseconds.
+        elapsed_us: u64,
+    },
+    /// The run ended.
+    Finished {
+        /// `completed`, `stopped`, `paused`, `failed`.
+        status: String,
+        /// The final text (or the reason).
+        text: String,
+    },
+}
+
+impl fmt::Display for TraceEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Prompt { text } => write!(f, "user: {text}"),
+            Self::Hook {
+                event,
+                decision,
+                reason,
+            } => write!(f, "hook {event}: {decision} ({reason})"),
+            Self::Injection { tool, action } => write!(f, "inject {tool}: {action:?}"),
+            Self::Model {
+                step,
+                text,
+                tool_calls,
+                elapsed_us,
+            } => {
+                write!(f, "step {step} model ({} us):", elapsed_us)?;
+                if !text.is_empty() {
+                    write!(f, " {text:?}")?;
+                }
+                if !tool_calls.is_empty() {
+                    write!(f, " calls [{}]", tool_calls.join(", "))?;
+                }
+                Ok(())
+            }
+            Self::ToolCall {
+                step,
+                tool,
+                source,
+                arguments,
+                decision,
+                hook,
+                result,
+                elapsed_us,
+                ..
+            } => {
+                write!(
+                    f,
+                    "step {step} tool {tool} ({source}) {arguments} -> {decision}"
+                )?;
+                if let Some(hook) = hook {
+                    write!(f, " by {hook}")?;
+                }
+                write!(f, " ({elapsed_us} us): {}", result.text_content())
+            }
+            Self::Finished { status, text } => write!(f, "{status}: {text}"),
+        }
+    }
+}
+
+/// What a run returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RunOutput {
+    /// How it ended.
+    pub status: RunStatus,
+    /// The final answer (empty unless completed).
+    pub text: String,
+    /// What happened, in order.
+    pub trace: Vec<TraceEvent>,
+    /// Tokens used.
+    pub usage: Usage,
+    /// Model requests made.
+    pub steps: usize,
+}
+
+impl RunOutput {
+    /// The trace as readable lines.
+    pub fn trace_text(&self) -> String {
+        self.trace
+            .iter()
+            .map(|e| format!("{e}\n"))
+            .collect::<String>()
+    }
+}
+
+/// A step whose tool calls wait for approval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingStep {
+    /// The step.
+    pub step: usize,
+    /// The model's answer that made the calls.
+    pub response: ModelResponse,
+    /// The calls, in order.
+    pub calls: Vec<ToolCall>,
+    /// The results of the calls that already ran (`None` for waiting ones).
+    pub results: Vec<Option<ToolResult>>,
+}
+
+/// A run's resumable state, as plain serde data (JSON by `serde_json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RunState {
+    /// The format version (1).
+    pub version: u32,
+    /// The agent.
+    pub agent: String,
+    /// The correlation id.
+    pub correlation_id: String,
+    /// The history.
+    pub history: Vec<Message>,
+    /// Approval settings, sticky decisions, pending and resolved approvals.
+    pub approvals: ApprovalState,
+    /// The step waiting for approval, if paused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_step: Option<PendingStep>,
+    /// Model requests made in the current run so far.
+    #[serde(default)]
+    pub steps: usize,
+    /// The limits.
+    #[serde(default)]
+    pub settings: RunSettings,
+}
+
+impl RunState {
+    /// The state as JSON.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string_pretty(self)
+    }
+
+    /// The state from JSON.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+/// What a parent run shares with agents called as tools during a step.
+#[derive(Debug, Default)]
+pub(crate) struct ParentRun {
+    pub(crate) history: Vec<Message>,
+    pub(crate) merged: Mutex<Vec<Message>>,
+}
+
+tokio::task_local! {
+    pub(crate) static PARENT: Arc<ParentRun>;
+}
+
+/// Runs an agent: user message -> model -> tool calls -> model ... until a
+/// final answer, a stop, a pause for approval, or the step limit.
+///
+/// It holds the agent, the model, the history, the approvals, extra
+/// lifecycle hooks `H` (run after the agent's own) and the correlation id.
+///
+/// ```
+/// use hookwire::agent::{AgentConfig, AgentDecl, Runner};
+/// use hookwire::model::{ScriptedModel, Turn};
+/// use hookwire::{FnTool, Json, Router, End, Route, ToolHandler};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Add { a: i64, b: i64 }
+///
+/// struct Calc<T> { config: AgentConfig, tools: T }
+/// impl<T: hookwire::ToolSet + 'static> AgentDecl for Calc<T> {
+///     type Tools = T;
+///     fn config(&self) -> &AgentConfig { &self.config }
+///     fn tools(&self) -> &T { &self.tools }
+/// }
+///
+/// let agent = Calc {
+///     config: AgentConfig::new("calc"),
+///     tools: Router::new().tool(FnTool::new("add", "Adds.", |x: Add| async move { Json(x.a + x.b) })),
+/// };
+/// let model = ScriptedModel::from_turns([
+///     Turn::call("add", serde_json::json!({"a": 2, "b": 3})),
+///     Turn::text("5"),
+/// ]);
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+/// # rt.block_on(async {
+/// let mut runner = Runner::new(agent, model);
+/// let out = runner.run("2 + 3?").await.unwrap();
+/// assert_eq!(out.text, "5");
+/// assert_eq!(runner.history()[2].text(), "5"); // the tool result the model read
+/// # });
+/// ```
+pub struct Runner<A: AgentDecl, H = ()> {
+    agent: A,
+    model: Arc<dyn Model>,
+    hooks: H,
+    approvals: Approvals,
+    scope: CallScope,
+    history: Vec<Message>,
+    settings: RunSettings,
+    clock: Arc<dyn Clock>,
+    pending: Option<PendingStep>,
+    steps: usize,
+    usage: Usage,
+    trace: Vec<TraceEvent>,
+    injections: u64,
+}
+
+impl<A: AgentDecl, H> fmt::Debug for Runner<A, H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runner")
+            .field("agent", &self.agent.config().name)
+            .field("model", &self.model.name())
+            .field("history", &self.history.len())
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl<A: AgentDecl> Runner<A, ()> {
+    /// A runner for `agent` asking `model`, with no extra hooks and no
+    /// approver (calls that need approval are denied).
+    pub fn new(agent: A, model: impl Model + 'static) -> Self {
+        Self::with_model_arc(agent, Arc::new(model))
+    }
+
+    /// A runner with a shared model.
+    pub fn with_model_arc(agent: A, model: Arc<dyn Model>) -> Self {
+        let name: Arc<str> = Arc::from(&*agent.config().name);
+        let id = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let approvals = Approvals::none();
+        let scope = CallScope::new(name.clone())
+            .with_correlation_id(format!("{name}-{id}"))
+            .with_approver(Arc::new(approvals.clone()));
+        Self {
+            agent,
+            model,
+            hooks: (),
+            approvals,
+            scope,
+            history: Vec::new(),
+            settings: RunSettings::default(),
+            clock: Arc::new(SystemClock),
+            pending: None,
+            steps: 0,
+            usage: Usage::default(),
+            trace: Vec::new(),
+            injections: 0,
+        }
+    }
+}
+
+impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+    /// Adds lifecycle hooks, run after the agent's own hooks.
+    pub fn with_hooks<H2: LifecycleHooks>(self, hooks: H2) -> Runner<A, H2> {
+        Runner {
+            agent: self.agent,
+            model: self.model,
+            hooks,
+            approvals: self.approvals,
+            scope: self.scope,
+            history: self.history,
+            settings: self.settings,
+            clock: self.clock,
+            pending: self.pending,
+            steps: self.steps,
+            usage: self.usage,
+            trace: self.trace,
+            injections: self.injections,
+        }
+    }
+
+    /// Uses `asker` for approvals (keeping the approval state).
+    pub fn with_asker(self, asker: impl Asker + 'static) -> Self {
+        let state = self.approvals.state();
+        self.with_approvals(Approvals::new(asker).with_state(state))
+    }
+
+    /// Uses these approvals (their state is shared with the caller's clone).
+    pub fn with_approvals(mut self, approvals: Approvals) -> Self {
+        self.scope.approver = Some(Arc::new(approvals.clone()));
+        self.approvals = approvals;
+        self
+    }
+
+    /// Sets the limits.
+    pub fn with_settings(mut self, settings: RunSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Sets the step limit.
+    pub fn with_max_steps(mut self, max_steps: usize) -> Self {
+        self.settings.max_steps = max_steps;
+        self
+    }
+
+    /// Sets how many tool calls of one step run at once.
+    pub fn with_max_parallel(mut self, max_parallel: usize) -> Self {
+        self.settings.max_parallel = max_parallel.max(1);
+        self
+    }
+
+    /// Sets the correlation id.
+    pub fn with_correlation_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.scope.correlation_id = id.into();
+        self
+    }
+
+    /// Sets the clock (for TTL injections).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Starts from this history.
+    pub fn with_history(mut self, history: Vec<Message>) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// The history.
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The history, mutably.
+    pub fn history_mut(&mut self) -> &mut Vec<Message> {
+        &mut self.history
+    }
+
+    /// The approvals (clone it to resolve pending calls).
+    pub fn approvals(&self) -> &Approvals {
+        &self.approvals
+    }
+
+    /// The agent.
+    pub fn agent(&self) -> &A {
+        &self.agent
+    }
+
+    /// The correlation id.
+    pub fn correlation_id(&self) -> &str {
+        &self.scope.correlation_id
+    }
+
+    /// The resumable state.
+    pub fn export_state(&self) -> RunState {
+        RunState {
+            version: 1,
+            agent: self.agent.config().name.to_string(),
+            correlation_id: self.scope.correlation_id.to_string(),
+            history: self.history.clone(),
+            approvals: self.approvals.state(),
+            pending_step: self.pending.clone(),
+            steps: self.steps,
+            settings: self.settings,
+        }
+    }
+
+    /// Restores an exported state (history, approvals, a paused step).
+    pub fn import_state(mut self, state: RunState) -> Self {
+        self.history = state.history;
+        self.approvals = self.approvals.with_state(state.approvals);
+        self.scope.approver = Some(Arc::new(self.approvals.clone()));
+        self.scope.correlation_id = state.correlation_id.into();
+        self.pending = state.pending_step;
+        self.steps = state.steps;
+        self.settings = state.settings;
+        self
+    }
+
+    /// Whether the run is paused for approval.
+    pub fn is_paused(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Runs one user message to the end.
+    pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
+        let span = tracing::info_span!(
+            "hookwire.run",
+            agent = %self.agent.config().name,
+            correlation_id = %self.scope.correlation_id,
+        );
+        let mut prompt = prompt.into();
+        async move {
+            self.trace.clear();
+            self.usage = Usage::default();
+            self.steps = 0;
+            self.pending = None;
+            if !self.agent.config().use_history {
+                self.history.clear();
+            }
+            let agent_name = self.agent.config().name.clone();
+            let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+            let flow = hooks
+                .execution_start(&mut ExecutionStart {
+                    agent: &agent_name,
+                    correlation_id: &self.scope.correlation_id,
+                    history: &mut self.history,
+                })
+                .await;
+            if let Flow::Stop(reason) = flow {
+                drop(hooks);
+                return self.finish_stopped("execution_start", reason, None).await;
+            }
+            let flow = hooks
+                .user_prompt_submit(&mut PromptSubmit {
+                    agent: &agent_name,
+                    prompt: &mut prompt,
+                })
+                .await;
+            drop(hooks);
+            if let Flow::Stop(reason) = flow {
+                return self
+                    .finish_stopped("user_prompt_submit", reason, None)
+                    .await;
+            }
+            self.trace.push(TraceEvent::Prompt {
+                text: prompt.clone(),
+            });
+            self.history.push(Message::user(prompt));
+            self.inject(HookEvent::OnRequestStart).await;
+            self.drive(None).await
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Resumes a run paused for approval, once every pending call has a
+    /// decision ([`Approvals::resolve`]).
+    pub async fn resume(&mut self) -> Result<RunOutput, RunError> {
+        let span = tracing::info_span!(
+            "hookwire.run",
+            agent = %self.agent.config().name,
+            correlation_id = %self.scope.correlation_id,
+            resumed = true,
+        );
+        async move {
+            let Some(pending) = self.pending.take() else {
+                return Err(RunError::NotPaused);
+            };
+            let waiting = self.approvals.pending().len();
+            if waiting > 0 {
+                self.pending = Some(pending);
+                return Err(RunError::StillPending(waiting));
+            }
+            self.trace.clear();
+            self.drive(Some(pending)).await
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn inject(&mut self, event: HookEvent) {
+        let hooks: Vec<_> = self
+            .agent
+            .config()
+            .request_hooks
+            .iter()
+            .filter(|h| h.event == event)
+            .cloned()
+            .collect();
+        for hook in hooks {
+            self.injections += 1;
+            let action = run_injection(
+                &hook,
+                self.agent.tools(),
+                &self.scope,
+                &mut self.history,
+                &*self.clock,
+                self.injections,
+            )
+            .await;
+            self.trace.push(TraceEvent::Injection {
+                tool: hook.resolve_name(self.agent.tools()),
+                action,
+            });
+        }
+    }
+
+    async fn drive(&mut self, mut resumed: Option<PendingStep>) -> Result<RunOutput, RunError> {
+        let agent_name = self.agent.config().name.clone();
+        let definitions = self.agent.tools().definitions();
+        let mut forced = 0;
+        loop {
+            let (step, response, calls, mut results, started) = match resumed.take() {
+                Some(p) => (p.step, p.response, p.calls, p.results, Instant::now()),
+                None => {
+                    if self.steps >= self.settings.max_steps {
+                        return self.fail(RunError::StepLimit(self.steps)).await;
+                    }
+                    let step = self.steps;
+                    self.steps += 1;
+                    let started = Instant::now();
+                    let step_span = tracing::info_span!("hookwire.step", agent = %agent_name, step);
+                    let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+                    let flow = hooks
+                        .step_start(&mut StepStart {
+                            agent: &agent_name,
+                            step,
+                            history: &mut self.history,
+                        })
+                        .await;
+                    drop(hooks);
+                    if let Flow::Stop(reason) = flow {
+                        return self.finish_stopped("step_start", reason, None).await;
+                    }
+                    let request = ModelRequest::new(
+                        &agent_name,
+                        &self.agent.config().instruction,
+                        &self.history,
+                        &definitions,
+                    );
+                    let response = match self.model.complete(request).instrument(step_span).await {
+                        Ok(r) => r,
+                        Err(e) => return self.fail(RunError::Model(e)).await,
+                    };
+                    self.usage += response.usage;
+                    self.trace.push(TraceEvent::Model {
+                        step,
+                        text: response.text.clone(),
+                        tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
+                        elapsed_us: micros(started.elapsed()),
+                    });
+                    if response.tool_calls.is_empty() {
+                        self.history.push(Message::assistant(response.text.clone()));
+                        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+                        let decision = hooks
+                            .stop(&StopEvent {
+                                agent: &agent_name,
+                                answer: &response.text,
+                                step,
+                                forced_continues: forced,
+                            })
+                            .await;
+                        hooks
+                            .step_end(&StepEnd {
+                                agent: &agent_name,
+                                step,
+                                response: &response,
+                                tool_results: &[],
+                                elapsed: started.elapsed(),
+                            })
+                            .await;
+                        drop(hooks);
+                        match decision {
+                            StopDecision::Continue(message)
+                                if forced < self.settings.max_forced_continues =>
+                            {
+                                forced += 1;
+                                self.trace.push(TraceEvent::Hook {
+                                    event: "stop".into(),
+                                    decision: "continue".into(),
+                                    reason: message.clone(),
+                                });
+                                self.history.push(Message::user(message));
+                                continue;
+                            }
+                            StopDecision::Continue(message) => {
+                                tracing::warn!(
+                                    target: "hookwire::audit",
+                                    agent = %agent_name,
+                                    reason = %message,
+                                    "stop hook wanted to continue past the loop guard; ending the run"
+                                );
+                            }
+                            _ => {}
+                        }
+                        self.inject(HookEvent::OnCompletion).await;
+                        return self.finish(RunStatus::Completed, response.text).await;
+                    }
+                    self.history.push(Message::assistant_calls(
+                        response.text.clone(),
+                        response.tool_calls.clone(),
+                    ));
+                    let calls = response.tool_calls.clone();
+                    let results = vec![None; calls.len()];
+                    (step, response, calls, results, started)
+                }
+            };
+
+            // Run the calls that have no result yet, concurrently, in order.
+            let parent = Arc::new(ParentRun {
+                history: self.history.clone(),
+                merged: Mutex::new(Vec::new()),
+            });
+            let todo: Vec<(usize, ToolCall)> = calls
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| results[*i].is_none())
+                .map(|(i, c)| (i, c.clone()))
+                .collect();
+            let records: Vec<(usize, CallRecord)> = {
+                let this = &*self;
+                let max = this.settings.max_parallel.max(1);
+                PARENT
+                    .scope(
+                        parent.clone(),
+                        futures_util::stream::iter(todo)
+                            .map(|(i, call)| async move { (i, this.run_call(step, call).await) })
+                            .buffered(max)
+                            .collect(),
+                    )
+                    .await
+            };
+            let mut stopped: Option<(String, Option<String>)> = None;
+            let mut paused = false;
+            for (i, record) in records {
+                if record.pending {
+                    paused = true;
+                } else {
+                    results[i] = Some(record.result.clone());
+                }
+                if stopped.is_none() {
+                    stopped = record.stopped.clone();
+                }
+                self.trace.push(record.trace);
+            }
+            if paused && stopped.is_none() {
+                let pending = self.approvals.pending();
+                self.pending = Some(PendingStep {
+                    step,
+                    response,
+                    calls,
+                    results,
+                });
+                return self
+                    .finish(RunStatus::Paused { pending }, String::new())
+                    .await;
+            }
+            let mut tool_messages = Vec::with_capacity(calls.len());
+            for (call, result) in calls.iter().zip(results) {
+                let result = result.unwrap_or_else(|| {
+                    ToolResult::error(format!("tool call denied: {PENDING_REASON}"))
+                });
+                tool_messages.push(Message::tool(call.id.clone(), call.name.clone(), result));
+            }
+            self.history.extend(tool_messages.iter().cloned());
+            let merged = match parent.merged.lock() {
+                Ok(mut m) => std::mem::take(&mut *m),
+                Err(p) => std::mem::take(&mut *p.into_inner()),
+            };
+            self.history.extend(merged);
+            let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+            hooks
+                .step_end(&StepEnd {
+                    agent: &agent_name,
+                    step,
+                    response: &response,
+                    tool_results: &tool_messages,
+                    elapsed: started.elapsed(),
+                })
+                .await;
+            drop(hooks);
+            if let Some((reason, hook)) = stopped {
+                return self.finish_stopped("pre_tool_use", reason, hook).await;
+            }
+        }
+    }
+
+    async fn run_call(&self, step: usize, call: ToolCall) -> CallRecord {
+        let agent_name = &*self.scope.agent;
+        let source = guess_source(&call.name);
+        let span = tracing::info_span!(
+            "hookwire.tool_call",
+            agent = agent_name,
+            tool = %call.name,
+            source = source.as_str(),
+            tool_use_id = %call.id,
+            decision = tracing::field::Empty,
+            hook = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        async move {
+            let ToolCall {
+                id,
+                name,
+                mut arguments,
+            } = call;
+            let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+            let mut cx = PreToolUse {
+                agent: agent_name,
+                tool: &name,
+                source,
+                tool_use_id: &id,
+                args: &mut arguments,
+                step,
+                decided_by: None,
+            };
+            let mut decision = decide(&hooks, &mut cx).await;
+            let mut decided_by = cx.decided_by.map(str::to_owned);
+            if decision == Decision::Continue && self.approvals.is_required(&name) {
+                decision = Decision::Ask(format!("`{name}` needs approval"));
+                decided_by = Some("approval_settings".to_owned());
+            }
+            let mut pending = false;
+            let outcome: Outcome = match decision {
+                Decision::Continue => {
+                    self.dispatch(ToolCall::new(id.clone(), name.clone(), arguments.clone()))
+                        .await
+                }
+                Decision::Deny(reason) => Err(ToolError::Denied {
+                    reason,
+                    hook: decided_by.clone().map(Into::into),
+                }),
+                Decision::Stop(reason) => Err(ToolError::Stopped {
+                    reason,
+                    hook: decided_by.clone().map(Into::into),
+                }),
+                Decision::Ask(reason) => {
+                    let answer = self
+                        .approvals
+                        .decide(ApprovalRequest {
+                            agent: agent_name,
+                            tool: &name,
+                            tool_use_id: &id,
+                            arguments: &arguments,
+                            reason: &reason,
+                        })
+                        .await;
+                    match answer {
+                        ApprovalDecision::Approve => {
+                            self.dispatch(ToolCall::new(
+                                id.clone(),
+                                name.clone(),
+                                arguments.clone(),
+                            ))
+                            .await
+                        }
+                        ApprovalDecision::Deny(why) => Err(ToolError::Denied {
+                            reason: why,
+                            hook: Some("approver".into()),
+                        }),
+                    }
+                }
+            };
+            let mut outcome = outcome;
+            if self.approvals.is_pending(&id) {
+                pending = true;
+            }
+            let call = ToolCall::new(id.clone(), name.clone(), arguments);
+            let failed = !matches!(&outcome, Ok(r) if !r.is_error);
+            {
+                let mut post = PostToolUse {
+                    agent: agent_name,
+                    call: &call,
+                    source,
+                    outcome: &mut outcome,
+                    elapsed: started.elapsed(),
+                };
+                if pending {
+                } else if failed {
+                    hooks.post_tool_failure(&mut post).await;
+                } else {
+                    hooks.post_tool_use(&mut post).await;
+                }
+            }
+            let (label, hook) = match &outcome {
+                _ if pending => ("pending", Some("approver".to_owned())),
+                Ok(r) if r.is_error => ("error", None),
+                Ok(_) => ("allowed", None),
+                Err(e) => (
+                    match e.kind() {
+                        "denied" => "denied",
+                        "stopped" => "stopped",
+                        _ => "error",
+                    },
+                    e.hook().map(str::to_owned).or(decided_by.clone()),
+                ),
+            };
+            let stopped = match &outcome {
+                Err(e @ ToolError::Stopped { reason, .. }) => {
+                    Some((reason.clone(), e.hook().map(str::to_owned)))
+                }
+                _ => None,
+            };
+            let span = tracing::Span::current();
+            span.record("decision", label);
+            if let Some(h) = &hook {
+                span.record("hook", h.as_str());
+            }
+            tracing::info!(
+                target: "hookwire::audit",
+                agent = agent_name,
+                tool = %call.name,
+                source = source.as_str(),
+                tool_use_id = %call.id,
+                correlation_id = %self.scope.correlation_id,
+                decision = label,
+                hook = hook.as_deref(),
+                elapsed_us = micros(started.elapsed()),
+                "agent tool call"
+            );
+            let result = into_result(outcome);
+            CallRecord {
+                trace: TraceEvent::ToolCall {
+                    step,
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                    source,
+                    arguments: call.arguments.to_value().unwrap_or(Value::Null),
+                    decision: label.to_owned(),
+                    hook,
+                    result: result.clone(),
+                    elapsed_us: micros(started.elapsed()),
+                },
+                result,
+                pending,
+                stopped,
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn dispatch(&self, call: ToolCall) -> Outcome {
+        self.agent.tools().dispatch(&self.scope, call).await
+    }
+
+    async fn finish_stopped(
+        &mut self,
+        event: &str,
+        reason: String,
+        hook: Option<String>,
+    ) -> Result<RunOutput, RunError> {
+        self.trace.push(TraceEvent::Hook {
+            event: event.to_owned(),
+            decision: "stop".into(),
+            reason: reason.clone(),
+        });
+        self.finish(RunStatus::Stopped { reason, hook }, String::new())
+            .await
+    }
+
+    async fn finish(&mut self, status: RunStatus, text: String) -> Result<RunOutput, RunError> {
+        let shown = match &status {
+            RunStatus::Stopped { reason, .. } => reason.clone(),
+            _ => text.clone(),
+        };
+        self.trace.push(TraceEvent::Finished {
+            status: status.as_str().to_owned(),
+            text: shown,
+        });
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        hooks
+            .execution_end(&ExecutionEnd {
+                agent: &self.scope.agent,
+                status: status.as_str(),
+                history: &self.history,
+                steps: self.steps,
+            })
+            .await;
+        drop(hooks);
+        Ok(RunOutput {
+            status,
+            text,
+            trace: std::mem::take(&mut self.trace),
+            usage: self.usage,
+            steps: self.steps,
+        })
+    }
+
+    async fn fail(&mut self, error: RunError) -> Result<RunOutput, RunError> {
+        tracing::warn!(
+            target: "hookwire::audit",
+            agent = %self.scope.agent,
+            error = %error,
+            "agent run failed"
+        );
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        hooks
+            .agent_failed(&AgentFailed {
+                agent: &self.scope.agent,
+                error: &error,
+            })
+            .await;
+        hooks
+            .execution_end(&ExecutionEnd {
+                agent: &self.scope.agent,
+                status: "failed",
+                history: &self.history,
+                steps: self.steps,
+            })
+            .await;
+        Err(error)
+    }
+}
+
+struct CallRecord {
+    trace: TraceEvent,
+    result: ToolResult,
+    pending: bool,
+    stopped: Option<(String, Option<String>)>,
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The source of a tool by its name, as the loop sees it: `agent__*` is an
+/// agent, `server__tool` an MCP tool, anything else a function tool.
+pub fn guess_source(name: &str) -> ToolSource {
+    if name.starts_with("agent__") {
+        ToolSource::Agent
+    } else if name.contains("__") {
+        ToolSource::Mcp
+    } else {
+        ToolSource::Function
+    }
+}
+
+impl<A: AgentDecl> AgentDecl for Arc<A> {
+    type Tools = A::Tools;
+
+    fn config(&self) -> &super::decl::AgentConfig {
+        (**self).config()
+    }
+
+    fn tools(&self) -> &Self::Tools {
+        (**self).tools()
+    }
+
+    fn lifecycle_hooks(&self) -> impl LifecycleHooks {
+        (**self).lifecycle_hooks()
+    }
+}

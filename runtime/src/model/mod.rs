@@ -1,0 +1,309 @@
+//! Models: what the agent loop asks for the next turn.
+//!
+//! A [`Model`] takes a [`ModelRequest`] (the system instruction, the
+//! conversation so far as [`Message`]s, and the [`ToolDefinition`]s on
+//! offer) and answers with a [`ModelResponse`]: text, tool calls, or both,
+//! and the tokens it used.
+//!
+//! Built in:
+//! * [`ScriptedModel`] plays back a script of turns (YAML or JSON); it is
+//!   deterministic, and the offline default for examples and tests;
+//! * [`PassthroughModel`] answers with the last user message;
+//! * `OpenAiModel` (feature `openai`, on by default) speaks the
+//!   OpenAI-compatible chat-completions protocol with tool calling.
+//!
+//! A model call waits on a network or a script, never on the hot path, so
+//! the trait is object-safe and returns a boxed future: a run can hold an
+//! `Arc<dyn Model>` chosen from configuration at run time.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::approval::BoxFuture;
+use crate::call::{ToolCall, ToolResult};
+use crate::tool::ToolDefinition;
+
+mod passthrough;
+mod scripted;
+#[cfg(feature = "yaml")]
+mod yaml;
+
+pub use passthrough::PassthroughModel;
+pub use scripted::{Script, ScriptMode, ScriptedModel, ScriptedToolCall, Turn, TurnExpectation};
+
+/// One message of a conversation.
+///
+/// The JSON form is tagged by `role`:
+///
+/// ```
+/// # use hookwire::model::Message;
+/// let m = Message::user("hello");
+/// assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"role":"user","content":"hello"}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Message {
+    /// What the user said.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// What the model said: text, tool calls, or both.
+    Assistant {
+        /// The text (empty when the turn is only tool calls).
+        #[serde(default)]
+        content: String,
+        /// The tool calls, in the order the model made them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, answering the call with the same id.
+    Tool {
+        /// The id of the call this answers.
+        tool_call_id: String,
+        /// The tool's name.
+        name: String,
+        /// The result the model reads.
+        result: ToolResult,
+    },
+}
+
+impl Message {
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::User {
+            content: content.into(),
+        }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::Assistant {
+            content: content.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+
+    /// An assistant message with tool calls.
+    pub fn assistant_calls(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Self::Assistant {
+            content: content.into(),
+            tool_calls,
+        }
+    }
+
+    /// A tool result message.
+    pub fn tool(
+        tool_call_id: impl Into<String>,
+        name: impl Into<String>,
+        result: ToolResult,
+    ) -> Self {
+        Self::Tool {
+            tool_call_id: tool_call_id.into(),
+            name: name.into(),
+            result,
+        }
+    }
+
+    /// The role: `user`, `assistant` or `tool`.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Self::User { .. } => "user",
+            Self::Assistant { .. } => "assistant",
+            Self::Tool { .. } => "tool",
+        }
+    }
+
+    /// The text a text-only reader sees: the content, or a tool result's
+    /// text blocks.
+    pub fn text(&self) -> String {
+        match self {
+            Self::User { content } | Self::Assistant { content, .. } => content.clone(),
+            Self::Tool { result, .. } => result.text_content(),
+        }
+    }
+}
+
+/// What a model is asked: everything it needs for the next turn.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ModelRequest<'a> {
+    /// The agent asking (for traces and scripted expectations).
+    pub agent: &'a str,
+    /// The system instruction.
+    pub system: &'a str,
+    /// The conversation so far, oldest first.
+    pub messages: &'a [Message],
+    /// The tools the model may call.
+    pub tools: &'a [ToolDefinition],
+}
+
+impl<'a> ModelRequest<'a> {
+    /// A request.
+    pub fn new(
+        agent: &'a str,
+        system: &'a str,
+        messages: &'a [Message],
+        tools: &'a [ToolDefinition],
+    ) -> Self {
+        Self {
+            agent,
+            system,
+            messages,
+            tools,
+        }
+    }
+
+    /// The text of the last user message, if any.
+    pub fn last_user_text(&self) -> Option<&'a str> {
+        self.messages.iter().rev().find_map(|m| match m {
+            Message::User { content } => Some(content.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// Tokens a model call used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens in the prompt.
+    pub input_tokens: u64,
+    /// Tokens in the answer.
+    pub output_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, rhs: Self) {
+        self.input_tokens += rhs.input_tokens;
+        self.output_tokens += rhs.output_tokens;
+    }
+}
+
+/// A model's answer for one turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ModelResponse {
+    /// The text (may be empty when there are tool calls).
+    #[serde(default)]
+    pub text: String,
+    /// The tool calls, in order.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// Tokens used.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+impl ModelResponse {
+    /// A final answer.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
+    }
+
+    /// A turn with tool calls.
+    pub fn tool_calls(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Self {
+            text: text.into(),
+            tool_calls,
+            usage: Usage::default(),
+        }
+    }
+
+    /// Sets the usage.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+}
+
+/// Why a model call failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// A scripted model has no turn left.
+    #[error("the script of model `{model}` ran out after {played} turn(s)")]
+    ScriptExhausted {
+        /// The model's name.
+        model: String,
+        /// How many turns were played.
+        played: usize,
+    },
+    /// A scripted turn's expectation did not hold.
+    #[error("scripted turn {turn} of model `{model}` expected {expected}, but {found}")]
+    ScriptMismatch {
+        /// The model's name.
+        model: String,
+        /// The turn's index (0-based).
+        turn: usize,
+        /// What the turn expected.
+        expected: String,
+        /// What the request had.
+        found: String,
+    },
+    /// A script could not be read.
+    #[error("invalid model script: {0}")]
+    InvalidScript(String),
+    /// The model service could not be reached or answered with an error.
+    #[error("model request failed: {0}")]
+    Transport(String),
+    /// The model service answered with something that is not a valid response.
+    #[error("invalid model response: {0}")]
+    InvalidResponse(String),
+    /// The model is not configured (for example a missing API key).
+    #[error("model not configured: {0}")]
+    Config(String),
+}
+
+/// A language model: the next turn of a conversation.
+///
+/// ```
+/// # use hookwire::model::{Message, Model, ModelRequest, PassthroughModel};
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let model = PassthroughModel::new();
+/// let history = [Message::user("ping")];
+/// let response = model.complete(ModelRequest::new("a", "", &history, &[])).await.unwrap();
+/// assert_eq!(response.text, "ping");
+/// # });
+/// ```
+pub trait Model: Send + Sync {
+    /// The model's name, for traces.
+    fn name(&self) -> &str;
+
+    /// Answers one request.
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        (**self).complete(request)
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        (**self).complete(request)
+    }
+}

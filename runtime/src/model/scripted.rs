@@ -1,0 +1,391 @@
+//! The scripted model: plays back a script of turns.
+
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
+use crate::approval::BoxFuture;
+use crate::call::{ToolArgs, ToolCall};
+
+/// How a [`ScriptedModel`] picks the next turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptMode {
+    /// Turns are played in order; a turn whose expectation does not hold is
+    /// an error ([`ModelError::ScriptMismatch`]).
+    #[default]
+    InOrder,
+    /// Each request plays the first unplayed turn whose expectation holds
+    /// (for agents called concurrently, where the order is not fixed).
+    Match,
+}
+
+/// What a turn expects of the request it answers. Every field set must hold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnExpectation {
+    /// The last user message contains this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_contains: Option<String>,
+    /// The last message (of any role; for a tool result, its text) contains
+    /// this text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_contains: Option<String>,
+    /// The agent asking has this name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// These tools are on offer (others may be too).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools_offered: Vec<String>,
+}
+
+impl TurnExpectation {
+    /// `Ok(())` if the request meets the expectation, else what was wrong
+    /// as `(expected, found)`.
+    fn check(&self, request: &ModelRequest<'_>) -> Result<(), (String, String)> {
+        if let Some(agent) = &self.agent {
+            if request.agent != agent {
+                return Err((
+                    format!("agent `{agent}`"),
+                    format!("the agent is `{}`", request.agent),
+                ));
+            }
+        }
+        if let Some(needle) = &self.user_contains {
+            let last = request.last_user_text().unwrap_or_default();
+            if !last.contains(needle.as_str()) {
+                return Err((
+                    format!("a user message containing {needle:?}"),
+                    format!("the last user message is {last:?}"),
+                ));
+            }
+        }
+        if let Some(needle) = &self.last_contains {
+            let last = request
+                .messages
+                .last()
+                .map(Message::text)
+                .unwrap_or_default();
+            if !last.contains(needle.as_str()) {
+                return Err((
+                    format!("a last message containing {needle:?}"),
+                    format!("the last message is {last:?}"),
+                ));
+            }
+        }
+        for tool in &self.tools_offered {
+            if !request.tools.iter().any(|t| &t.name == tool) {
+                return Err((
+                    format!("tool `{tool}` on offer"),
+                    "it is not offered".to_owned(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A tool call in a script. Arguments are a JSON object, or a string that
+/// is sent verbatim as the model's argument text (to script malformed
+/// arguments).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedToolCall {
+    /// The tool-use id; defaults to `call_<turn>_<index>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    #[serde(default)]
+    pub arguments: Value,
+}
+
+/// One scripted turn: optional expectations, then text and/or tool calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    /// What the request must look like.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<TurnExpectation>,
+    /// The text of the answer.
+    #[serde(default)]
+    pub text: String,
+    /// The tool calls of the answer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ScriptedToolCall>,
+    /// The usage to report.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+impl Turn {
+    /// A turn answering with text.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
+    }
+
+    /// A turn calling one tool with JSON arguments.
+    pub fn call(name: impl Into<String>, arguments: Value) -> Self {
+        Self::default().and_call(name, arguments)
+    }
+
+    /// Adds a tool call.
+    pub fn and_call(mut self, name: impl Into<String>, arguments: Value) -> Self {
+        self.tool_calls.push(ScriptedToolCall {
+            id: None,
+            name: name.into(),
+            arguments,
+        });
+        self
+    }
+
+    /// Sets the expectation.
+    pub fn expecting(mut self, expect: TurnExpectation) -> Self {
+        self.expect = Some(expect);
+        self
+    }
+
+    fn response(&self, index: usize) -> ModelResponse {
+        let tool_calls = self
+            .tool_calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| {
+                let id = call
+                    .id
+                    .clone()
+                    .unwrap_or_else(|| format!("call_{index}_{i}"));
+                let arguments = match &call.arguments {
+                    Value::String(text) => ToolArgs::from_json(text.clone()),
+                    Value::Null => ToolArgs::empty(),
+                    Value::Object(map) => ToolArgs::from_map(map.clone()),
+                    other => ToolArgs::from_json(other.to_string()),
+                };
+                ToolCall::new(id, call.name.clone(), arguments)
+            })
+            .collect();
+        ModelResponse {
+            text: self.text.clone(),
+            tool_calls,
+            usage: self.usage,
+        }
+    }
+}
+
+/// A script: a name, a mode and turns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// The model's name in traces (default `scripted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// How turns are picked.
+    #[serde(default)]
+    pub mode: ScriptMode,
+    /// The turns.
+    #[serde(default)]
+    pub turns: Vec<Turn>,
+}
+
+impl Script {
+    /// Parses a script from JSON: a `{name, mode, turns}` object or a bare
+    /// list of turns.
+    pub fn from_json(text: &str) -> Result<Self, ModelError> {
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| ModelError::InvalidScript(e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Parses a script from YAML (same shapes as [`from_json`](Self::from_json)).
+    #[cfg(feature = "yaml")]
+    pub fn from_yaml(text: &str) -> Result<Self, ModelError> {
+        Self::from_value(super::yaml::from_str(text).map_err(ModelError::InvalidScript)?)
+    }
+
+    /// A script from a JSON value.
+    pub fn from_value(value: Value) -> Result<Self, ModelError> {
+        let value = match value {
+            Value::Array(turns) => serde_json::json!({ "turns": turns }),
+            other => other,
+        };
+        serde_json::from_value(value).map_err(|e| ModelError::InvalidScript(e.to_string()))
+    }
+}
+
+/// A model that plays back a [`Script`]: deterministic, offline, the
+/// default for examples and tests.
+///
+/// ```
+/// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel};
+/// let model = ScriptedModel::from_yaml(r#"
+/// turns:
+///   - tool_calls:
+///       - name: add
+///         arguments: {a: 1, b: 2}
+///   - expect: {last_contains: "3"}
+///     text: "1 + 2 = 3"
+/// "#).unwrap();
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let history = [Message::user("add 1 and 2")];
+/// let first = model.complete(ModelRequest::new("calc", "", &history, &[])).await.unwrap();
+/// assert_eq!(first.tool_calls[0].name, "add");
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct ScriptedModel {
+    name: String,
+    mode: ScriptMode,
+    turns: Vec<Turn>,
+    played: Mutex<Vec<bool>>,
+}
+
+impl ScriptedModel {
+    /// A model playing `script`.
+    pub fn new(script: Script) -> Self {
+        Self {
+            name: script.name.unwrap_or_else(|| "scripted".to_owned()),
+            mode: script.mode,
+            played: Mutex::new(vec![false; script.turns.len()]),
+            turns: script.turns,
+        }
+    }
+
+    /// A model playing `turns` in order.
+    pub fn from_turns(turns: impl IntoIterator<Item = Turn>) -> Self {
+        Self::new(Script {
+            turns: turns.into_iter().collect(),
+            ..Script::default()
+        })
+    }
+
+    /// A model from a JSON script.
+    pub fn from_json(text: &str) -> Result<Self, ModelError> {
+        Script::from_json(text).map(Self::new)
+    }
+
+    /// A model from a YAML script.
+    #[cfg(feature = "yaml")]
+    pub fn from_yaml(text: &str) -> Result<Self, ModelError> {
+        Script::from_yaml(text).map(Self::new)
+    }
+
+    /// A model from a script file (`.json`, or YAML otherwise).
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Self, ModelError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ModelError::InvalidScript(format!("{}: {e}", path.display())))?;
+        if path.extension().is_some_and(|e| e == "json") {
+            return Self::from_json(&text);
+        }
+        #[cfg(feature = "yaml")]
+        return Self::from_yaml(&text);
+        #[cfg(not(feature = "yaml"))]
+        Err(ModelError::InvalidScript(format!(
+            "{}: YAML scripts need the `yaml` feature",
+            path.display()
+        )))
+    }
+
+    /// Skips the first `n` turns (to resume a run in a new process).
+    pub fn skip(self, n: usize) -> Self {
+        if let Ok(mut played) = self.played.lock() {
+            played.iter_mut().take(n).for_each(|p| *p = true);
+        }
+        self
+    }
+
+    /// How many turns have been played.
+    pub fn played(&self) -> usize {
+        self.lock().iter().filter(|p| **p).count()
+    }
+
+    /// How many turns are left.
+    pub fn remaining(&self) -> usize {
+        self.turns.len() - self.played()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<bool>> {
+        match self.played.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    fn next(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        let mut played = self.lock();
+        let done = played.iter().filter(|p| **p).count();
+        match self.mode {
+            ScriptMode::InOrder => {
+                let Some(index) = played.iter().position(|p| !*p) else {
+                    return Err(self.exhausted(done));
+                };
+                let turn = &self.turns[index];
+                if let Some(expect) = &turn.expect {
+                    expect.check(request).map_err(|(expected, found)| {
+                        ModelError::ScriptMismatch {
+                            model: self.name.clone(),
+                            turn: index,
+                            expected,
+                            found,
+                        }
+                    })?;
+                }
+                played[index] = true;
+                Ok(turn.response(index))
+            }
+            ScriptMode::Match => {
+                let mut first_miss = None;
+                for (index, turn) in self.turns.iter().enumerate() {
+                    if played[index] {
+                        continue;
+                    }
+                    match turn.expect.as_ref().map(|e| e.check(request)) {
+                        None | Some(Ok(())) => {
+                            played[index] = true;
+                            return Ok(turn.response(index));
+                        }
+                        Some(Err(miss)) => {
+                            first_miss.get_or_insert((index, miss));
+                        }
+                    }
+                }
+                match first_miss {
+                    Some((turn, (expected, found))) => Err(ModelError::ScriptMismatch {
+                        model: self.name.clone(),
+                        turn,
+                        expected,
+                        found,
+                    }),
+                    None => Err(self.exhausted(done)),
+                }
+            }
+        }
+    }
+
+    fn exhausted(&self, played: usize) -> ModelError {
+        ModelError::ScriptExhausted {
+            model: self.name.clone(),
+            played,
+        }
+    }
+}
+
+impl Model for ScriptedModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(std::future::ready(self.next(&request)))
+    }
+}
