@@ -1,1 +1,100 @@
-//! hookwire macros
+//! Proc macros for [hookwire](https://docs.rs/hookwire): `#[tool]`,
+//! `#[hook]` and `#[agent(...)]`.
+//!
+//! Use them through `hookwire` (`#[hookwire::tool]`), which re-exports them;
+//! the generated code names hookwire through its own path, resolved once
+//! (a renamed dependency works).
+//!
+//! This crate is thin: it parses the attribute with darling and calls the
+//! lowering shared with `cardgen` (`hookwire_codegen::lower` and
+//! `hookwire_codegen::emit`), so the macros and AgentCards generate the same
+//! code and accept the same signatures. Every mistake is a compile error on
+//! the offending token.
+
+use proc_macro::TokenStream;
+
+mod agent;
+mod keys;
+mod krate;
+mod tool_hook;
+
+/// Turns a function (sync or async) into a tool: a zero-sized type of the
+/// same name that implements `hookwire::Tool`.
+///
+/// * The name is the function's name (`name = "..."` overrides it); the
+///   description is the doc comment (`description = "..."` overrides it).
+/// * Each parameter becomes a field of the argument object, with its doc
+///   comment as description; `Option<T>` parameters are optional. Parameter
+///   types must be `Deserialize + JsonSchema` (hookwire re-exports both
+///   crates, so no extra dependency is needed). A `&ToolContext` parameter
+///   receives the call's context instead.
+/// * `strict` makes the schema strict, and an `Option` parameter a compile
+///   error.
+/// * The return type implements `IntoOutcome`: `String`, `ToolResult`,
+///   `Json<T: Serialize>`, or a `Result` of one of these with a `Display`
+///   error (which becomes an error result).
+///
+/// The original body stays callable as `name::run(..)`.
+///
+/// ```ignore
+/// /// Adds two numbers.
+/// #[hookwire::tool]
+/// async fn add(
+///     /// The first number.
+///     a: i64,
+///     /// The second number.
+///     b: Option<i64>,
+/// ) -> hookwire::Json<i64> {
+///     hookwire::Json(a + b.unwrap_or(0))
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool_hook::tool(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into a hook: a zero-sized unit struct of the same
+/// name that implements `hookwire::Hook`, so `tool_hooks = [name]` and
+/// `hookwire::chain!(name, .. => tool)` accept it.
+///
+/// Its kind comes from its signature:
+///
+/// * around: `async fn f(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome`
+/// * pre: `async fn f(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision`
+///   (or `Result<Decision, E>`)
+/// * post: `async fn f(cx: &mut ToolContext, outcome: &mut Outcome)` (or
+///   `-> Result<(), E>`)
+///
+/// Options: `match = "pattern"` (the hook skips other tools), `on_failure =
+/// "open" | "closed"` (default closed), `timeout_ms = N`, `name = "..."`.
+///
+/// ```ignore
+/// #[hookwire::hook(match = "write_*", on_failure = "closed")]
+/// async fn no_rm(_cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+///     Decision::Continue
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool_hook::hook(attr.into(), item.into()).into()
+}
+
+/// Declares an agent on a unit struct: the same keys as an AgentCard.
+/// Generates the agent's statically dispatched tool set (every tool behind
+/// its chain of hooks) and its `hookwire::agent::AgentDecl` impl, through the
+/// emitter `cardgen` uses.
+///
+/// ```ignore
+/// #[hookwire::agent(
+///     name = "calc",
+///     instruction = "Do sums.",
+///     function_tools = [add],
+///     tool_hooks = [audit, no_rm(match = "write_*")],
+///     max_parallel = 4,
+/// )]
+/// struct Calc;
+/// ```
+#[proc_macro_attribute]
+pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
+    agent::agent(attr.into(), item.into()).into()
+}

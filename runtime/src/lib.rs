@@ -105,6 +105,8 @@ pub use hooks::Attempts;
 pub use policy::{FailurePolicy, Guarded};
 pub use prepost::{Decision, Post, PostHook, Pre, PreHook};
 pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
+/// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
+pub use hookwire_macros::{agent, hook, tool};
 pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
 
 /// Re-exports for generated code, so user crates need no extra dependencies.

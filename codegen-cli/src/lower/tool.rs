@@ -81,13 +81,14 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             ToolParam::Arg {
                 ident,
                 ty,
-                optional,
+                optional: _,
                 docs,
             } => {
                 let doc = join_docs(docs);
                 let doc_attr = (!doc.is_empty()).then(|| quote!(#[doc = #doc]));
-                let default = optional.then(|| quote!(#[serde(default)]));
-                fields.push(quote! { #doc_attr #default pub #ident: #ty, });
+                // serde already treats a missing `Option` field as `None`, and
+                // schemars leaves it out of `required`.
+                fields.push(quote! { #doc_attr pub #ident: #ty, });
                 checks.push(quote_spanned! {ty.span()=>
                     #krate::__private::check::tool_arg::<#ty>();
                 });

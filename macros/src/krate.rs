@@ -1,0 +1,22 @@
+//! The one place that decides how generated code names the `hookwire` crate.
+
+use proc_macro_crate::{FoundCrate, crate_name};
+use proc_macro2::Span;
+
+/// The path of the `hookwire` crate as the user's crate sees it: `::hookwire`,
+/// or `::renamed` when the dependency is renamed in Cargo.toml, or the
+/// `crate = "..."` override when the user gives one.
+pub(crate) fn hookwire(override_path: Option<syn::Path>) -> syn::Path {
+    if let Some(path) = override_path {
+        return path;
+    }
+    match crate_name("hookwire") {
+        Ok(FoundCrate::Name(name)) if name != "hookwire" => {
+            let ident = syn::Ident::new(&name, Span::call_site());
+            syn::parse_quote!(::#ident)
+        }
+        // `Itself` is hookwire's own tests, examples and doctests, which see
+        // the library as `::hookwire` too.
+        _ => syn::parse_quote!(::hookwire),
+    }
+}
