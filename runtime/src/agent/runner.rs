@@ -435,6 +435,14 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         self
     }
 
+    /// Sets the approver the tool chains consult (`Decision::Ask` in a
+    /// chain), leaving the run's own approvals as they are.
+    pub(crate) fn set_chain_approver(&mut self, approver: Option<Arc<dyn Approver>>) {
+        if approver.is_some() {
+            self.scope.approver = approver;
+        }
+    }
+
     /// Sets the limits.
     pub fn with_settings(mut self, settings: RunSettings) -> Self {
         self.settings = settings;
