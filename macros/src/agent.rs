@@ -1,6 +1,625 @@
-pub(crate) fn agent(
-    _a: proc_macro2::TokenStream,
-    i: proc_macro2::TokenStream,
-) -> proc_macro2::TokenStream {
-    i
+//! `#[agent(...)]`: parse the attribute into the shared `AgentSpec` and hand
+//! it to the shared emitter. No chain is built here.
+
+use std::str::FromStr;
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use hookwire_codegen::emit::{self, EmitOptions};
+use hookwire_codegen::spec::{
+    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
+    HistoryMergeTarget, HistorySource, HookEvent, HookRef, McpToolsSpec, RefreshCondition,
+    ToolCallInjection, ToolRef, UnknownValue,
+};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+
+use crate::{keys, krate};
+
+const AGENT_KEYS: &[&str] = &[
+    "name",
+    "instruction",
+    "description",
+    "default",
+    "servers",
+    "tools",
+    "function_tools",
+    "agents",
+    "tool_hooks",
+    "hooks",
+    "max_parallel",
+    "child_timeout_sec",
+    "history_source",
+    "history_merge_target",
+    "max_display_instances",
+    "model",
+    "use_history",
+    "tool_input_schema",
+    "crate",
+];
+const HOOK_ENTRY_KEYS: &[&str] = &["match", "on_failure", "timeout_ms"];
+const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks"];
+const AGENT_ENTRY_KEYS: &[&str] = &["name"];
+const EVENT_HOOK_KEYS: &[&str] = &[
+    "tool_name",
+    "toolset_name",
+    "arguments",
+    "frequency",
+    "ttl_minutes",
+    "name",
+    "timeout_sec",
+];
+
+/// One entry of a list key: `path` or `path(key = value, ...)`.
+#[derive(Debug, Clone)]
+struct Entry {
+    path: syn::Path,
+    args: Vec<NestedMeta>,
+}
+
+/// A list of entries, written `key = [a, b(..)]` or `key(a, b(..))`.
+#[derive(Debug, Clone, Default)]
+struct Entries(Vec<Entry>);
+
+impl Entries {
+    fn from_metas<'a>(metas: impl IntoIterator<Item = &'a syn::Meta>) -> darling::Result<Self> {
+        metas
+            .into_iter()
+            .map(|meta| match meta {
+                syn::Meta::Path(path) => Ok(Entry {
+                    path: path.clone(),
+                    args: Vec::new(),
+                }),
+                syn::Meta::List(list) => Ok(Entry {
+                    path: list.path.clone(),
+                    args: NestedMeta::parse_meta_list(list.tokens.clone())?,
+                }),
+                syn::Meta::NameValue(nv) => Err(darling::Error::custom(
+                    "expected a path such as `audit` or `audit(match = \"read_*\")`",
+                )
+                .with_span(nv)),
+            })
+            .collect::<darling::Result<Vec<_>>>()
+            .map(Entries)
+    }
+
+    fn from_tokens(tokens: TokenStream, span: Span) -> darling::Result<Self> {
+        let array = syn::parse2::<proc_macro2::Group>(tokens)
+            .ok()
+            .filter(|g| g.delimiter() == proc_macro2::Delimiter::Bracket)
+            .ok_or_else(|| {
+                darling::Error::custom("expected a list in brackets: `[a, b(..)]`").with_span(&span)
+            })?;
+        let metas = Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated
+            .parse2(array.stream())
+            .map_err(darling::Error::from)?;
+        Self::from_metas(&metas)
+    }
+}
+
+impl FromMeta for Entries {
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        let metas = items
+            .iter()
+            .map(|item| match item {
+                NestedMeta::Meta(m) => Ok(m.clone()),
+                other => Err(darling::Error::custom(
+                    "expected a path such as `audit` or `audit(match = \"read_*\")`",
+                )
+                .with_span(other)),
+            })
+            .collect::<darling::Result<Vec<_>>>()?;
+        Self::from_metas(&metas)
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Self::from_tokens(expr.to_token_stream(), expr.span())
+    }
+
+    fn from_invalid_expr(value: &darling::ast::MetaNameValueInvalidExpr) -> darling::Result<Self> {
+        Self::from_tokens(value.value.clone(), value.path.span())
+    }
+}
+
+/// `tools(server = ["glob", ..], ..)`.
+#[derive(Debug, Clone, Default)]
+struct McpTools(Vec<(String, Vec<String>)>);
+
+impl FromMeta for McpTools {
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        items
+            .iter()
+            .map(|item| match item {
+                NestedMeta::Meta(syn::Meta::NameValue(nv)) => {
+                    let server = nv.path.get_ident().map(crate::unraw).ok_or_else(|| {
+                        darling::Error::custom("expected a server name").with_span(&nv.path)
+                    })?;
+                    let globs = Vec::<syn::LitStr>::from_expr(&nv.value)?;
+                    Ok((server, globs.iter().map(syn::LitStr::value).collect()))
+                }
+                other => Err(darling::Error::custom(
+                    "expected `server = [\"glob\", ..]`, as in `tools(fs = [\"read_*\"])`",
+                )
+                .with_span(other)),
+            })
+            .collect::<darling::Result<Vec<_>>>()
+            .map(McpTools)
+    }
+}
+
+#[derive(Debug, FromMeta)]
+struct AgentAttr {
+    #[darling(default)]
+    name: Option<syn::LitStr>,
+    #[darling(default)]
+    instruction: Option<syn::LitStr>,
+    #[darling(default)]
+    description: Option<syn::LitStr>,
+    #[darling(default)]
+    default: bool,
+    #[darling(default)]
+    servers: Vec<syn::LitStr>,
+    #[darling(default)]
+    tools: McpTools,
+    #[darling(default)]
+    function_tools: Entries,
+    #[darling(default)]
+    agents: Entries,
+    #[darling(default)]
+    tool_hooks: Entries,
+    #[darling(default)]
+    hooks: Entries,
+    #[darling(default)]
+    max_parallel: Option<syn::Lit>,
+    #[darling(default)]
+    child_timeout_sec: Option<syn::Lit>,
+    #[darling(default)]
+    history_source: Option<syn::LitStr>,
+    #[darling(default)]
+    history_merge_target: Option<syn::LitStr>,
+    #[darling(default)]
+    max_display_instances: Option<syn::Lit>,
+    #[darling(default)]
+    model: Option<syn::LitStr>,
+    #[darling(default)]
+    use_history: Option<bool>,
+    #[darling(default)]
+    tool_input_schema: Option<syn::LitStr>,
+    #[darling(default, rename = "crate")]
+    krate: Option<syn::Path>,
+}
+
+#[derive(Debug, FromMeta)]
+struct HookEntryAttr {
+    #[darling(default, rename = "match")]
+    matcher: Option<syn::LitStr>,
+    #[darling(default)]
+    on_failure: Option<syn::LitStr>,
+    #[darling(default)]
+    timeout_ms: Option<syn::Lit>,
+}
+
+#[derive(Debug, FromMeta)]
+struct ToolEntryAttr {
+    #[darling(default)]
+    name: Option<syn::LitStr>,
+    #[darling(default)]
+    hooks: Entries,
+}
+
+#[derive(Debug, FromMeta)]
+struct AgentEntryAttr {
+    #[darling(default)]
+    name: Option<syn::LitStr>,
+}
+
+#[derive(Debug, FromMeta)]
+struct EventHookAttr {
+    tool_name: syn::LitStr,
+    #[darling(default)]
+    toolset_name: Option<syn::LitStr>,
+    #[darling(default)]
+    arguments: Option<syn::LitStr>,
+    #[darling(default)]
+    frequency: Option<syn::LitStr>,
+    #[darling(default)]
+    ttl_minutes: Option<syn::Lit>,
+    #[darling(default)]
+    name: Option<syn::LitStr>,
+    #[darling(default)]
+    timeout_sec: Option<syn::Lit>,
+}
+
+pub(crate) fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = match syn::parse2::<syn::ItemStruct>(item.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let e = syn::Error::new(
+                e.span(),
+                format!(
+                    "`#[agent(...)]` goes on a struct, as in `#[agent(name = \"calc\")] struct Calc;`: {e}"
+                ),
+            );
+            let e = e.to_compile_error();
+            return quote!(#e #item);
+        }
+    };
+    match expand(attr, &item) {
+        Ok(tokens) => quote!(#item #tokens),
+        Err(e) => {
+            let e = e.to_compile_error();
+            quote!(#item #e)
+        }
+    }
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}
+
+fn last_name(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| crate::unraw(&s.ident))
+        .unwrap_or_default()
+}
+
+/// A positive integer from a literal, or an error spanned on it.
+fn positive(lit: &syn::Lit, key: &str, example: &str) -> syn::Result<u64> {
+    let err = |what: &str| {
+        syn::Error::new(
+            lit.span(),
+            format!("`{key}` must be a positive integer, {what}: expected `{key} = {example}`"),
+        )
+    };
+    match lit {
+        syn::Lit::Int(i) => match i.base10_parse::<u64>() {
+            Ok(0) => Err(err("found `0`")),
+            Ok(n) => Ok(n),
+            Err(_) => Err(err(&format!("found `{i}`"))),
+        },
+        other => Err(err(&format!("found `{}`", other.to_token_stream()))),
+    }
+}
+
+fn unknown_value(lit: &syn::LitStr, key: &str, e: &UnknownValue) -> syn::Error {
+    let hint = keys::did_you_mean(&lit.value(), &e.expected)
+        .map(|k| format!("did you mean `\"{k}\"`? "))
+        .unwrap_or_default();
+    syn::Error::new(
+        lit.span(),
+        format!(
+            "unknown `{key}` value `{}`: {hint}expected one of {}",
+            lit.value(),
+            e.expected
+                .iter()
+                .map(|v| format!("`\"{v}\"`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    )
+}
+
+fn entry_args<T: FromMeta>(entry: &Entry, what: &str, known: &[&str]) -> syn::Result<T> {
+    keys::check(&entry.args, what, known)?;
+    T::from_list(&entry.args).map_err(syn::Error::from)
+}
+
+fn hook_ref(entry: &Entry) -> syn::Result<HookRef> {
+    let attr: HookEntryAttr = entry_args(entry, "tool_hooks entry", HOOK_ENTRY_KEYS)?;
+    let mut hook = HookRef::new(path_text(&entry.path));
+    hook.span = Some(entry.path.span());
+    if let Some(m) = &attr.matcher {
+        hook = hook.with_match(&m.value()).map_err(|e| {
+            syn::Error::new(
+                m.span(),
+                format!(
+                    "invalid `match` pattern for hook `{}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/` or `source:mcp`",
+                    path_text(&entry.path)
+                ),
+            )
+        })?;
+    }
+    if let Some(p) = &attr.on_failure {
+        let policy =
+            FailurePolicy::from_str(&p.value()).map_err(|e| unknown_value(p, "on_failure", &e))?;
+        hook = hook.with_policy(policy);
+    }
+    if let Some(t) = &attr.timeout_ms {
+        hook = hook.with_timeout_ms(positive(t, "timeout_ms", "500")?);
+    }
+    Ok(hook)
+}
+
+fn event_hook(entry: &Entry) -> syn::Result<EventHookSpec> {
+    let event_name = last_name(&entry.path);
+    let event = HookEvent::from_str(&event_name).map_err(|e| {
+        let hint = keys::did_you_mean(&event_name, &e.expected)
+            .map(|k| format!("did you mean `{k}`? "))
+            .unwrap_or_default();
+        syn::Error::new(
+            entry.path.span(),
+            format!(
+                "unknown hook event `{event_name}`: {hint}expected one of {}",
+                e.expected
+                    .iter()
+                    .map(|v| format!("`{v}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    })?;
+    let attr: EventHookAttr = entry_args(entry, "hooks entry", EVENT_HOOK_KEYS)?;
+    let arguments = match &attr.arguments {
+        Some(a) => {
+            let text = a.value();
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(serde_json::Value::Object(_)) => text,
+                _ => {
+                    return Err(syn::Error::new(
+                        a.span(),
+                        "`arguments` must be a JSON object: expected `arguments = r#\"{\"key\": \"value\"}\"#`",
+                    ));
+                }
+            }
+        }
+        None => "{}".to_owned(),
+    };
+    let frequency = match &attr.frequency {
+        Some(f) => {
+            Frequency::from_str(&f.value()).map_err(|e| unknown_value(f, "frequency", &e))?
+        }
+        None => Frequency::default(),
+    };
+    let refresh_condition = match &attr.ttl_minutes {
+        Some(t) => Some(RefreshCondition::Ttl {
+            ttl_minutes: positive(t, "ttl_minutes", "5")?,
+        }),
+        None => None,
+    };
+    let timeout_sec = attr
+        .timeout_sec
+        .as_ref()
+        .map(|t| positive(t, "timeout_sec", "10"))
+        .transpose()?;
+    Ok(EventHookSpec {
+        event,
+        name: attr.name.map(|n| n.value()),
+        timeout_sec,
+        action: EventHookAction::ToolCall(ToolCallInjection {
+            toolset_name: attr.toolset_name.map(|t| t.value()),
+            tool_name: attr.tool_name.value(),
+            arguments,
+            frequency,
+            refresh_condition,
+        }),
+        span: Some(entry.path.span()),
+    })
+}
+
+const LIST_KEYS: &[&str] = &["function_tools", "agents", "tool_hooks", "hooks"];
+
+/// Takes the `key = [..]` items of the list keys out of the attribute.
+///
+/// They are parsed here rather than by darling because an entry such as
+/// `guard(match = "read_*")` is not a Rust expression (`match` is a
+/// keyword), and darling parses `key = value` values as expressions.
+#[allow(clippy::type_complexity)]
+fn split_lists(attr: TokenStream) -> syn::Result<(TokenStream, Vec<(String, Span, Entries)>)> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut chunks: Vec<Vec<TokenTree>> = vec![Vec::new()];
+    for tt in attr {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => chunks.push(Vec::new()),
+            _ => {
+                if let Some(last) = chunks.last_mut() {
+                    last.push(tt);
+                }
+            }
+        }
+    }
+    let mut rest = TokenStream::new();
+    let mut lists = Vec::new();
+    for chunk in chunks {
+        if chunk.is_empty() {
+            continue;
+        }
+        if let [
+            TokenTree::Ident(key),
+            TokenTree::Punct(eq),
+            TokenTree::Group(g),
+        ] = chunk.as_slice()
+            && eq.as_char() == '='
+            && g.delimiter() == Delimiter::Bracket
+            && LIST_KEYS.contains(&key.to_string().as_str())
+        {
+            let entries = Entries::from_tokens(TokenTree::Group(g.clone()).into(), g.span())
+                .map_err(syn::Error::from)?;
+            lists.push((key.to_string(), key.span(), entries));
+            continue;
+        }
+        if !rest.is_empty() {
+            rest.extend([TokenTree::Punct(proc_macro2::Punct::new(
+                ',',
+                proc_macro2::Spacing::Alone,
+            ))]);
+        }
+        rest.extend(chunk);
+    }
+    Ok((rest, lists))
+}
+
+fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream> {
+    if !item.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &item.generics,
+            "an agent struct cannot be generic: expected `#[agent(...)] struct Name;`",
+        ));
+    }
+    let (attr, lists) = split_lists(attr)?;
+    let metas = NestedMeta::parse_meta_list(attr)?;
+    keys::check(&metas, "agent", AGENT_KEYS)?;
+    let mut a = AgentAttr::from_list(&metas).map_err(syn::Error::from)?;
+    for (key, span, entries) in lists {
+        let slot = match key.as_str() {
+            "function_tools" => &mut a.function_tools,
+            "agents" => &mut a.agents,
+            "tool_hooks" => &mut a.tool_hooks,
+            _ => &mut a.hooks,
+        };
+        if !slot.0.is_empty() {
+            return Err(syn::Error::new(
+                span,
+                format!("duplicate key `{key}` in `#[agent(...)]`: give each key once"),
+            ));
+        }
+        *slot = entries;
+    }
+    let name = match &a.name {
+        Some(n) if n.value().trim().is_empty() => {
+            return Err(syn::Error::new(
+                n.span(),
+                "the agent `name` cannot be empty: expected `name = \"calc\"`",
+            ));
+        }
+        Some(n) => n.value(),
+        None => crate::unraw(&item.ident),
+    };
+    let mut spec = AgentSpec::new(name);
+    spec.span = Some(item.ident.span());
+    if let Some(i) = &a.instruction {
+        spec.instruction = i.value();
+    }
+    spec.description = a.description.as_ref().map(syn::LitStr::value);
+    spec.default = a.default;
+    spec.servers = a.servers.iter().map(syn::LitStr::value).collect();
+    spec.mcp_tools = a
+        .tools
+        .0
+        .into_iter()
+        .map(|(server, globs)| {
+            let mut filter = McpToolsSpec::default();
+            filter.server = server;
+            filter.globs = globs;
+            filter
+        })
+        .collect();
+
+    let mut errors: Option<syn::Error> = None;
+    let mut push_err = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+
+    let mut tool_names: Vec<(String, Span)> = Vec::new();
+    for entry in &a.function_tools.0 {
+        match entry_args::<ToolEntryAttr>(entry, "function_tools entry", TOOL_ENTRY_KEYS) {
+            Ok(t) => {
+                let tool_name = t
+                    .name
+                    .as_ref()
+                    .map_or_else(|| last_name(&entry.path), syn::LitStr::value);
+                if let Some((_, first)) = tool_names.iter().find(|(n, _)| *n == tool_name) {
+                    let mut e = syn::Error::new(
+                        entry.path.span(),
+                        format!(
+                            "duplicate tool name `{tool_name}` in agent `{}`: each tool of an agent needs its own name (give one `name = \"...\"`)",
+                            spec.name
+                        ),
+                    );
+                    e.combine(syn::Error::new(
+                        *first,
+                        format!("`{tool_name}` is first declared here"),
+                    ));
+                    push_err(e);
+                    continue;
+                }
+                tool_names.push((tool_name.clone(), entry.path.span()));
+                let mut tool = ToolRef::new(path_text(&entry.path), tool_name);
+                tool.span = Some(entry.path.span());
+                for h in &t.hooks.0 {
+                    match hook_ref(h) {
+                        Ok(h) => tool = tool.with_hook(h),
+                        Err(e) => push_err(e),
+                    }
+                }
+                spec.function_tools.push(tool);
+            }
+            Err(e) => push_err(e),
+        }
+    }
+    for entry in &a.agents.0 {
+        match entry_args::<AgentEntryAttr>(entry, "agents entry", AGENT_ENTRY_KEYS) {
+            Ok(c) => {
+                let mut child = AgentRef::new(
+                    c.name
+                        .as_ref()
+                        .map_or_else(|| last_name(&entry.path), syn::LitStr::value),
+                );
+                child.ty = Some(path_text(&entry.path));
+                child.span = Some(entry.path.span());
+                spec.agents.push(child);
+            }
+            Err(e) => push_err(e),
+        }
+    }
+    for entry in &a.tool_hooks.0 {
+        match hook_ref(entry) {
+            Ok(h) => spec.tool_hooks.push(h),
+            Err(e) => push_err(e),
+        }
+    }
+    for entry in &a.hooks.0 {
+        match event_hook(entry) {
+            Ok(h) => spec.hooks.push(h),
+            Err(e) => push_err(e),
+        }
+    }
+    let mut number = |lit: &Option<syn::Lit>, key: &str, example: &str| match lit {
+        Some(l) => match positive(l, key, example) {
+            Ok(n) => Some(n),
+            Err(e) => {
+                push_err(e);
+                None
+            }
+        },
+        None => None,
+    };
+    spec.max_parallel = number(&a.max_parallel, "max_parallel", "4");
+    spec.child_timeout_sec = number(&a.child_timeout_sec, "child_timeout_sec", "60");
+    spec.max_display_instances = number(&a.max_display_instances, "max_display_instances", "20");
+    if let Some(h) = &a.history_source {
+        match HistorySource::from_str(&h.value()) {
+            Ok(v) => spec.history_source = v,
+            Err(e) => push_err(unknown_value(h, "history_source", &e)),
+        }
+    }
+    if let Some(h) = &a.history_merge_target {
+        match HistoryMergeTarget::from_str(&h.value()) {
+            Ok(v) => spec.history_merge_target = v,
+            Err(e) => push_err(unknown_value(h, "history_merge_target", &e)),
+        }
+    }
+    spec.model = a.model.as_ref().map(syn::LitStr::value);
+    spec.use_history = a.use_history;
+    if let Some(s) = &a.tool_input_schema {
+        match serde_json::from_str::<serde_json::Value>(&s.value()) {
+            Ok(serde_json::Value::Object(_)) => spec.tool_input_schema = Some(s.value()),
+            _ => push_err(syn::Error::new(
+                s.span(),
+                "`tool_input_schema` must be a JSON Schema object: expected `tool_input_schema = r#\"{\"type\": \"object\", ...}\"#`",
+            )),
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+
+    let opts = EmitOptions::new(krate::hookwire(a.krate))
+        .agent_type(item.ident.clone())
+        .vis(item.vis.clone());
+    emit::agent(&spec, &opts)
 }

@@ -98,3 +98,9 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
     agent::agent(attr.into(), item.into()).into()
 }
+
+/// The identifier as text, without a raw `r#` prefix.
+pub(crate) fn unraw(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}

@@ -87,7 +87,6 @@ pub(crate) enum ToolParam {
     Arg {
         ident: syn::Ident,
         ty: Type,
-        optional: bool,
         docs: Vec<String>,
     },
 }
@@ -642,8 +641,7 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
                 ),
             ));
         }
-        let optional = option_inner(ty).is_some();
-        if optional && strict {
+        if option_inner(ty).is_some() && strict {
             return Err(syn::Error::new_spanned(
                 ty,
                 format!(
@@ -657,7 +655,6 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
         out.push(ToolParam::Arg {
             ident: strip_raw(&ident),
             ty: ty.clone(),
-            optional,
             docs,
         });
     }

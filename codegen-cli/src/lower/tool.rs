@@ -78,12 +78,7 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 uses_cx = true;
                 call_args.push(quote!(__hookwire_cx));
             }
-            ToolParam::Arg {
-                ident,
-                ty,
-                optional: _,
-                docs,
-            } => {
+            ToolParam::Arg { ident, ty, docs } => {
                 let doc = join_docs(docs);
                 let doc_attr = (!doc.is_empty()).then(|| quote!(#[doc = #doc]));
                 // serde already treats a missing `Option` field as `None`, and
