@@ -1,1 +1,156 @@
-fn main() {}
+//! `cardgen`: compile AgentCards to Rust.
+//!
+//! ```text
+//! cardgen check DIR                 check every card, print every error
+//! cardgen build DIR [--out OUT]     check, then generate (default OUT: DIR/generated)
+//! cardgen explain DIR AGENT         every tool of AGENT with its resolved hook chain
+//! cardgen graph DIR --format mermaid|dot
+//! cardgen schema                    the JSON Schema of the frontmatter
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use hookwire_codegen::cards::{self, BuildOptions, Diagnostic, GraphFormat};
+
+/// Compile AgentCards (`.md` with YAML frontmatter, `.yaml`, `.yml`) into
+/// statically dispatched Rust agents.
+#[derive(Parser)]
+#[command(name = "cardgen", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check every card of DIR and print every error (exit 1 on any).
+    Check {
+        /// The cards folder.
+        dir: PathBuf,
+    },
+    /// Check, then generate one Rust module per card plus `mod.rs`.
+    ///
+    /// Nothing is written if any card has an error; files are written
+    /// atomically and only when their content changed.
+    Build {
+        /// The cards folder.
+        dir: PathBuf,
+        /// The output folder (default: `DIR/generated`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Print every tool of AGENT with its resolved chain, in the order it runs.
+    Explain {
+        /// The cards folder.
+        dir: PathBuf,
+        /// The agent's name.
+        agent: String,
+    },
+    /// Print agents, tools, hooks and agent-as-tool edges as a picture.
+    Graph {
+        /// The cards folder.
+        dir: PathBuf,
+        /// The picture format.
+        #[arg(long, value_enum, default_value = "mermaid")]
+        format: Format,
+    },
+    /// Print the JSON Schema of the card frontmatter, for editors.
+    Schema,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Mermaid,
+    Dot,
+}
+
+fn report(diags: &[Diagnostic]) -> ExitCode {
+    for d in diags {
+        eprintln!("{d}");
+    }
+    eprintln!(
+        "error: {} error{} in the cards",
+        diags.len(),
+        if diags.len() == 1 { "" } else { "s" }
+    );
+    ExitCode::FAILURE
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check { dir } => match cards::load_dir(&dir) {
+            Ok(c) => {
+                println!("{} card(s) OK", c.cards.len());
+                ExitCode::SUCCESS
+            }
+            Err(diags) => report(&diags),
+        },
+        Command::Build { dir, out } => {
+            let out = out.unwrap_or_else(|| dir.join("generated"));
+            match cards::build(&dir, &BuildOptions::new(&out)) {
+                Ok((c, r)) => {
+                    println!(
+                        "{} card(s) -> {}: {} written, {} unchanged, {} removed",
+                        c.cards.len(),
+                        out.display(),
+                        r.written.len(),
+                        r.unchanged.len(),
+                        r.removed.len()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(cards::BuildError::Cards(diags)) => {
+                    let code = report(&diags);
+                    eprintln!("nothing was written to {}", out.display());
+                    code
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Explain { dir, agent } => match cards::load_dir(&dir) {
+            Ok(c) => match cards::explain(&c, &agent) {
+                Some(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                None => {
+                    let names: Vec<&str> = c.cards.iter().map(|c| c.spec.name.as_str()).collect();
+                    eprintln!("error: no agent named `{agent}`");
+                    if let Some(s) = cards::did_you_mean(&agent, names.iter().copied()) {
+                        eprintln!("  = help: did you mean `{s}`?");
+                    }
+                    eprintln!("  = note: agents: {}", names.join(", "));
+                    ExitCode::FAILURE
+                }
+            },
+            Err(diags) => report(&diags),
+        },
+        Command::Graph { dir, format } => match cards::load_dir(&dir) {
+            Ok(c) => {
+                let f = match format {
+                    Format::Mermaid => GraphFormat::Mermaid,
+                    Format::Dot => GraphFormat::Dot,
+                };
+                print!("{}", cards::graph(&c, f));
+                ExitCode::SUCCESS
+            }
+            Err(diags) => report(&diags),
+        },
+        Command::Schema => {
+            match serde_json::to_string_pretty(&cards::schema()) {
+                Ok(s) => println!("{s}"),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Card diagnostics: `path:line:col: error: ...` with the source line, a
+//! caret and a help line.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One error in a card or in a Rust file a card references.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Diagnostic {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub col: usize,
+    /// How many characters the caret underlines (at least one).
+    pub len: usize,
+    /// What is wrong.
+    pub message: String,
+    /// The source line, if the file could be read.
+    pub source_line: Option<String>,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// More context (for example where a duplicate was first declared).
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error at `line:col` of `path`, whose text is `source` (for the
+    /// source line).
+    pub fn new(
+        path: &Path,
+        source: Option<&str>,
+        line: usize,
+        col: usize,
+        len: usize,
+        message: impl Into<String>,
+    ) -> Self {
+        let line = line.max(1);
+        let source_line = source.and_then(|s| s.lines().nth(line - 1).map(str::to_owned));
+        Self {
+            path: path.to_owned(),
+            line,
+            col: col.max(1),
+            len: len.max(1),
+            message: message.into(),
+            source_line,
+            help: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds a help line.
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Adds a help line if there is one.
+    pub fn maybe_help(mut self, help: Option<String>) -> Self {
+        if help.is_some() {
+            self.help = help;
+        }
+        self
+    }
+
+    /// Adds a note.
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.path.display(),
+            self.line,
+            self.col,
+            self.message
+        )?;
+        let gutter = self.line.to_string().len();
+        let pad = " ".repeat(gutter);
+        if let Some(src) = &self.source_line {
+            let src = src.replace('\t', " ");
+            writeln!(f, "{pad} |")?;
+            writeln!(f, "{} | {}", self.line, src)?;
+            let width = src.chars().count();
+            let len = self
+                .len
+                .min(width.saturating_sub(self.col - 1).max(1))
+                .max(1);
+            writeln!(f, "{pad} | {}{}", " ".repeat(self.col - 1), "^".repeat(len))?;
+        }
+        if let Some(help) = &self.help {
+            writeln!(f, "{pad} = help: {help}")?;
+        }
+        for note in &self.notes {
+            writeln!(f, "{pad} = note: {note}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The candidate closest to `word` by edit distance, if it is close enough
+/// to be a plausible typo.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|(d, c)| {
+            *d <= (c.len().max(word.len()) / 3).max(1) || c.starts_with(word) && !word.is_empty()
+        })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// The 1-based line and column of byte offset `at` in `bytes` (columns count
+/// characters of the valid prefix).
+pub fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = &bytes[..at.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_like_rustc() {
+        let d = Diagnostic::new(
+            Path::new("cards/a.md"),
+            Some("---\nnmae: x\n"),
+            2,
+            1,
+            4,
+            "unknown field `nmae`",
+        )
+        .help("did you mean `name`?");
+        assert_eq!(
+            d.to_string(),
+            "cards/a.md:2:1: error: unknown field `nmae`\n  |\n2 | nmae: x\n  | ^^^^\n  = help: did you mean `name`?\n"
+        );
+    }
+
+    #[test]
+    fn suggestions() {
+        let fields = ["name", "instruction", "max_parallel", "tool_hooks"];
+        assert_eq!(did_you_mean("nmae", fields), Some("name"));
+        assert_eq!(did_you_mean("max_paralel", fields), Some("max_parallel"));
+        assert_eq!(did_you_mean("toolhooks", fields), Some("tool_hooks"));
+        assert_eq!(did_you_mean("zzzzzz", fields), None);
+        assert_eq!(line_col(b"ab\ncd\xffe", 5), (2, 3));
+    }
+}

@@ -1,0 +1,693 @@
+//! The card's fields: types, ranges, unknown keys (with did-you-mean).
+
+use std::path::PathBuf;
+
+use super::{Diagnostic, Source, did_you_mean};
+use crate::spec::{
+    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
+    HistoryMergeTarget, HistorySource, HookEvent, HookRef, Matcher, McpToolsSpec, RefreshCondition,
+    ToolCallInjection,
+};
+use crate::yaml::{Seg, Yaml};
+
+/// Every top-level field a card may have.
+pub const FIELDS: [&str; 19] = [
+    "type",
+    "name",
+    "instruction",
+    "description",
+    "default",
+    "servers",
+    "tools",
+    "function_tools",
+    "agents",
+    "tool_hooks",
+    "hooks",
+    "history_source",
+    "history_merge_target",
+    "max_parallel",
+    "child_timeout_sec",
+    "max_display_instances",
+    "model",
+    "use_history",
+    "tool_input_schema",
+];
+
+const HOOK_FIELDS: [&str; 4] = ["hook", "match", "on_failure", "timeout_ms"];
+const EVENT_HOOK_FIELDS: [&str; 9] = [
+    "event",
+    "kind",
+    "name",
+    "toolset_name",
+    "tool_name",
+    "arguments",
+    "frequency",
+    "refresh_condition",
+    "timeout_sec",
+];
+const REFRESH_FIELDS: [&str; 2] = ["kind", "ttl_minutes"];
+/// Events that `kind: tool_call` entries can fire at (what the runtime
+/// implements for config-driven hooks).
+const TOOL_CALL_EVENTS: [HookEvent; 2] = [HookEvent::OnRequestStart, HookEvent::OnCompletion];
+
+/// A `file.rs:function` reference.
+#[derive(Debug, Clone)]
+pub(crate) struct RefSpec {
+    /// As written.
+    pub text: String,
+    /// The file part.
+    pub file: String,
+    /// The function part.
+    pub function: String,
+    /// `function_tools` or `tool_hooks`.
+    pub field: &'static str,
+    /// The index in that list.
+    pub index: usize,
+    /// Whether the entry is a map (`{hook: ...}`).
+    pub in_map: bool,
+}
+
+impl RefSpec {
+    pub fn path(&self) -> Vec<Seg<'_>> {
+        let mut p = vec![Seg::Key(self.field), Seg::Index(self.index)];
+        if self.in_map {
+            p.push(Seg::Key("hook"));
+        }
+        p
+    }
+}
+
+/// A card after its own fields were checked, before cross-card checks and
+/// Rust references.
+pub(crate) struct Parsed {
+    pub display: PathBuf,
+    pub src: Source,
+    /// Everything but function tools (added once the references resolve).
+    pub spec: AgentSpec,
+    pub tool_refs: Vec<RefSpec>,
+    /// One per `spec.tool_hooks` entry, in order.
+    pub hook_refs: Vec<RefSpec>,
+    pub name_given: bool,
+}
+
+impl Parsed {
+    pub fn name_diag(&self, message: String) -> Diagnostic {
+        if self.name_given {
+            self.src.at(&[Seg::Key("name")], true, message)
+        } else {
+            self.src.line(1, 1, 1, message)
+        }
+    }
+}
+
+struct Ctx<'s> {
+    src: &'s Source,
+    diags: Vec<Diagnostic>,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, path: &[Seg<'_>], value: bool, message: String, help: Option<String>) {
+        let d = self.src.at(path, value, message).maybe_help(help);
+        self.diags.push(d);
+    }
+
+    fn wrong_type(&mut self, path: &[Seg<'_>], what: &str, expected: &str, found: &Yaml) {
+        self.err(
+            path,
+            true,
+            format!("`{what}` must be {expected}, found {}", found.kind()),
+            None,
+        );
+    }
+
+    fn string(&mut self, path: &[Seg<'_>], what: &str, v: &Yaml) -> Option<String> {
+        match v {
+            Yaml::Str(s) => Some(s.clone()),
+            other => {
+                self.wrong_type(path, what, "a string", other);
+                None
+            }
+        }
+    }
+
+    fn nonempty(&mut self, path: &[Seg<'_>], what: &str, v: &Yaml) -> Option<String> {
+        let s = self.string(path, what, v)?;
+        if s.trim().is_empty() {
+            self.err(path, true, format!("`{what}` must not be empty"), None);
+            return None;
+        }
+        Some(s)
+    }
+
+    fn boolean(&mut self, path: &[Seg<'_>], what: &str, v: &Yaml) -> Option<bool> {
+        match v {
+            Yaml::Bool(b) => Some(*b),
+            other => {
+                self.wrong_type(path, what, "`true` or `false`", other);
+                None
+            }
+        }
+    }
+
+    fn positive(&mut self, path: &[Seg<'_>], what: &str, v: &Yaml) -> Option<u64> {
+        match v {
+            Yaml::Int(i) if *i > 0 => match u64::try_from(*i) {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    self.err(path, true, format!("`{what}` is too large: {i}"), None);
+                    None
+                }
+            },
+            Yaml::Int(i) => {
+                self.err(
+                    path,
+                    true,
+                    format!("`{what}` must be greater than 0, found {i}"),
+                    Some(format!("use a positive integer, for example `{what}: 1`")),
+                );
+                None
+            }
+            other => {
+                self.wrong_type(path, what, "a positive integer", other);
+                None
+            }
+        }
+    }
+
+    fn choice<T: Copy>(
+        &mut self,
+        path: &[Seg<'_>],
+        what: &str,
+        v: &Yaml,
+        table: &[(&'static str, T)],
+    ) -> Option<T> {
+        let s = self.string(path, what, v)?;
+        if let Some((_, t)) = table.iter().find(|(n, _)| *n == s) {
+            return Some(*t);
+        }
+        let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+        let help = did_you_mean(&s, names.iter().copied()).map(|n| format!("did you mean `{n}`?"));
+        self.err(
+            path,
+            true,
+            format!(
+                "unknown {what} `{s}` (expected one of: {})",
+                names.join(", ")
+            ),
+            help,
+        );
+        None
+    }
+
+    fn string_list(&mut self, path: &[Seg<'_>], what: &str, v: &Yaml) -> Vec<(usize, String)> {
+        let Yaml::Seq(items) = v else {
+            if let Yaml::Null = v {
+                return Vec::new();
+            }
+            self.wrong_type(path, what, "a list of strings", v);
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let mut p = path.to_vec();
+            p.push(Seg::Index(i));
+            if let Some(s) = self.nonempty(&p, &format!("{what}[{i}]"), item) {
+                out.push((i, s));
+            }
+        }
+        out
+    }
+
+    fn unknown_keys(
+        &mut self,
+        path: &[Seg<'_>],
+        entries: &[(String, Yaml)],
+        allowed: &[&str],
+        what: &str,
+    ) {
+        for (k, _) in entries {
+            if !allowed.contains(&k.as_str()) {
+                let mut p = path.to_vec();
+                p.push(Seg::Key(k));
+                let help = did_you_mean(k, allowed.iter().copied())
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .or_else(|| Some(format!("{what} fields are: {}", allowed.join(", "))));
+                self.err(&p, false, format!("unknown field `{k}` in {what}"), help);
+            }
+        }
+    }
+}
+
+/// Splits `file.rs:function`.
+pub(crate) fn split_ref(text: &str) -> Result<(String, String), String> {
+    let Some((file, function)) = text.trim().rsplit_once(':') else {
+        return Err(format!(
+            "malformed reference `{text}`: expected `file.rs:function`"
+        ));
+    };
+    if !file.ends_with(".rs") || file.len() <= 3 {
+        return Err(format!(
+            "malformed reference `{text}`: the file part `{file}` must be a `.rs` file (`file.rs:function`)"
+        ));
+    }
+    if syn::parse_str::<syn::Ident>(function).is_err() || function.starts_with("r#") {
+        return Err(format!(
+            "malformed reference `{text}`: `{function}` is not a Rust function name (`file.rs:function`)"
+        ));
+    }
+    Ok((file.to_owned(), function.to_owned()))
+}
+
+pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagnostic>> {
+    let entries = match value {
+        Yaml::Map(entries) => entries,
+        Yaml::Null => Vec::new(),
+        other => {
+            let d = src
+                .line(
+                    src.offset + 1,
+                    1,
+                    1,
+                    format!(
+                        "the card's YAML must be a mapping of fields, found {}",
+                        other.kind()
+                    ),
+                )
+                .help("write one `field: value` per line");
+            return Err(vec![d]);
+        }
+    };
+    let stem = src
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut cx = Ctx {
+        src: &src,
+        diags: Vec::new(),
+    };
+    let mut spec = AgentSpec::new(stem);
+    let mut name_given = false;
+    let mut instruction_field = false;
+    let mut tool_refs = Vec::new();
+    let mut hook_refs = Vec::new();
+    cx.unknown_keys(&[], &entries, &FIELDS, "a card");
+    for (key, v) in &entries {
+        let path = [Seg::Key(key.as_str())];
+        let p = &path[..];
+        match key.as_str() {
+            "type" => {
+                if let Some(t) = cx.string(p, "type", v) {
+                    if t != "agent" {
+                        cx.err(
+                            p,
+                            true,
+                            format!("unsupported card type `{t}` (supported: agent)"),
+                            Some("cardgen compiles cards of `type: agent`".into()),
+                        );
+                    }
+                }
+            }
+            "name" => {
+                if let Some(n) = cx.nonempty(p, "name", v) {
+                    if crate::emit::type_name_for(&n).is_none() {
+                        cx.err(
+                            p,
+                            true,
+                            format!("agent name `{n}` has no letters or digits to make a Rust type name from"),
+                            None,
+                        );
+                    }
+                    spec.name = n;
+                    name_given = true;
+                }
+            }
+            "instruction" => {
+                if let Some(s) = cx.string(p, "instruction", v) {
+                    spec.instruction = s;
+                    instruction_field = true;
+                }
+            }
+            "description" => spec.description = cx.string(p, "description", v),
+            "default" => spec.default = cx.boolean(p, "default", v).unwrap_or(false),
+            "servers" => {
+                spec.servers = cx
+                    .string_list(p, "servers", v)
+                    .into_iter()
+                    .map(|(_, s)| s)
+                    .collect();
+            }
+            "tools" => match v {
+                Yaml::Map(servers) => {
+                    for (server, globs) in servers {
+                        let sp = [Seg::Key("tools"), Seg::Key(server.as_str())];
+                        let list = cx.string_list(&sp, &format!("tools.{server}"), globs);
+                        for (i, g) in &list {
+                            if let Err(e) = Matcher::glob(g) {
+                                let gp =
+                                    [Seg::Key("tools"), Seg::Key(server.as_str()), Seg::Index(*i)];
+                                cx.err(&gp, true, format!("invalid tool filter: {e}"), None);
+                            }
+                        }
+                        spec.mcp_tools.push(McpToolsSpec {
+                            server: server.clone(),
+                            globs: list.into_iter().map(|(_, g)| g).collect(),
+                        });
+                    }
+                }
+                Yaml::Null => {}
+                other => cx.wrong_type(
+                    p,
+                    "tools",
+                    "a mapping of server to a list of tool globs",
+                    other,
+                ),
+            },
+            "function_tools" => {
+                for (i, s) in cx.string_list(p, "function_tools", v) {
+                    match split_ref(&s) {
+                        Ok((file, function)) => tool_refs.push(RefSpec {
+                            text: s,
+                            file,
+                            function,
+                            field: "function_tools",
+                            index: i,
+                            in_map: false,
+                        }),
+                        Err(m) => cx.err(&[Seg::Key("function_tools"), Seg::Index(i)], true, m, Some("write `tools.rs:add_one`: a file next to the card and a top-level function in it".into())),
+                    }
+                }
+            }
+            "agents" => {
+                spec.agents = cx
+                    .string_list(p, "agents", v)
+                    .into_iter()
+                    .map(|(_, s)| AgentRef::new(s))
+                    .collect();
+            }
+            "tool_hooks" => parse_tool_hooks(&mut cx, v, &mut spec, &mut hook_refs),
+            "hooks" => parse_event_hooks(&mut cx, v, &mut spec),
+            "history_source" => {
+                spec.history_source = cx
+                    .choice(p, "history_source", v, &HistorySource::ALL)
+                    .unwrap_or_default();
+            }
+            "history_merge_target" => {
+                spec.history_merge_target = cx
+                    .choice(p, "history_merge_target", v, &HistoryMergeTarget::ALL)
+                    .unwrap_or_default();
+            }
+            "max_parallel" => spec.max_parallel = cx.positive(p, "max_parallel", v),
+            "child_timeout_sec" => spec.child_timeout_sec = cx.positive(p, "child_timeout_sec", v),
+            "max_display_instances" => {
+                spec.max_display_instances = cx.positive(p, "max_display_instances", v);
+            }
+            "model" => spec.model = cx.nonempty(p, "model", v),
+            "use_history" => spec.use_history = cx.boolean(p, "use_history", v),
+            "tool_input_schema" => match v {
+                Yaml::Map(_) => {
+                    let json = v.to_json();
+                    match json.get("type") {
+                        Some(serde_json::Value::String(t)) if t == "object" => {}
+                        None => {}
+                        Some(_) => cx.err(
+                            p,
+                            false,
+                            "`tool_input_schema` must describe an object (`type: object`)".into(),
+                            None,
+                        ),
+                    }
+                    spec.tool_input_schema = serde_json::to_string(&json).ok();
+                }
+                other => cx.wrong_type(p, "tool_input_schema", "a JSON Schema mapping", other),
+            },
+            _ => {}
+        }
+    }
+    match (&src.body, instruction_field) {
+        (Some(_), true) => {
+            let d = src
+                .at(
+                    &[Seg::Key("instruction")],
+                    false,
+                    "the card has both an `instruction:` field and a body",
+                )
+                .help("keep one: the body after the frontmatter is the instruction")
+                .note(format!("the body starts at line {}", src.body_line));
+            cx.diags.push(d);
+        }
+        (Some(body), false) => spec.instruction = body.clone(),
+        _ => {}
+    }
+    let diags = cx.diags;
+    if diags.is_empty() {
+        Ok(Parsed {
+            display: src.path.clone(),
+            src,
+            spec,
+            tool_refs,
+            hook_refs,
+            name_given,
+        })
+    } else {
+        Err(diags)
+    }
+}
+
+fn parse_tool_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec, refs: &mut Vec<RefSpec>) {
+    let items = match v {
+        Yaml::Seq(items) => items,
+        Yaml::Null => return,
+        other => {
+            cx.wrong_type(&[Seg::Key("tool_hooks")], "tool_hooks", "a list", other);
+            return;
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let base = [Seg::Key("tool_hooks"), Seg::Index(i)];
+        let mut hook = HookRef::new("");
+        let (text, in_map) = match item {
+            Yaml::Str(s) => (Some(s.clone()), false),
+            Yaml::Map(entries) => {
+                cx.unknown_keys(&base, entries, &HOOK_FIELDS, "a tool hook");
+                let mut text = None;
+                for (k, val) in entries {
+                    let p = [Seg::Key("tool_hooks"), Seg::Index(i), Seg::Key(k.as_str())];
+                    match k.as_str() {
+                        "hook" => text = cx.nonempty(&p, "hook", val),
+                        "match" => match val {
+                            Yaml::Str(pattern) => match Matcher::parse(pattern) {
+                                Ok(m) => hook.matcher = m,
+                                Err(e) => cx.err(&p, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `!pattern`".into())),
+                            },
+                            other => cx.wrong_type(&p, "match", "a string", other),
+                        },
+                        "on_failure" => {
+                            if let Some(policy) = cx.choice(&p, "on_failure", val, &FailurePolicy::SPELLINGS) {
+                                hook.policy = policy;
+                            }
+                        }
+                        "timeout_ms" => hook.timeout_ms = cx.positive(&p, "timeout_ms", val),
+                        _ => {}
+                    }
+                }
+                if text.is_none() && !entries.iter().any(|(k, _)| k == "hook") {
+                    cx.err(
+                        &base,
+                        true,
+                        "tool hook entry is missing `hook: file.rs:function`".into(),
+                        None,
+                    );
+                }
+                (text, true)
+            }
+            other => {
+                cx.wrong_type(
+                    &base,
+                    &format!("tool_hooks[{i}]"),
+                    "`file.rs:function` or a mapping with `hook:`",
+                    other,
+                );
+                (None, false)
+            }
+        };
+        let Some(text) = text else { continue };
+        let mut path = base.to_vec();
+        if in_map {
+            path.push(Seg::Key("hook"));
+        }
+        match split_ref(&text) {
+            Ok((file, function)) => {
+                hook.label = Some(text.clone());
+                refs.push(RefSpec {
+                    text,
+                    file,
+                    function,
+                    field: "tool_hooks",
+                    index: i,
+                    in_map,
+                });
+                spec.tool_hooks.push(hook);
+            }
+            Err(m) => cx.err(&path, true, m, Some("write `hooks.rs:audit`: a file next to the card and a top-level async function in it".into())),
+        }
+    }
+}
+
+fn parse_event_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec) {
+    let items = match v {
+        Yaml::Seq(items) => items,
+        Yaml::Null => return,
+        other => {
+            cx.wrong_type(&[Seg::Key("hooks")], "hooks", "a list", other);
+            return;
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let base = [Seg::Key("hooks"), Seg::Index(i)];
+        let Yaml::Map(entries) = item else {
+            cx.wrong_type(
+                &base,
+                &format!("hooks[{i}]"),
+                "a mapping with `event:`",
+                item,
+            );
+            continue;
+        };
+        cx.unknown_keys(&base, entries, &EVENT_HOOK_FIELDS, "a hook");
+        let get = |k: &str| entries.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+        let at = |k: &'static str| [Seg::Key("hooks"), Seg::Index(i), Seg::Key(k)];
+        let before = cx.diags.len();
+        let event = match get("event") {
+            Some(e) => cx.choice(&at("event"), "event", e, &HookEvent::ALL),
+            None => {
+                cx.err(
+                    &base,
+                    true,
+                    format!(
+                        "hook entry is missing `event` (one of: {})",
+                        HookEvent::names().join(", ")
+                    ),
+                    None,
+                );
+                None
+            }
+        };
+        let kind = match get("kind") {
+            Some(k) => cx.choice(&at("kind"), "hook kind", k, &[("tool_call", ())]),
+            None => Some(()),
+        };
+        if let (Some(event), Some(())) = (event, kind) {
+            if !TOOL_CALL_EVENTS.contains(&event) {
+                let names: Vec<&str> = TOOL_CALL_EVENTS.iter().map(|e| e.as_str()).collect();
+                cx.err(
+                    &at("event"),
+                    true,
+                    format!(
+                        "`kind: tool_call` hooks cannot fire at `{event}` (supported: {})",
+                        names.join(", ")
+                    ),
+                    None,
+                );
+            }
+        }
+        let name = get("name").and_then(|v| cx.nonempty(&at("name"), "name", v));
+        let toolset_name =
+            get("toolset_name").and_then(|v| cx.nonempty(&at("toolset_name"), "toolset_name", v));
+        let tool_name = match get("tool_name") {
+            Some(v) => cx.nonempty(&at("tool_name"), "tool_name", v),
+            None => {
+                cx.err(
+                    &base,
+                    true,
+                    "`kind: tool_call` hook is missing `tool_name`".into(),
+                    None,
+                );
+                None
+            }
+        };
+        let arguments = match get("arguments") {
+            None | Some(Yaml::Null) => "{}".to_owned(),
+            Some(v @ Yaml::Map(_)) => {
+                serde_json::to_string(&v.to_json()).unwrap_or_else(|_| "{}".into())
+            }
+            Some(other) => {
+                cx.wrong_type(&at("arguments"), "arguments", "a mapping", other);
+                "{}".to_owned()
+            }
+        };
+        let frequency = get("frequency")
+            .and_then(|v| cx.choice(&at("frequency"), "frequency", v, &Frequency::ALL))
+            .unwrap_or_default();
+        let refresh_condition = match get("refresh_condition") {
+            None | Some(Yaml::Null) => None,
+            Some(Yaml::Map(rc)) => {
+                let rbase = at("refresh_condition");
+                cx.unknown_keys(&rbase, rc, &REFRESH_FIELDS, "a refresh condition");
+                let rget = |k: &str| rc.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+                let rat = |k: &'static str| {
+                    [
+                        Seg::Key("hooks"),
+                        Seg::Index(i),
+                        Seg::Key("refresh_condition"),
+                        Seg::Key(k),
+                    ]
+                };
+                match rget("kind") {
+                    Some(k) => {
+                        cx.choice(&rat("kind"), "refresh condition kind", k, &[("ttl", ())]);
+                    }
+                    None => cx.err(
+                        &rbase,
+                        false,
+                        "refresh condition is missing `kind: ttl`".into(),
+                        None,
+                    ),
+                }
+                match rget("ttl_minutes") {
+                    Some(v) => cx
+                        .positive(&rat("ttl_minutes"), "ttl_minutes", v)
+                        .map(|ttl_minutes| RefreshCondition::Ttl { ttl_minutes }),
+                    None => {
+                        cx.err(
+                            &rbase,
+                            false,
+                            "refresh condition is missing `ttl_minutes`".into(),
+                            None,
+                        );
+                        None
+                    }
+                }
+            }
+            Some(other) => {
+                cx.wrong_type(
+                    &at("refresh_condition"),
+                    "refresh_condition",
+                    "a mapping `{kind: ttl, ttl_minutes: N}`",
+                    other,
+                );
+                None
+            }
+        };
+        let timeout_sec =
+            get("timeout_sec").and_then(|v| cx.positive(&at("timeout_sec"), "timeout_sec", v));
+        if cx.diags.len() != before {
+            continue;
+        }
+        if let (Some(event), Some(tool_name)) = (event, tool_name) {
+            spec.hooks.push(EventHookSpec {
+                event,
+                name,
+                timeout_sec,
+                action: EventHookAction::ToolCall(ToolCallInjection {
+                    toolset_name,
+                    tool_name,
+                    arguments,
+                    frequency,
+                    refresh_condition,
+                }),
+                span: None,
+            });
+        }
+    }
+}

@@ -1,0 +1,610 @@
+//! AgentCards: loading, validation and diagnostics.
+//!
+//! A card is a `.md` file with YAML frontmatter (the body is the
+//! instruction; a leading `---SYSTEM` line is allowed) or a `.yaml`/`.yml`
+//! file. [`load_dir`] reads every card of a folder in sorted order, checks
+//! everything (fields, types, ranges, names, agent references and cycles,
+//! the Rust functions referenced as `file.rs:function` and their
+//! signatures) and returns either the loaded cards or **every** error, each a
+//! [`Diagnostic`] pointing at the file, line and column.
+//!
+//! ```no_run
+//! let cards = hookwire_codegen::cards::load_dir(std::path::Path::new("cards"))
+//!     .unwrap_or_else(|errors| panic!("{} errors", errors.len()));
+//! for card in &cards.cards {
+//!     println!("{}: {} tools", card.spec.name, card.spec.function_tools.len());
+//! }
+//! ```
+
+mod build;
+mod diag;
+mod fields;
+mod report;
+mod rust;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+pub use build::{
+    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, build, generate, write_all,
+};
+pub use diag::{Diagnostic, did_you_mean, line_col};
+pub use fields::FIELDS;
+pub use report::{GraphFormat, explain, graph, schema};
+
+use crate::spec::AgentSpec;
+use crate::yaml::{self, Seg};
+
+/// Every card of a folder, loaded and checked.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Cards {
+    /// The folder the cards were read from (canonical).
+    pub root: PathBuf,
+    /// The cards, in file-name order.
+    pub cards: Vec<Card>,
+}
+
+impl Cards {
+    /// The card of the agent `name`.
+    pub fn get(&self, name: &str) -> Option<&Card> {
+        self.cards.iter().find(|c| c.spec.name == name)
+    }
+
+    /// Every file the cards were read from or reference (cards and `.rs`
+    /// files), sorted: what a build script reruns on.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .cards
+            .iter()
+            .flat_map(|c| {
+                std::iter::once(c.path.clone()).chain(c.rust_files.iter().map(|f| f.path.clone()))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// One loaded card.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Card {
+    /// The card file.
+    pub path: PathBuf,
+    /// The agent, with tool and hook references pointing at the adapter
+    /// types generated for the referenced functions.
+    pub spec: AgentSpec,
+    /// The Rust type name of the agent.
+    pub type_name: String,
+    /// The module name of the generated file.
+    pub module: String,
+    /// The Rust files the card references, each included as a module.
+    pub rust_files: Vec<RustFile>,
+    /// The adapters generated for referenced functions (tools and hooks).
+    pub adapters: Vec<Adapter>,
+}
+
+/// A referenced Rust file.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RustFile {
+    /// Its path (canonical).
+    pub path: PathBuf,
+    /// The module it is included as.
+    pub module: String,
+}
+
+/// The generated adapter of one referenced function.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Adapter {
+    /// `file.rs:function` as written in the card.
+    pub reference: String,
+    /// The generated tokens (a tool or hook type).
+    pub tokens: proc_macro2::TokenStream,
+    /// Whether it is a tool (else a hook).
+    pub is_tool: bool,
+}
+
+/// How environment references `${NAME}` are resolved.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Loads and checks every card of `dir`, resolving `${NAME}` from the
+/// process environment.
+pub fn load_dir(dir: &Path) -> Result<Cards, Vec<Diagnostic>> {
+    load_dir_with_env(dir, &|name| std::env::var(name).ok())
+}
+
+/// Loads and checks every card of `dir`, resolving `${NAME}` with `env`.
+pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagnostic>> {
+    let root = std::fs::canonicalize(dir).map_err(|e| {
+        vec![Diagnostic::new(
+            dir,
+            None,
+            1,
+            1,
+            1,
+            format!("cannot read the cards folder: {e}"),
+        )]
+    })?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map_err(|e| {
+            vec![Diagnostic::new(
+                dir,
+                None,
+                1,
+                1,
+                1,
+                format!("cannot read the cards folder: {e}"),
+            )]
+        })?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && is_card_file(p))
+        .collect();
+    files.sort();
+    // Report paths as the user wrote the folder, not canonicalized.
+    let shown = |p: &Path| dir.join(p.file_name().unwrap_or_default());
+    let mut diags = Vec::new();
+    let mut parsed = Vec::new();
+    for file in &files {
+        let display = shown(file);
+        match std::fs::read(file) {
+            Ok(bytes) => match parse_card(&display, &bytes, env) {
+                Ok(card) => parsed.push(card),
+                Err(mut ds) => diags.append(&mut ds),
+            },
+            Err(e) => diags.push(Diagnostic::new(
+                &display,
+                None,
+                1,
+                1,
+                1,
+                format!("cannot read card: {e}"),
+            )),
+        }
+    }
+    // A card that failed to parse still defines its name (its file stem), so
+    // that references to it are not reported as unknown.
+    let broken: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            !parsed
+                .iter()
+                .any(|p: &fields::Parsed| p.display == shown(f))
+        })
+        .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    cross_check(&parsed, &broken, &mut diags);
+    let mut cards = Vec::new();
+    let mut rust_cache = rust::Cache::default();
+    for p in parsed {
+        match rust::resolve(&root, dir, p, &mut rust_cache) {
+            Ok(card) => cards.push(card),
+            Err(mut ds) => diags.append(&mut ds),
+        }
+    }
+    if diags.is_empty() {
+        Ok(Cards { root, cards })
+    } else {
+        Err(diags)
+    }
+}
+
+fn is_card_file(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if name == "readme.md" || name.starts_with('.') {
+        return false;
+    }
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("md" | "yaml" | "yml")
+    )
+}
+
+/// The text of a card, with where its YAML starts.
+pub(crate) struct Source {
+    pub path: PathBuf,
+    /// The whole file.
+    pub text: String,
+    /// The YAML (after `${ENV}` substitution).
+    pub yaml: String,
+    /// Lines before the YAML's first line.
+    pub offset: usize,
+    /// The instruction from the body of a `.md` card.
+    pub body: Option<String>,
+    /// The line of the body's first line.
+    pub body_line: usize,
+}
+
+impl Source {
+    /// A diagnostic at the key (or the value) at `path` in the YAML.
+    pub fn at(&self, path: &[Seg<'_>], value: bool, message: impl Into<String>) -> Diagnostic {
+        let loc = yaml::locate(&self.yaml, path);
+        let (col, len) = if value {
+            loc.value_or_key()
+        } else {
+            (loc.key_col, loc.key_len)
+        };
+        let line = if path.is_empty() {
+            self.offset.max(1)
+        } else {
+            loc.line + self.offset
+        };
+        Diagnostic::new(&self.path, Some(&self.text), line, col, len, message)
+    }
+
+    /// A diagnostic at a line of the whole file.
+    pub fn line(
+        &self,
+        line: usize,
+        col: usize,
+        len: usize,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic::new(&self.path, Some(&self.text), line, col, len, message)
+    }
+}
+
+fn parse_card(
+    display: &Path,
+    bytes: &[u8],
+    env: EnvLookup<'_>,
+) -> Result<fields::Parsed, Vec<Diagnostic>> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t.to_owned(),
+        Err(e) => {
+            let (line, col) = line_col(bytes, e.valid_up_to());
+            let lossy = String::from_utf8_lossy(bytes);
+            return Err(vec![
+                Diagnostic::new(
+                    display,
+                    Some(&lossy),
+                    line,
+                    col,
+                    1,
+                    "card is not valid UTF-8",
+                )
+                .help("save the card as UTF-8"),
+            ]);
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
+    let is_md = display.extension().and_then(|e| e.to_str()) == Some("md");
+    let (raw_yaml, offset, body, body_line) = if is_md {
+        split_frontmatter(display, &text)?
+    } else {
+        (text.clone(), 0, None, 0)
+    };
+    let (yaml, env_diags) = substitute_env(display, &text, &raw_yaml, offset, env);
+    if !env_diags.is_empty() {
+        return Err(env_diags);
+    }
+    let src = Source {
+        path: display.to_owned(),
+        text,
+        yaml,
+        offset,
+        body,
+        body_line,
+    };
+    let value = match yaml::parse(&src.yaml) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(vec![
+                src.line(
+                    e.line + offset,
+                    e.col,
+                    1,
+                    format!("invalid YAML: {}", e.message),
+                )
+                .help("check the indentation and the `key: value` syntax near this line"),
+            ]);
+        }
+    };
+    fields::parse_fields(src, value)
+}
+
+fn split_frontmatter(
+    display: &Path,
+    text: &str,
+) -> Result<(String, usize, Option<String>, usize), Vec<Diagnostic>> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let is_fence = |l: &str| l.trim_end() == "---";
+    if !lines.first().is_some_and(|l| is_fence(l)) {
+        return Err(vec![
+            Diagnostic::new(
+                display,
+                Some(text),
+                1,
+                1,
+                3,
+                "missing frontmatter: a `.md` card starts with a `---` line",
+            )
+            .help("start the card with `---`, the YAML fields, then `---` and the instruction"),
+        ]);
+    }
+    let Some(close) = lines
+        .iter()
+        .skip(1)
+        .position(|l| is_fence(l))
+        .map(|i| i + 1)
+    else {
+        return Err(vec![
+            Diagnostic::new(
+                display,
+                Some(text),
+                1,
+                1,
+                3,
+                "unclosed frontmatter: no closing `---` line",
+            )
+            .help("end the YAML fields with a line containing only `---`"),
+        ]);
+    };
+    let yaml = lines[1..close].join("\n");
+    let mut body_lines = &lines[close + 1..];
+    let mut body_line = close + 2;
+    while body_lines.first().is_some_and(|l| l.trim().is_empty()) {
+        body_lines = &body_lines[1..];
+        body_line += 1;
+    }
+    if body_lines
+        .first()
+        .is_some_and(|l| l.trim_end() == "---SYSTEM")
+    {
+        body_lines = &body_lines[1..];
+        body_line += 1;
+    }
+    let body = body_lines.join("\n").trim().to_owned();
+    Ok((yaml, 1, (!body.is_empty()).then_some(body), body_line))
+}
+
+/// Replaces `${NAME}` and `${NAME:-default}` in the YAML; an unset variable
+/// without a default is an error at its position.
+fn substitute_env(
+    display: &Path,
+    text: &str,
+    yaml: &str,
+    offset: usize,
+    env: EnvLookup<'_>,
+) -> (String, Vec<Diagnostic>) {
+    let mut out = String::with_capacity(yaml.len());
+    let mut diags = Vec::new();
+    for (i, line) in yaml.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut rest = line;
+        let mut col = 1;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            col += rest[..start].chars().count();
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else {
+                diags.push(
+                    Diagnostic::new(
+                        display,
+                        Some(text),
+                        i + 1 + offset,
+                        col,
+                        2,
+                        "unclosed `${` environment reference",
+                    )
+                    .help("write `${NAME}` or `${NAME:-default}`"),
+                );
+                out.push_str(&rest[start..]);
+                rest = "";
+                break;
+            };
+            let inner = &after[..end];
+            let (name, default) = match inner.split_once(":-") {
+                Some((n, d)) => (n, Some(d)),
+                None => (inner, None),
+            };
+            let valid = !name.is_empty()
+                && name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let width = inner.chars().count() + 3;
+            if !valid {
+                diags.push(
+                    Diagnostic::new(
+                        display,
+                        Some(text),
+                        i + 1 + offset,
+                        col,
+                        width,
+                        format!("invalid environment reference `${{{inner}}}`"),
+                    )
+                    .help("a variable name is letters, digits and `_`, not starting with a digit"),
+                );
+            } else {
+                match env(name).or_else(|| default.map(str::to_owned)) {
+                    Some(value) => out.push_str(&value),
+                    None => diags.push(
+                        Diagnostic::new(
+                            display,
+                            Some(text),
+                            i + 1 + offset,
+                            col,
+                            width,
+                            format!("environment variable `{name}` is not set"),
+                        )
+                        .help(format!(
+                            "set `{name}`, or give a default: `${{{name}:-value}}`"
+                        )),
+                    ),
+                }
+            }
+            col += width;
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+    }
+    (out, diags)
+}
+
+/// Checks across cards: duplicate names (and type names), unknown agent
+/// references, cycles, more than one default agent.
+fn cross_check(parsed: &[fields::Parsed], broken: &[String], diags: &mut Vec<Diagnostic>) {
+    let mut by_name: HashMap<&str, &fields::Parsed> = HashMap::new();
+    let mut by_type: HashMap<String, &fields::Parsed> = HashMap::new();
+    for p in parsed {
+        if let Some(first) = by_name.get(p.spec.name.as_str()) {
+            diags.push(
+                p.name_diag(format!("duplicate agent name `{}`", p.spec.name))
+                    .note(format!("first declared in {}", first.display.display()))
+                    .help("give every card a distinct `name`"),
+            );
+            continue;
+        }
+        by_name.insert(&p.spec.name, p);
+        if let Some(ty) = crate::emit::type_name_for(&p.spec.name) {
+            if let Some(first) = by_type.get(&ty) {
+                diags.push(
+                    p.name_diag(format!(
+                        "agent name `{}` gives the same Rust type name `{ty}` as `{}`",
+                        p.spec.name, first.spec.name
+                    ))
+                    .note(format!(
+                        "`{}` is declared in {}",
+                        first.spec.name,
+                        first.display.display()
+                    ))
+                    .help("rename one of the agents"),
+                );
+            } else {
+                by_type.insert(ty, p);
+            }
+        }
+    }
+    let mut names: Vec<&str> = by_name.keys().copied().collect();
+    names.extend(broken.iter().map(String::as_str));
+    names.sort_unstable();
+    for p in parsed {
+        for (i, child) in p.spec.agents.iter().enumerate() {
+            if child.name == p.spec.name {
+                diags.push(
+                    p.src
+                        .at(
+                            &[Seg::Key("agents"), Seg::Index(i)],
+                            true,
+                            format!("agent `{}` lists itself in `agents`", child.name),
+                        )
+                        .help("an agent cannot call itself as a tool"),
+                );
+            } else if !names.contains(&child.name.as_str()) {
+                diags.push(
+                    p.src
+                        .at(
+                            &[Seg::Key("agents"), Seg::Index(i)],
+                            true,
+                            format!("unknown agent `{}`", child.name),
+                        )
+                        .maybe_help(
+                            did_you_mean(&child.name, names.iter().copied())
+                                .map(|s| format!("did you mean `{s}`?")),
+                        )
+                        .note(format!("known agents: {}", names.join(", "))),
+                );
+            }
+        }
+    }
+    // Cycles (self-references are reported above).
+    let graph: BTreeMap<&str, Vec<&str>> = by_name
+        .iter()
+        .map(|(name, p)| {
+            (
+                *name,
+                p.spec
+                    .agents
+                    .iter()
+                    .map(|a| a.name.as_str())
+                    .filter(|a| a != name && by_name.contains_key(a))
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut reported: Vec<Vec<&str>> = Vec::new();
+    for start in graph.keys() {
+        if let Some(cycle) = find_cycle(&graph, start) {
+            let mut key = cycle.clone();
+            key.sort_unstable();
+            if reported.contains(&key) {
+                continue;
+            }
+            reported.push(key);
+            let p = by_name[cycle[0]];
+            let idx = p
+                .spec
+                .agents
+                .iter()
+                .position(|a| a.name == cycle[1])
+                .unwrap_or(0);
+            let mut shown = cycle.clone();
+            shown.push(cycle[0]);
+            diags.push(
+                p.src
+                    .at(
+                        &[Seg::Key("agents"), Seg::Index(idx)],
+                        true,
+                        format!("agents form a cycle: {}", shown.join(" -> ")),
+                    )
+                    .help("agents as tools must form a tree: remove one of these references"),
+            );
+        }
+    }
+    let defaults: Vec<&fields::Parsed> = parsed.iter().filter(|p| p.spec.default).collect();
+    for extra in defaults.iter().skip(1) {
+        diags.push(
+            extra
+                .src
+                .at(
+                    &[Seg::Key("default")],
+                    true,
+                    format!(
+                        "more than one default agent: `{}` and `{}`",
+                        defaults[0].spec.name, extra.spec.name
+                    ),
+                )
+                .help("mark exactly one card `default: true`"),
+        );
+    }
+}
+
+/// A cycle through `start` (starting with `start`), if there is one.
+fn find_cycle<'a>(graph: &BTreeMap<&'a str, Vec<&'a str>>, start: &'a str) -> Option<Vec<&'a str>> {
+    fn dfs<'a>(
+        graph: &BTreeMap<&'a str, Vec<&'a str>>,
+        start: &'a str,
+        node: &'a str,
+        path: &mut Vec<&'a str>,
+        seen: &mut Vec<&'a str>,
+    ) -> bool {
+        for &next in graph.get(node).map(Vec::as_slice).unwrap_or(&[]) {
+            if next == start {
+                return true;
+            }
+            if seen.contains(&next) {
+                continue;
+            }
+            seen.push(next);
+            path.push(next);
+            if dfs(graph, start, next, path, seen) {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+    let mut path = vec![start];
+    let mut seen = vec![start];
+    dfs(graph, start, start, &mut path, &mut seen).then_some(path)
+}

@@ -1,0 +1,274 @@
+//! `cardgen explain`, `cardgen graph` and `cardgen schema`.
+
+use std::fmt::Write as _;
+
+use super::Cards;
+use crate::spec::{EventHookAction, HookRef, ToolSource};
+
+fn hook_line(h: &HookRef) -> String {
+    let mut attrs = vec![format!("match {}", h.matcher), h.policy.as_str().to_owned()];
+    if let Some(ms) = h.timeout_ms {
+        attrs.push(format!("timeout {ms} ms"));
+    }
+    format!("{} [{}]", h.display_name(), attrs.join(", "))
+}
+
+/// Every tool of the agent `name` with its resolved chain, in the order it
+/// runs (outermost hook first); `None` if there is no such agent.
+pub fn explain(cards: &Cards, name: &str) -> Option<String> {
+    let card = cards.get(name)?;
+    let spec = &card.spec;
+    let file = card
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out = format!("agent {} ({file})\n", spec.name);
+    let mut tools: Vec<(String, ToolSource, String)> = spec
+        .function_tools
+        .iter()
+        .map(|t| {
+            let from = card
+                .adapters
+                .iter()
+                .find(|a| a.is_tool && a.reference.ends_with(&format!(":{}", t.name)))
+                .map(|a| a.reference.clone())
+                .unwrap_or_default();
+            (t.name.clone(), t.source, from)
+        })
+        .collect();
+    for child in &spec.agents {
+        tools.push((
+            child.tool_name(),
+            ToolSource::Agent,
+            format!("agent {}", child.name),
+        ));
+    }
+    if tools.is_empty() {
+        out.push_str("  (no statically known tools)\n");
+    }
+    for (name, source, from) in &tools {
+        let from = if from.is_empty() {
+            String::new()
+        } else {
+            format!(", {from}")
+        };
+        let _ = writeln!(out, "\ntool {name} ({source}{from})");
+        let chain = spec.resolved_chain(name, *source, &[]);
+        for (i, h) in chain.iter().enumerate() {
+            let _ = writeln!(out, "  {}. {}", i + 1, hook_line(h));
+        }
+        let skipped: Vec<&HookRef> = spec
+            .tool_hooks
+            .iter()
+            .filter(|h| !chain.iter().any(|c| std::ptr::eq(*c, *h)))
+            .collect();
+        let _ = writeln!(out, "  -> {name}");
+        for h in skipped {
+            let _ = writeln!(out, "  (not applied: {} does not match)", hook_line(h));
+        }
+    }
+    if !spec.servers.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nMCP tools of {} (discovered at run time; matchers evaluated at run time):",
+            spec.servers.join(", ")
+        );
+        for f in &spec.mcp_tools {
+            let _ = writeln!(out, "  filter {}: {}", f.server, f.globs.join(", "));
+        }
+        for (i, h) in spec.tool_hooks.iter().enumerate() {
+            let _ = writeln!(out, "  {}. {}", i + 1, hook_line(h));
+        }
+    }
+    if !spec.hooks.is_empty() {
+        out.push_str("\nlifecycle hooks:\n");
+        for h in &spec.hooks {
+            let what = match &h.action {
+                EventHookAction::ToolCall(c) => {
+                    let mut s = format!(
+                        "tool_call {} ({})",
+                        c.final_tool_name(),
+                        c.frequency.as_str()
+                    );
+                    if let Some(crate::spec::RefreshCondition::Ttl { ttl_minutes }) =
+                        c.refresh_condition
+                    {
+                        let _ = write!(s, ", ttl {ttl_minutes} min");
+                    }
+                    s
+                }
+                EventHookAction::Rust { ty, .. } => ty.clone(),
+            };
+            let _ = writeln!(out, "  {}: {what}", h.event);
+        }
+    }
+    Some(out)
+}
+
+/// The output format of [`graph`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphFormat {
+    /// Mermaid `flowchart`.
+    Mermaid,
+    /// Graphviz DOT.
+    Dot,
+}
+
+fn id(prefix: &str, s: &str) -> String {
+    let clean: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("{prefix}_{clean}")
+}
+
+/// Agents, tools, hooks and agent-as-tool edges as a picture.
+pub fn graph(cards: &Cards, format: GraphFormat) -> String {
+    let mut nodes: Vec<(String, String, &str)> = Vec::new(); // id, label, kind
+    let mut edges: Vec<(String, String, String)> = Vec::new();
+    let add_node = |nodes: &mut Vec<(String, String, &str)>, n: (String, String, &'static str)| {
+        if !nodes.iter().any(|x| x.0 == n.0) {
+            nodes.push(n);
+        }
+    };
+    for card in &cards.cards {
+        let spec = &card.spec;
+        let a = id("agent", &spec.name);
+        add_node(&mut nodes, (a.clone(), spec.name.clone(), "agent"));
+        for t in &spec.function_tools {
+            let tid = id(&format!("tool_{}", spec.name), &t.name);
+            add_node(&mut nodes, (tid.clone(), t.name.clone(), "tool"));
+            edges.push((a.clone(), tid.clone(), "tool".into()));
+            for (i, h) in spec
+                .resolved_chain(&t.name, t.source, &[])
+                .iter()
+                .enumerate()
+            {
+                let hid = id("hook", h.display_name());
+                add_node(
+                    &mut nodes,
+                    (hid.clone(), h.display_name().to_owned(), "hook"),
+                );
+                edges.push((hid, tid.clone(), format!("hook {}", i + 1)));
+            }
+        }
+        for s in &spec.servers {
+            let sid = id("server", s);
+            add_node(&mut nodes, (sid.clone(), format!("mcp: {s}"), "server"));
+            edges.push((a.clone(), sid, "mcp".into()));
+        }
+        for child in &spec.agents {
+            edges.push((a.clone(), id("agent", &child.name), child.tool_name()));
+        }
+        for (i, h) in spec.hooks.iter().enumerate() {
+            let hid = id(&format!("event_{}", spec.name), &i.to_string());
+            let label = match &h.action {
+                EventHookAction::ToolCall(c) => format!("{}: {}", h.event, c.final_tool_name()),
+                EventHookAction::Rust { ty, .. } => format!("{}: {ty}", h.event),
+            };
+            add_node(&mut nodes, (hid.clone(), label, "event"));
+            edges.push((a.clone(), hid, "on".into()));
+        }
+    }
+    let mut out = String::new();
+    match format {
+        GraphFormat::Mermaid => {
+            out.push_str("flowchart LR\n");
+            for (nid, label, kind) in &nodes {
+                let label = label.replace('"', "'");
+                let shape = match *kind {
+                    "agent" => format!("{nid}[\"{label}\"]"),
+                    "tool" => format!("{nid}([\"{label}\"])"),
+                    "hook" => format!("{nid}{{{{\"{label}\"}}}}"),
+                    "server" => format!("{nid}[(\"{label}\")]"),
+                    _ => format!("{nid}>\"{label}\"]"),
+                };
+                let _ = writeln!(out, "  {shape}");
+            }
+            for (from, to, label) in &edges {
+                let _ = writeln!(out, "  {from} -->|\"{}\"| {to}", label.replace('"', "'"));
+            }
+        }
+        GraphFormat::Dot => {
+            out.push_str("digraph agents {\n  rankdir=LR;\n");
+            for (nid, label, kind) in &nodes {
+                let shape = match *kind {
+                    "agent" => "box",
+                    "tool" => "ellipse",
+                    "hook" => "hexagon",
+                    "server" => "cylinder",
+                    _ => "note",
+                };
+                let _ = writeln!(out, "  {nid} [label={:?}, shape={shape}];", label);
+            }
+            for (from, to, label) in &edges {
+                let _ = writeln!(out, "  {from} -> {to} [label={label:?}];");
+            }
+            out.push_str("}\n");
+        }
+    }
+    out
+}
+
+/// The JSON Schema of a card's frontmatter, for editors.
+pub fn schema() -> serde_json::Value {
+    use crate::spec::{FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent};
+    use serde_json::json;
+    let names = |t: &[&str]| json!(t);
+    let hist: Vec<&str> = HistorySource::ALL.iter().map(|(s, _)| *s).collect();
+    let merge: Vec<&str> = HistoryMergeTarget::ALL.iter().map(|(s, _)| *s).collect();
+    let policies: Vec<&str> = FailurePolicy::SPELLINGS.iter().map(|(s, _)| *s).collect();
+    let freq: Vec<&str> = Frequency::ALL.iter().map(|(s, _)| *s).collect();
+    let reference = json!({"type": "string", "pattern": "^[^:]+\\.rs:[A-Za-z_][A-Za-z0-9_]*$", "description": "`file.rs:function`, relative to the card's folder"});
+    let positive = json!({"type": "integer", "minimum": 1});
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "hookwire AgentCard frontmatter",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "type": {"const": "agent"},
+            "name": {"type": "string", "minLength": 1, "description": "defaults to the file stem"},
+            "instruction": {"type": "string", "description": "the system instruction (or the body of a .md card, not both)"},
+            "description": {"type": "string"},
+            "default": {"type": "boolean"},
+            "servers": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
+            "function_tools": {"type": "array", "items": reference},
+            "agents": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "tool_hooks": {"type": "array", "items": {"oneOf": [reference, {
+                "type": "object", "additionalProperties": false, "required": ["hook"],
+                "properties": {
+                    "hook": reference,
+                    "match": {"type": "string", "description": "name, a|b, glob, /regex/, source:mcp, !pattern"},
+                    "on_failure": {"enum": names(&policies)},
+                    "timeout_ms": positive
+                }
+            }]}},
+            "hooks": {"type": "array", "items": {
+                "type": "object", "additionalProperties": false, "required": ["event", "tool_name"],
+                "properties": {
+                    "event": {"enum": names(&HookEvent::names())},
+                    "kind": {"const": "tool_call"},
+                    "name": {"type": "string"},
+                    "toolset_name": {"type": "string"},
+                    "tool_name": {"type": "string"},
+                    "arguments": {"type": "object"},
+                    "frequency": {"enum": names(&freq)},
+                    "refresh_condition": {"type": "object", "additionalProperties": false, "required": ["kind", "ttl_minutes"],
+                        "properties": {"kind": {"const": "ttl"}, "ttl_minutes": positive}},
+                    "timeout_sec": positive
+                }
+            }},
+            "history_source": {"enum": names(&hist)},
+            "history_merge_target": {"enum": names(&merge)},
+            "max_parallel": positive,
+            "child_timeout_sec": positive,
+            "max_display_instances": positive,
+            "model": {"type": "string", "minLength": 1},
+            "use_history": {"type": "boolean"},
+            "tool_input_schema": {"type": "object"}
+        }
+    })
+}

@@ -1,0 +1,434 @@
+//! YAML, behind one module: the only place that uses `serde_yaml`, so that a
+//! maintained successor can replace it in this one file.
+//!
+//! [`parse`] turns YAML text into our own [`Yaml`] tree (or a syntax error
+//! with a line and column), and [`locate`] finds where a value sits in the
+//! text (line, column and length of its key and value), so that card
+//! diagnostics can point at the offending token. The locator reads block
+//! style exactly and falls back to the nearest enclosing key for flow style.
+
+use std::fmt;
+
+/// A YAML value, as the card loader sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Yaml {
+    /// `~`, `null` or nothing.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer.
+    Int(i128),
+    /// A floating-point number.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A sequence.
+    Seq(Vec<Yaml>),
+    /// A mapping, in source order (keys as text).
+    Map(Vec<(String, Yaml)>),
+    /// A tagged value (`!tag value`), which cards do not use.
+    Tagged(String),
+}
+
+impl Yaml {
+    /// What kind of value this is, for error messages (`a string`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Null => "null",
+            Self::Bool(_) => "a boolean",
+            Self::Int(_) => "an integer",
+            Self::Float(_) => "a number",
+            Self::Str(_) => "a string",
+            Self::Seq(_) => "a list",
+            Self::Map(_) => "a mapping",
+            Self::Tagged(_) => "a tagged value",
+        }
+    }
+
+    /// The value as JSON (tags become strings, non-finite floats null).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            Self::Null => Value::Null,
+            Self::Bool(b) => Value::Bool(*b),
+            Self::Int(i) => i64::try_from(*i)
+                .map(Value::from)
+                .or_else(|_| u64::try_from(*i).map(Value::from))
+                .unwrap_or_else(|_| Value::from(*i as f64)),
+            Self::Float(f) => serde_json::Number::from_f64(*f)
+                .map(Value::Number)
+                .unwrap_or(Value::Null),
+            Self::Str(s) | Self::Tagged(s) => Value::String(s.clone()),
+            Self::Seq(items) => Value::Array(items.iter().map(Self::to_json).collect()),
+            Self::Map(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A YAML syntax error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlError {
+    /// 1-based line in the parsed text.
+    pub line: usize,
+    /// 1-based column.
+    pub col: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+/// Parses YAML text.
+pub fn parse(text: &str) -> Result<Yaml, YamlError> {
+    let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
+        let (line, col) = e
+            .location()
+            .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
+        let mut message = e.to_string();
+        if let Some(at) = message.find(" at line ") {
+            message.truncate(at);
+        }
+        YamlError { line, col, message }
+    })?;
+    Ok(convert(value))
+}
+
+fn convert(value: serde_yaml::Value) -> Yaml {
+    use serde_yaml::Value;
+    match value {
+        Value::Null => Yaml::Null,
+        Value::Bool(b) => Yaml::Bool(b),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Yaml::Int(i128::from(i))
+            } else if let Some(u) = n.as_u64() {
+                Yaml::Int(i128::from(u))
+            } else {
+                Yaml::Float(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(s) => Yaml::Str(s),
+        Value::Sequence(items) => Yaml::Seq(items.into_iter().map(convert).collect()),
+        Value::Mapping(map) => Yaml::Map(
+            map.into_iter()
+                .map(|(k, v)| (key_text(k), convert(v)))
+                .collect(),
+        ),
+        Value::Tagged(tagged) => Yaml::Tagged(format!("{}", tagged.tag)),
+    }
+}
+
+fn key_text(key: serde_yaml::Value) -> String {
+    use serde_yaml::Value;
+    match key {
+        Value::String(s) => s,
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::Null => "null".to_owned(),
+        other => serde_yaml::to_string(&other)
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_default(),
+    }
+}
+
+/// One step of a path into a YAML document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seg<'a> {
+    /// A mapping key.
+    Key(&'a str),
+    /// A sequence index.
+    Index(usize),
+}
+
+/// Where something is in the text (1-based lines and columns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Loc {
+    /// The line.
+    pub line: usize,
+    /// The column of the key (or list item).
+    pub key_col: usize,
+    /// The length of the key.
+    pub key_len: usize,
+    /// The column of the value on the same line, if any.
+    pub value_col: usize,
+    /// The length of that value (0 if the value is on later lines).
+    pub value_len: usize,
+}
+
+impl Loc {
+    /// The value's column and length if it is on this line, else the key's.
+    pub fn value_or_key(&self) -> (usize, usize) {
+        if self.value_len > 0 {
+            (self.value_col, self.value_len)
+        } else {
+            (self.key_col, self.key_len.max(1))
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Line {
+    no: usize,
+    indent: usize,
+    /// The text, with `- ` of list items already consumed replaced by spaces.
+    text: String,
+}
+
+fn lines_of(text: &str) -> Vec<Line> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let trimmed = l.trim_start_matches(' ');
+            if trimmed.trim().is_empty() || trimmed.starts_with('#') {
+                return None;
+            }
+            Some(Line {
+                no: i + 1,
+                indent: l.len() - trimmed.len(),
+                text: l.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The length of a scalar value written at the start of `s`: up to a
+/// ` #` comment, trailing spaces trimmed.
+fn scalar_len(s: &str) -> usize {
+    let end = s.find(" #").unwrap_or(s.len());
+    s[..end].trim_end().chars().count()
+}
+
+fn children(region: &[Line], start: usize, indent: usize) -> Vec<Line> {
+    region[start + 1..]
+        .iter()
+        .take_while(|l| l.indent > indent)
+        .cloned()
+        .collect()
+}
+
+/// Finds where the value at `path` is written in `text`: exactly for block
+/// style; for flow style (`[a, b]`, `{k: v}`) the items of a flat flow list
+/// are found, otherwise the nearest enclosing key is returned. The empty path
+/// is line 1.
+pub fn locate(text: &str, path: &[Seg<'_>]) -> Loc {
+    let mut region = lines_of(text);
+    let mut cur = Loc {
+        line: region.first().map_or(1, |l| l.no),
+        key_col: 1,
+        key_len: 1,
+        value_col: 1,
+        value_len: 0,
+    };
+    let mut inline: Option<(usize, String)> = None; // (column, text) of the current value
+    for seg in path {
+        match *seg {
+            Seg::Key(key) => {
+                let Some(indent) = region.iter().map(|l| l.indent).min() else {
+                    break;
+                };
+                let found = region.iter().position(|l| {
+                    l.indent == indent && {
+                        let rest = &l.text[indent..];
+                        [key.to_owned(), format!("\"{key}\""), format!("'{key}'")]
+                            .iter()
+                            .any(|k| {
+                                rest.strip_prefix(k.as_str()).is_some_and(|after| {
+                                    after.trim_start_matches(' ').starts_with(':')
+                                })
+                            })
+                    }
+                });
+                let Some(i) = found else { break };
+                let l = &region[i];
+                let rest = &l.text[indent..];
+                let colon = rest.find(':').unwrap_or(0);
+                let after = &rest[colon + 1..];
+                let value_start = after.len() - after.trim_start().len();
+                let value = &after[value_start..];
+                let value_col = indent + colon + 1 + value_start + 1;
+                let value_len = if value.starts_with('#') {
+                    0
+                } else {
+                    scalar_len(value)
+                };
+                cur = Loc {
+                    line: l.no,
+                    key_col: indent + 1,
+                    key_len: colon.max(1),
+                    value_col,
+                    value_len,
+                };
+                inline = (value_len > 0).then(|| (value_col, value.to_owned()));
+                region = children(&region, i, indent);
+            }
+            Seg::Index(n) => {
+                let indent = region.iter().map(|l| l.indent).min();
+                let items: Vec<usize> = region
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| {
+                        Some(l.indent) == indent && {
+                            let rest = &l.text[l.indent..];
+                            rest == "-" || rest.starts_with("- ")
+                        }
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                if let Some(&i) = items.get(n) {
+                    let l = region[i].clone();
+                    let dash = l.indent;
+                    let after = &l.text[dash + 1..];
+                    let skip = after.len() - after.trim_start().len();
+                    let value = &after[skip..];
+                    let value_col = dash + 1 + skip + 1;
+                    let value_len = scalar_len(value);
+                    cur = Loc {
+                        line: l.no,
+                        key_col: dash + 1,
+                        key_len: 1,
+                        value_col,
+                        value_len,
+                    };
+                    inline = (value_len > 0).then(|| (value_col, value.to_owned()));
+                    let mut virtual_first = l.clone();
+                    virtual_first
+                        .text
+                        .replace_range(dash..dash + 1 + skip, &" ".repeat(1 + skip));
+                    virtual_first.indent = dash + 1 + skip;
+                    let mut next = vec![virtual_first];
+                    next.extend(children(&region, i, dash));
+                    if value.is_empty() {
+                        next.remove(0);
+                    }
+                    region = next;
+                } else if let Some((col, text)) = inline.take() {
+                    if let Some((offset, len)) = flow_item(&text, n) {
+                        cur.value_col = col + offset;
+                        cur.value_len = len;
+                        cur.key_col = cur.value_col;
+                        cur.key_len = len;
+                    }
+                    region = Vec::new();
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    cur
+}
+
+/// The character offset and length of item `n` of a flat flow sequence
+/// `[a, b, c]`.
+fn flow_item(text: &str, n: usize) -> Option<(usize, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.first() != Some(&'[') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut index = 0;
+    let mut start = 1;
+    let item = |start: usize, end: usize| {
+        let item: String = chars[start..end].iter().collect();
+        let lead = item.chars().take_while(|c| c.is_whitespace()).count();
+        let len = item.trim().chars().count();
+        (len > 0).then_some((start + lead, len))
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '[' | '{' => depth += 1,
+            ']' | '}' => {
+                if depth == 1 {
+                    return if index == n { item(start, i) } else { None };
+                }
+                depth = depth.saturating_sub(1);
+            }
+            ',' if depth == 1 => {
+                if index == n {
+                    return item(start, i);
+                }
+                index += 1;
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "\
+type: agent
+name: pmo   # the name
+servers:
+  - time
+agents: [NY, \"London\"]
+tool_hooks:
+  - hooks.rs:audit
+  - hook: hooks.rs:guard
+    match: \"add_*\"
+    timeout_ms: 5
+tools:
+  time: [get_time]
+";
+
+    #[test]
+    fn parses_into_our_tree() {
+        let y = parse(DOC).unwrap();
+        let Yaml::Map(entries) = y else { panic!() };
+        assert_eq!(entries[0], ("type".into(), Yaml::Str("agent".into())));
+        assert_eq!(entries.len(), 6);
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let e = parse("name: a\n  bad: [\n").unwrap_err();
+        assert!(e.line >= 2, "{e:?}");
+        let e = parse("a: 1\na: 2\n").unwrap_err();
+        assert!(e.message.contains("duplicate"), "{e:?}");
+    }
+
+    #[test]
+    fn locates_keys_items_and_flow_items() {
+        let l = locate(DOC, &[Seg::Key("name")]);
+        assert_eq!((l.line, l.key_col, l.value_col, l.value_len), (2, 1, 7, 3));
+        let l = locate(DOC, &[Seg::Key("servers"), Seg::Index(0)]);
+        assert_eq!((l.line, l.value_col, l.value_len), (4, 5, 4));
+        let l = locate(DOC, &[Seg::Key("agents"), Seg::Index(1)]);
+        assert_eq!((l.line, l.value_col, l.value_len), (5, 14, 8));
+        let l = locate(
+            DOC,
+            &[Seg::Key("tool_hooks"), Seg::Index(1), Seg::Key("match")],
+        );
+        assert_eq!((l.line, l.key_col, l.value_col), (9, 5, 12));
+        let l = locate(
+            DOC,
+            &[Seg::Key("tool_hooks"), Seg::Index(1), Seg::Key("hook")],
+        );
+        assert_eq!((l.line, l.key_col), (8, 5));
+        let l = locate(DOC, &[Seg::Key("tools"), Seg::Key("time"), Seg::Index(0)]);
+        assert_eq!((l.line, l.value_col, l.value_len), (12, 10, 8));
+        let l = locate(DOC, &[Seg::Key("nope")]);
+        assert_eq!(l.line, 1);
+    }
+}
