@@ -8,9 +8,9 @@
 //! * With the `emit` feature: card loading, signature checks and the emitter.
 //! * With the `cli` feature (default): the `cardgen` binary.
 
+pub mod spec;
 #[cfg(feature = "emit")]
 pub mod lower;
-pub mod spec;
 
 #[cfg(feature = "emit")]
 pub mod cards;
