@@ -1,6 +1,7 @@
 //! The `mcp_serve` example (a hookwire tool set served over MCP stdio),
 //! called by real MCP clients: rmcp's, hookwire's own MCP tool source, and
 //! the official Python `mcp` client installed by `.ci/run`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../../runtime/tests/mcp_support/mod.rs"]
 mod mcp_support;
@@ -37,7 +38,10 @@ async fn rmcp_client_calls_each_tool_through_its_chain() {
     let transport = TokioChildProcess::new(tokio::process::Command::new(SERVER)).unwrap();
     let client = ().serve(transport).await.unwrap();
     let info = client.peer().peer_info().unwrap();
-    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("calculator"));
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("calculator")
+    );
 
     let tools = client.peer().list_all_tools().await.unwrap();
     let names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
@@ -75,7 +79,11 @@ async fn rmcp_client_calls_each_tool_through_its_chain() {
     // Bad arguments and unknown tools are error results too.
     let bad = call("add_one", json!({"x": "fifty"})).await;
     assert_eq!(bad.is_error, Some(true));
-    assert!(text(&bad).starts_with("invalid arguments for tool `add_one` at `x`"), "{}", text(&bad));
+    assert!(
+        text(&bad).starts_with("invalid arguments for tool `add_one` at `x`"),
+        "{}",
+        text(&bad)
+    );
     let unknown = call("nope", json!({})).await;
     assert_eq!(unknown.is_error, Some(true));
     assert_eq!(text(&unknown), "unknown tool `nope`");
@@ -87,10 +95,15 @@ async fn hookwire_consumes_what_hookwire_serves() {
     let config = McpConfig::new()
         .with_server("calc", ServerSpec::stdio(SERVER))
         .unwrap();
-    let servers = McpServers::connect(&config, McpOptions::new()).await.unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new())
+        .await
+        .unwrap();
     let tools = servers.tool_set();
     let names: Vec<_> = tools.definitions().into_iter().map(|d| d.name).collect();
-    assert_eq!(names, ["calc__add_one", "calc__shout", "calc__delete_everything"]);
+    assert_eq!(
+        names,
+        ["calc__add_one", "calc__shout", "calc__delete_everything"]
+    );
     let call = ToolCall::new("c1", "calc__add_one", ToolArgs::from_json(r#"{"x": 99}"#));
     let result = tools.call(&CallScope::new("client"), call).await;
     assert_eq!(result.text_content(), "11");
@@ -117,11 +130,16 @@ async fn python_mcp_client_calls_the_served_tools() {
         "python client failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let got: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}", String::from_utf8_lossy(&output.stdout))
-    });
-    assert_eq!(got["tools"], json!(["add_one", "shout", "delete_everything"]));
-    assert_eq!(got["schemas"]["add_one"]["properties"]["x"]["type"], "integer");
+    let got: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)));
+    assert_eq!(
+        got["tools"],
+        json!(["add_one", "shout", "delete_everything"])
+    );
+    assert_eq!(
+        got["schemas"]["add_one"]["properties"]["x"]["type"],
+        "integer"
+    );
     assert_eq!(got["add_one"], json!({"text": "11", "isError": false}));
     assert_eq!(got["add_one_small"], json!({"text": "3", "isError": false}));
     assert_eq!(
@@ -137,5 +155,8 @@ async fn python_mcp_client_calls_the_served_tools() {
         "{got}"
     );
     assert_eq!(got["bad_args"]["isError"], true);
-    assert_eq!(got["unknown"], json!({"text": "unknown tool `no_such_tool`", "isError": true}));
+    assert_eq!(
+        got["unknown"],
+        json!({"text": "unknown tool `no_such_tool`", "isError": true})
+    );
 }

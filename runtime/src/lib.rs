@@ -128,3 +128,22 @@ pub use serde_json;
 /// `cardgen` generate.
 #[doc(hidden)]
 pub use hookwire_codegen::spec::dispatch as __dispatch;
+
+/// Includes the agents that `hookwire_codegen::Builder` generated from
+/// AgentCards in `build.rs` (by default `$OUT_DIR/agents/mod.rs`; pass the
+/// folder name used with `Builder::out_dir` relative to `OUT_DIR` otherwise).
+///
+/// ```ignore
+/// mod agents {
+///     hookwire::include_agents!();
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_agents {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/agents/mod.rs"));
+    };
+    ($folder:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $folder, "/mod.rs"));
+    };
+}

@@ -1,6 +1,7 @@
 //! The MCP server configuration file: what it accepts and how it rejects
 //! bad entries.
 #![cfg(feature = "mcp")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -159,17 +160,26 @@ fn every_bad_entry_is_named() {
 #[test]
 fn syntax_errors_have_a_position() {
     let e = err("servers:\n  time: [unclosed\n");
-    assert!(matches!(e, ConfigError::Syntax { line: Some(_), .. }), "{e:?}");
+    assert!(
+        matches!(e, ConfigError::Syntax { line: Some(_), .. }),
+        "{e:?}"
+    );
     assert!(e.to_string().starts_with("line "), "{e}");
     let e = err("services:\n  time:\n    command: x\n");
     assert!(e.to_string().contains("unknown field `services`"), "{e}");
     let e = McpConfig::from_json("{\"servers\": ").unwrap_err();
-    assert!(matches!(e, ConfigError::Syntax { line: Some(1), .. }), "{e:?}");
+    assert!(
+        matches!(e, ConfigError::Syntax { line: Some(1), .. }),
+        "{e:?}"
+    );
 }
 
 #[test]
 fn an_empty_file_has_no_servers() {
-    assert_eq!(McpConfig::from_yaml("servers:\n").unwrap(), McpConfig::new());
+    assert_eq!(
+        McpConfig::from_yaml("servers:\n").unwrap(),
+        McpConfig::new()
+    );
     assert_eq!(McpConfig::from_yaml("{}").unwrap(), McpConfig::new());
 }
 
@@ -195,7 +205,9 @@ fn files_resolve_relative_cwd_and_name_themselves_in_errors() {
     std::fs::write(&good, FULL).unwrap();
     let config = McpConfig::load(&good).unwrap();
     match &config.get("time").unwrap().transport {
-        Transport::Stdio { cwd, .. } => assert_eq!(cwd.as_deref(), Some(&*dir.join("servers/time"))),
+        Transport::Stdio { cwd, .. } => {
+            assert_eq!(cwd.as_deref(), Some(&*dir.join("servers/time")))
+        }
         other => panic!("{other:?}"),
     }
     let bad = dir.join("bad.json");

@@ -2,6 +2,7 @@
 //! (PyPI) and `@modelcontextprotocol/server-everything` (npm), over stdio
 //! and streamable HTTP. `.ci/run` installs them; see `mcp_support`.
 #![cfg(feature = "mcp")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod mcp_support;
 
@@ -9,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hookwire::agent::McpFilter;
-use hookwire::mcp::{McpConfig, McpOptions, McpServers, ServerSpec, ServerStatus, ToolSetExt, When};
+use hookwire::mcp::{
+    McpConfig, McpOptions, McpServers, ServerSpec, ServerStatus, ToolSetExt, When,
+};
 use hookwire::{
     CallScope, Decision, FnTool, Handler, Hook, HookError, Json, Next, Outcome, Pre, PreHook,
     Router, ToolArgs, ToolCall, ToolContext, ToolResult, ToolSet, ToolSource, chain,
@@ -48,7 +51,9 @@ fn json_text(result: &ToolResult) -> Value {
 #[tokio::test]
 async fn time_server_answers_for_the_requested_time_zone() {
     let config = McpConfig::new().with_server("time", time_spec()).unwrap();
-    let servers = McpServers::connect(&config, McpOptions::new()).await.unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new())
+        .await
+        .unwrap();
     let tools = servers.tool_set();
     assert_eq!(
         names(&tools),
@@ -59,13 +64,21 @@ async fn time_server_answers_for_the_requested_time_zone() {
     let schema = &tools.definitions()[0].input_schema;
     assert_eq!(schema["required"], json!(["timezone"]));
 
-    let tokyo = call(&tools, "time__get_current_time", json!({"timezone": "Asia/Tokyo"})).await;
+    let tokyo = call(
+        &tools,
+        "time__get_current_time",
+        json!({"timezone": "Asia/Tokyo"}),
+    )
+    .await;
     assert!(!tokyo.is_error, "{tokyo:?}");
     let body = json_text(&tokyo);
     assert_eq!(body["timezone"], "Asia/Tokyo");
     let datetime = body["datetime"].as_str().unwrap();
     assert!(datetime.ends_with("+09:00"), "{datetime}");
-    assert_eq!(tokyo.structured_content.as_ref().unwrap()["timezone"], "Asia/Tokyo");
+    assert_eq!(
+        tokyo.structured_content.as_ref().unwrap()["timezone"],
+        "Asia/Tokyo"
+    );
 
     let converted = call(
         &tools,
@@ -78,9 +91,18 @@ async fn time_server_answers_for_the_requested_time_zone() {
     assert!(target.ends_with("T17:30:00+05:30"), "{target}");
     assert_eq!(body["time_difference"], "+5.5h");
 
-    let bad = call(&tools, "time__get_current_time", json!({"timezone": "Mars/Olympus"})).await;
+    let bad = call(
+        &tools,
+        "time__get_current_time",
+        json!({"timezone": "Mars/Olympus"}),
+    )
+    .await;
     assert!(bad.is_error, "{bad:?}");
-    assert!(bad.text_content().contains("Mars/Olympus"), "{}", bad.text_content());
+    assert!(
+        bad.text_content().contains("Mars/Olympus"),
+        "{}",
+        bad.text_content()
+    );
     servers.shutdown().await;
 }
 
@@ -91,7 +113,12 @@ async fn everything_server_echoes_and_adds_over_stdio() {
         .unwrap();
     let options = McpOptions::new().filters([filter(
         "everything",
-        &["echo", "get-sum", "get-tiny-image", "get-structured-content"],
+        &[
+            "echo",
+            "get-sum",
+            "get-tiny-image",
+            "get-structured-content",
+        ],
     )]);
     let servers = McpServers::connect(&config, options).await.unwrap();
     let tools = servers.tool_set();
@@ -107,7 +134,12 @@ async fn everything_server_echoes_and_adds_over_stdio() {
         ]
     );
 
-    let echo = call(&tools, "everything__echo", json!({"message": "hello hookwire"})).await;
+    let echo = call(
+        &tools,
+        "everything__echo",
+        json!({"message": "hello hookwire"}),
+    )
+    .await;
     assert_eq!(echo.text_content(), "Echo: hello hookwire");
     assert!(!echo.is_error);
 
@@ -147,7 +179,11 @@ async fn everything_server_echoes_and_adds_over_stdio() {
 /// Rewrites `message` to "rewritten by a hook".
 struct Rewrite;
 impl PreHook for Rewrite {
-    async fn before(&self, _: &mut ToolContext, args: &mut ToolArgs) -> Result<Decision, HookError> {
+    async fn before(
+        &self,
+        _: &mut ToolContext,
+        args: &mut ToolArgs,
+    ) -> Result<Decision, HookError> {
         args.insert("message", json!("rewritten by a hook"))?;
         Ok(Decision::Continue)
     }
@@ -165,8 +201,18 @@ impl PreHook for Block {
 #[derive(Clone, Default)]
 struct Record(Arc<Mutex<Vec<String>>>);
 impl Hook for Record {
-    async fn around<N: Handler>(&self, cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {
-        let line = format!("{} source={} server={:?}", cx.tool(), cx.source(), cx.server());
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        let line = format!(
+            "{} source={} server={:?}",
+            cx.tool(),
+            cx.source(),
+            cx.server()
+        );
         self.0.lock().unwrap().push(line);
         next.run(cx, args).await
     }
@@ -176,7 +222,12 @@ impl Hook for Record {
 #[derive(Clone, Default)]
 struct Reached(Arc<Mutex<Vec<String>>>);
 impl Hook for Reached {
-    async fn around<N: Handler>(&self, cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
         self.0.lock().unwrap().push(cx.tool().to_owned());
         next.run(cx, args).await
     }
@@ -205,14 +256,22 @@ async fn hooks_rewrite_and_block_mcp_calls_with_run_time_matchers() {
         )
     });
     // Static tools and MCP tools as one set.
-    let static_tools = Router::new().tool(FnTool::new("add_one", "Adds one.", |a: AddOne| async move {
-        Json(a.x + 1)
-    }));
+    let static_tools = Router::new().tool(FnTool::new(
+        "add_one",
+        "Adds one.",
+        |a: AddOne| async move { Json(a.x + 1) },
+    ));
     let tools = static_tools.chain(mcp);
     let listed = names(&tools);
     assert_eq!(listed[0], "add_one");
-    assert!(listed.contains(&"everything__echo".to_owned()), "{listed:?}");
-    assert!(listed.contains(&"time__get_current_time".to_owned()), "{listed:?}");
+    assert!(
+        listed.contains(&"everything__echo".to_owned()),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&"time__get_current_time".to_owned()),
+        "{listed:?}"
+    );
 
     let echo = call(&tools, "everything__echo", json!({"message": "original"})).await;
     assert_eq!(echo.text_content(), "Echo: rewritten by a hook");
@@ -229,7 +288,12 @@ async fn hooks_rewrite_and_block_mcp_calls_with_run_time_matchers() {
 
     // The echo rewrite does not touch other tools: their matcher is
     // evaluated per call.
-    let tokyo = call(&tools, "time__get_current_time", json!({"timezone": "Asia/Tokyo"})).await;
+    let tokyo = call(
+        &tools,
+        "time__get_current_time",
+        json!({"timezone": "Asia/Tokyo"}),
+    )
+    .await;
     assert_eq!(json_text(&tokyo)["timezone"], "Asia/Tokyo");
 
     let one = call(&tools, "add_one", json!({"x": 41})).await;
@@ -279,13 +343,19 @@ async fn everything_server_over_streamable_http() {
     // Wait (bounded) until it listens.
     let mut listening = false;
     for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             listening = true;
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(listening, "mcp-server-everything streamableHttp did not listen on {port}");
+    assert!(
+        listening,
+        "mcp-server-everything streamableHttp did not listen on {port}"
+    );
 
     let config = McpConfig::from_yaml(&format!(
         "servers:\n  web:\n    url: http://127.0.0.1:{port}/mcp\n    timeout_sec: 30\n"
@@ -294,7 +364,13 @@ async fn everything_server_over_streamable_http() {
     let options = McpOptions::new().filters([filter("web", &["echo", "get-sum"])]);
     let servers = McpServers::connect(&config, options).await.unwrap();
     assert!(
-        matches!(servers.status("web"), Some(ServerStatus::Connected { pid: None, tools: 2 })),
+        matches!(
+            servers.status("web"),
+            Some(ServerStatus::Connected {
+                pid: None,
+                tools: 2
+            })
+        ),
         "{:?}",
         servers.status("web")
     );
@@ -310,7 +386,10 @@ async fn everything_server_over_streamable_http() {
 #[tokio::test]
 async fn a_server_that_does_not_start_gives_error_results_and_the_rest_works() {
     let config = McpConfig::new()
-        .with_server("ghost", ServerSpec::stdio("/nonexistent/mcp-server").reconnect(false))
+        .with_server(
+            "ghost",
+            ServerSpec::stdio("/nonexistent/mcp-server").reconnect(false),
+        )
         .unwrap()
         .with_server(
             "crashy",
@@ -319,19 +398,30 @@ async fn a_server_that_does_not_start_gives_error_results_and_the_rest_works() {
         .unwrap()
         .with_server("time", time_spec())
         .unwrap();
-    let servers = McpServers::connect(&config, McpOptions::new()).await.unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new())
+        .await
+        .unwrap();
 
     let Some(ServerStatus::Unavailable(why)) = servers.status("ghost") else {
         panic!("{:?}", servers.status("ghost"))
     };
-    assert!(why.contains("cannot run `/nonexistent/mcp-server`"), "{why}");
+    assert!(
+        why.contains("cannot run `/nonexistent/mcp-server`"),
+        "{why}"
+    );
     let Some(ServerStatus::Unavailable(why)) = servers.status("crashy") else {
         panic!("{:?}", servers.status("crashy"))
     };
-    assert!(why.contains("cannot open database"), "the server's stderr is in the message: {why}");
+    assert!(
+        why.contains("cannot open database"),
+        "the server's stderr is in the message: {why}"
+    );
 
     let tools = servers.tool_set();
-    assert_eq!(names(&tools), ["time__get_current_time", "time__convert_time"]);
+    assert_eq!(
+        names(&tools),
+        ["time__get_current_time", "time__convert_time"]
+    );
     let ghost = call(&tools, "ghost__anything", json!({})).await;
     assert!(ghost.is_error);
     let text = ghost.text_content();
@@ -343,7 +433,11 @@ async fn a_server_that_does_not_start_gives_error_results_and_the_rest_works() {
     // again, and says why.
     let crashy = call(&tools, "crashy__tool", json!({})).await;
     assert!(crashy.is_error);
-    assert!(crashy.text_content().contains("cannot open database"), "{}", crashy.text_content());
+    assert!(
+        crashy.text_content().contains("cannot open database"),
+        "{}",
+        crashy.text_content()
+    );
 
     // The working server is unaffected.
     let utc = call(&tools, "time__get_current_time", json!({"timezone": "UTC"})).await;
@@ -367,7 +461,10 @@ async fn until_unavailable(servers: &McpServers, server: &str) {
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    panic!("{server} still looks connected: {:?}", servers.status(server));
+    panic!(
+        "{server} still looks connected: {:?}",
+        servers.status(server)
+    );
 }
 
 #[tokio::test]
@@ -375,7 +472,10 @@ async fn a_killed_server_is_restarted_on_the_next_call() {
     let config = McpConfig::new()
         .with_server("everything", everything_spec())
         .unwrap();
-    let options = McpOptions::new().filters([filter("everything", &["echo", "trigger-long-running-operation"])]);
+    let options = McpOptions::new().filters([filter(
+        "everything",
+        &["echo", "trigger-long-running-operation"],
+    )]);
     let servers = McpServers::connect(&config, options).await.unwrap();
     let tools = servers.tool_set();
     let first_pid = servers.pid("everything").expect("a stdio server has a pid");
@@ -383,21 +483,37 @@ async fn a_killed_server_is_restarted_on_the_next_call() {
     // Killed between calls: the next call starts it again and succeeds.
     kill(first_pid);
     until_unavailable(&servers, "everything").await;
-    let echo = call(&tools, "everything__echo", json!({"message": "after restart"})).await;
+    let echo = call(
+        &tools,
+        "everything__echo",
+        json!({"message": "after restart"}),
+    )
+    .await;
     assert_eq!(echo.text_content(), "Echo: after restart");
     let second_pid = servers.pid("everything").unwrap();
     assert_ne!(first_pid, second_pid);
     // Names survive the restart.
     let mut listed = names(&tools);
     listed.sort();
-    assert_eq!(listed, ["everything__echo", "everything__trigger-long-running-operation"]);
+    assert_eq!(
+        listed,
+        [
+            "everything__echo",
+            "everything__trigger-long-running-operation"
+        ]
+    );
 
     // Killed during a call: that call gets an error result (it is not
     // retried), and the call after it restarts the server.
     let running = {
         let tools = tools.clone();
         tokio::spawn(async move {
-            call(&tools, "everything__trigger-long-running-operation", json!({"duration": 30, "steps": 2})).await
+            call(
+                &tools,
+                "everything__trigger-long-running-operation",
+                json!({"duration": 30, "steps": 2}),
+            )
+            .await
         })
     };
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -405,8 +521,11 @@ async fn a_killed_server_is_restarted_on_the_next_call() {
     let died = running.await.unwrap();
     assert!(died.is_error);
     assert!(
-        died.text_content().contains("MCP server `everything`: it stopped during a call of `trigger-long-running-operation`")
-            && died.text_content().ends_with("it will be started again on the next call"),
+        died.text_content().contains(
+            "MCP server `everything`: it stopped during a call of `trigger-long-running-operation`"
+        ) && died
+            .text_content()
+            .ends_with("it will be started again on the next call"),
         "{}",
         died.text_content()
     );
@@ -430,12 +549,17 @@ async fn without_reconnect_a_killed_server_stays_down() {
         let echo = call(&tools, "everything__echo", json!({"message": "x"})).await;
         assert!(echo.is_error);
         assert!(
-            echo.text_content().starts_with("tool `everything__echo` failed: MCP server `everything` is unavailable"),
+            echo.text_content().starts_with(
+                "tool `everything__echo` failed: MCP server `everything` is unavailable"
+            ),
             "{}",
             echo.text_content()
         );
     }
-    assert!(matches!(servers.status("everything"), Some(ServerStatus::Unavailable(_))));
+    assert!(matches!(
+        servers.status("everything"),
+        Some(ServerStatus::Unavailable(_))
+    ));
 }
 
 #[tokio::test]
@@ -446,7 +570,10 @@ async fn each_call_has_a_timeout_and_the_server_stays_usable() {
             everything_spec().call_timeout(Duration::from_millis(300)),
         )
         .unwrap();
-    let options = McpOptions::new().filters([filter("everything", &["echo", "trigger-long-running-operation"])]);
+    let options = McpOptions::new().filters([filter(
+        "everything",
+        &["echo", "trigger-long-running-operation"],
+    )]);
     let servers = McpServers::connect(&config, options).await.unwrap();
     let tools = servers.tool_set();
     let slow = call(
@@ -478,7 +605,9 @@ async fn filters_must_name_configured_servers() {
 #[tokio::test]
 async fn malformed_arguments_never_reach_the_server() {
     let config = McpConfig::new().with_server("time", time_spec()).unwrap();
-    let servers = McpServers::connect(&config, McpOptions::new()).await.unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new())
+        .await
+        .unwrap();
     let tools = servers.tool_set();
     let call = ToolCall::new("c", "time__get_current_time", ToolArgs::from_json("[1, 2]"));
     let result = tools.call(&CallScope::new("t"), call).await;

@@ -58,7 +58,10 @@ impl PreHook for Forbid {
         cx: &mut ToolContext,
         _args: &mut ToolArgs,
     ) -> Result<Decision, HookError> {
-        Ok(Decision::Deny(format!("`{}` is not allowed here", cx.tool())))
+        Ok(Decision::Deny(format!(
+            "`{}` is not allowed here",
+            cx.tool()
+        )))
     }
 }
 
@@ -79,9 +82,11 @@ async fn main() {
     let add_one = FnTool::new("add_one", "Adds one to x.", |a: AddOneArgs| async move {
         Json(a.x + 1)
     });
-    let shout = FnTool::new("shout", "Upper-cases the text.", |a: ShoutArgs| async move {
-        a.text.to_uppercase()
-    });
+    let shout = FnTool::new(
+        "shout",
+        "Upper-cases the text.",
+        |a: ShoutArgs| async move { a.text.to_uppercase() },
+    );
     let delete = FnTool::new(
         "delete_everything",
         "Deletes everything.",

@@ -151,7 +151,12 @@ impl std::fmt::Debug for McpServers {
         f.debug_struct("McpServers")
             .field(
                 "servers",
-                &self.inner.servers.iter().map(|s| &*s.name).collect::<Vec<_>>(),
+                &self
+                    .inner
+                    .servers
+                    .iter()
+                    .map(|s| &*s.name)
+                    .collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
@@ -204,10 +209,8 @@ impl McpServers {
         });
         // Start every server at once; collect their tool lists, then name
         // the tools in declared order so the names do not depend on timing.
-        let lists = futures_util::future::join_all(
-            inner.servers.iter().map(|server| server.start()),
-        )
-        .await;
+        let lists =
+            futures_util::future::join_all(inner.servers.iter().map(|server| server.start())).await;
         for (index, list) in lists.into_iter().enumerate() {
             if let Some(tools) = list {
                 inner.refresh(index, &tools);

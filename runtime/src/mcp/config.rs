@@ -344,10 +344,10 @@ impl McpConfig {
         let mut config = parsed.map_err(|e| e.in_file(path))?;
         let base = path.parent().unwrap_or(Path::new(""));
         for (_, spec) in &mut config.servers {
-            if let Transport::Stdio { cwd: Some(cwd), .. } = &mut spec.transport {
-                if cwd.is_relative() {
-                    *cwd = base.join(&*cwd);
-                }
+            if let Transport::Stdio { cwd: Some(cwd), .. } = &mut spec.transport
+                && cwd.is_relative()
+            {
+                *cwd = base.join(&*cwd);
             }
         }
         Ok(config)
@@ -460,7 +460,9 @@ fn check_spec(spec: &ServerSpec) -> Result<(), String> {
             return Err("`command` must not be empty".to_owned());
         }
         Transport::Http { url } if !(url.starts_with("http://") || url.starts_with("https://")) => {
-            return Err(format!("`url` must start with http:// or https://, got `{url}`"));
+            return Err(format!(
+                "`url` must start with http:// or https://, got `{url}`"
+            ));
         }
         _ => {}
     }
@@ -488,9 +490,7 @@ fn seconds(field: &str, value: Option<f64>, default: Duration) -> Result<Duratio
 fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
     check_name(name)?;
     if !value.is_object() {
-        return Err(
-            "expected a map with `command` (stdio) or `url` (streamable HTTP)".to_owned(),
-        );
+        return Err("expected a map with `command` (stdio) or `url` (streamable HTTP)".to_owned());
     }
     let raw: RawServer = serde_json::from_value(value).map_err(|e| e.to_string())?;
     let transport = match (raw.command, raw.url) {
@@ -501,9 +501,7 @@ fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
             );
         }
         (None, None) => {
-            return Err(
-                "has neither `command` (stdio) nor `url` (streamable HTTP)".to_owned(),
-            );
+            return Err("has neither `command` (stdio) nor `url` (streamable HTTP)".to_owned());
         }
         (Some(command), None) => Transport::Stdio {
             command,

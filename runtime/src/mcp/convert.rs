@@ -83,9 +83,10 @@ pub fn tool_result_to_mcp(result: &ToolResult) -> rmcp::model::CallToolResult {
         // Every ToolResult serializes as a CallToolResult; keep the text if
         // a future content kind ever does not.
         None => {
-            let mut r = rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(
-                result.text_content(),
-            )]);
+            let mut r =
+                rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(
+                    result.text_content(),
+                )]);
             r.is_error = Some(result.is_error);
             r
         }
@@ -125,6 +126,7 @@ pub fn tool_from_mcp(tool: &rmcp::model::Tool, exposed: String) -> ToolDefinitio
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

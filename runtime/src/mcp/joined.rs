@@ -1,7 +1,5 @@
 //! Two tool sets as one.
 
-use std::future::Future;
-
 use crate::call::{Outcome, ToolCall};
 use crate::tool::ToolDefinition;
 use crate::toolset::{CallScope, ToolSet};
@@ -55,13 +53,11 @@ impl<A: ToolSet, B: ToolSet> ToolSet for Joined<A, B> {
         self.first.contains(name) || self.second.contains(name)
     }
 
-    fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {
-        async move {
-            if self.first.contains(&call.name) {
-                self.first.dispatch(scope, call).await
-            } else {
-                self.second.dispatch(scope, call).await
-            }
+    async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
+        if self.first.contains(&call.name) {
+            self.first.dispatch(scope, call).await
+        } else {
+            self.second.dispatch(scope, call).await
         }
     }
 }

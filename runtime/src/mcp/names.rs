@@ -103,6 +103,7 @@ fn fnv1a(bytes: &[u8]) -> u32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -113,7 +114,10 @@ mod tests {
         assert_eq!(a.len(), MAX_NAME_LEN);
         assert_eq!(b.len(), MAX_NAME_LEN);
         assert_eq!(a[..HASHED_PREFIX_LEN], b[..HASHED_PREFIX_LEN]);
-        assert_ne!(a, b, "the hash tells apart names that share a 55-char prefix");
+        assert_ne!(
+            a, b,
+            "the hash tells apart names that share a 55-char prefix"
+        );
         assert_eq!(a, exposed_name("srv", &"a".repeat(70)));
         // FNV-1a test vector: "a" -> 0xe40c292c.
         assert_eq!(fnv1a(b"a"), 0xe40c_292c);

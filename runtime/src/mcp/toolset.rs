@@ -1,8 +1,5 @@
 //! MCP tools as a [`ToolSet`], each call through a chain of hooks.
 
-use std::borrow::Cow;
-use std::future::Future;
-
 use super::client::McpServers;
 use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::{ToolContext, ToolSource};
@@ -11,6 +8,7 @@ use crate::hook::{Handler, Hook, Next};
 use crate::matcher::{MatchTarget, Matcher};
 use crate::tool::ToolDefinition;
 use crate::toolset::{CallScope, ToolSet};
+use std::borrow::Cow;
 
 /// The innermost handler of every MCP tool's chain: sends the call to the
 /// server the tool lives on (found by the context's tool name,
@@ -90,15 +88,18 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
         self.servers.inner.contains(name)
     }
 
-    fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {
-        async move {
-            let Some(index) = self.servers.inner.server_of(&call.name) else {
-                return Err(ToolError::UnknownTool { name: call.name });
-            };
-            let server = self.servers.inner.servers[index].name.clone();
-            let mut cx = scope.context(Cow::Owned(call.name), ToolSource::Mcp, Some(server), call.id);
-            self.chain.call(&mut cx, call.arguments).await
-        }
+    async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
+        let Some(index) = self.servers.inner.server_of(&call.name) else {
+            return Err(ToolError::UnknownTool { name: call.name });
+        };
+        let server = self.servers.inner.servers[index].name.clone();
+        let mut cx = scope.context(
+            Cow::Owned(call.name),
+            ToolSource::Mcp,
+            Some(server),
+            call.id,
+        );
+        self.chain.call(&mut cx, call.arguments).await
     }
 }
 

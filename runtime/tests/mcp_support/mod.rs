@@ -66,5 +66,7 @@ pub fn everything_server() -> String {
 
 /// A fixture file under `runtime/tests/fixtures/mcp/`.
 pub fn fixture(name: &str) -> PathBuf {
-    workspace_root().join("runtime/tests/fixtures/mcp").join(name)
+    workspace_root()
+        .join("runtime/tests/fixtures/mcp")
+        .join(name)
 }
