@@ -18,7 +18,9 @@
 //!    tools only are wrapped in [`When`], whose matcher is evaluated at run
 //!    time.
 //! 5. [`ToolSetExt::chain`] joins the agent's static tools and its MCP tools
-//!    into one tool set.
+//!    into one tool set; [`McpAgent`] does steps 2 to 5 for an agent
+//!    declaration (its `servers:` and `tools:`) and is itself an
+//!    [`AgentDecl`](crate::agent::AgentDecl) the agent loop runs.
 //!
 //! ```no_run
 //! use hookwire::mcp::{McpConfig, McpOptions, McpServers, ToolSetExt, When};
@@ -53,6 +55,7 @@
 //! [`serve_stdio`] exposes any [`ToolSet`](crate::ToolSet), each tool behind
 //! its own chain, as an MCP server over stdio ([`McpServer`]).
 
+mod agent;
 mod client;
 mod config;
 mod convert;
@@ -62,6 +65,7 @@ mod serve;
 mod toolset;
 mod yaml;
 
+pub use agent::{McpAgent, StaticTools};
 pub use client::{McpOptions, McpServers, ServerStatus};
 pub use config::{
     ConfigError, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, McpConfig, ServerSpec, Transport,

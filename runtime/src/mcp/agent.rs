@@ -1,0 +1,132 @@
+//! An agent with its MCP servers connected: what a run starts with.
+
+use std::sync::Arc;
+
+use super::client::{McpOptions, McpServers};
+use super::config::{ConfigError, McpConfig};
+use super::joined::Joined;
+use super::toolset::{McpCall, McpToolSet};
+use crate::agent::{AgentConfig, AgentDecl};
+use crate::call::{Outcome, ToolCall};
+use crate::hook::Handler;
+use crate::tool::ToolDefinition;
+use crate::toolset::{CallScope, ToolSet};
+
+/// The static tools of a shared agent declaration, as a tool set.
+pub struct StaticTools<A>(Arc<A>);
+
+impl<A> Clone for StaticTools<A> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<A> std::fmt::Debug for StaticTools<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StaticTools")
+    }
+}
+
+impl<A: AgentDecl> ToolSet for StaticTools<A> {
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        self.0.tools().definitions()
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.0.tools().contains(name)
+    }
+
+    async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
+        self.0.tools().dispatch(scope, call).await
+    }
+}
+
+/// An agent declaration together with its connected MCP servers: its tools
+/// are the declaration's static tools followed by the MCP tools of the
+/// servers its `servers:` names, filtered by its `tools:` filters. It is an
+/// [`AgentDecl`] itself, so the agent loop runs it like any other agent.
+///
+/// ```no_run
+/// # async fn demo<A: hookwire::agent::AgentDecl>(agent: A) -> Result<(), Box<dyn std::error::Error>> {
+/// use hookwire::mcp::{McpAgent, McpConfig};
+///
+/// let config = McpConfig::load("hookwire.yaml")?;
+/// let agent = McpAgent::connect(agent, &config).await?;
+/// // hookwire::agent::Runner::new(agent, model).run("What time is it in Tokyo?").await
+/// # Ok(()) }
+/// ```
+pub struct McpAgent<A, C = McpCall> {
+    agent: Arc<A>,
+    servers: McpServers,
+    tools: Joined<StaticTools<A>, McpToolSet<C>>,
+}
+
+impl<A: AgentDecl> McpAgent<A, McpCall> {
+    /// Connects the servers `agent` names (in parallel) with no extra hooks
+    /// around MCP calls.
+    pub async fn connect(agent: A, config: &McpConfig) -> Result<Self, ConfigError> {
+        Self::connect_with(agent, config, |call| call).await
+    }
+}
+
+impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
+    /// Connects the servers `agent` names (in parallel); every MCP call
+    /// runs through the chain `build` makes around the [`McpCall`].
+    ///
+    /// Fails if `servers:` names a server `config` does not declare, or a
+    /// `tools:` filter names a server not in `servers:` (errors name it). A
+    /// server that fails to start is not an error: its tools give error
+    /// results (see [`McpServers`]). MCP tools never take a static tool's
+    /// name (the collision rule in [`names`](super::names)).
+    pub async fn connect_with(
+        agent: A,
+        config: &McpConfig,
+        build: impl FnOnce(McpCall) -> C,
+    ) -> Result<Self, ConfigError> {
+        let agent = Arc::new(agent);
+        let declared = agent.config();
+        let selected = config.select(declared.servers.iter().map(|s| &**s))?;
+        let reserved: Vec<String> = agent
+            .tools()
+            .definitions()
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        let options = McpOptions::new()
+            .filters(declared.mcp_tools.iter().cloned())
+            .reserve(reserved);
+        let servers = McpServers::connect(&selected, options).await?;
+        let tools = Joined::new(StaticTools(agent.clone()), servers.tool_set_with(build));
+        Ok(Self {
+            agent,
+            servers,
+            tools,
+        })
+    }
+
+    /// The connections, for status and shutdown.
+    pub fn servers(&self) -> &McpServers {
+        &self.servers
+    }
+
+    /// The wrapped declaration.
+    pub fn agent(&self) -> &A {
+        &self.agent
+    }
+}
+
+impl<A: AgentDecl, C: Handler + 'static> AgentDecl for McpAgent<A, C> {
+    type Tools = Joined<StaticTools<A>, McpToolSet<C>>;
+
+    fn config(&self) -> &AgentConfig {
+        self.agent.config()
+    }
+
+    fn tools(&self) -> &Self::Tools {
+        &self.tools
+    }
+
+    fn lifecycle_hooks(&self) -> impl crate::agent::lifecycle::LifecycleHooks {
+        self.agent.lifecycle_hooks()
+    }
+}
