@@ -18,3 +18,7 @@ pub mod cards;
 pub mod emit;
 #[cfg(feature = "emit")]
 pub mod yaml;
+#[cfg(feature = "emit")]
+mod builder;
+#[cfg(feature = "emit")]
+pub use builder::{Builder, DEFAULT_SUBDIR};
