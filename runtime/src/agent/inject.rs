@@ -63,12 +63,25 @@ pub enum RefreshCondition {
     },
 }
 
+/// What a config-driven hook does. One kind today; the enum leaves room.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum HookKind {
+    /// Run a tool and inject the (call, result) pair.
+    #[default]
+    ToolCall,
+}
+
 /// One config-driven hook (seed 004's `ToolCallHookConfig`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename = "tool_call", deny_unknown_fields)]
+#[serde(deny_unknown_fields)]
 pub struct RequestHook {
     /// Where it fires.
     pub event: HookEvent,
+    /// What it does (`tool_call`, the default).
+    #[serde(default)]
+    pub kind: HookKind,
     /// A label for logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -98,6 +111,7 @@ impl RequestHook {
     pub fn on_request_start(tool_name: impl Into<String>) -> Self {
         Self {
             event: HookEvent::OnRequestStart,
+            kind: HookKind::ToolCall,
             name: None,
             toolset_name: None,
             tool_name: tool_name.into(),

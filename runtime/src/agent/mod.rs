@@ -9,7 +9,7 @@ mod runner;
 
 pub use as_tool::{AgentTool, agent_tool_name};
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
-pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook};
+pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, TraceEvent,
     guess_source,
