@@ -619,3 +619,37 @@ async fn malformed_arguments_never_reach_the_server() {
     let _ = ToolSource::Mcp;
     servers.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_tool_list_follows_list_changed_notifications() {
+    let script = mcp_support::fixture("growing_server.py");
+    let config = McpConfig::new()
+        .with_server(
+            "growing",
+            ServerSpec::stdio(mcp_support::python()).args([script.to_string_lossy()]),
+        )
+        .unwrap();
+    let servers = McpServers::connect(&config, McpOptions::new())
+        .await
+        .unwrap();
+    let tools = servers.tool_set();
+    assert_eq!(
+        names(&tools),
+        ["growing__grow"],
+        "{:?}",
+        servers.status("growing")
+    );
+    let grown = call(&tools, "growing__grow", json!({})).await;
+    assert_eq!(grown.text_content(), "grown");
+    // The notification is handled in the background: wait (bounded) for it.
+    for _ in 0..400 {
+        if names(&tools).len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(names(&tools), ["growing__grow", "growing__extra"]);
+    let extra = call(&tools, "growing__extra", json!({})).await;
+    assert_eq!(extra.text_content(), "extra here");
+    servers.shutdown().await;
+}

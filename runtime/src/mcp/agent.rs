@@ -15,6 +15,13 @@ use crate::toolset::{CallScope, ToolSet};
 /// The static tools of a shared agent declaration, as a tool set.
 pub struct StaticTools<A>(Arc<A>);
 
+impl<A> StaticTools<A> {
+    /// The static tools of `agent`.
+    pub fn new(agent: Arc<A>) -> Self {
+        Self(agent)
+    }
+}
+
 impl<A> Clone for StaticTools<A> {
     fn clone(&self) -> Self {
         Self(self.0.clone())

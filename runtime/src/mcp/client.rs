@@ -3,13 +3,14 @@
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
 
@@ -70,8 +71,60 @@ pub enum ServerStatus {
     Unavailable(String),
 }
 
+/// The client side of one connection: answers the server's notifications.
+/// On `notifications/tools/list_changed` it lists the tools again and
+/// updates the exposed set (names of tools that stay are kept).
+struct Listener {
+    inner: Weak<Inner>,
+    index: usize,
+}
+
+impl ClientHandler for Listener {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("hookwire", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let Some(inner) = self.inner.upgrade() else {
+            return;
+        };
+        let index = self.index;
+        // Until `connect` has named the first list, note the change; it
+        // lists the tools again itself.
+        if !inner.servers[index].listed.load(Ordering::Acquire) {
+            inner.servers[index].changed.store(true, Ordering::Release);
+            return;
+        }
+        let peer = context.peer.clone();
+        // Not inline: the answer to `tools/list` arrives on the connection
+        // this notification is being handled on.
+        tokio::spawn(async move {
+            match peer.list_all_tools().await {
+                Ok(tools) => {
+                    tracing::debug!(
+                        target: "hookwire::mcp",
+                        server = &*inner.servers[index].name,
+                        tools = tools.len(),
+                        "tool list changed"
+                    );
+                    inner.refresh(index, &tools);
+                }
+                Err(e) => tracing::warn!(
+                    target: "hookwire::mcp",
+                    server = &*inner.servers[index].name,
+                    error = %e,
+                    "tools/list after list_changed failed"
+                ),
+            }
+        });
+    }
+}
+
 struct Connection {
-    service: RunningService<RoleClient, ()>,
+    service: RunningService<RoleClient, Listener>,
     pid: Option<u32>,
 }
 
@@ -90,6 +143,10 @@ pub(crate) struct Server {
     /// Serializes (re)connects so concurrent calls share one.
     connecting: tokio::sync::Mutex<()>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Whether the first tool list has been named (see [`Listener`]).
+    listed: AtomicBool,
+    /// Whether the list changed before it was first named.
+    changed: AtomicBool,
 }
 
 /// One exposed tool.
@@ -107,6 +164,7 @@ struct Table {
 }
 
 pub(crate) struct Inner {
+    me: Weak<Inner>,
     pub(crate) servers: Vec<Server>,
     table: RwLock<Table>,
 }
@@ -198,9 +256,12 @@ impl McpServers {
                 last_error: RwLock::new(None),
                 connecting: tokio::sync::Mutex::new(()),
                 stderr: Arc::default(),
+                listed: AtomicBool::new(false),
+                changed: AtomicBool::new(false),
             })
             .collect();
-        let inner = Arc::new(Inner {
+        let inner = Arc::new_cyclic(|me| Inner {
+            me: me.clone(),
             servers,
             table: RwLock::new(Table {
                 names: NameAllocator::new(options.reserved),
@@ -209,10 +270,25 @@ impl McpServers {
         });
         // Start every server at once; collect their tool lists, then name
         // the tools in declared order so the names do not depend on timing.
-        let lists =
-            futures_util::future::join_all(inner.servers.iter().map(|server| server.start())).await;
+        let lists = futures_util::future::join_all(
+            inner
+                .servers
+                .iter()
+                .enumerate()
+                .map(|(index, server)| server.start(inner.me.clone(), index)),
+        )
+        .await;
         for (index, list) in lists.into_iter().enumerate() {
             if let Some(tools) = list {
+                inner.refresh(index, &tools);
+            }
+            inner.servers[index].listed.store(true, Ordering::Release);
+        }
+        for (index, server) in inner.servers.iter().enumerate() {
+            if server.changed.swap(false, Ordering::AcqRel)
+                && let Some(conn) = server.live()
+                && let Ok(tools) = conn.service.peer().list_all_tools().await
+            {
                 inner.refresh(index, &tools);
             }
         }
@@ -455,7 +531,7 @@ impl Inner {
                 .unwrap_or_else(|| "it is not connected and reconnect is off".to_owned()));
         }
         tracing::info!(target: "hookwire::mcp", server = &*server.name, "starting MCP server again");
-        match server.start().await {
+        match server.start(self.me.clone(), index).await {
             Some(tools) => {
                 self.refresh(index, &tools);
                 server
@@ -508,11 +584,14 @@ impl Server {
     /// Starts the server, initializes it and lists its tools. On success
     /// the connection is stored and the tools returned; on failure the
     /// reason is stored in `last_error`.
-    async fn start(&self) -> Option<Vec<rmcp::model::Tool>> {
+    async fn start(&self, inner: Weak<Inner>, index: usize) -> Option<Vec<rmcp::model::Tool>> {
         let limit = self.spec.startup_timeout;
-        let attempt = AssertUnwindSafe(tokio::time::timeout(limit, self.open()))
-            .catch_unwind()
-            .await;
+        let attempt = AssertUnwindSafe(tokio::time::timeout(
+            limit,
+            self.open(Listener { inner, index }),
+        ))
+        .catch_unwind()
+        .await;
         let outcome = match attempt {
             Ok(Ok(Ok(done))) => Ok(done),
             Ok(Ok(Err(message))) => Err(message),
@@ -551,7 +630,10 @@ impl Server {
         }
     }
 
-    async fn open(&self) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {
+    async fn open(
+        &self,
+        listener: Listener,
+    ) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {
         let (service, pid) = match &self.spec.transport {
             Transport::Stdio {
                 command,
@@ -572,14 +654,14 @@ impl Server {
                 if let Some(stderr) = stderr {
                     self.forward_stderr(stderr);
                 }
-                let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+                let service = listener.serve(transport).await.map_err(|e| e.to_string())?;
                 (service, pid)
             }
             Transport::Http { url } => {
                 install_crypto_provider();
                 let transport =
                     rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-                let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+                let service = listener.serve(transport).await.map_err(|e| e.to_string())?;
                 (service, None)
             }
         };

@@ -53,7 +53,8 @@
 //! # Server: a tool set over MCP
 //!
 //! [`serve_stdio`] exposes any [`ToolSet`](crate::ToolSet), each tool behind
-//! its own chain, as an MCP server over stdio ([`McpServer`]).
+//! its own chain, as an MCP server over stdio ([`McpServer`]);
+//! [`serve_agent_stdio`] does the same for an agent declaration's tools.
 
 mod agent;
 mod client;
@@ -73,7 +74,7 @@ pub use config::{
 pub use convert::{tool_from_mcp, tool_result_from_mcp, tool_result_to_mcp, tool_to_mcp};
 pub use joined::{Joined, ToolSetExt};
 pub use names::{MAX_NAME_LEN, NameAllocator, exposed_name};
-pub use serve::{McpServer, ServeError, serve_stdio};
+pub use serve::{McpServer, ServeError, serve_agent_stdio, serve_stdio};
 pub use toolset::{McpCall, McpToolSet, ToolPredicate, When};
 
 /// The MCP implementation hookwire uses, for code that needs its types.
