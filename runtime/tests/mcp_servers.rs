@@ -516,7 +516,8 @@ async fn a_killed_server_is_restarted_on_the_next_call() {
             .await
         })
     };
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Give the request time to reach the server (the operation takes 30 s).
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     kill(second_pid);
     let died = running.await.unwrap();
     assert!(died.is_error);

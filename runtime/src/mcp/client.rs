@@ -198,6 +198,13 @@ pub(crate) struct Inner {
 /// * Tools keep their exposed names across a restart; a tool that appears
 ///   only after a restart gets a name by the usual rule.
 ///
+/// # Changing tool lists
+///
+/// When a server sends `notifications/tools/list_changed`, its tools are
+/// listed again in the background and the exposed set follows: new tools
+/// appear (named by the usual rule), removed ones disappear, the others
+/// keep their names. `definitions()` always returns the current set.
+///
 /// Dropping the last handle kills the servers' processes.
 #[derive(Clone)]
 pub struct McpServers {
