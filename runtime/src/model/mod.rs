@@ -24,11 +24,16 @@ use crate::approval::BoxFuture;
 use crate::call::{ToolCall, ToolResult};
 use crate::tool::ToolDefinition;
 
+#[cfg(feature = "openai")]
+mod openai;
 mod passthrough;
 mod scripted;
 #[cfg(feature = "yaml")]
 mod yaml;
 
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub use openai::{OpenAiConfig, OpenAiModel};
 pub use passthrough::PassthroughModel;
 pub use scripted::{Script, ScriptMode, ScriptedModel, ScriptedToolCall, Turn, TurnExpectation};
 
