@@ -105,7 +105,7 @@ pub fn generate(cards: &Cards, opts: &BuildOptions) -> Result<Vec<GeneratedFile>
         }
         m.push_str(&format!("pub mod {};\n", card.module));
         m.push_str(&format!(
-            "pub use {}::{{{}, {}Tools}};\n\n",
+            "#[allow(unused_imports)]\npub use {}::{{{}, {}Tools}};\n\n",
             card.module, card.type_name, card.type_name
         ));
     }

@@ -549,7 +549,10 @@ fn emit_tools(
         impl ::core::fmt::Debug for #tools_ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(::core::stringify!(#tools_ty))
-                    .field("tools", &[#(#names),*])
+                    .field("tools", &{
+                        let names: &[&str] = &[#(#names),*];
+                        names
+                    })
                     .finish_non_exhaustive()
             }
         }
@@ -638,6 +641,11 @@ fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<TokenStream> 
     if let Some(use_history) = spec.use_history {
         calls.push(quote!(.with_use_history(#use_history)));
     }
+    for hook in &spec.hooks {
+        if let Some(call) = request_hook(krate, hook)? {
+            calls.push(quote!(.with_request_hook(#call)));
+        }
+    }
     let base = quote!(#krate::agent::AgentConfig::new(#name) #(#calls)*);
     Ok(match &spec.tool_input_schema {
         None => base,
@@ -652,6 +660,74 @@ fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<TokenStream> 
             }}
         }
     })
+}
+
+/// A `kind: tool_call` entry as a `hookwire::agent::RequestHook`; `None`
+/// for actions the runtime has no config-driven form of.
+fn request_hook(
+    krate: &syn::Path,
+    hook: &crate::spec::EventHookSpec,
+) -> syn::Result<Option<TokenStream>> {
+    use crate::spec::{EventHookAction, Frequency, HookEvent, RefreshCondition};
+    let span = span_of(&hook.span);
+    let EventHookAction::ToolCall(call) = &hook.action else {
+        return Ok(None);
+    };
+    let event = match hook.event {
+        HookEvent::OnRequestStart => None,
+        HookEvent::OnCompletion => Some(quote!(.at(#krate::agent::HookEvent::OnCompletion))),
+        other => {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "`kind: tool_call` hooks fire at `on_request_start` or `on_completion`, not `{other}`"
+                ),
+            ));
+        }
+    };
+    let tool = str_lit(&call.tool_name);
+    let mut calls = vec![];
+    calls.extend(event);
+    if let Some(toolset) = &call.toolset_name {
+        let t = str_lit(toolset);
+        calls.push(quote!(.in_toolset(#t)));
+    }
+    if call.arguments.trim() != "{}" && !call.arguments.trim().is_empty() {
+        let a = str_lit(&call.arguments);
+        calls.push(quote!(.with_arguments(
+            #krate::serde_json::from_str(#a).unwrap_or_default()
+        )));
+    }
+    let freq = match call.frequency {
+        Frequency::Always => quote!(Always),
+        Frequency::AppendIfChanged => quote!(AppendIfChanged),
+    };
+    calls.push(quote!(.with_frequency(#krate::agent::Frequency::#freq)));
+    if let Some(RefreshCondition::Ttl { ttl_minutes }) = call.refresh_condition {
+        let m = Literal::u64_suffixed(ttl_minutes);
+        calls.push(quote!(.with_ttl_minutes(#m)));
+    }
+    let mut sets = Vec::new();
+    if let Some(name) = &hook.name {
+        let n = str_lit(name);
+        sets.push(
+            quote!(hook.name = ::core::option::Option::Some(::std::string::String::from(#n));),
+        );
+    }
+    if let Some(secs) = hook.timeout_sec {
+        let secs = Literal::f64_suffixed(secs as f64);
+        sets.push(quote!(hook.timeout_sec = ::core::option::Option::Some(#secs);));
+    }
+    let base = quote!(#krate::agent::RequestHook::on_request_start(#tool) #(#calls)*);
+    Ok(Some(if sets.is_empty() {
+        base
+    } else {
+        quote!({
+            let mut hook = #base;
+            #(#sets)*
+            hook
+        })
+    }))
 }
 
 #[cfg(test)]

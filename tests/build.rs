@@ -1,0 +1,39 @@
+//! Generates, for the tests and benches of this crate:
+//! * the agents of `codegen-cli/tests/cards/good` with `hookwire_codegen::Builder`
+//!   (included by `tests/cards_e2e.rs` with `hookwire::include_agents!()`);
+//! * three agents with 10, 100 and 1,000 tools, through the same emitter, for
+//!   `benches/dispatch.rs` (name dispatch must stay flat).
+
+use std::path::PathBuf;
+
+use hookwire_codegen::emit::{self, EmitOptions};
+use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
+
+fn main() {
+    if let Err(e) = hookwire_codegen::Builder::new("../codegen-cli/tests/cards/good").compile() {
+        panic!("cardgen: {e}");
+    }
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    for n in [10usize, 100, 1000] {
+        let mut spec = AgentSpec::new(format!("bench{n}"))
+            .with_tool_hook(HookRef::new("crate::Count"));
+        for i in 0..n {
+            spec = spec.with_function_tool(ToolRef::new(
+                format!("crate::BenchTool<{i}>"),
+                format!("tool_{i}"),
+            ));
+        }
+        let tokens = match emit::agent(&spec, &EmitOptions::new(syn::parse_quote!(::hookwire))) {
+            Ok(t) => t,
+            Err(e) => panic!("emit: {e}"),
+        };
+        let code = match emit::format_file(tokens, &format!("bench{n}")) {
+            Ok(c) => c,
+            Err(e) => panic!("format: {e}"),
+        };
+        if let Err(e) = std::fs::write(out.join(format!("dispatch_{n}.rs")), code) {
+            panic!("write: {e}");
+        }
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
