@@ -15,8 +15,8 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
     for n in [10usize, 100, 1000] {
-        let mut spec = AgentSpec::new(format!("bench{n}"))
-            .with_tool_hook(HookRef::new("crate::Count"));
+        let mut spec =
+            AgentSpec::new(format!("bench{n}")).with_tool_hook(HookRef::new("crate::Count"));
         for i in 0..n {
             spec = spec.with_function_tool(ToolRef::new(
                 format!("crate::BenchTool<{i}>"),

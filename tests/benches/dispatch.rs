@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hookwire::{
-    CallScope, Handler, Hook, NoArgs, Next, Outcome, Tool, ToolArgs, ToolCall, ToolContext,
+    CallScope, Handler, Hook, Next, NoArgs, Outcome, Tool, ToolArgs, ToolCall, ToolContext,
     ToolResult, ToolSet,
 };
 
@@ -59,7 +59,9 @@ mod t1000 {
 }
 
 fn bench_set<T: ToolSet>(c: &mut Criterion, group: &str, tools: &T, n: usize) {
-    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let scope = CallScope::new("bench");
     // A name from the middle of the set, so a linear scan would pay for it.
     let name = format!("tool_{}", n / 2);
@@ -73,7 +75,9 @@ fn bench_set<T: ToolSet>(c: &mut Criterion, group: &str, tools: &T, n: usize) {
     });
     g.finish();
     let mut g = c.benchmark_group("contains");
-    g.bench_function(format!("{n}"), |b| b.iter(|| black_box(tools).contains(black_box(&name))));
+    g.bench_function(format!("{n}"), |b| {
+        b.iter(|| black_box(tools).contains(black_box(&name)))
+    });
     g.finish();
 }
 

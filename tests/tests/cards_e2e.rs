@@ -51,7 +51,11 @@ fn card_hooks_run_in_declared_order_around_the_tool() {
     let result = run(PmoOrchestrator.tools(), "add_one", r#"{"x": 2}"#);
     assert_eq!(result.text_content(), "3 [audit]");
     // NY has no hooks.
-    let result = run(NyProjectManager.tools(), "project_status", r#"{"project": "Anthropic"}"#);
+    let result = run(
+        NyProjectManager.tools(),
+        "project_status",
+        r#"{"project": "Anthropic"}"#,
+    );
     assert_eq!(result.text_content(), "Anthropic: on track");
 }
 
@@ -64,7 +68,11 @@ fn unknown_tools_and_bad_arguments_are_error_results() {
     assert!(PmoOrchestrator.tools().contains("add_one"));
     let result = run(PmoOrchestrator.tools(), "add_one", r#"{"x": "ten"}"#);
     assert!(result.is_error);
-    assert!(result.text_content().contains("invalid arguments"), "{}", result.text_content());
+    assert!(
+        result.text_content().contains("invalid arguments"),
+        "{}",
+        result.text_content()
+    );
 }
 
 #[test]
@@ -90,13 +98,19 @@ fn card_fields_reach_the_agent_config() {
 
     let ny = NyProjectManager.config();
     assert_eq!(ny.instruction, "You are the New York project manager.");
-    assert_eq!(ny.description.as_deref(), Some("Reports on New York projects."));
+    assert_eq!(
+        ny.description.as_deref(),
+        Some("Reports on New York projects.")
+    );
 
     let london = LondonProjectManager.config();
     assert_eq!(london.model.as_deref(), Some("scripted"));
     assert!(!london.use_history);
     assert_eq!(
-        london.tool_input_schema.as_ref().map(|s| s["required"].clone()),
+        london
+            .tool_input_schema
+            .as_ref()
+            .map(|s| s["required"].clone()),
         Some(serde_json::json!(["message"]))
     );
 }

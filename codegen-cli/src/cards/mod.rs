@@ -188,6 +188,7 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     if diags.is_empty() {
         Ok(Cards { root, cards })
     } else {
+        diags.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         Err(diags)
     }
 }
@@ -295,10 +296,19 @@ fn parse_card(
     let value = match yaml::parse(&src.yaml) {
         Ok(v) => v,
         Err(e) => {
+            // An error at the end of the input points at the last YAML line,
+            // not at the closing `---`.
+            let yaml_lines = src.yaml.lines().count().max(1);
+            let (line, col) = if e.line > yaml_lines {
+                let last = src.yaml.lines().last().unwrap_or("");
+                (yaml_lines, last.chars().count() + 1)
+            } else {
+                (e.line, e.col)
+            };
             return Err(vec![
                 src.line(
-                    e.line + offset,
-                    e.col,
+                    line + offset,
+                    col,
                     1,
                     format!("invalid YAML: {}", e.message),
                 )

@@ -1,0 +1,461 @@
+//! AgentCards: every checked-in bad card gives the expected error at the
+//! expected file and line, and `build` leaves the output folder untouched;
+//! good cards build deterministically and a rebuild writes nothing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hookwire_codegen::cards::{self, BuildError, BuildOptions};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cards")
+}
+
+/// (case folder, file the error is in, line, part of the message).
+const BAD: &[(&str, &str, usize, &str)] = &[
+    (
+        "yaml_syntax",
+        "a.md",
+        3,
+        "invalid YAML: did not find expected ',' or ']'",
+    ),
+    (
+        "unclosed_frontmatter",
+        "a.md",
+        1,
+        "unclosed frontmatter: no closing `---` line",
+    ),
+    ("unknown_field", "a.md", 2, "unknown field `nmae` in a card"),
+    (
+        "wrong_type",
+        "a.md",
+        3,
+        "`max_parallel` must be a positive integer, found a string",
+    ),
+    (
+        "zero_max_parallel",
+        "a.md",
+        3,
+        "`max_parallel` must be greater than 0, found 0",
+    ),
+    (
+        "negative_timeout",
+        "a.yaml",
+        3,
+        "`child_timeout_sec` must be greater than 0, found -5",
+    ),
+    (
+        "zero_display",
+        "a.yml",
+        2,
+        "`max_display_instances` must be greater than 0, found 0",
+    ),
+    ("empty_name", "a.md", 2, "`name` must not be empty"),
+    ("duplicate_names", "b.md", 3, "duplicate agent name `twin`"),
+    (
+        "unknown_agent",
+        "a.md",
+        4,
+        "unknown agent `NY-Project-Manger`",
+    ),
+    ("cycle", "a.md", 3, "agents form a cycle: a -> b -> c -> a"),
+    (
+        "self_reference",
+        "a.md",
+        3,
+        "agent `a` lists itself in `agents`",
+    ),
+    (
+        "not_rs_file",
+        "a.md",
+        4,
+        "the file part `tools.py` must be a `.rs` file",
+    ),
+    (
+        "no_colon",
+        "a.md",
+        4,
+        "malformed reference `tools.rs`: expected `file.rs:function`",
+    ),
+    ("missing_file", "a.md", 4, "file `tools.rs` not found"),
+    (
+        "dotdot",
+        "a.md",
+        4,
+        "`..` in `../tools.rs:add_one`: referenced files must be inside the cards folder",
+    ),
+    ("absolute", "a.md", 4, "absolute path `/etc/tools.rs`"),
+    (
+        "symlink_out",
+        "a.md",
+        4,
+        "`evil.rs` lies outside the cards folder",
+    ),
+    (
+        "fn_not_found",
+        "a.md",
+        4,
+        "no top-level function `add_on` in `tools.rs`",
+    ),
+    (
+        "nested_fn",
+        "a.md",
+        4,
+        "no top-level function `inner` in `tools.rs`",
+    ),
+    ("rs_parse_error", "tools.rs", 6, "Rust file does not parse"),
+    ("card_not_utf8", "a.md", 3, "card is not valid UTF-8"),
+    ("rs_not_utf8", "tools.rs", 2, "Rust file is not valid UTF-8"),
+    (
+        "bad_tool_signature",
+        "tools.rs",
+        4,
+        "parameter `x` of tool `add_one` is a reference",
+    ),
+    (
+        "bad_hook_signature",
+        "hooks.rs",
+        5,
+        "around hook `audit` is missing its `next` parameter",
+    ),
+    ("private_fn", "tools.rs", 4, "function `add_one` is private"),
+    (
+        "tool_without_docs",
+        "tools.rs",
+        3,
+        "tool `add_one` has no description",
+    ),
+    (
+        "body_and_instruction",
+        "a.md",
+        3,
+        "the card has both an `instruction:` field and a body",
+    ),
+    (
+        "unknown_event",
+        "a.md",
+        4,
+        "unknown event `on_start` (expected one of: on_request_start, on_completion",
+    ),
+    (
+        "event_without_tool_call",
+        "a.md",
+        4,
+        "`kind: tool_call` hooks cannot fire at `step_start`",
+    ),
+    (
+        "missing_tool_name",
+        "a.md",
+        4,
+        "`kind: tool_call` hook is missing `tool_name`",
+    ),
+    (
+        "zero_ttl",
+        "a.md",
+        8,
+        "`ttl_minutes` must be greater than 0, found 0",
+    ),
+    (
+        "bad_history_source",
+        "a.md",
+        3,
+        "unknown history_source `orchestator`",
+    ),
+    (
+        "bad_match_regex",
+        "a.md",
+        5,
+        "invalid `match`: invalid regex `(unclosed`",
+    ),
+    (
+        "bad_on_failure",
+        "a.md",
+        5,
+        "unknown on_failure `sometimes`",
+    ),
+    (
+        "unknown_hook_field",
+        "a.md",
+        5,
+        "unknown field `matcher` in a tool hook",
+    ),
+    (
+        "env_unset",
+        "a.md",
+        3,
+        "environment variable `HOOKWIRE_SURELY_UNSET_VAR` is not set",
+    ),
+    (
+        "bool_type",
+        "a.md",
+        3,
+        "`default` must be `true` or `false`, found a string",
+    ),
+    (
+        "unsupported_type",
+        "a.md",
+        2,
+        "unsupported card type `chain` (supported: agent)",
+    ),
+    (
+        "two_defaults",
+        "b.md",
+        3,
+        "more than one default agent: `a` and `b`",
+    ),
+    (
+        "bad_glob",
+        "a.md",
+        5,
+        "invalid tool filter: invalid glob `read_[x`",
+    ),
+    (
+        "duplicate_tool",
+        "a.md",
+        5,
+        "duplicate tool name `add_one` in agent `a`",
+    ),
+];
+
+/// Help lines that must be there (did-you-mean and friends).
+const HELP: &[(&str, &str)] = &[
+    ("unknown_field", "did you mean `name`?"),
+    ("unknown_agent", "did you mean `NY-Project-Manager`?"),
+    ("fn_not_found", "did you mean `tools.rs:add_one`?"),
+    ("bad_history_source", "did you mean `orchestrator`?"),
+    ("unknown_hook_field", "did you mean `match`?"),
+    ("private_fn", "declare it `pub fn add_one`"),
+];
+
+/// Every file under `dir` with its bytes and modification time.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = std::fs::metadata(&path).unwrap();
+        out.insert(
+            path.clone(),
+            (std::fs::read(&path).unwrap(), meta.modified().unwrap()),
+        );
+    }
+    out
+}
+
+/// An output folder that already holds a generated file and a user file.
+fn prepared_out() -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(
+        out.path().join("mod.rs"),
+        "// @generated by cardgen. Do not edit.\n// old\n",
+    )
+    .unwrap();
+    std::fs::write(out.path().join("notes.txt"), "mine").unwrap();
+    out
+}
+
+#[test]
+fn every_bad_card_is_reported_at_its_file_and_line_and_nothing_is_written() {
+    assert!(BAD.len() >= 25);
+    for (case, file, line, message) in BAD {
+        let dir = fixtures().join("bad").join(case);
+        let out = prepared_out();
+        let before = snapshot(out.path());
+        let result = cards::build(&dir, &BuildOptions::new(out.path()));
+        let Err(BuildError::Cards(diags)) = result else {
+            panic!("{case}: expected card errors, got {:?}", result.map(|_| ()));
+        };
+        let found = diags.iter().find(|d| d.message.contains(message));
+        let Some(d) = found else {
+            panic!(
+                "{case}: no error containing {message:?} in:\n{}",
+                render(&diags)
+            );
+        };
+        assert_eq!(d.path, dir.join(file), "{case}: file");
+        assert_eq!(d.line, *line, "{case}: line of {message:?}\n{d}");
+        let rendered = d.to_string();
+        let head = format!("{}:{}:{}: error: ", dir.join(file).display(), line, d.col);
+        assert!(rendered.starts_with(&head), "{case}: {rendered}");
+        assert!(rendered.contains('^'), "{case}: caret missing\n{rendered}");
+        assert_eq!(
+            snapshot(out.path()),
+            before,
+            "{case}: the output folder changed"
+        );
+    }
+}
+
+#[test]
+fn help_lines_suggest_the_fix() {
+    for (case, help) in HELP {
+        let diags = cards::load_dir(&fixtures().join("bad").join(case)).unwrap_err();
+        assert!(
+            diags.iter().any(|d| d.help.as_deref() == Some(*help)),
+            "{case}: no help {help:?} in:\n{}",
+            render(&diags)
+        );
+    }
+}
+
+#[test]
+fn every_error_of_a_card_is_collected_in_source_order() {
+    let diags = cards::load_dir(&fixtures().join("bad/many_errors")).unwrap_err();
+    let lines: Vec<(usize, &str)> = diags.iter().map(|d| (d.line, d.message.as_str())).collect();
+    assert_eq!(
+        lines,
+        [
+            (3, "`max_parallel` must be greater than 0, found 0"),
+            (4, "unknown field `modle` in a card"),
+            (5, "`use_history` must be `true` or `false`, found a string"),
+        ]
+    );
+}
+
+#[test]
+fn errors_in_several_cards_are_all_reported() {
+    // The `bad` folder itself is not a cards folder, so use two cases at once:
+    // copy them into one folder.
+    let dir = tempfile::tempdir().unwrap();
+    for case in ["unknown_field", "wrong_type"] {
+        let src = fixtures().join("bad").join(case).join("a.md");
+        std::fs::copy(src, dir.path().join(format!("{case}.md"))).unwrap();
+    }
+    let diags = cards::load_dir(dir.path()).unwrap_err();
+    assert_eq!(diags.len(), 2, "{}", render(&diags));
+}
+
+fn render(diags: &[cards::Diagnostic]) -> String {
+    diags.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn build_is_deterministic_and_a_rebuild_writes_nothing() {
+    let good = fixtures().join("good");
+    let out = tempfile::tempdir().unwrap();
+    let (_, first) = cards::build(&good, &BuildOptions::new(out.path())).unwrap();
+    assert_eq!(first.written.len(), 4, "{first:?}");
+    let snap = snapshot(out.path());
+
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let (_, second) = cards::build(&good, &BuildOptions::new(out.path())).unwrap();
+    assert!(second.written.is_empty(), "{second:?}");
+    assert_eq!(second.unchanged.len(), 4);
+    assert_eq!(snapshot(out.path()), snap, "bytes and mtimes unchanged");
+
+    // Same input, same bytes, in another folder.
+    let other = tempfile::tempdir().unwrap();
+    let (_, _) = cards::build(&good, &BuildOptions::new(other.path())).unwrap();
+    for (path, (bytes, _)) in &snap {
+        let twin = other.path().join(path.file_name().unwrap());
+        assert_eq!(&std::fs::read(twin).unwrap(), bytes, "{}", path.display());
+    }
+}
+
+#[test]
+fn generated_files_are_headed_formatted_and_include_the_referenced_sources() {
+    let good = fixtures().join("good");
+    let loaded = cards::load_dir(&good).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let files = cards::generate(&loaded, &BuildOptions::new(out.path())).unwrap();
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "london_project_manager.rs",
+            "ny_project_manager.rs",
+            "pmo_orchestrator.rs",
+            "mod.rs"
+        ]
+    );
+    let pmo = &files[2].content;
+    assert!(pmo.starts_with("// @generated by cardgen from PMO-orchestrator.md. Do not edit.\n"));
+    assert!(pmo.contains("#[path = \"../"), "{pmo}");
+    assert!(pmo.contains("mod tools_rs;"));
+    assert!(pmo.contains("impl ::hookwire::agent::AgentDecl for PmoOrchestrator"));
+    // Chains resolved at codegen time: audit, then the fail-open clamp.
+    assert!(pmo.contains("::hookwire::Guarded<ClampHook>"), "{pmo}");
+    // Formatting is prettyplease's: parse and format again, same text.
+    let body = pmo.split_once("\n\n").unwrap().1;
+    let reparsed = prettyplease::unparse(&syn::parse_file(body).unwrap());
+    assert_eq!(reparsed, body);
+}
+
+#[test]
+fn a_removed_card_removes_its_generated_file_only() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "NY-Project-Manager.md",
+        "London-Project-Manager.yaml",
+        "tools.rs",
+    ] {
+        std::fs::copy(fixtures().join("good").join(f), dir.path().join(f)).unwrap();
+    }
+    let out = prepared_out();
+    cards::build(dir.path(), &BuildOptions::new(out.path())).unwrap();
+    std::fs::remove_file(dir.path().join("London-Project-Manager.yaml")).unwrap();
+    let (_, report) = cards::build(dir.path(), &BuildOptions::new(out.path())).unwrap();
+    assert_eq!(
+        report.removed,
+        [out.path().join("london_project_manager.rs")]
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn explain_prints_each_chain_in_run_order() {
+    let loaded = cards::load_dir(&fixtures().join("good")).unwrap();
+    let text = cards::explain(&loaded, "PMO-orchestrator").unwrap();
+    let add_one = text.split("\ntool add_one").nth(1).unwrap();
+    let add_one = add_one.split("\n\n").next().unwrap();
+    assert_eq!(
+        add_one,
+        " (function, tools.rs:add_one)\n  1. hooks.rs:audit_hook [match *, fail_closed]\n  2. hooks.rs:clamp [match add_*, fail_open, timeout 500 ms]\n  -> add_one"
+    );
+    assert!(text.contains(
+        "(not applied: hooks.rs:clamp [match add_*, fail_open, timeout 500 ms] does not match)"
+    ));
+    assert!(cards::explain(&loaded, "nobody").is_none());
+}
+
+#[test]
+fn graph_draws_agents_tools_hooks_and_agent_edges() {
+    let loaded = cards::load_dir(&fixtures().join("good")).unwrap();
+    let mermaid = cards::graph(&loaded, cards::GraphFormat::Mermaid);
+    assert!(mermaid.starts_with("flowchart LR\n"));
+    assert!(mermaid.contains(
+        "agent_PMO_orchestrator -->|\"agent__NY-Project-Manager\"| agent_NY_Project_Manager"
+    ));
+    assert!(mermaid.contains("hook_hooks_rs_clamp -->|\"hook 2\"| tool_PMO-orchestrator_add_one"));
+    let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
+    assert!(dot.starts_with("digraph agents {"));
+    assert!(dot.contains("agent_PMO_orchestrator -> agent_London_Project_Manager [label=\"agent__London-Project-Manager\"];"));
+}
+
+#[test]
+fn schema_lists_every_field_and_rejects_others() {
+    let schema = cards::schema();
+    let props = schema["properties"].as_object().unwrap();
+    let mut names: Vec<&str> = props.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    let mut fields = cards::FIELDS.to_vec();
+    fields.sort_unstable();
+    assert_eq!(names, fields);
+    assert_eq!(schema["additionalProperties"], false);
+}
+
+#[test]
+fn env_references_are_resolved_with_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.md"),
+        "---\nname: ${AGENT_NAME}\nmodel: ${MODEL:-scripted}\n---\nHi.\n",
+    )
+    .unwrap();
+    let env = |name: &str| (name == "AGENT_NAME").then(|| "from-env".to_owned());
+    let loaded = cards::load_dir_with_env(dir.path(), &env).unwrap();
+    assert_eq!(loaded.cards[0].spec.name, "from-env");
+    assert_eq!(loaded.cards[0].spec.model.as_deref(), Some("scripted"));
+}

@@ -1,0 +1,8 @@
+//! Tools.
+
+pub mod m {
+    /// Inner.
+    pub fn inner() -> String {
+        String::new()
+    }
+}

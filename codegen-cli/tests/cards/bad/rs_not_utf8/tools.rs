@@ -1,0 +1,3 @@
+//! Tools.
+// café
+pub fn add_one(x: i64) -> i64 { x + 1 }

@@ -1,0 +1,1 @@
+../_outside/outside.rs

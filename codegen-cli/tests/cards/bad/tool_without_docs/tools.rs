@@ -1,0 +1,5 @@
+//! Tools.
+
+pub fn add_one(x: i64) -> i64 {
+    x + 1
+}
