@@ -108,6 +108,9 @@ pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHand
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, hook, tool};
 pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
+/// Joining tool sets (static tools and MCP tools): `a.chain(b)`.
+#[cfg(feature = "mcp")]
+pub use mcp::{Joined, ToolSetExt};
 
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]
