@@ -654,3 +654,101 @@ async fn the_tool_list_follows_list_changed_notifications() {
     assert_eq!(extra.text_content(), "extra here");
     servers.shutdown().await;
 }
+
+/// Resolves a relative `path` argument against a root folder.
+struct Sandbox(String);
+impl PreHook for Sandbox {
+    async fn before(
+        &self,
+        _: &mut ToolContext,
+        args: &mut ToolArgs,
+    ) -> Result<Decision, HookError> {
+        if let Some(path) = args.get("path").and_then(Value::as_str)
+            && !path.starts_with('/')
+        {
+            let absolute = format!("{}/{path}", self.0);
+            args.insert("path", json!(absolute))?;
+        }
+        Ok(Decision::Continue)
+    }
+}
+
+/// Denies writes.
+struct ReadOnly;
+impl PreHook for ReadOnly {
+    async fn before(&self, _: &mut ToolContext, _: &mut ToolArgs) -> Result<Decision, HookError> {
+        Ok(Decision::Deny(
+            "the file system is read-only for this agent".into(),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn filesystem_server_behind_a_sandbox_and_a_read_only_hook() {
+    let root = std::env::temp_dir().join(format!("hookwire-mcp-fs-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let root = root.canonicalize().unwrap();
+    std::fs::write(root.join("notes.txt"), "hello from disk").unwrap();
+    let root_text = root.to_string_lossy().into_owned();
+
+    let config = McpConfig::new()
+        .with_server(
+            "fs",
+            ServerSpec::stdio(mcp_support::filesystem_server()).args([root_text.clone()]),
+        )
+        .unwrap();
+    let options = McpOptions::new().filters([filter(
+        "fs",
+        &["read_text_file", "write_file", "list_directory"],
+    )]);
+    let servers = McpServers::connect(&config, options).await.unwrap();
+    let guarded = servers.tool_set_with(|call| {
+        chain!(
+            When::matching("fs__*", Pre(Sandbox(root_text.clone()))).unwrap(),
+            When::matching("fs__write_*|fs__edit_*|fs__move_*", Pre(ReadOnly)).unwrap()
+            => call
+        )
+    });
+
+    // The sandbox hook turned the relative path into one the server accepts.
+    let read = call(&guarded, "fs__read_text_file", json!({"path": "notes.txt"})).await;
+    assert!(!read.is_error, "{read:?}");
+    assert_eq!(read.text_content(), "hello from disk");
+    let listing = call(&guarded, "fs__list_directory", json!({"path": "."})).await;
+    assert!(
+        listing.text_content().contains("[FILE] notes.txt"),
+        "{listing:?}"
+    );
+
+    // The read-only hook denied the write: the server never wrote the file.
+    let write = call(
+        &guarded,
+        "fs__write_file",
+        json!({"path": "evil.txt", "content": "x"}),
+    )
+    .await;
+    assert!(write.is_error);
+    assert!(
+        write
+            .text_content()
+            .ends_with("the file system is read-only for this agent"),
+        "{}",
+        write.text_content()
+    );
+    assert!(!root.join("evil.txt").exists());
+
+    // Without the hooks the same server does write (so the denial above is
+    // what kept the file away).
+    let plain = servers.tool_set();
+    let absolute = root.join("allowed.txt");
+    let written = call(
+        &plain,
+        "fs__write_file",
+        json!({"path": absolute.to_string_lossy(), "content": "ok"}),
+    )
+    .await;
+    assert!(!written.is_error, "{written:?}");
+    assert_eq!(std::fs::read_to_string(&absolute).unwrap(), "ok");
+    servers.shutdown().await;
+    std::fs::remove_dir_all(&root).ok();
+}

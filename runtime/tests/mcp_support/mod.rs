@@ -70,3 +70,11 @@ pub fn fixture(name: &str) -> PathBuf {
         .join("runtime/tests/fixtures/mcp")
         .join(name)
 }
+
+/// `mcp-server-filesystem` (npm).
+pub fn filesystem_server() -> String {
+    require(
+        node_prefix().join("node_modules/.bin/mcp-server-filesystem"),
+        "@modelcontextprotocol/server-filesystem",
+    )
+}
