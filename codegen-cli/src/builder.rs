@@ -12,9 +12,10 @@ use crate::cards::{self, BuildError, BuildOptions, BuildReport};
 ///
 /// ```no_run
 /// // build.rs
-/// fn main() {
-///     hookwire_codegen::Builder::new("cards").compile().unwrap_or_else(|e| panic!("{e}"));
-/// }
+/// # fn main() -> Result<(), hookwire_codegen::cards::BuildError> {
+/// hookwire_codegen::Builder::new("cards").compile()?;
+/// # Ok(())
+/// # }
 /// ```
 ///
 /// ```ignore

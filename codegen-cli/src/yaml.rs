@@ -374,6 +374,7 @@ fn flow_item(text: &str, n: usize) -> Option<(usize, usize)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

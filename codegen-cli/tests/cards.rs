@@ -2,6 +2,8 @@
 //! expected file and line, and `build` leaves the output folder untouched;
 //! good cards build deterministically and a rebuild writes nothing.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

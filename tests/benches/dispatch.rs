@@ -3,6 +3,7 @@
 //!
 //! `cargo bench -p hookwire-tests --bench dispatch`
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(missing_docs)]
 
 use std::hint::black_box;

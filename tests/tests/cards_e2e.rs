@@ -2,6 +2,7 @@
 //! `hookwire_codegen::Builder` (see `build.rs`), compiled against the
 //! runtime with `missing_docs` and `unsafe_code` denied, and run.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![deny(missing_docs, unsafe_code)]
 
 mod agents {

@@ -138,6 +138,7 @@ pub fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -297,8 +297,10 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
         let p = &path[..];
         match key.as_str() {
             "type" => {
-                if let Some(t) = cx.string(p, "type", v) {
-                    if t != "agent" {
+                if let Some(t) = cx.string(p, "type", v)
+                    && t != "agent"
+                {
+                    {
                         cx.err(
                             p,
                             true,
@@ -577,8 +579,10 @@ fn parse_event_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec) {
             Some(k) => cx.choice(&at("kind"), "hook kind", k, &[("tool_call", ())]),
             None => Some(()),
         };
-        if let (Some(event), Some(())) = (event, kind) {
-            if !TOOL_CALL_EVENTS.contains(&event) {
+        if let (Some(event), Some(())) = (event, kind)
+            && !TOOL_CALL_EVENTS.contains(&event)
+        {
+            {
                 let names: Vec<&str> = TOOL_CALL_EVENTS.iter().map(|e| e.as_str()).collect();
                 cx.err(
                     &at("event"),

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::rc::Rc;
 
 use quote::format_ident;
 
@@ -16,7 +16,7 @@ use crate::spec::ToolRef;
 /// reported once).
 #[derive(Default)]
 pub(crate) struct Cache {
-    files: HashMap<PathBuf, Option<Arc<RsFile>>>,
+    files: HashMap<PathBuf, Option<Rc<RsFile>>>,
 }
 
 pub(crate) struct RsFile {
@@ -304,7 +304,7 @@ fn load_file(
     cache: &mut Cache,
     at: &dyn Fn(String) -> Diagnostic,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(PathBuf, Option<Arc<RsFile>>)> {
+) -> Option<(PathBuf, Option<Rc<RsFile>>)> {
     let rel = Path::new(&r.file);
     if rel.is_absolute()
         || r.file.starts_with(['/', '\\'])
@@ -387,7 +387,7 @@ fn load_file(
                 None
             }
             Ok(text) => match syn::parse_file(&text) {
-                Ok(ast) => Some(Arc::new(RsFile {
+                Ok(ast) => Some(Rc::new(RsFile {
                     display: display.clone(),
                     text,
                     ast,

@@ -731,6 +731,7 @@ fn request_hook(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::spec::{AgentRef, HookRef, ToolRef};

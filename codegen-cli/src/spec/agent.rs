@@ -694,6 +694,7 @@ fn lookup<T: Copy>(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

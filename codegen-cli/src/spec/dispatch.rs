@@ -173,6 +173,7 @@ fn try_key<S: AsRef<str>>(names: &[S], key: u64) -> Option<PerfectHash> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
