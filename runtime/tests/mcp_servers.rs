@@ -396,11 +396,32 @@ async fn a_server_that_does_not_start_gives_error_results_and_the_rest_works() {
             ServerSpec::stdio("sh").args(["-c", "echo 'cannot open database' >&2; exit 3"]),
         )
         .unwrap()
+        .with_server(
+            "offline",
+            ServerSpec::http(format!("http://127.0.0.1:{}/mcp", free_port())),
+        )
+        .unwrap()
         .with_server("time", time_spec())
         .unwrap();
     let servers = McpServers::connect(&config, McpOptions::new())
         .await
         .unwrap();
+
+    let Some(ServerStatus::Unavailable(why)) = servers.status("offline") else {
+        panic!("{:?}", servers.status("offline"))
+    };
+    assert!(
+        why.starts_with("failed to start: cannot connect to `http://127.0.0.1:"),
+        "{why}"
+    );
+    let offline = call(&servers.tool_set(), "offline__echo", json!({})).await;
+    assert!(
+        offline.text_content().starts_with(
+            "tool `offline__echo` failed: MCP server `offline` is unavailable: failed to start: "
+        ),
+        "{}",
+        offline.text_content()
+    );
 
     let Some(ServerStatus::Unavailable(why)) = servers.status("ghost") else {
         panic!("{:?}", servers.status("ghost"))

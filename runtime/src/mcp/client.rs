@@ -668,7 +668,10 @@ impl Server {
                 install_crypto_provider();
                 let transport =
                     rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-                let service = listener.serve(transport).await.map_err(|e| e.to_string())?;
+                let service = listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("cannot connect to `{url}`: {e}"))?;
                 (service, None)
             }
         };
