@@ -618,3 +618,44 @@ fn find_cycle<'a>(graph: &BTreeMap<&'a str, Vec<&'a str>>, start: &'a str) -> Op
     let mut seen = vec![start];
     dfs(graph, start, start, &mut path, &mut seen).then_some(path)
 }
+
+/// Checks one card from its bytes, without the file system: frontmatter,
+/// `${ENV}` (every variable unset unless it has a default), YAML and every
+/// field. Cross-card checks and `file.rs:function` references need the
+/// folder and are done by [`load_dir`]. `file_name` picks the format
+/// (`.md`, `.yaml` or `.yml`) and names the file in diagnostics.
+pub fn check_card(file_name: &Path, bytes: &[u8]) -> Result<AgentSpec, Vec<Diagnostic>> {
+    parse_card(file_name, bytes, &|_| None).map(|parsed| parsed.spec)
+}
+
+/// The body of the fuzz target (`codegen-cli/fuzz`), also run over its seed
+/// corpus by a normal test: the first byte picks the format, the rest is
+/// the card. Every diagnostic is rendered. It must never panic.
+#[doc(hidden)]
+pub fn fuzz_one(data: &[u8]) {
+    let (name, bytes) = match data.split_first() {
+        Some((b, rest)) if b % 2 == 0 => ("card.md", rest),
+        Some((_, rest)) => ("card.yaml", rest),
+        None => ("card.md", data),
+    };
+    match check_card(Path::new(name), bytes) {
+        Ok(spec) => {
+            let _ = crate::emit::type_name_for(&spec.name);
+        }
+        Err(diags) => {
+            for d in diags {
+                let _ = d.to_string();
+            }
+        }
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        for path in [
+            &[Seg::Key("name")][..],
+            &[Seg::Key("tool_hooks"), Seg::Index(1), Seg::Key("match")],
+            &[Seg::Key("agents"), Seg::Index(3)],
+            &[Seg::Index(0), Seg::Index(0)],
+        ] {
+            let _ = yaml::locate(text, path);
+        }
+    }
+}
