@@ -1,6 +1,7 @@
 //! Agents as tools: `agent__<Name>`, fresh child per call, max_parallel
 //! (10,000 calls, limit never exceeded, none dropped), child timeout,
 //! history source and merge target, output extractor.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent_common;
 

@@ -1,5 +1,6 @@
 //! Request-start injection (seed 004): run a tool through its chain and
 //! inject the (assistant tool call, tool result) pair into the history.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent_common;
 

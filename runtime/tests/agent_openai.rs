@@ -1,6 +1,7 @@
 //! The OpenAI-compatible model against a local HTTP/1.1 server that checks
 //! the real request shape and answers with real response shapes.
 #![cfg(feature = "openai")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent_common;
 

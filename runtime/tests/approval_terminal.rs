@@ -1,5 +1,6 @@
 //! The terminal approver under a real terminal: the test runs itself in a
 //! tmux pane, waits for each prompt on the screen, and types the answers.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent_common;
 

@@ -289,10 +289,9 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
     let name = hook.resolve_name(tools);
     let prefix = hook.call_id_prefix(&name);
     let now = clock.now_unix();
-    let ttl = match hook.refresh_condition {
-        Some(RefreshCondition::Ttl { ttl_minutes }) => Some(ttl_minutes.max(1) * 60),
-        None => None,
-    };
+    let ttl = hook
+        .refresh_condition
+        .map(|RefreshCondition::Ttl { ttl_minutes }| ttl_minutes.max(1) * 60);
     if ttl.is_some() {
         let last = history.iter().rev().find_map(|m| match m {
             Message::Tool { tool_call_id, .. } if tool_call_id.starts_with(&prefix) => {
@@ -300,10 +299,10 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
             }
             _ => None,
         });
-        if let Some(Some(expiry)) = last {
-            if now < expiry {
-                return InjectionAction::Fresh;
-            }
+        if let Some(Some(expiry)) = last
+            && now < expiry
+        {
+            return InjectionAction::Fresh;
         }
     }
     let id = match ttl {

@@ -103,6 +103,7 @@ impl RunStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // built a few times per run, never on the hot path
 pub enum TraceEvent {
     /// The user's prompt joined the history.
     Prompt {

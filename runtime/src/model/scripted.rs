@@ -45,13 +45,13 @@ impl TurnExpectation {
     /// `Ok(())` if the request meets the expectation, else what was wrong
     /// as `(expected, found)`.
     fn check(&self, request: &ModelRequest<'_>) -> Result<(), (String, String)> {
-        if let Some(agent) = &self.agent {
-            if request.agent != agent {
-                return Err((
-                    format!("agent `{agent}`"),
-                    format!("the agent is `{}`", request.agent),
-                ));
-            }
+        if let Some(agent) = &self.agent
+            && request.agent != agent
+        {
+            return Err((
+                format!("agent `{agent}`"),
+                format!("the agent is `{}`", request.agent),
+            ));
         }
         if let Some(needle) = &self.user_contains {
             let last = request.last_user_text().unwrap_or_default();
