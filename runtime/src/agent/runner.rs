@@ -645,8 +645,16 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         let definitions = self.agent.tools().definitions();
         let mut forced = 0;
         loop {
-            let (step, response, calls, mut results, started) = match resumed.take() {
-                Some(p) => (p.step, p.response, p.calls, p.results, Instant::now()),
+            let (step, response, calls, mut results, started, step_span) = match resumed.take() {
+                Some(p) => {
+                    let span = tracing::info_span!(
+                        "hookwire.step",
+                        agent = %agent_name,
+                        step = p.step,
+                        resumed = true
+                    );
+                    (p.step, p.response, p.calls, p.results, Instant::now(), span)
+                }
                 None => {
                     if self.steps >= self.settings.max_steps {
                         return self.fail(RunError::StepLimit(self.steps)).await;
@@ -673,7 +681,12 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         &self.history,
                         &definitions,
                     );
-                    let response = match self.model.complete(request).instrument(step_span).await {
+                    let response = match self
+                        .model
+                        .complete(request)
+                        .instrument(step_span.clone())
+                        .await
+                    {
                         Ok(r) => r,
                         Err(e) => return self.fail(RunError::Model(e)).await,
                     };
@@ -737,7 +750,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     ));
                     let calls = response.tool_calls.clone();
                     let results = vec![None; calls.len()];
-                    (step, response, calls, results, started)
+                    (step, response, calls, results, started, step_span)
                 }
             };
 
@@ -763,6 +776,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                             .buffered(max)
                             .collect(),
                     )
+                    .instrument(step_span)
                     .await
             };
             let mut stopped: Option<(String, Option<String>)> = None;
