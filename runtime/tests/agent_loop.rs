@@ -249,3 +249,24 @@ turns:
     let err = ScriptedModel::from_yaml("turns: [{txt: 1}]").unwrap_err();
     assert!(err.to_string().contains("unknown field `txt`"), "{err}");
 }
+
+#[tokio::test]
+async fn model_strings_pick_a_model_and_scripts_load_relative_to_a_base() {
+    let dir = std::env::temp_dir().join(format!("hookwire-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("calc.json"),
+        r#"[{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 1}}]}, {"text": "two"}]"#,
+    )
+    .unwrap();
+    let model = hookwire::model::from_spec("playback:calc.json", Some(&dir)).unwrap();
+    let mut runner = Runner::with_model_arc(calc(), model);
+    assert_eq!(runner.run("1+1").await.unwrap().text, "two");
+    let missing = hookwire::model::from_spec("scripted:nope.yaml", Some(&dir))
+        .err()
+        .unwrap();
+    assert!(missing.to_string().contains("nope.yaml"), "{missing}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let pass = hookwire::model::from_spec("passthrough", None).unwrap();
+    assert_eq!(pass.name(), "passthrough");
+}

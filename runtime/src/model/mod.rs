@@ -312,3 +312,65 @@ impl<M: Model + ?Sized> Model for Box<M> {
         (**self).complete(request)
     }
 }
+
+/// A model from a model string, as in an AgentCard's `model:` field:
+///
+/// * `passthrough` - [`PassthroughModel`];
+/// * `scripted:<path>` or `playback:<path>` - a [`ScriptedModel`] playing the
+///   script file (`.json`, or YAML), relative paths resolved against `base`;
+/// * `openai:<model>` or any other name - the OpenAI-compatible model (feature
+///   `openai`), with the base URL and key from `OPENAI_BASE_URL` and
+///   `OPENAI_API_KEY`.
+///
+/// ```
+/// let model = hookwire::model::from_spec("passthrough", None).unwrap();
+/// assert_eq!(model.name(), "passthrough");
+/// assert!(hookwire::model::from_spec("scripted:/no/such/file.yaml", None).is_err());
+/// ```
+pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn Model>, ModelError> {
+    let spec = spec.trim();
+    if spec == "passthrough" {
+        return Ok(Arc::new(PassthroughModel));
+    }
+    if let Some(path) = spec
+        .strip_prefix("scripted:")
+        .or_else(|| spec.strip_prefix("playback:"))
+    {
+        let path = std::path::Path::new(path);
+        let path = match base {
+            Some(base) if path.is_relative() => base.join(path),
+            _ => path.to_path_buf(),
+        };
+        return Ok(Arc::new(ScriptedModel::from_file(path)?));
+    }
+    #[cfg(feature = "openai")]
+    {
+        let name = spec.strip_prefix("openai:").unwrap_or(spec);
+        let mut config = OpenAiConfig::new(name);
+        if let Ok(url) = std::env::var("OPENAI_BASE_URL") {
+            config.base_url = url;
+        }
+        config.api_key = std::env::var("OPENAI_API_KEY")
+            .ok()
+            .filter(|k| !k.is_empty());
+        Ok(Arc::new(OpenAiModel::new(config)?))
+    }
+    #[cfg(not(feature = "openai"))]
+    Err(ModelError::Config(format!(
+        "unknown model `{spec}` (the `openai` feature is off)"
+    )))
+}
+
+/// The model for an agent: `HOOKWIRE_MODEL` if set, else the agent's
+/// configured model, else `passthrough`; see [`from_spec`].
+pub fn for_agent(
+    config: &crate::agent::AgentConfig,
+    base: Option<&std::path::Path>,
+) -> Result<Arc<dyn Model>, ModelError> {
+    let spec = std::env::var("HOOKWIRE_MODEL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| config.model.as_deref().map(str::to_owned))
+        .unwrap_or_else(|| "passthrough".to_owned());
+    from_spec(&spec, base)
+}
