@@ -207,3 +207,42 @@ async fn resume_child() {
     let out_path = std::path::Path::new(&path).with_file_name("out.json");
     std::fs::write(out_path, report.to_string()).unwrap();
 }
+
+/// Asks about every `status` call from a lifecycle hook.
+struct AskStatus;
+
+impl hookwire::agent::lifecycle::LifecycleHooks for AskStatus {
+    async fn pre_tool_use(
+        &self,
+        cx: &mut hookwire::agent::lifecycle::PreToolUse<'_>,
+    ) -> hookwire::Decision {
+        if cx.tool == "status" {
+            hookwire::Decision::Ask("status needs a look".into())
+        } else {
+            hookwire::Decision::Continue
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_lifecycle_ask_can_pause_too_and_a_paused_run_refuses_new_prompts() {
+    let ran: Log = Arc::default();
+    let model = ScriptedModel::from_turns([
+        Turn::call("status", json!({"target": "db"})),
+        Turn::text("db checked"),
+    ]);
+    let mut runner =
+        Runner::new(agent(ran.clone()).with_hooks(AskStatus), model).with_asker(DeferAll);
+    let out = runner.run("check db").await.unwrap();
+    assert!(matches!(out.status, RunStatus::Paused { .. }));
+    assert!(matches!(
+        runner.run("something else").await,
+        Err(RunError::Paused)
+    ));
+    assert!(ran.lock().unwrap().is_empty());
+    runner.approvals().resolve("call_0_0", Resolution::Approve);
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.text, "db checked");
+    assert_eq!(*ran.lock().unwrap(), ["status db"]);
+    assert!(matches!(runner.resume().await, Err(RunError::NotPaused)));
+}

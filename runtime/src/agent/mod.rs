@@ -1,5 +1,23 @@
 //! Agents: the declaration that `#[agent]` and `cardgen` generate, and the
 //! loop that runs it.
+//!
+//! * [`AgentDecl`] / [`AgentConfig`]: what a declaration says: its tools
+//!   (each behind its generated chain), its fields, its
+//!   [lifecycle hooks](lifecycle) and its config-driven
+//!   [`RequestHook`]s.
+//! * [`Runner`]: the loop. User message -> model -> tool calls (run
+//!   concurrently up to `max_parallel`, results in call order) -> model ...
+//!   until a final answer, a stop, a pause for approval or the step limit.
+//!   Every tool call passes the lifecycle `pre_tool_use` hooks, the
+//!   agent-level approval settings, and then the tool's own chain
+//!   (`AgentDecl::tools().dispatch`). It returns a [`RunOutput`] with a
+//!   [`TraceEvent`] trace, and exports/imports a [`RunState`].
+//! * [`AgentTool`]: a child agent as the tool `agent__<Name>`.
+//!
+//! A stop (from a lifecycle hook or a chain) ends the run after the step
+//! it happened in: the stopped call never runs; calls of the same step that
+//! were already dispatched concurrently finish, and their results join the
+//! history, so that every tool call in the history has its result.
 
 mod as_tool;
 mod decl;

@@ -62,6 +62,10 @@ pub enum RunError {
     /// `resume` was called with nothing to resume.
     #[error("nothing to resume: the run is not paused")]
     NotPaused,
+    /// `run` was called while the run is paused for approval; resolve the
+    /// pending calls and `resume` first.
+    #[error("the run is paused for approval: resolve the pending calls and resume it first")]
+    Paused,
     /// A paused run still has calls waiting for a decision.
     #[error("{0} call(s) still wait for an approval decision")]
     StillPending(usize),
@@ -545,10 +549,12 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         );
         let mut prompt = prompt.into();
         async move {
+            if self.pending.is_some() {
+                return Err(RunError::Paused);
+            }
             self.trace.clear();
             self.usage = Usage::default();
             self.steps = 0;
-            self.pending = None;
             if !self.agent.config().use_history {
                 self.history.clear();
             }
