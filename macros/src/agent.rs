@@ -260,6 +260,16 @@ fn path_text(path: &syn::Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
 }
 
+/// The type of an entry as generated code names it: through a check
+/// trait, so that an entry of the wrong kind is one error on its token and
+/// the chain built from it is silenced.
+fn checked(krate: &str, path: &syn::Path, check: &str, assoc: &str) -> String {
+    format!(
+        "<{} as {krate}::__private::check::{check}>::{assoc}",
+        path_text(path)
+    )
+}
+
 fn last_name(path: &syn::Path) -> String {
     path.segments
         .last()
@@ -308,9 +318,10 @@ fn entry_args<T: FromMeta>(entry: &Entry, what: &str, known: &[&str]) -> syn::Re
     T::from_list(&entry.args).map_err(syn::Error::from)
 }
 
-fn hook_ref(entry: &Entry) -> syn::Result<HookRef> {
+fn hook_ref(krate: &str, entry: &Entry) -> syn::Result<HookRef> {
     let attr: HookEntryAttr = entry_args(entry, "tool_hooks entry", HOOK_ENTRY_KEYS)?;
-    let mut hook = HookRef::new(path_text(&entry.path));
+    let mut hook = HookRef::new(checked(krate, &entry.path, "IsHook", "Hook"))
+        .with_label(last_name(&entry.path));
     hook.span = Some(entry.path.span());
     if let Some(m) = &attr.matcher {
         hook = hook.with_match(&m.value()).map_err(|e| {
@@ -478,6 +489,8 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         }
         *slot = entries;
     }
+    let krate_path = krate::hookwire(a.krate.clone());
+    let krate = path_text(&krate_path);
     let name = match &a.name {
         Some(n) if n.value().trim().is_empty() => {
             return Err(syn::Error::new(
@@ -538,10 +551,11 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                     continue;
                 }
                 tool_names.push((tool_name.clone(), entry.path.span()));
-                let mut tool = ToolRef::new(path_text(&entry.path), tool_name);
+                let mut tool =
+                    ToolRef::new(checked(&krate, &entry.path, "IsTool", "Tool"), tool_name);
                 tool.span = Some(entry.path.span());
                 for h in &t.hooks.0 {
-                    match hook_ref(h) {
+                    match hook_ref(&krate, h) {
                         Ok(h) => tool = tool.with_hook(h),
                         Err(e) => push_err(e),
                     }
@@ -559,7 +573,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                         .as_ref()
                         .map_or_else(|| last_name(&entry.path), syn::LitStr::value),
                 );
-                child.ty = Some(path_text(&entry.path));
+                child.ty = Some(checked(&krate, &entry.path, "IsAgent", "Agent"));
                 child.span = Some(entry.path.span());
                 spec.agents.push(child);
             }
@@ -567,7 +581,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         }
     }
     for entry in &a.tool_hooks.0 {
-        match hook_ref(entry) {
+        match hook_ref(&krate, entry) {
             Ok(h) => spec.tool_hooks.push(h),
             Err(e) => push_err(e),
         }
@@ -618,7 +632,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         return Err(e);
     }
 
-    let opts = EmitOptions::new(krate::hookwire(a.krate))
+    let opts = EmitOptions::new(krate_path)
         .agent_type(item.ident.clone())
         .vis(item.vis.clone());
     emit::agent(&spec, &opts)

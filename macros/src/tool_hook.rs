@@ -49,12 +49,59 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let uses = used_paths(&item.sig);
     quote! {
         #error
         #(#docs)*
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident;
+        // Keeps the imports the signature uses in use, so the error above
+        // is not followed by "unused import" warnings.
+        const _: () = {
+            #(#[allow(unused_imports)] use #uses as _;)*
+        };
     }
+}
+
+/// The paths (without generic arguments) of the types in a signature,
+/// except primitives and prelude types.
+fn used_paths(sig: &syn::Signature) -> Vec<syn::Path> {
+    use syn::visit::Visit;
+    const SKIP: &[&str] = &[
+        "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+        "i64", "i128", "isize", "f32", "f64", "String", "Vec", "Option", "Result", "Box", "Self",
+    ];
+    struct Collect(Vec<syn::Path>);
+    impl<'a> Visit<'a> for Collect {
+        fn visit_type_path(&mut self, t: &'a syn::TypePath) {
+            if t.qself.is_none() {
+                let mut path = t.path.clone();
+                for seg in &mut path.segments {
+                    seg.arguments = syn::PathArguments::None;
+                }
+                let first = path.segments.first().map(|s| s.ident.to_string());
+                let single_generic =
+                    path.segments.len() == 1 && first.as_deref().is_some_and(|f| f.len() == 1);
+                if !first.as_deref().is_some_and(|f| SKIP.contains(&f))
+                    && !single_generic
+                    && !self.0.contains(&path)
+                {
+                    self.0.push(path);
+                }
+            }
+            syn::visit::visit_type_path(self, t);
+        }
+    }
+    let mut c = Collect(Vec::new());
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            c.visit_type(&t.ty);
+        }
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        c.visit_type(ty);
+    }
+    c.0
 }
 
 pub(crate) fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {

@@ -68,7 +68,6 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     let args_ident = format_ident!("__HookwireArgs");
 
     let mut fields = Vec::new();
-    let mut checks = Vec::new();
     let mut idents = Vec::new();
     let mut call_args = Vec::new();
     let mut uses_cx = false;
@@ -83,10 +82,10 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 let doc_attr = (!doc.is_empty()).then(|| quote!(#[doc = #doc]));
                 // serde already treats a missing `Option` field as `None`, and
                 // schemars leaves it out of `required`.
-                fields.push(quote! { #doc_attr pub #ident: #ty, });
-                checks.push(quote_spanned! {ty.span()=>
-                    #krate::__private::check::tool_arg::<#ty>();
-                });
+                // Through `check::Arg`, so a type that is not `Deserialize +
+                // JsonSchema` is one error on the user's type.
+                let checked = quote_spanned! {ty.span()=> #krate::__private::check::Arg<#ty> };
+                fields.push(quote! { #doc_attr pub #ident: #checked, });
                 idents.push(ident.clone());
                 call_args.push(quote!(#ident));
             }
@@ -127,13 +126,6 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     let ret_span = match &sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => sig.ident.span(),
-    };
-    let ret_ty = match &sig.output {
-        ReturnType::Type(_, ty) => quote!(#ty),
-        ReturnType::Default => quote!(()),
-    };
-    let ret_check = quote_spanned! {ret_span=>
-        #krate::__private::check::tool_return::<#ret_ty>();
     };
     let convert = quote_spanned! {ret_span=>
         #krate::IntoOutcome::into_outcome(__hookwire_ret, #name)
@@ -178,12 +170,6 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             #deny_unknown
             pub struct #args_ident {
                 #(#fields)*
-            }
-
-            #[allow(dead_code)]
-            fn __hookwire_checks() {
-                #(#checks)*
-                #ret_check
             }
 
             impl #krate::Tool for #ty_ident {

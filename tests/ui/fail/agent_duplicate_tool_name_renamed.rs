@@ -1,0 +1,25 @@
+use hookwire::{Decision, ToolArgs, ToolContext};
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+/// Gates calls.
+#[hookwire::hook]
+async fn gate(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+    let _ = (cx, args);
+    Decision::Continue
+}
+
+/// Also adds one.
+#[hookwire::tool(name = "add_one")]
+fn plus_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one, plus_one(name = "add_one")])]
+struct Calc;
+
+fn main() {}

@@ -1,0 +1,19 @@
+use hookwire::{Decision, ToolArgs, ToolContext};
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+/// Gates calls.
+#[hookwire::hook]
+async fn gate(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+    let _ = (cx, args);
+    Decision::Continue
+}
+
+#[hookwire::agent(name = "calc")]
+enum Calc {}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use hookwire::{Next, Outcome, ToolArgs, ToolContext};
+
+#[hookwire::hook]
+async fn audit(cx: &mut ToolContext, args: &ToolArgs, next: Next) -> Outcome {
+    let _ = (cx, args, next);
+    todo!()
+}
+
+fn main() {}

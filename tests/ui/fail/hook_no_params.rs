@@ -1,0 +1,8 @@
+use hookwire::Outcome;
+
+#[hookwire::hook]
+async fn audit() -> Outcome {
+    todo!()
+}
+
+fn main() {}

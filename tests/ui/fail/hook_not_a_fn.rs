@@ -1,0 +1,4 @@
+#[hookwire::hook]
+struct Audit;
+
+fn main() {}

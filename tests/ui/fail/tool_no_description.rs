@@ -1,0 +1,6 @@
+#[hookwire::tool]
+fn greet(name: String) -> String {
+    name
+}
+
+fn main() {}
