@@ -1,1 +1,710 @@
-fn main() {}
+//! What a chain of hooks costs, as ratios taken in one run (design.md section 5).
+//!
+//! Reproduce (modest settings, so the shared 2-core machine is not hogged):
+//!
+//! ```text
+//! cargo bench -p hookwire --bench chain -- --warm-up-time 1 --measurement-time 3
+//! ```
+//!
+//! The run ends with a table of ratios against the targets, computed from
+//! the estimates criterion wrote during *this* run (older estimates are
+//! ignored). Cases:
+//!
+//! * group `chain`, the cost of the layers themselves:
+//!   - `direct`: `Tool::call` of a small tool (`add_one`) on typed arguments;
+//!   - `noop_1`, `noop_4`, `noop_16`: the same call through 1, 4 and 16
+//!     around-hooks that only call `next` (target: 16 at most 2x `direct`);
+//!   - `count16_inline`: one hand-written function that bumps 16 counters,
+//!     calls the tool, and bumps them again in reverse order;
+//!   - `count16_hookwire`: the same work as 16 hooks, each bumping its own
+//!     counter before and after `next` (target: at most 1.10x `count16_inline`);
+//!   - `count16_boxed`: the same 16 hooks as a `Vec<Arc<dyn DynHook>>` chain of
+//!     boxed futures, the design rig, rmcp and swiftide use, written here as the
+//!     baseline (target: at least 5x `count16_hookwire`).
+//! * group `e2e`, a call the way a model sends it: id, tool name and JSON
+//!   argument text (owned strings, made outside the timed region) -> dispatch
+//!   by name among three tools -> typed arguments (serde) -> the tool -> the
+//!   result's JSON text:
+//!   - `hand_written`: an async fn that matches the name, `serde_json::from_str`s
+//!     the arguments, calls the same `add_one` and `serde_json::to_string`s its
+//!     return value;
+//!   - `hookwire_0_hooks`: a `Router` of three tools, no hooks (target: at
+//!     most 1.25x `hand_written`);
+//!   - `hookwire_4_hooks`: the same with a fail-closed `Guarded` hook, a pre
+//!     hook, a post hook and a counting around-hook on `add_one`.
+//!
+//! How futures are run: every future here completes on its first poll (no
+//! tool waits on anything), so each iteration polls it once with a no-op
+//! waker ([`ready`]). A `block_on` of a runtime would add the executor's
+//! enter/exit and scheduling cost, the same constant on both sides of every
+//! ratio, which would only dilute the ratios and hide the chain's cost.
+//!
+//! Fairness: both sides of each ratio do the same work. Inputs pass through
+//! `black_box`, results are returned to criterion (which `black_box`es them),
+//! counters are atomics bumped with a relaxed load and store (plain moves on
+//! x86, which the compiler never merges or removes, and cheap enough that the
+//! cost of the layers is not hidden behind `lock`ed instructions).
+
+use std::future::Future;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::task::{Context, Poll, Waker};
+use std::time::SystemTime;
+
+use criterion::{BatchSize, Criterion};
+use hookwire::{
+    CallScope, Content, Decision, FailurePolicy, Guarded, Handler, Hook, HookError, IntoOutcome,
+    Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs, ToolCall,
+    ToolContext, ToolHandler, ToolSet, ToolSource, chain, into_result,
+};
+
+// ---------------------------------------------------------------------------
+// The tools.
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AddOneArgs {
+    x: i64,
+}
+
+/// The function every case ends in.
+async fn add_one(args: AddOneArgs) -> i64 {
+    args.x.wrapping_add(1)
+}
+
+/// `add_one` as a tool, written as `#[hookwire::tool]` would generate it.
+struct AddOne;
+
+impl Tool for AddOne {
+    type Args = AddOneArgs;
+
+    fn name(&self) -> &str {
+        "add_one"
+    }
+
+    fn description(&self) -> &str {
+        "Adds one."
+    }
+
+    async fn call(&self, _cx: &ToolContext, args: AddOneArgs) -> Outcome {
+        Json(add_one(args).await).into_outcome(self.name())
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct MulArgs {
+    a: i64,
+    b: i64,
+}
+
+async fn mul(args: MulArgs) -> i64 {
+    args.a.wrapping_mul(args.b)
+}
+
+/// A second tool, so that dispatch by name has something to skip.
+struct Mul;
+
+impl Tool for Mul {
+    type Args = MulArgs;
+
+    fn name(&self) -> &str {
+        "mul"
+    }
+
+    fn description(&self) -> &str {
+        "Multiplies."
+    }
+
+    async fn call(&self, _cx: &ToolContext, args: MulArgs) -> Outcome {
+        Json(mul(args).await).into_outcome(self.name())
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    text: String,
+}
+
+async fn echo(args: EchoArgs) -> String {
+    args.text
+}
+
+/// A third tool.
+struct Echo;
+
+impl Tool for Echo {
+    type Args = EchoArgs;
+
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn description(&self) -> &str {
+        "Echoes."
+    }
+
+    async fn call(&self, _cx: &ToolContext, args: EchoArgs) -> Outcome {
+        Json(echo(args).await).into_outcome(self.name())
+    }
+}
+
+/// The innermost handler of the `chain` group: `Tool::call` with typed
+/// arguments, exactly what `direct` does. The `ToolArgs` that travelled
+/// through the chain are dropped unread (no hook in that group reads them
+/// either), so the difference to `direct` is the cost of the layers alone;
+/// argument parsing is measured in the `e2e` group.
+struct Typed(AddOne);
+
+impl Handler for Typed {
+    async fn call(&self, cx: &mut ToolContext, _args: ToolArgs) -> Outcome {
+        self.0.call(cx, AddOneArgs { x: black_box(41) }).await
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Hooks.
+
+/// Does nothing but call `next`.
+struct Noop;
+
+impl Hook for Noop {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        next.run(cx, args).await
+    }
+}
+
+#[inline(always)]
+fn bump(counter: &AtomicU64) {
+    counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
+/// Bumps its counter before and after `next`.
+#[derive(Default)]
+struct Count(AtomicU64);
+
+impl Hook for Count {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        bump(&self.0);
+        let outcome = next.run(cx, args).await;
+        bump(&self.0);
+        outcome
+    }
+}
+
+/// A pre hook that lets every call through without reading its arguments.
+struct Allow;
+
+impl PreHook for Allow {
+    async fn before(
+        &self,
+        _cx: &mut ToolContext,
+        _args: &mut ToolArgs,
+    ) -> Result<Decision, HookError> {
+        Ok(Decision::Continue)
+    }
+}
+
+/// A post hook that keeps every outcome.
+struct Keep;
+
+impl PostHook for Keep {
+    async fn after(&self, _cx: &mut ToolContext, outcome: &mut Outcome) -> Result<(), HookError> {
+        black_box(outcome.is_ok());
+        Ok(())
+    }
+}
+
+/// `chain!` with the same hook expression 16 times.
+macro_rules! chain16 {
+    ($h:expr => $inner:expr) => {
+        chain!($h, $h, $h, $h, $h, $h, $h, $h, $h, $h, $h, $h, $h, $h, $h, $h => $inner)
+    };
+}
+
+/// The hand-written equivalent of 16 `Count` hooks around the tool.
+struct Inline {
+    counters: [AtomicU64; 16],
+    tool: AddOne,
+}
+
+impl Inline {
+    async fn call(&self, cx: &ToolContext) -> Outcome {
+        for counter in &self.counters {
+            bump(counter);
+        }
+        let outcome = self.tool.call(cx, AddOneArgs { x: black_box(41) }).await;
+        for counter in self.counters.iter().rev() {
+            bump(counter);
+        }
+        outcome
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The baseline: a vector of boxed hooks with boxed futures, as the Rust peers
+// build it. `next` is an index into the vector (a slice of the hooks still to
+// run) plus the boxed tool; every hook and the tool return a boxed future.
+
+type BoxFuture<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
+
+trait DynHook: Send + Sync {
+    fn around<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: ToolArgs,
+        next: DynNext<'a>,
+    ) -> BoxFuture<'a>;
+}
+
+trait DynTool: Send + Sync {
+    fn call<'a>(&'a self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a>;
+}
+
+#[derive(Clone, Copy)]
+struct DynNext<'a> {
+    hooks: &'a [Arc<dyn DynHook>],
+    tool: &'a dyn DynTool,
+}
+
+impl<'a> DynNext<'a> {
+    fn run(self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a> {
+        match self.hooks.split_first() {
+            Some((hook, rest)) => hook.around(
+                cx,
+                args,
+                DynNext {
+                    hooks: rest,
+                    tool: self.tool,
+                },
+            ),
+            None => self.tool.call(cx, args),
+        }
+    }
+}
+
+#[derive(Default)]
+struct DynCount(AtomicU64);
+
+impl DynHook for DynCount {
+    fn around<'a>(
+        &'a self,
+        cx: &'a mut ToolContext,
+        args: ToolArgs,
+        next: DynNext<'a>,
+    ) -> BoxFuture<'a> {
+        Box::pin(async move {
+            bump(&self.0);
+            let outcome = next.run(cx, args).await;
+            bump(&self.0);
+            outcome
+        })
+    }
+}
+
+struct DynTyped(AddOne);
+
+impl DynTool for DynTyped {
+    fn call<'a>(&'a self, cx: &'a mut ToolContext, _args: ToolArgs) -> BoxFuture<'a> {
+        Box::pin(async move { self.0.call(cx, AddOneArgs { x: black_box(41) }).await })
+    }
+}
+
+struct BoxedChain {
+    hooks: Vec<Arc<dyn DynHook>>,
+    tool: Arc<dyn DynTool>,
+}
+
+impl BoxedChain {
+    fn call<'a>(&'a self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a> {
+        DynNext {
+            hooks: &self.hooks,
+            tool: &*self.tool,
+        }
+        .run(cx, args)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// End to end.
+
+/// The hand-written path: what a developer writes without a framework.
+async fn hand_written(id: String, name: String, arguments: String) -> String {
+    // The id would travel back with the result; hookwire's side drops its copy
+    // inside the call too.
+    drop(id);
+    match name.as_str() {
+        "mul" => match serde_json::from_str::<MulArgs>(&arguments) {
+            Ok(args) => to_json(&mul(args).await),
+            Err(e) => format!("invalid arguments: {e}"),
+        },
+        "add_one" => match serde_json::from_str::<AddOneArgs>(&arguments) {
+            Ok(args) => to_json(&add_one(args).await),
+            Err(e) => format!("invalid arguments: {e}"),
+        },
+        "echo" => match serde_json::from_str::<EchoArgs>(&arguments) {
+            Ok(args) => to_json(&echo(args).await),
+            Err(e) => format!("invalid arguments: {e}"),
+        },
+        other => format!("unknown tool `{other}`"),
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|e| e.to_string())
+}
+
+/// The text the model reads, moved out of the result (no copy).
+fn result_text(outcome: Outcome) -> String {
+    match into_result(outcome).content.into_iter().next() {
+        Some(Content::Text { text }) => text,
+        _ => String::new(),
+    }
+}
+
+/// hookwire's path: a `ToolCall` from the model's strings, dispatched by a
+/// tool set, and the result's text.
+#[inline(always)]
+fn via_router<T: ToolSet>(
+    tools: &T,
+    scope: &CallScope,
+    (id, name, arguments): (String, String, String),
+) -> String {
+    let call = ToolCall::new(id, name, ToolArgs::from_json(arguments));
+    result_text(ready(tools.dispatch(scope, call)))
+}
+
+/// A model's call as it arrives: owned id, name and argument text.
+fn model_call() -> (String, String, String) {
+    (
+        String::from("call_0001"),
+        String::from("add_one"),
+        String::from(r#"{"x":41}"#),
+    )
+}
+
+// ---------------------------------------------------------------------------
+
+/// Polls `future` once with a no-op waker; every future in this bench is
+/// ready on its first poll.
+#[inline(always)]
+fn ready<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => unreachable!("every future in this bench completes on its first poll"),
+    }
+}
+
+/// The arguments the `chain` group passes along: an empty argument text, as a
+/// model sends it (no allocation, and the hooks there never read it).
+fn no_args() -> ToolArgs {
+    ToolArgs::from_json(String::new())
+}
+
+fn context() -> ToolContext {
+    ToolContext::new("add_one", ToolSource::Function, "call_0001")
+}
+
+/// Where the cases go: to criterion, or (for instruction counts under
+/// callgrind) run `iters` times in a plain loop if the case is `only`.
+enum Mode<'c> {
+    Criterion(&'c mut Criterion),
+    Loop { only: String, iters: u64 },
+}
+
+impl Mode<'_> {
+    /// A case whose input is made outside the timed region.
+    fn batched<I, O>(
+        &mut self,
+        id: &str,
+        mut setup: impl FnMut() -> I,
+        mut routine: impl FnMut(I) -> O,
+    ) {
+        match self {
+            Mode::Criterion(c) => {
+                let (group, name) = id.split_once('/').unwrap_or(("chain", id));
+                c.benchmark_group(group).bench_function(name, |b| {
+                    b.iter_batched(&mut setup, &mut routine, BatchSize::SmallInput)
+                });
+            }
+            Mode::Loop { only, iters } if only == id => {
+                for _ in 0..*iters {
+                    black_box(routine(setup()));
+                }
+            }
+            Mode::Loop { .. } => {}
+        }
+    }
+
+    /// A case with no input.
+    fn case<O>(&mut self, id: &str, mut routine: impl FnMut() -> O) {
+        match self {
+            Mode::Criterion(c) => {
+                let (group, name) = id.split_once('/').unwrap_or(("chain", id));
+                c.benchmark_group(group)
+                    .bench_function(name, |b| b.iter(&mut routine));
+            }
+            Mode::Loop { only, iters } if only == id => {
+                for _ in 0..*iters {
+                    black_box(routine());
+                }
+            }
+            Mode::Loop { .. } => {}
+        }
+    }
+}
+
+fn chain_cases(mode: &mut Mode<'_>) {
+    let mut cx = context();
+
+    // Check once that every case computes the same thing.
+    let expected = "42";
+    let check = |outcome: Outcome| assert_eq!(result_text(outcome), expected);
+
+    check(ready(AddOne.call(&cx, AddOneArgs { x: 41 })));
+    mode.case("chain/direct", || {
+        ready(AddOne.call(&cx, AddOneArgs { x: black_box(41) }))
+    });
+
+    let noop_1 = chain!(Noop => Typed(AddOne));
+    check(ready(noop_1.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/noop_1", || {
+        ready(noop_1.call(&mut cx, black_box(no_args())))
+    });
+
+    let noop_4 = chain!(Noop, Noop, Noop, Noop => Typed(AddOne));
+    check(ready(noop_4.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/noop_4", || {
+        ready(noop_4.call(&mut cx, black_box(no_args())))
+    });
+
+    let noop_16 = chain16!(Noop => Typed(AddOne));
+    check(ready(noop_16.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/noop_16", || {
+        ready(noop_16.call(&mut cx, black_box(no_args())))
+    });
+
+    let inline = Inline {
+        counters: Default::default(),
+        tool: AddOne,
+    };
+    check(ready(inline.call(&cx)));
+    mode.case("chain/count16_inline", || ready(inline.call(&cx)));
+
+    let count_16 = chain16!(Count::default() => Typed(AddOne));
+    check(ready(count_16.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/count16_hookwire", || {
+        ready(count_16.call(&mut cx, black_box(no_args())))
+    });
+
+    let boxed = BoxedChain {
+        hooks: (0..16)
+            .map(|_| Arc::new(DynCount::default()) as Arc<dyn DynHook>)
+            .collect(),
+        tool: Arc::new(DynTyped(AddOne)),
+    };
+    check(ready(boxed.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/count16_boxed", || {
+        ready(boxed.call(&mut cx, black_box(no_args())))
+    });
+
+    // The counting hooks and the hand-written bumps ran.
+    assert!(count_16.hook().0.load(Relaxed) >= 2);
+    assert!(inline.counters[0].load(Relaxed) >= 2);
+}
+
+fn e2e_cases(mode: &mut Mode<'_>) {
+    let scope = CallScope::new("bench");
+    let check = |text: String| assert_eq!(text, "42");
+
+    // The input alone (made and dropped), for subtracting from loop counts.
+    mode.case("e2e/input_only", model_call);
+
+    {
+        let (id, name, arguments) = model_call();
+        check(ready(hand_written(id, name, arguments)));
+    }
+    mode.batched("e2e/hand_written", model_call, |(id, name, arguments)| {
+        ready(hand_written(id, name, arguments))
+    });
+
+    // Routes are tried last-added first: mul, add_one, echo, the same order
+    // as the hand-written match.
+    let plain = Router::new().tool(Echo).tool(AddOne).tool(Mul);
+    check(via_router(&plain, &scope, model_call()));
+    mode.batched("e2e/hookwire_0_hooks", model_call, |input| {
+        via_router(&plain, &scope, input)
+    });
+
+    let hooked = Router::new()
+        .tool(Echo)
+        .route(
+            AddOne.definition(),
+            ToolSource::Function,
+            chain!(
+                Guarded::new(Noop, FailurePolicy::FailClosed, None),
+                Pre(Allow),
+                Post(Keep),
+                Count::default()
+                => ToolHandler(AddOne)
+            ),
+        )
+        .tool(Mul);
+    check(via_router(&hooked, &scope, model_call()));
+    mode.batched("e2e/hookwire_4_hooks", model_call, |input| {
+        via_router(&hooked, &scope, input)
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Ratios.
+
+/// One ratio to report: `numerator / denominator` and its target.
+struct Ratio {
+    what: &'static str,
+    numerator: &'static str,
+    denominator: &'static str,
+    target: Target,
+}
+
+enum Target {
+    AtMost(f64),
+    AtLeast(f64),
+    Info,
+}
+
+const RATIOS: &[Ratio] = &[
+    Ratio {
+        what: "1 no-op hook / direct",
+        numerator: "chain/noop_1",
+        denominator: "chain/direct",
+        target: Target::Info,
+    },
+    Ratio {
+        what: "4 no-op hooks / direct",
+        numerator: "chain/noop_4",
+        denominator: "chain/direct",
+        target: Target::Info,
+    },
+    Ratio {
+        what: "16 no-op hooks / direct",
+        numerator: "chain/noop_16",
+        denominator: "chain/direct",
+        target: Target::AtMost(2.0),
+    },
+    Ratio {
+        what: "16 counting hooks / hand-inlined",
+        numerator: "chain/count16_hookwire",
+        denominator: "chain/count16_inline",
+        target: Target::AtMost(1.10),
+    },
+    Ratio {
+        what: "boxed Vec<Arc<dyn>> chain / ours (16 counting)",
+        numerator: "chain/count16_boxed",
+        denominator: "chain/count16_hookwire",
+        target: Target::AtLeast(5.0),
+    },
+    Ratio {
+        what: "e2e, no hooks / hand-written",
+        numerator: "e2e/hookwire_0_hooks",
+        denominator: "e2e/hand_written",
+        target: Target::AtMost(1.25),
+    },
+    Ratio {
+        what: "e2e, 4 hooks / hand-written",
+        numerator: "e2e/hookwire_4_hooks",
+        denominator: "e2e/hand_written",
+        target: Target::Info,
+    },
+];
+
+/// criterion's output folder: `$CRITERION_HOME`, or `criterion/` in the
+/// target folder this binary was built in (`<target>/release/deps/chain-*`).
+fn criterion_home() -> Option<PathBuf> {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return Some(home.into());
+    }
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.parent()?.parent()?.join("criterion"))
+}
+
+/// The mean (ns) criterion estimated for `id` in this run, if it ran.
+fn mean_ns(home: &Path, id: &str, since: SystemTime) -> Option<f64> {
+    let path = home.join(id).join("new").join("estimates.json");
+    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
+    if modified < since {
+        return None;
+    }
+    let text = std::fs::read_to_string(&path).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["mean"]["point_estimate"].as_f64()
+}
+
+fn report(since: SystemTime) {
+    let Some(home) = criterion_home() else {
+        return;
+    };
+    let mut lines = Vec::new();
+    for ratio in RATIOS {
+        let (Some(num), Some(den)) = (
+            mean_ns(&home, ratio.numerator, since),
+            mean_ns(&home, ratio.denominator, since),
+        ) else {
+            continue;
+        };
+        let value = num / den;
+        let verdict = match ratio.target {
+            Target::AtMost(max) if value <= max => format!("ok (<= {max:.2}x)"),
+            Target::AtMost(max) => format!("MISSED (target <= {max:.2}x)"),
+            Target::AtLeast(min) if value >= min => format!("ok (>= {min:.2}x)"),
+            Target::AtLeast(min) => format!("MISSED (target >= {min:.2}x)"),
+            Target::Info => String::new(),
+        };
+        lines.push(format!(
+            "  {:<48} {:>7.2}x  ({:>8.1} ns / {:>8.1} ns)  {}",
+            ratio.what, value, num, den, verdict
+        ));
+    }
+    if !lines.is_empty() {
+        println!("\nhookwire chain ratios (criterion means, this run):");
+        for line in lines {
+            println!("{line}");
+        }
+    }
+}
+
+fn main() {
+    // `HOOKWIRE_BENCH_LOOP=chain/noop_16:10000` runs one case in a plain loop
+    // instead of under criterion, for counting instructions with callgrind.
+    if let Ok(spec) = std::env::var("HOOKWIRE_BENCH_LOOP") {
+        let (only, iters) = spec.rsplit_once(':').unwrap_or((spec.as_str(), "1000"));
+        let mut mode = Mode::Loop {
+            only: only.to_owned(),
+            iters: iters.parse().unwrap_or(1000),
+        };
+        chain_cases(&mut mode);
+        e2e_cases(&mut mode);
+        return;
+    }
+    let started = SystemTime::now();
+    let mut criterion = Criterion::default().configure_from_args();
+    chain_cases(&mut Mode::Criterion(&mut criterion));
+    e2e_cases(&mut Mode::Criterion(&mut criterion));
+    criterion.final_summary();
+    report(started);
+}

@@ -2,8 +2,8 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
@@ -144,15 +144,48 @@ impl<H, N> Layer<H, N> {
 impl<H: Hook, N: Handler> Handler for Layer<H, N> {
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
-        AssertUnwindSafe(self.hook.around(cx, args, Next::new(&self.inner)))
-            .catch_unwind()
-            .map(|caught| match caught {
-                Ok(outcome) => outcome,
-                Err(payload) => Err(ToolError::HookFailed {
-                    hook: self.hook.name().into(),
-                    message: panic_message(&*payload),
-                }),
-            })
+        CatchPanic {
+            future: self.hook.around(cx, args, Next::new(&self.inner)),
+            hook: &self.hook,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A hook's future with its panics caught: a panic while it is polled
+    /// becomes [`ToolError::HookFailed`] naming the hook.
+    ///
+    /// A named future rather than `catch_unwind().map(..)`: polling it is one
+    /// `catch_unwind` around the inner poll, which inlines through a whole
+    /// chain, and the outcome is not copied through combinator states.
+    struct CatchPanic<'h, F, H> {
+        #[pin]
+        future: F,
+        hook: &'h H,
+    }
+}
+
+impl<F: Future<Output = Outcome>, H: Hook> Future for CatchPanic<'_, F, H> {
+    type Output = Outcome;
+
+    #[inline(always)]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        let this = self.project();
+        let future = this.future;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(poll) => poll,
+            Err(payload) => Poll::Ready(Err(hook_panicked(this.hook.name(), payload))),
+        }
+    }
+}
+
+/// The error for a hook that panicked; out of line, off the hot path.
+#[cold]
+#[inline(never)]
+fn hook_panicked(hook: &'static str, payload: Box<dyn std::any::Any + Send>) -> ToolError {
+    ToolError::HookFailed {
+        hook: hook.into(),
+        message: panic_message(&*payload),
     }
 }
 

@@ -1,0 +1,268 @@
+//! A chain of hooks allocates nothing: the heap allocations of a call through
+//! sixteen layers are exactly those of the tool alone (design.md section 5).
+//!
+//! `allocation-counter` installs a counting global allocator for this test
+//! binary; its counters are per thread, so the test harness's other threads
+//! never pollute a measurement. Futures are polled on the measuring thread
+//! with a no-op waker, so no executor allocates behind our back.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::task::{Context, Poll, Waker};
+
+use allocation_counter::{AllocationInfo, measure};
+use hookwire::hooks::Audit;
+use hookwire::{
+    CallScope, Decision, Extensions, FailurePolicy, Guarded, Handler, Hook, HookError, IntoOutcome,
+    Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs, ToolCall,
+    ToolContext, ToolHandler, ToolSet, ToolSource, chain,
+};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AddOneArgs {
+    x: i64,
+}
+
+/// A tool that allocates: its result is JSON text.
+struct AddOne;
+
+impl Tool for AddOne {
+    type Args = AddOneArgs;
+
+    fn name(&self) -> &str {
+        "add_one"
+    }
+
+    fn description(&self) -> &str {
+        "Adds one."
+    }
+
+    async fn call(&self, _cx: &ToolContext, args: AddOneArgs) -> Outcome {
+        Json(args.x + 1).into_outcome(self.name())
+    }
+}
+
+/// Calls `next`, nothing else.
+struct Noop;
+
+impl Hook for Noop {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        next.run(cx, args).await
+    }
+}
+
+/// Counts its runs before and after `next`, in a counter shared with the test.
+struct Count(Arc<AtomicU64>);
+
+impl Hook for Count {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        self.0.fetch_add(1, Relaxed);
+        let outcome = next.run(cx, args).await;
+        self.0.fetch_add(1, Relaxed);
+        outcome
+    }
+}
+
+/// Reads the extension map without writing it, before and after `next`.
+struct ReadsExtensions;
+
+struct Marker;
+
+impl Hook for ReadsExtensions {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        black_box(cx.extensions().get::<Marker>().is_some());
+        let outcome = next.run(cx, args).await;
+        black_box(cx.extensions().contains::<Marker>());
+        outcome
+    }
+}
+
+/// A pre hook that continues without touching the arguments.
+struct Allow;
+
+impl PreHook for Allow {
+    async fn before(
+        &self,
+        _cx: &mut ToolContext,
+        _args: &mut ToolArgs,
+    ) -> Result<Decision, HookError> {
+        Ok(Decision::Continue)
+    }
+}
+
+/// A post hook that looks at the outcome and keeps it.
+struct Keep;
+
+impl PostHook for Keep {
+    async fn after(&self, _cx: &mut ToolContext, outcome: &mut Outcome) -> Result<(), HookError> {
+        black_box(outcome.is_ok());
+        Ok(())
+    }
+}
+
+/// Polls `future` once with a no-op waker; everything here is ready at once.
+fn ready<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the future was not ready on its first poll"),
+    }
+}
+
+fn context() -> ToolContext {
+    ToolContext::new("add_one", ToolSource::Function, "call-1")
+}
+
+/// Runs `handler` once with fresh raw arguments (made outside the
+/// measurement) and returns what the call allocated and the result text.
+fn measure_call<H: Handler>(handler: &H) -> (AllocationInfo, String) {
+    let mut cx = context();
+    let args = ToolArgs::from_json(r#"{"x": 41}"#);
+    let mut outcome = None;
+    let info = measure(|| outcome = Some(ready(handler.call(&mut cx, args))));
+    let text = match outcome {
+        Some(Ok(result)) => result.text_content(),
+        Some(Err(error)) => panic!("the call failed: {error}"),
+        None => panic!("the call did not run"),
+    };
+    (info, text)
+}
+
+/// The sixteen layers: every kind of built-in adapter that leaves the
+/// arguments alone, around the same tool handler. Three of them are `Count`
+/// hooks (one inside a `Guarded`) sharing `runs`.
+fn sixteen_layers(runs: &Arc<AtomicU64>) -> impl Handler + use<> {
+    let count = || Count(runs.clone());
+    chain!(
+        Audit,
+        Guarded::new(Noop, FailurePolicy::FailClosed, None),
+        Pre(Allow),
+        Post(Keep),
+        count(),
+        ReadsExtensions,
+        Noop,
+        Guarded::new(count(), FailurePolicy::FailClosed, None),
+        Pre(Allow),
+        Post(Keep),
+        Noop,
+        count(),
+        ReadsExtensions,
+        Noop,
+        Pre(Allow),
+        Post(Keep)
+        => ToolHandler(AddOne)
+    )
+}
+
+#[test]
+fn sixteen_layers_allocate_nothing_beyond_the_tool() {
+    let runs = Arc::new(AtomicU64::new(0));
+    let alone = ToolHandler(AddOne);
+    let chained = sixteen_layers(&runs);
+    // Warm up once, so one-time work (tracing call-site registration) is not
+    // counted against either side.
+    measure_call(&alone);
+    measure_call(&chained);
+
+    let (tool_only, tool_text) = measure_call(&alone);
+    let (through_chain, chain_text) = measure_call(&chained);
+
+    assert_eq!(tool_text, "42");
+    assert_eq!(chain_text, "42", "the chain reached the tool");
+    // Not vacuous: the tool's own result text is a heap allocation, and the
+    // counter saw it.
+    assert!(
+        tool_only.count_total >= 1,
+        "the counting allocator is not active: {tool_only:?}"
+    );
+    assert_eq!(
+        through_chain.count_total, tool_only.count_total,
+        "allocations through 16 layers ({through_chain:?}) vs the tool alone ({tool_only:?})"
+    );
+    assert_eq!(through_chain.bytes_total, tool_only.bytes_total);
+    // Both chained calls (warm-up and measured) went through every layer:
+    // three counting hooks, each bumped before and after `next`.
+    assert_eq!(runs.load(Relaxed), 2 * 3 * 2);
+}
+
+#[test]
+fn dispatch_by_name_through_sixteen_layers_allocates_what_a_bare_route_does() {
+    let runs = Arc::new(AtomicU64::new(0));
+    let scope = CallScope::new("agent");
+    let bare = Router::new().tool(AddOne);
+    let hooked = Router::new().route(
+        AddOne.definition(),
+        ToolSource::Function,
+        sixteen_layers(&runs),
+    );
+    let run = |tools: &dyn Fn(ToolCall) -> Outcome| {
+        let call = ToolCall::new("call-1", "add_one", ToolArgs::from_json(r#"{"x": 41}"#));
+        let mut outcome = None;
+        let info = measure(|| outcome = Some(tools(call)));
+        match outcome {
+            Some(Ok(result)) => (info, result.text_content()),
+            other => panic!("the call failed: {other:?}"),
+        }
+    };
+    let bare_call = |call: ToolCall| ready(bare.dispatch(&scope, call));
+    let hooked_call = |call: ToolCall| ready(hooked.dispatch(&scope, call));
+    run(&bare_call);
+    run(&hooked_call);
+
+    let (bare_info, bare_text) = run(&bare_call);
+    let (hooked_info, hooked_text) = run(&hooked_call);
+    assert_eq!((bare_text.as_str(), hooked_text.as_str()), ("42", "42"));
+    assert!(bare_info.count_total >= 1, "{bare_info:?}");
+    assert_eq!(
+        hooked_info.count_total, bare_info.count_total,
+        "dispatch through 16 layers ({hooked_info:?}) vs a bare route ({bare_info:?})"
+    );
+    assert_eq!(
+        runs.load(Relaxed),
+        2 * 3 * 2,
+        "both hooked calls ran every layer"
+    );
+}
+
+#[test]
+fn an_unused_extension_map_allocates_nothing() {
+    let unused = measure(|| {
+        let mut ext = black_box(Extensions::new());
+        black_box(ext.get::<Marker>().is_some());
+        black_box(ext.get_mut::<u64>().is_some());
+        black_box(ext.remove::<u32>());
+        black_box(ext.len());
+        drop(ext);
+    });
+    assert_eq!(unused.count_total, 0, "{unused:?}");
+
+    // The map does allocate once it holds a value, so the zero above is
+    // the map's doing, not a counter that sees nothing.
+    let used = measure(|| {
+        let mut ext = Extensions::new();
+        ext.insert(7u64);
+        black_box(ext.get::<u64>());
+    });
+    assert!(used.count_total >= 1, "{used:?}");
+}
