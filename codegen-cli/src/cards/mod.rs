@@ -104,6 +104,8 @@ pub struct Adapter {
     pub reference: String,
     /// The generated tokens (a tool or hook type).
     pub tokens: proc_macro2::TokenStream,
+    /// The same, formatted.
+    pub code: std::rc::Rc<str>,
     /// Whether it is a tool (else a hook).
     pub is_tool: bool,
 }
@@ -167,13 +169,14 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     }
     // A card that failed to parse still defines its name (its file stem), so
     // that references to it are not reported as unknown.
-    let broken: Vec<String> = files
+    let loaded: std::collections::HashSet<&Path> = parsed
         .iter()
-        .filter(|f| {
-            !parsed
-                .iter()
-                .any(|p: &fields::Parsed| p.display == shown(f))
-        })
+        .map(|p: &fields::Parsed| p.display.as_path())
+        .collect();
+    let shown_files: Vec<PathBuf> = files.iter().map(|f| shown(f)).collect();
+    let broken: Vec<String> = shown_files
+        .iter()
+        .filter(|f| !loaded.contains(f.as_path()))
         .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
     cross_check(&parsed, &broken, &mut diags);

@@ -17,7 +17,13 @@ use crate::spec::ToolRef;
 #[derive(Default)]
 pub(crate) struct Cache {
     files: HashMap<PathBuf, Option<Rc<RsFile>>>,
+    /// Lowered and formatted adapters, shared by the cards that reference
+    /// the same function under the same names (`None`: reported already).
+    lowered: HashMap<LoweredKey, Option<(proc_macro2::TokenStream, Rc<str>)>>,
 }
+
+/// (file, function, tool?, type name, module name).
+type LoweredKey = (PathBuf, String, bool, String, String);
 
 pub(crate) struct RsFile {
     display: PathBuf,
@@ -208,42 +214,61 @@ pub(crate) fn resolve(
                     format!("{base}{suffix}")
                 };
                 let ident = unique(base, &mut idents);
-                let fn_ident = format_ident!("{}", r.function);
-                let rs_ident = format_ident!("{}", rs_module);
-                let fn_path: syn::Path = syn::parse_quote!(#rs_ident::#fn_ident);
-                let type_ident = format_ident!("{}", ident);
-                let krate: syn::Path = syn::parse_quote!(::hookwire);
-                let lowered = if is_tool {
-                    let mut o = ToolOptions::new(krate);
-                    o.fn_path = Some(fn_path);
-                    o.type_ident = Some(type_ident);
-                    lower::tool(item, &o)
-                } else {
-                    let mut o = HookOptions::new(krate);
-                    o.fn_path = Some(fn_path);
-                    o.type_ident = Some(type_ident);
-                    lower::hook(item, &o)
-                };
-                match lowered {
-                    Ok(tokens) => adapters.push(Adapter {
+                let lkey: LoweredKey = (
+                    canonical.clone(),
+                    r.function.clone(),
+                    is_tool,
+                    ident.clone(),
+                    rs_module.clone(),
+                );
+                if !cache.lowered.contains_key(&lkey) {
+                    let fn_ident = format_ident!("{}", r.function);
+                    let rs_ident = format_ident!("{}", rs_module);
+                    let fn_path: syn::Path = syn::parse_quote!(#rs_ident::#fn_ident);
+                    let type_ident = format_ident!("{}", ident);
+                    let krate: syn::Path = syn::parse_quote!(::hookwire);
+                    let lowered = if is_tool {
+                        let mut o = ToolOptions::new(krate);
+                        o.fn_path = Some(fn_path);
+                        o.type_ident = Some(type_ident);
+                        lower::tool(item, &o)
+                    } else {
+                        let mut o = HookOptions::new(krate);
+                        o.fn_path = Some(fn_path);
+                        o.type_ident = Some(type_ident);
+                        lower::hook(item, &o)
+                    };
+                    let formatted = lowered.and_then(|tokens| {
+                        let file: syn::File = syn::parse2(tokens.clone())?;
+                        Ok((tokens, Rc::from(prettyplease::unparse(&file))))
+                    });
+                    let entry = match formatted {
+                        Ok(done) => Some(done),
+                        Err(errors) => {
+                            let what = if is_tool { "tool" } else { "hook" };
+                            for e in errors {
+                                diags.push(
+                                    file.diag_at(e.span(), item.sig.ident.span(), e.to_string())
+                                        .note(format!(
+                                            "referenced as a {what} (`{}`) in {}",
+                                            r.text,
+                                            p.display.display()
+                                        )),
+                                );
+                            }
+                            None
+                        }
+                    };
+                    cache.lowered.insert(lkey.clone(), entry);
+                }
+                match cache.lowered.get(&lkey) {
+                    Some(Some((tokens, code))) => adapters.push(Adapter {
                         reference: r.text.clone(),
-                        tokens,
+                        tokens: tokens.clone(),
+                        code: code.clone(),
                         is_tool,
                     }),
-                    Err(errors) => {
-                        let what = if is_tool { "tool" } else { "hook" };
-                        for e in errors {
-                            diags.push(
-                                file.diag_at(e.span(), item.sig.ident.span(), e.to_string())
-                                    .note(format!(
-                                        "referenced as a {what} (`{}`) in {}",
-                                        r.text,
-                                        p.display.display()
-                                    )),
-                            );
-                        }
-                        continue;
-                    }
+                    _ => continue,
                 }
                 made.insert(key, ident.clone());
                 ident
