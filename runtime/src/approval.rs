@@ -525,6 +525,8 @@ impl TerminalApprover {
     }
 }
 
+static PROMPT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 impl Asker for TerminalApprover {
     fn ask<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
         use std::io::IsTerminal;
@@ -543,6 +545,8 @@ impl Asker for TerminalApprover {
             if !allow && !std::io::stdin().is_terminal() {
                 return Answer::Deny("approval needs a terminal, and there is none".to_owned());
             }
+            // One question at a time, even when calls run concurrently.
+            let _turn = PROMPT.lock().await;
             let asked = tokio::task::spawn_blocking(move || {
                 use std::io::{BufRead, Write};
                 let stdin = std::io::stdin();
