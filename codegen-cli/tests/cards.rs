@@ -414,7 +414,7 @@ fn explain_prints_each_chain_in_run_order() {
     let add_one = add_one.split("\n\n").next().unwrap();
     assert_eq!(
         add_one,
-        " (function, tools.rs:add_one)\n  1. hooks.rs:audit_hook [match *, fail_closed]\n  2. hooks.rs:clamp [match add_*, fail_open, timeout 500 ms]\n  -> add_one"
+        " (function, tools.rs:add_one)\n  1. hooks.rs:audit_hook [match *, fail_closed]\n  2. hooks.rs:clamp [match add_*, fail_open, timeout 500 ms]\n  3. hooks.rs:tag [match *, fail_closed]\n  -> add_one"
     );
     assert!(text.contains(
         "(not applied: hooks.rs:clamp [match add_*, fail_open, timeout 500 ms] does not match)"

@@ -45,12 +45,12 @@ fn card_tools_have_their_functions_schemas_and_docs() {
 
 #[test]
 fn card_hooks_run_in_declared_order_around_the_tool() {
-    // audit_hook (outer) -> clamp (pre, match add_*) -> add_one.
+    // audit_hook (outer) -> clamp (pre, match add_*) -> tag -> add_one.
     let result = run(PmoOrchestrator.tools(), "add_one", r#"{"x": 50}"#);
     assert!(!result.is_error);
-    assert_eq!(result.text_content(), "11 [audit]");
+    assert_eq!(result.text_content(), "11 [tag] [audit]");
     let result = run(PmoOrchestrator.tools(), "add_one", r#"{"x": 2}"#);
-    assert_eq!(result.text_content(), "3 [audit]");
+    assert_eq!(result.text_content(), "3 [tag] [audit]");
     // NY has no hooks.
     let result = run(
         NyProjectManager.tools(),
@@ -113,5 +113,88 @@ fn card_fields_reach_the_agent_config() {
             .as_ref()
             .map(|s| s["required"].clone()),
         Some(serde_json::json!(["message"]))
+    );
+}
+
+/// The PMO orchestrator again, declared with `#[agent]` over the same
+/// functions (as `#[tool]`/`#[hook]`), to show that the card and the macro
+/// go through one emitter: same tools, schemas and hook order. (Children
+/// are agent types in `#[agent]`, names in cards, so `agents` is left out.)
+mod twin {
+    use hookwire::{Decision, Next, Outcome, ToolArgs, ToolContext};
+
+    /// Adds one to `x`.
+    #[hookwire::tool]
+    pub fn add_one(x: i64) -> hookwire::Json<i64> {
+        hookwire::Json(x + 1)
+    }
+
+    /// Tags every result with `[audit]`.
+    #[hookwire::hook]
+    pub async fn audit_hook(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+        let mut outcome = next.run(cx, args).await;
+        if let Ok(result) = &mut outcome {
+            result.append_text(" [audit]");
+        }
+        outcome
+    }
+
+    /// Clamps `x` to at most 10.
+    #[hookwire::hook]
+    pub async fn clamp(_cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+        if args
+            .get("x")
+            .and_then(|v| v.as_i64())
+            .is_some_and(|x| x > 10)
+        {
+            let _ = args.insert("x", 10.into());
+        }
+        Decision::Continue
+    }
+
+    /// Tags every result with `[tag]`.
+    #[hookwire::hook]
+    pub async fn tag(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+        let mut outcome = next.run(cx, args).await;
+        if let Ok(result) = &mut outcome {
+            result.append_text(" [tag]");
+        }
+        outcome
+    }
+
+    /// The PMO orchestrator, declared in Rust.
+    #[hookwire::agent(
+        name = "PMO-orchestrator",
+        instruction = "Get project updates from the New York and London project managers and include the current time.",
+        default = true,
+        servers = ["time"],
+        tools(time = ["get_time"]),
+        function_tools = [add_one],
+        tool_hooks = [audit_hook, clamp(match = "add_*", on_failure = "open", timeout_ms = 500), tag],
+        max_parallel = 128,
+        child_timeout_sec = 120,
+        max_display_instances = 20,
+    )]
+    pub struct PmoMacro;
+}
+
+#[test]
+fn the_card_and_the_macro_give_the_same_agent() {
+    let card = PmoOrchestrator.tools().definitions();
+    let macro_ = twin::PmoMacro.tools().definitions();
+    assert_eq!(card, macro_, "same names, descriptions and schemas");
+    for args in [r#"{"x": 50}"#, r#"{"x": 2}"#, r#"{"x": "ten"}"#, "[]"] {
+        let a = run(PmoOrchestrator.tools(), "add_one", args);
+        let b = run(twin::PmoMacro.tools(), "add_one", args);
+        assert_eq!(a, b, "same outcome (and so the same hook order) for {args}");
+    }
+    let (a, b) = (PmoOrchestrator.config(), twin::PmoMacro.config());
+    assert_eq!(
+        (&a.name, &a.instruction, a.default, &a.servers, &a.mcp_tools),
+        (&b.name, &b.instruction, b.default, &b.servers, &b.mcp_tools)
+    );
+    assert_eq!(
+        (a.max_parallel, a.child_timeout, a.max_display_instances),
+        (b.max_parallel, b.child_timeout, b.max_display_instances)
     );
 }

@@ -17,3 +17,13 @@ pub async fn clamp(_cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
     }
     Decision::Continue
 }
+
+/// Tags every result with `[tag]` (declared after `audit_hook`, so it runs
+/// inside it).
+pub async fn tag<N: Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {
+    let mut outcome = next.run(cx, args).await;
+    if let Ok(result) = &mut outcome {
+        result.append_text(" [tag]");
+    }
+    outcome
+}
