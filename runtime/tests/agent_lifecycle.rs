@@ -467,3 +467,25 @@ async fn runner_hooks_run_after_the_agents_hooks() {
     runner.run("x").await.unwrap();
     assert_eq!(*log.lock().unwrap(), ["agent", "runner"]);
 }
+
+#[tokio::test]
+async fn for_tools_where_selects_with_a_function() {
+    use hookwire::ToolSource;
+    use hookwire::agent::lifecycle::ForToolsWhere;
+    let log: Log = Arc::default();
+    let ran: Log = Arc::default();
+    let hook = ForToolsWhere::new(
+        |tool: &str, source: ToolSource| tool == "add" && source == ToolSource::Function,
+        Fixed("add-only", Decision::Deny("no adding".into()), log.clone()),
+    );
+    let model =
+        ScriptedModel::from_turns([Turn::call("add", json!({"a": 1, "b": 1})), Turn::text("ok")]);
+    let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), model);
+    runner.run("x").await.unwrap();
+    assert_eq!(*log.lock().unwrap(), ["add-only"]);
+    assert!(ran.lock().unwrap().is_empty());
+    assert_eq!(
+        runner.history()[2].text(),
+        "tool call denied by `add-only`: no adding"
+    );
+}

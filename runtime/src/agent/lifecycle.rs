@@ -477,3 +477,74 @@ impl<H: LifecycleHooks> LifecycleHooks for ForTools<H> {
         self.hook.name()
     }
 }
+
+/// Like [`ForTools`], with the selection as a function instead of a
+/// [`Matcher`]: what generated code uses when the matcher was resolved at
+/// code generation time (no parsing, no regex at run time).
+///
+/// ```
+/// use hookwire::agent::lifecycle::{ForToolsWhere, LifecycleHooks};
+/// use hookwire::ToolSource;
+/// struct Audit;
+/// impl LifecycleHooks for Audit {}
+/// let only_mcp = ForToolsWhere::new(|_tool: &str, source: ToolSource| source == ToolSource::Mcp, Audit);
+/// # let _ = only_mcp;
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct ForToolsWhere<P, H> {
+    select: P,
+    hook: H,
+}
+
+impl<P: Fn(&str, ToolSource) -> bool + Send + Sync, H> ForToolsWhere<P, H> {
+    /// `hook`, for the tools `select` accepts.
+    pub const fn new(select: P, hook: H) -> Self {
+        Self { select, hook }
+    }
+}
+
+impl<P: Fn(&str, ToolSource) -> bool + Send + Sync, H: LifecycleHooks> LifecycleHooks
+    for ForToolsWhere<P, H>
+{
+    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook.execution_start(cx)
+    }
+    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook.user_prompt_submit(cx)
+    }
+    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook.step_start(cx)
+    }
+    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
+        self.hook.step_end(cx)
+    }
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        if (self.select)(cx.tool, cx.source) {
+            decide(&self.hook, cx).await
+        } else {
+            Decision::Continue
+        }
+    }
+    async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
+        if (self.select)(&cx.call.name, cx.source) {
+            self.hook.post_tool_use(cx).await;
+        }
+    }
+    async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
+        if (self.select)(&cx.call.name, cx.source) {
+            self.hook.post_tool_failure(cx).await;
+        }
+    }
+    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
+        self.hook.stop(cx)
+    }
+    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
+        self.hook.agent_failed(cx)
+    }
+    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
+        self.hook.execution_end(cx)
+    }
+    fn name(&self) -> &'static str {
+        self.hook.name()
+    }
+}
