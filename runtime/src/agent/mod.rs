@@ -20,12 +20,14 @@
 //! history, so that every tool call in the history has its result.
 
 mod as_tool;
+mod basic;
 mod decl;
 pub mod inject;
 pub mod lifecycle;
 mod runner;
 
 pub use as_tool::{AgentTool, agent_tool_name};
+pub use basic::BasicAgent;
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use runner::{
