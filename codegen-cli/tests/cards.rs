@@ -461,3 +461,26 @@ fn env_references_are_resolved_with_defaults() {
     assert_eq!(loaded.cards[0].spec.name, "from-env");
     assert_eq!(loaded.cards[0].spec.model.as_deref(), Some("scripted"));
 }
+
+#[test]
+fn parallel_generation_gives_the_same_files_as_serial() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixtures().join("good/tools.rs"),
+        dir.path().join("tools.rs"),
+    )
+    .unwrap();
+    for i in 0..250 {
+        std::fs::write(
+            dir.path().join(format!("c{i:03}.md")),
+            format!("---\nname: c{i}\nfunction_tools: [tools.rs:add_one]\n---\nCard {i}.\n"),
+        )
+        .unwrap();
+    }
+    let loaded = cards::load_dir(dir.path()).unwrap();
+    let opts = BuildOptions::new(dir.path().join("out"));
+    let serial = cards::generate(&loaded, &opts).unwrap();
+    let parallel = cards::generate_parallel(dir.path(), &loaded, &opts).unwrap();
+    assert_eq!(serial.len(), 251);
+    assert_eq!(serial, parallel);
+}

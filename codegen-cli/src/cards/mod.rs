@@ -26,7 +26,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use build::{
-    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, build, generate, write_all,
+    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, build, generate,
+    generate_parallel, write_all,
 };
 pub use diag::{Diagnostic, did_you_mean, line_col};
 pub use fields::FIELDS;

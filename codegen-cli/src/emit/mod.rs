@@ -146,6 +146,19 @@ fn parse_path(text: &str, what: &str, span: Span) -> syn::Result<syn::Type> {
         .map_err(|e| syn::Error::new(span, format!("invalid {what} type `{text}`: {e}")))
 }
 
+/// [`parse_path`], respanning only when the front end gave a span.
+fn parse_path_at(text: &str, what: &str, info: &crate::spec::SpanInfo) -> syn::Result<syn::Type> {
+    match info {
+        Some(span) => parse_path(text, what, *span),
+        None => syn::parse_str::<syn::Type>(text).map_err(|e| {
+            syn::Error::new(
+                Span::call_site(),
+                format!("invalid {what} type `{text}`: {e}"),
+            )
+        }),
+    }
+}
+
 fn parse_expr(text: &str, what: &str, span: Span) -> syn::Result<syn::Expr> {
     syn::parse_str::<syn::Expr>(text)
         .map_err(|e| syn::Error::new(span, format!("invalid {what} expression `{text}`: {e}")))
@@ -172,6 +185,7 @@ fn usize_lit(n: u64, what: &str, span: Span) -> syn::Result<Literal> {
         .map_err(|_| syn::Error::new(span, format!("`{what}` is too large: {n}")))
 }
 
+#[derive(Clone)]
 struct Hook {
     ty: syn::Type,
     init: TokenStream,
@@ -179,7 +193,7 @@ struct Hook {
 
 fn lower_hook(krate: &syn::Path, r: &HookRef) -> syn::Result<Hook> {
     let span = span_of(&r.span);
-    let base = parse_path(&r.ty, "hook", span)?;
+    let base = parse_path_at(&r.ty, "hook", &r.span)?;
     let base_init = match &r.init {
         Some(init) => {
             let e = parse_expr(init, "hook", span)?;
@@ -263,6 +277,13 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let vis = &opts.vis;
 
     let mut checks = Vec::new();
+    // Agent-level hooks are lowered once (and so checked even if they match
+    // no static tool), then reused in every chain they are part of.
+    let agent_hooks = spec
+        .tool_hooks
+        .iter()
+        .map(|h| lower_hook(krate, h))
+        .collect::<syn::Result<Vec<_>>>()?;
     let mut seen = HashSet::new();
     let mut lowered = Vec::new();
     for tool in &spec.function_tools {
@@ -276,7 +297,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 ),
             ));
         }
-        lowered.push(lower_tool(krate, spec, tool, &mut checks)?);
+        lowered.push(lower_tool(krate, spec, &agent_hooks, tool, &mut checks)?);
     }
     let mut agent_checks = Vec::new();
     for child in &spec.agents {
@@ -289,8 +310,6 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         }
     }
     for hook in &spec.tool_hooks {
-        // Hooks that match no static tool are still checked.
-        lower_hook(krate, hook)?;
         hook_check(hook, &mut checks)?;
     }
 
@@ -355,7 +374,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
 fn hook_check(hook: &HookRef, checks: &mut Vec<TokenStream>) -> syn::Result<()> {
     let span = span_of(&hook.span);
-    let ty = parse_path(&hook.ty, "hook", span)?;
+    let ty = parse_path_at(&hook.ty, "hook", &hook.span)?;
     let check = match hook.kind {
         HookKind::Around => quote_spanned!(span=> __hookwire_assert_hook::<#ty>();),
         HookKind::Pre => quote_spanned!(span=> __hookwire_assert_pre_hook::<#ty>();),
@@ -368,11 +387,12 @@ fn hook_check(hook: &HookRef, checks: &mut Vec<TokenStream>) -> syn::Result<()> 
 fn lower_tool(
     krate: &syn::Path,
     spec: &AgentSpec,
+    agent_hooks: &[Hook],
     tool: &ToolRef,
     checks: &mut Vec<TokenStream>,
 ) -> syn::Result<Lowered> {
     let span = span_of(&tool.span);
-    let ty = parse_path(&tool.ty, "tool", span)?;
+    let ty = parse_path_at(&tool.ty, "tool", &tool.span)?;
     checks.push(quote_spanned!(span=> __hookwire_assert_tool::<#ty>();));
     for hook in &tool.hooks {
         hook_check(hook, checks)?;
@@ -387,7 +407,12 @@ fn lower_tool(
     let chain = spec.resolved_chain(&tool.name, tool.source, &tool.hooks);
     let hooks = chain
         .into_iter()
-        .map(|h| lower_hook(krate, h))
+        .map(
+            |h| match spec.tool_hooks.iter().position(|a| std::ptr::eq(a, h)) {
+                Some(i) => Ok(agent_hooks[i].clone()),
+                None => lower_hook(krate, h),
+            },
+        )
         .collect::<syn::Result<Vec<_>>>()?;
     let mut chain_ty = quote!(#krate::ToolHandler<#ty>);
     let mut chain_init = quote!(#krate::ToolHandler(#init));
