@@ -277,3 +277,41 @@ async fn orchestrator_history_flows_to_the_child_and_back() {
     assert!(out.trace.iter().any(|e| matches!(e,
         hookwire::agent::TraceEvent::ToolCall { source: ToolSource::Agent, tool, .. } if tool == "agent__Sub")));
 }
+
+#[tokio::test]
+async fn history_source_messages_starts_the_child_from_the_messages_argument() {
+    let tool = ToolHandler(AgentTool::new(
+        || {
+            let mut a = child("Reader");
+            a.config = a
+                .config
+                .clone()
+                .with_history_source(HistorySource::Messages);
+            a
+        },
+        Arc::new(Memory),
+    ));
+    let r = call(
+        &tool,
+        "1",
+        json!({"message": "c", "messages": [
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "b"}
+        ]}),
+    )
+    .await;
+    assert_eq!(r.text_content(), "a+b+c");
+    assert_eq!(
+        tool.0.definition().input_schema["properties"]["messages"]["type"],
+        "array"
+    );
+    let bad = call(
+        &tool,
+        "2",
+        json!({"message": "c", "messages": [{"role": "robot"}]}),
+    )
+    .await;
+    assert!(bad.is_error);
+    assert!(bad.text_content().contains("at `messages`"), "{bad:?}");
+}

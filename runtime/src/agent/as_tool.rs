@@ -202,6 +202,18 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> Tool for AgentTool<F> {
     fn input_schema(&self) -> Value {
         match &self.input_schema {
             Some(schema) => schema.clone(),
+            None if self.history_source == HistorySource::Messages => json!({
+                "type": "object",
+                "properties": {
+                    "message": {"type": "string", "description": "The message for the agent."},
+                    "messages": {
+                        "type": "array",
+                        "description": "The conversation the agent starts from: {role, content} objects.",
+                        "items": {"type": "object"}
+                    }
+                },
+                "required": ["message"],
+            }),
             None => json!({
                 "type": "object",
                 "properties": {"message": {"type": "string", "description": "The message for the agent."}},
