@@ -315,3 +315,22 @@ async fn history_source_messages_starts_the_child_from_the_messages_argument() {
     assert!(bad.is_error);
     assert!(bad.text_content().contains("at `messages`"), "{bad:?}");
 }
+
+#[tokio::test]
+async fn a_child_whose_model_cannot_be_set_up_gives_error_results() {
+    let tool = ToolHandler(AgentTool::with_configured_model(|| {
+        let mut a = child("Scripted");
+        a.config = a.config.clone().with_model("scripted:/no/such/script.yaml");
+        a
+    }));
+    let r = call(&tool, "1", json!({"message": "hi"})).await;
+    assert!(r.is_error);
+    assert!(r.text_content().contains("/no/such/script.yaml"), "{r:?}");
+    let echo = ToolHandler(AgentTool::with_configured_model(|| child("Echo")));
+    assert_eq!(
+        call(&echo, "1", json!({"message": "hi"}))
+            .await
+            .text_content(),
+        "hi"
+    );
+}

@@ -73,6 +73,19 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
         Self::with_model_factory(factory, move || model.clone())
     }
 
+    /// The child with the model its configuration names (`HOOKWIRE_MODEL`,
+    /// else the config's `model`, else `passthrough`; see
+    /// [`model::for_agent`](crate::model::for_agent)), resolved once, here.
+    /// A model that cannot be set up (a missing script file, say) makes
+    /// every call an error result naming the problem; nothing panics.
+    pub fn with_configured_model(factory: F) -> Self {
+        let model = match crate::model::for_agent(factory().config(), None) {
+            Ok(model) => model,
+            Err(error) => Arc::new(Broken(error)),
+        };
+        Self::new(factory, model)
+    }
+
     /// Like [`new`](Self::new), with a fresh model per call too.
     pub fn with_model_factory(
         factory: F,
@@ -174,6 +187,23 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
                 })?,
             },
         })
+    }
+}
+
+/// A model that could not be set up: every request fails with the reason.
+struct Broken(crate::model::ModelError);
+
+impl Model for Broken {
+    fn name(&self) -> &str {
+        "unavailable"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        _request: crate::model::ModelRequest<'a>,
+    ) -> crate::approval::BoxFuture<'a, Result<crate::model::ModelResponse, crate::model::ModelError>>
+    {
+        Box::pin(std::future::ready(Err(self.0.clone())))
     }
 }
 
