@@ -246,3 +246,24 @@ async fn a_lifecycle_ask_can_pause_too_and_a_paused_run_refuses_new_prompts() {
     assert_eq!(*ran.lock().unwrap(), ["status db"]);
     assert!(matches!(runner.resume().await, Err(RunError::NotPaused)));
 }
+
+#[tokio::test]
+async fn an_inconsistent_imported_state_does_not_panic() {
+    let (mut state, _) = pause().await;
+    // Drop the saved results: every call of the step runs again on resume.
+    if let Some(step) = state.pending_step.as_mut() {
+        step.results.clear();
+    }
+    state.approvals.pending.clear();
+    state
+        .approvals
+        .resolved
+        .insert("call_0_1".into(), Resolution::Approve);
+    let ran: Log = Arc::default();
+    let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
+        .with_max_parallel(1)
+        .import_state(state);
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.text, "prod deployed");
+    assert_eq!(*ran.lock().unwrap(), ["status prod", "deploy prod"]);
+}

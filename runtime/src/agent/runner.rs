@@ -760,6 +760,8 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 }
             };
 
+            // An imported state may be inconsistent: one slot per call.
+            results.resize(calls.len(), None);
             // Run the calls that have no result yet, concurrently, in order.
             let parent = Arc::new(ParentRun {
                 history: self.history.clone(),
