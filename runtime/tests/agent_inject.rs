@@ -237,3 +237,19 @@ fn unknown_events_and_a_zero_ttl_are_rejected() {
     );
     assert_eq!(hook.frequency, Frequency::AppendIfChanged, "the default");
 }
+
+#[tokio::test]
+async fn extreme_numbers_in_a_hook_entry_do_not_panic() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let value = Arc::new(std::sync::Mutex::new("v".to_owned()));
+    let mut hook = memory_hook().with_ttl_minutes(u64::MAX);
+    hook.timeout_sec = Some(f64::INFINITY);
+    let mut nan = memory_hook().with_frequency(Frequency::Always);
+    nan.timeout_sec = Some(f64::NAN);
+    let mut runner = Runner::new(agent(calls, value, vec![hook, nan]), PassthroughModel);
+    let out = runner.run("x").await.unwrap();
+    let acts = actions(&out.trace);
+    assert_eq!(acts[0], InjectionAction::Appended);
+    // A zero timeout may or may not let the tool finish; either way the run goes on.
+    assert_eq!(out.text, "x");
+}

@@ -267,6 +267,8 @@ pub enum InjectionAction {
     Skipped(String),
 }
 
+const YEAR: Duration = Duration::from_secs(365 * 24 * 3600);
+
 fn expiry_of(id: &str, prefix: &str) -> Option<u64> {
     id.strip_prefix(prefix)?
         .strip_prefix("_exp")?
@@ -291,7 +293,7 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
     let now = clock.now_unix();
     let ttl = hook
         .refresh_condition
-        .map(|RefreshCondition::Ttl { ttl_minutes }| ttl_minutes.max(1) * 60);
+        .map(|RefreshCondition::Ttl { ttl_minutes }| ttl_minutes.max(1).saturating_mul(60));
     if ttl.is_some() {
         let last = history.iter().rev().find_map(|m| match m {
             Message::Tool { tool_call_id, .. } if tool_call_id.starts_with(&prefix) => {
@@ -306,7 +308,7 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
         }
     }
     let id = match ttl {
-        Some(ttl) => format!("{prefix}_exp{}_{counter}", now + ttl),
+        Some(ttl) => format!("{prefix}_exp{}_{counter}", now.saturating_add(ttl)),
         None => format!("{prefix}_{counter}"),
     };
     let call = ToolCall::new(
@@ -314,7 +316,11 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
         name.clone(),
         ToolArgs::from_map(hook.arguments.clone()),
     );
-    let limit = Duration::from_secs_f64(hook.timeout_sec.unwrap_or(30.0).max(0.0));
+    // Any number from a configuration is accepted: NaN and negatives mean
+    // zero, anything past a year means a year.
+    let limit = Duration::try_from_secs_f64(hook.timeout_sec.unwrap_or(30.0).max(0.0))
+        .unwrap_or(YEAR)
+        .min(YEAR);
     let outcome = tokio::time::timeout(limit, tools.dispatch(scope, call.clone())).await;
     let result: ToolResult = match outcome {
         Ok(Ok(result)) if !result.is_error => result,
