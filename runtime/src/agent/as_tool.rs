@@ -104,7 +104,7 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
             input_schema: config.tool_input_schema.clone(),
             semaphore: config
                 .max_parallel
-                .map(|n| Arc::new(Semaphore::new(n.max(1)))),
+                .map(|n| Arc::new(Semaphore::new(n.clamp(1, Semaphore::MAX_PERMITS)))),
             timeout: config.child_timeout,
             history_source: config.history_source,
             merge_target: config.history_merge_target,
@@ -135,7 +135,7 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
 
     /// Overrides `max_parallel`.
     pub fn with_max_parallel(mut self, n: usize) -> Self {
-        self.semaphore = Some(Arc::new(Semaphore::new(n.max(1))));
+        self.semaphore = Some(Arc::new(Semaphore::new(n.clamp(1, Semaphore::MAX_PERMITS))));
         self
     }
 
