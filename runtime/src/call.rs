@@ -151,7 +151,7 @@ impl ToolArgs {
                 // serde accepts a struct from a JSON array too; a tool's
                 // arguments must be an object.
                 let text = json_text(text);
-                if !text.trim_start().starts_with('{') {
+                if !(text.starts_with('{') || text.trim_start().starts_with('{')) {
                     let error = parse_object(text).err().unwrap_or_else(|| {
                         ToolError::invalid_arguments("", None, "arguments must be a JSON object")
                     });
@@ -182,7 +182,12 @@ impl ToolArgs {
 }
 
 fn json_text(text: &str) -> &str {
-    if text.trim().is_empty() { "{}" } else { text }
+    // A model's arguments nearly always start with `{`: no need to scan them.
+    if text.starts_with('{') || !text.trim().is_empty() {
+        text
+    } else {
+        "{}"
+    }
 }
 
 fn parse_object(text: &str) -> Result<Map<String, Value>, ToolError> {

@@ -48,6 +48,29 @@ impl ToolContext {
         }
     }
 
+    /// A context with its whole identity at once: what a tool set builds for
+    /// every call, without the placeholder names `new` starts with.
+    pub(crate) fn scoped(
+        tool: Cow<'static, str>,
+        source: ToolSource,
+        tool_use_id: String,
+        agent: Arc<str>,
+        server: Option<Arc<str>>,
+        correlation_id: Arc<str>,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Self {
+        Self {
+            agent,
+            server,
+            tool,
+            source,
+            tool_use_id,
+            correlation_id,
+            approver,
+            extensions: Extensions::new(),
+        }
+    }
+
     /// Sets the agent's name.
     pub fn with_agent(mut self, agent: Arc<str>) -> Self {
         self.agent = agent;

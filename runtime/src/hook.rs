@@ -144,28 +144,47 @@ impl<H, N> Layer<H, N> {
 impl<H: Hook, N: Handler> Handler for Layer<H, N> {
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
-        CatchPanic {
-            future: self.hook.around(cx, args, Next::new(&self.inner)),
-            hook: &self.hook,
-        }
+        let hook = &self.hook;
+        CatchPanic::new(
+            hook.around(cx, args, Next::new(&self.inner)),
+            move |message| ToolError::HookFailed {
+                hook: hook.name().into(),
+                message,
+            },
+        )
     }
 }
 
 pin_project_lite::pin_project! {
-    /// A hook's future with its panics caught: a panic while it is polled
-    /// becomes [`ToolError::HookFailed`] naming the hook.
+    /// A future with its panics caught: a panic while it is polled becomes
+    /// the outcome `Err(on_panic(message))`.
     ///
     /// A named future rather than `catch_unwind().map(..)`: polling it is one
     /// `catch_unwind` around the inner poll, which inlines through a whole
     /// chain, and the outcome is not copied through combinator states.
-    struct CatchPanic<'h, F, H> {
+    pub(crate) struct CatchPanic<F, E> {
         #[pin]
         future: F,
-        hook: &'h H,
+        on_panic: E,
     }
 }
 
-impl<F: Future<Output = Outcome>, H: Hook> Future for CatchPanic<'_, F, H> {
+impl<F, E> CatchPanic<F, E>
+where
+    F: Future<Output = Outcome>,
+    E: Fn(String) -> ToolError,
+{
+    /// `future`, with a panic turned into `Err(on_panic(message))`.
+    pub(crate) fn new(future: F, on_panic: E) -> Self {
+        Self { future, on_panic }
+    }
+}
+
+impl<F, E> Future for CatchPanic<F, E>
+where
+    F: Future<Output = Outcome>,
+    E: Fn(String) -> ToolError,
+{
     type Output = Outcome;
 
     #[inline(always)]
@@ -174,19 +193,19 @@ impl<F: Future<Output = Outcome>, H: Hook> Future for CatchPanic<'_, F, H> {
         let future = this.future;
         match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(poll) => poll,
-            Err(payload) => Poll::Ready(Err(hook_panicked(this.hook.name(), payload))),
+            Err(payload) => Poll::Ready(Err(panicked(this.on_panic, payload))),
         }
     }
 }
 
-/// The error for a hook that panicked; out of line, off the hot path.
+/// The error for a future that panicked; out of line, off the hot path.
 #[cold]
 #[inline(never)]
-fn hook_panicked(hook: &'static str, payload: Box<dyn std::any::Any + Send>) -> ToolError {
-    ToolError::HookFailed {
-        hook: hook.into(),
-        message: panic_message(&*payload),
-    }
+fn panicked<E: Fn(String) -> ToolError>(
+    on_panic: &E,
+    payload: Box<dyn std::any::Any + Send>,
+) -> ToolError {
+    on_panic(panic_message(&*payload))
 }
 
 /// Builds a chain from hooks in declared order (outermost first) around a

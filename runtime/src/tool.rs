@@ -1,22 +1,19 @@
 //! Tools: a name, a description, a JSON Schema and an async call with typed
 //! arguments.
 
-use std::borrow::Cow;
-use std::fmt::Display;
-use std::future::Future;
-use std::marker::PhantomData;
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::future::Future;
+use std::marker::PhantomData;
 
 use crate::call::{Outcome, ToolArgs, ToolResult};
 use crate::context::{ToolContext, ToolSource};
-use crate::error::{ToolError, panic_message};
-use crate::hook::Handler;
+use crate::error::ToolError;
+use crate::hook::{CatchPanic, Handler};
 
 /// A tool as the model sees it: name, description and the JSON Schema of its
 /// arguments.
@@ -195,14 +192,14 @@ impl<T: Tool> Handler for ToolHandler<T> {
     async fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> Outcome {
         let tool = &self.0;
         let typed = args.parse::<T::Args>(tool.name())?;
-        match AssertUnwindSafe(tool.call(cx, typed)).catch_unwind().await {
-            Ok(outcome) => outcome.map_err(|e| e.with_tool(tool.name())),
-            Err(payload) => Err(ToolError::tool_message(
-                tool.name(),
-                panic_message(&*payload),
-                false,
-            )),
-        }
+        // The text is parsed: free it before the tool runs, and keep it out
+        // of this future's state.
+        drop(args);
+        let outcome = CatchPanic::new(tool.call(cx, typed), |message| {
+            ToolError::tool_message(tool.name(), message, false)
+        })
+        .await;
+        outcome.map_err(|e| e.with_tool(tool.name()))
     }
 }
 

@@ -52,11 +52,15 @@ impl CallScope {
         server: Option<Arc<str>>,
         tool_use_id: String,
     ) -> ToolContext {
-        ToolContext::new(tool, source, tool_use_id)
-            .with_agent(self.agent.clone())
-            .with_server(server)
-            .with_correlation_id(self.correlation_id.clone())
-            .with_approver(self.approver.clone())
+        ToolContext::scoped(
+            tool,
+            source,
+            tool_use_id,
+            self.agent.clone(),
+            server,
+            self.correlation_id.clone(),
+            self.approver.clone(),
+        )
     }
 }
 
@@ -197,7 +201,9 @@ impl<C: Handler, R: Routes> Routes for Route<C, R> {
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         if call.name == self.name {
-            let mut cx = scope.context(self.name.clone(), self.source, None, call.id);
+            // The name the model sent is this route's name: move it into the
+            // context rather than copying ours.
+            let mut cx = scope.context(Cow::Owned(call.name), self.source, None, call.id);
             self.chain.call(&mut cx, call.arguments).await
         } else {
             self.rest.dispatch(scope, call).await
