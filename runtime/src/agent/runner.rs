@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tracing::Instrument;
@@ -560,23 +560,35 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             }
             let agent_name = self.agent.config().name.clone();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-            let flow = hooks
-                .execution_start(&mut ExecutionStart {
+            let flow = caught(
+                "execution_start",
+                hooks.execution_start(&mut ExecutionStart {
                     agent: &agent_name,
                     correlation_id: &self.scope.correlation_id,
                     history: &mut self.history,
-                })
-                .await;
+                }),
+            )
+            .await
+            .unwrap_or_else(|m| {
+                Flow::Stop(format!("a lifecycle hook panicked in execution_start: {m}"))
+            });
             if let Flow::Stop(reason) = flow {
                 drop(hooks);
                 return self.finish_stopped("execution_start", reason, None).await;
             }
-            let flow = hooks
-                .user_prompt_submit(&mut PromptSubmit {
+            let flow = caught(
+                "user_prompt_submit",
+                hooks.user_prompt_submit(&mut PromptSubmit {
                     agent: &agent_name,
                     prompt: &mut prompt,
-                })
-                .await;
+                }),
+            )
+            .await
+            .unwrap_or_else(|m| {
+                Flow::Stop(format!(
+                    "a lifecycle hook panicked in user_prompt_submit: {m}"
+                ))
+            });
             drop(hooks);
             if let Flow::Stop(reason) = flow {
                 return self
@@ -670,13 +682,18 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     let started = Instant::now();
                     let step_span = tracing::info_span!("hookwire.step", agent = %agent_name, step);
                     let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-                    let flow = hooks
-                        .step_start(&mut StepStart {
+                    let flow = caught(
+                        "step_start",
+                        hooks.step_start(&mut StepStart {
                             agent: &agent_name,
                             step,
                             history: &mut self.history,
-                        })
-                        .await;
+                        }),
+                    )
+                    .await
+                    .unwrap_or_else(|m| {
+                        Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}"))
+                    });
                     drop(hooks);
                     if let Flow::Stop(reason) = flow {
                         return self.finish_stopped("step_start", reason, None).await;
@@ -706,23 +723,28 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     if response.tool_calls.is_empty() {
                         self.history.push(Message::assistant(response.text.clone()));
                         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-                        let decision = hooks
-                            .stop(&StopEvent {
+                        let decision = caught(
+                            "stop",
+                            hooks.stop(&StopEvent {
                                 agent: &agent_name,
                                 answer: &response.text,
                                 step,
                                 forced_continues: forced,
-                            })
-                            .await;
-                        hooks
-                            .step_end(&StepEnd {
+                            }),
+                        )
+                        .await
+                        .unwrap_or(StopDecision::Allow);
+                        let _ = caught(
+                            "step_end",
+                            hooks.step_end(&StepEnd {
                                 agent: &agent_name,
                                 step,
                                 response: &response,
                                 tool_results: &[],
                                 elapsed: started.elapsed(),
-                            })
-                            .await;
+                            }),
+                        )
+                        .await;
                         drop(hooks);
                         match decision {
                             StopDecision::Continue(message)
@@ -826,15 +848,17 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             };
             self.history.extend(merged);
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-            hooks
-                .step_end(&StepEnd {
+            let _ = caught(
+                "step_end",
+                hooks.step_end(&StepEnd {
                     agent: &agent_name,
                     step,
                     response: &response,
                     tool_results: &tool_messages,
                     elapsed: started.elapsed(),
-                })
-                .await;
+                }),
+            )
+            .await;
             drop(hooks);
             if let Some((reason, hook)) = stopped {
                 return self.finish_stopped("pre_tool_use", reason, hook).await;
@@ -871,8 +895,14 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 step,
                 decided_by: None,
             };
-            let mut decision = decide(&hooks, &mut cx).await;
-            let mut decided_by = cx.decided_by.map(str::to_owned);
+            let (mut decision, mut decided_by) =
+                match caught("pre_tool_use", decide(&hooks, &mut cx)).await {
+                    Ok(decision) => (decision, cx.decided_by.map(str::to_owned)),
+                    Err(m) => (
+                        Decision::Deny(format!("a lifecycle hook panicked in pre_tool_use: {m}")),
+                        Some("lifecycle".to_owned()),
+                    ),
+                };
             if decision == Decision::Continue && self.approvals.is_required(&name) {
                 decision = Decision::Ask(format!("`{name}` needs approval"));
                 decided_by = Some("approval_settings".to_owned());
@@ -934,9 +964,9 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 };
                 if pending {
                 } else if failed {
-                    hooks.post_tool_failure(&mut post).await;
+                    let _ = caught("post_tool_failure", hooks.post_tool_failure(&mut post)).await;
                 } else {
-                    hooks.post_tool_use(&mut post).await;
+                    let _ = caught("post_tool_use", hooks.post_tool_use(&mut post)).await;
                 }
             }
             let (label, hook) = match &outcome {
@@ -1026,14 +1056,16 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             text: shown,
         });
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        hooks
-            .execution_end(&ExecutionEnd {
+        let _ = caught(
+            "execution_end",
+            hooks.execution_end(&ExecutionEnd {
                 agent: &self.scope.agent,
                 status: status.as_str(),
                 history: &self.history,
                 steps: self.steps,
-            })
-            .await;
+            }),
+        )
+        .await;
         drop(hooks);
         Ok(RunOutput {
             status,
@@ -1052,21 +1084,43 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             "agent run failed"
         );
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        hooks
-            .agent_failed(&AgentFailed {
+        let _ = caught(
+            "agent_failed",
+            hooks.agent_failed(&AgentFailed {
                 agent: &self.scope.agent,
                 error: &error,
-            })
-            .await;
-        hooks
-            .execution_end(&ExecutionEnd {
+            }),
+        )
+        .await;
+        let _ = caught(
+            "execution_end",
+            hooks.execution_end(&ExecutionEnd {
                 agent: &self.scope.agent,
                 status: "failed",
                 history: &self.history,
                 steps: self.steps,
-            })
-            .await;
+            }),
+        )
+        .await;
         Err(error)
+    }
+}
+
+/// Runs a lifecycle hook; a panic becomes `Err(message)`, logged, so that a
+/// hook never takes the run (or the process) down.
+async fn caught<T>(event: &'static str, fut: impl Future<Output = T>) -> Result<T, String> {
+    match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
+        Ok(value) => Ok(value),
+        Err(payload) => {
+            let message = crate::error::panic_message(&*payload);
+            tracing::error!(
+                target: "hookwire::audit",
+                event,
+                error = %message,
+                "lifecycle hook panicked"
+            );
+            Err(message)
+        }
     }
 }
 
