@@ -30,6 +30,11 @@
 //! hooks still run (and may deny). Rewrites of the arguments apply in
 //! declared order: each hook sees the rewrites of the hooks before it.
 //!
+//! A lifecycle hook that panics never takes the run down: in
+//! `pre_tool_use` the call is denied (fail closed); in an event that can
+//! block, the run stops with the panic as the reason; in an observing
+//! event the panic is logged (target `hookwire::audit`) and the run goes on.
+//!
 //! ```
 //! use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 //! use hookwire::Decision;
