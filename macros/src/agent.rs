@@ -260,14 +260,12 @@ fn path_text(path: &syn::Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
 }
 
-/// The type of an entry as generated code names it: through a check
-/// trait, so that an entry of the wrong kind is one error on its token and
-/// the chain built from it is silenced.
-fn checked(krate: &str, path: &syn::Path, check: &str, assoc: &str) -> String {
-    format!(
-        "<{} as {krate}::__private::check::{check}>::{assoc}",
-        path_text(path)
-    )
+/// The type of an entry as generated code names it. (Naming it through a
+/// check trait, `<T as IsHook>::Hook`, was tried: rustc then reports the
+/// failed projection once per use, which is worse than the emitter's own
+/// spanned check.)
+fn checked(_krate: &str, path: &syn::Path) -> String {
+    path_text(path)
 }
 
 fn last_name(path: &syn::Path) -> String {
@@ -319,9 +317,8 @@ fn entry_args<T: FromMeta>(entry: &Entry, what: &str, known: &[&str]) -> syn::Re
 }
 
 fn hook_ref(krate: &str, entry: &Entry) -> syn::Result<HookRef> {
-    let attr: HookEntryAttr = entry_args(entry, "tool_hooks entry", HOOK_ENTRY_KEYS)?;
-    let mut hook = HookRef::new(checked(krate, &entry.path, "IsHook", "Hook"))
-        .with_label(last_name(&entry.path));
+    let attr: HookEntryAttr = entry_args(entry, "this `tool_hooks` entry", HOOK_ENTRY_KEYS)?;
+    let mut hook = HookRef::new(checked(krate, &entry.path)).with_label(last_name(&entry.path));
     hook.span = Some(entry.path.span());
     if let Some(m) = &attr.matcher {
         hook = hook.with_match(&m.value()).map_err(|e| {
@@ -363,7 +360,7 @@ fn event_hook(entry: &Entry) -> syn::Result<EventHookSpec> {
             ),
         )
     })?;
-    let attr: EventHookAttr = entry_args(entry, "hooks entry", EVENT_HOOK_KEYS)?;
+    let attr: EventHookAttr = entry_args(entry, "this `hooks` entry", EVENT_HOOK_KEYS)?;
     let arguments = match &attr.arguments {
         Some(a) => {
             let text = a.value();
@@ -472,7 +469,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     }
     let (attr, lists) = split_lists(attr)?;
     let metas = NestedMeta::parse_meta_list(attr)?;
-    keys::check(&metas, "agent", AGENT_KEYS)?;
+    keys::check(&metas, "`#[agent(...)]`", AGENT_KEYS)?;
     let mut a = AgentAttr::from_list(&metas).map_err(syn::Error::from)?;
     for (key, span, entries) in lists {
         let slot = match key.as_str() {
@@ -529,7 +526,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
 
     let mut tool_names: Vec<(String, Span)> = Vec::new();
     for entry in &a.function_tools.0 {
-        match entry_args::<ToolEntryAttr>(entry, "function_tools entry", TOOL_ENTRY_KEYS) {
+        match entry_args::<ToolEntryAttr>(entry, "this `function_tools` entry", TOOL_ENTRY_KEYS) {
             Ok(t) => {
                 let tool_name = t
                     .name
@@ -551,8 +548,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                     continue;
                 }
                 tool_names.push((tool_name.clone(), entry.path.span()));
-                let mut tool =
-                    ToolRef::new(checked(&krate, &entry.path, "IsTool", "Tool"), tool_name);
+                let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
                 tool.span = Some(entry.path.span());
                 for h in &t.hooks.0 {
                     match hook_ref(&krate, h) {
@@ -566,14 +562,14 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         }
     }
     for entry in &a.agents.0 {
-        match entry_args::<AgentEntryAttr>(entry, "agents entry", AGENT_ENTRY_KEYS) {
+        match entry_args::<AgentEntryAttr>(entry, "this `agents` entry", AGENT_ENTRY_KEYS) {
             Ok(c) => {
                 let mut child = AgentRef::new(
                     c.name
                         .as_ref()
                         .map_or_else(|| last_name(&entry.path), syn::LitStr::value),
                 );
-                child.ty = Some(checked(&krate, &entry.path, "IsAgent", "Agent"));
+                child.ty = Some(checked(&krate, &entry.path));
                 child.span = Some(entry.path.span());
                 spec.agents.push(child);
             }

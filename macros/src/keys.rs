@@ -45,8 +45,9 @@ pub(crate) fn key_of(meta: &NestedMeta) -> Option<(String, proc_macro2::Span)> {
     Some((key, path.span()))
 }
 
-/// Checks every key of `#[attr(...)]` against `known`.
-pub(crate) fn check(metas: &[NestedMeta], attr: &str, known: &[&str]) -> syn::Result<()> {
+/// Checks every key of `where_` (`` `#[tool(...)]` ``, `` this `tool_hooks` entry ``)
+/// against `known`.
+pub(crate) fn check(metas: &[NestedMeta], where_: &str, known: &[&str]) -> syn::Result<()> {
     let mut errors: Option<syn::Error> = None;
     let mut seen = Vec::new();
     for meta in metas {
@@ -54,7 +55,7 @@ pub(crate) fn check(metas: &[NestedMeta], attr: &str, known: &[&str]) -> syn::Re
             None => Some(syn::Error::new(
                 meta.span(),
                 format!(
-                    "unexpected literal in `#[{attr}(...)]`: expected `key = value` with a key among {}",
+                    "unexpected literal in {where_}: expected `key = value` with a key among {}",
                     list(known)
                 ),
             )),
@@ -66,14 +67,14 @@ pub(crate) fn check(metas: &[NestedMeta], attr: &str, known: &[&str]) -> syn::Re
                 Some(syn::Error::new(
                     span,
                     format!(
-                        "unknown key `{key}` in `#[{attr}(...)]`: {hint}expected one of {}",
+                        "unknown key `{key}` in {where_}: {hint}expected one of {}",
                         list(known)
                     ),
                 ))
             }
             Some((key, span)) if seen.contains(&key) => Some(syn::Error::new(
                 span,
-                format!("duplicate key `{key}` in `#[{attr}(...)]`: give each key once"),
+                format!("duplicate key `{key}` in {where_}: give each key once"),
             )),
             Some((key, _)) => {
                 seen.push(key);

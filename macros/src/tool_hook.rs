@@ -49,6 +49,10 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    if item.sig.receiver().is_some() {
+        // A method: a stand-in struct cannot go inside an `impl`.
+        return error;
+    }
     let uses = used_paths(&item.sig);
     quote! {
         #error
@@ -117,7 +121,7 @@ pub(crate) fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let metas = NestedMeta::parse_meta_list(attr)?;
-    keys::check(&metas, "tool", TOOL_KEYS)?;
+    keys::check(&metas, "`#[tool(...)]`", TOOL_KEYS)?;
     let parsed = ToolAttr::from_list(&metas).map_err(syn::Error::from)?;
     let mut opts = ToolOptions::new(krate::hookwire(parsed.krate));
     opts.name = parsed.name;
@@ -139,7 +143,7 @@ pub(crate) fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand_hook(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let metas = NestedMeta::parse_meta_list(attr)?;
-    keys::check(&metas, "hook", HOOK_KEYS)?;
+    keys::check(&metas, "`#[hook(...)]`", HOOK_KEYS)?;
     let parsed = HookAttr::from_list(&metas).map_err(syn::Error::from)?;
     let mut opts = HookOptions::new(krate::hookwire(parsed.krate));
     opts.matcher = parsed.matcher;

@@ -68,6 +68,7 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     let args_ident = format_ident!("__HookwireArgs");
 
     let mut fields = Vec::new();
+    let mut checks = Vec::new();
     let mut idents = Vec::new();
     let mut call_args = Vec::new();
     let mut uses_cx = false;
@@ -82,10 +83,10 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 let doc_attr = (!doc.is_empty()).then(|| quote!(#[doc = #doc]));
                 // serde already treats a missing `Option` field as `None`, and
                 // schemars leaves it out of `required`.
-                // Through `check::Arg`, so a type that is not `Deserialize +
-                // JsonSchema` is one error on the user's type.
-                let checked = quote_spanned! {ty.span()=> #krate::__private::check::Arg<#ty> };
-                fields.push(quote! { #doc_attr pub #ident: #checked, });
+                fields.push(quote! { #doc_attr pub #ident: #ty, });
+                checks.push(quote_spanned! {ty.span()=>
+                    #krate::__private::check::tool_arg::<#ty>();
+                });
                 idents.push(ident.clone());
                 call_args.push(quote!(#ident));
             }
@@ -170,6 +171,13 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             #deny_unknown
             pub struct #args_ident {
                 #(#fields)*
+            }
+
+            // A parameter type that is not `Deserialize + JsonSchema` is
+            // reported here, on the user's type, in one sentence.
+            #[allow(dead_code)]
+            fn __hookwire_checks() {
+                #(#checks)*
             }
 
             impl #krate::Tool for #ty_ident {
