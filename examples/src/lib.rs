@@ -1,1 +1,11 @@
-//! Examples.
+//! Runnable hookwire examples.
+//!
+//! The PMO orchestrator from fast-agent's tool-hooks design note is declared
+//! twice, once with `#[hookwire::agent]` ([`pmo_macro`]) and once as
+//! AgentCards compiled by `cardgen` ([`pmo_cards`]); [`pmo`] runs either on
+//! the scripted model (offline) or on an OpenAI-compatible endpoint, and
+//! both print the same trace.
+
+pub mod pmo;
+pub mod pmo_cards;
+pub mod pmo_macro;

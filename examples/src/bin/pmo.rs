@@ -1,4 +1,91 @@
-//! The PMO orchestrator example (filled in as the agent loop lands).
-fn main() {
-    println!("hookwire PMO example: coming with the agent loop");
+//! The PMO orchestrator from fast-agent's tool-hooks note, in Rust.
+//!
+//! ```text
+//! cargo run -p hookwire-examples --bin pmo                 # both forms, scripted model
+//! cargo run -p hookwire-examples --bin pmo -- --form cards # one form
+//! cargo run -p hookwire-examples --bin pmo -- --model openai   # OPENAI_BASE_URL / OPENAI_API_KEY / HOOKWIRE_MODEL
+//! ```
+//!
+//! It declares the orchestrator twice (`#[agent]` and AgentCards), runs
+//! each on the same model, prints each trace (every hook decision, tool call
+//! and result, with timings) and checks that the two traces are the same.
+
+use std::process::ExitCode;
+
+use hookwire_examples::pmo::{self, Form};
+
+fn main() -> ExitCode {
+    let mut forms = vec![Form::Macro, Form::Cards];
+    let mut openai = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next().as_deref()) {
+            ("--form", Some("macro")) => forms = vec![Form::Macro],
+            ("--form", Some("cards")) => forms = vec![Form::Cards],
+            ("--form", Some("both")) => forms = vec![Form::Macro, Form::Cards],
+            ("--model", Some("scripted")) => openai = false,
+            ("--model", Some("openai")) => openai = true,
+            _ => {
+                eprintln!("usage: pmo [--form macro|cards|both] [--model scripted|openai]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let mcp = match pmo::mcp_config() {
+            Ok(config) => config,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let mut traces = Vec::new();
+        for form in forms {
+            let model = if openai {
+                pmo::openai_model()
+            } else {
+                pmo::scripted_model()
+            };
+            let model = match model {
+                Ok(model) => model,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            println!("== PMO-orchestrator, declared with {} ==", form.name());
+            match pmo::run(form, model, &mcp).await {
+                Ok(output) => {
+                    print!("{}", output.trace_text());
+                    println!();
+                    traces.push(pmo::normalized_trace(&output));
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        // A real model need not answer the same way twice; the scripted one must.
+        if let (false, [first, second]) = (openai, traces.as_slice()) {
+            if first == second {
+                println!("== the two declarations produced the same trace ==");
+            } else {
+                println!("== the traces differ ==");
+                return ExitCode::FAILURE;
+            }
+        }
+        ExitCode::SUCCESS
+    })
 }

@@ -1,0 +1,154 @@
+//! Running the PMO orchestrator: connect its MCP server, pick a model, run
+//! one request, and render the trace.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hookwire::agent::{AgentDecl, RunError, RunOutput, Runner, TraceEvent};
+use hookwire::mcp::{ConfigError, McpAgent, McpConfig, ServerSpec};
+use hookwire::model::{Model, ModelError, ScriptedModel};
+use hookwire::{Layer, ToolResult};
+
+/// The user's request, as in fast-agent's example.
+pub const PROMPT: &str = "Get project updates from the New York and London project managers \
+and include the current time in New York.";
+
+/// Which declaration of the orchestrator to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `#[hookwire::agent]` in Rust ([`crate::pmo_macro`]).
+    Macro,
+    /// AgentCards compiled by `cardgen` ([`crate::pmo_cards`]).
+    Cards,
+}
+
+impl Form {
+    /// The form's name in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Macro => "#[agent] macro",
+            Self::Cards => "AgentCards + cardgen",
+        }
+    }
+}
+
+/// Why the example could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PmoError {
+    /// The MCP configuration is wrong.
+    #[error(transparent)]
+    Mcp(#[from] ConfigError),
+    /// The model could not be set up.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The run failed.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// Where `mcp-server-time` is: `$HOOKWIRE_MCP_DIR/venv/bin`, then
+/// `target/mcp/venv/bin` (where `.ci/run` installs it), then `PATH`.
+pub fn time_server_command() -> String {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let candidates = std::env::var_os("HOOKWIRE_MCP_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([workspace.join("target/mcp")])
+        .map(|dir| dir.join("venv/bin/mcp-server-time"));
+    for candidate in candidates {
+        if candidate.is_file() {
+            return candidate.to_string_lossy().into_owned();
+        }
+    }
+    "mcp-server-time".to_owned()
+}
+
+/// The server configuration: `time` is the real `mcp-server-time` over stdio.
+/// If it is not installed, its tool gives an error result and the run goes on.
+pub fn mcp_config() -> Result<McpConfig, ConfigError> {
+    McpConfig::new().with_server(
+        "time",
+        ServerSpec::stdio(time_server_command())
+            .args(["--local-timezone", "UTC"])
+            .startup_timeout(Duration::from_secs(20))
+            .call_timeout(Duration::from_secs(20)),
+    )
+}
+
+/// The scripted model that plays `pmo/script.yaml`: the offline default.
+pub fn scripted_model() -> Result<Arc<dyn Model>, ModelError> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("pmo/script.yaml");
+    Ok(Arc::new(ScriptedModel::from_file(path)?))
+}
+
+/// An OpenAI-compatible model from the environment (`OPENAI_BASE_URL`,
+/// `OPENAI_API_KEY`, `HOOKWIRE_MODEL`, default model `gpt-4o-mini`).
+pub fn openai_model() -> Result<Arc<dyn Model>, ModelError> {
+    let name = std::env::var("HOOKWIRE_MODEL")
+        .ok()
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| "gpt-4o-mini".to_owned());
+    let spec = if name.starts_with("openai:") {
+        name
+    } else {
+        format!("openai:{name}")
+    };
+    hookwire::model::from_spec(&spec, None)
+}
+
+/// Runs one form of the orchestrator on `model`.
+pub async fn run(
+    form: Form,
+    model: Arc<dyn Model>,
+    mcp: &McpConfig,
+) -> Result<RunOutput, PmoError> {
+    match form {
+        Form::Macro => run_agent(crate::pmo_macro::PmoOrchestrator, model, mcp).await,
+        Form::Cards => run_agent(crate::pmo_cards::PmoOrchestrator, model, mcp).await,
+    }
+}
+
+async fn run_agent<A: AgentDecl>(
+    agent: A,
+    model: Arc<dyn Model>,
+    mcp: &McpConfig,
+) -> Result<RunOutput, PmoError> {
+    // MCP tools are discovered at run time; the orchestrator's audit hook
+    // wraps them exactly as it wraps the static tools.
+    let agent = McpAgent::connect_with(agent, mcp, |call| {
+        Layer::new(crate::pmo_macro::audit_hook, call)
+    })
+    .await?;
+    let mut runner = Runner::with_model_arc(agent, model).with_correlation_id("pmo-run");
+    Ok(runner.run(PROMPT).await?)
+}
+
+/// The trace as lines, without timings and with the current time masked, so
+/// two runs of the same script compare equal.
+pub fn normalized_trace(output: &RunOutput) -> Vec<String> {
+    output
+        .trace
+        .iter()
+        .map(|event| {
+            let mut event = event.clone();
+            match &mut event {
+                TraceEvent::Model { elapsed_us, .. } => *elapsed_us = 0,
+                TraceEvent::ToolCall {
+                    elapsed_us,
+                    result,
+                    tool,
+                    ..
+                } => {
+                    *elapsed_us = 0;
+                    if tool.starts_with("time__") && !result.is_error {
+                        *result = ToolResult::text("<current time> [audit]");
+                    }
+                }
+                _ => {}
+            }
+            event.to_string()
+        })
+        .collect()
+}
