@@ -23,7 +23,8 @@ fn main() {
                 format!("tool_{i}"),
             ));
         }
-        let tokens = match emit::agent(&spec, &EmitOptions::new(syn::parse_quote!(::hookwire))) {
+        let opts = EmitOptions::new(syn::parse_quote!(::hookwire)).declare_agent_type(true);
+        let tokens = match emit::agent(&spec, &opts) {
             Ok(t) => t,
             Err(e) => panic!("emit: {e}"),
         };
