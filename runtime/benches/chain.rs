@@ -28,10 +28,27 @@
 //!   - `hand_written`: an async fn that matches the name, `serde_json::from_str`s
 //!     the arguments, calls the same `add_one` and `serde_json::to_string`s its
 //!     return value;
-//!   - `hookwire_0_hooks`: a `Router` of three tools, no hooks (target: at
-//!     most 1.25x `hand_written`);
-//!   - `hookwire_4_hooks`: the same with a fail-closed `Guarded` hook, a pre
-//!     hook, a post hook and a counting around-hook on `add_one`.
+//!   - `generated_0_hooks`: the three tools in a tool set shaped as
+//!     `#[hookwire::agent]` and `cardgen` generate it (perfect-hash dispatch,
+//!     one `match`), no hooks (target: at most 1.25x `hand_written`);
+//!   - `generated_4_hooks`: the same with a fail-closed `Guarded` hook, a pre
+//!     hook, a post hook and a counting around-hook on `add_one`;
+//!   - `hookwire_0_hooks`, `hookwire_4_hooks`: the same two through a
+//!     hand-built `Router` (a linear list of routes, each an `async fn`).
+//!
+//! Instruction counts, which the noise of a shared machine does not touch:
+//! `HOOKWIRE_BENCH_LOOP=<group>/<case>:<iterations>` runs one case in a
+//! plain loop instead of under criterion, so (with the bench binary that
+//! `cargo bench -p hookwire --bench chain --no-run` prints)
+//!
+//! ```text
+//! for n in 1000 2000; do HOOKWIRE_BENCH_LOOP=chain/noop_16:$n \
+//!   valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/deps/chain-<hash>; done
+//! ```
+//!
+//! gives the instructions of 1000 calls as the difference of the two totals
+//! (`e2e/input_only` is the cost of making and dropping an e2e input, to
+//! subtract from the e2e cases, which make one per iteration in that mode).
 //!
 //! How futures are run: every future here completes on its first poll (no
 //! tool waits on anything), so each iteration polls it once with a no-op
@@ -45,6 +62,7 @@
 //! x86, which the compiler never merges or removes, and cheap enough that the
 //! cost of the layers is not hidden behind `lock`ed instructions).
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -367,9 +385,83 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 
 /// The text the model reads, moved out of the result (no copy).
 fn result_text(outcome: Outcome) -> String {
-    match into_result(outcome).content.into_iter().next() {
+    match into_result(outcome).content.pop() {
         Some(Content::Text { text }) => text,
         _ => String::new(),
+    }
+}
+
+/// A tool set as `#[hookwire::agent]` and `cardgen` generate it: a perfect
+/// hash from name to slot, one string comparison, then a `match` to the
+/// tool's chain (the same code as `hookwire_codegen`'s emitter, with the
+/// hash's tables in fields instead of constants).
+struct Generated<A, M, E> {
+    add_one: A,
+    mul: M,
+    echo: E,
+    key: u64,
+    displacements: Vec<(u32, u32)>,
+    /// The tool name in each slot.
+    names: Vec<&'static str>,
+    /// The declared index (0 add_one, 1 mul, 2 echo) of each slot.
+    tools: Vec<usize>,
+}
+
+impl<A: Handler, M: Handler, E: Handler> Generated<A, M, E> {
+    fn new(add_one: A, mul: M, echo: E) -> Self {
+        let declared = ["add_one", "mul", "echo"];
+        let hash = hookwire::__dispatch::PerfectHash::build(&declared);
+        Self {
+            add_one,
+            mul,
+            echo,
+            key: hash.key,
+            displacements: hash.displacements.clone(),
+            names: hash.map.iter().map(|&i| declared[i]).collect(),
+            tools: hash.map.clone(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, name: &str) -> Option<usize> {
+        let slot = hookwire::__dispatch::index(
+            self.key,
+            &self.displacements,
+            self.names.len(),
+            name.as_bytes(),
+        );
+        (self.names[slot] == name).then_some(slot)
+    }
+}
+
+impl<A: Handler, M: Handler, E: Handler> ToolSet for Generated<A, M, E> {
+    fn definitions(&self) -> Vec<hookwire::ToolDefinition> {
+        Vec::new()
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.slot(name).is_some()
+    }
+
+    async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
+        let context = |name: &'static str, id: String| {
+            scope.context(Cow::Borrowed(name), ToolSource::Function, None, id)
+        };
+        match self.slot(&call.name).map(|slot| self.tools[slot]) {
+            Some(0) => {
+                let mut cx = context("add_one", call.id);
+                self.add_one.call(&mut cx, call.arguments).await
+            }
+            Some(1) => {
+                let mut cx = context("mul", call.id);
+                self.mul.call(&mut cx, call.arguments).await
+            }
+            Some(2) => {
+                let mut cx = context("echo", call.id);
+                self.echo.call(&mut cx, call.arguments).await
+            }
+            _ => Err(hookwire::ToolError::UnknownTool { name: call.name }),
+        }
     }
 }
 
@@ -569,6 +661,28 @@ fn e2e_cases(mode: &mut Mode<'_>) {
     mode.batched("e2e/hookwire_4_hooks", model_call, |input| {
         via_router(&hooked, &scope, input)
     });
+
+    let generated = Generated::new(ToolHandler(AddOne), ToolHandler(Mul), ToolHandler(Echo));
+    check(via_router(&generated, &scope, model_call()));
+    mode.batched("e2e/generated_0_hooks", model_call, |input| {
+        via_router(&generated, &scope, input)
+    });
+
+    let generated_hooked = Generated::new(
+        chain!(
+            Guarded::new(Noop, FailurePolicy::FailClosed, None),
+            Pre(Allow),
+            Post(Keep),
+            Count::default()
+            => ToolHandler(AddOne)
+        ),
+        ToolHandler(Mul),
+        ToolHandler(Echo),
+    );
+    check(via_router(&generated_hooked, &scope, model_call()));
+    mode.batched("e2e/generated_4_hooks", model_call, |input| {
+        via_router(&generated_hooked, &scope, input)
+    });
 }
 
 // ---------------------------------------------------------------------------
@@ -620,13 +734,25 @@ const RATIOS: &[Ratio] = &[
         target: Target::AtLeast(5.0),
     },
     Ratio {
-        what: "e2e, no hooks / hand-written",
+        what: "e2e Router, no hooks / hand-written",
         numerator: "e2e/hookwire_0_hooks",
         denominator: "e2e/hand_written",
         target: Target::AtMost(1.25),
     },
     Ratio {
-        what: "e2e, 4 hooks / hand-written",
+        what: "e2e generated tool set, no hooks / hand-written",
+        numerator: "e2e/generated_0_hooks",
+        denominator: "e2e/hand_written",
+        target: Target::AtMost(1.25),
+    },
+    Ratio {
+        what: "e2e generated tool set, 4 hooks / hand-written",
+        numerator: "e2e/generated_4_hooks",
+        denominator: "e2e/hand_written",
+        target: Target::Info,
+    },
+    Ratio {
+        what: "e2e Router, 4 hooks / hand-written",
         numerator: "e2e/hookwire_4_hooks",
         denominator: "e2e/hand_written",
         target: Target::Info,
