@@ -55,7 +55,10 @@ pub struct LondonProjectManager;
     servers = ["time"],
     tools(time = ["get_current_time"]),
     function_tools = [add_one, shell],
-    agents = [NyProjectManager, LondonProjectManager],
+    agents = [
+        NyProjectManager(name = "NY-Project-Manager"),
+        LondonProjectManager(name = "London-Project-Manager")
+    ],
     tool_hooks = [audit_hook],
     history_source = "none",
     history_merge_target = "none",

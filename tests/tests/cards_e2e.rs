@@ -28,7 +28,17 @@ fn run(tools: &impl ToolSet, name: &str, args: &str) -> hookwire::ToolResult {
 fn card_tools_have_their_functions_schemas_and_docs() {
     let defs = PmoOrchestrator.tools().definitions();
     let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(names, ["add_one"]);
+    assert_eq!(
+        names,
+        [
+            "add_one",
+            "agent__NY-Project-Manager",
+            "agent__London-Project-Manager"
+        ]
+    );
+    // A child's tool input schema: `{message}` by default, or its own.
+    assert_eq!(defs[1].description, "Reports on New York projects.");
+    assert_eq!(defs[2].input_schema["required"], serde_json::json!(["message"]));
     assert_eq!(defs[0].description, "Adds one to `x`.");
     assert_eq!(defs[0].input_schema["properties"]["x"]["type"], "integer");
     assert_eq!(defs[0].input_schema["required"], serde_json::json!(["x"]));
@@ -170,6 +180,10 @@ mod twin {
         servers = ["time"],
         tools(time = ["get_time"]),
         function_tools = [add_one],
+        agents = [
+            crate::agents::NyProjectManager(name = "NY-Project-Manager"),
+            crate::agents::LondonProjectManager(name = "London-Project-Manager"),
+        ],
         tool_hooks = [audit_hook, clamp(match = "add_*", on_failure = "open", timeout_ms = 500), tag],
         max_parallel = 128,
         child_timeout_sec = 120,

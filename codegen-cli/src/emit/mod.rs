@@ -288,7 +288,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let mut lowered = Vec::new();
     for tool in &spec.function_tools {
         let span = span_of(&tool.span);
-        if !seen.insert(tool.name.as_str()) {
+        if !seen.insert(tool.name.clone()) {
             return Err(syn::Error::new(
                 span,
                 format!(
@@ -301,13 +301,46 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     }
     let mut agent_checks = Vec::new();
     for child in &spec.agents {
-        // TODO(agents-as-tools): the runtime has no agent-as-tool handler yet;
-        // children are recorded in the config (`with_agent`) and checked here.
-        if let Some(ty) = &child.ty {
-            let span = span_of(&child.span);
-            let ty = parse_path(ty, "agent", span)?;
-            agent_checks.push(quote_spanned!(span=> __hookwire_assert_agent::<#ty>();));
+        // A child agent is a tool like any other: `agent__<Name>`, an
+        // `AgentTool` that runs a fresh child per call, wrapped in the
+        // agent-level hooks that match it (its source is `agent`).
+        let span = span_of(&child.span);
+        let child_ty = match &child.ty {
+            Some(ty) => ty.clone(),
+            // Cards: every generated agent type is re-exported by the
+            // module file, one level up from the card's own module.
+            None => match type_name_for(&child.name) {
+                Some(name) => format!("super::{name}"),
+                None => {
+                    return Err(syn::Error::new(
+                        span,
+                        format!("agent name `{}` gives no Rust type name", child.name),
+                    ));
+                }
+            },
+        };
+        let ty = parse_path_at(&child_ty, "agent", &child.span)?;
+        agent_checks.push(quote_spanned!(span=> __hookwire_assert_agent::<#ty>();));
+        let tool = crate::spec::ToolRef {
+            ty: quote!(#krate::agent::AgentTool<fn() -> #ty>).to_string(),
+            init: Some(
+                quote!(#krate::agent::AgentTool::with_configured_model(
+                    <#ty as ::core::default::Default>::default as fn() -> #ty
+                ))
+                .to_string(),
+            ),
+            name: child.tool_name(),
+            source: ToolSource::Agent,
+            hooks: Vec::new(),
+            span: child.span,
+        };
+        if !seen.insert(child.tool_name()) {
+            return Err(syn::Error::new(
+                span,
+                format!("duplicate agent `{}` in agent `{}`", child.name, spec.name),
+            ));
         }
+        lowered.push(lower_tool(krate, spec, &agent_hooks, &tool, &mut checks)?);
     }
     for hook in &spec.tool_hooks {
         hook_check(hook, &mut checks)?;
