@@ -510,12 +510,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         .tools
         .0
         .into_iter()
-        .map(|(server, globs)| {
-            let mut filter = McpToolsSpec::default();
-            filter.server = server;
-            filter.globs = globs;
-            filter
-        })
+        .map(|(server, globs)| McpToolsSpec { server, globs })
         .collect();
 
     let mut errors: Option<syn::Error> = None;

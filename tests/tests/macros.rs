@@ -63,10 +63,10 @@ async fn outer(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
 #[hookwire::hook]
 async fn double_a(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
     log(format!("{}:double_a", cx.tool_use_id()));
-    if let Some(a) = args.get("a").and_then(|v| v.as_i64()) {
-        if args.insert("a", json!(a * 2)).is_err() {
-            return Decision::Deny("arguments are not an object".into());
-        }
+    if let Some(a) = args.get("a").and_then(|v| v.as_i64())
+        && args.insert("a", json!(a * 2)).is_err()
+    {
+        return Decision::Deny("arguments are not an object".into());
     }
     Decision::Continue
 }
@@ -287,7 +287,7 @@ mod agent_tests {
         assert!(result.text_content().contains("a = -3 is negative"));
         assert_eq!(
             take_log("a3:"),
-["a3:outer:before", "a3:no_negative", "a3:outer:after"]
+            ["a3:outer:before", "a3:no_negative", "a3:outer:after"]
         );
         assert!(take_log("t:add(-").is_empty());
     }

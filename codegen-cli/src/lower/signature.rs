@@ -86,7 +86,7 @@ pub(crate) enum ToolParam {
     /// A model-supplied argument.
     Arg {
         ident: syn::Ident,
-        ty: Type,
+        ty: Box<Type>,
         docs: Vec<String>,
     },
 }
@@ -654,7 +654,7 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
         let docs = arg.attrs.iter().filter_map(doc_line).collect();
         out.push(ToolParam::Arg {
             ident: strip_raw(&ident),
-            ty: ty.clone(),
+            ty: Box::new(ty.clone()),
             docs,
         });
     }
