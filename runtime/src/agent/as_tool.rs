@@ -73,13 +73,27 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
         Self::with_model_factory(factory, move || model.clone())
     }
 
-    /// The child with the model its configuration names (`HOOKWIRE_MODEL`,
-    /// else the config's `model`, else `passthrough`; see
-    /// [`model::for_agent`](crate::model::for_agent)), resolved once, here.
-    /// A model that cannot be set up (a missing script file, say) makes
-    /// every call an error result naming the problem; nothing panics.
+    /// The child with the model its configuration names: `HOOKWIRE_MODEL`
+    /// if set, else the config's `model`, resolved once, here (see
+    /// [`model::for_agent`](crate::model::for_agent)). A child that names no
+    /// model asks its parent's model (the model of the run that calls it),
+    /// or `passthrough` outside a run. A model that cannot be set up (a
+    /// missing script file, say) makes every call an error result naming
+    /// the problem; nothing panics.
     pub fn with_configured_model(factory: F) -> Self {
-        let model = match crate::model::for_agent(factory().config(), None) {
+        let config = factory().config().clone();
+        let named = std::env::var("HOOKWIRE_MODEL")
+            .ok()
+            .is_some_and(|m| !m.is_empty())
+            || config.model.is_some();
+        if !named {
+            return Self::with_model_factory(factory, || {
+                PARENT
+                    .try_with(|p| p.model.clone())
+                    .unwrap_or_else(|_| Arc::new(crate::model::PassthroughModel))
+            });
+        }
+        let model = match crate::model::for_agent(&config, None) {
             Ok(model) => model,
             Err(error) => Arc::new(Broken(error)),
         };

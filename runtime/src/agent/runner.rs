@@ -298,9 +298,10 @@ impl RunState {
 }
 
 /// What a parent run shares with agents called as tools during a step.
-#[derive(Debug, Default)]
 pub(crate) struct ParentRun {
     pub(crate) history: Vec<Message>,
+    /// The parent's model: what a child with no model of its own asks.
+    pub(crate) model: Arc<dyn Model>,
     pub(crate) merged: Mutex<Vec<Message>>,
 }
 
@@ -787,6 +788,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             // Run the calls that have no result yet, concurrently, in order.
             let parent = Arc::new(ParentRun {
                 history: self.history.clone(),
+                model: self.model.clone(),
                 merged: Mutex::new(Vec::new()),
             });
             let todo: Vec<(usize, ToolCall)> = calls
