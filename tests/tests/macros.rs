@@ -301,3 +301,102 @@ mod agent_tests {
         assert!(Calc.tools().contains("say"));
     }
 }
+
+mod policy_tests {
+    use super::*;
+
+    /// Always fails before the call; skipped under `on_failure = "open"`.
+    #[hookwire::hook(on_failure = "open")]
+    async fn flaky_open(
+        cx: &mut ToolContext,
+        _args: &mut ToolArgs,
+    ) -> Result<Decision, std::fmt::Error> {
+        log(format!("{}:flaky_open", cx.tool_use_id()));
+        Err(std::fmt::Error)
+    }
+
+    /// Always fails before the call; fails the call (the default policy).
+    #[hookwire::hook]
+    async fn flaky_closed(
+        cx: &mut ToolContext,
+        _args: &mut ToolArgs,
+    ) -> Result<Decision, std::fmt::Error> {
+        log(format!("{}:flaky_closed", cx.tool_use_id()));
+        Err(std::fmt::Error)
+    }
+
+    /// Takes longer than its limit.
+    #[hookwire::hook(timeout_ms = 10)]
+    async fn slow(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        next.run(cx, args).await
+    }
+
+    /// Recovers from any tool error.
+    #[hookwire::hook]
+    async fn recover(_cx: &mut ToolContext, outcome: &mut Outcome) {
+        if let Err(e) = outcome {
+            *outcome = Ok(hookwire::ToolResult::text(format!("recovered: {e}")));
+        }
+    }
+
+    fn paused<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap_or_else(|e| panic!("runtime: {e}"))
+            .block_on(f)
+    }
+
+    fn route<C: hookwire::Handler>(chain: C) -> impl ToolSet {
+        Router::new().route(echo.definition(), hookwire::ToolSource::Function, chain)
+    }
+
+    #[test]
+    fn a_fail_open_hook_is_skipped_and_a_fail_closed_one_fails_the_call() {
+        let scope = CallScope::new("t");
+        let tools = route(chain!(flaky_open => ToolHandler(echo)));
+        let result = block_on(tools.call(&scope, call("p1", "say", json!({"message": "hi"}))));
+        assert_eq!(result.text_content(), "hi");
+        assert_eq!(take_log("p1:"), ["p1:flaky_open"]);
+
+        let tools = route(chain!(flaky_closed => ToolHandler(echo)));
+        let result = block_on(tools.call(&scope, call("p2", "say", json!({"message": "hi"}))));
+        assert!(result.is_error);
+        assert!(
+            result.text_content().contains("flaky_closed"),
+            "{}",
+            result.text_content()
+        );
+    }
+
+    #[test]
+    fn a_hook_over_its_timeout_gives_an_error_result() {
+        let scope = CallScope::new("t");
+        let tools = route(chain!(slow => ToolHandler(echo)));
+        let result = paused(tools.call(&scope, call("p3", "say", json!({"message": "hi"}))));
+        assert!(result.is_error);
+        assert!(
+            result.text_content().contains("slow"),
+            "{}",
+            result.text_content()
+        );
+    }
+
+    #[test]
+    fn a_post_hook_sees_tool_errors_and_may_recover() {
+        let scope = CallScope::new("t");
+        let tools = Router::new().route(
+            fail.definition(),
+            hookwire::ToolSource::Function,
+            chain!(recover => ToolHandler(fail)),
+        );
+        let result = block_on(tools.call(&scope, call("p4", "fail", json!({"why": "x"}))));
+        assert!(!result.is_error);
+        assert_eq!(
+            result.text_content(),
+            "recovered: tool `fail` failed: fail failed: x"
+        );
+    }
+}
