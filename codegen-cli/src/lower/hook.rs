@@ -50,7 +50,12 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
 
     // Where the body lives.
     let (callee, inner_fn) = match &opts.fn_path {
-        Some(path) => (quote!(#path), None),
+        Some(path) => {
+            if let (HookKind::Around, Some(handler)) = (checked.kind, &checked.handler_param) {
+                require_declared_handler(item, handler, &name)?;
+            }
+            (quote!(#path), None)
+        }
         None => {
             let mut inner = item.clone();
             inner.attrs.retain(|a| !a.path().is_ident("doc"));
@@ -215,6 +220,30 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             }
         };
     })
+}
+
+/// A function that stays where it is (cardgen) must compile on its own, so
+/// its `next` must name a declared handler parameter.
+fn require_declared_handler(item: &ItemFn, handler: &syn::Ident, name: &str) -> syn::Result<()> {
+    let declared = item
+        .sig
+        .generics
+        .params
+        .iter()
+        .any(|p| matches!(p, syn::GenericParam::Type(t) if t.ident == *handler));
+    if declared {
+        return Ok(());
+    }
+    let span_of_next = match item.sig.inputs.iter().nth(2) {
+        Some(FnArg::Typed(t)) => quote::ToTokens::to_token_stream(&t.ty),
+        _ => quote::ToTokens::to_token_stream(&item.sig.ident),
+    };
+    Err(syn::Error::new_spanned(
+        span_of_next,
+        format!(
+            "around hook `{name}` must be generic over the rest of the chain when it is not marked `#[hook]`: expected `async fn {name}<N: Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome`"
+        ),
+    ))
 }
 
 /// Makes the user's `next: Next` (or `Next<'_>`) generic over the handler:

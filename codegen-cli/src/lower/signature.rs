@@ -784,6 +784,44 @@ mod tests {
     }
 
     #[test]
+    fn a_referenced_around_hook_must_declare_its_handler() {
+        let f: syn::ItemFn = syn::parse_quote! {
+            pub async fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+                next.run(cx, args).await
+            }
+        };
+        let mut opts = super::super::HookOptions::new(syn::parse_quote!(::hookwire));
+        opts.fn_path = Some(syn::parse_quote!(hooks::audit));
+        let err = super::super::hook(&f, &opts)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("around hook `audit` must be generic"),
+            "{err}"
+        );
+        let f: syn::ItemFn = syn::parse_quote! {
+            pub async fn audit<N: Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {
+                next.run(cx, args).await
+            }
+        };
+        assert!(super::super::hook(&f, &opts).is_ok());
+        // As a macro (the body moves into the generated type), `Next` alone is fine.
+        let f: syn::ItemFn = syn::parse_quote! {
+            pub async fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+                next.run(cx, args).await
+            }
+        };
+        assert!(
+            super::super::hook(
+                &f,
+                &super::super::HookOptions::new(syn::parse_quote!(::hookwire))
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
     fn tool_rules() {
         let ok = tool_params(
             &sig("async fn t(cx: &ToolContext, a: i64, b: Option<String>) -> String {}"),
