@@ -49,12 +49,15 @@ impl Hook for Count {
     }
 }
 
+#[allow(dead_code)]
 mod t10 {
     include!(concat!(env!("OUT_DIR"), "/dispatch_10.rs"));
 }
+#[allow(dead_code)]
 mod t100 {
     include!(concat!(env!("OUT_DIR"), "/dispatch_100.rs"));
 }
+#[allow(dead_code)]
 mod t1000 {
     include!(concat!(env!("OUT_DIR"), "/dispatch_1000.rs"));
 }
