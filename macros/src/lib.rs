@@ -84,6 +84,26 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// its chain of hooks) and its `hookwire::agent::AgentDecl` impl, through the
 /// emitter `cardgen` uses.
 ///
+/// Keys: `name` (default: the struct's name), `instruction`, `description`,
+/// `default`, `servers = ["..."]`, `tools(server = ["glob", ..])` (MCP
+/// filters), `function_tools = [..]`, `agents = [..]`, `tool_hooks = [..]`,
+/// `hooks = [..]`, `max_parallel`, `child_timeout_sec`,
+/// `max_display_instances` (positive integers), `history_source`,
+/// `history_merge_target`, `model`, `use_history`, `tool_input_schema`,
+/// `crate`.
+///
+/// List entries are paths, optionally with options:
+/// * `function_tools = [add, greet(name = "hello", hooks = [audit])]`: the
+///   tool's name defaults to the last path segment; a tool declared with
+///   `#[tool(name = "...")]` must be listed with the same `name`.
+/// * `tool_hooks = [audit, guard(match = "write_*", on_failure = "open",
+///   timeout_ms = 500)]`: agent-level hooks, outermost first; a `match`
+///   here is resolved at compile time (a non-matching hook is not in the
+///   chain at all).
+/// * `agents = [Child(name = "child")]`, and `hooks = [on_request_start(tool_name
+///   = "get_time", arguments = "{}", frequency = "append_if_changed",
+///   ttl_minutes = 5)]`.
+///
 /// ```ignore
 /// #[hookwire::agent(
 ///     name = "calc",
