@@ -8,7 +8,7 @@ use std::time::Duration;
 use hookwire::agent::{AgentDecl, RunError, RunOutput, Runner, TraceEvent};
 use hookwire::mcp::{ConfigError, McpAgent, McpConfig, ServerSpec};
 use hookwire::model::{Model, ModelError, ScriptedModel};
-use hookwire::{Layer, ToolResult};
+use hookwire::ToolResult;
 
 /// The user's request, as in fast-agent's example.
 pub const PROMPT: &str = "Get project updates from the New York and London project managers \
@@ -115,12 +115,9 @@ async fn run_agent<A: AgentDecl>(
     model: Arc<dyn Model>,
     mcp: &McpConfig,
 ) -> Result<RunOutput, PmoError> {
-    // MCP tools are discovered at run time; the orchestrator's audit hook
-    // wraps them exactly as it wraps the static tools.
-    let agent = McpAgent::connect_with(agent, mcp, |call| {
-        Layer::new(crate::pmo_macro::audit_hook, call)
-    })
-    .await?;
+    // MCP tools are discovered at run time; the orchestrator's agent-level
+    // hooks (the audit hook) wrap them exactly as they wrap the static tools.
+    let agent = McpAgent::connect(agent, mcp).await?;
     let mut runner = Runner::with_model_arc(agent, model).with_correlation_id("pmo-run");
     Ok(runner.run(PROMPT).await?)
 }

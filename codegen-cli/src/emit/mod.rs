@@ -377,6 +377,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         fn __hookwire_assert_agent<A: #krate::agent::AgentDecl>() {}
     };
 
+    let call_dynamic = emit_call_dynamic(krate, spec, &agent_hooks);
+
     Ok(quote! {
         #declare
         #tools_struct
@@ -394,6 +396,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 static TOOLS: ::std::sync::OnceLock<#tools_ty> = ::std::sync::OnceLock::new();
                 TOOLS.get_or_init(#tools_ty::new)
             }
+
+            #call_dynamic
         }
 
         #[allow(dead_code, clippy::extra_unused_type_parameters)]
@@ -403,6 +407,75 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             #(#agent_checks)*
         };
     })
+}
+
+/// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
+/// around a tool discovered at run time. A hook whose matcher is not `*` is
+/// wrapped in `Matched`, which evaluates the matcher on each call (compiled
+/// once, in a `static`).
+fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) -> TokenStream {
+    if spec.tool_hooks.is_empty() {
+        return quote!();
+    }
+    let mut statics = Vec::new();
+    let mut layers = Vec::new();
+    for (i, (r, hook)) in spec.tool_hooks.iter().zip(agent_hooks).enumerate() {
+        let init = &hook.init;
+        if r.matcher.is_always() {
+            layers.push(init.clone());
+        } else {
+            let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
+            let expr = matcher_expr(krate, &r.matcher);
+            statics.push(quote! {
+                static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+                    ::std::sync::LazyLock::new(|| #expr);
+            });
+            layers.push(quote!(#krate::agent::Matched::new(&#ident, #init)));
+        }
+    }
+    let mut chain = quote!(inner);
+    for layer in layers.iter().rev() {
+        chain = quote!(#krate::Layer::new(#layer, #chain));
+    }
+    quote! {
+        fn call_dynamic<__C: #krate::Handler>(
+            &self,
+            cx: &mut #krate::ToolContext,
+            args: #krate::ToolArgs,
+            inner: &__C,
+        ) -> impl ::core::future::Future<Output = #krate::Outcome> + ::core::marker::Send {
+            #(#statics)*
+            async move {
+                let chain = #chain;
+                #krate::Handler::call(&chain, cx, args).await
+            }
+        }
+    }
+}
+
+/// An expression of type `Option<Matcher>` that rebuilds `m` at run time.
+fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> TokenStream {
+    use crate::spec::Matcher as M;
+    let ty = quote!(#krate::matcher::Matcher);
+    match m {
+        M::All(ms) | M::Any(ms) => {
+            let subs = ms.iter().map(|m| matcher_expr(krate, m));
+            let ctor = if matches!(m, M::All(_)) {
+                quote!(all)
+            } else {
+                quote!(any)
+            };
+            quote!((|| ::core::option::Option::Some(#ty::#ctor([#(#subs?),*])))())
+        }
+        M::Not(inner) => {
+            let sub = matcher_expr(krate, inner);
+            quote!((|| ::core::option::Option::Some(#ty::not(#sub?)))())
+        }
+        leaf => {
+            let text = leaf.to_string();
+            quote!(#ty::parse(#text).ok())
+        }
+    }
 }
 
 fn hook_check(hook: &HookRef, checks: &mut Vec<TokenStream>) -> syn::Result<()> {

@@ -233,4 +233,17 @@ pub trait AgentDecl: Send + Sync + 'static {
     /// `hooks:`); none by default. Several hooks are a tuple, run in
     /// declared order.
     fn lifecycle_hooks(&self) -> impl crate::agent::lifecycle::LifecycleHooks {}
+
+    /// Runs a call of a tool discovered at run time (an MCP tool) through
+    /// the agent-level hooks, in declared order, each applied if its
+    /// matcher selects the tool (evaluated at run time), around `inner`.
+    /// Generated agents implement it; the default has no hooks.
+    fn call_dynamic<C: crate::hook::Handler>(
+        &self,
+        cx: &mut crate::context::ToolContext,
+        args: crate::call::ToolArgs,
+        inner: &C,
+    ) -> impl std::future::Future<Output = crate::call::Outcome> + Send {
+        inner.call(cx, args)
+    }
 }

@@ -22,12 +22,14 @@
 mod as_tool;
 mod basic;
 mod decl;
+mod dynamic;
 pub mod inject;
 pub mod lifecycle;
 mod runner;
 
 pub use as_tool::{AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
+pub use dynamic::{AgentHooked, Matched};
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use runner::{

@@ -1163,4 +1163,13 @@ impl<A: AgentDecl> AgentDecl for Arc<A> {
     fn lifecycle_hooks(&self) -> impl LifecycleHooks {
         (**self).lifecycle_hooks()
     }
+
+    fn call_dynamic<C: crate::hook::Handler>(
+        &self,
+        cx: &mut crate::context::ToolContext,
+        args: crate::call::ToolArgs,
+        inner: &C,
+    ) -> impl std::future::Future<Output = crate::call::Outcome> + Send {
+        (**self).call_dynamic(cx, args, inner)
+    }
 }

@@ -6,7 +6,7 @@ use super::client::{McpOptions, McpServers};
 use super::config::{ConfigError, McpConfig};
 use super::joined::Joined;
 use super::toolset::{McpCall, McpToolSet};
-use crate::agent::{AgentConfig, AgentDecl};
+use crate::agent::{AgentConfig, AgentDecl, AgentHooked};
 use crate::call::{Outcome, ToolCall};
 use crate::hook::Handler;
 use crate::tool::ToolDefinition;
@@ -65,12 +65,14 @@ impl<A: AgentDecl> ToolSet for StaticTools<A> {
 pub struct McpAgent<A, C = McpCall> {
     agent: Arc<A>,
     servers: McpServers,
-    tools: Joined<StaticTools<A>, McpToolSet<C>>,
+    tools: Joined<StaticTools<A>, McpToolSet<AgentHooked<A, C>>>,
 }
 
 impl<A: AgentDecl> McpAgent<A, McpCall> {
-    /// Connects the servers `agent` names (in parallel) with no extra hooks
-    /// around MCP calls.
+    /// Connects the servers `agent` names (in parallel). Every MCP call runs
+    /// through the agent's own agent-level hooks
+    /// ([`AgentDecl::call_dynamic`]: declared order, matchers evaluated at
+    /// run time), exactly as its static tools do.
     pub async fn connect(agent: A, config: &McpConfig) -> Result<Self, ConfigError> {
         Self::connect_with(agent, config, |call| call).await
     }
@@ -78,7 +80,8 @@ impl<A: AgentDecl> McpAgent<A, McpCall> {
 
 impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
     /// Connects the servers `agent` names (in parallel); every MCP call
-    /// runs through the chain `build` makes around the [`McpCall`].
+    /// runs through the agent's agent-level hooks and then through the
+    /// extra chain `build` makes around the [`McpCall`].
     ///
     /// Fails if `servers:` names a server `config` does not declare, or a
     /// `tools:` filter names a server not in `servers:` (errors name it). A
@@ -103,7 +106,11 @@ impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
             .filters(declared.mcp_tools.iter().cloned())
             .reserve(reserved);
         let servers = McpServers::connect(&selected, options).await?;
-        let tools = Joined::new(StaticTools(agent.clone()), servers.tool_set_with(build));
+        let hooked = agent.clone();
+        let tools = Joined::new(
+            StaticTools(agent.clone()),
+            servers.tool_set_with(move |call| AgentHooked::new(hooked, build(call))),
+        );
         Ok(Self {
             agent,
             servers,
@@ -123,7 +130,7 @@ impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
 }
 
 impl<A: AgentDecl, C: Handler + 'static> AgentDecl for McpAgent<A, C> {
-    type Tools = Joined<StaticTools<A>, McpToolSet<C>>;
+    type Tools = Joined<StaticTools<A>, McpToolSet<AgentHooked<A, C>>>;
 
     fn config(&self) -> &AgentConfig {
         self.agent.config()
@@ -135,5 +142,14 @@ impl<A: AgentDecl, C: Handler + 'static> AgentDecl for McpAgent<A, C> {
 
     fn lifecycle_hooks(&self) -> impl crate::agent::lifecycle::LifecycleHooks {
         self.agent.lifecycle_hooks()
+    }
+
+    fn call_dynamic<D: Handler>(
+        &self,
+        cx: &mut crate::context::ToolContext,
+        args: crate::call::ToolArgs,
+        inner: &D,
+    ) -> impl std::future::Future<Output = Outcome> + Send {
+        self.agent.call_dynamic(cx, args, inner)
     }
 }
