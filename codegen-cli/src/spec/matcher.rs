@@ -1,20 +1,4 @@
 //! Tool matchers: which tools a hook applies to.
-//!
-//! The string syntax, shared by `#[hook(match = "...")]`, `#[agent]` and
-//! AgentCards:
-//!
-//! | syntax | matches |
-//! |---|---|
-//! | `*` | every tool |
-//! | `read_file` | exactly that name |
-//! | `read_*`, `fs__{read,write}` | a glob over the name (`*`, `?`, `[..]`, `{a,b}`) |
-//! | `read_file\|write_file` | any of the alternatives (each may be a glob) |
-//! | `/^fs__(read\|write)$/` | a regular expression, searched in the name (anchor it yourself) |
-//! | `source:mcp` | every tool from that source (`mcp`, `function`, `agent`, `runtime`) |
-//! | `!pattern` | every tool the pattern does not match |
-//!
-//! Composites are built with [`Matcher::all`], [`Matcher::any`] and
-//! [`Matcher::not`], or in YAML as `{all: [...]}`, `{any: [...]}`, `{not: ...}`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -37,7 +21,23 @@ impl<'a> MatchTarget<'a> {
     }
 }
 
-/// Selects tools by name or source. See the [module docs](self) for the syntax.
+/// Selects tools by name or source.
+///
+/// The string syntax, shared by `#[hook(match = "...")]`, `#[agent]` and
+/// AgentCards:
+///
+/// | syntax | matches |
+/// |---|---|
+/// | `*` | every tool |
+/// | `read_file` | exactly that name |
+/// | `read_*`, `fs__{read,write}` | a glob over the name (`*`, `?`, `[..]`, `{a,b}`) |
+/// | `read_file\|write_file` | any of the alternatives (each may be a glob) |
+/// | `/^fs__(read\|write)$/` | a regular expression, searched in the name (anchor it yourself) |
+/// | `source:mcp` | every tool from that source (`mcp`, `function`, `agent`, `runtime`) |
+/// | `!pattern` | every tool the pattern does not match |
+///
+/// Composites are built with [`Matcher::all`], [`Matcher::any`] and
+/// [`Matcher::not`], or in YAML as `{all: [...]}`, `{any: [...]}`, `{not: ...}`.
 ///
 /// ```
 /// use hookwire_codegen::spec::{MatchTarget, Matcher, ToolSource};
@@ -111,7 +111,7 @@ pub enum MatcherError {
 }
 
 impl Matcher {
-    /// Parses the string syntax described in the [module docs](self).
+    /// Parses the string syntax described on [`Matcher`].
     pub fn parse(pattern: &str) -> Result<Self, MatcherError> {
         let trimmed = pattern.trim();
         if trimmed.is_empty() {
