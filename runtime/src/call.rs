@@ -40,22 +40,27 @@ impl ToolCall {
 /// into a JSON object first ([`get`](Self::get), [`object_mut`](Self::object_mut)).
 /// A chain of hooks that never look at the arguments therefore costs no
 /// parsing and no allocation.
-#[derive(Clone, PartialEq)]
+///
+/// It is three words: every layer of a chain moves it, so it stays small
+/// (a parsed object lives behind a box).
+#[derive(Clone)]
 pub struct ToolArgs {
     repr: Repr,
 }
 
-#[derive(Clone, PartialEq)]
+#[derive(Clone)]
 enum Repr {
+    /// The model's text; empty or blank means `{}`.
     Json(String),
-    Object(Map<String, Value>),
+    /// A parsed object, boxed: `serde_json`'s ordered map is large.
+    Object(Box<Map<String, Value>>),
 }
 
 impl ToolArgs {
-    /// No arguments: `{}`.
+    /// No arguments: `{}`. Allocates nothing.
     pub fn empty() -> Self {
         Self {
-            repr: Repr::Object(Map::new()),
+            repr: Repr::Json(String::new()),
         }
     }
 
@@ -71,7 +76,7 @@ impl ToolArgs {
     /// Arguments from a JSON object.
     pub fn from_map(map: Map<String, Value>) -> Self {
         Self {
-            repr: Repr::Object(map),
+            repr: Repr::Object(Box::new(map)),
         }
     }
 
@@ -110,10 +115,10 @@ impl ToolArgs {
     pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
         if let Repr::Json(text) = &self.repr {
             let map = parse_object(text)?;
-            self.repr = Repr::Object(map);
+            self.repr = Repr::Object(Box::new(map));
         }
         match &mut self.repr {
-            Repr::Object(map) => Ok(map),
+            Repr::Object(map) => Ok(&mut **map),
             Repr::Json(_) => unreachable!("the text was just parsed"),
         }
     }
@@ -134,7 +139,7 @@ impl ToolArgs {
     pub fn to_value(&self) -> Result<Value, ToolError> {
         match &self.repr {
             Repr::Json(text) => parse_object(text).map(Value::Object),
-            Repr::Object(map) => Ok(Value::Object(map.clone())),
+            Repr::Object(map) => Ok(Value::Object((**map).clone())),
         }
     }
 
@@ -159,7 +164,7 @@ impl ToolArgs {
                 }
                 serde_json::from_str::<T>(text)
             }
-            Repr::Object(map) => T::deserialize(map),
+            Repr::Object(map) => T::deserialize(&**map),
         };
         first.map_err(|error| {
             let tracked = match &self.repr {
@@ -167,7 +172,7 @@ impl ToolArgs {
                     let mut de = serde_json::Deserializer::from_str(json_text(text));
                     serde_path_to_error::deserialize::<_, T>(&mut de).err()
                 }
-                Repr::Object(map) => serde_path_to_error::deserialize::<_, T>(map).err(),
+                Repr::Object(map) => serde_path_to_error::deserialize::<_, T>(&**map).err(),
             };
             match tracked {
                 Some(e) => {
@@ -227,8 +232,23 @@ impl Default for ToolArgs {
 impl fmt::Debug for ToolArgs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.repr {
-            Repr::Json(text) => write!(f, "ToolArgs({text})"),
-            Repr::Object(map) => write!(f, "ToolArgs({})", Value::Object(map.clone())),
+            Repr::Json(text) => write!(f, "ToolArgs({})", json_text(text)),
+            Repr::Object(map) => write!(f, "ToolArgs({})", Value::Object((**map).clone())),
+        }
+    }
+}
+
+/// Two argument sets are equal when they are the same text, or when they
+/// parse to the same object (so `ToolArgs::empty()` equals an empty map).
+impl PartialEq for ToolArgs {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.repr, &other.repr) {
+            (Repr::Object(a), Repr::Object(b)) => a == b,
+            (Repr::Json(a), Repr::Json(b)) if a == b => true,
+            _ => match (self.to_value(), other.to_value()) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => false,
+            },
         }
     }
 }
@@ -279,10 +299,11 @@ pub enum Content {
         #[serde(rename = "mimeType")]
         mime_type: String,
     },
-    /// An embedded resource.
+    /// An embedded resource (boxed, so that the common text block and every
+    /// result stay small).
     Resource {
         /// The resource.
-        resource: EmbeddedResource,
+        resource: Box<EmbeddedResource>,
     },
 }
 
@@ -338,13 +359,14 @@ pub struct ToolResult {
     /// Whether the result reports an error to the model.
     #[serde(rename = "isError", default)]
     pub is_error: bool,
-    /// Structured output, if the tool has any.
+    /// Structured output, if the tool has any (boxed: a JSON value is large,
+    /// and a result travels through every layer of a chain).
     #[serde(
         rename = "structuredContent",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub structured_content: Option<Value>,
+    pub structured_content: Option<Box<Value>>,
 }
 
 impl ToolResult {
@@ -371,7 +393,7 @@ impl ToolResult {
         let structured = serde_json::to_value(value).map_err(ToolError::serialize)?;
         let text = serde_json::to_string(&structured).map_err(ToolError::serialize)?;
         Ok(Self {
-            structured_content: Some(structured),
+            structured_content: Some(Box::new(structured)),
             ..Self::text(text)
         })
     }
@@ -472,6 +494,37 @@ mod tests {
         args.insert("x", json!(10)).unwrap();
         assert_eq!(args.get("x"), Some(&json!(10)));
         assert_eq!(args.to_value().unwrap(), json!({"x": 10}));
+    }
+
+    #[test]
+    fn what_travels_through_a_chain_stays_small() {
+        // Every layer moves the arguments in and the outcome out: see
+        // benches/chain.rs. Printed with `--nocapture` for the record.
+        let sizes = [
+            ("ToolArgs", std::mem::size_of::<ToolArgs>()),
+            ("Content", std::mem::size_of::<Content>()),
+            ("ToolResult", std::mem::size_of::<ToolResult>()),
+            ("ToolError", std::mem::size_of::<ToolError>()),
+            ("Outcome", std::mem::size_of::<Outcome>()),
+        ];
+        println!("{sizes:?}");
+        assert!(sizes[0].1 <= 24, "{sizes:?}");
+        assert!(sizes[4].1 <= 96, "{sizes:?}");
+    }
+
+    #[test]
+    fn empty_arguments_are_an_empty_object() {
+        let mut empty = ToolArgs::empty();
+        assert_eq!(empty, ToolArgs::from_map(Map::new()));
+        assert_eq!(empty, ToolArgs::from_json("{}"));
+        assert_ne!(empty, ToolArgs::from_json(r#"{"x":1}"#));
+        assert_eq!(
+            ToolArgs::from_json(r#"{"x":1}"#),
+            ToolArgs::from_value(json!({"x": 1})).unwrap()
+        );
+        assert_eq!(format!("{empty:?}"), "ToolArgs({})");
+        assert_eq!(serde_json::to_string(&empty).unwrap(), "{}");
+        assert!(empty.object().unwrap().is_empty());
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub fn tool_result_from_mcp(result: &rmcp::model::CallToolResult) -> ToolResult 
     ToolResult {
         content,
         is_error: result.is_error.unwrap_or(false),
-        structured_content: result.structured_content.clone(),
+        structured_content: result.structured_content.clone().map(Box::new),
     }
 }
 
@@ -47,12 +47,12 @@ fn content_from_value(value: Value) -> Content {
             let resource = map.get("resource").and_then(Value::as_object);
             match resource {
                 Some(r) => Content::Resource {
-                    resource: EmbeddedResource {
+                    resource: Box::new(EmbeddedResource {
                         uri: string(r, "uri").unwrap_or_default(),
                         mime_type: string(r, "mimeType"),
                         text: string(r, "text"),
                         blob: string(r, "blob"),
-                    },
+                    }),
                 },
                 None => Content::text(Value::Object(map).to_string()),
             }
@@ -147,7 +147,7 @@ mod tests {
         let mcp: rmcp::model::CallToolResult = serde_json::from_value(wire).unwrap();
         let ours = tool_result_from_mcp(&mcp);
         assert!(ours.is_error);
-        assert_eq!(ours.structured_content, Some(json!({"k": 1})));
+        assert_eq!(ours.structured_content.as_deref(), Some(&json!({"k": 1})));
         assert_eq!(
             serde_json::to_value(&ours.content).unwrap(),
             json!([
