@@ -29,6 +29,12 @@ const BAD: &[(&str, &str, usize, &str)] = &[
     ),
     ("unknown_field", "a.md", 2, "unknown field `nmae` in a card"),
     (
+        "unknown_server",
+        "a.md",
+        5,
+        "unknown server `tme`: `hookwire.yaml` does not declare it",
+    ),
+    (
         "wrong_type",
         "a.md",
         3,
@@ -221,6 +227,7 @@ const BAD: &[(&str, &str, usize, &str)] = &[
 
 /// Help lines that must be there (did-you-mean and friends).
 const HELP: &[(&str, &str)] = &[
+    ("unknown_server", "did you mean `time`?"),
     ("unknown_field", "did you mean `name`?"),
     ("unknown_agent", "did you mean `NY-Project-Manager`?"),
     ("fn_not_found", "did you mean `tools.rs:add_one`?"),

@@ -181,6 +181,7 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
         .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
     cross_check(&parsed, &broken, &mut diags);
+    check_servers(&root, dir, &parsed, &mut diags);
     let mut cards = Vec::new();
     let mut rust_cache = rust::Cache::default();
     for p in parsed {
@@ -194,6 +195,101 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     } else {
         diags.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         Err(diags)
+    }
+}
+
+/// The MCP server configuration files `cardgen` looks for next to the
+/// cards, in this order (the runtime's `hookwire::mcp::McpConfig` format:
+/// a `servers:` mapping from name to server).
+pub const SERVER_CONFIG_FILES: [&str; 3] = ["hookwire.yaml", "hookwire.yml", "hookwire.json"];
+
+/// If the cards folder has a server configuration file, every name in a
+/// card's `servers:` must be declared in it.
+fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut Vec<Diagnostic>) {
+    let Some(file) = SERVER_CONFIG_FILES.iter().find(|f| root.join(f).is_file()) else {
+        return;
+    };
+    let shown = dir.join(file);
+    let text = match std::fs::read_to_string(root.join(file)) {
+        Ok(text) => text,
+        Err(e) => {
+            diags.push(Diagnostic::new(
+                &shown,
+                None,
+                1,
+                1,
+                1,
+                format!("cannot read the server configuration: {e}"),
+            ));
+            return;
+        }
+    };
+    let declared: Vec<String> = match yaml::parse(&text) {
+        Ok(yaml::Yaml::Map(top)) => match top.into_iter().find(|(k, _)| k == "servers") {
+            Some((_, yaml::Yaml::Map(servers))) => {
+                servers.into_iter().map(|(name, _)| name).collect()
+            }
+            Some((_, yaml::Yaml::Null)) | None => Vec::new(),
+            Some((_, other)) => {
+                diags.push(Diagnostic::new(
+                    &shown,
+                    None,
+                    1,
+                    1,
+                    1,
+                    format!(
+                        "`servers` must be a mapping from server name to server, found {}",
+                        other.kind()
+                    ),
+                ));
+                return;
+            }
+        },
+        Ok(yaml::Yaml::Null) => Vec::new(),
+        Ok(other) => {
+            diags.push(Diagnostic::new(
+                &shown,
+                None,
+                1,
+                1,
+                1,
+                format!(
+                    "the server configuration must be a mapping with `servers:`, found {}",
+                    other.kind()
+                ),
+            ));
+            return;
+        }
+        Err(e) => {
+            diags.push(Diagnostic::new(
+                &shown,
+                None,
+                1,
+                1,
+                1,
+                format!("the server configuration is not valid YAML: {e}"),
+            ));
+            return;
+        }
+    };
+    for p in parsed {
+        for (i, server) in p.spec.servers.iter().enumerate() {
+            if !declared.iter().any(|d| d == server) {
+                diags.push(
+                    p.src
+                        .at(
+                            &[Seg::Key("servers"), Seg::Index(i)],
+                            true,
+                            format!("unknown server `{server}`: `{file}` does not declare it"),
+                        )
+                        .maybe_help(
+                            did_you_mean(server, declared.iter().map(String::as_str))
+                                .map(|s| format!("did you mean `{s}`?")),
+                        )
+                        .note(format!("servers in {file}: {}", declared.join(", "))),
+                );
+            }
+        }
     }
 }
 
