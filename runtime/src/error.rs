@@ -202,10 +202,10 @@ impl ToolError {
 
     /// Fills in the tool's name where the error was raised without it.
     pub(crate) fn with_tool(mut self, name: &str) -> Self {
-        if let Self::InvalidArguments { tool, .. } | Self::ToolFailed { tool, .. } = &mut self {
-            if tool.is_empty() {
-                name.clone_into(tool);
-            }
+        if let Self::InvalidArguments { tool, .. } | Self::ToolFailed { tool, .. } = &mut self
+            && tool.is_empty()
+        {
+            name.clone_into(tool);
         }
         self
     }
