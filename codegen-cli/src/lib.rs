@@ -8,17 +8,17 @@
 //! * With the `emit` feature: card loading, signature checks and the emitter.
 //! * With the `cli` feature (default): the `cardgen` binary.
 
-pub mod spec;
 #[cfg(feature = "emit")]
 pub mod lower;
+pub mod spec;
 
+#[cfg(feature = "emit")]
+mod builder;
 #[cfg(feature = "emit")]
 pub mod cards;
 #[cfg(feature = "emit")]
 pub mod emit;
 #[cfg(feature = "emit")]
 pub mod yaml;
-#[cfg(feature = "emit")]
-mod builder;
 #[cfg(feature = "emit")]
 pub use builder::{Builder, DEFAULT_SUBDIR};

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hookwire::ToolResult;
 use hookwire::agent::{AgentDecl, RunError, RunOutput, Runner, TraceEvent};
 use hookwire::mcp::{ConfigError, McpAgent, McpConfig, ServerSpec};
 use hookwire::model::{Model, ModelError, ScriptedModel};
-use hookwire::ToolResult;
 
 /// The user's request, as in fast-agent's example.
 pub const PROMPT: &str = "Get project updates from the New York and London project managers \

@@ -4,8 +4,12 @@
 
 use hookwire::{Next, Outcome, ToolArgs, ToolContext};
 
+// The cards' generated code declares these files as modules too; here the
+// same functions are wrapped with `#[tool]` and `#[hook]`.
+#[allow(clippy::duplicate_mod)]
 #[path = "../pmo/cards/hooks.rs"]
 mod card_hooks;
+#[allow(clippy::duplicate_mod)]
 #[path = "../pmo/cards/tools.rs"]
 mod card_tools;
 

@@ -3,6 +3,8 @@
 //! the real `mcp-server-time` (installed by `.ci/run`), and produce the same
 //! trace, with the audit hook's effects visible in what the model read.
 
+#![allow(clippy::unwrap_used)]
+
 use hookwire::agent::{RunStatus, TraceEvent};
 use hookwire_examples::pmo::{self, Form};
 

@@ -75,7 +75,6 @@
 
 pub mod agent;
 pub mod approval;
-pub mod model;
 mod call;
 mod check;
 mod context;
@@ -84,6 +83,7 @@ mod hook;
 pub mod hooks;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod model;
 mod policy;
 mod prepost;
 mod tool;
@@ -102,15 +102,15 @@ pub use context::{Extensions, ToolContext, ToolSource};
 pub use error::{HookError, Message, ToolError};
 pub use hook::{Handler, Hook, Layer, Next};
 pub use hooks::Attempts;
-pub use policy::{FailurePolicy, Guarded};
-pub use prepost::{Decision, Post, PostHook, Pre, PreHook};
-pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, hook, tool};
-pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
 /// Joining tool sets (static tools and MCP tools): `a.chain(b)`.
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};
+pub use policy::{FailurePolicy, Guarded};
+pub use prepost::{Decision, Post, PostHook, Pre, PreHook};
+pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
+pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
 
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]
@@ -125,12 +125,12 @@ pub mod __private {
     pub use tokio;
     pub use tracing;
 }
-pub use schemars;
-pub use serde_json;
 /// Perfect hashing of tool names, for the dispatch code that `#[agent]` and
 /// `cardgen` generate.
 #[doc(hidden)]
 pub use hookwire_codegen::spec::dispatch as __dispatch;
+pub use schemars;
+pub use serde_json;
 
 /// Includes the agents that `hookwire_codegen::Builder` generated from
 /// AgentCards in `build.rs` (by default `$OUT_DIR/agents/mod.rs`; pass the

@@ -1,6 +1,8 @@
 //! The audit trail: every decision is a structured `tracing` event on target
 //! `hookwire::audit` that names the hook that made it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 

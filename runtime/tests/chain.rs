@@ -2,6 +2,8 @@
 //! failure policies, timeouts, retries, unknown tools, malformed arguments and
 //! the extension map.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

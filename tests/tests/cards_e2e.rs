@@ -38,7 +38,10 @@ fn card_tools_have_their_functions_schemas_and_docs() {
     );
     // A child's tool input schema: `{message}` by default, or its own.
     assert_eq!(defs[1].description, "Reports on New York projects.");
-    assert_eq!(defs[2].input_schema["required"], serde_json::json!(["message"]));
+    assert_eq!(
+        defs[2].input_schema["required"],
+        serde_json::json!(["message"])
+    );
     assert_eq!(defs[0].description, "Adds one to `x`.");
     assert_eq!(defs[0].input_schema["properties"]["x"]["type"], "integer");
     assert_eq!(defs[0].input_schema["required"], serde_json::json!(["x"]));

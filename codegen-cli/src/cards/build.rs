@@ -158,7 +158,11 @@ pub fn generate_parallel(
                 scope.spawn(move || {
                     let own = super::load_dir(dir).ok()?;
                     let same = own.cards.len() == names.len()
-                        && own.cards.iter().zip(names.iter()).all(|(c, n)| c.spec.name == *n);
+                        && own
+                            .cards
+                            .iter()
+                            .zip(names.iter())
+                            .all(|(c, n)| c.spec.name == *n);
                     same.then(|| generate_part(&own, opts, part, threads))
                 })
             })
@@ -207,8 +211,9 @@ fn card_file(card: &Card, out: &Path, absolute_paths: bool) -> syn::Result<Strin
         };
         let m = format_ident!("{}", f.module);
         items.push(quote! {
+            // Cards that share a source file each include it.
             #[path = #path]
-            #[allow(dead_code)]
+            #[allow(dead_code, clippy::duplicate_mod)]
             mod #m;
         });
     }

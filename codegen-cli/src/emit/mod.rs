@@ -438,17 +438,15 @@ fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) 
         chain = quote!(#krate::Layer::new(#layer, #chain));
     }
     quote! {
-        fn call_dynamic<__C: #krate::Handler>(
+        async fn call_dynamic<__C: #krate::Handler>(
             &self,
             cx: &mut #krate::ToolContext,
             args: #krate::ToolArgs,
             inner: &__C,
-        ) -> impl ::core::future::Future<Output = #krate::Outcome> + ::core::marker::Send {
+        ) -> #krate::Outcome {
             #(#statics)*
-            async move {
-                let chain = #chain;
-                #krate::Handler::call(&chain, cx, args).await
-            }
+            let chain = #chain;
+            #krate::Handler::call(&chain, cx, args).await
         }
     }
 }
@@ -652,6 +650,8 @@ fn emit_tools(
 
     Ok(quote! {
         #[doc = #doc]
+        // Each field's type is a whole chain: nested by design.
+        #[allow(clippy::type_complexity)]
         #vis struct #tools_ty {
             #(#fields: #chain_tys,)*
             definitions: ::std::vec::Vec<#krate::ToolDefinition>,

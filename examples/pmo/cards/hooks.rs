@@ -13,12 +13,13 @@ pub async fn audit_hook<N: Handler>(
     next: Next<'_, N>,
 ) -> Outcome {
     // Before: rewrite arguments.
-    if cx.tool() == "add_one" {
-        if let Some(x) = args.get("x").and_then(|v| v.as_i64()) {
-            if x > 10 {
-                args.insert("x", 10.into())?;
-            }
-        }
+    if cx.tool() == "add_one"
+        && args
+            .get("x")
+            .and_then(|v| v.as_i64())
+            .is_some_and(|x| x > 10)
+    {
+        args.insert("x", 10.into())?;
     }
     // Instead: block the shell tool.
     if cx.tool() == "shell" {

@@ -29,8 +29,8 @@ mod runner;
 
 pub use as_tool::{AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
-pub use dynamic::{AgentHooked, Matched};
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
+pub use dynamic::{AgentHooked, Matched};
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, TraceEvent,
