@@ -5,8 +5,8 @@
 //! A hook is code that runs around a tool call: audit, guard, rewrite
 //! arguments, redact results, ask a human, time out, retry. hookwire builds
 //! the hooks around each tool into **one concrete nested type** (a chain of
-//! [`Layer`]s around a [`ToolHandler`]), so a call through sixteen hooks is
-//! sixteen inlined function calls: no `Box<dyn>`, no allocation per call.
+//! [`Layer`]s around a [`ToolHandler`]), so a call through it is statically
+//! dispatched: no `Box<dyn>`, no allocation per call.
 //!
 //! ## The one ordering rule
 //!
