@@ -8,8 +8,8 @@ use darling::ast::NestedMeta;
 use hookwire_codegen::emit::{self, EmitOptions};
 use hookwire_codegen::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookRef, McpToolsSpec, RefreshCondition,
-    ToolCallInjection, ToolRef, UnknownValue,
+    HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
+    RefreshCondition, ToolCallInjection, ToolRef, UnknownValue,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -342,6 +342,41 @@ fn hook_ref(krate: &str, entry: &Entry) -> syn::Result<HookRef> {
     Ok(hook)
 }
 
+/// Whether a `hooks` entry names a type (a lifecycle hook) rather than an
+/// event: a path with several segments, or one that starts with an
+/// uppercase letter. Events are snake_case (`on_request_start`).
+fn is_type_path(path: &syn::Path) -> bool {
+    path.segments.len() > 1 || last_name(path).starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// A lifecycle hook entry: `NoShell` or `NoShell(match = "shell|exec")`.
+fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
+    let attr: LifecycleEntryAttr =
+        entry_args(entry, "this lifecycle hook entry", LIFECYCLE_ENTRY_KEYS)?;
+    let mut hook = LifecycleRef::new(path_text(&entry.path));
+    hook.span = Some(entry.path.span());
+    if let Some(m) = &attr.matcher {
+        hook.matcher = Matcher::parse(&m.value()).map_err(|e| {
+            syn::Error::new(
+                m.span(),
+                format!(
+                    "invalid `match` pattern for lifecycle hook `{}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/` or `source:mcp`",
+                    path_text(&entry.path)
+                ),
+            )
+        })?;
+    }
+    Ok(hook)
+}
+
+const LIFECYCLE_ENTRY_KEYS: &[&str] = &["match"];
+
+#[derive(Debug, Default, FromMeta)]
+struct LifecycleEntryAttr {
+    #[darling(default, rename = "match")]
+    matcher: Option<syn::LitStr>,
+}
+
 fn event_hook(entry: &Entry) -> syn::Result<EventHookSpec> {
     let event_name = last_name(&entry.path);
     let event = HookEvent::from_str(&event_name).map_err(|e| {
@@ -578,6 +613,14 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         }
     }
     for entry in &a.hooks.0 {
+        if is_type_path(&entry.path) {
+            // A type (`NoShell`, `crate::hooks::Guard`): a lifecycle hook.
+            match lifecycle_ref(entry) {
+                Ok(l) => spec.lifecycle_hooks.push(l),
+                Err(e) => push_err(e),
+            }
+            continue;
+        }
         match event_hook(entry) {
             Ok(h) => spec.hooks.push(h),
             Err(e) => push_err(e),

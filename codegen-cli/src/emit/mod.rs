@@ -375,9 +375,11 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         fn __hookwire_assert_pre_hook<H: #krate::PreHook>() {}
         fn __hookwire_assert_post_hook<H: #krate::PostHook>() {}
         fn __hookwire_assert_agent<A: #krate::agent::AgentDecl>() {}
+        fn __hookwire_assert_lifecycle<L: #krate::agent::lifecycle::LifecycleHooks>() {}
     };
 
     let call_dynamic = emit_call_dynamic(krate, spec, &agent_hooks);
+    let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
 
     Ok(quote! {
         #declare
@@ -398,6 +400,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             }
 
             #call_dynamic
+
+            #lifecycle
         }
 
         #[allow(dead_code, clippy::extra_unused_type_parameters)]
@@ -449,6 +453,42 @@ fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) 
             #krate::Handler::call(&chain, cx, args).await
         }
     }
+}
+
+/// `AgentDecl::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
+/// declared order; one with a matcher other than `*` is wrapped in
+/// `ForTools`, which limits its tool events to the tools it selects.
+fn emit_lifecycle(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    checks: &mut Vec<TokenStream>,
+) -> syn::Result<TokenStream> {
+    if spec.lifecycle_hooks.is_empty() {
+        return Ok(quote!());
+    }
+    let mut hooks = Vec::new();
+    for r in &spec.lifecycle_hooks {
+        let span = span_of(&r.span);
+        let ty = parse_path_at(&r.ty, "lifecycle hook", &r.span)?;
+        checks.push(quote_spanned!(span=> __hookwire_assert_lifecycle::<#ty>();));
+        let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
+        if r.matcher.is_always() {
+            hooks.push(init);
+        } else {
+            let m = matcher_expr(krate, &r.matcher);
+            hooks.push(quote! {
+                #krate::agent::lifecycle::ForTools::new(
+                    (#m).unwrap_or_else(|| #krate::matcher::Matcher::any([])),
+                    #init,
+                )
+            });
+        }
+    }
+    Ok(quote! {
+        fn lifecycle_hooks(&self) -> impl #krate::agent::lifecycle::LifecycleHooks {
+            (#(#hooks,)*)
+        }
+    })
 }
 
 /// An expression of type `Option<Matcher>` that rebuilds `m` at run time.

@@ -74,8 +74,36 @@ pub struct AgentSpec {
     /// The input schema when called as a tool, as JSON text (default
     /// `{message: string}`).
     pub tool_input_schema: Option<String>,
+    /// Lifecycle hooks: Rust types implementing
+    /// `hookwire::agent::lifecycle::LifecycleHooks`, in declared order.
+    pub lifecycle_hooks: Vec<LifecycleRef>,
     /// Where the declaration is (the struct name for `#[agent]`).
     pub span: SpanInfo,
+}
+
+/// A lifecycle hook: a Rust type implementing
+/// `hookwire::agent::lifecycle::LifecycleHooks`, built with `Default`. Its
+/// tool events (`pre_tool_use`, `post_tool_use`, `post_tool_failure`) apply
+/// to the tools `matcher` selects.
+#[derive(Debug, Clone)]
+pub struct LifecycleRef {
+    /// The path of the hook type, as Rust source.
+    pub ty: String,
+    /// Which tools its tool events apply to (`*` by default).
+    pub matcher: Matcher,
+    /// Where the reference is.
+    pub span: SpanInfo,
+}
+
+impl LifecycleRef {
+    /// A lifecycle hook of type `ty`, for every tool.
+    pub fn new(ty: impl Into<String>) -> Self {
+        Self {
+            ty: ty.into(),
+            matcher: Matcher::Always,
+            span: None,
+        }
+    }
 }
 
 impl AgentSpec {

@@ -8,7 +8,7 @@ mod source;
 
 pub use agent::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookKind, HookRef, McpToolsSpec,
+    HistoryMergeTarget, HistorySource, HookEvent, HookKind, HookRef, LifecycleRef, McpToolsSpec,
     RefreshCondition, SpanInfo, ToolCallInjection, ToolRef, UnknownValue, sanitize_tool_name,
 };
 pub use matcher::{MatchTarget, Matcher, MatcherError};

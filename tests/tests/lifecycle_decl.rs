@@ -1,0 +1,92 @@
+//! Lifecycle hooks declared with `#[agent(hooks = [...])]`: run in the agent
+//! loop in declared order, with tool matchers, next to DIAL request hooks.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Mutex;
+
+use hookwire::Decision;
+use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
+use hookwire::agent::{Runner, TraceEvent};
+use hookwire::model::{ScriptedModel, Turn};
+use serde_json::json;
+
+static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Echoes its text.
+#[hookwire::tool]
+fn echo(text: String) -> String {
+    text
+}
+
+/// Runs a command (never, in this test).
+#[hookwire::tool]
+fn shell(command: String) -> String {
+    format!("ran {command}")
+}
+
+/// Records every tool it sees; declared first, so it runs first.
+#[derive(Default)]
+pub struct Recorder;
+
+impl LifecycleHooks for Recorder {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        SEEN.lock().unwrap().push(format!("recorder:{}", cx.tool));
+        Decision::Continue
+    }
+}
+
+/// Denies what it is matched to.
+#[derive(Default)]
+pub struct Deny;
+
+impl LifecycleHooks for Deny {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        SEEN.lock().unwrap().push(format!("deny:{}", cx.tool));
+        Decision::Deny(format!("{} is not allowed here", cx.tool))
+    }
+}
+
+/// An agent whose lifecycle hooks are declared in the attribute.
+#[hookwire::agent(
+    name = "ops",
+    instruction = "Run things.",
+    function_tools = [echo, shell],
+    hooks = [Recorder, Deny(match = "shell")],
+)]
+pub struct Ops;
+
+#[tokio::test]
+async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
+    let model = ScriptedModel::from_turns([
+        Turn::call("echo", json!({"text": "hi"})).and_call("shell", json!({"command": "rm -rf /"})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(Ops, model);
+    let out = runner.run("go").await.unwrap();
+    assert_eq!(out.text, "done");
+    let calls: Vec<(String, String, String)> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall {
+                tool,
+                decision,
+                result,
+                ..
+            } => Some((tool.clone(), decision.clone(), result.text_content())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls[0], ("echo".into(), "allowed".into(), "hi".into()));
+    assert_eq!(calls[1].0, "shell");
+    assert_eq!(calls[1].1, "denied");
+    assert!(
+        calls[1].2.contains("shell is not allowed here"),
+        "{}",
+        calls[1].2
+    );
+    let mut seen = SEEN.lock().unwrap().clone();
+    seen.sort();
+    assert_eq!(seen, ["deny:shell", "recorder:echo", "recorder:shell"]);
+}
