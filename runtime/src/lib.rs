@@ -88,6 +88,7 @@ mod policy;
 mod prepost;
 mod tool;
 mod toolset;
+mod when;
 
 /// Tool matchers, shared with the code generator so that a matcher means
 /// the same thing at code generation time and at run time.
@@ -111,6 +112,7 @@ pub use policy::{FailurePolicy, Guarded};
 pub use prepost::{Decision, Post, PostHook, Pre, PreHook};
 pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
 pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
+pub use when::{ToolPredicate, When};
 
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]

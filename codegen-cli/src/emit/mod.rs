@@ -415,7 +415,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
 /// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
 /// around a tool discovered at run time. A hook whose matcher is not `*` is
-/// wrapped in `Matched`, which evaluates the matcher on each call (compiled
+/// wrapped in `When`, which evaluates the matcher on each call (compiled
 /// once, in a `static`).
 fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) -> TokenStream {
     if spec.tool_hooks.is_empty() {
@@ -434,7 +434,7 @@ fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) 
                 static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
                     ::std::sync::LazyLock::new(|| #expr);
             });
-            layers.push(quote!(#krate::agent::Matched::new(&#ident, #init)));
+            layers.push(quote!(#krate::When::new(&#ident, #init)));
         }
     }
     let mut chain = quote!(inner);

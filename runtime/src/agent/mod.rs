@@ -30,7 +30,7 @@ mod runner;
 pub use as_tool::{AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
-pub use dynamic::{AgentHooked, Matched};
+pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, TraceEvent,

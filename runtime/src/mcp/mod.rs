@@ -66,6 +66,7 @@ mod serve;
 mod toolset;
 mod yaml;
 
+pub use crate::when::{ToolPredicate, When};
 pub use agent::{McpAgent, StaticTools};
 pub use client::{McpOptions, McpServers, ServerStatus};
 pub use config::{
@@ -75,7 +76,7 @@ pub use convert::{tool_from_mcp, tool_result_from_mcp, tool_result_to_mcp, tool_
 pub use joined::{Joined, ToolSetExt};
 pub use names::{MAX_NAME_LEN, NameAllocator, exposed_name};
 pub use serve::{McpServer, ServeError, serve_agent_stdio, serve_stdio};
-pub use toolset::{McpCall, McpToolSet, ToolPredicate, When};
+pub use toolset::{McpCall, McpToolSet};
 
 /// The MCP implementation hookwire uses, for code that needs its types.
 pub use rmcp;

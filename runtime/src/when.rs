@@ -1,0 +1,108 @@
+//! Hooks gated by a predicate evaluated on every call: how a hook with a
+//! matcher applies to tools discovered at run time.
+
+use std::sync::LazyLock;
+
+use crate::call::{Outcome, ToolArgs};
+use crate::context::ToolContext;
+use crate::hook::{Handler, Hook, Next};
+use crate::matcher::{MatchTarget, Matcher};
+
+/// Decides at run time whether a hook applies to a call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot select tool calls",
+    note = "use a `hookwire::matcher::Matcher` or a closure `Fn(&ToolContext) -> bool`"
+)]
+pub trait ToolPredicate: Send + Sync {
+    /// Whether the call described by `cx` is selected.
+    fn applies(&self, cx: &ToolContext) -> bool;
+}
+
+impl ToolPredicate for Matcher {
+    fn applies(&self, cx: &ToolContext) -> bool {
+        self.matches(MatchTarget::new(cx.tool(), cx.source()))
+    }
+}
+
+impl<F: Fn(&ToolContext) -> bool + Send + Sync> ToolPredicate for F {
+    fn applies(&self, cx: &ToolContext) -> bool {
+        self(cx)
+    }
+}
+
+/// A hook gated by a matcher evaluated on every call: when the matcher
+/// selects the call the hook runs, otherwise the call goes straight to
+/// `next` as if the hook were not there.
+///
+/// This is how a hook declared with `match = "..."` applies to tools
+/// discovered at run time (MCP tools); for statically known tools the code
+/// generator resolves the match ahead of time instead.
+///
+/// ```
+/// use hookwire::When;
+/// use hookwire::{Decision, HookError, Pre, PreHook, ToolArgs, ToolContext};
+///
+/// struct Block;
+/// impl PreHook for Block {
+///     async fn before(&self, _: &mut ToolContext, _: &mut ToolArgs) -> Result<Decision, HookError> {
+///         Ok(Decision::Deny("not today".into()))
+///     }
+/// }
+///
+/// let hook = When::matching("everything__get-env|*__delete_*", Pre(Block)).unwrap();
+/// // Or any predicate on the context:
+/// let on_time_server = When::new(|cx: &ToolContext| cx.server() == Some("time"), Pre(Block));
+/// # let _ = (hook, on_time_server);
+/// ```
+#[derive(Debug, Clone)]
+pub struct When<M, H> {
+    matcher: M,
+    hook: H,
+}
+
+impl<M, H> When<M, H> {
+    /// `hook`, applied only to the calls `matcher` selects.
+    pub const fn new(matcher: M, hook: H) -> Self {
+        Self { matcher, hook }
+    }
+}
+
+impl<H> When<Matcher, H> {
+    /// `hook`, applied only to the calls the matcher `pattern` selects (the
+    /// [matcher syntax](crate::matcher::Matcher): `name`, `a|b`, globs,
+    /// `/regex/`, `source:mcp`, `!pattern`).
+    pub fn matching(pattern: &str, hook: H) -> Result<Self, crate::matcher::MatcherError> {
+        Matcher::parse(pattern).map(|matcher| Self::new(matcher, hook))
+    }
+}
+
+impl<M: ToolPredicate, H: Hook> Hook for When<M, H> {
+    async fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> Outcome {
+        if self.matcher.applies(cx) {
+            self.hook.around(cx, args, next).await
+        } else {
+            next.run(cx, args).await
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        self.hook.name()
+    }
+}
+
+/// A matcher compiled once, in a `static` (what generated code declares for
+/// each agent-level hook with a matcher). `None`, a matcher that failed to
+/// parse, selects nothing; the front ends reject such matchers before any
+/// code is generated.
+impl ToolPredicate for &'static LazyLock<Option<Matcher>> {
+    fn applies(&self, cx: &ToolContext) -> bool {
+        LazyLock::force(self)
+            .as_ref()
+            .is_some_and(|m| m.applies(cx))
+    }
+}
