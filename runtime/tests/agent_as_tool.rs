@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_common::TestAgent;
+use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{AgentTool, HistoryMergeTarget, HistorySource, Runner};
 use hookwire::approval::BoxFuture;
 use hookwire::model::{
@@ -21,9 +21,9 @@ use hookwire::{
 use serde_json::json;
 
 fn child(name: &'static str) -> TestAgent<Router<End>> {
-    let mut agent = TestAgent::new(name, Router::new());
-    agent.config = agent
-        .config
+    let mut agent = test_agent(name, Router::new());
+    *agent.config_mut() = agent
+        .config_mut()
         .clone()
         .with_description(format!("The {name} agent."));
     agent
@@ -77,7 +77,7 @@ async fn ten_thousand_concurrent_calls_never_exceed_max_parallel_and_none_is_dro
     let factory = move || {
         m.fetch_add(1, Ordering::SeqCst);
         let mut a = child("Worker");
-        a.config = a.config.clone().with_max_parallel(7);
+        *a.config_mut() = a.config_mut().clone().with_max_parallel(7);
         a
     };
     let tool = ToolHandler(AgentTool::new(factory, gauge.clone()));
@@ -124,8 +124,8 @@ impl Model for Slow {
 async fn a_child_past_its_timeout_gives_an_error_result() {
     let factory = || {
         let mut a = child("Slow");
-        a.config = a
-            .config
+        *a.config_mut() = a
+            .config_mut()
             .clone()
             .with_child_timeout(Duration::from_millis(50));
         a
@@ -158,7 +158,7 @@ async fn arguments_are_a_message_or_the_childs_input_schema() {
     let tool = ToolHandler(AgentTool::new(
         move || {
             let mut a = child("Weather");
-            a.config = a.config.clone().with_tool_input_schema(s.clone());
+            *a.config_mut() = a.config_mut().clone().with_tool_input_schema(s.clone());
             a
         },
         Arc::new(PassthroughModel),
@@ -211,8 +211,8 @@ async fn history_source_child_and_merge_target_child_keep_the_childs_conversatio
     let tool = ToolHandler(AgentTool::new(
         || {
             let mut a = child("Notes");
-            a.config = a
-                .config
+            *a.config_mut() = a
+                .config_mut()
                 .clone()
                 .with_history_source(HistorySource::Child)
                 .with_history_merge_target(HistoryMergeTarget::Child);
@@ -249,8 +249,8 @@ async fn orchestrator_history_flows_to_the_child_and_back() {
     let sub = AgentTool::new(
         || {
             let mut a = child("Sub");
-            a.config = a
-                .config
+            *a.config_mut() = a
+                .config_mut()
                 .clone()
                 .with_history_source(HistorySource::Orchestrator)
                 .with_history_merge_target(HistoryMergeTarget::Orchestrator);
@@ -258,7 +258,7 @@ async fn orchestrator_history_flows_to_the_child_and_back() {
         },
         Arc::new(Memory),
     );
-    let parent = TestAgent::new("Boss", Router::new().tool(sub));
+    let parent = test_agent("Boss", Router::new().tool(sub));
     let model = ScriptedModel::from_turns([
         Turn::call("agent__Sub", json!({"message": "sub task"})),
         Turn::text("all done"),
@@ -283,8 +283,8 @@ async fn history_source_messages_starts_the_child_from_the_messages_argument() {
     let tool = ToolHandler(AgentTool::new(
         || {
             let mut a = child("Reader");
-            a.config = a
-                .config
+            *a.config_mut() = a
+                .config_mut()
                 .clone()
                 .with_history_source(HistorySource::Messages);
             a
@@ -320,7 +320,10 @@ async fn history_source_messages_starts_the_child_from_the_messages_argument() {
 async fn a_child_whose_model_cannot_be_set_up_gives_error_results() {
     let tool = ToolHandler(AgentTool::with_configured_model(|| {
         let mut a = child("Scripted");
-        a.config = a.config.clone().with_model("scripted:/no/such/script.yaml");
+        *a.config_mut() = a
+            .config_mut()
+            .clone()
+            .with_model("scripted:/no/such/script.yaml");
         a
     }));
     let r = call(&tool, "1", json!({"message": "hi"})).await;

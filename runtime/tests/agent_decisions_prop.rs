@@ -8,7 +8,7 @@ mod agent_common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_common::TestAgent;
+use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::approval::{Answer, FnAsker};
@@ -74,7 +74,7 @@ async fn run(ds: [D; 4], approve: bool) -> (usize, String) {
     }));
     let hooks = (H(0, ds[0]), H(1, ds[1]), H(2, ds[2]), H(3, ds[3]));
     let model = ScriptedModel::from_turns([Turn::call("t", json!({})), Turn::text("end")]);
-    let mut runner = Runner::new(TestAgent::new("p", tools).with_hooks(hooks), model).with_asker(
+    let mut runner = Runner::new(test_agent("p", tools).with_hooks(hooks), model).with_asker(
         FnAsker::new(move |_| {
             if approve {
                 Answer::Approve

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_common::TestAgent;
+use agent_common::{TestAgent, test_agent};
 use hookwire::agent::inject::{InjectionAction, ManualClock};
 use hookwire::agent::{Frequency, HookEvent, RequestHook, Runner, TraceEvent};
 use hookwire::model::{Message, PassthroughModel, ScriptedModel, Turn, TurnExpectation};
@@ -35,9 +35,9 @@ fn agent(
         tokio::time::sleep(Duration::from_secs(3600)).await;
         "late"
     });
-    let mut a = TestAgent::new("memo", Router::new().tool(get).tool(broken).tool(slow));
+    let mut a = test_agent("memo", Router::new().tool(get).tool(broken).tool(slow));
     for h in hooks {
-        a.config = a.config.clone().with_request_hook(h);
+        *a.config_mut() = a.config_mut().clone().with_request_hook(h);
     }
     a
 }

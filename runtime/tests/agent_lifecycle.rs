@@ -6,7 +6,7 @@ mod agent_common;
 
 use std::sync::{Arc, Mutex};
 
-use agent_common::TestAgent;
+use agent_common::{TestAgent, test_agent};
 use hookwire::agent::lifecycle::{
     AgentFailed, ExecutionEnd, ExecutionStart, Flow, ForTools, LifecycleHooks, PostToolUse,
     PreToolUse, PromptSubmit, StepEnd, StepStart, StopDecision, StopEvent,
@@ -26,7 +26,7 @@ struct Add {
 type Log = Arc<Mutex<Vec<String>>>;
 
 fn calc(ran: Log) -> TestAgent<impl hookwire::ToolSet> {
-    TestAgent::new(
+    test_agent(
         "calc",
         Router::new().tool(FnTool::new("add", "Adds.", move |x: Add| {
             let ran = ran.clone();
@@ -283,14 +283,15 @@ async fn several_hooks_deny_beats_ask_beats_allow_and_rewrites_apply_in_declared
                 |t: Trail| async move { t.trail },
             ));
         let model = ScriptedModel::from_turns([Turn::call("echo", json!({})), Turn::text("end")]);
-        let mut runner = Runner::new(TestAgent::new("a", tools).with_hooks(hooks), model)
-            .with_asker(FnAsker::new(move |_| {
+        let mut runner = Runner::new(test_agent("a", tools).with_hooks(hooks), model).with_asker(
+            FnAsker::new(move |_| {
                 if asker_approves {
                     Answer::Approve
                 } else {
                     Answer::Deny("human said no".into())
                 }
-            }));
+            }),
+        );
         let out = runner.run("x").await.unwrap();
         let hook = out
             .trace
@@ -356,11 +357,7 @@ async fn several_hooks_deny_beats_ask_beats_allow_and_rewrites_apply_in_declared
     ));
     let model = ScriptedModel::from_turns([Turn::call("echo", json!({})), Turn::text("never")]);
     let mut runner = Runner::new(
-        TestAgent::new("a", tools).with_hooks(Fixed(
-            "S",
-            Decision::Stop("halt".into()),
-            log.clone(),
-        )),
+        test_agent("a", tools).with_hooks(Fixed("S", Decision::Stop("halt".into()), log.clone())),
         model,
     );
     let out = runner.run("x").await.unwrap();

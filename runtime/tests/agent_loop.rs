@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_common::TestAgent;
+use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunStatus, Runner, TraceEvent};
 use hookwire::model::{
     Message, ModelError, PassthroughModel, ScriptedModel, Turn, TurnExpectation,
@@ -28,7 +28,7 @@ struct Sleep {
 }
 
 fn calc() -> TestAgent<impl hookwire::ToolSet> {
-    TestAgent::new(
+    test_agent(
         "calc",
         Router::new().tool(FnTool::new(
             "add",
@@ -99,7 +99,7 @@ async fn tool_calls_run_concurrently_up_to_max_parallel_and_return_in_call_order
         turn = turn.and_call("sleep", json!({"ms": ms, "tag": format!("t{i}")}));
     }
     let model = ScriptedModel::from_turns([turn, Turn::text("done")]);
-    let mut runner = Runner::new(TestAgent::new("sleeper", tools), model).with_max_parallel(3);
+    let mut runner = Runner::new(test_agent("sleeper", tools), model).with_max_parallel(3);
     let out = runner.run("go").await.unwrap();
     assert_eq!(out.text, "done");
     let results: Vec<String> = runner

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::mpsc;
 
-use agent_common::TestAgent;
+use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::model::{Message, Model, ModelError, ModelRequest, OpenAiConfig, OpenAiModel};
 use hookwire::{FnTool, Json, Router};
@@ -122,8 +122,8 @@ async fn a_tool_calling_round_trip_speaks_the_chat_completions_wire_format() {
             Json(json!({"city": w.city, "temp": if w.city == "Oslo" { -3 } else { 18 }}))
         },
     ));
-    let mut agent = TestAgent::new("forecaster", tools);
-    agent.config = agent.config.clone().with_instruction("You forecast.");
+    let mut agent = test_agent("forecaster", tools);
+    *agent.config_mut() = agent.config_mut().clone().with_instruction("You forecast.");
     let mut runner = Runner::new(agent, model);
     let out = runner.run("Weather in Oslo and Rome?").await.unwrap();
     assert_eq!(out.text, "Oslo is cold, Rome is warm.");

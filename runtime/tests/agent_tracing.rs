@@ -7,7 +7,7 @@ mod agent_common;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use agent_common::TestAgent;
+use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::model::{ScriptedModel, Turn};
@@ -112,7 +112,7 @@ async fn runs_steps_and_tool_calls_are_spans_carrying_the_decision_and_the_hook(
         Turn::call("inc", json!({"a": 1})).and_call("inc", json!({"a": 13})),
         Turn::text("ok"),
     ]);
-    let mut runner = Runner::new(TestAgent::new("tracer", tools).with_hooks(Guard), model)
+    let mut runner = Runner::new(test_agent("tracer", tools).with_hooks(Guard), model)
         .with_correlation_id("corr-1");
     runner.run("go").await.unwrap();
 

@@ -6,7 +6,7 @@ mod agent_common;
 
 use std::sync::{Arc, Mutex};
 
-use agent_common::TestAgent;
+use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::approval::{
     Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover, When,
@@ -88,7 +88,7 @@ async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {
         Turn::call("rm", json!({"path": "/b"})).and_call("ls", json!({"path": "/home"})),
         Turn::text("done"),
     ]);
-    let mut runner = Runner::new(TestAgent::new("files", tools(ran.clone())), model)
+    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model)
         .with_max_parallel(1)
         .with_asker(asker);
     runner.run("clean up").await.unwrap();
@@ -118,7 +118,7 @@ async fn without_an_approver_a_gated_call_is_denied() {
     let ran: Log = Arc::default();
     let model =
         ScriptedModel::from_turns([Turn::call("rm", json!({"path": "/a"})), Turn::text("ok")]);
-    let mut runner = Runner::new(TestAgent::new("files", tools(ran.clone())), model);
+    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model);
     runner.run("x").await.unwrap();
     assert!(ran.lock().unwrap().is_empty());
     assert_eq!(
@@ -139,7 +139,7 @@ async fn arguments_that_do_not_parse_need_approval_even_when_the_rule_says_no() 
         Turn::call("ls", json!("{\"path\": \"/tmp/x\"")),
         Turn::text("ok"),
     ]);
-    let mut runner = Runner::new(TestAgent::new("files", tools(ran.clone())), model).with_asker(
+    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model).with_asker(
         FnAsker::new(move |req| {
             a.lock().unwrap().push(req.reason.to_owned());
             Answer::Deny("not without valid arguments".into())
@@ -167,7 +167,7 @@ async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decis
         Turn::call("ls", json!({"path": "/tmp"})).and_call("rm", json!({"path": "/z"})),
         Turn::text("ok"),
     ]);
-    let mut runner = Runner::new(TestAgent::new("files", tools(ran.clone())), model)
+    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model)
         .with_max_parallel(1)
         .with_approvals(approvals.clone());
     let out = runner.run("x").await.unwrap();

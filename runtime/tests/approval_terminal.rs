@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agent_common::TestAgent;
+use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::approval::{NeedsApproval, TerminalApprover};
 use hookwire::model::{Message, ScriptedModel, Turn};
@@ -51,7 +51,7 @@ async fn terminal_child() {
         Turn::text("done"),
     ]);
     let mut runner =
-        Runner::new(TestAgent::new("term", tools), model).with_asker(TerminalApprover::new());
+        Runner::new(test_agent("term", tools), model).with_asker(TerminalApprover::new());
     runner.run("remove things").await.unwrap();
     let results: Vec<String> = runner
         .history()

@@ -7,7 +7,7 @@ mod agent_common;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-use agent_common::TestAgent;
+use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunState, RunStatus, Runner};
 use hookwire::approval::{DeferAll, NeedsApproval, Resolution, Sticky};
 use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
@@ -37,7 +37,7 @@ fn agent(ran: Log) -> TestAgent<impl hookwire::ToolSet> {
             format!("deployed {}", t.target)
         }
     });
-    TestAgent::new(
+    test_agent(
         "ops",
         Router::new().tool(status).route(
             deploy.definition(),
