@@ -376,7 +376,7 @@ async fn for_tools_limits_tool_events_to_matching_tools() {
     let log: Log = Arc::default();
     let ran: Log = Arc::default();
     let hook = ForTools::new(
-        "sub|mul".parse().unwrap(),
+        "sub|mul".parse::<hookwire::matcher::Matcher>().unwrap(),
         Fixed(
             "only-sub-mul",
             Decision::Deny("blocked".into()),
@@ -466,12 +466,11 @@ async fn runner_hooks_run_after_the_agents_hooks() {
 }
 
 #[tokio::test]
-async fn for_tools_where_selects_with_a_function() {
+async fn for_tools_selects_with_a_function() {
     use hookwire::ToolSource;
-    use hookwire::agent::lifecycle::ForToolsWhere;
     let log: Log = Arc::default();
     let ran: Log = Arc::default();
-    let hook = ForToolsWhere::new(
+    let hook = ForTools::new(
         |tool: &str, source: ToolSource| tool == "add" && source == ToolSource::Function,
         Fixed("add-only", Decision::Deny("no adding".into()), log.clone()),
     );

@@ -22,7 +22,7 @@
 //! type implementing [`LifecycleHooks`] (every method has a no-op default),
 //! several hooks are a tuple `(A, B, C)` run in declared order, `()` is no
 //! hooks, and [`ForTools`] restricts a hook's tool events to the tools a
-//! [`Matcher`] selects.
+//! [`Matcher`] (or a function of the tool name and source) selects.
 //!
 //! When several hooks decide about one tool call the strongest decision
 //! wins: stop > deny > ask > continue. The first stop or deny ends the
@@ -419,98 +419,60 @@ tuple_hooks!(A, B, C, D, E, F, G, H, I, J);
 tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K);
 tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
 
-/// A hook whose tool events (`pre_tool_use`, `post_tool_use`,
-/// `post_tool_failure`) fire only for the tools `matcher` selects; its
-/// other events fire as usual.
-#[derive(Debug, Clone)]
-pub struct ForTools<H> {
-    matcher: Matcher,
-    hook: H,
-}
-
-impl<H> ForTools<H> {
-    /// `hook`, for the tools `matcher` selects.
-    pub fn new(matcher: Matcher, hook: H) -> Self {
-        Self { matcher, hook }
-    }
-
-    fn hits(&self, tool: &str, source: ToolSource) -> bool {
-        self.matcher.matches(MatchTarget::new(tool, source))
-    }
-}
-
-impl<H: LifecycleHooks> LifecycleHooks for ForTools<H> {
-    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook.execution_start(cx)
-    }
-    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook.user_prompt_submit(cx)
-    }
-    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook.step_start(cx)
-    }
-    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.hook.step_end(cx)
-    }
-    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-        if self.hits(cx.tool, cx.source) {
-            decide(&self.hook, cx).await
-        } else {
-            Decision::Continue
-        }
-    }
-    async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
-        if self.hits(&cx.call.name, cx.source) {
-            self.hook.post_tool_use(cx).await;
-        }
-    }
-    async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
-        if self.hits(&cx.call.name, cx.source) {
-            self.hook.post_tool_failure(cx).await;
-        }
-    }
-    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
-        self.hook.stop(cx)
-    }
-    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
-        self.hook.agent_failed(cx)
-    }
-    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.hook.execution_end(cx)
-    }
-    fn name(&self) -> &'static str {
-        self.hook.name()
-    }
-}
-
-/// Like [`ForTools`], with the selection as a function instead of a
-/// [`Matcher`]: what generated code uses when the matcher was resolved at
+/// Selects the tools a [`ForTools`] hook's tool events fire for: a
+/// [`Matcher`], or any `Fn(&str, ToolSource) -> bool` (the tool's name and
+/// source), which is what generated code uses when a matcher was resolved at
 /// code generation time (no parsing, no regex at run time).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot select tools for a lifecycle hook",
+    note = "use a `hookwire::matcher::Matcher` or a closure `Fn(&str, ToolSource) -> bool`"
+)]
+pub trait SelectTools: Send + Sync {
+    /// Whether the tool named `tool`, from `source`, is selected.
+    fn selects(&self, tool: &str, source: ToolSource) -> bool;
+}
+
+impl SelectTools for Matcher {
+    fn selects(&self, tool: &str, source: ToolSource) -> bool {
+        self.matches(MatchTarget::new(tool, source))
+    }
+}
+
+impl<F: Fn(&str, ToolSource) -> bool + Send + Sync> SelectTools for F {
+    fn selects(&self, tool: &str, source: ToolSource) -> bool {
+        self(tool, source)
+    }
+}
+
+/// A hook whose tool events (`pre_tool_use`, `post_tool_use`,
+/// `post_tool_failure`) fire only for the tools `select` selects (a
+/// [`Matcher`] by default, or a function, see [`SelectTools`]); its other
+/// events fire as usual.
 ///
 /// ```
-/// use hookwire::agent::lifecycle::{ForToolsWhere, LifecycleHooks};
+/// use hookwire::agent::lifecycle::{ForTools, LifecycleHooks};
+/// use hookwire::matcher::Matcher;
 /// use hookwire::ToolSource;
 /// struct Audit;
 /// impl LifecycleHooks for Audit {}
-/// let only_mcp = ForToolsWhere::new(|_tool: &str, source: ToolSource| source == ToolSource::Mcp, Audit);
-/// # let _ = only_mcp;
+/// let shell_tools: ForTools<Audit> = ForTools::new(Matcher::parse("shell*").unwrap(), Audit);
+/// let only_mcp = ForTools::new(|_tool: &str, source: ToolSource| source == ToolSource::Mcp, Audit);
+/// # let _ = (shell_tools, only_mcp);
 /// ```
 #[derive(Debug, Clone, Copy)]
-pub struct ForToolsWhere<P, H> {
-    select: P,
+pub struct ForTools<H, S = Matcher> {
+    select: S,
     hook: H,
 }
 
-impl<P: Fn(&str, ToolSource) -> bool + Send + Sync, H> ForToolsWhere<P, H> {
-    /// `hook`, for the tools `select` accepts.
-    pub const fn new(select: P, hook: H) -> Self {
+impl<H, S: SelectTools> ForTools<H, S> {
+    /// `hook`, for the tools `select` selects.
+    pub const fn new(select: S, hook: H) -> Self {
         Self { select, hook }
     }
 }
 
-impl<P: Fn(&str, ToolSource) -> bool + Send + Sync, H: LifecycleHooks> LifecycleHooks
-    for ForToolsWhere<P, H>
-{
+impl<H: LifecycleHooks, S: SelectTools> LifecycleHooks for ForTools<H, S> {
     fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
         self.hook.execution_start(cx)
     }
@@ -524,19 +486,19 @@ impl<P: Fn(&str, ToolSource) -> bool + Send + Sync, H: LifecycleHooks> Lifecycle
         self.hook.step_end(cx)
     }
     async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-        if (self.select)(cx.tool, cx.source) {
+        if self.select.selects(cx.tool, cx.source) {
             decide(&self.hook, cx).await
         } else {
             Decision::Continue
         }
     }
     async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
-        if (self.select)(&cx.call.name, cx.source) {
+        if self.select.selects(&cx.call.name, cx.source) {
             self.hook.post_tool_use(cx).await;
         }
     }
     async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
-        if (self.select)(&cx.call.name, cx.source) {
+        if self.select.selects(&cx.call.name, cx.source) {
             self.hook.post_tool_failure(cx).await;
         }
     }
