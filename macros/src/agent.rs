@@ -55,14 +55,14 @@ const EVENT_HOOK_KEYS: &[&str] = &[
 
 /// One entry of a list key: `path` or `path(key = value, ...)`.
 #[derive(Debug, Clone)]
-struct Entry {
+pub(crate) struct Entry {
     path: syn::Path,
     args: Vec<NestedMeta>,
 }
 
 /// A list of entries, written `key = [a, b(..)]` or `key(a, b(..))`.
 #[derive(Debug, Clone, Default)]
-struct Entries(Vec<Entry>);
+pub(crate) struct Entries(pub(crate) Vec<Entry>);
 
 impl Entries {
     fn from_metas<'a>(metas: impl IntoIterator<Item = &'a syn::Meta>) -> darling::Result<Self> {
@@ -316,8 +316,15 @@ fn entry_args<T: FromMeta>(entry: &Entry, what: &str, known: &[&str]) -> syn::Re
     T::from_list(&entry.args).map_err(syn::Error::from)
 }
 
-fn hook_ref(krate: &str, entry: &Entry) -> syn::Result<HookRef> {
-    let attr: HookEntryAttr = entry_args(entry, "this `tool_hooks` entry", HOOK_ENTRY_KEYS)?;
+/// A hook entry (`audit`, `guard(match = "write_*", on_failure = "open")`)
+/// with the options `known` allows.
+pub(crate) fn hook_ref(
+    krate: &str,
+    entry: &Entry,
+    what: &str,
+    known: &[&str],
+) -> syn::Result<HookRef> {
+    let attr: HookEntryAttr = entry_args(entry, what, known)?;
     let mut hook = HookRef::new(checked(krate, &entry.path)).with_label(last_name(&entry.path));
     hook.span = Some(entry.path.span());
     if let Some(m) = &attr.matcher {
@@ -581,7 +588,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                 let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
                 tool.span = Some(entry.path.span());
                 for h in &t.hooks.0 {
-                    match hook_ref(&krate, h) {
+                    match hook_ref(&krate, h, "this `tool_hooks` entry", HOOK_ENTRY_KEYS) {
                         Ok(h) => tool = tool.with_hook(h),
                         Err(e) => push_err(e),
                     }
@@ -607,7 +614,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         }
     }
     for entry in &a.tool_hooks.0 {
-        match hook_ref(&krate, entry) {
+        match hook_ref(&krate, entry, "this `tool_hooks` entry", HOOK_ENTRY_KEYS) {
             Ok(h) => spec.tool_hooks.push(h),
             Err(e) => push_err(e),
         }

@@ -2,13 +2,25 @@
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
-use hookwire_codegen::lower::{self, HookOptions, OnFailure, ToolOptions};
+use hookwire_codegen::lower::{self, HookOptions, NeedsApproval, OnFailure, ToolOptions};
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 
+use crate::agent::{Entries, hook_ref};
 use crate::{keys, krate};
 
-const TOOL_KEYS: &[&str] = &["name", "description", "strict", "crate"];
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "strict",
+    "needs_approval",
+    "hooks",
+    "on_error",
+    "crate",
+];
+/// The options of an entry of a tool's own `hooks = [..]` (no `match`: the
+/// hooks of a tool apply to that tool only).
+const OWN_HOOK_KEYS: &[&str] = &["on_failure", "timeout_ms"];
 const HOOK_KEYS: &[&str] = &["match", "on_failure", "timeout_ms", "name", "crate"];
 
 #[derive(Debug, FromMeta)]
@@ -19,8 +31,48 @@ struct ToolAttr {
     description: Option<syn::LitStr>,
     #[darling(default)]
     strict: bool,
+    #[darling(default)]
+    needs_approval: Option<Approval>,
+    #[darling(default)]
+    hooks: Entries,
+    #[darling(default)]
+    on_error: Option<syn::Path>,
     #[darling(default, rename = "crate")]
     krate: Option<syn::Path>,
+}
+
+/// `needs_approval` (every call), `needs_approval = path` (a predicate on
+/// the typed arguments), or `needs_approval = true | false`.
+#[derive(Debug)]
+enum Approval {
+    Always,
+    Never,
+    When(syn::Path),
+}
+
+impl FromMeta for Approval {
+    fn from_word() -> darling::Result<Self> {
+        Ok(Self::Always)
+    }
+
+    fn from_bool(value: bool) -> darling::Result<Self> {
+        Ok(if value { Self::Always } else { Self::Never })
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        match expr {
+            syn::Expr::Path(p) if p.qself.is_none() => Ok(Self::When(p.path.clone())),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Bool(b),
+                ..
+            }) => Self::from_bool(b.value),
+            syn::Expr::Group(g) => Self::from_expr(&g.expr),
+            other => Err(darling::Error::custom(
+                "expected `needs_approval` (every call) or `needs_approval = path::to_predicate`, a `fn(&hookwire::ArgsOf<tool>) -> bool`",
+            )
+            .with_span(other)),
+        }
+    }
 }
 
 #[derive(Debug, FromMeta)]
@@ -127,6 +179,31 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
     opts.name = parsed.name;
     opts.description = parsed.description;
     opts.strict = parsed.strict;
+    opts.needs_approval = match parsed.needs_approval {
+        None | Some(Approval::Never) => None,
+        Some(Approval::Always) => Some(NeedsApproval::Always(proc_macro2::Span::call_site())),
+        Some(Approval::When(path)) => Some(NeedsApproval::When(path)),
+    };
+    opts.on_error = parsed.on_error;
+    let krate_text = opts.crate_path.to_token_stream().to_string();
+    let mut errors: Option<syn::Error> = None;
+    for entry in &parsed.hooks.0 {
+        match hook_ref(
+            &krate_text,
+            entry,
+            "this `hooks` entry of the tool",
+            OWN_HOOK_KEYS,
+        ) {
+            Ok(h) => opts.hooks.push(h),
+            Err(e) => match &mut errors {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            },
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
     lower::tool(item, &opts)
 }
 

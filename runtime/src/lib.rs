@@ -78,6 +78,7 @@ pub mod approval;
 mod call;
 mod check;
 mod context;
+pub mod declare;
 mod error;
 mod hook;
 pub mod hooks;
@@ -100,6 +101,7 @@ pub use call::{
     Content, Contents, EmbeddedResource, Outcome, ToolArgs, ToolCall, ToolResult, into_result,
 };
 pub use context::{Extensions, ToolContext, ToolSource};
+pub use declare::{ArgsOf, ToolDecl};
 pub use error::{HookError, Message, ToolError};
 pub use hook::{Handler, Hook, Layer, Next};
 pub use hooks::Attempts;

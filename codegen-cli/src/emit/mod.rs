@@ -6,16 +6,23 @@
 //! * a tool-set struct (`<Agent>Tools`) with one field per statically known
 //!   tool, whose type is that tool's whole chain: agent-level hooks in
 //!   declared order (outermost first), then tool-level hooks, then
-//!   `ToolHandler<Tool>`. Matchers are resolved here, so a hook that cannot
+//!   the tool's own chain, `<Tool as ToolDecl>::Handler` (its own hooks,
+//!   approval gate and error mapping around `ToolHandler<Tool>`, or just
+//!   `ToolHandler<Tool>`). Matchers are resolved here, so a hook that cannot
 //!   match a tool is absent from its chain. A hook with a non-default
 //!   failure policy or a timeout is wrapped in `Guarded`;
 //! * `impl ToolSet` for it, dispatching by name in constant time through a
 //!   perfect hash computed here ([`spec::dispatch`](crate::spec::dispatch));
 //! * `impl AgentDecl` for the agent type, whose `config()` carries every
 //!   other field;
-//! * type-level checks (`const _: fn() = || { .. }`) that turn a path that
-//!   is not a tool, hook or agent into one `#[diagnostic::on_unimplemented]`
-//!   sentence, spanned on the reference when the front end has a span.
+//! * type-level checks: `where` bounds on the generated struct and impls
+//!   (`Path: ToolDecl`, `Path: Hook`, `Path: DeclaredAgent`, ..) that turn a
+//!   path that is not a tool, hook or agent into one
+//!   `#[diagnostic::on_unimplemented]` sentence, spanned on the reference
+//!   when the front end has a span (the bodies assume the bounds, so they
+//!   add no error of their own);
+//! * for each child agent, a constant that fails to compile when the child
+//!   is listed under another name than it was declared with.
 //!
 //! ```
 //! use hookwire_codegen::emit::{self, EmitOptions};
@@ -27,7 +34,7 @@
 //! let tokens = emit::agent(&spec, &EmitOptions::new(syn::parse_quote!(::hookwire))).unwrap();
 //! let code = emit::format_file(tokens, "example").unwrap();
 //! assert!(code.starts_with("// @generated"));
-//! assert!(code.contains("::hookwire::Layer<Audit, ::hookwire::ToolHandler<AddOne>>"));
+//! assert!(code.contains("::hookwire::Layer<Audit, <AddOne as ::hookwire::ToolDecl>::Handler>"));
 //! ```
 
 use std::collections::HashSet;
@@ -147,7 +154,11 @@ fn parse_path(text: &str, what: &str, span: Span) -> syn::Result<syn::Type> {
 }
 
 /// [`parse_path`], respanning only when the front end gave a span.
-fn parse_path_at(text: &str, what: &str, info: &crate::spec::SpanInfo) -> syn::Result<syn::Type> {
+pub(crate) fn parse_path_at(
+    text: &str,
+    what: &str,
+    info: &crate::spec::SpanInfo,
+) -> syn::Result<syn::Type> {
     match info {
         Some(span) => parse_path(text, what, *span),
         None => syn::parse_str::<syn::Type>(text).map_err(|e| {
@@ -185,13 +196,15 @@ fn usize_lit(n: u64, what: &str, span: Span) -> syn::Result<Literal> {
         .map_err(|_| syn::Error::new(span, format!("`{what}` is too large: {n}")))
 }
 
+/// A hook reference lowered to its type in a chain and the expression that
+/// builds it (shared with the `#[tool(hooks = [..])]` lowering).
 #[derive(Clone)]
-struct Hook {
-    ty: syn::Type,
-    init: TokenStream,
+pub(crate) struct Hook {
+    pub(crate) ty: syn::Type,
+    pub(crate) init: TokenStream,
 }
 
-fn lower_hook(krate: &syn::Path, r: &HookRef) -> syn::Result<Hook> {
+pub(crate) fn lower_hook(krate: &syn::Path, r: &HookRef) -> syn::Result<Hook> {
     let span = span_of(&r.span);
     let base = parse_path_at(&r.ty, "hook", &r.span)?;
     let base_init = match &r.init {
@@ -242,10 +255,12 @@ fn source_tokens(krate: &syn::Path, source: ToolSource) -> TokenStream {
 /// One statically known tool with its resolved chain.
 struct Lowered {
     name: String,
+    /// The tool's type (a `ToolDecl`).
+    tool_ty: TokenStream,
     source: ToolSource,
     chain_ty: TokenStream,
     chain_init: TokenStream,
-    /// `.inner()` calls from the chain to the `ToolHandler`.
+    /// `.inner()` calls from the chain to the tool's own handler.
     depth: usize,
 }
 
@@ -276,6 +291,10 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         .unwrap_or_else(|| format_ident!("{}Tools", agent_ty));
     let vis = &opts.vis;
 
+    // Type-level checks as `where` bounds on the generated impls, each
+    // spanned on the path the user wrote: a path that is not a tool, hook or
+    // agent is one error, on that path, and the impls' bodies (which assume
+    // the bounds) add none.
     let mut checks = Vec::new();
     // Agent-level hooks are lowered once (and so checked even if they match
     // no static tool), then reused in every chain they are part of.
@@ -299,7 +318,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         }
         lowered.push(lower_tool(krate, spec, &agent_hooks, tool, &mut checks)?);
     }
-    let mut agent_checks = Vec::new();
+    let mut name_checks = Vec::new();
     for child in &spec.agents {
         // A child agent is a tool like any other: `agent__<Name>`, an
         // `AgentTool` that runs a fresh child per call, wrapped in the
@@ -320,7 +339,18 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             },
         };
         let ty = parse_path_at(&child_ty, "agent", &child.span)?;
-        agent_checks.push(quote_spanned!(span=> __hookwire_assert_agent::<#ty>();));
+        checks.push(quote_spanned!(span=> #ty: #krate::declare::DeclaredAgent));
+        // The tool name the parent uses must be the child's own
+        // (`agent__<declared name>`): checked at compile time.
+        let used = child.name.as_str();
+        let path_text = quote!(#ty).to_string().replace(' ', "");
+        name_checks.push(quote_spanned! {span=>
+            const _: () = #krate::declare::child_agent_name(
+                <#ty as #krate::declare::DeclaredAgent>::NAME,
+                #used,
+                #path_text,
+            );
+        });
         let tool = crate::spec::ToolRef {
             ty: quote!(#krate::agent::AgentTool<fn() -> #ty>).to_string(),
             init: Some(
@@ -343,10 +373,12 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         lowered.push(lower_tool(krate, spec, &agent_hooks, &tool, &mut checks)?);
     }
     for hook in &spec.tool_hooks {
-        hook_check(hook, &mut checks)?;
+        hook_check(krate, hook, &mut checks)?;
     }
 
-    let tools_struct = emit_tools(krate, spec, vis, &tools_ty, &lowered)?;
+    let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
+    let bounds = quote!(where #(#checks,)*);
+    let tools_struct = emit_tools(krate, spec, vis, &tools_ty, &lowered, &bounds)?;
     let config = emit_config(krate, spec)?;
     let agent_name = &spec.name;
 
@@ -369,23 +401,14 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         quote!()
     };
 
-    let check_fns = quote! {
-        fn __hookwire_assert_tool<T: #krate::Tool>() {}
-        fn __hookwire_assert_hook<H: #krate::Hook>() {}
-        fn __hookwire_assert_pre_hook<H: #krate::PreHook>() {}
-        fn __hookwire_assert_post_hook<H: #krate::PostHook>() {}
-        fn __hookwire_assert_agent<A: #krate::agent::AgentDecl>() {}
-        fn __hookwire_assert_lifecycle<L: #krate::agent::lifecycle::LifecycleHooks>() {}
-    };
-
     let call_dynamic = emit_call_dynamic(krate, spec, &agent_hooks);
-    let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
+    let agent_name_lit = str_lit(agent_name);
 
     Ok(quote! {
         #declare
         #tools_struct
 
-        impl #krate::agent::AgentDecl for #agent_ty {
+        impl #krate::agent::AgentDecl for #agent_ty #bounds {
             type Tools = #tools_ty;
 
             fn config(&self) -> &#krate::agent::AgentConfig {
@@ -404,12 +427,11 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             #lifecycle
         }
 
-        #[allow(dead_code, clippy::extra_unused_type_parameters)]
-        const _: fn() = || {
-            #check_fns
-            #(#checks)*
-            #(#agent_checks)*
-        };
+        impl #krate::declare::DeclaredAgent for #agent_ty #bounds {
+            const NAME: &'static str = #agent_name_lit;
+        }
+
+        #(#name_checks)*
     })
 }
 
@@ -470,7 +492,7 @@ fn emit_lifecycle(
     for r in &spec.lifecycle_hooks {
         let span = span_of(&r.span);
         let ty = parse_path_at(&r.ty, "lifecycle hook", &r.span)?;
-        checks.push(quote_spanned!(span=> __hookwire_assert_lifecycle::<#ty>();));
+        checks.push(quote_spanned!(span=> #ty: #krate::agent::lifecycle::LifecycleHooks));
         let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
         if r.matcher.is_always() {
             hooks.push(init);
@@ -516,13 +538,13 @@ fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> TokenStream {
     }
 }
 
-fn hook_check(hook: &HookRef, checks: &mut Vec<TokenStream>) -> syn::Result<()> {
+fn hook_check(krate: &syn::Path, hook: &HookRef, checks: &mut Vec<TokenStream>) -> syn::Result<()> {
     let span = span_of(&hook.span);
     let ty = parse_path_at(&hook.ty, "hook", &hook.span)?;
     let check = match hook.kind {
-        HookKind::Around => quote_spanned!(span=> __hookwire_assert_hook::<#ty>();),
-        HookKind::Pre => quote_spanned!(span=> __hookwire_assert_pre_hook::<#ty>();),
-        HookKind::Post => quote_spanned!(span=> __hookwire_assert_post_hook::<#ty>();),
+        HookKind::Around => quote_spanned!(span=> #ty: #krate::Hook),
+        HookKind::Pre => quote_spanned!(span=> #ty: #krate::PreHook),
+        HookKind::Post => quote_spanned!(span=> #ty: #krate::PostHook),
     };
     checks.push(check);
     Ok(())
@@ -537,9 +559,12 @@ fn lower_tool(
 ) -> syn::Result<Lowered> {
     let span = span_of(&tool.span);
     let ty = parse_path_at(&tool.ty, "tool", &tool.span)?;
-    checks.push(quote_spanned!(span=> __hookwire_assert_tool::<#ty>();));
+    // A child agent's tool is checked through the agent (`DeclaredAgent`).
+    if tool.source != ToolSource::Agent {
+        checks.push(quote_spanned!(span=> #ty: #krate::ToolDecl));
+    }
     for hook in &tool.hooks {
-        hook_check(hook, checks)?;
+        hook_check(krate, hook, checks)?;
     }
     let init = match &tool.init {
         Some(init) => {
@@ -558,8 +583,10 @@ fn lower_tool(
             },
         )
         .collect::<syn::Result<Vec<_>>>()?;
-    let mut chain_ty = quote!(#krate::ToolHandler<#ty>);
-    let mut chain_init = quote!(#krate::ToolHandler(#init));
+    // The innermost handler is the tool's own chain (its own hooks, approval
+    // gate and error mapping), `ToolHandler<T>` for a tool without them.
+    let mut chain_ty = quote!(<#ty as #krate::ToolDecl>::Handler);
+    let mut chain_init = quote!(#krate::ToolDecl::into_handler(#init));
     for hook in hooks.iter().rev() {
         let hty = &hook.ty;
         let hinit = &hook.init;
@@ -568,6 +595,7 @@ fn lower_tool(
     }
     Ok(Lowered {
         name: tool.name.clone(),
+        tool_ty: quote!(#ty),
         source: tool.source,
         chain_ty,
         chain_init,
@@ -581,6 +609,7 @@ fn emit_tools(
     vis: &syn::Visibility,
     tools_ty: &syn::Ident,
     tools: &[Lowered],
+    bounds: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let doc = format!(
         " The statically dispatched tools of the agent `{}`, each behind its chain of hooks.",
@@ -593,7 +622,10 @@ fn emit_tools(
     let chain_inits = tools.iter().map(|t| &t.chain_init);
     let definition_exprs = tools.iter().zip(&fields).map(|(t, f)| {
         let inners = (0..t.depth).map(|_| quote!(.inner()));
-        quote!(#krate::Tool::definition(&this.#f #(#inners)* .0))
+        let ty = &t.tool_ty;
+        quote!(#krate::Tool::definition(
+            <#ty as #krate::ToolDecl>::tool(&this.#f #(#inners)*)
+        ))
     });
     let n = tools.len();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -692,12 +724,12 @@ fn emit_tools(
         #[doc = #doc]
         // Each field's type is a whole chain: nested by design.
         #[allow(clippy::type_complexity)]
-        #vis struct #tools_ty {
+        #vis struct #tools_ty #bounds {
             #(#fields: #chain_tys,)*
             definitions: ::std::vec::Vec<#krate::ToolDefinition>,
         }
 
-        impl #tools_ty {
+        impl #tools_ty #bounds {
             /// Builds every tool and its chain.
             #vis fn new() -> Self {
                 let mut this = Self {
@@ -711,13 +743,13 @@ fn emit_tools(
             #index_fn
         }
 
-        impl ::core::default::Default for #tools_ty {
+        impl ::core::default::Default for #tools_ty #bounds {
             fn default() -> Self {
                 Self::new()
             }
         }
 
-        impl ::core::fmt::Debug for #tools_ty {
+        impl ::core::fmt::Debug for #tools_ty #bounds {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(::core::stringify!(#tools_ty))
                     .field("tools", &{
@@ -728,7 +760,7 @@ fn emit_tools(
             }
         }
 
-        impl #krate::ToolSet for #tools_ty {
+        impl #krate::ToolSet for #tools_ty #bounds {
             fn definitions(&self) -> ::std::vec::Vec<#krate::ToolDefinition> {
                 self.definitions.clone()
             }
@@ -942,10 +974,10 @@ mod tests {
             );
         let code = emit(&spec);
         assert!(code.contains(
-            "tool_0: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            Reads,\n            ::hookwire::Layer<\n                ::hookwire::Guarded<Slow>,\n                ::hookwire::Layer<T, ::hookwire::ToolHandler<ReadFile>>,"
+            "tool_0: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            Reads,\n            ::hookwire::Layer<\n                ::hookwire::Guarded<Slow>,\n                ::hookwire::Layer<T, <ReadFile as ::hookwire::ToolDecl>::Handler>,"
         ), "{code}");
         assert!(code.contains(
-            "tool_1: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<::hookwire::Guarded<Slow>, ::hookwire::ToolHandler<Shell>>,\n    >,"
+            "tool_1: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            ::hookwire::Guarded<Slow>,\n            <Shell as ::hookwire::ToolDecl>::Handler,\n        >,\n    >,"
         ), "{code}");
         assert!(code.contains("::core::time::Duration::from_millis(250u64)"));
         assert!(code.contains("::hookwire::FailurePolicy::FailOpen"));

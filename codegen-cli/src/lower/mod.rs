@@ -65,6 +65,25 @@ pub struct ToolOptions {
     pub fn_path: Option<syn::Path>,
     /// The name of the generated type; defaults to the function's name.
     pub type_ident: Option<syn::Ident>,
+    /// The tool's own hooks (`hooks = [..]`), outermost first: every agent
+    /// that lists the tool runs them innermost, just around the tool.
+    pub hooks: Vec<crate::spec::HookRef>,
+    /// When a call needs approval (`needs_approval`).
+    pub needs_approval: Option<NeedsApproval>,
+    /// A function that maps the tool's error to what the model reads
+    /// (`on_error = path`): `fn(ToolError) -> R` where `R: IntoOutcome`.
+    pub on_error: Option<syn::Path>,
+}
+
+/// When a tool's calls need approval, as written in `#[tool(needs_approval)]`.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum NeedsApproval {
+    /// `needs_approval`: every call.
+    Always(Span),
+    /// `needs_approval = path`: the calls for which `path(&args)` is true;
+    /// arguments that do not parse always need approval.
+    When(syn::Path),
 }
 
 impl ToolOptions {
@@ -77,7 +96,17 @@ impl ToolOptions {
             strict: false,
             fn_path: None,
             type_ident: None,
+            hooks: Vec::new(),
+            needs_approval: None,
+            on_error: None,
         }
+    }
+
+    /// Whether the tool carries anything of its own (hooks, an approval
+    /// rule, an error mapping): then its type implements `ToolDecl` with
+    /// its own chain instead of `Tool`.
+    pub fn has_own_chain(&self) -> bool {
+        !self.hooks.is_empty() || self.needs_approval.is_some() || self.on_error.is_some()
     }
 }
 

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, ReturnType};
 
 use super::signature::{ToolParam, doc_line, join_docs, tool_params};
-use super::{ToolOptions, path_string, unraw};
+use super::{NeedsApproval, ToolOptions, path_string, unraw};
 
 /// Whether `name` is a tool name every model API accepts.
 fn valid_name(name: &str) -> bool {
@@ -156,6 +156,16 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
         )
     });
 
+    // Without anything of its own, the generated type is the tool. With
+    // hooks, an approval rule or an error mapping, the tool is a hidden type
+    // and the generated type implements `ToolDecl` with the tool's own chain.
+    let tool_ty = if opts.has_own_chain() {
+        quote!(__HookwireTool)
+    } else {
+        quote!(#ty_ident)
+    };
+    let own_chain = own_chain(opts, &ty_ident, &name, &args_ident)?;
+
     Ok(quote! {
         #(#struct_docs)*
         #[allow(non_camel_case_types)]
@@ -180,7 +190,9 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 #(#checks)*
             }
 
-            impl #krate::Tool for #ty_ident {
+            #own_chain
+
+            impl #krate::Tool for #tool_ty {
                 type Args = #args_ident;
 
                 fn name(&self) -> &str {
@@ -204,5 +216,124 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 }
             }
         };
+    })
+}
+
+/// For a tool with its own hooks, approval rule or error mapping: the
+/// hidden tool type and the `ToolDecl` impl whose handler is, outermost
+/// first, the tool's own hooks, the approval gate, the error mapping and the
+/// tool. Each user path is checked on its own token: a hook through a
+/// `where` bound spanned on it (one error, there, and none in the chain
+/// type), the predicate and the mapping through the calls that use them.
+fn own_chain(
+    opts: &ToolOptions,
+    ty_ident: &syn::Ident,
+    name: &str,
+    args_ident: &syn::Ident,
+) -> syn::Result<TokenStream> {
+    if !opts.has_own_chain() {
+        return Ok(TokenStream::new());
+    }
+    let krate = &opts.crate_path;
+    let mut items = Vec::new();
+    let mut bounds = Vec::new();
+    // Innermost first: the tool, then the error mapping, then the gate, then
+    // the hooks from the last declared to the first.
+    let mut chain_ty = quote!(#krate::ToolHandler<__HookwireTool>);
+    let mut chain_init = quote!(#krate::ToolHandler(__HookwireTool));
+    let mut depth = 0usize;
+    if let Some(path) = &opts.on_error {
+        let call = quote_spanned! {path.span()=>
+            #krate::declare::map_error(#path, error, tool)
+        };
+        items.push(quote! {
+            /// The tool's `on_error` mapping.
+            #[derive(Debug, Clone, Copy, Default)]
+            pub struct __HookwireOnError;
+
+            impl #krate::declare::OnError for __HookwireOnError {
+                fn on_error(&self, error: #krate::ToolError, tool: &str) -> #krate::Outcome {
+                    #call
+                }
+            }
+        });
+        chain_ty = quote!(#krate::declare::MapError<__HookwireOnError, #chain_ty>);
+        chain_init = quote!(#krate::declare::MapError::new(__HookwireOnError, #chain_init));
+        depth += 1;
+    }
+    match &opts.needs_approval {
+        None => {}
+        Some(NeedsApproval::Always(_)) => {
+            chain_ty = quote!(#krate::Layer<#krate::approval::NeedsApproval<bool>, #chain_ty>);
+            chain_init =
+                quote!(#krate::Layer::new(#krate::approval::NeedsApproval::new(true), #chain_init));
+            depth += 1;
+        }
+        Some(NeedsApproval::When(path)) => {
+            let call = quote_spanned! {path.span()=>
+                #krate::declare::needs_approval_by::<#args_ident, _>(#path, args)
+            };
+            items.push(quote! {
+                /// The tool's `needs_approval` rule.
+                #[derive(Debug, Clone, Copy, Default)]
+                pub struct __HookwireApproval;
+
+                impl #krate::approval::ApprovalRule for __HookwireApproval {
+                    fn needs_approval(&self, args: &#krate::serde_json::Value) -> bool {
+                        #call
+                    }
+                }
+            });
+            chain_ty = quote!(
+                #krate::Layer<#krate::approval::NeedsApproval<__HookwireApproval>, #chain_ty>
+            );
+            chain_init = quote!(#krate::Layer::new(
+                #krate::approval::NeedsApproval::new(__HookwireApproval),
+                #chain_init
+            ));
+            depth += 1;
+        }
+    }
+    for hook in opts.hooks.iter().rev() {
+        let lowered = crate::emit::lower_hook(krate, hook)?;
+        let span = hook.span.unwrap_or_else(proc_macro2::Span::call_site);
+        let base = crate::emit::parse_path_at(&hook.ty, "hook", &hook.span)?;
+        bounds.push(quote_spanned!(span=> #base: #krate::Hook));
+        let (hty, hinit) = (&lowered.ty, &lowered.init);
+        chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
+        chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
+        depth += 1;
+    }
+    bounds.reverse();
+    let inners = (0..depth).map(|_| quote!(.inner()));
+    let doc = format!(" The tool `{name}` itself, inside its own chain.");
+    Ok(quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct __HookwireTool;
+
+        #(#items)*
+
+        // Nested by design: the tool's own chain.
+        #[allow(clippy::type_complexity)]
+        impl #krate::ToolDecl for #ty_ident
+        where
+            #(#bounds,)*
+        {
+            type Tool = __HookwireTool;
+            type Handler = #chain_ty;
+
+            fn into_handler(self) -> Self::Handler {
+                #chain_init
+            }
+
+            fn tool(handler: &Self::Handler) -> &__HookwireTool {
+                &handler #(#inners)* .0
+            }
+
+            fn describe(&self) -> #krate::ToolDefinition {
+                #krate::Tool::definition(&__HookwireTool)
+            }
+        }
     })
 }
