@@ -103,10 +103,8 @@ pub struct RustFile {
 pub struct Adapter {
     /// `file.rs:function` as written in the card.
     pub reference: String,
-    /// The generated tokens (a tool or hook type).
-    pub tokens: proc_macro2::TokenStream,
-    /// The same, formatted.
-    pub code: std::rc::Rc<str>,
+    /// The generated code (a tool or hook type), formatted.
+    pub code: std::sync::Arc<str>,
     /// Whether it is a tool (else a hook).
     pub is_tool: bool,
 }
@@ -196,6 +194,23 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
         diags.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         Err(diags)
     }
+}
+
+/// Loads the cards `paths` (as [`Card::path`] names them, in `dir`)
+/// without the checks across cards: for a share of a folder that
+/// [`load_dir`] has checked already. `None` on any error.
+fn load_files(dir: &Path, paths: &[PathBuf]) -> Option<Vec<Card>> {
+    let root = std::fs::canonicalize(dir).ok()?;
+    let env = |name: &str| std::env::var(name).ok();
+    let mut cache = rust::Cache::default();
+    paths
+        .iter()
+        .map(|display| {
+            let bytes = std::fs::read(root.join(display.file_name()?)).ok()?;
+            let parsed = parse_card(display, &bytes, &env).ok()?;
+            rust::resolve(&root, dir, parsed, &mut cache).ok()
+        })
+        .collect()
 }
 
 /// The MCP server configuration files `cardgen` looks for next to the

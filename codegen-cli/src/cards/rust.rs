@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use quote::format_ident;
 
@@ -19,7 +20,7 @@ pub(crate) struct Cache {
     files: HashMap<PathBuf, Option<Rc<RsFile>>>,
     /// Lowered and formatted adapters, shared by the cards that reference
     /// the same function under the same names (`None`: reported already).
-    lowered: HashMap<LoweredKey, Option<(proc_macro2::TokenStream, Rc<str>)>>,
+    lowered: HashMap<LoweredKey, Option<Arc<str>>>,
 }
 
 /// (file, function, tool?, type name, module name).
@@ -238,10 +239,8 @@ pub(crate) fn resolve(
                         o.type_ident = Some(type_ident);
                         lower::hook(item, &o)
                     };
-                    let formatted = lowered.and_then(|tokens| {
-                        let file: syn::File = syn::parse2(tokens.clone())?;
-                        Ok((tokens, Rc::from(prettyplease::unparse(&file))))
-                    });
+                    let formatted = lowered
+                        .and_then(|tokens| super::build::format_items(tokens).map(Arc::from));
                     let entry = match formatted {
                         Ok(done) => Some(done),
                         Err(errors) => {
@@ -262,9 +261,8 @@ pub(crate) fn resolve(
                     cache.lowered.insert(lkey.clone(), entry);
                 }
                 match cache.lowered.get(&lkey) {
-                    Some(Some((tokens, code))) => adapters.push(Adapter {
+                    Some(Some(code)) => adapters.push(Adapter {
                         reference: r.text.clone(),
-                        tokens: tokens.clone(),
                         code: code.clone(),
                         is_tool,
                     }),
