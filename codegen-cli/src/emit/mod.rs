@@ -176,14 +176,39 @@ fn parse_expr(text: &str, what: &str, span: Span) -> syn::Result<syn::Expr> {
 }
 
 fn respan_type(ty: syn::Type, span: Span) -> syn::Type {
-    let tokens: TokenStream = quote!(#ty)
+    syn::parse2(bound(span, quote!(#ty))).unwrap_or(ty)
+}
+
+/// Tokens (a `where` predicate, a type) whose every token, nested ones
+/// included, carries `span` (the user's path), so that rustc reports an
+/// unmet bound there and not on the whole macro call (a predicate mixing
+/// spans is reported at the call site).
+pub(crate) fn bound(span: Span, predicate: TokenStream) -> TokenStream {
+    predicate
         .into_iter()
         .map(|mut tt| {
-            tt.set_span(span);
+            respan_tree(&mut tt, span);
             tt
         })
-        .collect();
-    syn::parse2(tokens).unwrap_or(ty)
+        .collect()
+}
+
+fn respan_tree(tt: &mut proc_macro2::TokenTree, span: Span) {
+    if let proc_macro2::TokenTree::Group(g) = tt {
+        let inner: TokenStream = g
+            .stream()
+            .into_iter()
+            .map(|mut t| {
+                respan_tree(&mut t, span);
+                t
+            })
+            .collect();
+        let mut group = proc_macro2::Group::new(g.delimiter(), inner);
+        group.set_span(span);
+        *g = group;
+    } else {
+        tt.set_span(span);
+    }
 }
 
 fn span_of(span: &crate::spec::SpanInfo) -> Span {
@@ -252,6 +277,31 @@ fn source_tokens(krate: &syn::Path, source: ToolSource) -> TokenStream {
     }
 }
 
+/// The type-level checks of an agent, as `where` predicates spanned on the
+/// user's paths.
+#[derive(Default)]
+struct Checks {
+    /// That each tool is a tool and each child an agent: the tool-set
+    /// struct's field types need them.
+    types: Vec<TokenStream>,
+    /// That each hook is a hook: only the impls need them (a bound on the
+    /// struct would also be checked, with a second error, wherever the
+    /// struct is named outside them, such as the `static` in `tools()`).
+    hooks: Vec<TokenStream>,
+}
+
+impl Checks {
+    fn types(&self) -> TokenStream {
+        let types = &self.types;
+        quote!(where #(#types,)*)
+    }
+
+    fn all(&self) -> TokenStream {
+        let (types, hooks) = (&self.types, &self.hooks);
+        quote!(where #(#types,)* #(#hooks,)*)
+    }
+}
+
 /// One statically known tool with its resolved chain.
 struct Lowered {
     name: String,
@@ -295,7 +345,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     // spanned on the path the user wrote: a path that is not a tool, hook or
     // agent is one error, on that path, and the impls' bodies (which assume
     // the bounds) add none.
-    let mut checks = Vec::new();
+    let mut checks = Checks::default();
     // Agent-level hooks are lowered once (and so checked even if they match
     // no static tool), then reused in every chain they are part of.
     let agent_hooks = spec
@@ -339,7 +389,9 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             },
         };
         let ty = parse_path_at(&child_ty, "agent", &child.span)?;
-        checks.push(quote_spanned!(span=> #ty: #krate::declare::DeclaredAgent));
+        checks
+            .types
+            .push(bound(span, quote!(#ty: #krate::declare::DeclaredAgent)));
         // The tool name the parent uses must be the child's own
         // (`agent__<declared name>`): checked at compile time.
         let used = child.name.as_str();
@@ -377,8 +429,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     }
 
     let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
-    let bounds = quote!(where #(#checks,)*);
-    let tools_struct = emit_tools(krate, spec, vis, &tools_ty, &lowered, &bounds)?;
+    let bounds = checks.all();
+    let tools_struct = emit_tools(krate, spec, vis, &tools_ty, &lowered, &checks)?;
     let config = emit_config(krate, spec)?;
     let agent_name = &spec.name;
 
@@ -418,7 +470,10 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             }
 
             fn tools(&self) -> &#tools_ty {
-                static TOOLS: ::std::sync::OnceLock<#tools_ty> = ::std::sync::OnceLock::new();
+                // The cell does not name the tool-set type: a `static` is
+                // checked without the `where` bounds of this impl, so naming
+                // it would repeat a type-level error the bounds report once.
+                static TOOLS: #krate::declare::SharedCell = #krate::declare::SharedCell::new();
                 TOOLS.get_or_init(#tools_ty::new)
             }
 
@@ -483,7 +538,7 @@ fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) 
 fn emit_lifecycle(
     krate: &syn::Path,
     spec: &AgentSpec,
-    checks: &mut Vec<TokenStream>,
+    checks: &mut Checks,
 ) -> syn::Result<TokenStream> {
     if spec.lifecycle_hooks.is_empty() {
         return Ok(quote!());
@@ -492,7 +547,10 @@ fn emit_lifecycle(
     for r in &spec.lifecycle_hooks {
         let span = span_of(&r.span);
         let ty = parse_path_at(&r.ty, "lifecycle hook", &r.span)?;
-        checks.push(quote_spanned!(span=> #ty: #krate::agent::lifecycle::LifecycleHooks));
+        checks.hooks.push(bound(
+            span,
+            quote!(#ty: #krate::agent::lifecycle::LifecycleHooks),
+        ));
         let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
         if r.matcher.is_always() {
             hooks.push(init);
@@ -538,15 +596,15 @@ fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> TokenStream {
     }
 }
 
-fn hook_check(krate: &syn::Path, hook: &HookRef, checks: &mut Vec<TokenStream>) -> syn::Result<()> {
+fn hook_check(krate: &syn::Path, hook: &HookRef, checks: &mut Checks) -> syn::Result<()> {
     let span = span_of(&hook.span);
     let ty = parse_path_at(&hook.ty, "hook", &hook.span)?;
     let check = match hook.kind {
-        HookKind::Around => quote_spanned!(span=> #ty: #krate::Hook),
-        HookKind::Pre => quote_spanned!(span=> #ty: #krate::PreHook),
-        HookKind::Post => quote_spanned!(span=> #ty: #krate::PostHook),
+        HookKind::Around => bound(span, quote!(#ty: #krate::Hook)),
+        HookKind::Pre => bound(span, quote!(#ty: #krate::PreHook)),
+        HookKind::Post => bound(span, quote!(#ty: #krate::PostHook)),
     };
-    checks.push(check);
+    checks.hooks.push(check);
     Ok(())
 }
 
@@ -555,13 +613,15 @@ fn lower_tool(
     spec: &AgentSpec,
     agent_hooks: &[Hook],
     tool: &ToolRef,
-    checks: &mut Vec<TokenStream>,
+    checks: &mut Checks,
 ) -> syn::Result<Lowered> {
     let span = span_of(&tool.span);
     let ty = parse_path_at(&tool.ty, "tool", &tool.span)?;
     // A child agent's tool is checked through the agent (`DeclaredAgent`).
     if tool.source != ToolSource::Agent {
-        checks.push(quote_spanned!(span=> #ty: #krate::ToolDecl));
+        checks
+            .types
+            .push(bound(span, quote!(#ty: #krate::ToolDecl)));
     }
     for hook in &tool.hooks {
         hook_check(krate, hook, checks)?;
@@ -609,8 +669,10 @@ fn emit_tools(
     vis: &syn::Visibility,
     tools_ty: &syn::Ident,
     tools: &[Lowered],
-    bounds: &TokenStream,
+    checks: &Checks,
 ) -> syn::Result<TokenStream> {
+    let types = checks.types();
+    let bounds = checks.all();
     let doc = format!(
         " The statically dispatched tools of the agent `{}`, each behind its chain of hooks.",
         spec.name
@@ -724,7 +786,7 @@ fn emit_tools(
         #[doc = #doc]
         // Each field's type is a whole chain: nested by design.
         #[allow(clippy::type_complexity)]
-        #vis struct #tools_ty #bounds {
+        #vis struct #tools_ty #types {
             #(#fields: #chain_tys,)*
             definitions: ::std::vec::Vec<#krate::ToolDefinition>,
         }

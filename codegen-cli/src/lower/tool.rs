@@ -298,7 +298,7 @@ fn own_chain(
         let lowered = crate::emit::lower_hook(krate, hook)?;
         let span = hook.span.unwrap_or_else(proc_macro2::Span::call_site);
         let base = crate::emit::parse_path_at(&hook.ty, "hook", &hook.span)?;
-        bounds.push(quote_spanned!(span=> #base: #krate::Hook));
+        bounds.push(crate::emit::bound(span, quote!(#base: #krate::Hook)));
         let (hty, hinit) = (&lowered.ty, &lowered.init);
         chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
         chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
