@@ -396,6 +396,7 @@ fn a_removed_card_removes_its_generated_file_only() {
         "NY-Project-Manager.md",
         "London-Project-Manager.yaml",
         "tools.rs",
+        "lifecycle.rs",
     ] {
         std::fs::copy(fixtures().join("good").join(f), dir.path().join(f)).unwrap();
     }

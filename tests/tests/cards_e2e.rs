@@ -9,6 +9,20 @@ mod agents {
     hookwire::include_agents!();
 }
 
+/// The lifecycle hooks of the NY card, included once more for its
+/// `#[agent]` twin (the card's generated module includes its own copy).
+#[path = "../../codegen-cli/tests/cards/good/lifecycle.rs"]
+mod lifecycle;
+
+/// What the lifecycle hooks of `good/lifecycle.rs` saw, in order (both
+/// copies of the file write here).
+static LIFECYCLE_LOG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Called by the hooks of `good/lifecycle.rs`.
+fn lifecycle_log(entry: String) {
+    LIFECYCLE_LOG.lock().unwrap().push(entry);
+}
+
 use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator};
 use hookwire::agent::{AgentDecl, Frequency, HistorySource, HookEvent};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
@@ -175,6 +189,24 @@ mod twin {
         outcome
     }
 
+    /// The status of a project.
+    #[hookwire::tool]
+    pub async fn project_status(project: String) -> String {
+        format!("{project}: on track")
+    }
+
+    /// The NY project manager, declared in Rust, with the same lifecycle
+    /// hooks as its card (`hooks: [lifecycle.rs:Recorder, {hook:
+    /// lifecycle.rs:Deny, match: project_status}]`).
+    #[hookwire::agent(
+        name = "NY-Project-Manager",
+        instruction = "You are the New York project manager.",
+        description = "Reports on New York projects.",
+        function_tools = [add_one, project_status],
+        hooks = [crate::lifecycle::Recorder, crate::lifecycle::Deny(match = "project_status")],
+    )]
+    pub struct NyMacro;
+
     /// The PMO orchestrator, declared in Rust.
     #[hookwire::agent(
         name = "PMO-orchestrator",
@@ -214,4 +246,99 @@ fn the_card_and_the_macro_give_the_same_agent() {
         (a.max_parallel, a.child_timeout, a.max_display_instances),
         (b.max_parallel, b.child_timeout, b.max_display_instances)
     );
+}
+
+/// Runs `agent` on a script that calls both tools (one per step, so the
+/// order of events is fixed) and returns what its lifecycle hooks saw and
+/// what the model was told about each call.
+fn run_lifecycle<A: AgentDecl + Send + Sync + 'static>(agent: A) -> (Vec<String>, Vec<String>) {
+    use hookwire::agent::{Runner, TraceEvent};
+    use hookwire::model::{ScriptedModel, Turn};
+    let model = ScriptedModel::from_turns([
+        Turn::call("add_one", serde_json::json!({"x": 1})),
+        Turn::call("project_status", serde_json::json!({"project": "Hudson"})),
+        Turn::text("done"),
+    ]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    LIFECYCLE_LOG.lock().unwrap().clear();
+    let out = rt
+        .block_on(Runner::new(agent, model).run("status?"))
+        .unwrap();
+    assert_eq!(out.text, "done");
+    let calls = out
+        .trace
+        .iter()
+        .filter_map(|e| {
+            let TraceEvent::ToolCall {
+                tool,
+                decision,
+                result,
+                ..
+            } = e
+            else {
+                return None;
+            };
+            Some(format!("{tool} {decision}: {}", result.text_content()))
+        })
+        .collect();
+    (std::mem::take(&mut *LIFECYCLE_LOG.lock().unwrap()), calls)
+}
+
+#[test]
+fn card_lifecycle_hooks_fire_like_the_macros_in_declared_order() {
+    let (card_log, card_calls) = run_lifecycle(NyProjectManager);
+    let (macro_log, macro_calls) = run_lifecycle(twin::NyMacro);
+    // Declared order: the recorder, then the matched deny (only for
+    // `project_status`), at every event of the run.
+    assert_eq!(
+        card_log,
+        [
+            "recorder: execution_start NY-Project-Manager",
+            "recorder: user_prompt_submit status?",
+            "recorder: step_start 0",
+            "recorder: pre_tool_use add_one",
+            "recorder: post_tool_use add_one",
+            "recorder: step_end 0",
+            "recorder: step_start 1",
+            "recorder: pre_tool_use project_status",
+            "deny: pre_tool_use project_status",
+            "recorder: post_tool_failure project_status",
+            "recorder: step_end 1",
+            "recorder: step_start 2",
+            "recorder: stop done",
+            "recorder: step_end 2",
+            "recorder: execution_end completed",
+        ]
+    );
+    assert_eq!(card_log, macro_log, "the same events in the same order");
+    // What the model reads names the denying hook by its Rust path, which
+    // differs (the card's copy of the file is another module): compare
+    // the rest.
+    let short = |calls: Vec<String>| -> Vec<String> {
+        calls
+            .into_iter()
+            .map(|c| match c.split_once("denied by `") {
+                Some((head, rest)) => {
+                    let (path, tail) = rest.split_once('`').unwrap();
+                    format!(
+                        "{head}denied by `{}`{tail}",
+                        path.rsplit("::").next().unwrap()
+                    )
+                }
+                None => c,
+            })
+            .collect()
+    };
+    let card_calls = short(card_calls);
+    assert_eq!(
+        card_calls,
+        [
+            "add_one allowed: 2",
+            "project_status denied: tool call denied by `Deny`: project_status is not allowed here"
+        ]
+    );
+    assert_eq!(card_calls, short(macro_calls));
 }

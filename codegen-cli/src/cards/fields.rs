@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use super::{Diagnostic, Source, did_you_mean};
 use crate::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookRef, Matcher, McpToolsSpec, RefreshCondition,
-    ToolCallInjection,
+    HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
+    RefreshCondition, ToolCallInjection,
 };
 use crate::yaml::{Seg, Yaml};
 
@@ -34,6 +34,8 @@ pub const FIELDS: [&str; 19] = [
 ];
 
 const HOOK_FIELDS: [&str; 4] = ["hook", "match", "on_failure", "timeout_ms"];
+/// The fields of a lifecycle hook written as a mapping under `hooks:`.
+const LIFECYCLE_FIELDS: [&str; 2] = ["hook", "match"];
 const EVENT_HOOK_FIELDS: [&str; 9] = [
     "event",
     "kind",
@@ -50,16 +52,17 @@ const REFRESH_FIELDS: [&str; 2] = ["kind", "ttl_minutes"];
 /// implements for config-driven hooks).
 const TOOL_CALL_EVENTS: [HookEvent; 2] = [HookEvent::OnRequestStart, HookEvent::OnCompletion];
 
-/// A `file.rs:function` reference.
+/// A `file.rs:function` (or, for lifecycle hooks, `file.rs:Type`)
+/// reference.
 #[derive(Debug, Clone)]
 pub(crate) struct RefSpec {
     /// As written.
     pub text: String,
     /// The file part.
     pub file: String,
-    /// The function part.
+    /// The function (or type) part.
     pub function: String,
-    /// `function_tools` or `tool_hooks`.
+    /// `function_tools`, `tool_hooks` or `hooks`.
     pub field: &'static str,
     /// The index in that list.
     pub index: usize,
@@ -87,6 +90,8 @@ pub(crate) struct Parsed {
     pub tool_refs: Vec<RefSpec>,
     /// One per `spec.tool_hooks` entry, in order.
     pub hook_refs: Vec<RefSpec>,
+    /// One per `spec.lifecycle_hooks` entry, in order.
+    pub lifecycle_refs: Vec<RefSpec>,
     pub name_given: bool,
 }
 
@@ -238,24 +243,47 @@ impl Ctx<'_> {
     }
 }
 
-/// Splits `file.rs:function`.
-pub(crate) fn split_ref(text: &str) -> Result<(String, String), String> {
-    let Some((file, function)) = text.trim().rsplit_once(':') else {
-        return Err(format!(
-            "malformed reference `{text}`: expected `file.rs:function`"
-        ));
+/// What a reference names: a function (tools, tool hooks) or a type
+/// (lifecycle hooks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RefKind {
+    /// `file.rs:function`.
+    Function,
+    /// `file.rs:Type`.
+    Type,
+}
+
+impl RefKind {
+    /// How the reference is written.
+    fn shape(self) -> &'static str {
+        match self {
+            RefKind::Function => "`file.rs:function`",
+            RefKind::Type => "`file.rs:Type`",
+        }
+    }
+}
+
+/// Splits `file.rs:function` (or `file.rs:Type`).
+pub(crate) fn split_ref(text: &str, kind: RefKind) -> Result<(String, String), String> {
+    let shape = kind.shape();
+    let Some((file, name)) = text.trim().rsplit_once(':') else {
+        return Err(format!("malformed reference `{text}`: expected {shape}"));
     };
     if !file.ends_with(".rs") || file.len() <= 3 {
         return Err(format!(
-            "malformed reference `{text}`: the file part `{file}` must be a `.rs` file (`file.rs:function`)"
+            "malformed reference `{text}`: the file part `{file}` must be a `.rs` file ({shape})"
         ));
     }
-    if syn::parse_str::<syn::Ident>(function).is_err() || function.starts_with("r#") {
+    if syn::parse_str::<syn::Ident>(name).is_err() || name.starts_with("r#") {
+        let what = match kind {
+            RefKind::Function => "a Rust function name",
+            RefKind::Type => "a Rust type name",
+        };
         return Err(format!(
-            "malformed reference `{text}`: `{function}` is not a Rust function name (`file.rs:function`)"
+            "malformed reference `{text}`: `{name}` is not {what} ({shape})"
         ));
     }
-    Ok((file.to_owned(), function.to_owned()))
+    Ok((file.to_owned(), name.to_owned()))
 }
 
 pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagnostic>> {
@@ -291,6 +319,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut instruction_field = false;
     let mut tool_refs = Vec::new();
     let mut hook_refs = Vec::new();
+    let mut lifecycle_refs = Vec::new();
     cx.unknown_keys(&[], &entries, &FIELDS, "a card");
     for (key, v) in &entries {
         let path = [Seg::Key(key.as_str())];
@@ -367,7 +396,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             },
             "function_tools" => {
                 for (i, s) in cx.string_list(p, "function_tools", v) {
-                    match split_ref(&s) {
+                    match split_ref(&s, RefKind::Function) {
                         Ok((file, function)) => tool_refs.push(RefSpec {
                             text: s,
                             file,
@@ -388,7 +417,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                     .collect();
             }
             "tool_hooks" => parse_tool_hooks(&mut cx, v, &mut spec, &mut hook_refs),
-            "hooks" => parse_event_hooks(&mut cx, v, &mut spec),
+            "hooks" => parse_event_hooks(&mut cx, v, &mut spec, &mut lifecycle_refs),
             "history_source" => {
                 spec.history_source = cx
                     .choice(p, "history_source", v, &HistorySource::ALL)
@@ -449,10 +478,108 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             spec,
             tool_refs,
             hook_refs,
+            lifecycle_refs,
             name_given,
         })
     } else {
         Err(diags)
+    }
+}
+
+/// An entry that references Rust code: `file.rs:name`, or a mapping with
+/// `hook: file.rs:name` and the other fields in `allowed` (checked here,
+/// read by the caller from the returned entries). Shared by `tool_hooks`
+/// and the lifecycle hooks of `hooks`.
+struct RefEntry<'y> {
+    /// The reference, if it was given and is well formed.
+    reference: Option<RefSpec>,
+    /// The mapping's entries (empty for a string).
+    entries: &'y [(String, Yaml)],
+}
+
+impl Ctx<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn ref_entry<'y>(
+        &mut self,
+        field: &'static str,
+        i: usize,
+        item: &'y Yaml,
+        allowed: &[&str],
+        what: &str,
+        kind: RefKind,
+        help: &str,
+    ) -> RefEntry<'y> {
+        let base = [Seg::Key(field), Seg::Index(i)];
+        let (text, in_map, entries): (Option<String>, bool, &'y [(String, Yaml)]) = match item {
+            Yaml::Str(s) => (Some(s.clone()), false, &[]),
+            Yaml::Map(entries) => {
+                self.unknown_keys(&base, entries, allowed, what);
+                let text = match entries.iter().find(|(k, _)| k == "hook") {
+                    Some((_, val)) => {
+                        let p = [Seg::Key(field), Seg::Index(i), Seg::Key("hook")];
+                        self.nonempty(&p, "hook", val)
+                    }
+                    None => {
+                        self.err(
+                            &base,
+                            true,
+                            format!(
+                                "{what} entry is missing `hook: {}`",
+                                kind.shape().trim_matches('`')
+                            ),
+                            None,
+                        );
+                        None
+                    }
+                };
+                (text, true, entries.as_slice())
+            }
+            other => {
+                self.wrong_type(
+                    &base,
+                    &format!("{field}[{i}]"),
+                    &format!("{} or a mapping with `hook:`", kind.shape()),
+                    other,
+                );
+                (None, false, &[])
+            }
+        };
+        let reference = text.and_then(|text| match split_ref(&text, kind) {
+            Ok((file, function)) => Some(RefSpec {
+                text,
+                file,
+                function,
+                field,
+                index: i,
+                in_map,
+            }),
+            Err(m) => {
+                let mut path = base.to_vec();
+                if in_map {
+                    path.push(Seg::Key("hook"));
+                }
+                self.err(&path, true, m, Some(help.to_owned()));
+                None
+            }
+        });
+        RefEntry { reference, entries }
+    }
+
+    /// A `match:` pattern.
+    fn matcher(&mut self, path: &[Seg<'_>], v: &Yaml) -> Option<Matcher> {
+        match v {
+            Yaml::Str(pattern) => match Matcher::parse(pattern) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    self.err(path, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `!pattern`".into()));
+                    None
+                }
+            },
+            other => {
+                self.wrong_type(path, "match", "a string", other);
+                None
+            }
+        }
     }
 }
 
@@ -466,77 +593,83 @@ fn parse_tool_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec, refs: &mut
         }
     };
     for (i, item) in items.iter().enumerate() {
-        let base = [Seg::Key("tool_hooks"), Seg::Index(i)];
+        let entry = cx.ref_entry(
+            "tool_hooks",
+            i,
+            item,
+            &HOOK_FIELDS,
+            "a tool hook",
+            RefKind::Function,
+            "write `hooks.rs:audit`: a file next to the card and a top-level async function in it",
+        );
         let mut hook = HookRef::new("");
-        let (text, in_map) = match item {
-            Yaml::Str(s) => (Some(s.clone()), false),
-            Yaml::Map(entries) => {
-                cx.unknown_keys(&base, entries, &HOOK_FIELDS, "a tool hook");
-                let mut text = None;
-                for (k, val) in entries {
-                    let p = [Seg::Key("tool_hooks"), Seg::Index(i), Seg::Key(k.as_str())];
-                    match k.as_str() {
-                        "hook" => text = cx.nonempty(&p, "hook", val),
-                        "match" => match val {
-                            Yaml::Str(pattern) => match Matcher::parse(pattern) {
-                                Ok(m) => hook.matcher = m,
-                                Err(e) => cx.err(&p, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `!pattern`".into())),
-                            },
-                            other => cx.wrong_type(&p, "match", "a string", other),
-                        },
-                        "on_failure" => {
-                            if let Some(policy) = cx.choice(&p, "on_failure", val, &FailurePolicy::SPELLINGS) {
-                                hook.policy = policy;
-                            }
-                        }
-                        "timeout_ms" => hook.timeout_ms = cx.positive(&p, "timeout_ms", val),
-                        _ => {}
+        for (k, val) in entry.entries {
+            let p = [Seg::Key("tool_hooks"), Seg::Index(i), Seg::Key(k.as_str())];
+            match k.as_str() {
+                "match" => {
+                    if let Some(m) = cx.matcher(&p, val) {
+                        hook.matcher = m;
                     }
                 }
-                if text.is_none() && !entries.iter().any(|(k, _)| k == "hook") {
-                    cx.err(
-                        &base,
-                        true,
-                        "tool hook entry is missing `hook: file.rs:function`".into(),
-                        None,
-                    );
+                "on_failure" => {
+                    if let Some(policy) =
+                        cx.choice(&p, "on_failure", val, &FailurePolicy::SPELLINGS)
+                    {
+                        hook.policy = policy;
+                    }
                 }
-                (text, true)
+                "timeout_ms" => hook.timeout_ms = cx.positive(&p, "timeout_ms", val),
+                _ => {}
             }
-            other => {
-                cx.wrong_type(
-                    &base,
-                    &format!("tool_hooks[{i}]"),
-                    "`file.rs:function` or a mapping with `hook:`",
-                    other,
-                );
-                (None, false)
-            }
-        };
-        let Some(text) = text else { continue };
-        let mut path = base.to_vec();
-        if in_map {
-            path.push(Seg::Key("hook"));
         }
-        match split_ref(&text) {
-            Ok((file, function)) => {
-                hook.label = Some(text.clone());
-                refs.push(RefSpec {
-                    text,
-                    file,
-                    function,
-                    field: "tool_hooks",
-                    index: i,
-                    in_map,
-                });
-                spec.tool_hooks.push(hook);
-            }
-            Err(m) => cx.err(&path, true, m, Some("write `hooks.rs:audit`: a file next to the card and a top-level async function in it".into())),
+        if let Some(r) = entry.reference {
+            hook.label = Some(r.text.clone());
+            refs.push(r);
+            spec.tool_hooks.push(hook);
         }
     }
 }
 
-fn parse_event_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec) {
+/// A lifecycle hook under `hooks:`: `file.rs:Type` or `{hook: file.rs:Type,
+/// match: "..."}`.
+fn parse_lifecycle_hook(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    item: &Yaml,
+    spec: &mut AgentSpec,
+    refs: &mut Vec<RefSpec>,
+) {
+    let entry = cx.ref_entry(
+        "hooks",
+        i,
+        item,
+        &LIFECYCLE_FIELDS,
+        "a lifecycle hook",
+        RefKind::Type,
+        "write `lifecycle.rs:Audit`: a file next to the card and a public type in it that implements `LifecycleHooks`",
+    );
+    let mut hook = LifecycleRef::new("");
+    for (k, val) in entry.entries {
+        if k == "match" {
+            let p = [Seg::Key("hooks"), Seg::Index(i), Seg::Key("match")];
+            if let Some(m) = cx.matcher(&p, val) {
+                hook.matcher = m;
+            }
+        }
+    }
+    if let Some(r) = entry.reference {
+        hook.label = Some(r.text.clone());
+        refs.push(r);
+        spec.lifecycle_hooks.push(hook);
+    }
+}
+
+fn parse_event_hooks(
+    cx: &mut Ctx<'_>,
+    v: &Yaml,
+    spec: &mut AgentSpec,
+    lifecycle_refs: &mut Vec<RefSpec>,
+) {
     let items = match v {
         Yaml::Seq(items) => items,
         Yaml::Null => return,
@@ -547,14 +680,27 @@ fn parse_event_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec) {
     };
     for (i, item) in items.iter().enumerate() {
         let base = [Seg::Key("hooks"), Seg::Index(i)];
-        let Yaml::Map(entries) = item else {
-            cx.wrong_type(
-                &base,
-                &format!("hooks[{i}]"),
-                "a mapping with `event:`",
-                item,
-            );
-            continue;
+        // A string, or a mapping with `hook:`, names a lifecycle hook type;
+        // a mapping with `event:` is a config-driven (DIAL) hook.
+        let entries = match item {
+            Yaml::Str(_) => {
+                parse_lifecycle_hook(cx, i, item, spec, lifecycle_refs);
+                continue;
+            }
+            Yaml::Map(entries) if entries.iter().any(|(k, _)| k == "hook") => {
+                parse_lifecycle_hook(cx, i, item, spec, lifecycle_refs);
+                continue;
+            }
+            Yaml::Map(entries) => entries,
+            _ => {
+                cx.wrong_type(
+                    &base,
+                    &format!("hooks[{i}]"),
+                    "`file.rs:Type` (a lifecycle hook), a mapping with `hook:`, or a mapping with `event:`",
+                    item,
+                );
+                continue;
+            }
         };
         cx.unknown_keys(&base, entries, &EVENT_HOOK_FIELDS, "a hook");
         let get = |k: &str| entries.iter().find(|(key, _)| key == k).map(|(_, v)| v);

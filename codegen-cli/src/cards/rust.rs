@@ -191,18 +191,7 @@ pub(crate) fn resolve(
             );
             continue;
         }
-        // Include the file once per card.
-        let rs_module = match rust_files.iter().find(|f| f.path == canonical) {
-            Some(f) => f.module.clone(),
-            None => {
-                let m = module_for_file(&r.file, &mut modules);
-                rust_files.push(RustFile {
-                    path: canonical.clone(),
-                    module: m.clone(),
-                });
-                m
-            }
-        };
+        let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
         let key = (format!("{}:{}", canonical.display(), r.function), is_tool);
         let ident = match made.get(&key) {
             Some(ident) => ident.clone(),
@@ -294,6 +283,24 @@ pub(crate) fn resolve(
             h.ty = ident;
         }
     }
+    for (idx, r) in p.lifecycle_refs.iter().enumerate() {
+        let at = |message: String| p.src.at(&r.path(), true, message);
+        let Some((canonical, Some(file))) = load_file(root, shown_dir, r, cache, &at, &mut diags)
+        else {
+            continue;
+        };
+        let referenced = format!("referenced as `{}` in {}", r.text, p.display.display());
+        match check_lifecycle_type(&file, r, &referenced) {
+            Ok(()) => {
+                let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
+                if let Some(h) = spec.lifecycle_hooks.get_mut(idx) {
+                    h.ty = format!("{rs_module}::{}", r.function);
+                }
+            }
+            Err(Check::InCard(message, help)) => diags.push(at(message).maybe_help(help)),
+            Err(Check::InFile(d)) => diags.push(*d),
+        }
+    }
     for child in &spec.agents {
         if tool_names.contains_key(&child.tool_name()) {
             diags.push(p.src.at(
@@ -315,6 +322,172 @@ pub(crate) fn resolve(
     } else {
         Err(diags)
     }
+}
+
+/// The module a referenced file is included as in a card's generated file
+/// (each file once per card).
+fn include_file(
+    rust_files: &mut Vec<RustFile>,
+    modules: &mut HashSet<String>,
+    canonical: &Path,
+    file: &str,
+) -> String {
+    if let Some(f) = rust_files.iter().find(|f| f.path == canonical) {
+        return f.module.clone();
+    }
+    let m = module_for_file(file, modules);
+    rust_files.push(RustFile {
+        path: canonical.to_owned(),
+        module: m.clone(),
+    });
+    m
+}
+
+/// Why a reference does not resolve: an error at the card's reference
+/// (message, help), or one in the Rust file.
+enum Check {
+    InCard(String, Option<String>),
+    InFile(Box<Diagnostic>),
+}
+
+/// A lifecycle hook `file.rs:Type` must name a top-level `struct`, `enum`
+/// or `type` alias of its file that is `pub` (the card's module names it)
+/// and not generic (it is named without parameters). The generated code
+/// builds it with `Default::default()`, as `#[agent(hooks = [..])]` does,
+/// so a struct or enum must derive or implement `Default` in that file, and
+/// implement `LifecycleHooks` there. A type alias is taken as it is: the
+/// compiler checks what it stands for (the generated code carries a
+/// type-level check that names the trait).
+fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<(), Check> {
+    let name = r.function.as_str();
+    let found = file.ast.items.iter().find_map(|item| match item {
+        syn::Item::Struct(s) if s.ident == name => {
+            Some((&s.vis, &s.ident, &s.generics, Some(&s.attrs), "struct"))
+        }
+        syn::Item::Enum(e) if e.ident == name => {
+            Some((&e.vis, &e.ident, &e.generics, Some(&e.attrs), "enum"))
+        }
+        syn::Item::Type(t) if t.ident == name => {
+            Some((&t.vis, &t.ident, &t.generics, None, "type"))
+        }
+        _ => None,
+    });
+    let Some((vis, ident, generics, attrs, keyword)) = found else {
+        let is_fn = file
+            .ast
+            .items
+            .iter()
+            .any(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == name));
+        if is_fn {
+            return Err(Check::InCard(
+                format!("`{name}` in `{}` is a function, not a type", r.file),
+                Some("a lifecycle hook is a type that implements `hookwire::agent::lifecycle::LifecycleHooks`; functions go in `function_tools` or `tool_hooks`".into()),
+            ));
+        }
+        let types: Vec<String> = file
+            .ast
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Struct(s) => Some(s.ident.to_string()),
+                syn::Item::Enum(e) => Some(e.ident.to_string()),
+                syn::Item::Type(t) => Some(t.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let help = did_you_mean(name, types.iter().map(String::as_str))
+            .map(|s| format!("did you mean `{}:{s}`?", r.file))
+            .unwrap_or_else(|| {
+                if types.is_empty() {
+                    format!(
+                        "`{}` defines no top-level struct, enum or type alias",
+                        r.file
+                    )
+                } else {
+                    format!("top-level types in `{}`: {}", r.file, types.join(", "))
+                }
+            });
+        return Err(Check::InCard(
+            format!(
+                "no top-level struct, enum or type alias `{name}` in `{}`",
+                r.file
+            ),
+            Some(help),
+        ));
+    };
+    let in_file = |message: String, help: String| {
+        Err(Check::InFile(Box::new(
+            file.diag_at(ident.span(), ident.span(), message)
+                .help(help)
+                .note(referenced.to_owned()),
+        )))
+    };
+    if matches!(vis, syn::Visibility::Inherited) {
+        return in_file(
+            format!(
+                "lifecycle hook `{name}` is private, but the code generated for the card names it from another module"
+            ),
+            format!("declare it `pub {keyword} {name}`"),
+        );
+    }
+    if !generics.params.is_empty() {
+        return in_file(
+            format!("lifecycle hook `{name}` is generic, but a card names it without parameters"),
+            format!(
+                "add a type alias with the parameters filled in, for example `pub type My{name} = {name}<...>;`, and reference that"
+            ),
+        );
+    }
+    let Some(attrs) = attrs else {
+        return Ok(());
+    };
+    let derives_default = attrs.iter().any(|a| {
+        a.path().is_ident("derive")
+            && a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|paths| paths.iter().any(|p| last_is(p, "Default")))
+    });
+    if !derives_default && !implements(file, name, "Default") {
+        return in_file(
+            format!(
+                "lifecycle hook `{name}` cannot be built: the generated code calls `Default::default()`, but `{name}` neither derives nor implements `Default` in `{}`",
+                r.file
+            ),
+            format!("add `#[derive(Default)]` to `{name}`"),
+        );
+    }
+    if !implements(file, name, "LifecycleHooks") {
+        return in_file(
+            format!(
+                "`{name}` does not implement `LifecycleHooks` in `{}`",
+                r.file
+            ),
+            format!(
+                "add `impl hookwire::agent::lifecycle::LifecycleHooks for {name} {{ ... }}` next to it (every method has a default)"
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Whether the last segment of `path` is `name`.
+fn last_is(path: &syn::Path, name: &str) -> bool {
+    path.segments.last().is_some_and(|s| s.ident == name)
+}
+
+/// Whether `file` has a top-level `impl .. Trait for Type` (by the last
+/// segments of the paths).
+fn implements(file: &RsFile, ty: &str, trait_name: &str) -> bool {
+    file.ast.items.iter().any(|item| match item {
+        syn::Item::Impl(i) => {
+            i.trait_
+                .as_ref()
+                .is_some_and(|(path, _)| last_is(path, trait_name))
+                && matches!(&*i.self_ty, syn::Type::Path(p) if p.qself.is_none() && last_is(&p.path, ty))
+        }
+        _ => false,
+    })
 }
 
 /// Checks the path rules and loads (or fetches from the cache) the file.

@@ -91,6 +91,9 @@ pub struct LifecycleRef {
     pub ty: String,
     /// Which tools its tool events apply to (`*` by default).
     pub matcher: Matcher,
+    /// How `explain` and `graph` show it (a card's `file.rs:Type`); `None`
+    /// means the last segment of `ty`.
+    pub label: Option<String>,
     /// Where the reference is.
     pub span: SpanInfo,
 }
@@ -101,8 +104,14 @@ impl LifecycleRef {
         Self {
             ty: ty.into(),
             matcher: Matcher::Always,
+            label: None,
             span: None,
         }
+    }
+
+    /// The label shown by `explain` and `graph`.
+    pub fn display_name(&self) -> &str {
+        display_name(self.label.as_deref(), &self.ty)
     }
 }
 
@@ -374,11 +383,13 @@ impl HookRef {
 
     /// The label shown by `explain` and `graph`.
     pub fn display_name(&self) -> &str {
-        match &self.label {
-            Some(label) => label,
-            None => self.ty.rsplit("::").next().unwrap_or(&self.ty).trim(),
-        }
+        display_name(self.label.as_deref(), &self.ty)
     }
+}
+
+/// `label`, or else the last segment of the type path `ty`.
+fn display_name<'a>(label: Option<&'a str>, ty: &'a str) -> &'a str {
+    label.unwrap_or_else(|| ty.rsplit("::").next().unwrap_or(ty).trim())
 }
 
 /// A child agent exposed as a tool named `agent__<name>`.
