@@ -396,13 +396,16 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         // (`agent__<declared name>`): checked at compile time.
         let used = child.name.as_str();
         let path_text = quote!(#ty).to_string().replace(' ', "");
-        name_checks.push(quote_spanned! {span=>
-            const _: () = #krate::declare::child_agent_name(
-                <#ty as #krate::declare::DeclaredAgent>::NAME,
-                #used,
-                #path_text,
-            );
-        });
+        name_checks.push(bound(
+            span,
+            quote! {
+                const _: () = #krate::declare::child_agent_name(
+                    <#ty as #krate::declare::DeclaredAgent>::NAME,
+                    #used,
+                    #path_text,
+                );
+            },
+        ));
         let tool = crate::spec::ToolRef {
             ty: quote!(#krate::agent::AgentTool<fn() -> #ty>).to_string(),
             init: Some(

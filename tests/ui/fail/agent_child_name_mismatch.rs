@@ -1,0 +1,10 @@
+/// The child, declared as `ny`.
+#[hookwire::agent(name = "ny", instruction = "Plan.")]
+#[derive(Default)]
+struct Ny;
+
+/// Lists the child as `Ny` (its type's name), not `ny`.
+#[hookwire::agent(name = "pmo", agents = [Ny])]
+struct Pmo;
+
+fn main() {}
