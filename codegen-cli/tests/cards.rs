@@ -223,6 +223,61 @@ const BAD: &[(&str, &str, usize, &str)] = &[
         5,
         "duplicate tool name `add_one` in agent `a`",
     ),
+    // Lifecycle hooks under `hooks:` (`file.rs:Type`).
+    (
+        "lifecycle_type_not_found",
+        "a.md",
+        4,
+        "no top-level struct, enum or type alias `Recoder` in `lifecycle.rs`",
+    ),
+    (
+        "lifecycle_is_function",
+        "a.md",
+        4,
+        "`audit` in `lifecycle.rs` is a function, not a type",
+    ),
+    (
+        "lifecycle_private_type",
+        "lifecycle.rs",
+        6,
+        "lifecycle hook `Recorder` is private",
+    ),
+    (
+        "lifecycle_no_default",
+        "lifecycle.rs",
+        6,
+        "lifecycle hook `Recorder` cannot be built: the generated code calls `Default::default()`",
+    ),
+    (
+        "lifecycle_not_implemented",
+        "lifecycle.rs",
+        5,
+        "`Recorder` does not implement `LifecycleHooks` in `lifecycle.rs`",
+    ),
+    (
+        "lifecycle_generic",
+        "lifecycle.rs",
+        6,
+        "lifecycle hook `Recorder` is generic, but a card names it without parameters",
+    ),
+    (
+        "lifecycle_bad_match",
+        "a.md",
+        5,
+        "invalid `match`: invalid regex `(unclosed`",
+    ),
+    (
+        "lifecycle_unknown_field",
+        "a.md",
+        5,
+        "unknown field `matcher` in a lifecycle hook",
+    ),
+    (
+        "lifecycle_malformed",
+        "a.md",
+        4,
+        "malformed reference `lifecycle.rs:Not-A-Type`: `Not-A-Type` is not a Rust type name",
+    ),
 ];
 
 /// Help lines that must be there (did-you-mean and friends).
@@ -234,6 +289,16 @@ const HELP: &[(&str, &str)] = &[
     ("bad_history_source", "did you mean `orchestrator`?"),
     ("unknown_hook_field", "did you mean `match`?"),
     ("private_fn", "declare it `pub fn add_one`"),
+    (
+        "lifecycle_type_not_found",
+        "did you mean `lifecycle.rs:Recorder`?",
+    ),
+    ("lifecycle_private_type", "declare it `pub struct Recorder`"),
+    (
+        "lifecycle_no_default",
+        "add `#[derive(Default)]` to `Recorder`",
+    ),
+    ("lifecycle_unknown_field", "did you mean `match`?"),
 ];
 
 /// Every file under `dir` with its bytes and modification time.
@@ -491,4 +556,121 @@ fn parallel_generation_gives_the_same_files_as_serial() {
     let parallel = cards::generate_parallel(dir.path(), &loaded, &opts).unwrap();
     assert_eq!(serial.len(), 251);
     assert_eq!(serial, parallel);
+}
+
+#[test]
+fn lifecycle_hooks_lower_in_declared_order_next_to_request_hooks() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("lifecycle.rs"),
+        r#"//! Lifecycle hooks.
+use hookwire::agent::lifecycle::LifecycleHooks;
+
+/// Built by a hand-written `Default`.
+pub struct Audit {
+    prefix: &'static str,
+}
+
+impl Default for Audit {
+    fn default() -> Self {
+        Self { prefix: "audit" }
+    }
+}
+
+impl hookwire::agent::lifecycle::LifecycleHooks for Audit {}
+
+/// Denies.
+#[derive(Debug, Default)]
+pub enum Guard {
+    #[default]
+    On,
+}
+
+impl LifecycleHooks for Guard {}
+
+/// An alias: taken as it is (the compiler checks it).
+pub type Strict = Guard;
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("a.md"),
+        "---\nname: a\nhooks:\n  - lifecycle.rs:Audit\n  - event: on_request_start\n    kind: tool_call\n    tool_name: get_memories\n  - hook: lifecycle.rs:Guard\n    match: \"shell|exec\"\n  - lifecycle.rs:Strict\n---\nHi.\n",
+    )
+    .unwrap();
+    let loaded = cards::load_dir(dir.path()).unwrap();
+    let spec = &loaded.cards[0].spec;
+    let hooks: Vec<(&str, &str, String)> = spec
+        .lifecycle_hooks
+        .iter()
+        .map(|h| (h.ty.as_str(), h.display_name(), h.matcher.to_string()))
+        .collect();
+    assert_eq!(
+        hooks,
+        [
+            ("lifecycle_rs::Audit", "lifecycle.rs:Audit", "*".to_owned()),
+            (
+                "lifecycle_rs::Guard",
+                "lifecycle.rs:Guard",
+                "shell|exec".to_owned()
+            ),
+            (
+                "lifecycle_rs::Strict",
+                "lifecycle.rs:Strict",
+                "*".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(spec.hooks.len(), 1, "the DIAL entry stays a request hook");
+    let files = cards::generate(&loaded, &BuildOptions::new(dir.path().join("out"))).unwrap();
+    let code = &files[0].content;
+    assert!(code.contains("mod lifecycle_rs;"), "{code}");
+    let body = code.split("fn lifecycle_hooks").nth(1).unwrap();
+    let audit = body.find("<lifecycle_rs::Audit as ::core::default::Default>::default()");
+    let guard = body.find("<lifecycle_rs::Guard as ::core::default::Default>::default()");
+    let strict = body.find("<lifecycle_rs::Strict as ::core::default::Default>::default()");
+    assert!(audit < guard && guard < strict, "declared order\n{body}");
+    assert!(audit.is_some() && body.contains("ForTools::new"), "{body}");
+}
+
+#[test]
+fn explain_graph_and_schema_show_lifecycle_hooks() {
+    let loaded = cards::load_dir(&fixtures().join("good")).unwrap();
+    let text = cards::explain(&loaded, "NY-Project-Manager").unwrap();
+    assert!(
+        text.contains("tool project_status (function, tools.rs:project_status)\n  -> project_status\n  lifecycle hooks on its calls (pre/post tool use): 1. lifecycle.rs:Recorder, 2. lifecycle.rs:Deny\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  -> add_one\n  lifecycle hooks on its calls (pre/post tool use): 1. lifecycle.rs:Recorder\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\nlifecycle hooks (agent loop, in declared order):\n  1. lifecycle.rs:Recorder [match *]\n  2. lifecycle.rs:Deny [match project_status]\n"
+        ),
+        "{text}"
+    );
+    let mermaid = cards::graph(&loaded, cards::GraphFormat::Mermaid);
+    assert!(
+        mermaid.contains("agent_NY_Project_Manager -->|\"lifecycle 2, match project_status\"| lifecycle_lifecycle_rs_Deny"),
+        "{mermaid}"
+    );
+    let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
+    assert!(
+        dot.contains(
+            "agent_NY_Project_Manager -> lifecycle_lifecycle_rs_Recorder [label=\"lifecycle 1\"];"
+        ),
+        "{dot}"
+    );
+    let schema = cards::schema();
+    let kinds = schema["properties"]["hooks"]["items"]["oneOf"]
+        .as_array()
+        .unwrap();
+    assert_eq!(kinds.len(), 3, "a type, {{hook, match}}, a request hook");
+    assert_eq!(kinds[1]["required"], serde_json::json!(["hook"]));
+    assert_eq!(
+        kinds[2]["required"],
+        serde_json::json!(["event", "tool_name"])
+    );
 }

@@ -67,6 +67,21 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
         for h in skipped {
             let _ = writeln!(out, "  (not applied: {} does not match)", hook_line(h));
         }
+        let target = crate::spec::MatchTarget::new(name, *source);
+        let lifecycle: Vec<String> = spec
+            .lifecycle_hooks
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| h.matcher.matches(target))
+            .map(|(i, h)| format!("{}. {}", i + 1, h.display_name()))
+            .collect();
+        if !lifecycle.is_empty() {
+            let _ = writeln!(
+                out,
+                "  lifecycle hooks on its calls (pre/post tool use): {}",
+                lifecycle.join(", ")
+            );
+        }
     }
     if !spec.servers.is_empty() {
         let _ = writeln!(
@@ -81,8 +96,20 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
             let _ = writeln!(out, "  {}. {}", i + 1, hook_line(h));
         }
     }
+    if !spec.lifecycle_hooks.is_empty() {
+        out.push_str("\nlifecycle hooks (agent loop, in declared order):\n");
+        for (i, h) in spec.lifecycle_hooks.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  {}. {} [match {}]",
+                i + 1,
+                h.display_name(),
+                h.matcher
+            );
+        }
+    }
     if !spec.hooks.is_empty() {
-        out.push_str("\nlifecycle hooks:\n");
+        out.push_str("\nrequest hooks:\n");
         for h in &spec.hooks {
             let what = match &h.action {
                 EventHookAction::ToolCall(c) => {
@@ -161,6 +188,19 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
         for child in &spec.agents {
             edges.push((a.clone(), id("agent", &child.name), child.tool_name()));
         }
+        for (i, h) in spec.lifecycle_hooks.iter().enumerate() {
+            let hid = id("lifecycle", h.display_name());
+            add_node(
+                &mut nodes,
+                (hid.clone(), h.display_name().to_owned(), "lifecycle"),
+            );
+            let label = if h.matcher.is_always() {
+                format!("lifecycle {}", i + 1)
+            } else {
+                format!("lifecycle {}, match {}", i + 1, h.matcher)
+            };
+            edges.push((a.clone(), hid, label));
+        }
         for (i, h) in spec.hooks.iter().enumerate() {
             let hid = id(&format!("event_{}", spec.name), &i.to_string());
             let label = match &h.action {
@@ -182,6 +222,7 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
                     "tool" => format!("{nid}([\"{label}\"])"),
                     "hook" => format!("{nid}{{{{\"{label}\"}}}}"),
                     "server" => format!("{nid}[(\"{label}\")]"),
+                    "lifecycle" => format!("{nid}[[\"{label}\"]]"),
                     _ => format!("{nid}>\"{label}\"]"),
                 };
                 let _ = writeln!(out, "  {shape}");
@@ -198,6 +239,7 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
                     "tool" => "ellipse",
                     "hook" => "hexagon",
                     "server" => "cylinder",
+                    "lifecycle" => "component",
                     _ => "note",
                 };
                 let _ = writeln!(out, "  {nid} [label={:?}, shape={shape}];", label);
@@ -220,8 +262,36 @@ pub fn schema() -> serde_json::Value {
     let merge: Vec<&str> = HistoryMergeTarget::ALL.iter().map(|(s, _)| *s).collect();
     let policies: Vec<&str> = FailurePolicy::SPELLINGS.iter().map(|(s, _)| *s).collect();
     let freq: Vec<&str> = Frequency::ALL.iter().map(|(s, _)| *s).collect();
-    let reference = json!({"type": "string", "pattern": "^[^:]+\\.rs:[A-Za-z_][A-Za-z0-9_]*$", "description": "`file.rs:function`, relative to the card's folder"});
+    let rust_ref = |description: &str| json!({"type": "string", "pattern": "^[^:]+\\.rs:[A-Za-z_][A-Za-z0-9_]*$", "description": description});
+    let reference = rust_ref("`file.rs:function`, relative to the card's folder");
+    let lifecycle = rust_ref(
+        "`file.rs:Type`: a public type implementing `hookwire::agent::lifecycle::LifecycleHooks` and `Default`, relative to the card's folder",
+    );
+    let matcher =
+        json!({"type": "string", "description": "name, a|b, glob, /regex/, source:mcp, !pattern"});
     let positive = json!({"type": "integer", "minimum": 1});
+    // A `hooks:` entry: a lifecycle hook (`file.rs:Type` or `{hook, match}`)
+    // or a config-driven request hook.
+    let hook_entry = json!({"oneOf": [lifecycle, {
+        "type": "object", "additionalProperties": false, "required": ["hook"],
+        "description": "a lifecycle hook type, for the tools `match` selects",
+        "properties": {"hook": lifecycle, "match": matcher}
+    }, {
+        "type": "object", "additionalProperties": false, "required": ["event", "tool_name"],
+        "description": "a config-driven request hook",
+        "properties": {
+            "event": {"enum": names(&HookEvent::names())},
+            "kind": {"const": "tool_call"},
+            "name": {"type": "string"},
+            "toolset_name": {"type": "string"},
+            "tool_name": {"type": "string"},
+            "arguments": {"type": "object"},
+            "frequency": {"enum": names(&freq)},
+            "refresh_condition": {"type": "object", "additionalProperties": false, "required": ["kind", "ttl_minutes"],
+                "properties": {"kind": {"const": "ttl"}, "ttl_minutes": positive}},
+            "timeout_sec": positive
+        }
+    }]});
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "hookwire AgentCard frontmatter",
@@ -241,26 +311,12 @@ pub fn schema() -> serde_json::Value {
                 "type": "object", "additionalProperties": false, "required": ["hook"],
                 "properties": {
                     "hook": reference,
-                    "match": {"type": "string", "description": "name, a|b, glob, /regex/, source:mcp, !pattern"},
+                    "match": matcher,
                     "on_failure": {"enum": names(&policies)},
                     "timeout_ms": positive
                 }
             }]}},
-            "hooks": {"type": "array", "items": {
-                "type": "object", "additionalProperties": false, "required": ["event", "tool_name"],
-                "properties": {
-                    "event": {"enum": names(&HookEvent::names())},
-                    "kind": {"const": "tool_call"},
-                    "name": {"type": "string"},
-                    "toolset_name": {"type": "string"},
-                    "tool_name": {"type": "string"},
-                    "arguments": {"type": "object"},
-                    "frequency": {"enum": names(&freq)},
-                    "refresh_condition": {"type": "object", "additionalProperties": false, "required": ["kind", "ttl_minutes"],
-                        "properties": {"kind": {"const": "ttl"}, "ttl_minutes": positive}},
-                    "timeout_sec": positive
-                }
-            }},
+            "hooks": {"type": "array", "items": hook_entry},
             "history_source": {"enum": names(&hist)},
             "history_merge_target": {"enum": names(&merge)},
             "max_parallel": positive,

@@ -1,0 +1,4 @@
+//! Lifecycle hooks.
+
+/// Not a type.
+pub async fn audit() {}

@@ -1,0 +1,5 @@
+//! Lifecycle hooks.
+
+/// Records events (but implements nothing).
+#[derive(Default)]
+pub struct Recorder;
