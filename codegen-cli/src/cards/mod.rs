@@ -767,6 +767,7 @@ pub fn fuzz_one(data: &[u8]) {
         for path in [
             &[Seg::Key("name")][..],
             &[Seg::Key("tool_hooks"), Seg::Index(1), Seg::Key("match")],
+            &[Seg::Key("hooks"), Seg::Index(0), Seg::Key("hook")],
             &[Seg::Key("agents"), Seg::Index(3)],
             &[Seg::Index(0), Seg::Index(0)],
         ] {
