@@ -1,0 +1,92 @@
+//! A crate that depends on hookwire only, renamed to `hw`: the code that
+//! `#[hw::tool]`, `#[hw::hook]` and `#[hw::agent]` generate names the crate
+//! through the path `proc-macro-crate` resolves (`::hw`), and reaches serde,
+//! schemars and serde_json through hookwire's re-exports.
+
+#![deny(missing_docs, unsafe_code)]
+
+use hw::{Decision, Json, Next, Outcome, ToolArgs, ToolContext};
+
+/// Adds two numbers.
+#[hw::tool(hooks = [clamp])]
+pub fn add(
+    /// The first number.
+    a: i64,
+    /// The second number.
+    b: Option<i64>,
+) -> Json<i64> {
+    Json(a + b.unwrap_or(0))
+}
+
+/// Clamps `a` to at most 10 (the tool's own pre hook).
+#[hw::hook]
+pub async fn clamp(_cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+    if args
+        .get("a")
+        .and_then(|a| a.as_i64())
+        .is_some_and(|a| a > 10)
+        && args.insert("a", 10.into()).is_err()
+    {
+        return Decision::Deny("arguments are not an object".into());
+    }
+    Decision::Continue
+}
+
+/// Tags the result (an agent-level around hook).
+#[hw::hook(match = "add")]
+pub async fn tag(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+    let mut outcome = next.run(cx, args).await;
+    if let Ok(result) = &mut outcome {
+        result.append_text(" (tagged)");
+    }
+    outcome
+}
+
+/// The child agent.
+#[hw::agent(name = "helper", instruction = "Help.")]
+#[derive(Default)]
+pub struct Helper;
+
+/// A calculator with a child agent.
+#[hw::agent(
+    name = "calc",
+    instruction = "Do sums.",
+    function_tools = [add],
+    agents = [Helper(name = "helper")],
+    tool_hooks = [tag],
+)]
+pub struct Calc;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hw::agent::AgentDecl;
+    use hw::{CallScope, ToolCall, ToolSet};
+
+    /// Polls a future that never waits to completion (no runtime needed:
+    /// nothing here sleeps or does I/O).
+    fn ready<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let std::task::Poll::Ready(out) = f.as_mut().poll(&mut cx) {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn a_renamed_dependency_compiles_and_runs_one_call() {
+        let names: Vec<String> = Calc
+            .tools()
+            .definitions()
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(names, ["add", "agent__helper"]);
+        let call = ToolCall::new("c1", "add", ToolArgs::from_json(r#"{"a": 50, "b": 1}"#));
+        let result = ready(Calc.tools().call(&CallScope::new("calc"), call));
+        assert!(!result.is_error);
+        assert_eq!(result.text_content(), "11 (tagged)");
+    }
+}
