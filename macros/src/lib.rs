@@ -30,6 +30,25 @@ mod tool_hook;
 ///   receives the call's context instead.
 /// * `strict` makes the schema strict, and an `Option` parameter a compile
 ///   error.
+/// * `hooks = [A, B(on_failure = "open", timeout_ms = 500)]`: the tool's
+///   own hooks (guardrails: a pre hook that denies is an input guardrail, a
+///   post hook that rewrites or blocks the result an output guardrail). They
+///   travel with the tool: every agent that lists it runs them innermost,
+///   after its own hooks (`agent hooks -> entry hooks -> the tool's own
+///   hooks -> the tool`).
+/// * `needs_approval` asks the approver before every call;
+///   `needs_approval = path` only when `path(&args) -> bool` says so, with
+///   the typed arguments (`fn(&hookwire::ArgsOf<tool>) -> bool`). Arguments
+///   that do not parse always need approval (fail closed).
+/// * `on_error = path`: a `fn(ToolError) -> R` with `R: IntoOutcome` that
+///   maps the tool's errors (its own, bad arguments, a panic) to what the
+///   model reads. It runs inside the tool's hooks, so an output guardrail
+///   sees what it made.
+///
+/// With `hooks`, `needs_approval` or `on_error`, the generated type
+/// implements `hookwire::ToolDecl` (the tool and its own chain) instead of
+/// `hookwire::Tool`; use `ToolDecl::into_handler` to put it in a
+/// hand-built chain.
 /// * The return type implements `IntoOutcome`: `String`, `ToolResult`,
 ///   `Json<T: Serialize>`, or a `Result` of one of these with a `Display`
 ///   error (which becomes an error result).

@@ -17,6 +17,68 @@
 //!
 //! Every [`Tool`] is a [`ToolDecl`] whose handler is [`ToolHandler<Self>`]
 //! (no hooks, no cost), so hand-written tools need nothing more.
+//!
+//! An input guardrail, an output guardrail, an error mapping and an
+//! approval predicate:
+//!
+//! ```
+//! use hookwire::{Decision, Outcome, ToolArgs, ToolContext, ToolError, ToolResult};
+//!
+//! /// Input guardrail: a call whose text mentions a password never runs.
+//! #[hookwire::hook]
+//! async fn no_secrets(_cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+//!     match args.get("text").and_then(|t| t.as_str()) {
+//!         Some(t) if t.contains("password") => Decision::Deny("the text contains a password".into()),
+//!         _ => Decision::Continue,
+//!     }
+//! }
+//!
+//! /// Output guardrail: masks digits, and blocks a result that mentions a key.
+//! #[hookwire::hook]
+//! async fn redact(_cx: &mut ToolContext, outcome: &mut Outcome) {
+//!     if let Ok(result) = outcome {
+//!         let text = result.text_content();
+//!         if text.contains("key") {
+//!             *outcome = Err(ToolError::denied("the result contains a key"));
+//!         } else {
+//!             *result = ToolResult::text(text.replace(|c: char| c.is_ascii_digit(), "#"));
+//!         }
+//!     }
+//! }
+//!
+//! /// What the model reads when the write fails (the tool's error, bad
+//! /// arguments, a panic): here a plain answer instead of an error.
+//! fn explain(error: ToolError) -> String {
+//!     format!("nothing was written ({error}); try a path outside /ro/")
+//! }
+//!
+//! /// Writes a file.
+//! #[hookwire::tool(hooks = [no_secrets, redact(on_failure = "open")], on_error = explain)]
+//! fn write_file(path: String, text: String) -> Result<String, String> {
+//!     if path.starts_with("/ro/") { Err(format!("{path} is read-only")) } else { Ok(format!("wrote {text} to {path}")) }
+//! }
+//!
+//! /// Deletes a file; asks the approver for paths outside /tmp.
+//! #[hookwire::tool(needs_approval = outside_tmp)]
+//! fn delete(path: String) -> String { format!("deleted {path}") }
+//!
+//! fn outside_tmp(args: &hookwire::ArgsOf<delete>) -> bool {
+//!     !args.path.starts_with("/tmp/")
+//! }
+//!
+//! use hookwire::{CallScope, Router, ToolCall, ToolDecl, ToolSet, ToolSource};
+//! let tools = Router::new().route(write_file.describe(), ToolSource::Function, write_file.into_handler());
+//! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! # rt.block_on(async {
+//! let call = |text: &str| ToolCall::new("c1", "write_file", ToolArgs::from_json(format!(r#"{{"path": "/a", "text": "{text}"}}"#)));
+//! let scope = CallScope::new("demo");
+//! assert_eq!(tools.call(&scope, call("v2")).await.text_content(), "wrote v# to /a");
+//! assert_eq!(
+//!     tools.call(&scope, call("my password")).await.text_content(),
+//!     "tool call denied by `no_secrets`: the text contains a password"
+//! );
+//! # });
+//! ```
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
