@@ -28,6 +28,9 @@ fn valid_name(name: &str) -> bool {
 /// not `Deserialize + JsonSchema`, a return type that is not `IntoOutcome`)
 /// are reported by the compiler spanned on the user's tokens.
 pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
+    if let (Some(path), Some(attr)) = (&opts.fn_path, tool_attribute(item)) {
+        return declared_elsewhere(item, opts, path, attr);
+    }
     let krate = &opts.crate_path;
     let sig = &item.sig;
     let params = tool_params(sig, opts.strict)?;
@@ -336,4 +339,120 @@ fn own_chain(
             }
         }
     })
+}
+
+/// The `#[tool]` / `#[hookwire::tool]` attribute of a function, if it has
+/// one.
+fn tool_attribute(item: &ItemFn) -> Option<&syn::Attribute> {
+    item.attrs.iter().find(|a| {
+        let segments = &a.path().segments;
+        segments.last().is_some_and(|s| s.ident == "tool")
+            && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "hookwire"))
+    })
+}
+
+/// A function a card references (`tools.rs:add_one`) that is already a tool
+/// through its own `#[tool]` attribute: the macro made the type (with the
+/// tool's own hooks, approval rule and error mapping), so the card's type is
+/// an alias of it, and the card's chains end in the tool's own chain. Cards
+/// name a tool after its function, so a `name = ".."` that differs is an
+/// error.
+fn declared_elsewhere(
+    item: &ItemFn,
+    opts: &ToolOptions,
+    path: &syn::Path,
+    attr: &syn::Attribute,
+) -> syn::Result<TokenStream> {
+    let fn_name = unraw(&item.sig.ident);
+    if let syn::Meta::List(list) = &attr.meta {
+        let metas = list.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        );
+        for meta in metas.iter().flatten() {
+            if let syn::Meta::NameValue(nv) = meta
+                && nv.path.is_ident("name")
+                && let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(lit),
+                    ..
+                }) = &nv.value
+                && lit.value() != fn_name
+            {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "a card references this tool by its function name `{fn_name}`, but `#[tool(name = \"{}\")]` names it otherwise: drop `name` (a card names a tool after its function)",
+                        lit.value()
+                    ),
+                ));
+            }
+        }
+    }
+    let ty_ident = opts
+        .type_ident
+        .clone()
+        .unwrap_or_else(|| item.sig.ident.clone());
+    let doc = format!(" The tool `{fn_name}`, declared with `#[tool]` where it is defined.");
+    let vis = &item.vis;
+    Ok(quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #vis type #ty_ident = #path;
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card_opts() -> ToolOptions {
+        let mut o = ToolOptions::new(syn::parse_quote!(::hookwire));
+        o.fn_path = Some(syn::parse_quote!(tools_rs::add_one));
+        o.type_ident = Some(syn::parse_quote!(AddOneTool));
+        o
+    }
+
+    #[test]
+    fn a_card_reference_to_a_tool_fn_aliases_the_macros_type() {
+        let f: ItemFn = syn::parse_quote! {
+            /// Adds one.
+            #[hookwire::tool(hooks = [audit], needs_approval)]
+            pub fn add_one(x: i64) -> String { x.to_string() }
+        };
+        let code = tool(&f, &card_opts()).map(|t| t.to_string());
+        assert_eq!(
+            code.ok()
+                .as_deref()
+                .map(|c| c.contains("pub type AddOneTool = tools_rs :: add_one ;")),
+            Some(true)
+        );
+        // Without the attribute, the card lowers the function itself.
+        let f: ItemFn = syn::parse_quote! {
+            /// Adds one.
+            pub fn add_one(x: i64) -> String { x.to_string() }
+        };
+        let code = tool(&f, &card_opts())
+            .map(|t| t.to_string())
+            .unwrap_or_default();
+        assert!(
+            code.contains("impl :: hookwire :: Tool for AddOneTool"),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn a_card_reference_to_a_renamed_tool_fn_is_an_error() {
+        let f: ItemFn = syn::parse_quote! {
+            /// Adds one.
+            #[tool(name = "plus_one")]
+            pub fn add_one(x: i64) -> String { x.to_string() }
+        };
+        let err = tool(&f, &card_opts())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("a card references this tool by its function name `add_one`"),
+            "{err}"
+        );
+    }
 }
