@@ -14,6 +14,9 @@
 //!   - `direct`: `Tool::call` of a small tool (`add_one`) on typed arguments;
 //!   - `noop_1`, `noop_4`, `noop_16`: the same call through 1, 4 and 16
 //!     around-hooks that only call `next` (target: 16 at most 2x `direct`);
+//!     every chain here runs as the root of its call (`CatchPanics`, the one
+//!     `catch_unwind` of a call, which every tool set puts around a chain),
+//!     so the figures include it;
 //!   - `count16_inline`: one hand-written function that bumps 16 counters,
 //!     calls the tool, and bumps them again in reverse order;
 //!   - `count16_hookwire`: the same work as 16 hooks, each bumping its own
@@ -30,7 +33,8 @@
 //!     return value;
 //!   - `generated_0_hooks`: the three tools in a tool set shaped as
 //!     `#[hookwire::agent]` and `cardgen` generate it (perfect-hash dispatch,
-//!     one `match`), no hooks (target: at most 1.25x `hand_written`);
+//!     one `match`, each chain run through `catch_panics`), no hooks
+//!     (target: at most 1.25x `hand_written`);
 //!   - `generated_4_hooks`: the same with a fail-closed `Guarded` hook, a pre
 //!     hook, a post hook and a counting around-hook on `add_one`;
 //!   - `hookwire_0_hooks`, `hookwire_4_hooks`: the same two through a
@@ -74,9 +78,9 @@ use std::time::SystemTime;
 
 use criterion::{BatchSize, Criterion};
 use hookwire::{
-    CallScope, Content, Decision, FailurePolicy, Guarded, Handler, Hook, HookError, IntoOutcome,
-    Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs, ToolCall,
-    ToolContext, ToolHandler, ToolSet, ToolSource, chain, into_result,
+    CallScope, CatchPanics, Content, Decision, FailurePolicy, Guarded, Handler, Hook, HookError,
+    IntoOutcome, Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs,
+    ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, catch_panics, chain, into_result,
 };
 
 // ---------------------------------------------------------------------------
@@ -172,12 +176,15 @@ impl Tool for Echo {
 /// arguments, exactly what `direct` does. The `ToolArgs` that travelled
 /// through the chain are dropped unread (no hook in that group reads them
 /// either), so the difference to `direct` is the cost of the layers alone;
-/// argument parsing is measured in the `e2e` group.
+/// argument parsing is measured in the `e2e` group. Shaped like
+/// `ToolHandler`: the arguments are dealt with in `call` and the future is
+/// the tool's own.
 struct Typed(AddOne);
 
 impl Handler for Typed {
-    async fn call(&self, cx: &mut ToolContext, _args: ToolArgs) -> Outcome {
-        self.0.call(cx, AddOneArgs { x: black_box(41) }).await
+    fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
+        drop(args);
+        self.0.call(cx, AddOneArgs { x: black_box(41) })
     }
 }
 
@@ -334,8 +341,9 @@ impl DynHook for DynCount {
 struct DynTyped(AddOne);
 
 impl DynTool for DynTyped {
-    fn call<'a>(&'a self, cx: &'a mut ToolContext, _args: ToolArgs) -> BoxFuture<'a> {
-        Box::pin(async move { self.0.call(cx, AddOneArgs { x: black_box(41) }).await })
+    fn call<'a>(&'a self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a> {
+        drop(args);
+        Box::pin(self.0.call(cx, AddOneArgs { x: black_box(41) }))
     }
 }
 
@@ -450,15 +458,15 @@ impl<A: Handler, M: Handler, E: Handler> ToolSet for Generated<A, M, E> {
         match self.slot(&call.name).map(|slot| self.tools[slot]) {
             Some(0) => {
                 let mut cx = context("add_one", call.id);
-                self.add_one.call(&mut cx, call.arguments).await
+                catch_panics(&self.add_one, &mut cx, call.arguments).await
             }
             Some(1) => {
                 let mut cx = context("mul", call.id);
-                self.mul.call(&mut cx, call.arguments).await
+                catch_panics(&self.mul, &mut cx, call.arguments).await
             }
             Some(2) => {
                 let mut cx = context("echo", call.id);
-                self.echo.call(&mut cx, call.arguments).await
+                catch_panics(&self.echo, &mut cx, call.arguments).await
             }
             _ => Err(hookwire::ToolError::UnknownTool { name: call.name }),
         }
@@ -573,19 +581,19 @@ fn chain_cases(mode: &mut Mode<'_>) {
         ready(AddOne.call(&cx, AddOneArgs { x: black_box(41) }))
     });
 
-    let noop_1 = chain!(Noop => Typed(AddOne));
+    let noop_1 = CatchPanics(chain!(Noop => Typed(AddOne)));
     check(ready(noop_1.call(&mut cx, ToolArgs::empty())));
     mode.case("chain/noop_1", || {
         ready(noop_1.call(&mut cx, black_box(no_args())))
     });
 
-    let noop_4 = chain!(Noop, Noop, Noop, Noop => Typed(AddOne));
+    let noop_4 = CatchPanics(chain!(Noop, Noop, Noop, Noop => Typed(AddOne)));
     check(ready(noop_4.call(&mut cx, ToolArgs::empty())));
     mode.case("chain/noop_4", || {
         ready(noop_4.call(&mut cx, black_box(no_args())))
     });
 
-    let noop_16 = chain16!(Noop => Typed(AddOne));
+    let noop_16 = CatchPanics(chain16!(Noop => Typed(AddOne)));
     check(ready(noop_16.call(&mut cx, ToolArgs::empty())));
     mode.case("chain/noop_16", || {
         ready(noop_16.call(&mut cx, black_box(no_args())))
@@ -598,7 +606,7 @@ fn chain_cases(mode: &mut Mode<'_>) {
     check(ready(inline.call(&cx)));
     mode.case("chain/count16_inline", || ready(inline.call(&cx)));
 
-    let count_16 = chain16!(Count::default() => Typed(AddOne));
+    let count_16 = CatchPanics(chain16!(Count::default() => Typed(AddOne)));
     check(ready(count_16.call(&mut cx, ToolArgs::empty())));
     mode.case("chain/count16_hookwire", || {
         ready(count_16.call(&mut cx, black_box(no_args())))
@@ -616,7 +624,7 @@ fn chain_cases(mode: &mut Mode<'_>) {
     });
 
     // The counting hooks and the hand-written bumps ran.
-    assert!(count_16.hook().0.load(Relaxed) >= 2);
+    assert!(count_16.0.hook().0.load(Relaxed) >= 2);
     assert!(inline.counters[0].load(Relaxed) >= 2);
 }
 

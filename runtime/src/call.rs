@@ -291,13 +291,12 @@ pub enum Content {
         /// The text.
         text: String,
     },
-    /// An image, base64-encoded.
+    /// An image, base64-encoded (boxed, so that the common text block and
+    /// every result stay small; it serializes flat, as MCP's image block).
     Image {
-        /// Base64 data.
-        data: String,
-        /// The MIME type, for example `image/png`.
-        #[serde(rename = "mimeType")]
-        mime_type: String,
+        /// The image.
+        #[serde(flatten)]
+        image: Box<ImageContent>,
     },
     /// An embedded resource (boxed, so that the common text block and every
     /// result stay small).
@@ -313,6 +312,16 @@ impl Content {
         Self::Text { text: text.into() }
     }
 
+    /// An image block from base64 data and a MIME type.
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::Image {
+            image: Box::new(ImageContent {
+                data: data.into(),
+                mime_type: mime_type.into(),
+            }),
+        }
+    }
+
     /// The text of a text block.
     pub fn as_text(&self) -> Option<&str> {
         match self {
@@ -320,6 +329,16 @@ impl Content {
             _ => None,
         }
     }
+}
+
+/// An image block's data (MCP's `ImageContent`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageContent {
+    /// Base64 data.
+    pub data: String,
+    /// The MIME type, for example `image/png`.
+    #[serde(rename = "mimeType")]
+    pub mime_type: String,
 }
 
 /// An embedded resource (MCP's `TextResourceContents` or `BlobResourceContents`).
@@ -461,9 +480,9 @@ mod tests {
         let args = ToolArgs::from_json(r#"{"items":[{"qty":1},{"qty":"two"}]}"#);
         let err = args.parse::<Order>("order").unwrap_err();
         match &err {
-            ToolError::InvalidArguments { tool, field, .. } => {
-                assert_eq!(tool, "order");
-                assert_eq!(field.as_deref(), Some("items[1].qty"));
+            ToolError::InvalidArguments(e) => {
+                assert_eq!(e.tool, "order");
+                assert_eq!(e.field.as_deref(), Some("items[1].qty"));
             }
             other => panic!("unexpected {other:?}"),
         }
@@ -530,10 +549,7 @@ mod tests {
     #[test]
     fn results_serialize_as_mcp_call_tool_result() {
         let mut r = ToolResult::json(&json!({"sum": 3})).unwrap();
-        r.content.push(Content::Image {
-            data: "AA==".into(),
-            mime_type: "image/png".into(),
-        });
+        r.content.push(Content::image("AA==", "image/png"));
         assert_eq!(
             serde_json::to_value(&r).unwrap(),
             json!({

@@ -110,6 +110,15 @@ impl ToolContext {
         &self.tool
     }
 
+    /// The tool's name if it is a `&'static str` (generated tool sets name
+    /// tools this way): a copy that does not borrow the context.
+    pub(crate) fn static_tool(&self) -> Option<&'static str> {
+        match self.tool {
+            Cow::Borrowed(name) => Some(name),
+            Cow::Owned(_) => None,
+        }
+    }
+
     /// Where the tool comes from.
     pub fn source(&self) -> ToolSource {
         self.source

@@ -17,15 +17,11 @@ use crate::call::ToolResult;
 #[non_exhaustive]
 pub enum ToolError {
     /// The model's arguments do not fit the tool's schema; the tool never ran.
-    #[error("invalid arguments for tool `{tool}`{}: {message}", at(field))]
-    InvalidArguments {
-        /// The tool.
-        tool: String,
-        /// The offending field as a path (`items[2].qty`), if known.
-        field: Option<String>,
-        /// What is wrong.
-        message: String,
-    },
+    ///
+    /// Boxed: every layer of a chain moves an [`Outcome`](crate::Outcome),
+    /// and this is the largest error.
+    #[error("invalid arguments for tool `{}`{}: {}", .0.tool, at(&.0.field), .0.message)]
+    InvalidArguments(Box<ArgumentError>),
     /// No tool has this name.
     #[error("unknown tool `{name}`")]
     UnknownTool {
@@ -80,6 +76,19 @@ pub enum ToolError {
     Cancelled,
 }
 
+/// What is wrong with a call's arguments: the payload of
+/// [`ToolError::InvalidArguments`] (made with [`ToolError::invalid_arguments`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ArgumentError {
+    /// The tool.
+    pub tool: String,
+    /// The offending field as a path (`items[2].qty`), if known.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
 fn at(field: &Option<String>) -> String {
     field
         .as_ref()
@@ -117,11 +126,11 @@ impl ToolError {
         field: Option<String>,
         message: impl Into<String>,
     ) -> Self {
-        Self::InvalidArguments {
+        Self::InvalidArguments(Box::new(ArgumentError {
             tool: tool.into(),
             field,
             message: message.into(),
-        }
+        }))
     }
 
     /// A denial with a reason, not attributed to a hook.
@@ -189,7 +198,7 @@ impl ToolError {
     /// A short name for the kind of error, used in traces.
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::InvalidArguments { .. } => "invalid_arguments",
+            Self::InvalidArguments(_) => "invalid_arguments",
             Self::UnknownTool { .. } => "unknown_tool",
             Self::Denied { .. } => "denied",
             Self::Stopped { .. } => "stopped",
@@ -202,9 +211,12 @@ impl ToolError {
 
     /// Fills in the tool's name where the error was raised without it.
     pub(crate) fn with_tool(mut self, name: &str) -> Self {
-        if let Self::InvalidArguments { tool, .. } | Self::ToolFailed { tool, .. } = &mut self
-            && tool.is_empty()
-        {
+        let tool = match &mut self {
+            Self::InvalidArguments(e) => &mut e.tool,
+            Self::ToolFailed { tool, .. } => tool,
+            _ => return self,
+        };
+        if tool.is_empty() {
             name.clone_into(tool);
         }
         self

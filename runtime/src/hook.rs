@@ -1,5 +1,7 @@
 //! The one primitive: around-hooks, and chains of them as nested types.
 
+use std::any::Any;
+use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -8,6 +10,7 @@ use std::task::{Context, Poll};
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::error::{ToolError, panic_message};
+use crate::tool::Tool;
 
 /// Anything that turns a call into an outcome: a tool, or a tool wrapped in
 /// hooks. A chain is a `Handler` built of nested [`Layer`]s, one concrete
@@ -115,9 +118,15 @@ pub trait Hook: Send + Sync {
 
 /// One hook around an inner handler: the building block of every chain.
 ///
-/// A panic in the hook is caught here and becomes
-/// [`ToolError::HookFailed`] (the `fail_closed` policy); wrap the hook in
-/// [`Guarded`](crate::Guarded) for `fail_open` or a timeout.
+/// A `Layer` does not catch panics itself: that would cost a `catch_unwind`
+/// per hook on every call. It only *attributes* them: while the hook runs, a
+/// guard on the stack notes the hook's name if a panic unwinds through it,
+/// and the root of the call ([`CatchPanics`], which every tool set puts
+/// around every chain) turns the panic into [`ToolError::HookFailed`] naming
+/// the hook. Hooks outside the panicking one do not see an `Err` from `next`;
+/// the call just ends with that error. Wrap a hook in
+/// [`Guarded`](crate::Guarded) for `fail_open`, a timeout, or to let outer
+/// hooks see its failure as an error.
 #[derive(Debug, Clone, Default)]
 pub struct Layer<H, N> {
     hook: H,
@@ -144,68 +153,258 @@ impl<H, N> Layer<H, N> {
 impl<H: Hook, N: Handler> Handler for Layer<H, N> {
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
-        let hook = &self.hook;
-        CatchPanic::new(
-            hook.around(cx, args, Next::new(&self.inner)),
-            move |message| ToolError::HookFailed {
-                hook: hook.name().into(),
-                message,
-            },
+        Attributed::new(
+            self.hook.around(cx, args, Next::new(&self.inner)),
+            HookCulprit(&self.hook),
         )
     }
 }
 
+// ---------------------------------------------------------------------------
+// Panics: attributed by every layer, caught once at the root of a call.
+
+/// Who a panic is attributed to, as the guards on the unwinding stack record it.
+#[derive(Clone, Copy)]
+enum Culprit {
+    /// A hook, by name.
+    Hook(&'static str),
+    /// The tool; its name is in [`TOOL_NAME`].
+    Tool,
+}
+
+thread_local! {
+    /// The innermost hook or tool a panic unwound through, set by the first
+    /// guard that drops while unwinding, read and cleared by the catch that
+    /// stops the panic ([`CatchPanics`], or a [`Guarded`](crate::Guarded)
+    /// hook's own catch). `Copy` and without a destructor, so clearing it on
+    /// every call is one store.
+    static CULPRIT: Cell<Option<Culprit>> = const { Cell::new(None) };
+    /// The name of the tool when [`CULPRIT`] is [`Culprit::Tool`] (only written
+    /// while unwinding).
+    static TOOL_NAME: Cell<Option<String>> = const { Cell::new(None) };
+}
+
+/// Records `culprit` (and, for a tool, its name if known) unless an inner
+/// frame already did. Runs only while unwinding, so it must not panic.
+#[cold]
+#[inline(never)]
+fn record(culprit: Culprit, tool: impl FnOnce() -> Option<String>) {
+    let _ = CULPRIT.try_with(|slot| {
+        if slot.get().is_none() {
+            if let Culprit::Tool = culprit {
+                let _ = TOOL_NAME.try_with(|name| name.set(tool()));
+            }
+            slot.set(Some(culprit));
+        }
+    });
+}
+
+/// Whether a guard recorded the panic being caught: it came from inside a
+/// layer or a tool, not from the code that caught it.
+pub(crate) fn panic_is_attributed() -> bool {
+    CULPRIT
+        .try_with(|slot| slot.get().is_some())
+        .unwrap_or(false)
+}
+
+/// Takes the recorded culprit and builds the error of a caught panic;
+/// `fallback_tool` names the tool if nothing was recorded.
+#[cold]
+#[inline(never)]
+fn panic_error(payload: &(dyn Any + Send), fallback_tool: &str) -> ToolError {
+    let message = panic_message(payload);
+    match CULPRIT.try_with(Cell::take).ok().flatten() {
+        Some(Culprit::Hook(hook)) => ToolError::HookFailed {
+            hook: hook.into(),
+            message,
+        },
+        Some(Culprit::Tool) => {
+            let tool = TOOL_NAME.try_with(Cell::take).ok().flatten();
+            ToolError::tool_message(tool.as_deref().unwrap_or(fallback_tool), message, false)
+        }
+        None => ToolError::tool_message(fallback_tool, message, false),
+    }
+}
+
+/// What a guard records when a panic unwinds through it.
+pub(crate) trait Attribute {
+    /// Records this frame as the culprit, unless an inner one already is.
+    fn record(&self);
+}
+
+/// The guard of a [`Layer`]: attributes a panic to the hook.
+pub(crate) struct HookCulprit<'a, H>(pub(crate) &'a H);
+
+impl<H: Hook> Attribute for HookCulprit<'_, H> {
+    fn record(&self) {
+        record(Culprit::Hook(self.0.name()), || None);
+    }
+}
+
+/// The guard of a [`ToolHandler`](crate::ToolHandler): attributes a panic to
+/// the tool, by its name.
+pub(crate) struct ToolCulprit<'a, T: ?Sized>(pub(crate) &'a T);
+
+impl<T: Tool + ?Sized> Attribute for ToolCulprit<'_, T> {
+    fn record(&self) {
+        record(Culprit::Tool, || Some(self.0.name().to_owned()));
+    }
+}
+
+/// The guard of an innermost handler that is not a [`Tool`] (an MCP call):
+/// attributes a panic to the tool the context names.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) struct ContextTool;
+
+impl Attribute for ContextTool {
+    fn record(&self) {
+        record(Culprit::Tool, || None);
+    }
+}
+
+/// Lives on the stack while a future is polled; dropped only if the poll
+/// unwinds (on the normal path it is forgotten, which costs nothing).
+struct Guard<'g, A: Attribute>(&'g A);
+
+impl<A: Attribute> Drop for Guard<'_, A> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.record();
+    }
+}
+
+/// Runs `f`, attributing a panic in it to `culprit`.
+#[inline(always)]
+pub(crate) fn attributed<A: Attribute, R>(culprit: &A, f: impl FnOnce() -> R) -> R {
+    let guard = Guard(culprit);
+    let value = f();
+    std::mem::forget(guard);
+    value
+}
+
 pin_project_lite::pin_project! {
-    /// A future with its panics caught: a panic while it is polled becomes
-    /// the outcome `Err(on_panic(message))`.
-    ///
-    /// A named future rather than `catch_unwind().map(..)`: polling it is one
-    /// `catch_unwind` around the inner poll, which inlines through a whole
-    /// chain, and the outcome is not copied through combinator states.
-    pub(crate) struct CatchPanic<F, E> {
+    /// A future whose panics are attributed to `culprit` (see [`Layer`]);
+    /// they are not caught here.
+    pub(crate) struct Attributed<F, A> {
         #[pin]
         future: F,
-        on_panic: E,
+        culprit: A,
     }
 }
 
-impl<F, E> CatchPanic<F, E>
-where
-    F: Future<Output = Outcome>,
-    E: Fn(String) -> ToolError,
-{
-    /// `future`, with a panic turned into `Err(on_panic(message))`.
-    pub(crate) fn new(future: F, on_panic: E) -> Self {
-        Self { future, on_panic }
+impl<F: Future, A: Attribute> Attributed<F, A> {
+    /// `future`, attributing its panics to `culprit`.
+    #[inline(always)]
+    pub(crate) fn new(future: F, culprit: A) -> Self {
+        Self { future, culprit }
     }
 }
 
-impl<F, E> Future for CatchPanic<F, E>
-where
-    F: Future<Output = Outcome>,
-    E: Fn(String) -> ToolError,
-{
+impl<F: Future, A: Attribute> Future for Attributed<F, A> {
+    type Output = F::Output;
+
+    #[inline(always)]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        attributed(&*this.culprit, || this.future.poll(cx))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The root of a call: a panic while `future` is polled becomes an error
+    /// naming the culprit the guards recorded, or the tool `fallback`.
+    pub(crate) struct CatchRoot<'a, F> {
+        #[pin]
+        future: F,
+        fallback: &'a str,
+    }
+}
+
+impl<'a, F: Future<Output = Outcome>> CatchRoot<'a, F> {
+    /// `future` as the root of a call of the tool named `fallback`.
+    #[inline(always)]
+    pub(crate) fn new(future: F, fallback: &'a str) -> Self {
+        Self { future, fallback }
+    }
+}
+
+impl<F: Future<Output = Outcome>> Future for CatchRoot<'_, F> {
     type Output = Outcome;
 
     #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
         let this = self.project();
         let future = this.future;
+        // A panic caught by someone else (a task's catch, a user's) may have
+        // left a stale culprit behind: start clean.
+        CULPRIT.set(None);
         match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(poll) => poll,
-            Err(payload) => Poll::Ready(Err(panicked(this.on_panic, payload))),
+            Err(payload) => Poll::Ready(Err(panic_error(&*payload, this.fallback))),
         }
     }
 }
 
-/// The error for a future that panicked; out of line, off the hot path.
-#[cold]
-#[inline(never)]
-fn panicked<E: Fn(String) -> ToolError>(
-    on_panic: &E,
-    payload: Box<dyn std::any::Any + Send>,
-) -> ToolError {
-    on_panic(panic_message(&*payload))
+/// Runs one call through `handler` as the root of the call: a panic anywhere
+/// inside ends the call with an error instead of unwinding further.
+///
+/// The error names what panicked: [`ToolError::HookFailed`] with the
+/// innermost hook the panic unwound through, or [`ToolError::ToolFailed`] if
+/// the tool panicked. (A panic that nothing inside attributed, from a
+/// hand-written innermost [`Handler`] with no hook around it, is a
+/// `ToolFailed` for the context's tool if that is a `&'static str`.) This is
+/// the one `catch_unwind` of a call; every tool set
+/// ([`Router`](crate::Router), the tool sets that `#[agent]` and `cardgen`
+/// generate, MCP tool sets) runs each chain through it. Call a chain you
+/// built by hand through it (or through [`CatchPanics`]) too:
+/// [`Handler::call`] on a bare chain lets a panic unwind to the caller.
+///
+/// ```
+/// use hookwire::{catch_panics, chain, FnTool, Handler, Hook, Next, Outcome, ToolArgs, ToolContext, ToolHandler, ToolSource};
+///
+/// struct Buggy;
+/// impl Hook for Buggy {
+///     async fn around<N: Handler>(&self, _: &mut ToolContext, _: ToolArgs, _: Next<'_, N>) -> Outcome {
+///         panic!("oops")
+///     }
+///     fn name(&self) -> &'static str { "buggy" }
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct A {}
+/// let tool = FnTool::new("t", "A tool.", |_: A| async { "ok" });
+/// let chain = chain!(Buggy => ToolHandler(tool));
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut cx = ToolContext::new("t", ToolSource::Function, "call-1");
+/// let error = catch_panics(&chain, &mut cx, ToolArgs::empty()).await.unwrap_err();
+/// assert_eq!(error.to_string(), "hook `buggy` failed: panicked: oops");
+/// # });
+/// ```
+#[inline]
+pub fn catch_panics<H: Handler + ?Sized>(
+    handler: &H,
+    cx: &mut ToolContext,
+    args: ToolArgs,
+) -> impl Future<Output = Outcome> + Send {
+    let fallback = cx.static_tool().unwrap_or("");
+    CatchRoot::new(handler.call(cx, args), fallback)
+}
+
+/// A handler run as the root of a call: [`catch_panics`] as a [`Handler`].
+///
+/// ```
+/// # use hookwire::{CatchPanics, chain, Layer};
+/// # struct A; struct T;
+/// let root: CatchPanics<Layer<A, T>> = CatchPanics(chain!(A => T));
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CatchPanics<H>(pub H);
+
+impl<H: Handler> Handler for CatchPanics<H> {
+    #[inline]
+    fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
+        catch_panics(&self.0, cx, args)
+    }
 }
 
 /// Builds a chain from hooks in declared order (outermost first) around a

@@ -71,6 +71,18 @@
 //! [`ToolError`], which becomes an error result the model reads
 //! ([`ToolError::into_result`]). A failing hook is handled by its
 //! [`FailurePolicy`] (see [`Guarded`]).
+//!
+//! Panics are caught once per call, at its root: every tool set runs each
+//! chain through [`catch_panics`], which ends the call with an error result
+//! naming the innermost hook or the tool that panicked. Each [`Layer`] and
+//! [`ToolHandler`] only attributes a panic (a guard on the stack that costs
+//! nothing unless the stack unwinds), so a chain has no per-hook
+//! `catch_unwind`. A panic in a fail-closed hook or in the tool therefore
+//! ends the call: hooks outside it do not see an `Err` from `next`, unless
+//! the panicking hook is [`Guarded`] (an `on_failure` policy or a timeout),
+//! which catches its own panics so that they follow its policy. When you
+//! call [`Handler::call`] on a chain you built yourself, run it through
+//! [`catch_panics`] (or [`CatchPanics`]) too.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -101,10 +113,13 @@ pub mod matcher {
 pub use call::{
     Content, Contents, EmbeddedResource, Outcome, ToolArgs, ToolCall, ToolResult, into_result,
 };
+pub use call::ImageContent;
 pub use context::{Extensions, ToolContext, ToolSource};
 pub use declare::{ArgsOf, ToolDecl};
 pub use error::{HookError, Message, ToolError};
+pub use error::ArgumentError;
 pub use hook::{Handler, Hook, Layer, Next};
+pub use hook::{CatchPanics, catch_panics};
 pub use hooks::Attempts;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, hook, tool};

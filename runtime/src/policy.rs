@@ -9,7 +9,7 @@ use futures_util::FutureExt;
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::error::{ToolError, panic_message};
-use crate::hook::{Handler, Hook, Next};
+use crate::hook::{Handler, Hook, Next, panic_is_attributed};
 
 /// What happens when a hook fails: it returns an error, panics or exceeds
 /// its timeout.
@@ -44,6 +44,13 @@ pub enum FailurePolicy {
 ///
 /// A hook that fails by returning an error signals it with
 /// `Err(ToolError::HookFailed { .. })` (pre and post hooks do this for you).
+///
+/// Panics: a `Guarded` hook catches its own panics (one `catch_unwind` per
+/// call), so hooks outside it see its failure as an `Err` from `next`. A
+/// panic further in (a plain [`Layer`](crate::Layer) or the tool) is not its
+/// failure: it goes on to the root of the call
+/// ([`catch_panics`](crate::catch_panics)), which ends the call with an
+/// error naming the hook or tool that panicked.
 #[derive(Debug, Clone)]
 pub struct Guarded<H> {
     hook: H,
@@ -92,7 +99,15 @@ impl<H: Hook> Guarded<H> {
             },
             None => fut.await,
         };
-        caught.map_err(|payload| Failure::Panicked(panic_message(&*payload)))
+        caught.map_err(|payload| {
+            // A panic that a layer or tool inside `next` attributed is not
+            // this hook's failure: let it go on to the root of the call,
+            // which names the culprit.
+            if panic_is_attributed() {
+                std::panic::resume_unwind(payload);
+            }
+            Failure::Panicked(panic_message(&*payload))
+        })
     }
 
     fn failure_error(&self, failure: Failure) -> ToolError {

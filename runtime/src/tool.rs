@@ -9,11 +9,13 @@ use std::borrow::Cow;
 use std::fmt::Display;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use crate::call::{Outcome, ToolArgs, ToolResult};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
-use crate::hook::{CatchPanic, Handler};
+use crate::hook::{Handler, ToolCulprit, attributed};
 
 /// A tool as the model sees it: name, description and the JSON Schema of its
 /// arguments.
@@ -183,23 +185,63 @@ impl<T: IntoOutcome, E: Display + Send + Sync + 'static> IntoOutcome for Result<
 }
 
 /// A [`Tool`] as the innermost [`Handler`] of a chain: parses the arguments
-/// into the tool's type, runs it, and turns a panic into
+/// into the tool's type and runs it. A panic in the tool (or in its
+/// arguments' `Deserialize`) is attributed to the tool: the root of the call
+/// ([`catch_panics`](crate::catch_panics)) turns it into
 /// [`ToolError::ToolFailed`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ToolHandler<T>(pub T);
 
 impl<T: Tool> Handler for ToolHandler<T> {
-    async fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> Outcome {
+    #[inline]
+    fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         let tool = &self.0;
-        let typed = args.parse::<T::Args>(tool.name())?;
-        // The text is parsed: free it before the tool runs, and keep it out
-        // of this future's state.
-        drop(args);
-        let outcome = CatchPanic::new(tool.call(cx, typed), |message| {
-            ToolError::tool_message(tool.name(), message, false)
-        })
-        .await;
-        outcome.map_err(|e| e.with_tool(tool.name()))
+        let culprit = ToolCulprit(tool);
+        // Parsed here, not in the future: the argument text is freed before
+        // the tool runs and is no part of the future's state.
+        match attributed(&culprit, || args.parse::<T::Args>(tool.name())) {
+            Ok(typed) => ToolFuture::Running {
+                future: tool.call(cx, typed),
+                culprit,
+            },
+            Err(error) => ToolFuture::Failed { error: Some(error) },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of a [`ToolHandler`] call: the tool running, with its
+    /// panics attributed to it, or the argument error.
+    #[project = ToolFutureProj]
+    enum ToolFuture<'a, T, F> {
+        Running {
+            #[pin]
+            future: F,
+            culprit: ToolCulprit<'a, T>,
+        },
+        Failed {
+            error: Option<ToolError>,
+        },
+    }
+}
+
+impl<T: Tool, F: Future<Output = Outcome>> Future for ToolFuture<'_, T, F> {
+    type Output = Outcome;
+
+    #[inline(always)]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        match self.project() {
+            ToolFutureProj::Running { future, culprit } => {
+                match attributed(&*culprit, || future.poll(cx)) {
+                    Poll::Ready(Err(error)) => Poll::Ready(Err(error.with_tool(culprit.0.name()))),
+                    poll => poll,
+                }
+            }
+            ToolFutureProj::Failed { error } => match error.take() {
+                Some(error) => Poll::Ready(Err(error)),
+                None => Poll::Pending,
+            },
+        }
     }
 }
 

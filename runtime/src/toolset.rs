@@ -8,7 +8,7 @@ use crate::approval::Approver;
 use crate::call::{Outcome, ToolCall, ToolResult, into_result};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
-use crate::hook::Handler;
+use crate::hook::{CatchRoot, Handler};
 use crate::tool::{Tool, ToolDefinition, ToolHandler};
 
 /// What every call of one run shares: the agent, the correlation id and the
@@ -88,6 +88,11 @@ pub trait ToolSet: Send + Sync {
 
     /// Runs `call` through its tool's chain; an unknown name gives
     /// [`ToolError::UnknownTool`].
+    ///
+    /// The chain runs as the root of the call
+    /// ([`catch_panics`](crate::catch_panics)): a panic inside it ends the
+    /// call with an error, never the process. An implementation of your own
+    /// must do the same.
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send;
 
     /// Runs `call` and returns what the model reads.
@@ -204,7 +209,8 @@ impl<C: Handler, R: Routes> Routes for Route<C, R> {
             // The name the model sent is this route's name: move it into the
             // context rather than copying ours.
             let mut cx = scope.context(Cow::Owned(call.name), self.source, None, call.id);
-            self.chain.call(&mut cx, call.arguments).await
+            let future = self.chain.call(&mut cx, call.arguments);
+            CatchRoot::new(future, &self.name).await
         } else {
             self.rest.dispatch(scope, call).await
         }

@@ -530,7 +530,7 @@ fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) 
         ) -> #krate::Outcome {
             #(#statics)*
             let chain = #chain;
-            #krate::Handler::call(&chain, cx, args).await
+            #krate::catch_panics(&chain, cx, args).await
         }
     }
 }
@@ -741,7 +741,7 @@ fn emit_tools(
                         ::core::option::Option::None,
                         call.id,
                     );
-                    #krate::Handler::call(&self.#f, &mut cx, call.arguments).await
+                    #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
                 }
             }
         });

@@ -39,10 +39,10 @@ fn content_from_value(value: Value) -> Content {
     };
     match map.get("type").and_then(Value::as_str) {
         Some("text") => Content::text(string(&map, "text").unwrap_or_default()),
-        Some("image") => Content::Image {
-            data: string(&map, "data").unwrap_or_default(),
-            mime_type: string(&map, "mimeType").unwrap_or_default(),
-        },
+        Some("image") => Content::image(
+            string(&map, "data").unwrap_or_default(),
+            string(&map, "mimeType").unwrap_or_default(),
+        ),
         Some("resource") => {
             let resource = map.get("resource").and_then(Value::as_object);
             match resource {

@@ -4,7 +4,7 @@ use super::client::McpServers;
 use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
-use crate::hook::Handler;
+use crate::hook::{Attributed, ContextTool, Handler, catch_panics};
 use crate::tool::ToolDefinition;
 use crate::toolset::{CallScope, ToolSet};
 use std::borrow::Cow;
@@ -20,13 +20,24 @@ pub struct McpCall {
     servers: McpServers,
 }
 
-impl Handler for McpCall {
-    async fn call(&self, cx: &mut ToolContext, mut args: ToolArgs) -> Outcome {
+impl McpCall {
+    async fn run(&self, cx: &mut ToolContext, mut args: ToolArgs) -> Outcome {
         let arguments = match args.object_mut() {
             Ok(map) => std::mem::take(map),
             Err(e) => return Err(e.with_tool(cx.tool())),
         };
         self.servers.inner.call(cx.tool(), arguments).await
+    }
+}
+
+impl Handler for McpCall {
+    fn call(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+    ) -> impl std::future::Future<Output = Outcome> + Send {
+        // A panic in here is the tool's, not the innermost hook's.
+        Attributed::new(self.run(cx, args), ContextTool)
     }
 }
 
@@ -98,6 +109,9 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
             Some(server),
             call.id,
         );
-        self.chain.call(&mut cx, call.arguments).await
+        // The root of the call; a panic attributed to the tool is named
+        // after the context's (owned) tool name.
+        let outcome = catch_panics(&self.chain, &mut cx, call.arguments).await;
+        outcome.map_err(|e| e.with_tool(cx.tool()))
     }
 }
