@@ -537,19 +537,7 @@ fn env_references_are_resolved_with_defaults() {
 
 #[test]
 fn parallel_generation_gives_the_same_files_as_serial() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        fixtures().join("good/tools.rs"),
-        dir.path().join("tools.rs"),
-    )
-    .unwrap();
-    for i in 0..250 {
-        std::fs::write(
-            dir.path().join(format!("c{i:03}.md")),
-            format!("---\nname: c{i}\nfunction_tools: [tools.rs:add_one]\n---\nCard {i}.\n"),
-        )
-        .unwrap();
-    }
+    let dir = many_cards(250);
     let loaded = cards::load_dir(dir.path()).unwrap();
     let opts = BuildOptions::new(dir.path().join("out"));
     let serial = cards::generate(&loaded, &opts).unwrap();
@@ -673,4 +661,79 @@ fn explain_graph_and_schema_show_lifecycle_hooks() {
         kinds[2]["required"],
         serde_json::json!(["event", "tool_name"])
     );
+}
+
+/// `n` cards (with a function tool) in a new folder.
+fn many_cards(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixtures().join("good/tools.rs"),
+        dir.path().join("tools.rs"),
+    )
+    .unwrap();
+    for i in 0..n {
+        std::fs::write(
+            dir.path().join(format!("c{i:03}.md")),
+            format!("---\nname: c{i}\nfunction_tools: [tools.rs:add_one]\n---\nCard {i}.\n"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_build_spread_over_threads_writes_what_generate_gives_and_rebuilds_nothing() {
+    // 250 cards: enough for `build` to use every core (one per 100 cards).
+    let dir = many_cards(250);
+    let out = tempfile::tempdir().unwrap();
+    let (loaded, report) = cards::build(dir.path(), &BuildOptions::new(out.path())).unwrap();
+    assert_eq!(report.written.len(), 251);
+    let expected = cards::generate(&loaded, &BuildOptions::new(out.path())).unwrap();
+    for f in &expected {
+        let written = std::fs::read_to_string(out.path().join(&f.name)).unwrap();
+        assert_eq!(written, f.content, "{}", f.name);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 251, "no temporary file is left: {names:?}");
+    // The written files are reported in card order, `mod.rs` last.
+    let order: Vec<String> = expected.iter().map(|f| f.name.clone()).collect();
+    let reported: Vec<String> = report
+        .written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(reported, order);
+    let snap = snapshot(out.path());
+    let (_, again) = cards::build(dir.path(), &BuildOptions::new(out.path())).unwrap();
+    assert!(again.written.is_empty(), "{again:?}");
+    assert_eq!(snapshot(out.path()), snap);
+}
+
+#[test]
+fn a_bad_card_among_many_leaves_the_output_untouched() {
+    let dir = many_cards(250);
+    // A bad card in the share of another thread than the first.
+    std::fs::write(
+        dir.path().join("c201.md"),
+        "---\nname: c201\nmax_parallel: 0\n---\nCard.\n",
+    )
+    .unwrap();
+    let out = prepared_out();
+    let before = snapshot(out.path());
+    let Err(BuildError::Cards(diags)) = cards::build(dir.path(), &BuildOptions::new(out.path()))
+    else {
+        panic!("expected card errors");
+    };
+    assert_eq!(diags.len(), 1, "{}", render(&diags));
+    assert_eq!(diags[0].path, dir.path().join("c201.md"));
+    assert_eq!(diags[0].line, 3);
+    assert_eq!(snapshot(out.path()), before, "the output folder changed");
+    // And a folder that does not exist yet is not created.
+    let missing = out.path().join("not-yet");
+    assert!(cards::build(dir.path(), &BuildOptions::new(&missing)).is_err());
+    assert!(!missing.exists());
 }

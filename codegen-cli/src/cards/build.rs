@@ -132,11 +132,65 @@ fn module_file(cards: &Cards, opts: &BuildOptions) -> GeneratedFile {
     }
 }
 
+/// How many threads generate `n` cards: one per core, at most one per
+/// hundred cards.
+fn threads_for(n: usize) -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(n / 100)
+        .max(1)
+}
+
+/// Every `threads`-th item of `items`, starting at `part`.
+fn share<T>(items: &[T], part: usize, threads: usize) -> impl Iterator<Item = &T> {
+    items.iter().skip(part).step_by(threads.max(1))
+}
+
+/// The cards a share holds: (path, agent name), in order.
+type ShareIds = Vec<(PathBuf, String)>;
+
+fn share_ids<'a>(cards: impl Iterator<Item = &'a Card>) -> ShareIds {
+    cards
+        .map(|c| (c.path.clone(), c.spec.name.clone()))
+        .collect()
+}
+
+/// What a worker thread made of its share of the card files: the cards it
+/// loaded (to compare with what the checked load holds) and their files.
+/// `None` if a card did not load.
+type SharePart = Option<(ShareIds, Result<Vec<GeneratedFile>, Vec<Diagnostic>>)>;
+
+/// Loads the cards `paths` of `dir` on this thread (without the checks
+/// across cards) and generates them. The token trees of loaded cards cannot
+/// cross threads, so each worker loads its own share.
+fn load_and_generate(dir: &Path, paths: &[PathBuf], opts: &BuildOptions) -> SharePart {
+    let own = super::load_files(dir, paths)?;
+    Some((share_ids(own.iter()), generate_cards(own.iter(), opts)))
+}
+
+/// Puts the parts (part `i` holds every `parts.len()`-th card from `i`)
+/// back into card order.
+fn interleave<T>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    let mut iters: Vec<_> = parts.into_iter().map(Vec::into_iter).collect();
+    'outer: loop {
+        for it in &mut iters {
+            match it.next() {
+                Some(x) => out.push(x),
+                None => break 'outer,
+            }
+        }
+    }
+    for it in iters {
+        out.extend(it);
+    }
+    out
+}
+
 /// [`generate`] for the cards of `dir`, on every core. The cards were
-/// loaded and checked on this thread; the token trees they hold cannot
-/// cross threads, so each extra thread loads again only the card files of
-/// its own share (every `threads`-th card: no cross-card checks, those
-/// were done) and generates them. The result is the same as
+/// loaded and checked on this thread; each extra thread loads again only
+/// the card files of its own share (every `threads`-th card: no cross-card
+/// checks, those were done) and generates them. The result is the same as
 /// [`generate`]'s; a share whose cards changed on disk meanwhile is
 /// generated here instead.
 pub fn generate_parallel(
@@ -144,40 +198,23 @@ pub fn generate_parallel(
     cards: &Cards,
     opts: &BuildOptions,
 ) -> Result<Vec<GeneratedFile>, Vec<Diagnostic>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(cards.cards.len() / 100)
-        .max(1);
+    let threads = threads_for(cards.cards.len());
     if threads == 1 {
         return generate(cards, opts);
     }
-    let share = |part: usize| cards.cards.iter().skip(part).step_by(threads);
-    let shares: Vec<Vec<(PathBuf, String)>> = (0..threads)
-        .map(|part| {
-            share(part)
-                .map(|c| (c.path.clone(), c.spec.name.clone()))
-                .collect()
-        })
-        .collect();
-    let shares = &shares;
+    let paths: Vec<PathBuf> = cards.cards.iter().map(|c| c.path.clone()).collect();
+    let paths = &paths;
     let (mine, theirs) = std::thread::scope(|scope| {
         let workers: Vec<_> = (1..threads)
             .map(|part| {
                 scope.spawn(move || {
-                    let wanted = &shares[part];
-                    let paths: Vec<PathBuf> = wanted.iter().map(|(p, _)| p.clone()).collect();
-                    let own = super::load_files(dir, &paths)?;
-                    let same = own.len() == wanted.len()
-                        && own
-                            .iter()
-                            .zip(wanted)
-                            .all(|(c, (_, name))| c.spec.name == *name);
-                    same.then(|| generate_cards(own.iter(), opts))
+                    let wanted: Vec<PathBuf> = share(paths, part, threads).cloned().collect();
+                    load_and_generate(dir, &wanted, opts)
                 })
             })
             .collect();
-        let mine = generate_cards(share(0), opts);
-        let theirs: Vec<_> = workers
+        let mine = generate_cards(share(&cards.cards, 0, threads), opts);
+        let theirs: Vec<SharePart> = workers
             .into_iter()
             .map(|w| w.join().ok().flatten())
             .collect();
@@ -185,26 +222,14 @@ pub fn generate_parallel(
     });
     let mut parts = vec![mine?];
     for (i, part) in theirs.into_iter().enumerate() {
+        let expected = share_ids(share(&cards.cards, i + 1, threads));
         match part {
-            Some(files) => parts.push(files?),
+            Some((ids, files)) if ids == expected => parts.push(files?),
             // The folder changed under us, or a worker failed: do its share here.
-            None => parts.push(generate_cards(share(i + 1), opts)?),
+            _ => parts.push(generate_cards(share(&cards.cards, i + 1, threads), opts)?),
         }
     }
-    // Interleave back into card order.
-    let mut files = Vec::with_capacity(cards.cards.len() + 1);
-    let mut iters: Vec<_> = parts.into_iter().map(Vec::into_iter).collect();
-    'outer: loop {
-        for it in &mut iters {
-            match it.next() {
-                Some(f) => files.push(f),
-                None => break 'outer,
-            }
-        }
-    }
-    for it in iters {
-        files.extend(it);
-    }
+    let mut files = interleave(parts);
     files.push(module_file(cards, opts));
     Ok(files)
 }
@@ -304,26 +329,71 @@ fn absolute(p: &Path) -> PathBuf {
     }
 }
 
-/// Writes `files` into `out`: each atomically (a temporary file renamed over
-/// the old one), only where the content changed; stale generated files
-/// (with cardgen's header) are removed.
-pub fn write_all(out: &Path, files: &[GeneratedFile]) -> io::Result<BuildReport> {
-    std::fs::create_dir_all(out)?;
-    let mut report = BuildReport::default();
+/// A generated file on its way into the output folder.
+#[derive(Debug)]
+enum Staged {
+    /// The folder has it already, byte for byte.
+    Unchanged(PathBuf),
+    /// Written to `tmp` (next to `path`), not yet renamed over it.
+    Pending { tmp: PathBuf, path: PathBuf },
+}
+
+/// The suffix of this process's temporary files.
+fn tmp_suffix() -> String {
+    format!(".cardgen-tmp-{}", std::process::id())
+}
+
+/// Writes each of `files` that `out` does not hold already to a temporary
+/// file in `out`. On error, the temporary files written so far are removed.
+fn stage_all(out: &Path, files: &[GeneratedFile]) -> io::Result<Vec<Staged>> {
+    let suffix = tmp_suffix();
+    let mut staged = Vec::with_capacity(files.len());
     for f in files {
         let path = out.join(&f.name);
         if std::fs::read(&path).is_ok_and(|old| old == f.content.as_bytes()) {
-            report.unchanged.push(path);
+            staged.push(Staged::Unchanged(path));
             continue;
         }
-        let tmp = out.join(format!(".{}.cardgen-tmp-{}", f.name, std::process::id()));
-        std::fs::write(&tmp, &f.content)?;
-        if let Err(e) = std::fs::rename(&tmp, &path) {
+        let tmp = out.join(format!(".{}{suffix}", f.name));
+        if let Err(e) = std::fs::write(&tmp, &f.content) {
             let _ = std::fs::remove_file(&tmp);
+            unstage(&staged);
             return Err(e);
         }
-        report.written.push(path);
+        staged.push(Staged::Pending { tmp, path });
     }
+    Ok(staged)
+}
+
+/// Removes the temporary files of `staged`.
+fn unstage(staged: &[Staged]) {
+    for s in staged {
+        if let Staged::Pending { tmp, .. } = s {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Renames every staged file over its place (each rename is atomic), then
+/// removes stale generated files: `.rs` files of `out` with cardgen's
+/// header that are not among `names`.
+fn commit(out: &Path, staged: Vec<Staged>, names: &[&str]) -> io::Result<BuildReport> {
+    let mut report = BuildReport::default();
+    let mut rest = staged.into_iter();
+    while let Some(s) = rest.next() {
+        match s {
+            Staged::Unchanged(path) => report.unchanged.push(path),
+            Staged::Pending { tmp, path } => {
+                if let Err(e) = std::fs::rename(&tmp, &path) {
+                    let _ = std::fs::remove_file(&tmp);
+                    unstage(rest.as_slice());
+                    return Err(e);
+                }
+                report.written.push(path);
+            }
+        }
+    }
+    let names: std::collections::HashSet<&str> = names.iter().copied().collect();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(out)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
@@ -333,7 +403,7 @@ pub fn write_all(out: &Path, files: &[GeneratedFile]) -> io::Result<BuildReport>
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if !name.ends_with(".rs") || files.iter().any(|f| f.name == name) {
+        if !name.ends_with(".rs") || names.contains(name.as_str()) {
             continue;
         }
         let is_ours = std::fs::read_to_string(&path).is_ok_and(|s| s.starts_with(HEADER));
@@ -345,13 +415,127 @@ pub fn write_all(out: &Path, files: &[GeneratedFile]) -> io::Result<BuildReport>
     Ok(report)
 }
 
+/// Writes `files` into `out`: each atomically (a temporary file renamed over
+/// the old one), only where the content changed; stale generated files
+/// (with cardgen's header) are removed.
+pub fn write_all(out: &Path, files: &[GeneratedFile]) -> io::Result<BuildReport> {
+    std::fs::create_dir_all(out)?;
+    let staged = stage_all(out, files)?;
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    commit(out, staged, &names)
+}
+
 /// Everything `cardgen build` does: load and check every card of `dir`,
 /// generate, and write into `opts.out_dir` only if there was no error.
+///
+/// With more than one core (and at least 200 cards) the work is spread:
+/// each extra thread starts at once on its share of the card files (every
+/// `threads`-th one), loading and generating them while this thread loads
+/// and checks the whole folder. Only once every card has passed its checks
+/// do the threads stage their files (write the changed ones to temporary
+/// files in the output folder); this thread then renames them into place.
+/// If any card has an error, no thread writes anything.
 pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), BuildError> {
-    let cards = super::load_dir(dir).map_err(BuildError::Cards)?;
-    let files = generate_parallel(dir, &cards, opts).map_err(BuildError::Cards)?;
-    let report = write_all(&opts.out_dir, &files).map_err(BuildError::Io)?;
-    Ok((cards, report))
+    let paths = super::card_paths(dir).unwrap_or_default();
+    let threads = threads_for(paths.len());
+    if threads == 1 {
+        let cards = super::load_dir(dir).map_err(BuildError::Cards)?;
+        let files = generate(&cards, opts).map_err(BuildError::Cards)?;
+        let report = write_all(&opts.out_dir, &files)?;
+        return Ok((cards, report));
+    }
+    let out = opts.out_dir.as_path();
+    let paths = &paths;
+    std::thread::scope(|scope| {
+        let mut go = Vec::new();
+        let mut workers = Vec::new();
+        for part in 1..threads {
+            let (tx, rx) = std::sync::mpsc::channel::<bool>();
+            go.push(tx);
+            workers.push(scope.spawn(move || {
+                let wanted: Vec<PathBuf> = share(paths, part, threads).cloned().collect();
+                let made = load_and_generate(dir, &wanted, opts);
+                // Stage only once the checks of every card (on the calling
+                // thread) passed; a dropped sender means they did not.
+                let staged = match (&made, rx.recv()) {
+                    (Some((_, Ok(files))), Ok(true)) => Some(stage_all(out, files)),
+                    _ => None,
+                };
+                (made, staged)
+            }));
+        }
+        // Returning early drops the senders: the workers stage nothing.
+        let cards = super::load_dir(dir).map_err(BuildError::Cards)?;
+        std::fs::create_dir_all(out)?;
+        for tx in go {
+            let _ = tx.send(true);
+        }
+        let generate_and_stage = |part: usize| {
+            let files = generate_cards(share(&cards.cards, part, threads), opts)
+                .map_err(BuildError::Cards)?;
+            let staged = stage_all(out, &files)?;
+            Ok::<_, BuildError>((files, staged))
+        };
+        // One entry per part, in part order.
+        let mut done: Vec<(Vec<GeneratedFile>, Vec<Staged>)> = Vec::new();
+        let mut failure = None;
+        match generate_and_stage(0) {
+            Ok(part) => done.push(part),
+            Err(e) => failure = Some(e),
+        }
+        for (i, worker) in workers.into_iter().enumerate() {
+            let part = i + 1;
+            let (made, staged) = worker.join().unwrap_or((None, None));
+            let expected = share_ids(share(&cards.cards, part, threads));
+            let theirs = match (made, staged) {
+                (Some((ids, Ok(files))), Some(Ok(staged))) if ids == expected => {
+                    Some((files, staged))
+                }
+                (_, Some(Ok(staged))) => {
+                    unstage(&staged);
+                    None
+                }
+                _ => None,
+            };
+            if failure.is_some() {
+                if let Some((_, staged)) = &theirs {
+                    unstage(staged);
+                }
+                continue;
+            }
+            // A worker that failed, or loaded other cards than the checked
+            // ones (the folder changed meanwhile): do its share here.
+            let part = match theirs {
+                Some(part) => Ok(part),
+                None => generate_and_stage(part),
+            };
+            match part {
+                Ok(part) => done.push(part),
+                Err(e) => failure = Some(e),
+            }
+        }
+        if let Some(e) = failure {
+            for (_, staged) in &done {
+                unstage(staged);
+            }
+            return Err(e);
+        }
+        let (files, staged): (Vec<_>, Vec<_>) = done.into_iter().unzip();
+        let mut files = interleave(files);
+        let mut staged = interleave(staged);
+        let module = module_file(&cards, opts);
+        match stage_all(out, std::slice::from_ref(&module)) {
+            Ok(mut s) => staged.append(&mut s),
+            Err(e) => {
+                unstage(&staged);
+                return Err(BuildError::Io(e));
+            }
+        }
+        files.push(module);
+        let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        let report = commit(out, staged, &names)?;
+        Ok((cards, report))
+    })
 }
 
 /// Why a build failed.

@@ -130,23 +130,17 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
             format!("cannot read the cards folder: {e}"),
         )]
     })?;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map_err(|e| {
-            vec![Diagnostic::new(
-                dir,
-                None,
-                1,
-                1,
-                1,
-                format!("cannot read the cards folder: {e}"),
-            )]
-        })?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && is_card_file(p))
-        .collect();
-    files.sort();
-    // Report paths as the user wrote the folder, not canonicalized.
-    let shown = |p: &Path| dir.join(p.file_name().unwrap_or_default());
+    let files = card_files(&root).map_err(|e| {
+        vec![Diagnostic::new(
+            dir,
+            None,
+            1,
+            1,
+            1,
+            format!("cannot read the cards folder: {e}"),
+        )]
+    })?;
+    let shown = |p: &Path| shown_path(dir, p);
     let mut diags = Vec::new();
     let mut parsed = Vec::new();
     for file in &files {
@@ -194,6 +188,30 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
         diags.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         Err(diags)
     }
+}
+
+/// The card files of the folder `root`, sorted.
+fn card_files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && is_card_file(p))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// A card's path as the user wrote the folder (not canonicalized): what
+/// diagnostics and [`Card::path`] show.
+fn shown_path(dir: &Path, file: &Path) -> PathBuf {
+    dir.join(file.file_name().unwrap_or_default())
+}
+
+/// The cards of `dir` as [`load_dir`] would name them, in its order;
+/// `None` if the folder cannot be read.
+fn card_paths(dir: &Path) -> Option<Vec<PathBuf>> {
+    let root = std::fs::canonicalize(dir).ok()?;
+    let files = card_files(&root).ok()?;
+    Some(files.iter().map(|f| shown_path(dir, f)).collect())
 }
 
 /// Loads the cards `paths` (as [`Card::path`] names them, in `dir`)
