@@ -688,9 +688,13 @@ fn emit_tools(
     let definition_exprs = tools.iter().zip(&fields).map(|(t, f)| {
         let inners = (0..t.depth).map(|_| quote!(.inner()));
         let ty = &t.tool_ty;
-        quote!(#krate::Tool::definition(
-            <#ty as #krate::ToolDecl>::tool(&this.#f #(#inners)*)
-        ))
+        // `.inner()` already gives a reference.
+        let handler = if t.depth == 0 {
+            quote!(&this.#f)
+        } else {
+            quote!(this.#f #(#inners)*)
+        };
+        quote!(#krate::Tool::definition(<#ty as #krate::ToolDecl>::tool(#handler)))
     });
     let n = tools.len();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
