@@ -5,8 +5,16 @@
 //! file. [`load_dir`] reads every card of a folder in sorted order, checks
 //! everything (fields, types, ranges, names, agent references and cycles,
 //! the Rust functions referenced as `file.rs:function` and their
-//! signatures) and returns either the loaded cards or **every** error, each a
+//! signatures, the lifecycle hook types referenced as `file.rs:Type` under
+//! `hooks:`) and returns either the loaded cards or **every** error, each a
 //! [`Diagnostic`] pointing at the file, line and column.
+//!
+//! A lifecycle hook type must be a `pub`, non-generic top-level `struct`,
+//! `enum` or `type` alias of its file; the generated code builds it with
+//! `Default::default()` (as `#[agent(hooks = [..])]` does), so a struct or
+//! enum must derive or implement `Default` there, and implement
+//! `hookwire::agent::lifecycle::LifecycleHooks` there too. A type alias is
+//! taken as it is: the compiler checks what it stands for.
 //!
 //! ```no_run
 //! let cards = hookwire_codegen::cards::load_dir(std::path::Path::new("cards"))
