@@ -166,26 +166,34 @@ impl ToolArgs {
             }
             Repr::Object(map) => T::deserialize(&**map),
         };
-        first.map_err(|error| {
-            let tracked = match &self.repr {
-                Repr::Json(text) => {
-                    let mut de = serde_json::Deserializer::from_str(json_text(text));
-                    serde_path_to_error::deserialize::<_, T>(&mut de).err()
-                }
-                Repr::Object(map) => serde_path_to_error::deserialize::<_, T>(&**map).err(),
-            };
-            match tracked {
-                Some(e) => {
-                    let path = e.path().to_string();
-                    let field = (path != "." && path != "?").then_some(path);
-                    ToolError::invalid_arguments(tool, field, e.into_inner().to_string())
-                }
-                None => ToolError::invalid_arguments(tool, None, error.to_string()),
+        first.map_err(|error| self.invalid::<T>(tool, error))
+    }
+
+    /// The invalid-arguments error for a failed parse: a second,
+    /// path-tracking pass finds the field to name. Out of line, off the hot
+    /// path.
+    #[cold]
+    #[inline(never)]
+    fn invalid<T: DeserializeOwned>(&self, tool: &str, error: impl fmt::Display) -> ToolError {
+        let tracked = match &self.repr {
+            Repr::Json(text) => {
+                let mut de = serde_json::Deserializer::from_str(json_text(text));
+                serde_path_to_error::deserialize::<_, T>(&mut de).err()
             }
-        })
+            Repr::Object(map) => serde_path_to_error::deserialize::<_, T>(&**map).err(),
+        };
+        match tracked {
+            Some(e) => {
+                let path = e.path().to_string();
+                let field = (path != "." && path != "?").then_some(path);
+                ToolError::invalid_arguments(tool, field, e.into_inner().to_string())
+            }
+            None => ToolError::invalid_arguments(tool, None, error.to_string()),
+        }
     }
 }
 
+#[inline]
 fn json_text(text: &str) -> &str {
     // A model's arguments nearly always start with `{`: no need to scan them.
     if text.starts_with('{') || !text.trim().is_empty() {
