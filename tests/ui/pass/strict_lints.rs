@@ -38,11 +38,40 @@ pub async fn gate(_cx: &mut ToolContext, _args: &mut ToolArgs) -> Decision {
 #[hookwire::hook]
 pub async fn keep(_cx: &mut ToolContext, _outcome: &mut Outcome) {}
 
+/// Deletes a file, behind its own hooks, an approval rule and an error
+/// mapping.
+#[hookwire::tool(hooks = [gate, keep(on_failure = "open", timeout_ms = 50)], needs_approval = risky, on_error = explain)]
+pub fn delete(path: String) -> Result<String, String> {
+    Ok(path)
+}
+
+/// Whether a deletion needs approval.
+pub fn risky(args: &hookwire::ArgsOf<delete>) -> bool {
+    args.path.starts_with('/')
+}
+
+/// What the model reads when a deletion fails.
+pub fn explain(error: hookwire::ToolError) -> String {
+    error.to_string()
+}
+
+/// Formats everything; always asks first.
+#[hookwire::tool(needs_approval)]
+pub fn format_all() -> String {
+    String::new()
+}
+
+/// A child agent.
+#[hookwire::agent(name = "helper")]
+#[derive(Default)]
+pub struct Helper;
+
 /// The calculator.
 #[hookwire::agent(
     name = "calc",
     instruction = "Add numbers.",
-    function_tools = [add(hooks = [keep]), greet(name = "hello")],
+    function_tools = [add(hooks = [keep]), greet(name = "hello"), delete, format_all],
+    agents = [Helper(name = "helper")],
     tool_hooks = [audit, gate(match = "add", on_failure = "closed", timeout_ms = 100)],
     max_parallel = 2,
 )]
@@ -50,5 +79,5 @@ pub struct Calc;
 
 fn main() {
     let names: Vec<String> = Calc.tools().definitions().into_iter().map(|d| d.name).collect();
-    assert_eq!(names, ["add", "hello"]);
+    assert_eq!(names, ["add", "hello", "delete", "format_all", "agent__helper"]);
 }
