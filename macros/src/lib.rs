@@ -119,9 +119,12 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///   timeout_ms = 500)]`: agent-level hooks, outermost first; a `match`
 ///   here is resolved at compile time (a non-matching hook is not in the
 ///   chain at all).
-/// * `agents = [Child(name = "child")]`, and `hooks = [on_request_start(tool_name
-///   = "get_time", arguments = "{}", frequency = "append_if_changed",
-///   ttl_minutes = 5)]`.
+/// * `agents = [Child(name = "child")]`: the child's tool is
+///   `agent__<name>`; the name defaults to the last path segment and must
+///   be the child's declared name (checked at compile time: a mismatch is
+///   an error on the child's path that says what to write).
+/// * `hooks = [on_request_start(tool_name = "get_time", arguments = "{}",
+///   frequency = "append_if_changed", ttl_minutes = 5)]`.
 ///
 /// ```ignore
 /// #[hookwire::agent(
