@@ -1,7 +1,15 @@
 //! `cardgen build` of 1,000 generated cards (target: under 1 s), and the
-//! rebuild with no change (which writes no file).
+//! rebuild with no change (which writes no file); then the loading and the
+//! generation alone.
 //!
 //! `cargo bench -p hookwire-codegen --bench build`
+//!
+//! "fresh output" writes 1,001 files into a new folder each time and
+//! deletes it afterwards; on ext4 without a journal, creating files right
+//! after deleting many costs far more kernel time than the same creations
+//! in a quiet folder, so that figure moves with the file system's recent
+//! history. Compare CPU time (`/usr/bin/time`) or the other cases when the
+//! machine is busy.
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -84,6 +92,17 @@ fn build(c: &mut Criterion) {
                 out
             },
         )
+    });
+    // The phases alone (no file written), to see where the time goes.
+    g.bench_function("load and check", |b| {
+        b.iter(|| cards::load_dir(cards_dir.path()).unwrap())
+    });
+    let loaded = cards::load_dir(cards_dir.path()).unwrap();
+    g.bench_function("generate (all cores)", |b| {
+        b.iter(|| {
+            let opts = BuildOptions::new(cards_dir.path().join("out"));
+            cards::generate_parallel(cards_dir.path(), &loaded, &opts).unwrap()
+        })
     });
     let out = tempfile::tempdir().unwrap();
     cards::build(cards_dir.path(), &BuildOptions::new(out.path())).unwrap();
