@@ -743,6 +743,55 @@ mod own_chain_tests {
     }
 }
 
+/// The tool-declared approval rule in a real run: the runner's approvals
+/// answer it (sticky answers included), and the model reads the denial.
+mod own_chain_run_tests {
+    use super::own_chain_tests::Files;
+    use hookwire::agent::Runner;
+    use hookwire::approval::{Answer, FnAsker, Sticky};
+    use hookwire::model::{Message, ScriptedModel, Turn};
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn the_runner_asks_for_a_tool_declared_rule_and_the_model_reads_the_answer() {
+        let model = ScriptedModel::from_turns([
+            Turn::call("delete", json!({"path": "/tmp/r1"})),
+            Turn::call("delete", json!({"path": "/srv/r2"})),
+            Turn::call("delete", json!({"path": "/srv/r3"})),
+            Turn::text("done"),
+        ]);
+        // "Never" for the first call that asks: sticky, so the next is
+        // denied without asking.
+        let mut runner = Runner::new(Files, model)
+            .with_max_parallel(1)
+            .with_asker(FnAsker::new(|_| Answer::AlwaysDeny));
+        runner
+            .run("clean up")
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let results: Vec<String> = runner
+            .history()
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool { result, .. } => Some(result.text_content()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [
+                "deleted /tmp/r1",
+                "tool call denied by `needs_approval`: calls of `delete` are always denied",
+                "tool call denied by `needs_approval`: calls of `delete` are always denied",
+            ]
+        );
+        assert_eq!(
+            runner.approvals().state().sticky.get("delete"),
+            Some(&Sticky::AlwaysDeny)
+        );
+    }
+}
+
 /// A child agent listed under its declared name.
 mod child_name_tests {
     use hookwire::ToolSet;
