@@ -291,6 +291,7 @@ where
 /// generated `AgentDecl::tools` keeps its tool set in. (A `static` that
 /// named the tool-set type would be checked without the bounds of the impl
 /// around it, and repeat a type-level error of the declaration.)
+#[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct SharedCell(std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>);
 
@@ -330,6 +331,7 @@ pub trait DeclaredAgent: crate::agent::AgentDecl {
 /// Checks, at compile time, that a parent lists the child agent `path`
 /// under the child's declared name; otherwise compilation fails with a
 /// message that says what to write.
+#[doc(hidden)]
 pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
     if str_eq(declared, used) {
         return;

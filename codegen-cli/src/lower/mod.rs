@@ -7,7 +7,8 @@
 //!   token and its first line says what is wrong and the expected signature.
 //! * [`tool()`]: a function to a `Tool` impl (a generated argument struct
 //!   with serde and schemars derives, reached through hookwire's
-//!   re-exports).
+//!   re-exports); with its own hooks, an approval rule or an error mapping,
+//!   to a `ToolDecl` impl whose handler is the tool's own chain.
 //! * [`hook()`]: a function to a zero-sized hook type that implements
 //!   `Hook` (pre and post hooks through `Pre`/`Post`), with an optional
 //!   matcher, failure policy and timeout.
