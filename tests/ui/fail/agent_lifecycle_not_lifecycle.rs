@@ -1,0 +1,14 @@
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+/// Not a lifecycle hook.
+#[derive(Default)]
+struct NoShell;
+
+#[hookwire::agent(name = "calc", function_tools = [add_one], hooks = [NoShell])]
+struct Calc;
+
+fn main() {}
