@@ -68,7 +68,9 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
 
     let serde_path = path_string(&syn::parse_quote!(#krate::__private::serde));
     let schemars_path = path_string(&syn::parse_quote!(#krate::__private::schemars));
-    let args_ident = format_ident!("__HookwireArgs");
+    // Named after the tool's function, so that a type error reads like
+    // `hookwire::ArgsOf<delete>`, the name users write for it.
+    let args_ident = format_ident!("ArgsOf_{}", unraw(fn_ident));
 
     let mut fields = Vec::new();
     let mut checks = Vec::new();
@@ -182,6 +184,7 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             #[serde(crate = #serde_path)]
             #[schemars(crate = #schemars_path)]
             #deny_unknown
+            #[allow(non_camel_case_types)]
             pub struct #args_ident {
                 #(#fields)*
             }
