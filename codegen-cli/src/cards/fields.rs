@@ -716,7 +716,7 @@ fn parse_event_hooks(
                         "hook entry is missing `event` (one of: {})",
                         HookEvent::names().join(", ")
                     ),
-                    None,
+                    Some("for a lifecycle hook type, write `file.rs:Type` or `{hook: file.rs:Type, match: ...}`".into()),
                 );
                 None
             }
