@@ -610,6 +610,13 @@ pub type Strict = Guard;
         ]
     );
     assert_eq!(spec.hooks.len(), 1, "the DIAL entry stays a request hook");
+    // A build script reruns when the hook file changes.
+    let canonical = std::fs::canonicalize(dir.path().join("lifecycle.rs")).unwrap();
+    assert!(
+        loaded.inputs().contains(&canonical),
+        "{:?}",
+        loaded.inputs()
+    );
     let files = cards::generate(&loaded, &BuildOptions::new(dir.path().join("out"))).unwrap();
     let code = &files[0].content;
     assert!(code.contains("mod lifecycle_rs;"), "{code}");
