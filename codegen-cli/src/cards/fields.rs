@@ -486,6 +486,37 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     }
 }
 
+/// A list whose entries reference Rust code (see [`Ctx::ref_entry`]).
+#[derive(Clone, Copy)]
+struct RefList {
+    /// The card field.
+    field: &'static str,
+    /// The fields of an entry written as a mapping.
+    allowed: &'static [&'static str],
+    /// What an entry is, for messages.
+    what: &'static str,
+    /// What the reference names.
+    kind: RefKind,
+    /// The help for a malformed reference.
+    help: &'static str,
+}
+
+const TOOL_HOOKS: RefList = RefList {
+    field: "tool_hooks",
+    allowed: &HOOK_FIELDS,
+    what: "a tool hook",
+    kind: RefKind::Function,
+    help: "write `hooks.rs:audit`: a file next to the card and a top-level async function in it",
+};
+
+const LIFECYCLE_HOOKS: RefList = RefList {
+    field: "hooks",
+    allowed: &LIFECYCLE_FIELDS,
+    what: "a lifecycle hook",
+    kind: RefKind::Type,
+    help: "write `lifecycle.rs:Audit`: a file next to the card and a public type in it that implements `LifecycleHooks`",
+};
+
 /// An entry that references Rust code: `file.rs:name`, or a mapping with
 /// `hook: file.rs:name` and the other fields in `allowed` (checked here,
 /// read by the caller from the returned entries). Shared by `tool_hooks`
@@ -498,17 +529,14 @@ struct RefEntry<'y> {
 }
 
 impl Ctx<'_> {
-    #[allow(clippy::too_many_arguments)]
-    fn ref_entry<'y>(
-        &mut self,
-        field: &'static str,
-        i: usize,
-        item: &'y Yaml,
-        allowed: &[&str],
-        what: &str,
-        kind: RefKind,
-        help: &str,
-    ) -> RefEntry<'y> {
+    fn ref_entry<'y>(&mut self, list: &RefList, i: usize, item: &'y Yaml) -> RefEntry<'y> {
+        let RefList {
+            field,
+            allowed,
+            what,
+            kind,
+            help,
+        } = *list;
         let base = [Seg::Key(field), Seg::Index(i)];
         let (text, in_map, entries): (Option<String>, bool, &'y [(String, Yaml)]) = match item {
             Yaml::Str(s) => (Some(s.clone()), false, &[]),
@@ -593,15 +621,7 @@ fn parse_tool_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec, refs: &mut
         }
     };
     for (i, item) in items.iter().enumerate() {
-        let entry = cx.ref_entry(
-            "tool_hooks",
-            i,
-            item,
-            &HOOK_FIELDS,
-            "a tool hook",
-            RefKind::Function,
-            "write `hooks.rs:audit`: a file next to the card and a top-level async function in it",
-        );
+        let entry = cx.ref_entry(&TOOL_HOOKS, i, item);
         let mut hook = HookRef::new("");
         for (k, val) in entry.entries {
             let p = [Seg::Key("tool_hooks"), Seg::Index(i), Seg::Key(k.as_str())];
@@ -639,15 +659,7 @@ fn parse_lifecycle_hook(
     spec: &mut AgentSpec,
     refs: &mut Vec<RefSpec>,
 ) {
-    let entry = cx.ref_entry(
-        "hooks",
-        i,
-        item,
-        &LIFECYCLE_FIELDS,
-        "a lifecycle hook",
-        RefKind::Type,
-        "write `lifecycle.rs:Audit`: a file next to the card and a public type in it that implements `LifecycleHooks`",
-    );
+    let entry = cx.ref_entry(&LIFECYCLE_HOOKS, i, item);
     let mut hook = LifecycleRef::new("");
     for (k, val) in entry.entries {
         if k == "match" {
