@@ -536,7 +536,11 @@ mod tests {
         ];
         println!("{sizes:?}");
         assert!(sizes[0].1 <= 24, "{sizes:?}");
-        assert!(sizes[4].1 <= 96, "{sizes:?}");
+        // Boxed image blocks and invalid-arguments errors keep these at
+        // 24 / 56 / 56 bytes on 64-bit targets (they were 48 / 72 / 80).
+        assert!(sizes[1].1 <= 24, "{sizes:?}");
+        assert!(sizes[3].1 <= 56, "{sizes:?}");
+        assert!(sizes[4].1 <= 56, "{sizes:?}");
     }
 
     #[test]
