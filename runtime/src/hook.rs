@@ -10,7 +10,6 @@ use std::task::{Context, Poll};
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::error::{ToolError, panic_message};
-use crate::tool::Tool;
 
 /// Anything that turns a call into an outcome: a tool, or a tool wrapped in
 /// hooks. A chain is a `Handler` built of nested [`Layer`]s, one concrete
@@ -111,6 +110,10 @@ pub trait Hook: Send + Sync {
     ) -> impl Future<Output = Outcome> + Send;
 
     /// The hook's name, used in traces and error messages.
+    ///
+    /// It is also read while a panic unwinds through the hook (to name it in
+    /// the error), when a second panic would abort the process: it must not
+    /// panic.
     fn name(&self) -> &'static str {
         std::any::type_name::<Self>()
     }
@@ -242,12 +245,13 @@ impl<H: Hook> Attribute for HookCulprit<'_, H> {
 }
 
 /// The guard of a [`ToolHandler`](crate::ToolHandler): attributes a panic to
-/// the tool, by its name.
-pub(crate) struct ToolCulprit<'a, T: ?Sized>(pub(crate) &'a T);
+/// the tool, by the name it had when the call started (no user code runs
+/// while unwinding).
+pub(crate) struct ToolCulprit<'a>(pub(crate) &'a str);
 
-impl<T: Tool + ?Sized> Attribute for ToolCulprit<'_, T> {
+impl Attribute for ToolCulprit<'_> {
     fn record(&self) {
-        record(Culprit::Tool, || Some(self.0.name().to_owned()));
+        record(Culprit::Tool, || Some(self.0.to_owned()));
     }
 }
 

@@ -196,10 +196,10 @@ impl<T: Tool> Handler for ToolHandler<T> {
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         let tool = &self.0;
-        let culprit = ToolCulprit(tool);
+        let culprit = ToolCulprit(tool.name());
         // Parsed here, not in the future: the argument text is freed before
         // the tool runs and is no part of the future's state.
-        match attributed(&culprit, || args.parse::<T::Args>(tool.name())) {
+        match attributed(&culprit, || args.parse::<T::Args>(culprit.0)) {
             Ok(typed) => ToolFuture::Running {
                 future: tool.call(cx, typed),
                 culprit,
@@ -213,11 +213,11 @@ pin_project_lite::pin_project! {
     /// The future of a [`ToolHandler`] call: the tool running, with its
     /// panics attributed to it, or the argument error.
     #[project = ToolFutureProj]
-    enum ToolFuture<'a, T, F> {
+    enum ToolFuture<'a, F> {
         Running {
             #[pin]
             future: F,
-            culprit: ToolCulprit<'a, T>,
+            culprit: ToolCulprit<'a>,
         },
         Failed {
             error: Option<ToolError>,
@@ -225,7 +225,7 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<T: Tool, F: Future<Output = Outcome>> Future for ToolFuture<'_, T, F> {
+impl<F: Future<Output = Outcome>> Future for ToolFuture<'_, F> {
     type Output = Outcome;
 
     #[inline(always)]
@@ -233,7 +233,7 @@ impl<T: Tool, F: Future<Output = Outcome>> Future for ToolFuture<'_, T, F> {
         match self.project() {
             ToolFutureProj::Running { future, culprit } => {
                 match attributed(&*culprit, || future.poll(cx)) {
-                    Poll::Ready(Err(error)) => Poll::Ready(Err(error.with_tool(culprit.0.name()))),
+                    Poll::Ready(Err(error)) => Poll::Ready(Err(error.with_tool(culprit.0))),
                     poll => poll,
                 }
             }
