@@ -47,7 +47,7 @@ impl Handler for McpCall {
 ///
 /// MCP tools are only known at run time, so one chain serves all of them
 /// and hooks that should apply to some of them only are wrapped in
-/// [`When`], which evaluates its matcher on each call.
+/// [`When`](crate::When), which evaluates its matcher on each call.
 ///
 /// [`contains`](ToolSet::contains) also answers `true` for a `server__*`
 /// name of a server that is down, so that such a call reaches the chain and
