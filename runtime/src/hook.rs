@@ -255,17 +255,6 @@ impl Attribute for ToolCulprit<'_> {
     }
 }
 
-/// The guard of an innermost handler that is not a [`Tool`] (an MCP call):
-/// attributes a panic to the tool the context names.
-#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-pub(crate) struct ContextTool;
-
-impl Attribute for ContextTool {
-    fn record(&self) {
-        record(Culprit::Tool, || None);
-    }
-}
-
 /// Lives on the stack while a future is polled; dropped only if the poll
 /// unwinds (on the normal path it is forgotten, which costs nothing).
 struct Guard<'g, A: Attribute>(&'g A);

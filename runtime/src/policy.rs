@@ -1,10 +1,11 @@
 //! Per-hook failure policy and timeout.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Mutex;
+use std::task::{Context, Poll};
 use std::time::Duration;
-
-use futures_util::FutureExt;
 
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
@@ -85,29 +86,20 @@ enum Failure {
 }
 
 impl<H: Hook> Guarded<H> {
-    async fn run_hook<N: Handler>(
-        &self,
-        cx: &mut ToolContext,
+    /// The hook around `next`, with its own panics caught and its timeout
+    /// applied: one named future, so a `Guarded` hook adds no more nesting
+    /// than a plain one.
+    fn run_hook<'a, N: Handler>(
+        &'a self,
+        cx: &'a mut ToolContext,
         args: ToolArgs,
-        next: Next<'_, N>,
-    ) -> Result<Outcome, Failure> {
-        let fut = AssertUnwindSafe(self.hook.around(cx, args, next)).catch_unwind();
-        let caught = match self.timeout {
-            Some(limit) => match tokio::time::timeout(limit, fut).await {
-                Ok(caught) => caught,
-                Err(_) => return Err(Failure::TimedOut(limit)),
-            },
-            None => fut.await,
-        };
-        caught.map_err(|payload| {
-            // A panic that a layer or tool inside `next` attributed is not
-            // this hook's failure: let it go on to the root of the call,
-            // which names the culprit.
-            if panic_is_attributed() {
-                std::panic::resume_unwind(payload);
-            }
-            Failure::Panicked(panic_message(&*payload))
-        })
+        next: Next<'a, N>,
+    ) -> RunHook<impl Future<Output = Outcome> + Send + 'a> {
+        RunHook {
+            future: self.hook.around(cx, args, next),
+            limit: self.timeout,
+            sleep: None,
+        }
     }
 
     fn failure_error(&self, failure: Failure) -> ToolError {
@@ -120,6 +112,52 @@ impl<H: Hook> Guarded<H> {
                 what: format!("hook `{}`", self.hook.name()),
                 after,
             },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A guarded hook's future: a panic while it is polled is the hook's
+    /// failure (unless a layer or tool inside attributed it: that one goes
+    /// on to the root of the call), and so is running past `limit`.
+    struct RunHook<F> {
+        #[pin]
+        future: F,
+        limit: Option<Duration>,
+        #[pin]
+        sleep: Option<tokio::time::Sleep>,
+    }
+}
+
+impl<F: Future<Output = Outcome>> Future for RunHook<F> {
+    type Output = Result<Outcome, Failure>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        // The clock starts with the first poll, as `tokio::time::timeout`'s.
+        if let (Some(limit), None) = (*this.limit, this.sleep.as_ref().as_pin_ref()) {
+            this.sleep.set(Some(tokio::time::sleep(limit)));
+        }
+        let future = this.future;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+            Ok(Poll::Ready(outcome)) => return Poll::Ready(Ok(outcome)),
+            Ok(Poll::Pending) => {}
+            Err(payload) => {
+                // A panic that a layer or tool inside `next` attributed is
+                // not this hook's failure: let it go on to the root of the
+                // call, which names the culprit.
+                if panic_is_attributed() {
+                    std::panic::resume_unwind(payload);
+                }
+                return Poll::Ready(Err(Failure::Panicked(panic_message(&*payload))));
+            }
+        }
+        match (
+            *this.limit,
+            this.sleep.as_pin_mut().map(|sleep| sleep.poll(cx)),
+        ) {
+            (Some(limit), Some(Poll::Ready(()))) => Poll::Ready(Err(Failure::TimedOut(limit))),
+            _ => Poll::Pending,
         }
     }
 }

@@ -213,7 +213,7 @@ pin_project_lite::pin_project! {
     /// The future of a [`ToolHandler`] call: the tool running, with its
     /// panics attributed to it, or the argument error.
     #[project = ToolFutureProj]
-    enum ToolFuture<'a, F> {
+    pub(crate) enum ToolFuture<'a, F> {
         Running {
             #[pin]
             future: F,
@@ -222,6 +222,21 @@ pin_project_lite::pin_project! {
         Failed {
             error: Option<ToolError>,
         },
+    }
+}
+
+impl<'a, F> ToolFuture<'a, F> {
+    /// A call of the tool named `name`: its future, with its panics
+    /// attributed to it, or the error that kept it from starting.
+    #[inline]
+    pub(crate) fn new(name: &'a str, started: Result<F, ToolError>) -> Self {
+        match started {
+            Ok(future) => Self::Running {
+                future,
+                culprit: ToolCulprit(name),
+            },
+            Err(error) => Self::Failed { error: Some(error) },
+        }
     }
 }
 

@@ -4,8 +4,8 @@ use super::client::McpServers;
 use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
-use crate::hook::{Attributed, ContextTool, Handler, catch_panics};
-use crate::tool::ToolDefinition;
+use crate::hook::{Handler, catch_panics};
+use crate::tool::{ToolDefinition, ToolFuture};
 use crate::toolset::{CallScope, ToolSet};
 use std::borrow::Cow;
 
@@ -20,24 +20,20 @@ pub struct McpCall {
     servers: McpServers,
 }
 
-impl McpCall {
-    async fn run(&self, cx: &mut ToolContext, mut args: ToolArgs) -> Outcome {
-        let arguments = match args.object_mut() {
-            Ok(map) => std::mem::take(map),
-            Err(e) => return Err(e.with_tool(cx.tool())),
-        };
-        self.servers.inner.call(cx.tool(), arguments).await
-    }
-}
-
 impl Handler for McpCall {
     fn call(
         &self,
         cx: &mut ToolContext,
-        args: ToolArgs,
+        mut args: ToolArgs,
     ) -> impl std::future::Future<Output = Outcome> + Send {
-        // A panic in here is the tool's, not the innermost hook's.
-        Attributed::new(self.run(cx, args), ContextTool)
+        let cx: &ToolContext = cx;
+        let tool = cx.tool();
+        let started = match args.object_mut() {
+            Ok(map) => Ok(self.servers.inner.call(tool, std::mem::take(map))),
+            Err(e) => Err(e.with_tool(tool)),
+        };
+        // A panic in the call is the tool's, not the innermost hook's.
+        ToolFuture::new(tool, started)
     }
 }
 
