@@ -34,8 +34,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use build::{
-    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, build, generate,
-    generate_parallel, write_all,
+    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, RUST_REFS_FILE, build,
+    generate, generate_parallel, write_all,
 };
 pub use diag::{Diagnostic, did_you_mean, line_col};
 pub use fields::FIELDS;
@@ -52,6 +52,10 @@ pub struct Cards {
     pub root: PathBuf,
     /// The cards, in file-name order.
     pub cards: Vec<Card>,
+    /// The referenced Rust files and the adapters of their functions, each
+    /// once for the whole folder under its build-wide name: what
+    /// [`RUST_REFS_FILE`] declares and the cards' modules `use`.
+    shared: rust::Shared,
 }
 
 impl Cards {
@@ -89,7 +93,8 @@ pub struct Card {
     pub type_name: String,
     /// The module name of the generated file.
     pub module: String,
-    /// The Rust files the card references, each included as a module.
+    /// The Rust files the card references. The build includes each file
+    /// once for all cards, as a module of [`RUST_REFS_FILE`].
     pub rust_files: Vec<RustFile>,
     /// The adapters generated for referenced functions (tools and hooks).
     pub adapters: Vec<Adapter>,
@@ -101,7 +106,9 @@ pub struct Card {
 pub struct RustFile {
     /// Its path (canonical).
     pub path: PathBuf,
-    /// The module it is included as.
+    /// The name the card's code gives its module (a lifecycle hook's type
+    /// is `module::Type`); the card's module imports the file's build-wide
+    /// module of [`RUST_REFS_FILE`] under this name where it needs it.
     pub module: String,
 }
 
@@ -111,7 +118,18 @@ pub struct RustFile {
 pub struct Adapter {
     /// `file.rs:function` as written in the card.
     pub reference: String,
-    /// The generated code (a tool or hook type), formatted.
+    /// The referenced file (canonical).
+    pub path: PathBuf,
+    /// The referenced function.
+    pub function: String,
+    /// The adapter's type name in the card's module (the card's spec names
+    /// it so). The build declares each adapter once, in
+    /// [`RUST_REFS_FILE`], under a name unique in the whole build (the same
+    /// unless two referenced functions give the same name), and the card's
+    /// module imports it under this one.
+    pub ident: String,
+    /// The generated code (a tool or hook type) under the card's names,
+    /// formatted.
     pub code: std::sync::Arc<str>,
     /// Whether it is a tool (else a hook).
     pub is_tool: bool,
@@ -191,7 +209,12 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
         }
     }
     if diags.is_empty() {
-        Ok(Cards { root, cards })
+        let shared = rust::shared(&root, &cards, &mut rust_cache)?;
+        Ok(Cards {
+            root,
+            cards,
+            shared,
+        })
     } else {
         diags.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         Err(diags)

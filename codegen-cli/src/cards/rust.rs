@@ -145,10 +145,7 @@ pub(crate) fn resolve(
             continue;
         };
         let Some(file) = file else { continue };
-        let Some(item) = file.ast.items.iter().find_map(|item| match item {
-            syn::Item::Fn(f) if f.sig.ident == r.function => Some(f),
-            _ => None,
-        }) else {
+        let Some(item) = find_fn(&file, &r.function) else {
             let top: Vec<String> = file
                 .ast
                 .items
@@ -196,14 +193,7 @@ pub(crate) fn resolve(
         let ident = match made.get(&key) {
             Some(ident) => ident.clone(),
             None => {
-                let suffix = if is_tool { "Tool" } else { "Hook" };
-                let base = pascal(&r.function);
-                let base = if base.ends_with(suffix) {
-                    base
-                } else {
-                    format!("{base}{suffix}")
-                };
-                let ident = unique(base, &mut idents);
+                let ident = unique(adapter_base(&r.function, is_tool), &mut idents);
                 let lkey: LoweredKey = (
                     canonical.clone(),
                     r.function.clone(),
@@ -212,25 +202,7 @@ pub(crate) fn resolve(
                     rs_module.clone(),
                 );
                 if !cache.lowered.contains_key(&lkey) {
-                    let fn_ident = format_ident!("{}", r.function);
-                    let rs_ident = format_ident!("{}", rs_module);
-                    let fn_path: syn::Path = syn::parse_quote!(#rs_ident::#fn_ident);
-                    let type_ident = format_ident!("{}", ident);
-                    let krate: syn::Path = syn::parse_quote!(::hookwire);
-                    let lowered = if is_tool {
-                        let mut o = ToolOptions::new(krate);
-                        o.fn_path = Some(fn_path);
-                        o.type_ident = Some(type_ident);
-                        lower::tool(item, &o)
-                    } else {
-                        let mut o = HookOptions::new(krate);
-                        o.fn_path = Some(fn_path);
-                        o.type_ident = Some(type_ident);
-                        lower::hook(item, &o)
-                    };
-                    let formatted = lowered
-                        .and_then(|tokens| super::build::format_items(tokens).map(Arc::from));
-                    let entry = match formatted {
+                    let entry = match lower_adapter(item, is_tool, &ident, &rs_module) {
                         Ok(done) => Some(done),
                         Err(errors) => {
                             let what = if is_tool { "tool" } else { "hook" };
@@ -252,6 +224,9 @@ pub(crate) fn resolve(
                 match cache.lowered.get(&lkey) {
                     Some(Some(code)) => adapters.push(Adapter {
                         reference: r.text.clone(),
+                        path: canonical.clone(),
+                        function: r.function.clone(),
+                        ident: ident.clone(),
                         code: code.clone(),
                         is_tool,
                     }),
@@ -321,6 +296,177 @@ pub(crate) fn resolve(
         })
     } else {
         Err(diags)
+    }
+}
+
+/// The function `name` of `file`: a top-level `fn`.
+fn find_fn<'a>(file: &'a RsFile, name: &str) -> Option<&'a syn::ItemFn> {
+    file.ast.items.iter().find_map(|item| match item {
+        syn::Item::Fn(f) if f.sig.ident == name => Some(f),
+        _ => None,
+    })
+}
+
+/// The adapter of `item` (a tool or a hook) named `ident`, calling it as
+/// `module::function`, formatted.
+fn lower_adapter(
+    item: &syn::ItemFn,
+    is_tool: bool,
+    ident: &str,
+    module: &str,
+) -> Result<Arc<str>, syn::Error> {
+    let fn_ident = &item.sig.ident;
+    let rs_ident = format_ident!("{}", module);
+    let fn_path: syn::Path = syn::parse_quote!(#rs_ident::#fn_ident);
+    let type_ident = format_ident!("{}", ident);
+    let krate: syn::Path = syn::parse_quote!(::hookwire);
+    let lowered = if is_tool {
+        let mut o = ToolOptions::new(krate);
+        o.fn_path = Some(fn_path);
+        o.type_ident = Some(type_ident);
+        lower::tool(item, &o)
+    } else {
+        let mut o = HookOptions::new(krate);
+        o.fn_path = Some(fn_path);
+        o.type_ident = Some(type_ident);
+        lower::hook(item, &o)
+    };
+    lowered.and_then(|tokens| super::build::format_items(tokens).map(Arc::from))
+}
+
+/// An adapter's identity across cards: (file, function, tool?).
+pub(crate) type AdapterKey = (PathBuf, String, bool);
+
+/// The build-wide names of the shared Rust references: what a card's module
+/// imports. Plain strings, so worker threads can use it.
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    /// File (canonical) -> its module in the shared module.
+    pub(crate) modules: HashMap<PathBuf, String>,
+    /// Adapter -> its type name in the shared module.
+    pub(crate) adapters: HashMap<AdapterKey, String>,
+}
+
+/// One adapter of the shared module.
+#[derive(Debug, Clone)]
+pub(crate) struct SharedAdapter {
+    /// Its code under its build-wide names, formatted.
+    pub(crate) code: Arc<str>,
+}
+
+/// Every Rust file the cards of a folder reference, and the adapters of
+/// their referenced functions, each once, in the order the cards first
+/// reference them (so the same cards give the same names).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Shared {
+    /// (file (canonical), module), in first-reference order.
+    pub(crate) files: Vec<(PathBuf, String)>,
+    /// The adapters, in first-reference order.
+    pub(crate) adapters: Vec<SharedAdapter>,
+    /// The names, for the cards' imports.
+    pub(crate) names: Arc<Names>,
+}
+
+/// The shared references of `cards` (all loaded from `root` with `cache`):
+/// each file's module is named after its path in the cards folder, each
+/// adapter after its function (`add_one` -> `AddOneTool`, `audit` ->
+/// `AuditHook`), made unique in first-reference order. An adapter whose
+/// build-wide names are those some card gave it is not lowered again.
+pub(crate) fn shared(
+    root: &Path,
+    cards: &[Card],
+    cache: &mut Cache,
+) -> Result<Shared, Vec<Diagnostic>> {
+    let mut out = Shared::default();
+    let mut names = Names::default();
+    let mut taken_modules = HashSet::new();
+    let mut taken_idents = HashSet::new();
+    for card in cards {
+        for f in &card.rust_files {
+            if names.modules.contains_key(&f.path) {
+                continue;
+            }
+            let rel = f.path.strip_prefix(root).unwrap_or(&f.path);
+            let rel = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let module = module_for_file(&rel, &mut taken_modules);
+            names.modules.insert(f.path.clone(), module.clone());
+            out.files.push((f.path.clone(), module));
+        }
+        for a in &card.adapters {
+            let key: AdapterKey = (a.path.clone(), a.function.clone(), a.is_tool);
+            if names.adapters.contains_key(&key) {
+                continue;
+            }
+            let ident = unique(adapter_base(&a.function, a.is_tool), &mut taken_idents);
+            let module = names.modules.get(&a.path).cloned().unwrap_or_default();
+            let lkey: LoweredKey = (
+                a.path.clone(),
+                a.function.clone(),
+                a.is_tool,
+                ident.clone(),
+                module.clone(),
+            );
+            let code = match cache.lowered.get(&lkey) {
+                Some(Some(code)) => code.clone(),
+                _ => {
+                    let lowered =
+                        cache
+                            .files
+                            .get(&a.path)
+                            .and_then(|f| f.clone())
+                            .and_then(|file| {
+                                find_fn(&file, &a.function)
+                                    .map(|item| lower_adapter(item, a.is_tool, &ident, &module))
+                            });
+                    match lowered {
+                        Some(Ok(code)) => {
+                            cache.lowered.insert(lkey, Some(code.clone()));
+                            code
+                        }
+                        Some(Err(e)) => {
+                            return Err(vec![Diagnostic::new(
+                                &card.path,
+                                None,
+                                1,
+                                1,
+                                1,
+                                format!("cannot generate the adapter of `{}`: {e}", a.reference),
+                            )]);
+                        }
+                        None => {
+                            return Err(vec![Diagnostic::new(
+                                &card.path,
+                                None,
+                                1,
+                                1,
+                                1,
+                                format!("`{}` changed while the cards were loaded", a.reference),
+                            )]);
+                        }
+                    }
+                }
+            };
+            names.adapters.insert(key, ident);
+            out.adapters.push(SharedAdapter { code });
+        }
+    }
+    out.names = Arc::new(names);
+    Ok(out)
+}
+
+/// The name an adapter of `function` starts from: `add_one` -> `AddOneTool`,
+/// `audit` -> `AuditHook` (`audit_hook` too).
+fn adapter_base(function: &str, is_tool: bool) -> String {
+    let suffix = if is_tool { "Tool" } else { "Hook" };
+    let base = pascal(function);
+    if base.ends_with(suffix) {
+        base
+    } else {
+        format!("{base}{suffix}")
     }
 }
 
