@@ -75,21 +75,29 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
         }
     };
 
+    // `Hook::around` as a plain `fn` that returns a future it does not wrap.
+    let plain_around_sig = quote! {
+        #[inline]
+        fn around<__HookwireNext: #krate::Handler>(
+            &self,
+            cx: &mut #krate::ToolContext,
+            args: #krate::ToolArgs,
+            next: #krate::Next<'_, __HookwireNext>,
+        ) -> impl ::core::future::Future<Output = #krate::Outcome> + ::core::marker::Send
+    };
     let into_hook_error = quote!(::core::convert::Into::<#krate::HookError>::into);
     let (kind_impl, wrapped_ty, wrapped) = match checked.kind {
+        // `__HookwireAround` is only needed as the type `Guarded` wraps.
+        // It returns the function's future itself: no `async` level of its
+        // own (see the note on the `Hook` impl below).
         HookKind::Around => (
             quote! {
                 #[derive(Debug, Clone, Copy, Default)]
                 struct __HookwireAround;
 
                 impl #krate::Hook for __HookwireAround {
-                    async fn around<__HookwireNext: #krate::Handler>(
-                        &self,
-                        cx: &mut #krate::ToolContext,
-                        args: #krate::ToolArgs,
-                        next: #krate::Next<'_, __HookwireNext>,
-                    ) -> #krate::Outcome {
-                        #callee(cx, args, next).await
+                    #plain_around_sig {
+                        #callee(cx, args, next)
                     }
 
                     fn name(&self) -> &'static str {
@@ -156,6 +164,9 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
     };
 
     let guarded = opts.on_failure == OnFailure::Open || opts.timeout_ms.is_some();
+    // The future the hook runs, as an expression: the function's own future
+    // for a plain around hook, otherwise the wrapper's (`Pre`, `Post`,
+    // `Guarded`), which lives in a `static` so the future may borrow it.
     let run = if guarded {
         let policy = match opts.on_failure {
             OnFailure::Open => quote!(#krate::FailurePolicy::FailOpen),
@@ -167,24 +178,50 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             }
             None => quote!(::core::option::Option::None),
         };
-        quote! {
+        quote! {{
             static GUARDED: #krate::Guarded<#wrapped_ty> =
                 #krate::Guarded::new(#wrapped, #policy, #timeout);
-            #krate::Hook::around(&GUARDED, cx, args, next).await
-        }
+            #krate::Hook::around(&GUARDED, cx, args, next)
+        }}
+    } else if checked.kind == HookKind::Around {
+        quote!(#callee(cx, args, next))
     } else {
-        quote!(#krate::Hook::around(&#wrapped, cx, args, next).await)
+        quote! {{
+            static WRAPPED: #wrapped_ty = #wrapped;
+            #krate::Hook::around(&WRAPPED, cx, args, next)
+        }}
     };
-    let filter = matcher.map(|pattern| {
-        quote! {
-            static MATCHER: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
-                ::std::sync::LazyLock::new(|| #krate::matcher::Matcher::parse(#pattern).ok());
-            let target = #krate::matcher::MatchTarget::new(cx.tool(), cx.source());
-            if !MATCHER.as_ref().is_some_and(|m| m.matches(target)) {
-                return next.run(cx, args).await;
+    // Only a guarded around hook needs `__HookwireAround` (a type for
+    // `Guarded` to wrap); pre and post hooks always need their impl.
+    let kind_impl = if checked.kind == HookKind::Around && !guarded {
+        quote!()
+    } else {
+        kind_impl
+    };
+    // Without a matcher the hook's `around` is a plain `fn` returning that
+    // future: no `async` state machine of its own. Every coroutine in a
+    // chain nests the next one, so an extra level per hook costs at run time
+    // and, in a deep chain, pushes the future's type past rustc's query
+    // depth limit (16 hooks must compile without `#![recursion_limit]`).
+    let around = match matcher {
+        None => quote!(#plain_around_sig { #run }),
+        Some(pattern) => quote! {
+            async fn around<__HookwireNext: #krate::Handler>(
+                &self,
+                cx: &mut #krate::ToolContext,
+                args: #krate::ToolArgs,
+                next: #krate::Next<'_, __HookwireNext>,
+            ) -> #krate::Outcome {
+                static MATCHER: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+                    ::std::sync::LazyLock::new(|| #krate::matcher::Matcher::parse(#pattern).ok());
+                let target = #krate::matcher::MatchTarget::new(cx.tool(), cx.source());
+                if !MATCHER.as_ref().is_some_and(|m| m.matches(target)) {
+                    return next.run(cx, args).await;
+                }
+                #run.await
             }
-        }
-    });
+        },
+    };
 
     let docs: Vec<&syn::Attribute> = item
         .attrs
@@ -204,15 +241,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             #kind_impl
 
             impl #krate::Hook for #ty_ident {
-                async fn around<__HookwireNext: #krate::Handler>(
-                    &self,
-                    cx: &mut #krate::ToolContext,
-                    args: #krate::ToolArgs,
-                    next: #krate::Next<'_, __HookwireNext>,
-                ) -> #krate::Outcome {
-                    #filter
-                    #run
-                }
+                #around
 
                 fn name(&self) -> &'static str {
                     #name

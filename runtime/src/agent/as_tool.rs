@@ -1,5 +1,7 @@
 //! Agents as tools: a child agent exposed to a parent as `agent__<Name>`.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -278,8 +280,14 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> Tool for AgentTool<F> {
             .with_history(history)
             .with_correlation_id(cx.correlation_id());
         runner.set_chain_approver(cx.approver().cloned());
+        // The child's run is boxed: one allocation per child run (which
+        // allocates a runner and a history anyway), so that the parent's
+        // future does not contain the child's whole loop and chains by value.
+        // Nested by value, a parent with children (and theirs) grows a
+        // future type deep enough to hit rustc's query depth limit.
+        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> = Box::pin(runner.run(prompt));
         let out = match self.timeout {
-            Some(limit) => match tokio::time::timeout(limit, runner.run(prompt)).await {
+            Some(limit) => match tokio::time::timeout(limit, run).await {
                 Ok(out) => out,
                 Err(_) => {
                     return Err(ToolError::TimedOut {
@@ -288,7 +296,7 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> Tool for AgentTool<F> {
                     });
                 }
             },
-            None => runner.run(prompt).await,
+            None => run.await,
         };
         let out = out.map_err(|e| ToolError::tool_message(self.name.clone(), e, false))?;
         let history = runner.history();

@@ -23,6 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::runner::dispatch_boxed;
 use crate::call::{ToolArgs, ToolCall, ToolResult};
 use crate::model::Message;
 use crate::toolset::{CallScope, ToolSet};
@@ -321,7 +322,7 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
     let limit = Duration::try_from_secs_f64(hook.timeout_sec.unwrap_or(30.0).max(0.0))
         .unwrap_or(YEAR)
         .min(YEAR);
-    let outcome = tokio::time::timeout(limit, tools.dispatch(scope, call.clone())).await;
+    let outcome = tokio::time::timeout(limit, dispatch_boxed(tools, scope, call.clone())).await;
     let result: ToolResult = match outcome {
         Ok(Ok(result)) if !result.is_error => result,
         Ok(Ok(result)) => return skipped(hook, &name, result.text_content()),

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use futures_util::{FutureExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -1029,8 +1030,8 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         .await
     }
 
-    async fn dispatch(&self, call: ToolCall) -> Outcome {
-        self.agent.tools().dispatch(&self.scope, call).await
+    fn dispatch(&self, call: ToolCall) -> BoxFuture<'_, Outcome> {
+        dispatch_boxed(self.agent.tools(), &self.scope, call)
     }
 
     async fn finish_stopped(
@@ -1110,6 +1111,23 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
 /// Runs a lifecycle hook; a panic becomes `Err(message)`, logged, so that a
 /// hook never takes the run (or the process) down.
+/// Dispatches `call` through `tools`, as a boxed future: how the loop (and
+/// request-start injection) runs every tool call.
+///
+/// One allocation per call the loop makes, which allocates per call anyway
+/// (the call's record, its result text). The chain inside the tool set stays
+/// one nested type with no allocation; the box keeps the run's future from
+/// containing the chain's by value, which would add the two depths: with a
+/// deep chain (16 hooks) under the loop (and a child agent's loop inside
+/// that) the run's future type would pass rustc's query depth limit.
+pub(crate) fn dispatch_boxed<'a, T: ToolSet + ?Sized>(
+    tools: &'a T,
+    scope: &'a CallScope,
+    call: ToolCall,
+) -> BoxFuture<'a, Outcome> {
+    tools.dispatch(scope, call).boxed()
+}
+
 async fn caught<T>(event: &'static str, fut: impl Future<Output = T>) -> Result<T, String> {
     match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
         Ok(value) => Ok(value),
