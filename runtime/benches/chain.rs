@@ -32,9 +32,11 @@
 //!     the arguments, calls the same `add_one` and `serde_json::to_string`s its
 //!     return value;
 //!   - `generated_0_hooks`: the three tools in a tool set shaped as
-//!     `#[hookwire::agent]` and `cardgen` generate it (perfect-hash dispatch,
-//!     one `match`, each chain run through `catch_panics`), no hooks
-//!     (target: at most 1.25x `hand_written`);
+//!     `#[hookwire::agent]` and `cardgen` generate it for up to eight tools
+//!     (one `match` on the name, each chain run through `catch_panics`), no
+//!     hooks (target: at most 1.25x `hand_written`);
+//!   - `generated_0_hooks_hashed`: the same through the perfect-hash dispatch
+//!     the emitter writes for more than eight tools;
 //!   - `generated_4_hooks`: the same with a fail-closed `Guarded` hook, a pre
 //!     hook, a post hook and a counting around-hook on `add_one`;
 //!   - `hookwire_0_hooks`, `hookwire_4_hooks`: the same two through a
@@ -399,72 +401,91 @@ fn result_text(outcome: Outcome) -> String {
     }
 }
 
-/// A tool set as `#[hookwire::agent]` and `cardgen` generate it: a perfect
-/// hash from name to slot, one string comparison, then a `match` to the
-/// tool's chain (the same code as `hookwire_codegen`'s emitter, with the
-/// hash's tables in fields instead of constants).
-struct Generated<A, M, E> {
+/// A tool set as `#[hookwire::agent]` and `cardgen` generate it (the same
+/// code as `hookwire_codegen`'s emitter): for a few tools (`HASHED = false`,
+/// what the emitter writes for up to eight), one `match` on the name to the
+/// tool's chain; for more (`HASHED = true`, forced here to measure it), a
+/// perfect hash from name to slot, then a `match` on the slot whose arms
+/// compare the name with the slot's one tool name (the hash's tables are in
+/// fields instead of constants, and the slot of each tool is compared in a
+/// guard instead of being a literal pattern).
+struct Generated<A, M, E, const HASHED: bool> {
     add_one: A,
     mul: M,
     echo: E,
     key: u64,
-    displacements: Vec<(u32, u32)>,
-    /// The tool name in each slot.
-    names: Vec<&'static str>,
-    /// The declared index (0 add_one, 1 mul, 2 echo) of each slot.
-    tools: Vec<usize>,
+    pilots: Vec<u64>,
+    /// The slot of each tool, in declared order (add_one, mul, echo).
+    slots: [usize; 3],
 }
 
-impl<A: Handler, M: Handler, E: Handler> Generated<A, M, E> {
+impl<A: Handler, M: Handler, E: Handler, const HASHED: bool> Generated<A, M, E, HASHED> {
     fn new(add_one: A, mul: M, echo: E) -> Self {
         let declared = ["add_one", "mul", "echo"];
         let hash = hookwire::__dispatch::PerfectHash::build(&declared);
+        let mut slots = [0; 3];
+        for (slot, &tool) in hash.map.iter().enumerate() {
+            slots[tool] = slot;
+        }
         Self {
             add_one,
             mul,
             echo,
             key: hash.key,
-            displacements: hash.displacements.clone(),
-            names: hash.map.iter().map(|&i| declared[i]).collect(),
-            tools: hash.map.clone(),
+            pilots: hash.pilots,
+            slots,
         }
     }
 
     #[inline]
-    fn slot(&self, name: &str) -> Option<usize> {
-        let slot = hookwire::__dispatch::index(
-            self.key,
-            &self.displacements,
-            self.names.len(),
-            name.as_bytes(),
-        );
-        (self.names[slot] == name).then_some(slot)
+    fn index(&self, name: &str) -> usize {
+        hookwire::__dispatch::index(self.key, &self.pilots, 3, name.as_bytes())
     }
 }
 
-impl<A: Handler, M: Handler, E: Handler> ToolSet for Generated<A, M, E> {
+impl<A: Handler, M: Handler, E: Handler, const HASHED: bool> ToolSet
+    for Generated<A, M, E, HASHED>
+{
     fn definitions(&self) -> Vec<hookwire::ToolDefinition> {
         Vec::new()
     }
 
     fn contains(&self, name: &str) -> bool {
-        self.slot(name).is_some()
+        matches!(name, "add_one" | "mul" | "echo")
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         let context = |name: &'static str, id: String| {
             scope.context(Cow::Borrowed(name), ToolSource::Function, None, id)
         };
-        match self.slot(&call.name).map(|slot| self.tools[slot]) {
-            Some(0) => {
+        if HASHED {
+            let [add_one, mul, echo] = self.slots;
+            return match self.index(&call.name) {
+                slot if slot == add_one && call.name == "add_one" => {
+                    let mut cx = context("add_one", call.id);
+                    catch_panics(&self.add_one, &mut cx, call.arguments).await
+                }
+                slot if slot == mul && call.name == "mul" => {
+                    let mut cx = context("mul", call.id);
+                    catch_panics(&self.mul, &mut cx, call.arguments).await
+                }
+                slot if slot == echo && call.name == "echo" => {
+                    let mut cx = context("echo", call.id);
+                    catch_panics(&self.echo, &mut cx, call.arguments).await
+                }
+                _ => Err(hookwire::ToolError::UnknownTool { name: call.name }),
+            };
+        }
+        match &*call.name {
+            "add_one" => {
                 let mut cx = context("add_one", call.id);
                 catch_panics(&self.add_one, &mut cx, call.arguments).await
             }
-            Some(1) => {
+            "mul" => {
                 let mut cx = context("mul", call.id);
                 catch_panics(&self.mul, &mut cx, call.arguments).await
             }
-            Some(2) => {
+            "echo" => {
                 let mut cx = context("echo", call.id);
                 catch_panics(&self.echo, &mut cx, call.arguments).await
             }
@@ -670,13 +691,21 @@ fn e2e_cases(mode: &mut Mode<'_>) {
         via_router(&hooked, &scope, input)
     });
 
-    let generated = Generated::new(ToolHandler(AddOne), ToolHandler(Mul), ToolHandler(Echo));
+    let generated: Generated<_, _, _, false> =
+        Generated::new(ToolHandler(AddOne), ToolHandler(Mul), ToolHandler(Echo));
     check(via_router(&generated, &scope, model_call()));
     mode.batched("e2e/generated_0_hooks", model_call, |input| {
         via_router(&generated, &scope, input)
     });
 
-    let generated_hooked = Generated::new(
+    let hashed: Generated<_, _, _, true> =
+        Generated::new(ToolHandler(AddOne), ToolHandler(Mul), ToolHandler(Echo));
+    check(via_router(&hashed, &scope, model_call()));
+    mode.batched("e2e/generated_0_hooks_hashed", model_call, |input| {
+        via_router(&hashed, &scope, input)
+    });
+
+    let generated_hooked: Generated<_, _, _, false> = Generated::new(
         chain!(
             Guarded::new(Noop, FailurePolicy::FailClosed, None),
             Pre(Allow),
@@ -752,6 +781,12 @@ const RATIOS: &[Ratio] = &[
         numerator: "e2e/generated_0_hooks",
         denominator: "e2e/hand_written",
         target: Target::AtMost(1.25),
+    },
+    Ratio {
+        what: "e2e generated, perfect-hash dispatch, no hooks / hand-written",
+        numerator: "e2e/generated_0_hooks_hashed",
+        denominator: "e2e/hand_written",
+        target: Target::Info,
     },
     Ratio {
         what: "e2e generated tool set, 4 hooks / hand-written",

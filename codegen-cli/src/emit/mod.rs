@@ -720,65 +720,56 @@ fn emit_tools(
         let ph = PerfectHash::try_build(&names).ok_or_else(|| {
             syn::Error::new(Span::call_site(), "duplicate tool names in one agent")
         })?;
-        let key = Literal::u64_suffixed(ph.key);
-        let disps = ph.displacements.iter().map(|(a, b)| {
-            let a = Literal::u32_suffixed(*a);
-            let b = Literal::u32_suffixed(*b);
-            quote!((#a, #b))
-        });
-        let buckets = Literal::usize_unsuffixed(ph.displacements.len());
-        // NAMES is in slot order, so `NAMES[slot]` is the one name that can
-        // be in `slot`; SLOT_TO_TOOL maps it back to the declared order.
-        let slot_names = ph.map.iter().map(|&i| names[i]);
-        let n_lit = Literal::usize_unsuffixed(n);
-        let arms = ph.map.iter().enumerate().map(|(slot, &i)| {
-            let t = &tools[i];
-            let f = &fields[i];
-            let slot = Literal::usize_unsuffixed(slot);
-            let name = &t.name;
-            let source = source_tokens(krate, t.source);
-            quote! {
-                ::core::option::Option::Some(#slot) => {
-                    let mut cx = scope.context(
-                        ::std::borrow::Cow::Borrowed(#name),
-                        #source,
-                        ::core::option::Option::None,
-                        call.id,
-                    );
-                    #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
-                }
-            }
-        });
-        (
-            quote! {
-                const KEY: u64 = #key;
-                const DISPLACEMENTS: [(u32, u32); #buckets] = [#(#disps),*];
-                const NAMES: [&'static str; #n_lit] = [#(#slot_names),*];
-
-                /// The slot of the tool named `name`, if there is one.
-                #[inline]
-                fn slot(name: &str) -> ::core::option::Option<usize> {
-                    let slot = #krate::__dispatch::index(
-                        Self::KEY,
-                        &Self::DISPLACEMENTS,
-                        #n_lit,
-                        name.as_bytes(),
-                    );
-                    if Self::NAMES[slot] == name {
-                        ::core::option::Option::Some(slot)
-                    } else {
-                        ::core::option::Option::None
+        let dispatch = Dispatch::new(krate, &ph, n);
+        let arms: Vec<TokenStream> = dispatch
+            .order
+            .iter()
+            .enumerate()
+            .map(|(slot, &i)| {
+                let t = &tools[i];
+                let f = &fields[i];
+                let pattern = dispatch.pattern(slot, &t.name, quote!(call.name));
+                let name = &t.name;
+                let source = source_tokens(krate, t.source);
+                quote! {
+                    #pattern => {
+                        let mut cx = scope.context(
+                            ::std::borrow::Cow::Borrowed(#name),
+                            #source,
+                            ::core::option::Option::None,
+                            call.id,
+                        );
+                        #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
                     }
                 }
-            },
-            quote!({ Self::slot(name).is_some() }),
+            })
+            .collect();
+        let call_scrutinee = dispatch.scrutinee(quote!(call.name));
+        let contains_body = if dispatch.hashed {
+            let arms = dispatch.order.iter().enumerate().map(|(slot, &i)| {
+                let slot = Literal::usize_unsuffixed(slot);
+                let tool = &tools[i].name;
+                quote!(#slot => name == #tool,)
+            });
+            quote!({
+                match Self::index(name) {
+                    #(#arms)*
+                    _ => false,
+                }
+            })
+        } else {
+            quote!({ ::core::matches!(name, #(#names)|*) })
+        };
+        (
+            dispatch.index_fn,
+            contains_body,
             quote! {
                 async fn dispatch(
                     &self,
                     scope: &#krate::CallScope,
                     call: #krate::ToolCall,
                 ) -> #krate::Outcome {
-                    match Self::slot(&call.name) {
+                    match #call_scrutinee {
                         #(#arms)*
                         _ => ::core::result::Result::Err(
                             #krate::ToolError::UnknownTool { name: call.name },
@@ -839,6 +830,74 @@ fn emit_tools(
             #dispatch_fn
         }
     })
+}
+
+/// Up to this many tools, a tool set dispatches with a plain `match` on the
+/// name (what a hand-written function does; the compiler switches on the
+/// length, then compares bytes); above it, through the perfect hash.
+const MATCH_MAX: usize = 8;
+
+/// How a generated tool set finds a tool by name.
+struct Dispatch {
+    /// Whether names go through the perfect hash (else a `match` on the name).
+    hashed: bool,
+    /// The declared position of the tool in each slot.
+    order: Vec<usize>,
+    /// The perfect hash's tables and `index` function (empty for a `match`).
+    index_fn: TokenStream,
+}
+
+impl Dispatch {
+    fn new(krate: &syn::Path, ph: &PerfectHash, n: usize) -> Self {
+        if n <= MATCH_MAX {
+            return Self {
+                hashed: false,
+                order: (0..n).collect(),
+                index_fn: TokenStream::new(),
+            };
+        }
+        let key = Literal::u64_suffixed(ph.key);
+        let pilots = ph.pilots.iter().map(|p| Literal::u64_suffixed(*p));
+        let buckets = Literal::usize_unsuffixed(ph.pilots.len());
+        let n_lit = Literal::usize_unsuffixed(n);
+        let index_fn = quote! {
+            const KEY: u64 = #key;
+            const PILOTS: [u64; #buckets] = [#(#pilots),*];
+
+            /// The one slot the tool named `name` can be in (any name lands
+            /// on some slot: the caller compares it with that slot's name).
+            #[inline]
+            fn index(name: &str) -> usize {
+                #krate::__dispatch::index(Self::KEY, &Self::PILOTS, #n_lit, name.as_bytes())
+            }
+        };
+        Self {
+            hashed: true,
+            order: ph.map.clone(),
+            index_fn,
+        }
+    }
+
+    /// What a `match` on the name looks at.
+    fn scrutinee(&self, name: TokenStream) -> TokenStream {
+        if self.hashed {
+            quote!(Self::index(&#name))
+        } else {
+            quote!(&*#name)
+        }
+    }
+
+    /// The pattern of the arm for the tool `tool` in `slot`: the name itself,
+    /// or the slot guarded by a comparison with the name (one comparison
+    /// with a literal, which the compiler inlines).
+    fn pattern(&self, slot: usize, tool: &str, name: TokenStream) -> TokenStream {
+        if self.hashed {
+            let slot = Literal::usize_unsuffixed(slot);
+            quote!(#slot if #name == #tool)
+        } else {
+            quote!(#tool)
+        }
+    }
 }
 
 fn str_lit(s: &str) -> Literal {
@@ -1062,7 +1121,38 @@ mod tests {
         let a = emit(&spec);
         assert_eq!(a, emit(&spec));
         assert!(a.contains("__dispatch::index"));
+        // Each arm compares the name with the one tool its slot can hold.
+        for i in 0..50 {
+            assert!(
+                a.contains(&format!(" if call.name == \"tool_{i}\" => {{")),
+                "{a}"
+            );
+            assert!(a.contains(&format!(" => name == \"tool_{i}\",")), "{a}");
+        }
         assert!(a.contains(".with_agent(\"child\")"));
+    }
+
+    /// The tool set of `n` tools named `tool_0`...
+    fn tools(n: usize) -> String {
+        let mut spec = AgentSpec::new("few");
+        for i in 0..n {
+            spec = spec.with_function_tool(ToolRef::new(format!("T{i}"), format!("tool_{i}")));
+        }
+        emit(&spec)
+    }
+
+    #[test]
+    fn a_few_tools_dispatch_through_a_match_on_the_name() {
+        let code = tools(3);
+        assert!(code.contains("match &*call.name {\n"), "{code}");
+        assert!(code.contains("\"tool_2\" => {\n"), "{code}");
+        assert!(
+            code.contains(r#"::core::matches!(name, "tool_0" | "tool_1" | "tool_2")"#),
+            "{code}"
+        );
+        assert!(!code.contains("__dispatch"), "{code}");
+        assert!(!tools(MATCH_MAX).contains("__dispatch"));
+        assert!(tools(MATCH_MAX + 1).contains("__dispatch::index"));
     }
 
     #[test]
