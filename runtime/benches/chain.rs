@@ -80,7 +80,7 @@ use std::time::SystemTime;
 
 use criterion::{BatchSize, Criterion};
 use hookwire::{
-    CallScope, CatchPanics, Content, Decision, FailurePolicy, Guarded, Handler, Hook, HookError,
+    CallScope, CatchPanics, Decision, FailurePolicy, Guarded, Handler, Hook, HookError,
     IntoOutcome, Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs,
     ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, catch_panics, chain, into_result,
 };
@@ -395,10 +395,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 
 /// The text the model reads, moved out of the result (no copy).
 fn result_text(outcome: Outcome) -> String {
-    match into_result(outcome).content.pop() {
-        Some(Content::Text { text }) => text,
-        _ => String::new(),
-    }
+    into_result(outcome).into_text_content()
 }
 
 /// A tool set as `#[hookwire::agent]` and `cardgen` generate it (the same

@@ -149,8 +149,21 @@ impl ToolArgs {
     /// offending field (`items[2].qty`) when there is one; `tool` is used in
     /// its message.
     pub fn parse<T: DeserializeOwned>(&self, tool: &str) -> Result<T, ToolError> {
-        // The fast path does no bookkeeping; only a failure pays for a second,
+        // The fast path (a JSON text that starts with `{`, as a model sends
+        // it) does no bookkeeping; blank or odd texts, objects and failures
+        // go out of line, and only a failure pays for a second,
         // path-tracking pass that finds the field to name.
+        match &self.repr {
+            Repr::Json(text) if text.starts_with('{') => {
+                serde_json::from_str::<T>(text).map_err(|error| self.invalid::<T>(tool, error))
+            }
+            _ => self.parse_slow(tool),
+        }
+    }
+
+    /// [`parse`](Self::parse) off its fast path.
+    #[inline(never)]
+    fn parse_slow<T: DeserializeOwned>(&self, tool: &str) -> Result<T, ToolError> {
         let first = match &self.repr {
             Repr::Json(text) => {
                 // serde accepts a struct from a JSON array too; a tool's
@@ -436,14 +449,22 @@ impl ToolResult {
 
     /// All text blocks joined with newlines: what a text-only model reads.
     pub fn text_content(&self) -> String {
-        let mut out = String::new();
-        for (i, text) in self.content.iter().filter_map(Content::as_text).enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            out.push_str(text);
+        join_text(&self.content)
+    }
+
+    /// All text blocks joined with newlines, as [`text_content`](Self::text_content),
+    /// moved out of the result: no copy when there is one text block.
+    ///
+    /// ```
+    /// let r = hookwire::ToolResult::text("42");
+    /// assert_eq!(r.into_text_content(), "42");
+    /// ```
+    pub fn into_text_content(self) -> String {
+        match self.content.into_inner() {
+            Ok([Content::Text { text }]) => text,
+            Ok(content) => join_text(&content),
+            Err(content) => join_text(&content),
         }
-        out
     }
 
     /// Appends `suffix` to the last text block (or adds a text block).
@@ -458,11 +479,24 @@ impl ToolResult {
     }
 }
 
+/// The text blocks of `content` joined with newlines.
+fn join_text(content: &[Content]) -> String {
+    let mut out = String::new();
+    for (i, text) in content.iter().filter_map(Content::as_text).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(text);
+    }
+    out
+}
+
 /// What a chain produces: a result, or an error that becomes an error
 /// result ([`ToolError::into_result`]) when the model reads it.
 pub type Outcome = Result<ToolResult, ToolError>;
 
 /// Turns an [`Outcome`] into what the model reads.
+#[inline]
 pub fn into_result(outcome: Outcome) -> ToolResult {
     outcome.unwrap_or_else(ToolError::into_result)
 }
@@ -556,6 +590,49 @@ mod tests {
         assert_eq!(format!("{empty:?}"), "ToolArgs({})");
         assert_eq!(serde_json::to_string(&empty).unwrap(), "{}");
         assert!(empty.object().unwrap().is_empty());
+    }
+
+    #[test]
+    fn parse_reads_every_form_of_arguments_alike() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct P {
+            x: Option<i64>,
+        }
+        let parse = |args: ToolArgs| args.parse::<P>("t").map(|p| p.x);
+        assert_eq!(parse(ToolArgs::from_json(r#"{"x":1}"#)).unwrap(), Some(1));
+        assert_eq!(parse(ToolArgs::from_json(" \n{\"x\":2}")).unwrap(), Some(2));
+        assert_eq!(parse(ToolArgs::from_json("")).unwrap(), None);
+        assert_eq!(parse(ToolArgs::from_json(" ")).unwrap(), None);
+        assert_eq!(
+            parse(ToolArgs::from_value(json!({"x": 3})).unwrap()).unwrap(),
+            Some(3)
+        );
+        let array = parse(ToolArgs::from_json("[4]")).unwrap_err();
+        assert!(
+            array.to_string().contains("must be a JSON object"),
+            "{array}"
+        );
+        let wrong = parse(ToolArgs::from_json(r#"{"x":"five"}"#)).unwrap_err();
+        assert!(
+            matches!(&wrong, ToolError::InvalidArguments(e) if e.field.as_deref() == Some("x")),
+            "{wrong:?}"
+        );
+        let broken = parse(ToolArgs::from_json(r#"{"x":"#)).unwrap_err();
+        assert!(
+            matches!(broken, ToolError::InvalidArguments(_)),
+            "{broken:?}"
+        );
+    }
+
+    #[test]
+    fn into_text_content_reads_as_text_content() {
+        let mut two = ToolResult::text("a");
+        two.content.push(Content::image("AA==", "image/png"));
+        two.content.push(Content::text("b"));
+        for r in [ToolResult::text("42"), ToolResult::from_content([]), two] {
+            assert_eq!(r.text_content(), r.clone().into_text_content());
+        }
+        assert_eq!(ToolResult::error("no").into_text_content(), "no");
     }
 
     #[test]
