@@ -159,7 +159,7 @@ fn finish_all(
                     1,
                     1,
                     1,
-                    "the card changed while it was being generated; run the build again",
+                    "cannot generate code: a Rust reference of this card has no build-wide name",
                 )]
             })
         })
