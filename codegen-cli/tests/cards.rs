@@ -878,3 +878,46 @@ fn cards_without_rust_references_get_no_shared_module() {
         files[1].content
     );
 }
+
+#[test]
+fn worker_threads_finish_their_cards_with_the_build_wide_names() {
+    // 250 cards: `build` spreads them over every core; `c151` (in another
+    // thread's share when there are two) uses a clashing adapter name and
+    // a lifecycle hook's module.
+    let dir = many_cards(250);
+    std::fs::create_dir(dir.path().join("more")).unwrap();
+    std::fs::write(
+        dir.path().join("more/tools.rs"),
+        "/// Adds one, too.\npub fn add_one(x: i64) -> i64 { x + 1 }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("life.rs"),
+        "/// Audit.\n#[derive(Default)]\npub struct Audit;\nimpl hookwire::agent::lifecycle::LifecycleHooks for Audit {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("c151.md"),
+        "---\nname: c151\nfunction_tools: [more/tools.rs:add_one]\nhooks: [life.rs:Audit]\n---\nHi.\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let (loaded, report) = cards::build(dir.path(), &BuildOptions::new(out.path())).unwrap();
+    assert_eq!(report.written.len(), 252);
+    let expected = cards::generate(&loaded, &BuildOptions::new(out.path())).unwrap();
+    for f in &expected {
+        let written = std::fs::read_to_string(out.path().join(&f.name)).unwrap();
+        assert_eq!(written, f.content, "{}", f.name);
+    }
+    let c151 = std::fs::read_to_string(out.path().join("c151.rs")).unwrap();
+    assert!(
+        c151.contains(
+            "use super::__rust_refs::AddOneTool2 as AddOneTool;\nuse super::__rust_refs::life_rs;\n"
+        ),
+        "{c151}"
+    );
+    assert!(c151.contains("<life_rs::Audit as ::core::default::Default>::default()"));
+    let refs = std::fs::read_to_string(out.path().join("__rust_refs.rs")).unwrap();
+    assert!(refs.contains("pub(super) mod life_rs;"), "{refs}");
+    assert_eq!(refs.matches("pub struct AddOneTool").count(), 2, "{refs}");
+}
