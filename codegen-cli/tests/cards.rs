@@ -774,11 +774,21 @@ fn a_bad_card_among_many_leaves_the_output_untouched() {
     assert!(!missing.exists());
 }
 
+/// `more/tools.rs` in `dir`: an `add_one` whose adapter name clashes with
+/// that of `tools.rs:add_one`.
+fn write_more_tools(dir: &Path) {
+    std::fs::create_dir(dir.join("more")).unwrap();
+    std::fs::write(
+        dir.join("more/tools.rs"),
+        "/// Adds one, too.\npub fn add_one(x: i64) -> i64 { x + 1 }\n",
+    )
+    .unwrap();
+}
+
 #[test]
 fn a_tool_fn_shared_by_many_cards_is_aliased_once_and_clashing_names_are_imported_under_the_cards_names()
  {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("more")).unwrap();
     // `add_one` carries `#[hookwire::tool]`: the shared module aliases the
     // macro's type once; `more/tools.rs` has a function of the same name.
     std::fs::write(
@@ -786,11 +796,7 @@ fn a_tool_fn_shared_by_many_cards_is_aliased_once_and_clashing_names_are_importe
         "/// Adds one.\n#[hookwire::tool]\npub fn add_one(x: i64) -> i64 { x + 1 }\n",
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("more/tools.rs"),
-        "/// Adds one, too.\npub fn add_one(x: i64) -> i64 { x + 1 }\n",
-    )
-    .unwrap();
+    write_more_tools(dir.path());
     for i in 0..3 {
         std::fs::write(
             dir.path().join(format!("c{i}.md")),
@@ -885,12 +891,7 @@ fn worker_threads_finish_their_cards_with_the_build_wide_names() {
     // thread's share when there are two) uses a clashing adapter name and
     // a lifecycle hook's module.
     let dir = many_cards(250);
-    std::fs::create_dir(dir.path().join("more")).unwrap();
-    std::fs::write(
-        dir.path().join("more/tools.rs"),
-        "/// Adds one, too.\npub fn add_one(x: i64) -> i64 { x + 1 }\n",
-    )
-    .unwrap();
+    write_more_tools(dir.path());
     std::fs::write(
         dir.path().join("life.rs"),
         "/// Audit.\n#[derive(Default)]\npub struct Audit;\nimpl hookwire::agent::lifecycle::LifecycleHooks for Audit {}\n",
