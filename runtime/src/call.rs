@@ -150,12 +150,13 @@ impl ToolArgs {
     /// its message.
     pub fn parse<T: DeserializeOwned>(&self, tool: &str) -> Result<T, ToolError> {
         // The fast path (a JSON text that starts with `{`, as a model sends
-        // it) does no bookkeeping; blank or odd texts, objects and failures
-        // go out of line, and only a failure pays for a second,
-        // path-tracking pass that finds the field to name.
+        // it, or no text at all) does no bookkeeping; blank or odd texts,
+        // objects and failures go out of line, and only a failure pays for a
+        // second, path-tracking pass that finds the field to name.
         match &self.repr {
-            Repr::Json(text) if text.starts_with('{') => {
-                serde_json::from_str::<T>(text).map_err(|error| self.invalid::<T>(tool, error))
+            Repr::Json(text) if text.starts_with('{') || text.is_empty() => {
+                serde_json::from_str::<T>(json_text(text))
+                    .map_err(|error| self.invalid::<T>(tool, error))
             }
             _ => self.parse_slow(tool),
         }
