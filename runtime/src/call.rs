@@ -414,8 +414,7 @@ impl ToolResult {
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
         Self {
-            // The one block fills the inline buffer: no capacity check.
-            content: SmallVec::from_buf([Content::text(text)]),
+            content: smallvec::smallvec![Content::text(text)],
             is_error: false,
             structured_content: None,
         }
@@ -461,7 +460,6 @@ impl ToolResult {
     /// let r = hookwire::ToolResult::text("42");
     /// assert_eq!(r.into_text_content(), "42");
     /// ```
-    #[inline]
     pub fn into_text_content(self) -> String {
         match self.content.into_inner() {
             Ok([Content::Text { text }]) => text,
