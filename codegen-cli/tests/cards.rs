@@ -832,7 +832,7 @@ fn a_tool_fn_shared_by_many_cards_is_aliased_once_and_clashing_names_are_importe
     );
     assert!(
         refs.contains(
-            "#[path = \"../more/tools.rs\"]\n#[allow(dead_code)]\npub(super) mod more_tools_rs;"
+            "#[path = \"../more/tools.rs\"]\n#[allow(dead_code, clippy::duplicate_mod)]\npub(super) mod more_tools_rs;"
         ),
         "{refs}"
     );

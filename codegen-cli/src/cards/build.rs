@@ -213,9 +213,12 @@ fn rust_refs_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, V
         let m = format_ident!("{}", module);
         // The cards' modules (siblings of this one) use it for their
         // lifecycle hooks; the functions adapters do not call are unused.
+        // The user's crate may include the same file as a module of its own
+        // (its tools, called from Rust too), which clippy's `duplicate_mod`
+        // would reject.
         quote! {
             #[path = #path]
-            #[allow(dead_code)]
+            #[allow(dead_code, clippy::duplicate_mod)]
             pub(super) mod #m;
         }
     });
