@@ -30,7 +30,8 @@ enum Command {
         /// The cards folder.
         dir: PathBuf,
     },
-    /// Check, then generate one Rust module per card plus `mod.rs`.
+    /// Check, then generate one Rust module per card, `__rust_refs.rs` (the
+    /// referenced Rust files and their adapters, once) and `mod.rs`.
     ///
     /// Nothing is written if any card has an error; files are written
     /// atomically and only when their content changed.
@@ -77,6 +78,12 @@ fn report(diags: &[Diagnostic]) -> ExitCode {
     );
     ExitCode::FAILURE
 }
+
+/// `cardgen` is allocation-heavy (`quote` -> `syn` -> `prettyplease` for
+/// every card): with mimalloc, `cardgen build` of 1,000 cards takes about a
+/// quarter less CPU than with glibc's allocator (README, "Performance").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
