@@ -110,16 +110,16 @@ pub mod matcher {
     pub use hookwire_codegen::spec::{MatchTarget, Matcher, MatcherError};
 }
 
+pub use call::ImageContent;
 pub use call::{
     Content, Contents, EmbeddedResource, Outcome, ToolArgs, ToolCall, ToolResult, into_result,
 };
-pub use call::ImageContent;
 pub use context::{Extensions, ToolContext, ToolSource};
 pub use declare::{ArgsOf, ToolDecl};
-pub use error::{HookError, Message, ToolError};
 pub use error::ArgumentError;
-pub use hook::{Handler, Hook, Layer, Next};
+pub use error::{HookError, Message, ToolError};
 pub use hook::{CatchPanics, catch_panics};
+pub use hook::{Handler, Hook, Layer, Next};
 pub use hooks::Attempts;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, hook, tool};
