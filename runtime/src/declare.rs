@@ -66,8 +66,8 @@
 //!     !args.path.starts_with("/tmp/")
 //! }
 //!
-//! use hookwire::{CallScope, Router, ToolCall, ToolDecl, ToolSet, ToolSource};
-//! let tools = Router::new().route(write_file.describe(), ToolSource::Function, write_file.into_handler());
+//! use hookwire::{CallScope, Router, ToolCall, ToolSet};
+//! let tools = Router::new().tool(write_file);
 //! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 //! # rt.block_on(async {
 //! let call = |text: &str| ToolCall::new("c1", "write_file", ToolArgs::from_json(format!(r#"{{"path": "/a", "text": "{text}"}}"#)));
@@ -96,8 +96,8 @@ use crate::tool::{IntoOutcome, Tool, ToolHandler};
 /// Every [`Tool`] implements it with [`ToolHandler<Self>`] as its handler.
 /// `#[hookwire::tool]` with `hooks`, `needs_approval` or `on_error`
 /// implements it instead of `Tool` (the tool inside is
-/// [`ToolDecl::Tool`]); use [`ToolDecl::into_handler`] to put such a tool
-/// into a hand-built chain:
+/// [`ToolDecl::Tool`]). [`Router::tool`](crate::Router::tool) takes either;
+/// use [`ToolDecl::into_handler`] to put such a tool into a hand-built chain:
 ///
 /// ```
 /// use hookwire::{CallScope, ToolArgs, ToolCall, ToolDecl, ToolSet, Router};

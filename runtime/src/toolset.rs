@@ -7,9 +7,10 @@ use std::sync::Arc;
 use crate::approval::Approver;
 use crate::call::{Outcome, ToolCall, ToolResult, into_result};
 use crate::context::{ToolContext, ToolSource};
+use crate::declare::ToolDecl;
 use crate::error::ToolError;
 use crate::hook::{CatchRoot, Handler};
-use crate::tool::{Tool, ToolDefinition, ToolHandler};
+use crate::tool::{Tool, ToolDefinition};
 
 /// What every call of one run shares: the agent, the correlation id and the
 /// approver. Cloning it is cheap.
@@ -164,11 +165,15 @@ impl<R: Routes> Router<R> {
         }
     }
 
-    /// Adds a tool with no hooks.
-    pub fn tool<T: Tool>(self, tool: T) -> Router<Route<ToolHandler<T>, R>> {
-        let definition = tool.definition();
-        let source = tool.source();
-        self.route(definition, source, ToolHandler(tool))
+    /// Adds a tool, with no hooks of the router's own: a plain [`Tool`]
+    /// runs through [`ToolHandler`](crate::ToolHandler), and a tool declared with
+    /// `#[hookwire::tool(hooks = [..], needs_approval, on_error = ..)]` through
+    /// its own chain ([`ToolDecl::Handler`]).
+    pub fn tool<T: ToolDecl>(self, tool: T) -> Router<Route<T::Handler, R>> {
+        let definition = tool.describe();
+        let handler = tool.into_handler();
+        let source = T::tool(&handler).source();
+        self.route(definition, source, handler)
     }
 }
 

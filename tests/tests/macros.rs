@@ -719,6 +719,30 @@ mod own_chain_tests {
     }
 
     #[test]
+    fn a_router_runs_a_tool_with_its_own_chain_through_that_chain() {
+        let tools = Router::new().tool(write_file);
+        let result = block_on(tools.call(
+            &CallScope::new("t"),
+            call("o14", "write_file", json!({"path": "/c", "text": "y2"})),
+        ));
+        assert_eq!(result.text_content(), "wrote y# to /c");
+        let denied = block_on(tools.call(
+            &CallScope::new("t"),
+            call(
+                "o15",
+                "write_file",
+                json!({"path": "/c", "text": "my password"}),
+            ),
+        ));
+        assert!(denied.is_error);
+        assert_eq!(
+            take_log("o14:"),
+            ["o14:no_secrets", "o14:write_file", "o14:redact"]
+        );
+        assert_eq!(take_log("o15:"), ["o15:no_secrets"]);
+    }
+
+    #[test]
     fn a_tool_with_its_own_chain_goes_into_a_hand_built_chain_through_into_handler() {
         let tools = Router::new().route(
             write_file.describe(),
