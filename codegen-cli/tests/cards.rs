@@ -517,6 +517,33 @@ fn explain_prints_each_chain_in_run_order() {
 }
 
 #[test]
+fn explain_ends_a_chain_with_the_tools_own_hooks_approval_and_error_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tools.rs"),
+        "/// Writes.\n#[hookwire::tool(hooks = [no_secrets, redact(on_failure = \"open\")], needs_approval = checks::outside_tmp, on_error = explain)]\npub fn write_file(path: String) -> String { path }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hooks.rs"),
+        "use hookwire::{Next, Outcome, ToolArgs, ToolContext};\n/// Audits.\npub async fn audit<N: hookwire::Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome { next.run(cx, args).await }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("w.md"),
+        "---\nname: w\nfunction_tools: [tools.rs:write_file]\ntool_hooks: [hooks.rs:audit]\n---\nWrite.\n",
+    )
+    .unwrap();
+    let loaded = cards::load_dir(dir.path()).unwrap();
+    let text = cards::explain(&loaded, "w").unwrap();
+    let chain = text.split("\ntool write_file").nth(1).unwrap();
+    assert_eq!(
+        chain.split("\n\n").next().unwrap(),
+        " (function, tools.rs:write_file)\n  1. hooks.rs:audit [match *, fail_closed]\n  2. no_secrets [the tool's own]\n  3. redact(on_failure = \"open\") [the tool's own]\n  4. needs_approval = checks::outside_tmp [the tool's own]\n  5. on_error = explain [the tool's own]\n  -> write_file\n"
+    );
+}
+
+#[test]
 fn graph_draws_agents_tools_hooks_and_agent_edges() {
     let loaded = cards::load_dir(&fixtures().join("good")).unwrap();
     let mermaid = cards::graph(&loaded, cards::GraphFormat::Mermaid);

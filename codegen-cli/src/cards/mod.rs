@@ -133,6 +133,10 @@ pub struct Adapter {
     pub code: std::sync::Arc<str>,
     /// Whether it is a tool (else a hook).
     pub is_tool: bool,
+    /// For a function that is a tool through its own `#[tool(..)]`
+    /// attribute: its own hooks, approval rule and error mapping, in the
+    /// order they run (innermost in every chain of the tool).
+    pub own_chain: Vec<String>,
 }
 
 /// How environment references `${NAME}` are resolved.

@@ -24,17 +24,17 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut out = format!("agent {} ({file})\n", spec.name);
-    let mut tools: Vec<(String, ToolSource, String)> = spec
+    let mut tools: Vec<(String, ToolSource, String, &[String])> = spec
         .function_tools
         .iter()
         .map(|t| {
-            let from = card
+            let adapter = card
                 .adapters
                 .iter()
-                .find(|a| a.is_tool && a.reference.ends_with(&format!(":{}", t.name)))
-                .map(|a| a.reference.clone())
-                .unwrap_or_default();
-            (t.name.clone(), t.source, from)
+                .find(|a| a.is_tool && a.reference.ends_with(&format!(":{}", t.name)));
+            let from = adapter.map(|a| a.reference.clone()).unwrap_or_default();
+            let own = adapter.map(|a| a.own_chain.as_slice()).unwrap_or_default();
+            (t.name.clone(), t.source, from, own)
         })
         .collect();
     for child in &spec.agents {
@@ -42,12 +42,13 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
             child.tool_name(),
             ToolSource::Agent,
             format!("agent {}", child.name),
+            &[],
         ));
     }
     if tools.is_empty() {
         out.push_str("  (no statically known tools)\n");
     }
-    for (name, source, from) in &tools {
+    for (name, source, from, own) in &tools {
         let from = if from.is_empty() {
             String::new()
         } else {
@@ -57,6 +58,9 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
         let chain = spec.resolved_chain(name, *source, &[]);
         for (i, h) in chain.iter().enumerate() {
             let _ = writeln!(out, "  {}. {}", i + 1, hook_line(h));
+        }
+        for (i, step) in own.iter().enumerate() {
+            let _ = writeln!(out, "  {}. {step} [the tool's own]", chain.len() + i + 1);
         }
         let skipped: Vec<&HookRef> = spec
             .tool_hooks

@@ -229,6 +229,11 @@ pub(crate) fn resolve(
                         ident: ident.clone(),
                         code: code.clone(),
                         is_tool,
+                        own_chain: if is_tool {
+                            crate::lower::own_chain_summary(item)
+                        } else {
+                            Vec::new()
+                        },
                     }),
                     _ => continue,
                 }

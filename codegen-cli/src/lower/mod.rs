@@ -41,7 +41,7 @@ mod tool;
 
 pub use hook::hook;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook};
-pub use tool::tool;
+pub use tool::{own_chain_summary, tool};
 
 use proc_macro2::Span;
 

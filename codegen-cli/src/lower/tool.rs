@@ -344,6 +344,50 @@ fn own_chain(
     })
 }
 
+/// What a function's own `#[tool(..)]` attribute puts between the agent's
+/// hooks and the tool, in the order it runs: each of its `hooks` (with
+/// their options as written), then `needs_approval`, then `on_error`. Empty
+/// for a function without the attribute or without those keys. For
+/// `cardgen explain`; the macro itself checks the attribute.
+pub fn own_chain_summary(item: &ItemFn) -> Vec<String> {
+    use quote::ToTokens;
+    let Some(syn::Meta::List(list)) = tool_attribute(item).map(|a| &a.meta) else {
+        return Vec::new();
+    };
+    let Ok(metas) = list.parse_args_with(
+        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+    ) else {
+        return Vec::new();
+    };
+    let text = |t: &dyn ToTokens| {
+        t.to_token_stream()
+            .to_string()
+            .replace(" (", "(")
+            .replace(" :: ", "::")
+    };
+    let (mut hooks, mut approval, mut on_error) = (Vec::new(), None, None);
+    for meta in &metas {
+        match meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("hooks") => {
+                if let syn::Expr::Array(array) = &nv.value {
+                    hooks.extend(array.elems.iter().map(|e| text(e)));
+                }
+            }
+            syn::Meta::Path(p) if p.is_ident("needs_approval") => {
+                approval = Some("needs_approval".to_owned());
+            }
+            syn::Meta::NameValue(nv) if nv.path.is_ident("needs_approval") => {
+                approval = Some(format!("needs_approval = {}", text(&nv.value)));
+            }
+            syn::Meta::NameValue(nv) if nv.path.is_ident("on_error") => {
+                on_error = Some(format!("on_error = {}", text(&nv.value)));
+            }
+            _ => {}
+        }
+    }
+    hooks.into_iter().chain(approval).chain(on_error).collect()
+}
+
 /// The `#[tool]` / `#[hookwire::tool]` attribute of a function, if it has
 /// one.
 fn tool_attribute(item: &ItemFn) -> Option<&syn::Attribute> {
