@@ -78,44 +78,19 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::task::{Context, Poll, Waker};
 use std::time::SystemTime;
 
+#[path = "../tests/chain_fixtures/mod.rs"]
+mod chain_fixtures;
+
+use chain_fixtures::{AddOne, AddOneArgs, Allow, Keep, Noop, add_one};
 use criterion::{BatchSize, Criterion};
 use hookwire::{
-    CallScope, CatchPanics, Decision, FailurePolicy, Guarded, Handler, Hook, HookError,
-    IntoOutcome, Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs,
-    ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, catch_panics, chain, into_result,
+    CallScope, CatchPanics, FailurePolicy, Guarded, Handler, Hook, IntoOutcome, Json, Next,
+    Outcome, Post, Pre, Router, Tool, ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet,
+    ToolSource, catch_panics, chain, into_result,
 };
 
 // ---------------------------------------------------------------------------
 // The tools.
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct AddOneArgs {
-    x: i64,
-}
-
-/// The function every case ends in.
-async fn add_one(args: AddOneArgs) -> i64 {
-    args.x.wrapping_add(1)
-}
-
-/// `add_one` as a tool, written as `#[hookwire::tool]` would generate it.
-struct AddOne;
-
-impl Tool for AddOne {
-    type Args = AddOneArgs;
-
-    fn name(&self) -> &str {
-        "add_one"
-    }
-
-    fn description(&self) -> &str {
-        "Adds one."
-    }
-
-    async fn call(&self, _cx: &ToolContext, args: AddOneArgs) -> Outcome {
-        Json(add_one(args).await).into_outcome(self.name())
-    }
-}
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct MulArgs {
@@ -193,20 +168,6 @@ impl Handler for Typed {
 // ---------------------------------------------------------------------------
 // Hooks.
 
-/// Does nothing but call `next`.
-struct Noop;
-
-impl Hook for Noop {
-    async fn around<N: Handler>(
-        &self,
-        cx: &mut ToolContext,
-        args: ToolArgs,
-        next: Next<'_, N>,
-    ) -> Outcome {
-        next.run(cx, args).await
-    }
-}
-
 #[inline(always)]
 fn bump(counter: &AtomicU64) {
     counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
@@ -227,29 +188,6 @@ impl Hook for Count {
         let outcome = next.run(cx, args).await;
         bump(&self.0);
         outcome
-    }
-}
-
-/// A pre hook that lets every call through without reading its arguments.
-struct Allow;
-
-impl PreHook for Allow {
-    async fn before(
-        &self,
-        _cx: &mut ToolContext,
-        _args: &mut ToolArgs,
-    ) -> Result<Decision, HookError> {
-        Ok(Decision::Continue)
-    }
-}
-
-/// A post hook that keeps every outcome.
-struct Keep;
-
-impl PostHook for Keep {
-    async fn after(&self, _cx: &mut ToolContext, outcome: &mut Outcome) -> Result<(), HookError> {
-        black_box(outcome.is_ok());
-        Ok(())
     }
 }
 

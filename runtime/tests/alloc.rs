@@ -13,51 +13,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::task::{Context, Poll, Waker};
 
+#[path = "chain_fixtures/mod.rs"]
+mod chain_fixtures;
+
 use allocation_counter::{AllocationInfo, measure};
+use chain_fixtures::{AddOne, Allow, Keep, Noop};
 use hookwire::hooks::Audit;
 use hookwire::{
-    CallScope, Decision, Extensions, FailurePolicy, Guarded, Handler, Hook, HookError, IntoOutcome,
-    Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs, ToolCall,
-    ToolContext, ToolHandler, ToolSet, ToolSource, chain,
+    CallScope, Extensions, FailurePolicy, Guarded, Handler, Hook, Next, Outcome, Post, Pre, Router,
+    Tool, ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, chain,
 };
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct AddOneArgs {
-    x: i64,
-}
-
-/// A tool that allocates: its result is JSON text.
-struct AddOne;
-
-impl Tool for AddOne {
-    type Args = AddOneArgs;
-
-    fn name(&self) -> &str {
-        "add_one"
-    }
-
-    fn description(&self) -> &str {
-        "Adds one."
-    }
-
-    async fn call(&self, _cx: &ToolContext, args: AddOneArgs) -> Outcome {
-        Json(args.x + 1).into_outcome(self.name())
-    }
-}
-
-/// Calls `next`, nothing else.
-struct Noop;
-
-impl Hook for Noop {
-    async fn around<N: Handler>(
-        &self,
-        cx: &mut ToolContext,
-        args: ToolArgs,
-        next: Next<'_, N>,
-    ) -> Outcome {
-        next.run(cx, args).await
-    }
-}
 
 /// Counts its runs before and after `next`, in a counter shared with the test.
 struct Count(Arc<AtomicU64>);
@@ -92,29 +57,6 @@ impl Hook for ReadsExtensions {
         let outcome = next.run(cx, args).await;
         black_box(cx.extensions().contains::<Marker>());
         outcome
-    }
-}
-
-/// A pre hook that continues without touching the arguments.
-struct Allow;
-
-impl PreHook for Allow {
-    async fn before(
-        &self,
-        _cx: &mut ToolContext,
-        _args: &mut ToolArgs,
-    ) -> Result<Decision, HookError> {
-        Ok(Decision::Continue)
-    }
-}
-
-/// A post hook that looks at the outcome and keeps it.
-struct Keep;
-
-impl PostHook for Keep {
-    async fn after(&self, _cx: &mut ToolContext, outcome: &mut Outcome) -> Result<(), HookError> {
-        black_box(outcome.is_ok());
-        Ok(())
     }
 }
 
