@@ -8,6 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::approval::Approver;
+use crate::toolset::CallScope;
 pub use hookwire_codegen::spec::ToolSource;
 
 /// The identity of one tool call plus a typed extension map, handed to every
@@ -16,15 +17,14 @@ pub use hookwire_codegen::spec::ToolSource;
 /// An outer hook can put a value into [`extensions`](Self::extensions) before
 /// calling `next`; every inner hook and the tool can read or change it; and
 /// the outer hook reads it again after `next` returns. Creating a context
-/// does not allocate: names are shared (`Arc<str>`) or borrowed from the call.
+/// does not allocate: what the run shares is one [`CallScope`] (one
+/// reference count), and the tool's name is borrowed or shared.
 pub struct ToolContext {
-    agent: Arc<str>,
+    scope: CallScope,
     server: Option<Arc<str>>,
     tool: Cow<'static, str>,
     source: ToolSource,
     tool_use_id: String,
-    correlation_id: Arc<str>,
-    approver: Option<Arc<dyn Approver>>,
     extensions: Extensions,
 }
 
@@ -37,13 +37,11 @@ impl ToolContext {
         tool_use_id: impl Into<String>,
     ) -> Self {
         Self {
-            agent: Arc::from(""),
+            scope: CallScope::default(),
             server: None,
             tool: tool.into(),
             source,
             tool_use_id: tool_use_id.into(),
-            correlation_id: Arc::from(""),
-            approver: None,
             extensions: Extensions::new(),
         }
     }
@@ -54,26 +52,22 @@ impl ToolContext {
         tool: Cow<'static, str>,
         source: ToolSource,
         tool_use_id: String,
-        agent: Arc<str>,
+        scope: CallScope,
         server: Option<Arc<str>>,
-        correlation_id: Arc<str>,
-        approver: Option<Arc<dyn Approver>>,
     ) -> Self {
         Self {
-            agent,
+            scope,
             server,
             tool,
             source,
             tool_use_id,
-            correlation_id,
-            approver,
             extensions: Extensions::new(),
         }
     }
 
     /// Sets the agent's name.
     pub fn with_agent(mut self, agent: Arc<str>) -> Self {
-        self.agent = agent;
+        self.scope.set_agent(agent);
         self
     }
 
@@ -85,19 +79,19 @@ impl ToolContext {
 
     /// Sets the correlation id (shared by every call of one run).
     pub fn with_correlation_id(mut self, id: Arc<str>) -> Self {
-        self.correlation_id = id;
+        self.scope.set_correlation_id(id);
         self
     }
 
     /// Sets the approver that `Decision::Ask` consults.
     pub fn with_approver(mut self, approver: Option<Arc<dyn Approver>>) -> Self {
-        self.approver = approver;
+        self.scope.set_approver(approver);
         self
     }
 
     /// The agent making the call.
     pub fn agent(&self) -> &str {
-        &self.agent
+        self.scope.agent()
     }
 
     /// The MCP server the tool lives on, for MCP tools.
@@ -131,12 +125,19 @@ impl ToolContext {
 
     /// The id shared by every call of one run.
     pub fn correlation_id(&self) -> &str {
-        &self.correlation_id
+        self.scope.correlation_id()
     }
 
     /// The approver, if one is configured.
     pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
-        self.approver.as_ref()
+        self.scope.approver()
+    }
+
+    /// What the call shares with the other calls of its run (agent,
+    /// correlation id, approver): for a hook that makes calls of its own in
+    /// the same run.
+    pub fn scope(&self) -> &CallScope {
+        &self.scope
     }
 
     /// The typed extension map.
@@ -158,12 +159,12 @@ impl ToolContext {
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
-            .field("agent", &self.agent)
+            .field("agent", &self.agent())
             .field("server", &self.server)
             .field("tool", &self.tool)
             .field("source", &self.source)
             .field("tool_use_id", &self.tool_use_id)
-            .field("correlation_id", &self.correlation_id)
+            .field("correlation_id", &self.correlation_id())
             .field("extensions", &self.extensions)
             .finish_non_exhaustive()
     }

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use crate::approval::Approver;
 use crate::call::{Outcome, ToolCall, ToolResult, into_result};
@@ -13,36 +13,100 @@ use crate::hook::{CatchRoot, Handler};
 use crate::tool::{Tool, ToolDefinition};
 
 /// What every call of one run shares: the agent, the correlation id and the
-/// approver. Cloning it is cheap.
-#[derive(Clone, Default)]
+/// approver.
+///
+/// It is one shared allocation: cloning it, and making the
+/// [`ToolContext`] of a call from it, costs one reference count, however
+/// many of the three are set.
+///
+/// ```
+/// # use hookwire::CallScope;
+/// let scope = CallScope::new("planner").with_correlation_id("run-7");
+/// let cx = scope.context("search".into(), hookwire::ToolSource::Function, None, "call-1".into());
+/// assert_eq!((cx.agent(), cx.correlation_id()), ("planner", "run-7"));
+/// ```
+#[derive(Clone)]
 pub struct CallScope {
-    /// The agent's name.
-    pub agent: Arc<str>,
-    /// The run's correlation id.
-    pub correlation_id: Arc<str>,
-    /// Who answers `Decision::Ask`.
-    pub approver: Option<Arc<dyn Approver>>,
+    shared: Arc<Shared>,
+}
+
+/// The fields of a [`CallScope`], behind its one `Arc`.
+#[derive(Clone, Default)]
+struct Shared {
+    agent: Arc<str>,
+    correlation_id: Arc<str>,
+    approver: Option<Arc<dyn Approver>>,
+}
+
+impl Default for CallScope {
+    /// The empty scope (no agent name, no correlation id, no approver); every
+    /// default scope shares one allocation.
+    fn default() -> Self {
+        static EMPTY: LazyLock<CallScope> = LazyLock::new(|| CallScope {
+            shared: Arc::new(Shared::default()),
+        });
+        EMPTY.clone()
+    }
 }
 
 impl CallScope {
     /// A scope for `agent`.
     pub fn new(agent: impl Into<Arc<str>>) -> Self {
         Self {
-            agent: agent.into(),
-            ..Self::default()
+            shared: Arc::new(Shared {
+                agent: agent.into(),
+                ..Shared::default()
+            }),
         }
     }
 
     /// Sets the correlation id.
     pub fn with_correlation_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        self.correlation_id = id.into();
+        self.set_correlation_id(id);
         self
     }
 
     /// Sets the approver.
     pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
-        self.approver = Some(approver);
+        self.set_approver(Some(approver));
         self
+    }
+
+    /// The agent's name.
+    pub fn agent(&self) -> &str {
+        &self.shared.agent
+    }
+
+    /// The run's correlation id.
+    pub fn correlation_id(&self) -> &str {
+        &self.shared.correlation_id
+    }
+
+    /// Who answers `Decision::Ask`, if anyone.
+    pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
+        self.shared.approver.as_ref()
+    }
+
+    /// Changes the agent's name (for this scope and the contexts made from it
+    /// from now on; contexts made earlier keep theirs).
+    pub fn set_agent(&mut self, agent: impl Into<Arc<str>>) {
+        self.fields().agent = agent.into();
+    }
+
+    /// Changes the correlation id (as [`set_agent`](Self::set_agent)).
+    pub fn set_correlation_id(&mut self, id: impl Into<Arc<str>>) {
+        self.fields().correlation_id = id.into();
+    }
+
+    /// Changes or removes the approver (as [`set_agent`](Self::set_agent)).
+    pub fn set_approver(&mut self, approver: Option<Arc<dyn Approver>>) {
+        self.fields().approver = approver;
+    }
+
+    /// The fields, for writing: copied first if another scope or context
+    /// shares them.
+    fn fields(&mut self) -> &mut Shared {
+        Arc::make_mut(&mut self.shared)
     }
 
     /// The context for one call of `tool`.
@@ -53,24 +117,16 @@ impl CallScope {
         server: Option<Arc<str>>,
         tool_use_id: String,
     ) -> ToolContext {
-        ToolContext::scoped(
-            tool,
-            source,
-            tool_use_id,
-            self.agent.clone(),
-            server,
-            self.correlation_id.clone(),
-            self.approver.clone(),
-        )
+        ToolContext::scoped(tool, source, tool_use_id, self.clone(), server)
     }
 }
 
 impl std::fmt::Debug for CallScope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallScope")
-            .field("agent", &self.agent)
-            .field("correlation_id", &self.correlation_id)
-            .field("approver", &self.approver.is_some())
+            .field("agent", &self.agent())
+            .field("correlation_id", &self.correlation_id())
+            .field("approver", &self.approver().is_some())
             .finish()
     }
 }
@@ -235,5 +291,44 @@ impl<R: Routes> ToolSet for Router<R> {
 
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {
         self.routes.dispatch(scope, call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approval::{ApprovalDecision, FnApprover};
+
+    #[test]
+    fn contexts_share_the_scope_and_keep_what_it_was_when_made() {
+        let mut scope = CallScope::new("planner").with_correlation_id("run-1");
+        let first = scope.context("t".into(), ToolSource::Function, None, "c1".into());
+        assert_eq!(
+            (
+                first.agent(),
+                first.correlation_id(),
+                first.approver().is_some()
+            ),
+            ("planner", "run-1", false)
+        );
+
+        // Changing the scope copies its fields; the earlier context keeps its own.
+        scope.set_correlation_id("run-2");
+        scope.set_approver(Some(Arc::new(FnApprover::new(|_| {
+            ApprovalDecision::Approve
+        }))));
+        let second = scope.context("t".into(), ToolSource::Function, None, "c2".into());
+        assert_eq!(first.correlation_id(), "run-1");
+        assert!(first.approver().is_none());
+        assert_eq!(second.correlation_id(), "run-2");
+        assert!(second.approver().is_some());
+        assert_eq!(second.scope().agent(), "planner");
+
+        // A context made by hand starts from the empty scope and can be
+        // given a name without touching any other context.
+        let bare = ToolContext::new("t", ToolSource::Function, "c3");
+        let named = ToolContext::new("t", ToolSource::Function, "c4").with_agent("a".into());
+        assert_eq!((bare.agent(), named.agent()), ("", "a"));
+        assert_eq!(CallScope::default().agent(), "");
     }
 }

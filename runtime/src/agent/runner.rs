@@ -437,7 +437,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// Uses these approvals (their state is shared with the caller's clone).
     pub fn with_approvals(mut self, approvals: Approvals) -> Self {
-        self.scope.approver = Some(Arc::new(approvals.clone()));
+        self.scope.set_approver(Some(Arc::new(approvals.clone())));
         self.approvals = approvals;
         self
     }
@@ -446,7 +446,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     /// chain), leaving the run's own approvals as they are.
     pub(crate) fn set_chain_approver(&mut self, approver: Option<Arc<dyn Approver>>) {
         if approver.is_some() {
-            self.scope.approver = approver;
+            self.scope.set_approver(approver);
         }
     }
 
@@ -470,7 +470,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// Sets the correlation id.
     pub fn with_correlation_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        self.scope.correlation_id = id.into();
+        self.scope.set_correlation_id(id);
         self
     }
 
@@ -508,7 +508,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// The correlation id.
     pub fn correlation_id(&self) -> &str {
-        &self.scope.correlation_id
+        self.scope.correlation_id()
     }
 
     /// The resumable state.
@@ -516,7 +516,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         RunState {
             version: 1,
             agent: self.agent.config().name.to_string(),
-            correlation_id: self.scope.correlation_id.to_string(),
+            correlation_id: self.scope.correlation_id().to_string(),
             history: self.history.clone(),
             approvals: self.approvals.state(),
             pending_step: self.pending.clone(),
@@ -529,8 +529,9 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     pub fn import_state(mut self, state: RunState) -> Self {
         self.history = state.history;
         self.approvals = self.approvals.with_state(state.approvals);
-        self.scope.approver = Some(Arc::new(self.approvals.clone()));
-        self.scope.correlation_id = state.correlation_id.into();
+        self.scope
+            .set_approver(Some(Arc::new(self.approvals.clone())));
+        self.scope.set_correlation_id(state.correlation_id);
         self.pending = state.pending_step;
         self.steps = state.steps;
         self.settings = state.settings;
@@ -547,7 +548,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
-            correlation_id = %self.scope.correlation_id,
+            correlation_id = %self.scope.correlation_id(),
         );
         let mut prompt = prompt.into();
         async move {
@@ -566,7 +567,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 "execution_start",
                 hooks.execution_start(&mut ExecutionStart {
                     agent: &agent_name,
-                    correlation_id: &self.scope.correlation_id,
+                    correlation_id: self.scope.correlation_id(),
                     history: &mut self.history,
                 }),
             )
@@ -614,7 +615,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
-            correlation_id = %self.scope.correlation_id,
+            correlation_id = %self.scope.correlation_id(),
             resumed = true,
         );
         async move {
@@ -870,7 +871,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     }
 
     async fn run_call(&self, step: usize, call: ToolCall) -> CallRecord {
-        let agent_name = &*self.scope.agent;
+        let agent_name = self.scope.agent();
         let source = guess_source(&call.name);
         let span = tracing::info_span!(
             "hookwire.tool_call",
@@ -1002,7 +1003,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 tool = %call.name,
                 source = source.as_str(),
                 tool_use_id = %call.id,
-                correlation_id = %self.scope.correlation_id,
+                correlation_id = %self.scope.correlation_id(),
                 decision = label,
                 hook = hook.as_deref(),
                 elapsed_us = micros(started.elapsed()),
@@ -1062,7 +1063,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         let _ = caught(
             "execution_end",
             hooks.execution_end(&ExecutionEnd {
-                agent: &self.scope.agent,
+                agent: self.scope.agent(),
                 status: status.as_str(),
                 history: &self.history,
                 steps: self.steps,
@@ -1082,7 +1083,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     async fn fail(&mut self, error: RunError) -> Result<RunOutput, RunError> {
         tracing::warn!(
             target: "hookwire::audit",
-            agent = %self.scope.agent,
+            agent = %self.scope.agent(),
             error = %error,
             "agent run failed"
         );
@@ -1090,7 +1091,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         let _ = caught(
             "agent_failed",
             hooks.agent_failed(&AgentFailed {
-                agent: &self.scope.agent,
+                agent: self.scope.agent(),
                 error: &error,
             }),
         )
@@ -1098,7 +1099,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         let _ = caught(
             "execution_end",
             hooks.execution_end(&ExecutionEnd {
-                agent: &self.scope.agent,
+                agent: self.scope.agent(),
                 status: "failed",
                 history: &self.history,
                 steps: self.steps,

@@ -51,10 +51,10 @@ impl<T: ToolSet + 'static> McpServer<T> {
     /// Serves `tools`; every call gets a context from `scope` (agent name,
     /// correlation id, approver).
     pub fn new(tools: T, scope: CallScope) -> Self {
-        let name = if scope.agent.is_empty() {
+        let name = if scope.agent().is_empty() {
             "hookwire".to_owned()
         } else {
-            scope.agent.to_string()
+            scope.agent().to_string()
         };
         Self {
             tools: Arc::new(tools),
