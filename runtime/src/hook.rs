@@ -20,6 +20,12 @@ use crate::error::{ToolError, panic_message};
 )]
 pub trait Handler: Send + Sync {
     /// Runs the call.
+    ///
+    /// Do the work in the returned future: code that runs in `call` itself,
+    /// as the future is made, runs before the root of the call
+    /// ([`catch_panics`]) polls anything, so a panic there is not caught
+    /// by it. (`ToolHandler` parses the arguments in `call` and catches a
+    /// panicking `Deserialize` there itself.)
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send;
 }
 

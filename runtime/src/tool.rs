@@ -9,12 +9,13 @@ use std::borrow::Cow;
 use std::fmt::Display;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::call::{Outcome, ToolArgs, ToolResult};
 use crate::context::{ToolContext, ToolSource};
-use crate::error::ToolError;
+use crate::error::{ToolError, panic_message};
 use crate::hook::{Handler, ToolCulprit, attributed};
 
 /// A tool as the model sees it: name, description and the JSON Schema of its
@@ -185,10 +186,10 @@ impl<T: IntoOutcome, E: Display + Send + Sync + 'static> IntoOutcome for Result<
 }
 
 /// A [`Tool`] as the innermost [`Handler`] of a chain: parses the arguments
-/// into the tool's type and runs it. A panic in the tool (or in its
-/// arguments' `Deserialize`) is attributed to the tool: the root of the call
-/// ([`catch_panics`](crate::catch_panics)) turns it into
-/// [`ToolError::ToolFailed`].
+/// into the tool's type and runs it. A panic in the tool is attributed to
+/// the tool: the root of the call ([`catch_panics`](crate::catch_panics))
+/// turns it into [`ToolError::ToolFailed`]. A panic in the arguments'
+/// `Deserialize` becomes the same error, caught where they are parsed.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ToolHandler<T>(pub T);
 
@@ -199,7 +200,7 @@ impl<T: Tool> Handler for ToolHandler<T> {
         let culprit = ToolCulprit(tool.name());
         // Parsed here, not in the future: the argument text is freed before
         // the tool runs and is no part of the future's state.
-        match attributed(&culprit, || args.parse::<T::Args>(culprit.0)) {
+        match parse_caught::<T::Args>(&args, culprit.0) {
             Ok(typed) => ToolFuture::Running {
                 future: tool.call(cx, typed),
                 culprit,
@@ -207,6 +208,23 @@ impl<T: Tool> Handler for ToolHandler<T> {
             Err(error) => ToolFuture::Failed { error: Some(error) },
         }
     }
+}
+
+/// Parses `args` for the tool named `tool`, with a panic in the arguments'
+/// `Deserialize` caught here and reported as the tool's failure. Parsing
+/// runs as the call starts (when [`Handler::call`] is called), which for a
+/// tool with no hook around it is before the root of the call
+/// ([`catch_panics`](crate::catch_panics)) polls anything: its catch would
+/// not see this panic.
+#[inline]
+fn parse_caught<A: DeserializeOwned>(args: &ToolArgs, tool: &str) -> Result<A, ToolError> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| args.parse::<A>(tool))).unwrap_or_else(|payload| {
+        Err(ToolError::tool_message(
+            tool,
+            panic_message(&*payload),
+            false,
+        ))
+    })
 }
 
 pin_project_lite::pin_project! {

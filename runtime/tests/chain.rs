@@ -587,6 +587,34 @@ async fn a_panic_while_parsing_arguments_is_the_tools() {
     );
 }
 
+#[tokio::test]
+async fn a_panic_while_parsing_arguments_of_a_tool_without_hooks_is_caught() {
+    // No hook around the tool: its arguments are parsed as the call starts,
+    // and that too is inside the root's catch.
+    let tool = || {
+        FnTool::new("picky", "Parses badly.", |_: PanickyArgs| async {
+            "unreachable"
+        })
+    };
+    let err = catch_panics(&ToolHandler(tool()), &mut cx(), args(1))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool `picky` failed: panicked: bad Deserialize impl"
+    );
+
+    // The same through a tool set, as the model's call arrives.
+    let tools = Router::new().tool(tool());
+    let call = ToolCall::new("c1", "picky", ToolArgs::from_json(r#"{"x":1}"#));
+    let result = tools.call(&CallScope::new("a"), call).await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text_content(),
+        "tool `picky` failed: panicked: bad Deserialize impl"
+    );
+}
+
 /// Where a [`Spot`] hook or a [`Leaf`] tool panics.
 #[derive(Clone, Copy, PartialEq)]
 enum PanicAt {
