@@ -23,7 +23,11 @@
 //!     counter before and after `next` (target: at most 1.10x `count16_inline`);
 //!   - `count16_boxed`: the same 16 hooks as a `Vec<Arc<dyn DynHook>>` chain of
 //!     boxed futures, the design rig, rmcp and swiftide use, written here as the
-//!     baseline (target: at least 5x `count16_hookwire`).
+//!     baseline (target: at least 5x `count16_hookwire`);
+//!   - `noop16_poll`, `count16_poll`: the no-op and counting hooks written
+//!     without an `async fn`, their `around` a plain function returning a
+//!     named future (for information: what the layers cost without a state
+//!     machine each; `noop16_poll` is the floor, the root of the call alone).
 //! * group `e2e`, a call the way a model sends it: id, tool name and JSON
 //!   argument text (owned strings, made outside the timed region) -> dispatch
 //!   by name among three tools -> typed arguments (serde) -> the tool -> the
@@ -188,6 +192,66 @@ impl Hook for Count {
         let outcome = next.run(cx, args).await;
         bump(&self.0);
         outcome
+    }
+}
+
+/// `Count` with a hand-written future instead of an `async fn`: bumps as
+/// the call starts, and again when the inner future is ready.
+#[derive(Default)]
+struct CountPoll(AtomicU64);
+
+pin_project_lite::pin_project! {
+    struct AfterBump<'a, F> {
+        #[pin]
+        inner: F,
+        counter: &'a AtomicU64,
+    }
+}
+
+impl<F: Future<Output = Outcome>> Future for AfterBump<'_, F> {
+    type Output = Outcome;
+    #[inline(always)]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        let this = self.project();
+        match this.inner.poll(cx) {
+            Poll::Ready(outcome) => {
+                bump(this.counter);
+                Poll::Ready(outcome)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Hook for CountPoll {
+    #[inline(always)]
+    fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> impl Future<Output = Outcome> + Send {
+        bump(&self.0);
+        AfterBump {
+            inner: next.run(cx, args),
+            counter: &self.0,
+        }
+    }
+}
+
+/// `Noop` without an `async fn`: hands the call on, returning the inner
+/// future itself.
+struct NoopPoll;
+
+impl Hook for NoopPoll {
+    #[inline(always)]
+    fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> impl Future<Output = Outcome> + Send {
+        next.run(cx, args)
     }
 }
 
@@ -568,6 +632,18 @@ fn chain_cases(mode: &mut Mode<'_>) {
         ready(count_16.call(&mut cx, black_box(no_args())))
     });
 
+    let noop_poll = CatchPanics(chain16!(NoopPoll => Typed(AddOne)));
+    check(ready(noop_poll.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/noop16_poll", || {
+        ready(noop_poll.call(&mut cx, black_box(no_args())))
+    });
+
+    let count_poll = CatchPanics(chain16!(CountPoll::default() => Typed(AddOne)));
+    check(ready(count_poll.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/count16_poll", || {
+        ready(count_poll.call(&mut cx, black_box(no_args())))
+    });
+
     let boxed = BoxedChain {
         hooks: (0..16)
             .map(|_| Arc::new(DynCount::default()) as Arc<dyn DynHook>)
@@ -698,6 +774,18 @@ const RATIOS: &[Ratio] = &[
         numerator: "chain/count16_hookwire",
         denominator: "chain/count16_inline",
         target: Target::AtMost(1.10),
+    },
+    Ratio {
+        what: "16 pass-through named-future hooks / direct",
+        numerator: "chain/noop16_poll",
+        denominator: "chain/direct",
+        target: Target::Info,
+    },
+    Ratio {
+        what: "16 counting named-future hooks / hand-inlined",
+        numerator: "chain/count16_poll",
+        denominator: "chain/count16_inline",
+        target: Target::Info,
     },
     Ratio {
         what: "boxed Vec<Arc<dyn>> chain / ours (16 counting)",

@@ -101,6 +101,70 @@ impl<'a, N: Handler + ?Sized> Next<'a, N> {
 ///     }
 /// }
 /// ```
+///
+/// # Hot hooks without an `async fn`
+///
+/// Each `async fn` hook is a state machine that moves the arguments, the
+/// context and `next` into the next hook's future: about 20 instructions
+/// per hook and call. For a hook on the hot path that does little work,
+/// `around` can instead be a plain function that returns a named future,
+/// as tower's middleware does: 16 such counting hooks cost about 1.4x one
+/// hand-written function doing the same bumps, against 2x for `async fn`s
+/// (`cargo bench -p hookwire --bench chain`). What `around` does before
+/// returning the future runs as the call starts; for the outermost hook that
+/// is before the root of the call ([`catch_panics`]) polls anything, so
+/// keep it to code that cannot panic.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::Pin;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::task::{Context, Poll};
+/// use hookwire::{catch_panics, chain, FnTool, Handler, Hook, Next, Outcome, ToolArgs, ToolContext, ToolHandler, ToolSource};
+///
+/// /// Counts calls as they start and as they end.
+/// #[derive(Default)]
+/// struct Calls { started: AtomicU64, ended: AtomicU64 }
+///
+/// pin_project_lite::pin_project! {
+///     /// The rest of the chain, then one more ended call.
+///     struct Ended<'a, F> { #[pin] inner: F, calls: &'a Calls }
+/// }
+///
+/// impl<F: Future<Output = Outcome>> Future for Ended<'_, F> {
+///     type Output = Outcome;
+///     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+///         let this = self.project();
+///         let outcome = std::task::ready!(this.inner.poll(cx));
+///         this.calls.ended.fetch_add(1, Ordering::Relaxed);
+///         Poll::Ready(outcome)
+///     }
+/// }
+///
+/// impl Hook for Calls {
+///     fn around<N: Handler>(
+///         &self,
+///         cx: &mut ToolContext,
+///         args: ToolArgs,
+///         next: Next<'_, N>,
+///     ) -> impl Future<Output = Outcome> + Send {
+///         self.started.fetch_add(1, Ordering::Relaxed);
+///         Ended { inner: next.run(cx, args), calls: self }
+///     }
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct A { x: i64 }
+/// let tool = FnTool::new("inc", "Adds one.", |a: A| async move { hookwire::Json(a.x + 1) });
+/// let chain = chain!(Calls::default() => ToolHandler(tool));
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let mut cx = ToolContext::new("inc", ToolSource::Function, "call-1");
+/// let outcome = catch_panics(&chain, &mut cx, ToolArgs::from_json(r#"{"x":41}"#)).await;
+/// assert_eq!(outcome.unwrap().text_content(), "42");
+/// let calls = chain.hook();
+/// assert_eq!((calls.started.load(Ordering::Relaxed), calls.ended.load(Ordering::Relaxed)), (1, 1));
+/// # });
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a hookwire hook",
     label = "not a hook",
