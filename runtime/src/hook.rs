@@ -199,7 +199,10 @@ pub trait Hook: Send + Sync {
 /// the hook. Hooks outside the panicking one do not see an `Err` from `next`;
 /// the call just ends with that error. Wrap a hook in
 /// [`Guarded`](crate::Guarded) for `fail_open`, a timeout, or to let outer
-/// hooks see its failure as an error.
+/// hooks see its failure as an error. (A hook that catches a panic of `next`
+/// with a `catch_unwind` of its own leaves that panic's attribution behind
+/// until the next call's root: a second panic in the same call is then
+/// named after the first one's culprit. `Guarded` clears it.)
 #[derive(Debug, Clone, Default)]
 pub struct Layer<H, N> {
     hook: H,
