@@ -29,6 +29,12 @@ const BAD: &[(&str, &str, usize, &str)] = &[
     ),
     ("unknown_field", "a.md", 2, "unknown field `nmae` in a card"),
     (
+        "unknown_field_far",
+        "a.md",
+        3,
+        "unknown field `turns` in a card",
+    ),
+    (
         "unknown_server",
         "a.md",
         5,
@@ -284,6 +290,13 @@ const BAD: &[(&str, &str, usize, &str)] = &[
 const HELP: &[(&str, &str)] = &[
     ("unknown_server", "did you mean `time`?"),
     ("unknown_field", "did you mean `name`?"),
+    (
+        "unknown_field_far",
+        "the fields of a card are: type, name, instruction, description, default, servers, tools, \
+         function_tools, agents, tool_hooks, hooks, history_source, history_merge_target, \
+         max_parallel, child_timeout_sec, max_display_instances, model, use_history, \
+         tool_input_schema",
+    ),
     ("unknown_agent", "did you mean `NY-Project-Manager`?"),
     ("fn_not_found", "did you mean `tools.rs:add_one`?"),
     ("bad_history_source", "did you mean `orchestrator`?"),

@@ -236,7 +236,7 @@ impl Ctx<'_> {
                 p.push(Seg::Key(k));
                 let help = did_you_mean(k, allowed.iter().copied())
                     .map(|s| format!("did you mean `{s}`?"))
-                    .or_else(|| Some(format!("{what} fields are: {}", allowed.join(", "))));
+                    .or_else(|| Some(format!("the fields of {what} are: {}", allowed.join(", "))));
                 self.err(&p, false, format!("unknown field `{k}` in {what}"), help);
             }
         }
