@@ -564,11 +564,69 @@ fn graph_draws_agents_tools_hooks_and_agent_edges() {
     assert!(mermaid.contains(
         "agent_PMO_orchestrator -->|\"agent__NY-Project-Manager\"| agent_NY_Project_Manager"
     ));
-    assert!(mermaid.contains("hook_hooks_rs_clamp -->|\"hook 2\"| tool_PMO-orchestrator_add_one"));
+    assert!(mermaid.contains("hook_hooks_rs_clamp -->|\"hook 2\"| tool_PMO_orchestrator_add_one"));
     let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
     assert!(dot.starts_with("digraph agents {"));
     assert!(dot.contains("agent_PMO_orchestrator -> agent_London_Project_Manager [label=\"agent__London-Project-Manager\"];"));
 }
+
+#[test]
+fn graph_node_ids_are_plain_identifiers_and_one_per_node() {
+    // An agent whose name has a hyphen, and two hooks from files whose
+    // names clean up to the same id (`a-b.rs`, `a_b.rs`).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tools.rs"), GRAPH_TOOLS).unwrap();
+    std::fs::write(dir.path().join("a-b.rs"), GRAPH_HOOK).unwrap();
+    std::fs::write(dir.path().join("a_b.rs"), GRAPH_HOOK).unwrap();
+    let card = "---\nname: PMO-x\nfunction_tools: [tools.rs:add_one]\n\
+                tool_hooks: [a-b.rs:gate, a_b.rs:gate]\n---\nHi.\n";
+    std::fs::write(dir.path().join("pmo.md"), card).unwrap();
+    let loaded = cards::load_dir(dir.path()).unwrap();
+    let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
+    let plain = |id: &str| {
+        id.starts_with(|c: char| c.is_ascii_alphabetic())
+            && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let mut node_ids = Vec::new();
+    for line in dot.lines().map(str::trim) {
+        if let Some((from, rest)) = line.split_once(" -> ") {
+            let to = rest.split_once(' ').map_or(rest, |(to, _)| to);
+            assert!(plain(from) && plain(to), "{line}\n{dot}");
+        } else if let Some((id, _)) = line.split_once(" [label=") {
+            assert!(plain(id), "{line}\n{dot}");
+            node_ids.push(id.to_owned());
+        }
+    }
+    // The agent, its tool and two distinct hooks.
+    assert_eq!(
+        node_ids,
+        [
+            "agent_PMO_x",
+            "tool_PMO_x_add_one",
+            "hook_a_b_rs_gate",
+            "hook_a_b_rs_gate_2"
+        ],
+        "{dot}"
+    );
+    assert!(
+        dot.contains("hook_a_b_rs_gate [label=\"a-b.rs:gate\""),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("hook_a_b_rs_gate_2 [label=\"a_b.rs:gate\""),
+        "{dot}"
+    );
+}
+
+/// A tool for the graph test's cards.
+const GRAPH_TOOLS: &str = "/// Adds one.\npub fn add_one(x: i64) -> i64 {\n    x + 1\n}\n";
+
+/// A pre hook for the graph test's cards.
+const GRAPH_HOOK: &str = "use hookwire::{Decision, ToolArgs, ToolContext};\n\
+    /// Lets every call through.\n\
+    pub async fn gate(_cx: &mut ToolContext, _args: &mut ToolArgs) -> Decision {\n\
+        Decision::Continue\n\
+    }\n";
 
 #[test]
 fn schema_lists_every_field_and_rejects_others() {

@@ -146,16 +146,49 @@ pub enum GraphFormat {
     Dot,
 }
 
-fn id(prefix: &str, s: &str) -> String {
-    let clean: String = s
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("{prefix}_{clean}")
+/// Node ids for the graph: readable (`agent_PMO_orchestrator`), valid in
+/// both Mermaid and DOT without quoting (ASCII letters, digits and `_`), and
+/// one per node: names that clean up to the same id (`a-b`, `a_b`) get a
+/// numbered suffix, in the order they are first met.
+#[derive(Default)]
+struct NodeIds {
+    by_key: std::collections::HashMap<String, String>,
+    taken: std::collections::HashSet<String>,
+}
+
+impl NodeIds {
+    /// The id of the node of kind `prefix` named by `parts`.
+    fn get(&mut self, prefix: &str, parts: &[&str]) -> String {
+        let key = std::iter::once(prefix)
+            .chain(parts.iter().copied())
+            .collect::<Vec<_>>()
+            .join("\u{0}");
+        if let Some(id) = self.by_key.get(&key) {
+            return id.clone();
+        }
+        let mut base = prefix.to_owned();
+        for part in parts {
+            base.push('_');
+            base.extend(
+                part.chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }),
+            );
+        }
+        let mut id = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&id) {
+            id = format!("{base}_{n}");
+            n += 1;
+        }
+        self.taken.insert(id.clone());
+        self.by_key.insert(key, id.clone());
+        id
+    }
 }
 
 /// Agents, tools, hooks and agent-as-tool edges as a picture.
 pub fn graph(cards: &Cards, format: GraphFormat) -> String {
+    let mut ids = NodeIds::default();
     let mut nodes: Vec<(String, String, &str)> = Vec::new(); // id, label, kind
     let mut edges: Vec<(String, String, String)> = Vec::new();
     let add_node = |nodes: &mut Vec<(String, String, &str)>, n: (String, String, &'static str)| {
@@ -165,10 +198,10 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
     };
     for card in &cards.cards {
         let spec = &card.spec;
-        let a = id("agent", &spec.name);
+        let a = ids.get("agent", &[&spec.name]);
         add_node(&mut nodes, (a.clone(), spec.name.clone(), "agent"));
         for t in &spec.function_tools {
-            let tid = id(&format!("tool_{}", spec.name), &t.name);
+            let tid = ids.get("tool", &[&spec.name, &t.name]);
             add_node(&mut nodes, (tid.clone(), t.name.clone(), "tool"));
             edges.push((a.clone(), tid.clone(), "tool".into()));
             for (i, h) in spec
@@ -176,7 +209,7 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
                 .iter()
                 .enumerate()
             {
-                let hid = id("hook", h.display_name());
+                let hid = ids.get("hook", &[h.display_name()]);
                 add_node(
                     &mut nodes,
                     (hid.clone(), h.display_name().to_owned(), "hook"),
@@ -185,15 +218,19 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
             }
         }
         for s in &spec.servers {
-            let sid = id("server", s);
+            let sid = ids.get("server", &[s]);
             add_node(&mut nodes, (sid.clone(), format!("mcp: {s}"), "server"));
             edges.push((a.clone(), sid, "mcp".into()));
         }
         for child in &spec.agents {
-            edges.push((a.clone(), id("agent", &child.name), child.tool_name()));
+            edges.push((
+                a.clone(),
+                ids.get("agent", &[&child.name]),
+                child.tool_name(),
+            ));
         }
         for (i, h) in spec.lifecycle_hooks.iter().enumerate() {
-            let hid = id("lifecycle", h.display_name());
+            let hid = ids.get("lifecycle", &[h.display_name()]);
             add_node(
                 &mut nodes,
                 (hid.clone(), h.display_name().to_owned(), "lifecycle"),
@@ -206,7 +243,7 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
             edges.push((a.clone(), hid, label));
         }
         for (i, h) in spec.hooks.iter().enumerate() {
-            let hid = id(&format!("event_{}", spec.name), &i.to_string());
+            let hid = ids.get("event", &[&spec.name, &i.to_string()]);
             let label = match &h.action {
                 EventHookAction::ToolCall(c) => format!("{}: {}", h.event, c.final_tool_name()),
                 EventHookAction::Rust { ty, .. } => format!("{}: {ty}", h.event),
