@@ -345,7 +345,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                         cx.err(
                             p,
                             true,
-                            format!("agent name `{n}` has no letters or digits to make a Rust type name from"),
+                            format!("agent name `{n}` has no ASCII letters or digits to make a Rust type name from"),
                             None,
                         );
                     }
