@@ -618,6 +618,24 @@ fn graph_node_ids_are_plain_identifiers_and_one_per_node() {
     );
 }
 
+#[test]
+fn graph_labels_keep_quotes_and_line_breaks_out_of_the_syntax() {
+    let dir = tempfile::tempdir().unwrap();
+    let card = "---\nname: \"Caf\u{e9} \\\"Bot\\\"\\nv2\"\n---\nHi.\n";
+    std::fs::write(dir.path().join("a.md"), card).unwrap();
+    let loaded = cards::load_dir(dir.path()).unwrap();
+    let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
+    assert!(
+        dot.contains("  agent_Caf___Bot__v2 [label=\"Caf\u{e9} \\\"Bot\\\"\\nv2\", shape=box];\n"),
+        "{dot}"
+    );
+    let mermaid = cards::graph(&loaded, cards::GraphFormat::Mermaid);
+    assert_eq!(
+        mermaid,
+        "flowchart LR\n  agent_Caf___Bot__v2[\"Caf\u{e9} 'Bot' v2\"]\n"
+    );
+}
+
 /// A tool for the graph test's cards.
 const GRAPH_TOOLS: &str = "/// Adds one.\npub fn add_one(x: i64) -> i64 {\n    x + 1\n}\n";
 

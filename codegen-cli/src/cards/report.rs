@@ -186,6 +186,37 @@ impl NodeIds {
     }
 }
 
+/// `text` as a DOT quoted string: `"` and `\` escaped, line breaks as
+/// DOT's `\n`, every other character as it is (DOT reads UTF-8).
+fn dot_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => {}
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `text` inside a quoted Mermaid label: Mermaid has no escape for `"`
+/// there, so it becomes `'`, and a line break (which would end the
+/// statement) becomes a space.
+fn mermaid_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '"' => '\'',
+            '\n' | '\r' => ' ',
+            c => c,
+        })
+        .collect()
+}
+
 /// Agents, tools, hooks and agent-as-tool edges as a picture.
 pub fn graph(cards: &Cards, format: GraphFormat) -> String {
     let mut ids = NodeIds::default();
@@ -257,7 +288,7 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
         GraphFormat::Mermaid => {
             out.push_str("flowchart LR\n");
             for (nid, label, kind) in &nodes {
-                let label = label.replace('"', "'");
+                let label = mermaid_text(label);
                 let shape = match *kind {
                     "agent" => format!("{nid}[\"{label}\"]"),
                     "tool" => format!("{nid}([\"{label}\"])"),
@@ -269,7 +300,7 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
                 let _ = writeln!(out, "  {shape}");
             }
             for (from, to, label) in &edges {
-                let _ = writeln!(out, "  {from} -->|\"{}\"| {to}", label.replace('"', "'"));
+                let _ = writeln!(out, "  {from} -->|\"{}\"| {to}", mermaid_text(label));
             }
         }
         GraphFormat::Dot => {
@@ -283,10 +314,10 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
                     "lifecycle" => "component",
                     _ => "note",
                 };
-                let _ = writeln!(out, "  {nid} [label={:?}, shape={shape}];", label);
+                let _ = writeln!(out, "  {nid} [label={}, shape={shape}];", dot_string(label));
             }
             for (from, to, label) in &edges {
-                let _ = writeln!(out, "  {from} -> {to} [label={label:?}];");
+                let _ = writeln!(out, "  {from} -> {to} [label={}];", dot_string(label));
             }
             out.push_str("}\n");
         }
