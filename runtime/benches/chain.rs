@@ -657,6 +657,7 @@ fn chain_cases(mode: &mut Mode<'_>) {
 
     // The counting hooks and the hand-written bumps ran.
     assert!(count_16.0.hook().0.load(Relaxed) >= 2);
+    assert!(count_poll.0.hook().0.load(Relaxed) >= 2);
     assert!(inline.counters[0].load(Relaxed) >= 2);
 }
 
