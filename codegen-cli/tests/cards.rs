@@ -575,11 +575,16 @@ fn graph_node_ids_are_plain_identifiers_and_one_per_node() {
     // An agent whose name has a hyphen, and two hooks from files whose
     // names clean up to the same id (`a-b.rs`, `a_b.rs`).
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("tools.rs"), GRAPH_TOOLS).unwrap();
-    std::fs::write(dir.path().join("a-b.rs"), GRAPH_HOOK).unwrap();
-    std::fs::write(dir.path().join("a_b.rs"), GRAPH_HOOK).unwrap();
+    let good = fixtures().join("good");
+    for (from, to) in [
+        ("tools.rs", "tools.rs"),
+        ("hooks.rs", "a-b.rs"),
+        ("hooks.rs", "a_b.rs"),
+    ] {
+        std::fs::copy(good.join(from), dir.path().join(to)).unwrap();
+    }
     let card = "---\nname: PMO-x\nfunction_tools: [tools.rs:add_one]\n\
-                tool_hooks: [a-b.rs:gate, a_b.rs:gate]\n---\nHi.\n";
+                tool_hooks: [a-b.rs:clamp, a_b.rs:clamp]\n---\nHi.\n";
     std::fs::write(dir.path().join("pmo.md"), card).unwrap();
     let loaded = cards::load_dir(dir.path()).unwrap();
     let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
@@ -603,17 +608,17 @@ fn graph_node_ids_are_plain_identifiers_and_one_per_node() {
         [
             "agent_PMO_x",
             "tool_PMO_x_add_one",
-            "hook_a_b_rs_gate",
-            "hook_a_b_rs_gate_2"
+            "hook_a_b_rs_clamp",
+            "hook_a_b_rs_clamp_2"
         ],
         "{dot}"
     );
     assert!(
-        dot.contains("hook_a_b_rs_gate [label=\"a-b.rs:gate\""),
+        dot.contains("hook_a_b_rs_clamp [label=\"a-b.rs:clamp\""),
         "{dot}"
     );
     assert!(
-        dot.contains("hook_a_b_rs_gate_2 [label=\"a_b.rs:gate\""),
+        dot.contains("hook_a_b_rs_clamp_2 [label=\"a_b.rs:clamp\""),
         "{dot}"
     );
 }
@@ -635,16 +640,6 @@ fn graph_labels_keep_quotes_and_line_breaks_out_of_the_syntax() {
         "flowchart LR\n  agent_Caf___Bot__v2[\"Caf\u{e9} 'Bot' v2\"]\n"
     );
 }
-
-/// A tool for the graph test's cards.
-const GRAPH_TOOLS: &str = "/// Adds one.\npub fn add_one(x: i64) -> i64 {\n    x + 1\n}\n";
-
-/// A pre hook for the graph test's cards.
-const GRAPH_HOOK: &str = "use hookwire::{Decision, ToolArgs, ToolContext};\n\
-    /// Lets every call through.\n\
-    pub async fn gate(_cx: &mut ToolContext, _args: &mut ToolArgs) -> Decision {\n\
-        Decision::Continue\n\
-    }\n";
 
 #[test]
 fn schema_lists_every_field_and_rejects_others() {
