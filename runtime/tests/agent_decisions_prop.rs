@@ -13,7 +13,7 @@ use hookwire::agent::Runner;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::approval::{Answer, FnAsker};
 use hookwire::model::{Message, ScriptedModel, Turn};
-use hookwire::{Decision, FnTool, Router};
+use hookwire::{Decision, FnTool, Router, ToolResult};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -87,10 +87,8 @@ async fn run(ds: [D; 4], approve: bool) -> (usize, String) {
     let text = runner
         .history()
         .iter()
-        .find_map(|m| match m {
-            Message::Tool { result, .. } => Some(result.text_content()),
-            _ => None,
-        })
+        .find_map(Message::tool_result)
+        .map(ToolResult::text_content)
         .unwrap_or_default();
     (executed.load(Ordering::SeqCst), text)
 }

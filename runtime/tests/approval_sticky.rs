@@ -12,7 +12,7 @@ use hookwire::approval::{
     Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover, When,
 };
 use hookwire::model::{Message, ScriptedModel, Turn};
-use hookwire::{FnTool, Router, Tool, ToolHandler, ToolSource, chain};
+use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::{Value, json};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -57,10 +57,8 @@ fn tools(ran: Log) -> impl hookwire::ToolSet {
 fn results(history: &[Message]) -> Vec<String> {
     history
         .iter()
-        .filter_map(|m| match m {
-            Message::Tool { result, .. } => Some(result.text_content()),
-            _ => None,
-        })
+        .filter_map(Message::tool_result)
+        .map(ToolResult::text_content)
         .collect()
 }
 

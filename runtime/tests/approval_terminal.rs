@@ -12,7 +12,7 @@ use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::approval::{NeedsApproval, TerminalApprover};
 use hookwire::model::{Message, ScriptedModel, Turn};
-use hookwire::{FnTool, Router, Tool, ToolHandler, ToolSource, chain};
+use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -56,10 +56,8 @@ async fn terminal_child() {
     let results: Vec<String> = runner
         .history()
         .iter()
-        .filter_map(|m| match m {
-            Message::Tool { result, .. } => Some(result.text_content()),
-            _ => None,
-        })
+        .filter_map(Message::tool_result)
+        .map(ToolResult::text_content)
         .collect();
     let report = json!({"ran": *ran.lock().unwrap(), "results": results});
     std::fs::write(out_path, report.to_string()).unwrap();

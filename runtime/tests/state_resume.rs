@@ -11,7 +11,7 @@ use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunState, RunStatus, Runner};
 use hookwire::approval::{DeferAll, NeedsApproval, Resolution, Sticky};
 use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
-use hookwire::{FnTool, Router, Tool, ToolHandler, ToolSource, chain};
+use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -61,10 +61,8 @@ fn script() -> ScriptedModel {
 fn tool_results(history: &[Message]) -> Vec<String> {
     history
         .iter()
-        .filter_map(|m| match m {
-            Message::Tool { result, .. } => Some(result.text_content()),
-            _ => None,
-        })
+        .filter_map(Message::tool_result)
+        .map(ToolResult::text_content)
         .collect()
 }
 

@@ -796,10 +796,8 @@ mod own_chain_run_tests {
         let results: Vec<String> = runner
             .history()
             .iter()
-            .filter_map(|m| match m {
-                Message::Tool { result, .. } => Some(result.text_content()),
-                _ => None,
-            })
+            .filter_map(Message::tool_result)
+            .map(hookwire::ToolResult::text_content)
             .collect();
         assert_eq!(
             results,

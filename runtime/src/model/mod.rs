@@ -121,6 +121,16 @@ impl Message {
         }
     }
 
+    /// The tool result, if this is a tool message: for reading what the
+    /// model was told, as in
+    /// `history.iter().filter_map(Message::tool_result)`.
+    pub fn tool_result(&self) -> Option<&ToolResult> {
+        match self {
+            Self::Tool { result, .. } => Some(result),
+            Self::User { .. } | Self::Assistant { .. } => None,
+        }
+    }
+
     /// The text a text-only reader sees: the content, or a tool result's
     /// text blocks.
     pub fn text(&self) -> String {
