@@ -12,6 +12,9 @@
 //!
 //! * group `chain`, the cost of the layers themselves:
 //!   - `direct`: `Tool::call` of a small tool (`add_one`) on typed arguments;
+//!   - `root`: the same call as the root of a call with no hook (what
+//!     every chain below includes once: `CatchPanics` and the `ToolArgs`
+//!     value, which the innermost handler drops unread);
 //!   - `noop_1`, `noop_4`, `noop_16`: the same call through 1, 4 and 16
 //!     around-hooks that only call `next` (target: 16 at most 2x `direct`);
 //!     every chain here runs as the root of its call (`CatchPanics`, the one
@@ -601,6 +604,12 @@ fn chain_cases(mode: &mut Mode<'_>) {
         ready(AddOne.call(&cx, AddOneArgs { x: black_box(41) }))
     });
 
+    let root = CatchPanics(Typed(AddOne));
+    check(ready(root.call(&mut cx, ToolArgs::empty())));
+    mode.case("chain/root", || {
+        ready(root.call(&mut cx, black_box(no_args())))
+    });
+
     let noop_1 = CatchPanics(chain!(Noop => Typed(AddOne)));
     check(ready(noop_1.call(&mut cx, ToolArgs::empty())));
     mode.case("chain/noop_1", || {
@@ -752,6 +761,12 @@ enum Target {
 }
 
 const RATIOS: &[Ratio] = &[
+    Ratio {
+        what: "the root of a call, no hook / direct",
+        numerator: "chain/root",
+        denominator: "chain/direct",
+        target: Target::Info,
+    },
     Ratio {
         what: "1 no-op hook / direct",
         numerator: "chain/noop_1",
