@@ -462,10 +462,16 @@ impl<R: ApprovalRule> Hook for NeedsApproval<R> {
         mut args: crate::call::ToolArgs,
         next: Next<'_, N>,
     ) -> Outcome {
-        let reason = match args.object() {
+        let reason = match args.object_mut() {
             Ok(map) => {
-                let value = Value::Object(map.clone());
-                if !self.rule.needs_approval(&value) {
+                // The rule reads a `Value`: the map is moved into one and
+                // back, not copied.
+                let value = Value::Object(std::mem::take(map));
+                let needed = self.rule.needs_approval(&value);
+                if let Value::Object(value) = value {
+                    *map = value;
+                }
+                if !needed {
                     return next.run(cx, args).await;
                 }
                 format!("`{}` needs approval", cx.tool())
