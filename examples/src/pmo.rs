@@ -105,8 +105,8 @@ pub async fn run(
     mcp: &McpConfig,
 ) -> Result<RunOutput, PmoError> {
     match form {
-        Form::Macro => run_agent(crate::pmo_macro::PmoOrchestrator, model, mcp).await,
-        Form::Cards => run_agent(crate::pmo_cards::PmoOrchestrator, model, mcp).await,
+        Form::Macro => run_agent(crate::pmo_macro::PmoOrchestrator::new(), model, mcp).await,
+        Form::Cards => run_agent(crate::pmo_cards::PmoOrchestrator::new(), model, mcp).await,
     }
 }
 

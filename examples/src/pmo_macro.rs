@@ -40,7 +40,7 @@ pub async fn audit_hook(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Out
     description = "Reports on New York projects.",
     instruction = "You are the New York project manager. Answer with a one-line status of the project you are asked about."
 )]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug)]
 pub struct NyProjectManager;
 
 /// The London project manager.
@@ -49,7 +49,7 @@ pub struct NyProjectManager;
     description = "Reports on London projects and the economics review.",
     instruction = "You are the London project manager. Answer with a one-line status of what you are asked about."
 )]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug)]
 pub struct LondonProjectManager;
 
 /// The PMO orchestrator.
@@ -71,5 +71,5 @@ pub struct LondonProjectManager;
     max_display_instances = 20,
     instruction = "Get project updates from the New York and London project managers and include the current time. Ask NY-Project-Manager three times about different projects: Anthropic, evalstate/fast-agent, and OpenAI, and London-Project-Manager for economics review. Return a brief, concise combined summary with clear city/time/topic labels."
 )]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug)]
 pub struct PmoOrchestrator;

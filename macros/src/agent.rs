@@ -38,6 +38,7 @@ const AGENT_KEYS: &[&str] = &[
     "model",
     "use_history",
     "tool_input_schema",
+    "deps",
     "crate",
 ];
 const HOOK_ENTRY_KEYS: &[&str] = &["match", "on_failure", "timeout_ms"];
@@ -155,6 +156,8 @@ struct AgentAttr {
     #[darling(default)]
     name: Option<syn::LitStr>,
     #[darling(default)]
+    deps: Option<syn::Path>,
+    #[darling(default)]
     instruction: Option<syn::LitStr>,
     #[darling(default)]
     description: Option<syn::LitStr>,
@@ -247,8 +250,11 @@ pub(crate) fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#e #item);
         }
     };
+    // The emitter declares the struct (it gives it its fields: the tool set
+    // and the configuration); on error the user's struct stays as written,
+    // so that the error is the only one.
     match expand(attr, &item) {
-        Ok(tokens) => quote!(#item #tokens),
+        Ok(tokens) => tokens,
         Err(e) => {
             let e = e.to_compile_error();
             quote!(#item #e)
@@ -509,6 +515,13 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
             "an agent struct cannot be generic: expected `#[agent(...)] struct Name;`",
         ));
     }
+    if !matches!(item.fields, syn::Fields::Unit) {
+        return Err(syn::Error::new_spanned(
+            &item.fields,
+            "an agent struct has no fields of its own: `#[agent]` gives it its tool set; pass what its tools need as `deps = YourDeps` and build it with `Name::new(&deps)`. Expected `#[agent(...)] struct Name;`",
+        ));
+    }
+    reject_derives(item)?;
     let (attr, lists) = split_lists(attr)?;
     let metas = NestedMeta::parse_meta_list(attr)?;
     keys::check(&metas, "`#[agent(...)]`", AGENT_KEYS)?;
@@ -542,6 +555,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     };
     let mut spec = AgentSpec::new(name);
     spec.span = Some(item.ident.span());
+    spec.deps = a.deps.as_ref().map(path_text);
     if let Some(i) = &a.instruction {
         spec.instruction = i.value();
     }
@@ -675,6 +689,36 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
 
     let opts = EmitOptions::new(krate_path)
         .agent_type(item.ident.clone())
-        .vis(item.vis.clone());
+        .vis(item.vis.clone())
+        .agent_attrs(item.attrs.clone());
     emit::agent(&spec, &opts)
+}
+
+/// The derives an agent struct cannot have: it owns its tool set, so it is
+/// not `Copy`, and `#[agent]` implements `Default` itself (without `deps`).
+fn reject_derives(item: &syn::ItemStruct) -> syn::Result<()> {
+    for attr in item.attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let paths = attr.parse_args_with(
+            Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+        )?;
+        for path in paths {
+            let Some(last) = path.segments.last() else {
+                continue;
+            };
+            let why = match last.ident.to_string().as_str() {
+                "Copy" | "Clone" => {
+                    "an agent owns its tool set and is shared, not copied: remove it from the derive and share the agent in an `Arc`"
+                }
+                "Default" => {
+                    "`#[agent]` implements `Default` itself for an agent without `deps`: remove it from the derive"
+                }
+                _ => continue,
+            };
+            return Err(syn::Error::new_spanned(
+                &path,
+                format!("`#[agent]` struct cannot derive `{}`: {why}", last.ident),
+            ));
+        }
+    }
+    Ok(())
 }

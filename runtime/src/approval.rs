@@ -287,8 +287,13 @@ impl Approvals {
 
     /// Replaces the state (to restore an exported one).
     pub fn with_state(self, state: ApprovalState) -> Self {
-        *self.lock() = state;
+        self.replace_state(state);
         self
+    }
+
+    /// Replaces the state in place (every clone sees it).
+    pub fn replace_state(&self, state: ApprovalState) {
+        *self.lock() = state;
     }
 
     fn lock(&self) -> MutexGuard<'_, ApprovalState> {

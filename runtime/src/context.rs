@@ -123,6 +123,21 @@ impl ToolContext {
         &self.tool_use_id
     }
 
+    /// The session's value of type `T` (the user's id, their credentials),
+    /// set with [`Runner::with_session_value`](crate::agent::Runner::with_session_value).
+    ///
+    /// ```
+    /// # use hookwire::{CallScope, ToolSource};
+    /// struct UserId(String);
+    /// let mut scope = CallScope::new("shop");
+    /// scope.session_mut().insert(UserId("alice".into()));
+    /// let cx = scope.context("buy".into(), ToolSource::Function, None, "c1".into());
+    /// assert_eq!(cx.session::<UserId>().map(|u| u.0.as_str()), Some("alice"));
+    /// ```
+    pub fn session<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.scope.session().get()
+    }
+
     /// The id shared by every call of one run.
     pub fn correlation_id(&self) -> &str {
         self.scope.correlation_id()

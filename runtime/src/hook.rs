@@ -189,6 +189,24 @@ pub trait Hook: Send + Sync {
     }
 }
 
+/// A shared hook is a hook: generated agents keep their agent-level hooks
+/// once and lend them to the chains of tools discovered at run time.
+impl<H: Hook + ?Sized> Hook for &H {
+    #[inline]
+    fn around<N: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        next: Next<'_, N>,
+    ) -> impl Future<Output = Outcome> + Send {
+        (**self).around(cx, args, next)
+    }
+
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+}
+
 /// One hook around an inner handler: the building block of every chain.
 ///
 /// A `Layer` does not catch panics itself: that would cost a `catch_unwind`

@@ -92,6 +92,7 @@ mod call;
 mod check;
 mod context;
 pub mod declare;
+pub mod deps;
 mod error;
 mod hook;
 pub mod hooks;
@@ -116,6 +117,7 @@ pub use call::{
 };
 pub use context::{Extensions, ToolContext, ToolSource};
 pub use declare::{ArgsOf, ToolDecl};
+pub use deps::{Dep, FromDeps, FromRef};
 pub use error::ArgumentError;
 pub use error::{HookError, Message, ToolError};
 pub use hook::{CatchPanics, catch_panics};
@@ -129,7 +131,7 @@ pub use mcp::{Joined, ToolSetExt};
 pub use policy::{FailurePolicy, Guarded};
 pub use prepost::{Decision, Post, PostHook, Pre, PreHook};
 pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
-pub use toolset::{CallScope, End, Route, Router, Routes, ToolSet};
+pub use toolset::{CallScope, End, Route, Router, Routes, SessionValues, ToolSet};
 pub use when::{ToolPredicate, When};
 
 /// Re-exports for generated code, so user crates need no extra dependencies.

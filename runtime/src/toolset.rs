@@ -36,6 +36,59 @@ struct Shared {
     agent: Arc<str>,
     correlation_id: Arc<str>,
     approver: Option<Arc<dyn Approver>>,
+    session: SessionValues,
+}
+
+/// Typed values of one session (a conversation): the user's id, their
+/// credentials, a per-user client. One value per type; set with
+/// [`Runner::with_session_value`](crate::agent::Runner::with_session_value),
+/// read by tools and hooks with [`ToolContext::session`]. Child agents
+/// called in the session see the same values.
+///
+/// They are not part of the exported [`RunState`](crate::agent::RunState):
+/// the caller sets them again for each session it resumes.
+#[derive(Clone, Default)]
+pub struct SessionValues {
+    map: Option<Arc<SessionMap>>,
+}
+
+type SessionMap = std::collections::HashMap<
+    std::any::TypeId,
+    Arc<dyn std::any::Any + Send + Sync>,
+>;
+
+impl SessionValues {
+    /// The value of type `T`, if the session has one.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.map
+            .as_ref()?
+            .get(&std::any::TypeId::of::<T>())
+            .and_then(|v| v.downcast_ref())
+    }
+
+    /// Sets the value of type `T`.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        Arc::make_mut(self.map.get_or_insert_with(Arc::default))
+            .insert(std::any::TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        self.map.as_ref().map_or(0, |m| m.len())
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl std::fmt::Debug for SessionValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionValues")
+            .field("len", &self.len())
+            .finish()
+    }
 }
 
 impl Default for CallScope {
@@ -87,6 +140,17 @@ impl CallScope {
         self.shared.approver.as_ref()
     }
 
+    /// The session's typed values.
+    pub fn session(&self) -> &SessionValues {
+        &self.shared.session
+    }
+
+    /// The session's typed values, for writing (as
+    /// [`set_agent`](Self::set_agent)).
+    pub fn session_mut(&mut self) -> &mut SessionValues {
+        &mut self.fields().session
+    }
+
     /// Changes the agent's name (for this scope and the contexts made from it
     /// from now on; contexts made earlier keep theirs).
     pub fn set_agent(&mut self, agent: impl Into<Arc<str>>) {
@@ -127,6 +191,7 @@ impl std::fmt::Debug for CallScope {
             .field("agent", &self.agent())
             .field("correlation_id", &self.correlation_id())
             .field("approver", &self.approver().is_some())
+            .field("session", &self.session())
             .finish()
     }
 }

@@ -63,9 +63,13 @@ pub struct EmitOptions {
     pub tools_type: Option<syn::Ident>,
     /// The visibility of the generated items.
     pub vis: syn::Visibility,
-    /// Whether to declare the agent type itself as a unit struct (cards do;
-    /// the `#[agent]` macro keeps the user's struct).
+    /// Whether the agent type's doc comment comes from the spec (cards);
+    /// otherwise its attributes are [`agent_attrs`](Self::agent_attrs) (the
+    /// `#[agent]` macro passes the user's). The agent type is always declared
+    /// here: it owns its tool set.
     pub declare_agent_type: bool,
+    /// The attributes of the agent type (the user's, for `#[agent]`).
+    pub agent_attrs: Vec<syn::Attribute>,
 }
 
 impl EmitOptions {
@@ -78,7 +82,14 @@ impl EmitOptions {
             tools_type: None,
             vis: syn::parse_quote!(pub),
             declare_agent_type: false,
+            agent_attrs: Vec::new(),
         }
+    }
+
+    /// Sets the attributes of the agent type.
+    pub fn agent_attrs(mut self, attrs: Vec<syn::Attribute>) -> Self {
+        self.agent_attrs = attrs;
+        self
     }
 
     /// Sets the agent type.
@@ -229,15 +240,25 @@ pub(crate) struct Hook {
     pub(crate) init: TokenStream,
 }
 
-pub(crate) fn lower_hook(krate: &syn::Path, r: &HookRef) -> syn::Result<Hook> {
+/// `deps` is the agent's dependency type: the hook is built from the
+/// agent's dependencies (`FromDeps`); without it (a tool's own hooks, built
+/// with the tool), from `Default`.
+pub(crate) fn lower_hook(
+    krate: &syn::Path,
+    r: &HookRef,
+    deps: Option<&syn::Type>,
+) -> syn::Result<Hook> {
     let span = span_of(&r.span);
     let base = parse_path_at(&r.ty, "hook", &r.span)?;
-    let base_init = match &r.init {
-        Some(init) => {
+    let base_init = match (&r.init, deps) {
+        (Some(init), _) => {
             let e = parse_expr(init, "hook", span)?;
             quote!(#e)
         }
-        None => quote_spanned!(span=> <#base as ::core::default::Default>::default()),
+        (None, Some(deps)) => {
+            quote_spanned!(span=> <#base as #krate::FromDeps<#deps>>::from_deps(deps))
+        }
+        (None, None) => quote_spanned!(span=> <#base as ::core::default::Default>::default()),
     };
     let (mut ty, mut init) = match r.kind {
         HookKind::Around => (quote!(#base), base_init),
@@ -340,6 +361,13 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         .clone()
         .unwrap_or_else(|| format_ident!("{}Tools", agent_ty));
     let vis = &opts.vis;
+    let deps_ty: syn::Type = match &spec.deps {
+        Some(text) => {
+            let path = parse_path_at(text, "dependency type", &spec.span)?;
+            syn::parse_quote!(#path)
+        }
+        None => syn::parse_quote!(()),
+    };
 
     // Type-level checks as `where` bounds on the generated impls, each
     // spanned on the path the user wrote: a path that is not a tool, hook or
@@ -351,7 +379,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let agent_hooks = spec
         .tool_hooks
         .iter()
-        .map(|h| lower_hook(krate, h))
+        .map(|h| lower_hook(krate, h, Some(&deps_ty)))
         .collect::<syn::Result<Vec<_>>>()?;
     let mut seen = HashSet::new();
     let mut lowered = Vec::new();
@@ -366,7 +394,14 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 ),
             ));
         }
-        lowered.push(lower_tool(krate, spec, &agent_hooks, tool, &mut checks)?);
+        lowered.push(lower_tool(
+            krate,
+            spec,
+            &agent_hooks,
+            tool,
+            &deps_ty,
+            &mut checks,
+        )?);
     }
     let mut name_checks = Vec::new();
     for child in &spec.agents {
@@ -406,12 +441,16 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 );
             },
         ));
+        // The child is built from this agent's dependencies, once, and
+        // its calls are governed by this agent's (the orchestrator's)
+        // options.
         let tool = crate::spec::ToolRef {
-            ty: quote!(#krate::agent::AgentTool<fn() -> #ty>).to_string(),
+            ty: quote!(#krate::agent::AgentTool<#ty>).to_string(),
             init: Some(
                 quote!(#krate::agent::AgentTool::with_configured_model(
-                    <#ty as ::core::default::Default>::default as fn() -> #ty
-                ))
+                    <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)
+                )
+                .with_orchestrator(config))
                 .to_string(),
             ),
             name: child.tool_name(),
@@ -425,7 +464,14 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 format!("duplicate agent `{}` in agent `{}`", child.name, spec.name),
             ));
         }
-        lowered.push(lower_tool(krate, spec, &agent_hooks, &tool, &mut checks)?);
+        lowered.push(lower_tool(
+            krate,
+            spec,
+            &agent_hooks,
+            &tool,
+            &deps_ty,
+            &mut checks,
+        )?);
     }
     for hook in &spec.tool_hooks {
         hook_check(krate, hook, &mut checks)?;
@@ -433,11 +479,20 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
     let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
     let bounds = checks.all();
-    let tools_struct = emit_tools(krate, spec, vis, &tools_ty, &lowered, &checks)?;
+    let tools_struct = emit_tools(
+        krate,
+        spec,
+        vis,
+        &tools_ty,
+        &deps_ty,
+        &lowered,
+        &agent_hooks,
+        &checks,
+    )?;
     let config = emit_config(krate, spec)?;
     let agent_name = &spec.name;
 
-    let declare = if opts.declare_agent_type {
+    let attrs = if opts.declare_agent_type {
         let doc = format!(" The agent `{agent_name}`.");
         let extra = match &spec.description {
             Some(d) => {
@@ -449,35 +504,111 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         quote! {
             #[doc = #doc]
             #extra
-            #[derive(Debug, Clone, Copy, Default)]
-            #vis struct #agent_ty;
+        }
+    } else {
+        let attrs = &opts.agent_attrs;
+        quote!(#(#attrs)*)
+    };
+    let types = checks.types();
+    // The agent is a value: it owns its tool set (each tool behind its
+    // chain, child agents built once) and its configuration. Nothing of it
+    // lives in a `static`.
+    let declare = quote! {
+        #attrs
+        #vis struct #agent_ty #types {
+            tools: #tools_ty,
+            config: #krate::agent::AgentConfig,
+        }
+    };
+    let new_doc = format!(
+        " Builds the agent `{agent_name}`: every tool, hook and child agent, from the dependencies. Share the value (an `Arc`) between sessions: each `Runner` is one."
+    );
+    // Cards get a `Debug` impl; a macro user derives it if they want it.
+    let debug = if opts.declare_agent_type {
+        quote! {
+            impl ::core::fmt::Debug for #agent_ty #bounds {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(::core::stringify!(#agent_ty))
+                        .field("name", &self.config.name)
+                        .field("tools", &self.tools)
+                        .finish()
+                }
+            }
         }
     } else {
         quote!()
     };
+    let (constructor, from_deps) = if spec.deps.is_some() {
+        (
+            quote! {
+                #[doc = #new_doc]
+                #vis fn new(deps: &#deps_ty) -> Self {
+                    let config = #config;
+                    let tools = #tools_ty::new(deps, &config);
+                    Self { tools, config }
+                }
+            },
+            quote! {
+                impl<__D> #krate::FromDeps<__D> for #agent_ty
+                #bounds
+                    #deps_ty: #krate::FromRef<__D>,
+                {
+                    fn from_deps(deps: &__D) -> Self {
+                        Self::new(&<#deps_ty as #krate::FromRef<__D>>::from_ref(deps))
+                    }
+                }
+            },
+        )
+    } else {
+        (
+            quote! {
+                #[doc = #new_doc]
+                #vis fn new() -> Self {
+                    let config = #config;
+                    let tools = #tools_ty::new(&(), &config);
+                    Self { tools, config }
+                }
+            },
+            quote! {
+                impl<__D> #krate::FromDeps<__D> for #agent_ty #bounds {
+                    fn from_deps(_: &__D) -> Self {
+                        Self::new()
+                    }
+                }
 
-    let call_dynamic = emit_call_dynamic(krate, spec, &agent_hooks);
+                impl ::core::default::Default for #agent_ty #bounds {
+                    fn default() -> Self {
+                        Self::new()
+                    }
+                }
+            },
+        )
+    };
+
+    let call_dynamic = emit_call_dynamic(krate, spec);
     let agent_name_lit = str_lit(agent_name);
 
     Ok(quote! {
         #declare
         #tools_struct
 
+        impl #agent_ty #bounds {
+            #constructor
+        }
+
+        #from_deps
+
+        #debug
+
         impl #krate::agent::AgentDecl for #agent_ty #bounds {
             type Tools = #tools_ty;
 
             fn config(&self) -> &#krate::agent::AgentConfig {
-                static CONFIG: ::std::sync::OnceLock<#krate::agent::AgentConfig> =
-                    ::std::sync::OnceLock::new();
-                CONFIG.get_or_init(|| #config)
+                &self.config
             }
 
             fn tools(&self) -> &#tools_ty {
-                // The cell does not name the tool-set type: a `static` is
-                // checked without the `where` bounds of this impl, so naming
-                // it would repeat a type-level error the bounds report once.
-                static TOOLS: #krate::declare::SharedCell = #krate::declare::SharedCell::new();
-                TOOLS.get_or_init(#tools_ty::new)
+                &self.tools
             }
 
             #call_dynamic
@@ -497,14 +628,17 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 /// around a tool discovered at run time. A hook whose matcher is not `*` is
 /// wrapped in `When`, which evaluates the matcher on each call (compiled
 /// once, in a `static`).
-fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec, agent_hooks: &[Hook]) -> TokenStream {
+fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
     if spec.tool_hooks.is_empty() {
         return quote!();
     }
     let mut statics = Vec::new();
     let mut layers = Vec::new();
-    for (i, (r, hook)) in spec.tool_hooks.iter().zip(agent_hooks).enumerate() {
-        let init = &hook.init;
+    // The hooks were built with the tool set, from the agent's dependencies
+    // (its `dynamic_hooks`); each call borrows them.
+    for (i, r) in spec.tool_hooks.iter().enumerate() {
+        let index = syn::Index::from(i);
+        let init = quote!(&self.tools.dynamic_hooks.#index);
         if r.matcher.is_always() {
             layers.push(init.clone());
         } else {
@@ -616,6 +750,7 @@ fn lower_tool(
     spec: &AgentSpec,
     agent_hooks: &[Hook],
     tool: &ToolRef,
+    deps_ty: &syn::Type,
     checks: &mut Checks,
 ) -> syn::Result<Lowered> {
     let span = span_of(&tool.span);
@@ -634,7 +769,7 @@ fn lower_tool(
             let e = parse_expr(init, "tool", span)?;
             quote!(#e)
         }
-        None => quote_spanned!(span=> <#ty as ::core::default::Default>::default()),
+        None => quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)),
     };
     let chain = spec.resolved_chain(&tool.name, tool.source, &tool.hooks);
     let hooks = chain
@@ -642,7 +777,7 @@ fn lower_tool(
         .map(
             |h| match spec.tool_hooks.iter().position(|a| std::ptr::eq(a, h)) {
                 Some(i) => Ok(agent_hooks[i].clone()),
-                None => lower_hook(krate, h),
+                None => lower_hook(krate, h, Some(deps_ty)),
             },
         )
         .collect::<syn::Result<Vec<_>>>()?;
@@ -671,7 +806,9 @@ fn emit_tools(
     spec: &AgentSpec,
     vis: &syn::Visibility,
     tools_ty: &syn::Ident,
+    deps_ty: &syn::Type,
     tools: &[Lowered],
+    agent_hooks: &[Hook],
     checks: &Checks,
 ) -> syn::Result<TokenStream> {
     let types = checks.types();
@@ -698,6 +835,18 @@ fn emit_tools(
     });
     let n = tools.len();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    // The agent-level hooks once more, for the chains of tools discovered
+    // at run time (`AgentDecl::call_dynamic` borrows them).
+    let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() {
+        (quote!(), quote!())
+    } else {
+        let tys = agent_hooks.iter().map(|h| &h.ty);
+        let inits = agent_hooks.iter().map(|h| &h.init);
+        (
+            quote!(dynamic_hooks: (#(#tys,)*),),
+            quote!(dynamic_hooks: (#(#inits,)*),),
+        )
+    };
 
     let (index_fn, contains_body, dispatch_fn) = if n == 0 {
         (
@@ -786,14 +935,19 @@ fn emit_tools(
         #[allow(clippy::type_complexity)]
         #vis struct #tools_ty #types {
             #(#fields: #chain_tys,)*
+            #dynamic_field
             definitions: ::std::vec::Vec<#krate::ToolDefinition>,
         }
 
         impl #tools_ty #bounds {
-            /// Builds every tool and its chain.
-            #vis fn new() -> Self {
+            /// Builds every tool and its chain from the agent's dependencies;
+            /// `config` is the agent's, whose options govern its calls of
+            /// child agents.
+            #[allow(unused_variables)]
+            #vis fn new(deps: &#deps_ty, config: &#krate::agent::AgentConfig) -> Self {
                 let mut this = Self {
                     #(#fields: #chain_inits,)*
+                    #dynamic_init
                     definitions: ::std::vec::Vec::new(),
                 };
                 this.definitions = ::std::vec![#(#definition_exprs),*];
@@ -801,12 +955,6 @@ fn emit_tools(
             }
 
             #index_fn
-        }
-
-        impl ::core::default::Default for #tools_ty #bounds {
-            fn default() -> Self {
-                Self::new()
-            }
         }
 
         impl ::core::fmt::Debug for #tools_ty #bounds {

@@ -247,6 +247,12 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
                     #name
                 }
             }
+            impl<__D> #krate::FromDeps<__D> for #ty_ident {
+                #[inline]
+                fn from_deps(_: &__D) -> Self {
+                    #ty_ident
+                }
+            }
         };
     })
 }

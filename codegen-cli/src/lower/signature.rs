@@ -83,6 +83,15 @@ pub(crate) struct HookSig {
 pub(crate) enum ToolParam {
     /// The `&ToolContext` parameter.
     Context,
+    /// A dependency, `name: Dep<T>`: built from the agent's dependencies
+    /// (`T: FromRef<Deps>`), not part of the arguments.
+    Dep {
+        ident: syn::Ident,
+        /// The `T` of `Dep<T>`.
+        ty: Box<Type>,
+        /// The whole parameter type as written (for spans).
+        written: Box<Type>,
+    },
     /// A model-supplied argument.
     Arg {
         ident: syn::Ident,
@@ -115,6 +124,21 @@ fn is_named(ty: &Type, name: &str) -> bool {
 pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     let seg = last_ident(ty)?;
     if seg.ident != "Option" {
+        return None;
+    }
+    match &seg.arguments {
+        PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+            Some(GenericArgument::Type(t)) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `Dep<T>` (or `hookwire::Dep<T>`): the `T`.
+pub(crate) fn dep_inner(ty: &Type) -> Option<&Type> {
+    let seg = last_ident(ty)?;
+    if seg.ident != "Dep" {
         return None;
     }
     match &seg.arguments {
@@ -624,6 +648,14 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
                 ));
             }
         };
+        if let Some(inner) = dep_inner(ty) {
+            out.push(ToolParam::Dep {
+                ident: strip_raw(&ident),
+                ty: Box::new(inner.clone()),
+                written: Box::new(ty.clone()),
+            });
+            continue;
+        }
         if reference(ty).is_some() {
             return Err(syn::Error::new_spanned(
                 ty,

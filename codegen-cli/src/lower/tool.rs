@@ -77,11 +77,18 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     let mut idents = Vec::new();
     let mut call_args = Vec::new();
     let mut uses_cx = false;
+    // Dependencies: fields of the tool type, built from the agent's
+    // dependencies, and a clone of each passed to every call.
+    let mut deps = Vec::new();
     for param in &params {
         match param {
             ToolParam::Context => {
                 uses_cx = true;
                 call_args.push(quote!(__hookwire_cx));
+            }
+            ToolParam::Dep { ident, ty, written } => {
+                deps.push((ident.clone(), ty.clone(), written.span()));
+                call_args.push(quote!(#krate::Dep(::core::clone::Clone::clone(&self.#ident))));
             }
             ToolParam::Arg { ident, ty, docs } => {
                 let doc = join_docs(docs);
@@ -169,13 +176,32 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     } else {
         quote!(#ty_ident)
     };
-    let own_chain = own_chain(opts, &ty_ident, &name, &args_ident)?;
+    let own_chain = own_chain(opts, &ty_ident, &name, &args_ident, &deps)?;
+    let (declare, from_deps) = declare_tool_type(krate, vis, &ty_ident, &deps);
+    let hidden_fields = deps.iter().map(|(ident, ty, _)| quote!(#ident: #ty,));
+    let tool_struct = if opts.has_own_chain() {
+        let doc = format!(" The tool `{name}` itself, inside its own chain.");
+        if deps.is_empty() {
+            quote! {
+                #[doc = #doc]
+                #[derive(Debug, Clone, Copy, Default)]
+                pub struct __HookwireTool;
+            }
+        } else {
+            quote! {
+                #[doc = #doc]
+                pub struct __HookwireTool {
+                    #(#hidden_fields)*
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
 
     Ok(quote! {
         #(#struct_docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        #vis struct #ty_ident;
+        #declare
 
         #inner_fn
 
@@ -195,6 +221,10 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             fn __hookwire_checks() {
                 #(#checks)*
             }
+
+            #from_deps
+
+            #tool_struct
 
             #own_chain
 
@@ -236,6 +266,7 @@ fn own_chain(
     ty_ident: &syn::Ident,
     name: &str,
     args_ident: &syn::Ident,
+    deps: &[Dependency],
 ) -> syn::Result<TokenStream> {
     if !opts.has_own_chain() {
         return Ok(TokenStream::new());
@@ -245,8 +276,19 @@ fn own_chain(
     let mut bounds = Vec::new();
     // Innermost first: the tool, then the error mapping, then the gate, then
     // the hooks from the last declared to the first.
+    let idents: Vec<&syn::Ident> = deps.iter().map(|(ident, _, _)| ident).collect();
+    // The tool inside, made of the outer type's dependencies (moved when
+    // the handler is built, cloned to describe it).
+    let (tool_value, tool_copy) = if deps.is_empty() {
+        (quote!(__HookwireTool), quote!(__HookwireTool))
+    } else {
+        (
+            quote!(__HookwireTool { #(#idents: self.#idents,)* }),
+            quote!(__HookwireTool { #(#idents: ::core::clone::Clone::clone(&self.#idents),)* }),
+        )
+    };
     let mut chain_ty = quote!(#krate::ToolHandler<__HookwireTool>);
-    let mut chain_init = quote!(#krate::ToolHandler(__HookwireTool));
+    let mut chain_init = quote!(#krate::ToolHandler(#tool_value));
     let mut depth = 0usize;
     if let Some(path) = &opts.on_error {
         let call = quote_spanned! {path.span()=>
@@ -301,7 +343,7 @@ fn own_chain(
         }
     }
     for hook in opts.hooks.iter().rev() {
-        let lowered = crate::emit::lower_hook(krate, hook)?;
+        let lowered = crate::emit::lower_hook(krate, hook, None)?;
         let span = hook.span.unwrap_or_else(proc_macro2::Span::call_site);
         let base = crate::emit::parse_path_at(&hook.ty, "hook", &hook.span)?;
         bounds.push(crate::emit::bound(span, quote!(#base: #krate::Hook)));
@@ -312,12 +354,8 @@ fn own_chain(
     }
     bounds.reverse();
     let inners = (0..depth).map(|_| quote!(.inner()));
-    let doc = format!(" The tool `{name}` itself, inside its own chain.");
+    let _ = name;
     Ok(quote! {
-        #[doc = #doc]
-        #[derive(Debug, Clone, Copy, Default)]
-        pub struct __HookwireTool;
-
         #(#items)*
 
         // Nested by design: the tool's own chain.
@@ -338,10 +376,74 @@ fn own_chain(
             }
 
             fn describe(&self) -> #krate::ToolDefinition {
-                #krate::Tool::definition(&__HookwireTool)
+                #krate::Tool::definition(&#tool_copy)
             }
         }
     })
+}
+
+/// A `Dep<T>` parameter: its name, its `T`, and the span of its type.
+type Dependency = (syn::Ident, Box<syn::Type>, proc_macro2::Span);
+
+/// The tool's type and its `FromDeps` impl. Without dependencies, a unit
+/// struct built from any agent's dependencies; with them, a struct with one
+/// field per dependency, built from the dependencies `D` of any agent that
+/// provides them (`T: FromRef<D>`, spanned on the parameter, so a missing
+/// one is reported there and names the type).
+fn declare_tool_type(
+    krate: &syn::Path,
+    vis: &syn::Visibility,
+    ty_ident: &syn::Ident,
+    deps: &[Dependency],
+) -> (TokenStream, TokenStream) {
+    if deps.is_empty() {
+        return (
+            quote! {
+                #[allow(non_camel_case_types)]
+                #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+                #vis struct #ty_ident;
+            },
+            quote! {
+                impl<__D> #krate::FromDeps<__D> for #ty_ident {
+                    #[inline]
+                    fn from_deps(_: &__D) -> Self {
+                        #ty_ident
+                    }
+                }
+            },
+        );
+    }
+    let fields = deps.iter().map(|(ident, ty, _)| quote!(#ident: #ty,));
+    let bounds = deps.iter().map(|(_, ty, span)| {
+        quote_spanned!(*span=> #ty: #krate::FromRef<__D>)
+    });
+    let inits = deps
+        .iter()
+        .map(|(ident, ty, _)| quote!(#ident: <#ty as #krate::FromRef<__D>>::from_ref(deps),));
+    (
+        quote! {
+            #[allow(non_camel_case_types)]
+            #vis struct #ty_ident {
+                #(#fields)*
+            }
+
+            impl ::core::fmt::Debug for #ty_ident {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(::core::stringify!(#ty_ident)).finish_non_exhaustive()
+                }
+            }
+        },
+        quote! {
+            impl<__D> #krate::FromDeps<__D> for #ty_ident
+            where
+                #(#bounds,)*
+            {
+                fn from_deps(deps: &__D) -> Self {
+                    Self { #(#inits)* }
+                }
+            }
+        },
+    )
 }
 
 /// What a function's own `#[tool(..)]` attribute puts between the agent's

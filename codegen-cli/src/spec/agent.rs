@@ -77,6 +77,10 @@ pub struct AgentSpec {
     /// Lifecycle hooks: Rust types implementing
     /// `hookwire::agent::lifecycle::LifecycleHooks`, in declared order.
     pub lifecycle_hooks: Vec<LifecycleRef>,
+    /// The type the agent is built from (`#[agent(deps = T)]`, a card's
+    /// `deps:`), as Rust source: every tool, hook and child agent is built
+    /// from it with `FromDeps`. `None` means `()`, no dependencies.
+    pub deps: Option<String>,
     /// Where the declaration is (the struct name for `#[agent]`).
     pub span: SpanInfo,
 }

@@ -2,13 +2,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::Semaphore;
 
-use super::decl::{AgentDecl, HistoryMergeTarget, HistorySource};
+use super::decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource};
 use super::runner::{PARENT, RunOutput, RunStatus, Runner};
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
@@ -23,36 +22,45 @@ type ModelFactory = dyn Fn() -> Arc<dyn Model> + Send + Sync;
 /// chains wrap it in hooks like any other tool (its source is
 /// [`ToolSource::Agent`]).
 ///
+/// The child is an agent value, built once with its parent and shared by
+/// every session of the parent; each call runs a **fresh session** of it (a
+/// new [`Runner`]), so nothing of one call or one user reaches another.
+///
 /// * Arguments: `{message: string}`, or the child's `tool_input_schema`
 ///   (then the whole argument object, as JSON text, is the child's prompt).
-/// * Every call runs on a **fresh** child instance made by the factory.
-/// * `max_parallel` (from the child's config): excess calls wait on a
-///   semaphore; none is dropped.
-/// * `child_timeout` (from the child's config): a call that takes longer
-///   ends in [`ToolError::TimedOut`], an error result for the parent model.
-/// * `history_source`: the child starts from no history, its own history of
-///   earlier calls (`child`), the parent's history (`orchestrator`), or the
-///   `messages` argument (`messages`).
-/// * `history_merge_target`: afterwards the child's conversation is kept for
-///   its next call (`child`) or appended to the parent's history after the
-///   step's tool results (`orchestrator`).
+/// * The options that govern calls of a child are the **orchestrator's**,
+///   as in fast-agent: generated agents set them from the parent's
+///   declaration ([`with_orchestrator`](Self::with_orchestrator)).
+///   * `child_timeout`: a call that takes longer ends in
+///     [`ToolError::TimedOut`], an error result for the parent model.
+///   * `history_source`: the child starts from no history, its own history
+///     of earlier calls in this session (`child`), the parent's history
+///     (`orchestrator`), or the `messages` argument (`messages`).
+///   * `history_merge_target`: afterwards the child's conversation is kept
+///     for its next call in this session (`child`) or appended to the
+///     parent's history after the step's tool results (`orchestrator`).
+///   * `max_parallel` is the parent runner's limit on the tool calls of one
+///     step (`RunSettings::max_parallel`), which every call of a child
+///     passes; it is not a process-wide limit, so one user's calls never
+///     wait for another's.
+/// * A child's own history lives in the parent's session (the [`Runner`]),
+///   is exported with its [`RunState`](super::RunState), and is empty
+///   outside a run.
 /// * The output extractor turns the child's run into the tool result
 ///   (default: the final text).
-pub struct AgentTool<F> {
+pub struct AgentTool<A> {
     name: String,
     description: String,
-    factory: F,
+    agent: Arc<A>,
     model: Arc<ModelFactory>,
     input_schema: Option<Value>,
-    semaphore: Option<Arc<Semaphore>>,
     timeout: Option<Duration>,
     history_source: HistorySource,
     merge_target: HistoryMergeTarget,
-    child_history: Mutex<Vec<Message>>,
     extractor: Arc<Extractor>,
 }
 
-impl<F> std::fmt::Debug for AgentTool<F> {
+impl<A> std::fmt::Debug for AgentTool<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AgentTool")
             .field("name", &self.name)
@@ -68,11 +76,10 @@ pub fn agent_tool_name(agent: &str) -> String {
     format!("agent__{agent}")
 }
 
-impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
-    /// The child made by `factory` (called once here to read its
-    /// configuration, and once per call), asking `model`.
-    pub fn new(factory: F, model: Arc<dyn Model>) -> Self {
-        Self::with_model_factory(factory, move || model.clone())
+impl<A: AgentDecl> AgentTool<A> {
+    /// The child `agent`, asking `model`.
+    pub fn new(agent: impl Into<Arc<A>>, model: Arc<dyn Model>) -> Self {
+        Self::with_model_factory(agent, move || model.clone())
     }
 
     /// The child with the model its configuration names: `HOOKWIRE_MODEL`
@@ -82,33 +89,34 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
     /// or `passthrough` outside a run. A model that cannot be set up (a
     /// missing script file, say) makes every call an error result naming
     /// the problem; nothing panics.
-    pub fn with_configured_model(factory: F) -> Self {
-        let config = factory().config().clone();
+    pub fn with_configured_model(agent: impl Into<Arc<A>>) -> Self {
+        let agent = agent.into();
+        let config = agent.config();
         let named = std::env::var("HOOKWIRE_MODEL")
             .ok()
             .is_some_and(|m| !m.is_empty())
             || config.model.is_some();
         if !named {
-            return Self::with_model_factory(factory, || {
+            return Self::with_model_factory(agent, || {
                 PARENT
                     .try_with(|p| p.model.clone())
                     .unwrap_or_else(|_| Arc::new(crate::model::PassthroughModel))
             });
         }
-        let model = match crate::model::for_agent(&config, None) {
+        let model = match crate::model::for_agent(config, None) {
             Ok(model) => model,
             Err(error) => Arc::new(Broken(error)),
         };
-        Self::new(factory, model)
+        Self::new(agent, model)
     }
 
-    /// Like [`new`](Self::new), with a fresh model per call too.
+    /// Like [`new`](Self::new), with a fresh model per call.
     pub fn with_model_factory(
-        factory: F,
+        agent: impl Into<Arc<A>>,
         model: impl Fn() -> Arc<dyn Model> + Send + Sync + 'static,
     ) -> Self {
-        let probe = factory();
-        let config = probe.config();
+        let agent = agent.into();
+        let config = agent.config();
         let description = config
             .description
             .clone()
@@ -118,13 +126,9 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
             name: agent_tool_name(&config.name),
             description,
             input_schema: config.tool_input_schema.clone(),
-            semaphore: config
-                .max_parallel
-                .map(|n| Arc::new(Semaphore::new(n.clamp(1, Semaphore::MAX_PERMITS)))),
-            timeout: config.child_timeout,
-            history_source: config.history_source,
-            merge_target: config.history_merge_target,
-            child_history: Mutex::new(Vec::new()),
+            timeout: None,
+            history_source: HistorySource::None,
+            merge_target: HistoryMergeTarget::None,
             extractor: Arc::new(|out: &RunOutput, _: &[Message]| match &out.status {
                 RunStatus::Completed => ToolResult::text(out.text.clone()),
                 RunStatus::Stopped { reason, .. } => {
@@ -134,9 +138,19 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
                     ToolResult::error("the agent paused for approval".to_owned())
                 }
             }),
-            factory,
+            agent,
             model: Arc::new(model),
         }
+    }
+
+    /// Takes the options that govern calls of this child from the
+    /// orchestrator's declaration: `child_timeout`, `history_source` and
+    /// `history_merge_target`.
+    pub fn with_orchestrator(mut self, orchestrator: &AgentConfig) -> Self {
+        self.timeout = orchestrator.child_timeout;
+        self.history_source = orchestrator.history_source;
+        self.merge_target = orchestrator.history_merge_target;
+        self
     }
 
     /// Sets the output extractor: from the child's run and final history
@@ -149,21 +163,27 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
         self
     }
 
-    /// Overrides `max_parallel`.
-    pub fn with_max_parallel(mut self, n: usize) -> Self {
-        self.semaphore = Some(Arc::new(Semaphore::new(n.clamp(1, Semaphore::MAX_PERMITS))));
-        self
-    }
-
-    /// Overrides the child timeout.
+    /// Sets the child timeout.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
-    /// The child's own history kept between calls (`history_merge_target: child`).
-    pub fn child_history(&self) -> Vec<Message> {
-        lock(&self.child_history).clone()
+    /// Sets which history the child starts from.
+    pub fn with_history_source(mut self, source: HistorySource) -> Self {
+        self.history_source = source;
+        self
+    }
+
+    /// Sets where the child's conversation goes afterwards.
+    pub fn with_history_merge_target(mut self, target: HistoryMergeTarget) -> Self {
+        self.merge_target = target;
+        self
+    }
+
+    /// The child agent.
+    pub fn agent(&self) -> &Arc<A> {
+        &self.agent
     }
 
     fn prompt(&self, args: &Map<String, Value>) -> Result<String, ToolError> {
@@ -188,10 +208,12 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> AgentTool<F> {
     fn start_history(&self, args: &Map<String, Value>) -> Result<Vec<Message>, ToolError> {
         Ok(match self.history_source {
             HistorySource::None => Vec::new(),
-            HistorySource::Child => self.child_history(),
-            HistorySource::Orchestrator => {
-                PARENT.try_with(|p| p.history.clone()).unwrap_or_default()
-            }
+            HistorySource::Child => PARENT
+                .try_with(|p| p.child_history(&self.name))
+                .unwrap_or_default(),
+            HistorySource::Orchestrator => PARENT
+                .try_with(|p| p.history.to_vec())
+                .unwrap_or_default(),
             HistorySource::Messages => match args.get("messages") {
                 None => Vec::new(),
                 Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
@@ -223,14 +245,7 @@ impl Model for Broken {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
-
-impl<A: AgentDecl, F: Fn() -> A + Send + Sync> Tool for AgentTool<F> {
+impl<A: AgentDecl> Tool for AgentTool<A> {
     type Args = Map<String, Value>;
 
     fn name(&self) -> &str {
@@ -271,15 +286,11 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> Tool for AgentTool<F> {
     async fn call(&self, cx: &ToolContext, args: Map<String, Value>) -> Outcome {
         let prompt = self.prompt(&args)?;
         let history = self.start_history(&args)?;
-        let _permit = match &self.semaphore {
-            Some(s) => Some(s.acquire().await.map_err(|_| ToolError::Cancelled)?),
-            None => None,
-        };
         let start = history.len();
-        let mut runner = Runner::with_model_arc((self.factory)(), (self.model)())
+        let mut runner = Runner::with_model_arc(self.agent.clone(), (self.model)())
             .with_history(history)
             .with_correlation_id(cx.correlation_id());
-        runner.set_chain_approver(cx.approver().cloned());
+        runner.inherit_scope(cx.scope());
         // The child's run is boxed: one allocation per child run (which
         // allocates a runner and a history anyway), so that the parent's
         // future does not contain the child's whole loop and chains by value.
@@ -302,10 +313,13 @@ impl<A: AgentDecl, F: Fn() -> A + Send + Sync> Tool for AgentTool<F> {
         let history = runner.history();
         match self.merge_target {
             HistoryMergeTarget::None => {}
-            HistoryMergeTarget::Child => *lock(&self.child_history) = history.to_vec(),
+            HistoryMergeTarget::Child => {
+                let kept = history.to_vec();
+                let _ = PARENT.try_with(|p| p.keep_child_history(&self.name, kept));
+            }
             HistoryMergeTarget::Orchestrator => {
                 let new = history.get(start..).unwrap_or_default().to_vec();
-                let _ = PARENT.try_with(|p| lock(&p.merged).extend(new));
+                let _ = PARENT.try_with(|p| p.merge(new));
             }
         }
         Ok((self.extractor)(&out, history))

@@ -33,6 +33,6 @@ pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFil
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use runner::{
-    PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, TraceEvent,
-    guess_source,
+    PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,
+    StateError, TraceEvent, guess_source,
 };

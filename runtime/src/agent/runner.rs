@@ -1,6 +1,7 @@
 //! The agent loop.
 
 use std::fmt;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -284,6 +285,136 @@ pub struct RunState {
     /// The limits.
     #[serde(default)]
     pub settings: RunSettings,
+    /// The histories kept for child agents (`history_merge_target: child`),
+    /// by tool name (`agent__<Name>`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub children: BTreeMap<String, Vec<Message>>,
+    /// How often `stop` hooks forced the current run on so far.
+    #[serde(default)]
+    pub forced_continues: usize,
+    /// The trace of the current run so far.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trace: Vec<TraceEvent>,
+}
+
+/// The format version of [`RunState`] that this hookwire writes and reads.
+pub const STATE_VERSION: u32 = 1;
+
+/// Why [`Runner::import_state`] refused a state. The runner is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateError {
+    /// The state has another format version.
+    #[error("the state has format version {found}; this hookwire reads version {expected}")]
+    Version {
+        /// The state's version.
+        found: u32,
+        /// The version this hookwire reads.
+        expected: u32,
+    },
+    /// The state was exported by another agent.
+    #[error("the state belongs to agent `{found}`, not to `{expected}`")]
+    OtherAgent {
+        /// The agent the state names.
+        found: String,
+        /// This runner's agent.
+        expected: String,
+    },
+    /// The state names a tool the agent does not have.
+    #[error("the state's {what} names tool `{tool}`, which agent `{agent}` does not have")]
+    UnknownTool {
+        /// The agent.
+        agent: String,
+        /// Where the state names it.
+        what: &'static str,
+        /// The tool.
+        tool: String,
+    },
+    /// The state names a call id that is not a waiting call of its paused
+    /// step.
+    #[error("the state's {what} names call id `{id}`, which is not a waiting call of its paused step")]
+    UnknownCall {
+        /// Where the state names it.
+        what: &'static str,
+        /// The id.
+        id: String,
+    },
+    /// The paused step contradicts itself.
+    #[error("the state's paused step is inconsistent: {0}")]
+    Inconsistent(String),
+}
+
+impl RunState {
+    /// Checks the state against `agent`: its version, its agent, and that
+    /// every tool and call id it names exists.
+    fn check<A: AgentDecl>(&self, agent: &A) -> Result<(), StateError> {
+        if self.version != STATE_VERSION {
+            return Err(StateError::Version {
+                found: self.version,
+                expected: STATE_VERSION,
+            });
+        }
+        let name = &agent.config().name;
+        if self.agent != *name {
+            return Err(StateError::OtherAgent {
+                found: self.agent.clone(),
+                expected: name.to_string(),
+            });
+        }
+        let tools = agent.tools();
+        let unknown = |what, tool: &str| StateError::UnknownTool {
+            agent: name.to_string(),
+            what,
+            tool: tool.to_owned(),
+        };
+        for tool in self.children.keys() {
+            if !tools.contains(tool) {
+                return Err(unknown("child histories", tool));
+            }
+        }
+        let mut waiting = std::collections::HashSet::new();
+        if let Some(step) = &self.pending_step {
+            if step.results.len() != step.calls.len() {
+                return Err(StateError::Inconsistent(format!(
+                    "{} call(s) but {} result slot(s)",
+                    step.calls.len(),
+                    step.results.len()
+                )));
+            }
+            let mut ids = std::collections::HashSet::new();
+            for (call, result) in step.calls.iter().zip(&step.results) {
+                if !tools.contains(&call.name) {
+                    return Err(unknown("paused step", &call.name));
+                }
+                if call.id.is_empty() || !ids.insert(call.id.as_str()) {
+                    return Err(StateError::Inconsistent(format!(
+                        "call id `{}` is empty or used twice",
+                        call.id
+                    )));
+                }
+                if result.is_none() {
+                    waiting.insert(call.id.as_str());
+                }
+            }
+        }
+        for p in &self.approvals.pending {
+            if !waiting.contains(p.tool_use_id.as_str()) {
+                return Err(StateError::UnknownCall {
+                    what: "pending approvals",
+                    id: p.tool_use_id.clone(),
+                });
+            }
+        }
+        for id in self.approvals.resolved.keys() {
+            if !waiting.contains(id.as_str()) {
+                return Err(StateError::UnknownCall {
+                    what: "approval decisions",
+                    id: id.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 impl RunState {
@@ -300,10 +431,42 @@ impl RunState {
 
 /// What a parent run shares with agents called as tools during a step.
 pub(crate) struct ParentRun {
-    pub(crate) history: Vec<Message>,
+    /// The parent's history (shared, not copied: the step does not change
+    /// it until its calls are done).
+    pub(crate) history: Arc<Vec<Message>>,
     /// The parent's model: what a child with no model of its own asks.
     pub(crate) model: Arc<dyn Model>,
-    pub(crate) merged: Mutex<Vec<Message>>,
+    /// Messages of children to append to the parent's history after the step.
+    merged: Mutex<Vec<Message>>,
+    /// The session's child histories (`history_merge_target: child`).
+    children: Arc<Mutex<ChildHistories>>,
+}
+
+/// The histories a session keeps for its child agents, by tool name.
+pub(crate) type ChildHistories = BTreeMap<String, Vec<Message>>;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+impl ParentRun {
+    /// The child's history kept by this session.
+    pub(crate) fn child_history(&self, tool: &str) -> Vec<Message> {
+        lock(&self.children).get(tool).cloned().unwrap_or_default()
+    }
+
+    /// Keeps the child's history for its next call in this session.
+    pub(crate) fn keep_child_history(&self, tool: &str, history: Vec<Message>) {
+        lock(&self.children).insert(tool.to_owned(), history);
+    }
+
+    /// Appends a child's messages to the parent's history after the step.
+    pub(crate) fn merge(&self, messages: Vec<Message>) {
+        lock(&self.merged).extend(messages);
+    }
 }
 
 tokio::task_local! {
@@ -353,7 +516,9 @@ pub struct Runner<A: AgentDecl, H = ()> {
     hooks: H,
     approvals: Approvals,
     scope: CallScope,
-    history: Vec<Message>,
+    history: Arc<Vec<Message>>,
+    children: Arc<Mutex<ChildHistories>>,
+    forced: usize,
     settings: RunSettings,
     clock: Arc<dyn Clock>,
     pending: Option<PendingStep>,
@@ -374,7 +539,19 @@ impl<A: AgentDecl, H> fmt::Debug for Runner<A, H> {
     }
 }
 
-static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+/// A fresh correlation id: 64 random bits (from the standard library's
+/// per-instance random hash keys), so that no counter is shared between
+/// sessions.
+fn fresh_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
 
 impl<A: AgentDecl> Runner<A, ()> {
     /// A runner for `agent` asking `model`, with no extra hooks and no
@@ -386,10 +563,14 @@ impl<A: AgentDecl> Runner<A, ()> {
     /// A runner with a shared model.
     pub fn with_model_arc(agent: A, model: Arc<dyn Model>) -> Self {
         let name: Arc<str> = Arc::from(&*agent.config().name);
-        let id = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = fresh_id();
         let approvals = Approvals::none();
+        let mut settings = RunSettings::default();
+        if let Some(n) = agent.config().max_parallel {
+            settings.max_parallel = n.max(1);
+        }
         let scope = CallScope::new(name.clone())
-            .with_correlation_id(format!("{name}-{id}"))
+            .with_correlation_id(format!("{name}-{id:016x}"))
             .with_approver(Arc::new(approvals.clone()));
         Self {
             agent,
@@ -397,8 +578,10 @@ impl<A: AgentDecl> Runner<A, ()> {
             hooks: (),
             approvals,
             scope,
-            history: Vec::new(),
-            settings: RunSettings::default(),
+            history: Arc::default(),
+            children: Arc::default(),
+            forced: 0,
+            settings,
             clock: Arc::new(SystemClock),
             pending: None,
             steps: 0,
@@ -419,6 +602,8 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             approvals: self.approvals,
             scope: self.scope,
             history: self.history,
+            children: self.children,
+            forced: self.forced,
             settings: self.settings,
             clock: self.clock,
             pending: self.pending,
@@ -442,12 +627,24 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         self
     }
 
-    /// Sets the approver the tool chains consult (`Decision::Ask` in a
-    /// chain), leaving the run's own approvals as they are.
-    pub(crate) fn set_chain_approver(&mut self, approver: Option<Arc<dyn Approver>>) {
-        if approver.is_some() {
-            self.scope.set_approver(approver);
+    /// Takes what a child's session inherits from the call that runs it:
+    /// the approver the tool chains consult (`Decision::Ask` in a chain,
+    /// leaving the run's own approvals as they are) and the session values.
+    pub(crate) fn inherit_scope(&mut self, parent: &CallScope) {
+        if let Some(approver) = parent.approver() {
+            self.scope.set_approver(Some(approver.clone()));
         }
+        *self.scope.session_mut() = parent.session().clone();
+    }
+
+    /// Sets a typed value of this session (the user's id, their
+    /// credentials): tools and hooks read it with
+    /// [`ToolContext::session`](crate::ToolContext::session), child agents
+    /// called in the session too. One value per type. Not exported with the
+    /// state.
+    pub fn with_session_value<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.scope.session_mut().insert(value);
+        self
     }
 
     /// Sets the limits.
@@ -482,7 +679,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// Starts from this history.
     pub fn with_history(mut self, history: Vec<Message>) -> Self {
-        self.history = history;
+        self.history = Arc::new(history);
         self
     }
 
@@ -493,7 +690,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// The history, mutably.
     pub fn history_mut(&mut self) -> &mut Vec<Message> {
-        &mut self.history
+        Arc::make_mut(&mut self.history)
     }
 
     /// The approvals (clone it to resolve pending calls).
@@ -514,28 +711,47 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     /// The resumable state.
     pub fn export_state(&self) -> RunState {
         RunState {
-            version: 1,
+            version: STATE_VERSION,
             agent: self.agent.config().name.to_string(),
             correlation_id: self.scope.correlation_id().to_string(),
-            history: self.history.clone(),
+            history: self.history.to_vec(),
             approvals: self.approvals.state(),
             pending_step: self.pending.clone(),
             steps: self.steps,
             settings: self.settings,
+            children: lock(&self.children).clone(),
+            forced_continues: self.forced,
+            trace: self.trace.clone(),
         }
     }
 
-    /// Restores an exported state (history, approvals, a paused step).
-    pub fn import_state(mut self, state: RunState) -> Self {
-        self.history = state.history;
-        self.approvals = self.approvals.with_state(state.approvals);
+    /// Restores an exported state: history, child histories, approvals, a
+    /// paused step, the trace so far.
+    ///
+    /// A state of another format version or another agent, or one that
+    /// names tools the agent does not have or call ids that are not waiting
+    /// calls of its paused step, is refused with a [`StateError`], and the
+    /// runner is left as it was.
+    pub fn import_state(&mut self, state: RunState) -> Result<(), StateError> {
+        state.check(&self.agent)?;
+        self.history = Arc::new(state.history);
+        *lock(&self.children) = state.children;
+        self.approvals.replace_state(state.approvals);
         self.scope
             .set_approver(Some(Arc::new(self.approvals.clone())));
         self.scope.set_correlation_id(state.correlation_id);
         self.pending = state.pending_step;
         self.steps = state.steps;
+        self.forced = state.forced_continues;
         self.settings = state.settings;
-        self
+        self.trace = state.trace;
+        Ok(())
+    }
+
+    /// The histories this session keeps for its child agents
+    /// (`history_merge_target: child`), by tool name.
+    pub fn child_histories(&self) -> BTreeMap<String, Vec<Message>> {
+        lock(&self.children).clone()
     }
 
     /// Whether the run is paused for approval.
@@ -558,8 +774,9 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             self.trace.clear();
             self.usage = Usage::default();
             self.steps = 0;
+            self.forced = 0;
             if !self.agent.config().use_history {
-                self.history.clear();
+                Arc::make_mut(&mut self.history).clear();
             }
             let agent_name = self.agent.config().name.clone();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
@@ -568,7 +785,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 hooks.execution_start(&mut ExecutionStart {
                     agent: &agent_name,
                     correlation_id: self.scope.correlation_id(),
-                    history: &mut self.history,
+                    history: Arc::make_mut(&mut self.history),
                 }),
             )
             .await
@@ -601,7 +818,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             self.trace.push(TraceEvent::Prompt {
                 text: prompt.clone(),
             });
-            self.history.push(Message::user(prompt));
+            Arc::make_mut(&mut self.history).push(Message::user(prompt));
             self.inject(HookEvent::OnRequestStart).await;
             self.drive(None).await
         }
@@ -649,7 +866,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 &hook,
                 self.agent.tools(),
                 &self.scope,
-                &mut self.history,
+                Arc::make_mut(&mut self.history),
                 &*self.clock,
                 self.injections,
             )
@@ -664,7 +881,6 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     async fn drive(&mut self, mut resumed: Option<PendingStep>) -> Result<RunOutput, RunError> {
         let agent_name = self.agent.config().name.clone();
         let definitions = self.agent.tools().definitions();
-        let mut forced = 0;
         loop {
             let (step, response, calls, mut results, started, step_span) = match resumed.take() {
                 Some(p) => {
@@ -690,7 +906,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         hooks.step_start(&mut StepStart {
                             agent: &agent_name,
                             step,
-                            history: &mut self.history,
+                            history: Arc::make_mut(&mut self.history),
                         }),
                     )
                     .await
@@ -724,7 +940,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         elapsed_us: micros(started.elapsed()),
                     });
                     if response.tool_calls.is_empty() {
-                        self.history.push(Message::assistant(response.text.clone()));
+                        Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
                         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
                         let decision = caught(
                             "stop",
@@ -732,7 +948,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                                 agent: &agent_name,
                                 answer: &response.text,
                                 step,
-                                forced_continues: forced,
+                                forced_continues: self.forced,
                             }),
                         )
                         .await
@@ -751,15 +967,15 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         drop(hooks);
                         match decision {
                             StopDecision::Continue(message)
-                                if forced < self.settings.max_forced_continues =>
+                                if self.forced < self.settings.max_forced_continues =>
                             {
-                                forced += 1;
+                                self.forced += 1;
                                 self.trace.push(TraceEvent::Hook {
                                     event: "stop".into(),
                                     decision: "continue".into(),
                                     reason: message.clone(),
                                 });
-                                self.history.push(Message::user(message));
+                                Arc::make_mut(&mut self.history).push(Message::user(message));
                                 continue;
                             }
                             StopDecision::Continue(message) => {
@@ -775,7 +991,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         self.inject(HookEvent::OnCompletion).await;
                         return self.finish(RunStatus::Completed, response.text).await;
                     }
-                    self.history.push(Message::assistant_calls(
+                    Arc::make_mut(&mut self.history).push(Message::assistant_calls(
                         response.text.clone(),
                         response.tool_calls.clone(),
                     ));
@@ -792,6 +1008,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 history: self.history.clone(),
                 model: self.model.clone(),
                 merged: Mutex::new(Vec::new()),
+                children: self.children.clone(),
             });
             let todo: Vec<(usize, ToolCall)> = calls
                 .iter()
@@ -813,6 +1030,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     .instrument(step_span)
                     .await
             };
+            // The step's calls are done: release the parent's view of the
+            // history, so that appending to it below copies nothing.
+            let merged = std::mem::take(&mut *lock(&parent.merged));
+            drop(parent);
             let mut stopped: Option<(String, Option<String>)> = None;
             let mut paused = false;
             for (i, record) in records {
@@ -845,12 +1066,8 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 });
                 tool_messages.push(Message::tool(call.id.clone(), call.name.clone(), result));
             }
-            self.history.extend(tool_messages.iter().cloned());
-            let merged = match parent.merged.lock() {
-                Ok(mut m) => std::mem::take(&mut *m),
-                Err(p) => std::mem::take(&mut *p.into_inner()),
-            };
-            self.history.extend(merged);
+            Arc::make_mut(&mut self.history).extend(tool_messages.iter().cloned());
+            Arc::make_mut(&mut self.history).extend(merged);
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             let _ = caught(
                 "step_end",
@@ -1074,7 +1291,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         Ok(RunOutput {
             status,
             text,
-            trace: std::mem::take(&mut self.trace),
+            trace: self.trace.clone(),
             usage: self.usage,
             steps: self.steps,
         })
