@@ -14,6 +14,7 @@
 use proc_macro::TokenStream;
 
 mod agent;
+mod from_deps;
 mod keys;
 mod krate;
 mod tool_hook;
@@ -145,4 +146,20 @@ pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub(crate) fn unraw(ident: &syn::Ident) -> String {
     let s = ident.to_string();
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+/// Builds a hand-written tool or hook type from an agent's dependencies:
+/// implements `hookwire::FromDeps<D>` for every `D` that provides each
+/// field (`FieldType: hookwire::FromRef<D>`). A unit struct is built from
+/// any dependencies.
+///
+/// ```ignore
+/// #[derive(hookwire::FromDeps)]
+/// struct RateLimit {
+///     store: std::sync::Arc<Store>, // taken from the agent's deps
+/// }
+/// ```
+#[proc_macro_derive(FromDeps)]
+pub fn derive_from_deps(item: TokenStream) -> TokenStream {
+    from_deps::derive(item.into()).into()
 }

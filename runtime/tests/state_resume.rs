@@ -101,7 +101,7 @@ async fn state_round_trips_through_json() {
     assert_eq!(back.correlation_id, "run-42");
     // Resuming before deciding is refused, and nothing runs.
     let ran: Log = Arc::default();
-    let mut runner = Runner::new(agent(ran.clone()), script().skip(1)).import_state(back);
+    let mut runner = Runner::new(agent(ran.clone()), script().skip(1)).with_state(back).unwrap();
     assert!(matches!(
         runner.resume().await,
         Err(RunError::StillPending(1))
@@ -184,7 +184,7 @@ async fn resume_child() {
     let ran: Log = Arc::default();
     let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
         .with_asker(DeferAll)
-        .import_state(state);
+        .with_state(state).unwrap();
     assert!(runner.is_paused());
     assert_eq!(runner.correlation_id(), "run-42");
     let pending = runner.approvals().pending();
@@ -260,7 +260,7 @@ async fn an_inconsistent_imported_state_does_not_panic() {
     let ran: Log = Arc::default();
     let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
         .with_max_parallel(1)
-        .import_state(state);
+        .with_state(state).unwrap();
     let out = runner.resume().await.unwrap();
     assert_eq!(out.text, "prod deployed");
     assert_eq!(*ran.lock().unwrap(), ["status prod", "deploy prod"]);

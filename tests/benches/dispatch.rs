@@ -15,7 +15,7 @@ use hookwire::{
 };
 
 /// One of many generated tools, told apart by `N`.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, hookwire::FromDeps)]
 pub struct BenchTool<const N: usize>;
 
 impl<const N: usize> Tool for BenchTool<N> {
@@ -35,7 +35,7 @@ impl<const N: usize> Tool for BenchTool<N> {
 }
 
 /// An agent-level hook around every tool (does next to nothing).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, hookwire::FromDeps)]
 pub struct Count;
 
 impl Hook for Count {
@@ -86,9 +86,10 @@ fn bench_set<T: ToolSet>(c: &mut Criterion, group: &str, tools: &T, n: usize) {
 }
 
 fn dispatch(c: &mut Criterion) {
-    bench_set(c, "dispatch", &t10::Bench10Tools::new(), 10);
-    bench_set(c, "dispatch", &t100::Bench100Tools::new(), 100);
-    bench_set(c, "dispatch", &t1000::Bench1000Tools::new(), 1000);
+    use hookwire::agent::AgentDecl;
+    bench_set(c, "dispatch", t10::Bench10::new().tools(), 10);
+    bench_set(c, "dispatch", t100::Bench100::new().tools(), 100);
+    bench_set(c, "dispatch", t1000::Bench1000::new().tools(), 1000);
 }
 
 criterion_group!(benches, dispatch);

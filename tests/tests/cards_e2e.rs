@@ -40,7 +40,7 @@ fn run(tools: &impl ToolSet, name: &str, args: &str) -> hookwire::ToolResult {
 
 #[test]
 fn card_tools_have_their_functions_schemas_and_docs() {
-    let defs = PmoOrchestrator.tools().definitions();
+    let defs = PmoOrchestrator::new().tools().definitions();
     let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(
         names,
@@ -60,27 +60,26 @@ fn card_tools_have_their_functions_schemas_and_docs() {
     assert_eq!(defs[0].input_schema["properties"]["x"]["type"], "integer");
     assert_eq!(defs[0].input_schema["required"], serde_json::json!(["x"]));
 
-    let names: Vec<String> = NyProjectManager
-        .tools()
+    let names: Vec<String> = NyProjectManager::new().tools()
         .definitions()
         .into_iter()
         .map(|d| d.name)
         .collect();
     assert_eq!(names, ["add_one", "project_status"]);
-    assert!(LondonProjectManager.tools().definitions().is_empty());
+    assert!(LondonProjectManager::new().tools().definitions().is_empty());
 }
 
 #[test]
 fn card_hooks_run_in_declared_order_around_the_tool() {
     // audit_hook (outer) -> clamp (pre, match add_*) -> tag -> add_one.
-    let result = run(PmoOrchestrator.tools(), "add_one", r#"{"x": 50}"#);
+    let result = run(PmoOrchestrator::new().tools(), "add_one", r#"{"x": 50}"#);
     assert!(!result.is_error);
     assert_eq!(result.text_content(), "11 [tag] [audit]");
-    let result = run(PmoOrchestrator.tools(), "add_one", r#"{"x": 2}"#);
+    let result = run(PmoOrchestrator::new().tools(), "add_one", r#"{"x": 2}"#);
     assert_eq!(result.text_content(), "3 [tag] [audit]");
     // NY has no hooks.
     let result = run(
-        NyProjectManager.tools(),
+        NyProjectManager::new().tools(),
         "project_status",
         r#"{"project": "Anthropic"}"#,
     );
@@ -89,12 +88,12 @@ fn card_hooks_run_in_declared_order_around_the_tool() {
 
 #[test]
 fn unknown_tools_and_bad_arguments_are_error_results() {
-    let result = run(PmoOrchestrator.tools(), "project_status", "{}");
+    let result = run(PmoOrchestrator::new().tools(), "project_status", "{}");
     assert!(result.is_error);
     assert_eq!(result.text_content(), "unknown tool `project_status`");
-    assert!(!PmoOrchestrator.tools().contains("project_status"));
-    assert!(PmoOrchestrator.tools().contains("add_one"));
-    let result = run(PmoOrchestrator.tools(), "add_one", r#"{"x": "ten"}"#);
+    assert!(!PmoOrchestrator::new().tools().contains("project_status"));
+    assert!(PmoOrchestrator::new().tools().contains("add_one"));
+    let result = run(PmoOrchestrator::new().tools(), "add_one", r#"{"x": "ten"}"#);
     assert!(result.is_error);
     assert!(
         result.text_content().contains("invalid arguments"),
@@ -105,7 +104,8 @@ fn unknown_tools_and_bad_arguments_are_error_results() {
 
 #[test]
 fn card_fields_reach_the_agent_config() {
-    let c = PmoOrchestrator.config();
+    let c = PmoOrchestrator::new();
+    let c = c.config();
     assert_eq!(c.name, "PMO-orchestrator");
     assert!(c.default);
     assert!(c.instruction.starts_with("Get project updates"));
@@ -124,14 +124,16 @@ fn card_fields_reach_the_agent_config() {
     assert_eq!(hook.arguments["user_id"], "current");
     assert_eq!(hook.frequency, Frequency::Always);
 
-    let ny = NyProjectManager.config();
+    let ny = NyProjectManager::new();
+    let ny = ny.config();
     assert_eq!(ny.instruction, "You are the New York project manager.");
     assert_eq!(
         ny.description.as_deref(),
         Some("Reports on New York projects.")
     );
 
-    let london = LondonProjectManager.config();
+    let london = LondonProjectManager::new();
+    let london = london.config();
     assert_eq!(london.model.as_deref(), Some("scripted"));
     assert!(!london.use_history);
     assert_eq!(
@@ -229,15 +231,16 @@ mod twin {
 
 #[test]
 fn the_card_and_the_macro_give_the_same_agent() {
-    let card = PmoOrchestrator.tools().definitions();
-    let macro_ = twin::PmoMacro.tools().definitions();
+    let card = PmoOrchestrator::new().tools().definitions();
+    let macro_ = twin::PmoMacro::new().tools().definitions();
     assert_eq!(card, macro_, "same names, descriptions and schemas");
     for args in [r#"{"x": 50}"#, r#"{"x": 2}"#, r#"{"x": "ten"}"#, "[]"] {
-        let a = run(PmoOrchestrator.tools(), "add_one", args);
-        let b = run(twin::PmoMacro.tools(), "add_one", args);
+        let a = run(PmoOrchestrator::new().tools(), "add_one", args);
+        let b = run(twin::PmoMacro::new().tools(), "add_one", args);
         assert_eq!(a, b, "same outcome (and so the same hook order) for {args}");
     }
-    let (a, b) = (PmoOrchestrator.config(), twin::PmoMacro.config());
+    let (a, b) = (PmoOrchestrator::new(), twin::PmoMacro::new());
+    let (a, b) = (a.config(), b.config());
     assert_eq!(
         (&a.name, &a.instruction, a.default, &a.servers, &a.mcp_tools),
         (&b.name, &b.instruction, b.default, &b.servers, &b.mcp_tools)
@@ -289,8 +292,8 @@ fn run_lifecycle<A: AgentDecl + Send + Sync + 'static>(agent: A) -> (Vec<String>
 
 #[test]
 fn card_lifecycle_hooks_fire_like_the_macros_in_declared_order() {
-    let (card_log, card_calls) = run_lifecycle(NyProjectManager);
-    let (macro_log, macro_calls) = run_lifecycle(twin::NyMacro);
+    let (card_log, card_calls) = run_lifecycle(NyProjectManager::new());
+    let (macro_log, macro_calls) = run_lifecycle(twin::NyMacro::new());
     // Declared order: the recorder, then the matched deny (only for
     // `project_status`), at every event of the run.
     assert_eq!(

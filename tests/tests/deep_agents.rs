@@ -55,7 +55,6 @@ layers!(
     function_tools = [add_one],
     tool_hooks = [h01, h02, h03, h04, h05, h06, h07, h08, h09, h10, h11, h12, h13, h14, h15, h16],
 )]
-#[derive(Default)]
 pub struct Child;
 
 /// The parent: `add_one` and the child, behind 16 hooks.
@@ -78,7 +77,7 @@ async fn sixteen_hooks_in_a_parent_and_its_child_compile_and_run_in_order() {
         Turn::text("42"),
         Turn::text("the child says 42"),
     ]);
-    let out = Runner::new(Parent, model).run("go").await.unwrap();
+    let out = Runner::new(Parent::new(), model).run("go").await.unwrap();
     assert_eq!(out.text, "the child says 42");
 
     let log = std::mem::take(&mut *LOG.lock().unwrap());

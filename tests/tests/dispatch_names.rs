@@ -63,11 +63,13 @@ fn check<T: ToolSet>(tools: &T, known: &[&str], probe: &str) -> Result<(), TestC
 }
 
 fn few() -> &'static FewTools {
-    hookwire::agent::AgentDecl::tools(&Few)
+    static FEW: std::sync::LazyLock<Few> = std::sync::LazyLock::new(Few::new);
+    hookwire::agent::AgentDecl::tools(&*FEW)
 }
 
 fn many() -> &'static ManyTools {
-    hookwire::agent::AgentDecl::tools(&Many)
+    static MANY: std::sync::LazyLock<Many> = std::sync::LazyLock::new(Many::new);
+    hookwire::agent::AgentDecl::tools(&*MANY)
 }
 
 #[test]

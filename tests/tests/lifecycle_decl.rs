@@ -62,7 +62,7 @@ async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
         Turn::call("echo", json!({"text": "hi"})).and_call("shell", json!({"command": "rm -rf /"})),
         Turn::text("done"),
     ]);
-    let mut runner = Runner::new(Ops, model);
+    let mut runner = Runner::new(Ops::new(), model);
     let out = runner.run("go").await.unwrap();
     assert_eq!(out.text, "done");
     let calls: Vec<(String, String, String)> = out

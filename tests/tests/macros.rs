@@ -226,7 +226,8 @@ mod agent_tests {
 
     #[test]
     fn agent_config_mirrors_the_attribute() {
-        let config = Calc.config();
+        let calc = Calc::new();
+        let config = calc.config();
         assert_eq!(config.name, "calc");
         assert_eq!(config.instruction, "Do sums.");
         assert_eq!(config.description.as_deref(), Some("Adds numbers."));
@@ -237,21 +238,20 @@ mod agent_tests {
         );
         assert_eq!(config.history_source, HistorySource::Orchestrator);
         assert_eq!(config.model.as_deref(), Some("passthrough"));
-        let names: Vec<String> = Calc
-            .tools()
+        let names: Vec<String> = Calc::new().tools()
             .definitions()
             .into_iter()
             .map(|d| d.name)
             .collect();
         assert_eq!(names, ["add", "say"]);
-        assert_eq!(Calc.tools().definitions()[0], add.definition());
+        assert_eq!(Calc::new().tools().definitions()[0], add.definition());
     }
 
     #[test]
     fn agent_chains_run_agent_hooks_then_tool_hooks_then_the_tool() {
         let scope = CallScope::new("calc");
         let result = block_on(
-            Calc.tools()
+            Calc::new().tools()
                 .call(&scope, call("a1", "add", json!({"a": 4}))),
         );
         assert_eq!(result.text_content(), "8 [tagged]");
@@ -275,7 +275,7 @@ mod agent_tests {
         // `say` matches neither `no_negative` (match = "add" on the hook) nor
         // `double_a` (match = "add" in the agent), and has no tool-level hook.
         let result = block_on(
-            Calc.tools()
+            Calc::new().tools()
                 .call(&scope, call("a2", "say", json!({"message": "hi"}))),
         );
         assert_eq!(result.text_content(), "hi [tagged]");
@@ -287,7 +287,7 @@ mod agent_tests {
         // A deny from `no_negative`: nothing declared after it runs (not
         // `double_a`, `inner_mark`, `tag` or the tool); `outer` runs around it.
         let result = block_on(
-            Calc.tools()
+            Calc::new().tools()
                 .call(&scope, call("a3", "add", json!({"a": -3}))),
         );
         assert!(result.is_error);
@@ -301,10 +301,10 @@ mod agent_tests {
     #[test]
     fn unknown_tools_are_an_error_result() {
         let scope = CallScope::new("calc");
-        let result = block_on(Calc.tools().call(&scope, call("a4", "nope", json!({}))));
+        let result = block_on(Calc::new().tools().call(&scope, call("a4", "nope", json!({}))));
         assert!(result.is_error);
-        assert!(!Calc.tools().contains("nope"));
-        assert!(Calc.tools().contains("say"));
+        assert!(!Calc::new().tools().contains("nope"));
+        assert!(Calc::new().tools().contains("say"));
     }
 }
 
@@ -496,7 +496,8 @@ mod own_chain_tests {
     pub struct Files;
 
     fn files() -> &'static FilesTools {
-        hookwire::agent::AgentDecl::tools(&Files)
+        static FILES: std::sync::LazyLock<Files> = std::sync::LazyLock::new(Files::new);
+        hookwire::agent::AgentDecl::tools(&*FILES)
     }
 
     /// A scope whose approver approves `/etc/*` and denies the rest, and
@@ -786,7 +787,7 @@ mod own_chain_run_tests {
         ]);
         // "Never" for the first call that asks: sticky, so the next is
         // denied without asking.
-        let mut runner = Runner::new(Files, model)
+        let mut runner = Runner::new(Files::new(), model)
             .with_max_parallel(1)
             .with_asker(FnAsker::new(|_| Answer::AlwaysDeny));
         runner
@@ -822,7 +823,6 @@ mod child_name_tests {
 
     /// The child.
     #[hookwire::agent(name = "helper", instruction = "Help.")]
-    #[derive(Default)]
     pub struct Helper;
 
     /// The parent: lists `Helper` under its declared name.
@@ -832,13 +832,12 @@ mod child_name_tests {
     #[test]
     fn the_child_tool_is_named_after_the_childs_declared_name() {
         assert_eq!(<Helper as DeclaredAgent>::NAME, "helper");
-        let names: Vec<String> = Boss
-            .tools()
+        let names: Vec<String> = Boss::new().tools()
             .definitions()
             .into_iter()
             .map(|d| d.name)
             .collect();
         assert_eq!(names, ["agent__helper"]);
-        assert!(Boss.tools().contains("agent__helper"));
+        assert!(Boss::new().tools().contains("agent__helper"));
     }
 }

@@ -748,6 +748,12 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         Ok(())
     }
 
+    /// [`import_state`](Self::import_state) for a builder chain.
+    pub fn with_state(mut self, state: RunState) -> Result<Self, StateError> {
+        self.import_state(state)?;
+        Ok(self)
+    }
+
     /// The histories this session keeps for its child agents
     /// (`history_merge_target: child`), by tool name.
     pub fn child_histories(&self) -> BTreeMap<String, Vec<Message>> {

@@ -44,7 +44,6 @@ pub async fn tag(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
 
 /// The child agent.
 #[hw::agent(name = "helper", instruction = "Help.")]
-#[derive(Default)]
 pub struct Helper;
 
 /// A calculator with a child agent.
@@ -77,7 +76,8 @@ mod tests {
 
     #[test]
     fn a_renamed_dependency_compiles_and_runs_one_call() {
-        let names: Vec<String> = Calc
+        let calc = Calc::new();
+        let names: Vec<String> = calc
             .tools()
             .definitions()
             .into_iter()
@@ -85,7 +85,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["add", "agent__helper"]);
         let call = ToolCall::new("c1", "add", ToolArgs::from_json(r#"{"a": 50, "b": 1}"#));
-        let result = ready(Calc.tools().call(&CallScope::new("calc"), call));
+        let result = ready(calc.tools().call(&CallScope::new("calc"), call));
         assert!(!result.is_error);
         assert_eq!(result.text_content(), "11 (tagged)");
     }
