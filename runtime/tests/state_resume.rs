@@ -71,10 +71,6 @@ async fn pause() -> (RunState, Log) {
     let mut runner = Runner::new(agent(ran.clone()), script())
         .with_asker(DeferAll)
         .with_correlation_id("run-42");
-    runner
-        .approvals()
-        .set_sticky("status", Sticky::AlwaysApprove);
-    runner.approvals().require("status");
     let out = runner.run("deploy prod").await.unwrap();
     match &out.status {
         RunStatus::Paused { pending } => {
@@ -95,8 +91,6 @@ async fn state_round_trips_through_json() {
     let text = state.to_json().unwrap();
     let back = RunState::from_json(&text).unwrap();
     assert_eq!(back, state);
-    assert_eq!(back.approvals.sticky["status"], Sticky::AlwaysApprove);
-    assert!(back.approvals.settings.needs_approval.contains("status"));
     assert_eq!(back.approvals.pending[0].tool_use_id, "call_0_1");
     assert_eq!(back.correlation_id, "run-42");
     // Resuming before deciding is refused, and nothing runs.
@@ -245,23 +239,111 @@ async fn a_lifecycle_ask_can_pause_too_and_a_paused_run_refuses_new_prompts() {
     assert!(matches!(runner.resume().await, Err(RunError::NotPaused)));
 }
 
+/// The agent-level approval settings gate a call that no chain gates, and
+/// they and the sticky decisions travel with the exported state.
 #[tokio::test]
-async fn an_inconsistent_imported_state_does_not_panic() {
-    let (mut state, _) = pause().await;
-    // Drop the saved results: every call of the step runs again on resume.
-    if let Some(step) = state.pending_step.as_mut() {
-        step.results.clear();
-    }
-    state.approvals.pending.clear();
-    state
-        .approvals
-        .resolved
-        .insert("call_0_1".into(), Resolution::Approve);
+async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state() {
     let ran: Log = Arc::default();
-    let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
-        .with_max_parallel(1)
-        .with_state(state).unwrap();
+    let model = || {
+        ScriptedModel::from_turns([
+            Turn::call("status", json!({"target": "db"})),
+            Turn::text("db checked"),
+        ])
+    };
+    let mut runner = Runner::new(agent(ran.clone()), model()).with_asker(DeferAll);
+    runner.approvals().require("status");
+    runner.approvals().set_sticky("deploy", Sticky::AlwaysDeny);
+    let out = runner.run("check db").await.unwrap();
+    match &out.status {
+        RunStatus::Paused { pending } => {
+            assert_eq!(pending.len(), 1);
+            assert_eq!(pending[0].tool, "status");
+        }
+        other => panic!("expected a pause, got {other:?}"),
+    }
+    assert!(ran.lock().unwrap().is_empty(), "the gated call did not run");
+    let state = RunState::from_json(&runner.export_state().to_json().unwrap()).unwrap();
+    assert!(state.approvals.settings.needs_approval.contains("status"));
+    assert_eq!(state.approvals.sticky["deploy"], Sticky::AlwaysDeny);
+    let mut runner = Runner::new(agent(ran.clone()), model().skip(1))
+        .with_asker(DeferAll)
+        .with_state(state)
+        .unwrap();
+    assert!(runner.approvals().resolve("call_0_0", Resolution::Approve));
     let out = runner.resume().await.unwrap();
-    assert_eq!(out.text, "prod deployed");
-    assert_eq!(*ran.lock().unwrap(), ["status prod", "deploy prod"]);
+    assert_eq!(out.text, "db checked");
+    assert_eq!(*ran.lock().unwrap(), ["status db"]);
+}
+
+/// A state that does not fit the agent is refused with a clear error, and
+/// the runner is left as it was: another format version, another agent,
+/// tools the agent does not have, call ids that are not waiting calls of
+/// the paused step, a paused step that contradicts itself.
+#[tokio::test]
+async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
+    let (good, _) = pause().await;
+    let cases: Vec<(&str, Box<dyn Fn(&mut RunState)>)> = vec![
+        ("format version 2", Box::new(|s| s.version = 2)),
+        ("belongs to agent `billing`", Box::new(|s| s.agent = "billing".into())),
+        (
+            "names tool `wipe`",
+            Box::new(|s| {
+                if let Some(step) = s.pending_step.as_mut() {
+                    step.calls[1].name = "wipe".into();
+                }
+            }),
+        ),
+        (
+            "names call id `zzz`",
+            Box::new(|s| {
+                s.approvals
+                    .resolved
+                    .insert("zzz".into(), Resolution::Approve);
+            }),
+        ),
+        (
+            "names call id `call_0_0`",
+            Box::new(|s| s.approvals.pending[0].tool_use_id = "call_0_0".into()),
+        ),
+        (
+            "2 call(s) but 0 result slot(s)",
+            Box::new(|s| {
+                if let Some(step) = s.pending_step.as_mut() {
+                    step.results.clear();
+                }
+            }),
+        ),
+        (
+            "used twice",
+            Box::new(|s| {
+                if let Some(step) = s.pending_step.as_mut() {
+                    step.calls[1].id = "call_0_0".into();
+                }
+            }),
+        ),
+        (
+            "child histories names tool `agent__Ghost`",
+            Box::new(|s| {
+                s.children.insert("agent__Ghost".into(), Vec::new());
+            }),
+        ),
+    ];
+    for (expected, break_it) in cases {
+        let mut state = good.clone();
+        break_it(&mut state);
+        let ran: Log = Arc::default();
+        let mut runner = Runner::new(agent(ran.clone()), script().skip(1));
+        let before = runner.export_state();
+        let error = runner.import_state(state).unwrap_err();
+        assert!(
+            error.to_string().contains(expected),
+            "{expected}: got `{error}`"
+        );
+        assert_eq!(runner.export_state(), before, "{expected}: the runner changed");
+        assert!(!runner.is_paused());
+    }
+    // The good state imports.
+    let mut runner = Runner::new(agent(Arc::default()), script().skip(1));
+    runner.import_state(good).unwrap();
+    assert!(runner.is_paused());
 }
