@@ -290,6 +290,63 @@ const BAD: &[(&str, &str, usize, &str)] = &[
         4,
         "malformed reference `lifecycle.rs:Not-A-Type`: `Not-A-Type` is not a Rust type name",
     ),
+    // Names: one rule (a tool name for the model APIs, which also keeps
+    // them out of the generated code's syntax), and no two agents
+    // declaring the same Rust name.
+    (
+        "name_line_break",
+        "a.md",
+        2,
+        "agent name `calc\\nfn evil() {}` is not a valid tool name",
+    ),
+    (
+        "name_space",
+        "a.md",
+        2,
+        "agent name `my agent` is not a valid tool name: ` ` is not",
+    ),
+    (
+        "name_slash",
+        "a.md",
+        2,
+        "agent name `team/calc` is not a valid tool name: `/` is not",
+    ),
+    (
+        "name_too_long",
+        "a.md",
+        2,
+        "is too long: its tool name `agent__aaaa",
+    ),
+    (
+        "name_from_file",
+        "my agent.md",
+        1,
+        "agent name `my agent` is not a valid tool name: ` ` is not an ASCII letter, digit, `_` or `-` (the agent is named after its file)",
+    ),
+    (
+        "tool_name_too_long",
+        "a.md",
+        4,
+        "tool name `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx` is too long for a tool name: 65 characters, at most 64",
+    ),
+    (
+        "type_name_collision",
+        "b.md",
+        2,
+        "agent `calc-tools` gives the same Rust name `CalcTools` as agent `calc`'s tool-set type",
+    ),
+    (
+        "module_collision",
+        "b.md",
+        2,
+        "agent `crate-agent` gives the same Rust name `crate_agent` as agent `crate`'s module",
+    ),
+    (
+        "child_twice",
+        "a.md",
+        3,
+        "agent `b` is listed twice in `agents`",
+    ),
 ];
 
 /// Help lines that must be there (did-you-mean and friends).
@@ -627,19 +684,20 @@ fn graph_node_ids_are_plain_identifiers_and_one_per_node() {
 
 #[test]
 fn graph_labels_keep_quotes_and_line_breaks_out_of_the_syntax() {
+    // Agent names are plain (the name rule); a server name is free text.
     let dir = tempfile::tempdir().unwrap();
-    let card = "---\nname: \"Caf\u{e9} \\\"Bot\\\"\\nv2\"\n---\nHi.\n";
+    let card = "---\nname: a\nservers: [\"Caf\u{e9} \\\"Bot\\\"\\nv2\"]\n---\nHi.\n";
     put(dir.path().join("a.md"), card);
     let loaded = cards::load_dir(dir.path()).unwrap();
     let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
     assert!(
-        dot.contains("  agent_Caf___Bot__v2 [label=\"Caf\u{e9} \\\"Bot\\\"\\nv2\", shape=box];\n"),
+        dot.contains(" [label=\"mcp: Caf\u{e9} \\\"Bot\\\"\\nv2\", shape="),
         "{dot}"
     );
     let mermaid = cards::graph(&loaded, cards::GraphFormat::Mermaid);
-    assert_eq!(
-        mermaid,
-        "flowchart LR\n  agent_Caf___Bot__v2[\"Caf\u{e9} 'Bot' v2\"]\n"
+    assert!(
+        mermaid.contains("[(\"mcp: Caf\u{e9} 'Bot' v2\")]\n"),
+        "{mermaid}"
     );
 }
 

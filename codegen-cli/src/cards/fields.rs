@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::names::{check_agent_name, check_tool_name};
 use super::{Diagnostic, Source, did_you_mean};
 use crate::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
@@ -341,13 +342,8 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             }
             "name" => {
                 if let Some(n) = cx.nonempty(p, "name", v) {
-                    if crate::emit::type_name_for(&n).is_none() {
-                        cx.err(
-                            p,
-                            true,
-                            format!("agent name `{n}` has no ASCII letters or digits to make a Rust type name from"),
-                            None,
-                        );
+                    if let Err((message, help)) = check_agent_name(&n) {
+                        cx.err(p, true, message, Some(help));
                     }
                     spec.name = n;
                     name_given = true;
@@ -396,16 +392,20 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             },
             "function_tools" => {
                 for (i, s) in cx.string_list(p, "function_tools", v) {
+                    let at = [Seg::Key("function_tools"), Seg::Index(i)];
                     match split_ref(&s, RefKind::Function) {
-                        Ok((file, function)) => tool_refs.push(RefSpec {
-                            text: s,
-                            file,
-                            function,
-                            field: "function_tools",
-                            index: i,
-                            in_map: false,
-                        }),
-                        Err(m) => cx.err(&[Seg::Key("function_tools"), Seg::Index(i)], true, m, Some("write `tools.rs:add_one`: a file next to the card and a top-level function in it".into())),
+                        Ok((file, function)) => match check_tool_name(&function, "tool name") {
+                            Ok(()) => tool_refs.push(RefSpec {
+                                text: s,
+                                file,
+                                function,
+                                field: "function_tools",
+                                index: i,
+                                in_map: false,
+                            }),
+                            Err((m, help)) => cx.err(&at, true, m, Some(help)),
+                        },
+                        Err(m) => cx.err(&at, true, m, Some("write `tools.rs:add_one`: a file next to the card and a top-level function in it".into())),
                     }
                 }
             }
@@ -454,6 +454,17 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             },
             _ => {}
         }
+    }
+    if !name_given && let Err((message, help)) = check_agent_name(&spec.name) {
+        let d = src
+            .line(
+                1,
+                1,
+                1,
+                format!("{message} (the agent is named after its file)"),
+            )
+            .help(format!("{help}; or give the card a `name:`"));
+        cx.diags.push(d);
     }
     match (&src.body, instruction_field) {
         (Some(_), true) => {

@@ -65,25 +65,6 @@ fn pascal(s: &str) -> String {
     crate::emit::type_name_for(s).unwrap_or_else(|| "X".to_owned())
 }
 
-/// `PmoOrchestrator` -> `pmo_orchestrator`.
-pub(crate) fn snake(pascal: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in pascal.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    if syn::parse_str::<syn::Ident>(&out).is_err() {
-        out.push_str("_agent");
-    }
-    out
-}
-
 fn module_for_file(file: &str, taken: &mut HashSet<String>) -> String {
     let mut base: String = file
         .trim_end_matches(".rs")
@@ -121,10 +102,17 @@ pub(crate) fn resolve(
     cache: &mut Cache,
 ) -> Result<Card, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let type_name = pascal(&p.spec.name);
-    let module = snake(&type_name);
-    let mut idents: HashSet<String> =
-        HashSet::from([type_name.clone(), format!("{type_name}Tools")]);
+    // The name passed the name rule (`names::check_agent_name`), which
+    // asks for a type name.
+    let Some(names) = super::names::Generated::for_agent(&p.spec.name) else {
+        return Err(vec![p.name_diag(format!(
+            "agent name `{}` gives no Rust type name",
+            p.spec.name
+        ))]);
+    };
+    let type_name = names.type_name;
+    let module = names.module;
+    let mut idents: HashSet<String> = HashSet::from([type_name.clone(), names.tools_type]);
     let mut modules: HashSet<String> = HashSet::new();
     let mut rust_files: Vec<RustFile> = Vec::new();
     let mut adapters: Vec<Adapter> = Vec::new();
