@@ -347,6 +347,12 @@ const BAD: &[(&str, &str, usize, &str)] = &[
         3,
         "agent `b` is listed twice in `agents`",
     ),
+    (
+        "rs_too_deep",
+        "tools.rs",
+        6,
+        "Rust file nests too deeply here: more than 100 levels of expressions or types",
+    ),
 ];
 
 /// Help lines that must be there (did-you-mean and friends).
@@ -1081,4 +1087,23 @@ fn worker_threads_finish_their_cards_with_the_build_wide_names() {
     let refs = std::fs::read_to_string(out.path().join("__rust_refs.rs")).unwrap();
     assert!(refs.contains("pub(super) mod life_rs;"), "{refs}");
     assert_eq!(refs.matches("pub struct AddOneTool").count(), 2, "{refs}");
+}
+
+#[test]
+fn a_build_script_gets_an_error_not_a_stack_overflow_for_deep_rust() {
+    let out = tempfile::tempdir().unwrap();
+    let result = hookwire_codegen::Builder::new(fixtures().join("bad/rs_too_deep"))
+        .out_dir(out.path())
+        .emit_rerun_if_changed(false)
+        .compile();
+    let Err(BuildError::Cards(diags)) = result else {
+        panic!("expected card errors, got {:?}", result.map(|_| ()));
+    };
+    assert_eq!(diags.len(), 1, "{}", render(&diags));
+    assert_eq!(
+        (diags[0].line, diags[0].col),
+        (6, 120),
+        "{}",
+        diags[0].message
+    );
 }

@@ -301,6 +301,25 @@ fn threads_for(n: usize) -> usize {
         .max(1)
 }
 
+/// The stack of the threads that load cards (`cardgen`, [`crate::Builder`]
+/// and the worker threads of a build): the Rust files it parses may nest up to
+/// [`super::depth::MAX_DEPTH`] levels, which `syn` (recursive descent)
+/// needs a few megabytes for in a debug build; the default 2 MiB is not
+/// enough. Only the pages used are committed.
+pub const STACK_SIZE: usize = 64 << 20;
+
+/// Runs `f` on a new scoped thread with [`STACK_SIZE`]; `None` if the
+/// thread cannot be made (its work is then done on the calling thread).
+fn worker<'scope, 'env, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> Option<std::thread::ScopedJoinHandle<'scope, T>> {
+    std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .spawn_scoped(scope, f)
+        .ok()
+}
+
 /// Every `threads`-th item of `items`, starting at `part`.
 fn share<T>(items: &[T], part: usize, threads: usize) -> impl Iterator<Item = &T> {
     items.iter().skip(part).step_by(threads.max(1))
@@ -387,7 +406,7 @@ pub fn generate_parallel(
     let (mine, theirs) = std::thread::scope(|scope| {
         let workers: Vec<_> = (1..threads)
             .map(|part| {
-                scope.spawn(move || {
+                worker(scope, move || {
                     let wanted: Vec<PathBuf> = share(paths, part, threads).cloned().collect();
                     load_and_generate(dir, &wanted)
                 })
@@ -397,7 +416,7 @@ pub fn generate_parallel(
             card_parts(share(&cards.cards, 0, threads)).and_then(|parts| finish_all(parts, names));
         let theirs: Vec<SharePart> = workers
             .into_iter()
-            .map(|w| w.join().ok().flatten())
+            .map(|w| w.and_then(|w| w.join().ok()).flatten())
             .collect();
         (mine, theirs)
     });
@@ -641,7 +660,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
         for part in 1..threads {
             let (tx, rx) = std::sync::mpsc::channel::<(ShareIds, Arc<rust::Names>)>();
             go.push(tx);
-            workers.push(scope.spawn(move || {
+            workers.push(worker(scope, move || {
                 let wanted: Vec<PathBuf> = share(paths, part, threads).cloned().collect();
                 let made = load_and_generate(dir, &wanted);
                 // Finish (the imports need every card's references) and
@@ -676,7 +695,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
         }
         for (i, worker) in workers.into_iter().enumerate() {
             let part = i + 1;
-            let theirs = match worker.join().ok().flatten() {
+            let theirs = match worker.and_then(|w| w.join().ok()).flatten() {
                 Some((files, Ok(staged))) => Some((files, staged)),
                 _ => None,
             };

@@ -26,6 +26,7 @@
 
 mod build;
 mod cross;
+mod depth;
 mod diag;
 mod env;
 mod fields;
@@ -36,8 +37,8 @@ mod rust;
 use std::path::{Path, PathBuf};
 
 pub use build::{
-    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, RUST_REFS_FILE, build,
-    generate, generate_parallel, write_all,
+    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, RUST_REFS_FILE, STACK_SIZE,
+    build, generate, generate_parallel, write_all,
 };
 pub use diag::{Diagnostic, did_you_mean, line_col};
 pub use fields::FIELDS;

@@ -721,13 +721,13 @@ fn load_file(
                 );
                 None
             }
-            Ok(text) => match syn::parse_file(&text) {
+            Ok(text) => match parse_bounded(&text) {
                 Ok(ast) => Some(Rc::new(RsFile {
                     display: display.clone(),
                     text,
                     ast,
                 })),
-                Err(e) => {
+                Err(Unparsed::Syntax(e)) => {
                     let start = e.span().start();
                     let (line, col) = if start.line == 0 {
                         (1, 1)
@@ -747,9 +747,47 @@ fn load_file(
                     );
                     None
                 }
+                Err(Unparsed::TooDeep(line, col)) => {
+                    diags.push(
+                        Diagnostic::new(
+                            &display,
+                            Some(&text),
+                            line,
+                            col + 1,
+                            1,
+                            format!(
+                                "Rust file nests too deeply here: more than {} levels of expressions or types",
+                                super::depth::MAX_DEPTH
+                            ),
+                        )
+                        .help("give the inner parts names (a `let`, a `type` alias, a function)")
+                        .note(format!("referenced as `{}`", r.text)),
+                    );
+                    None
+                }
             },
         },
     };
     cache.files.insert(canonical.clone(), loaded.clone());
     Some((canonical, loaded))
+}
+
+/// Why a Rust file was not read.
+enum Unparsed {
+    Syntax(syn::Error),
+    /// Nested deeper than [`super::depth::MAX_DEPTH`] at (line, 0-based
+    /// column): not handed to `syn`, whose recursion would overflow the
+    /// stack.
+    TooDeep(usize, usize),
+}
+
+/// Parses `text` with `syn`, unless it nests too deeply for that.
+fn parse_bounded(text: &str) -> Result<syn::File, Unparsed> {
+    // A lexing error is reported by `syn` below, with its position.
+    if let Ok(tokens) = text.parse::<proc_macro2::TokenStream>()
+        && let Some((line, col)) = super::depth::too_deep(tokens)
+    {
+        return Err(Unparsed::TooDeep(line, col));
+    }
+    syn::parse_file(text).map_err(Unparsed::Syntax)
 }
