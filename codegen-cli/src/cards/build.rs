@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use quote::{format_ident, quote};
 
-use super::{Card, Cards, Diagnostic, rust};
+use super::{Card, Cards, Diagnostic, rust, text};
 use crate::emit::{self, EmitOptions};
 
 /// How to generate and where to write.
@@ -197,7 +197,7 @@ fn shared_files(cards: &Cards, opts: &BuildOptions) -> Result<Vec<GeneratedFile>
     if !cards.shared.files.is_empty() {
         files.push(rust_refs_file(cards, opts)?);
     }
-    files.push(module_file(cards, opts));
+    files.push(module_file(cards, opts)?);
     Ok(files)
 }
 
@@ -253,43 +253,63 @@ fn rust_refs_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, V
 }
 
 /// `mod.rs`: the shared references' module, then one module per card.
-fn module_file(cards: &Cards, opts: &BuildOptions) -> GeneratedFile {
+/// Built with `quote!` like every other file: the card's file name reaches
+/// it only as the text of a doc attribute.
+fn module_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, Vec<Diagnostic>> {
     let out = absolute(&opts.out_dir);
-    let mut m = format!("{HEADER}. Do not edit.\n\n");
-    if !cards.shared.files.is_empty() {
-        m.push_str(
-            "/// The Rust files the cards reference and the adapters of their functions.\n#[doc(hidden)]\n",
-        );
-        if opts.absolute_paths {
-            let p = out.join(RUST_REFS_FILE);
-            m.push_str(&format!("#[path = {:?}]\n", p.display().to_string()));
+    let path_attr = |file: &str| {
+        opts.absolute_paths.then(|| {
+            let p = out.join(file).display().to_string();
+            quote!(#[path = #p])
+        })
+    };
+    let refs = (!cards.shared.files.is_empty()).then(|| {
+        let path = path_attr(RUST_REFS_FILE);
+        let m = format_ident!("{}", RUST_REFS_MODULE);
+        quote! {
+            /// The Rust files the cards reference and the adapters of their functions.
+            #[doc(hidden)]
+            #path
+            pub mod #m;
         }
-        m.push_str(&format!("pub mod {RUST_REFS_MODULE};\n\n"));
-    }
-    for card in &cards.cards {
+    });
+    let agents = cards.cards.iter().map(|card| {
         let file_name = card
             .path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        m.push_str(&format!(
-            "/// The agent `{}`, from `{file_name}`.\n",
-            card.spec.name
-        ));
-        if opts.absolute_paths {
-            let p = out.join(format!("{}.rs", card.module));
-            m.push_str(&format!("#[path = {:?}]\n", p.display().to_string()));
+        let doc = format!(
+            " The agent `{}`, from `{}`.",
+            card.spec.name,
+            text::comment_text(&file_name, true)
+        );
+        let path = path_attr(&format!("{}.rs", card.module));
+        let m = format_ident!("{}", card.module);
+        let ty = format_ident!("{}", card.type_name);
+        let tools = format_ident!("{}Tools", card.type_name);
+        quote! {
+            #[doc = #doc]
+            #path
+            pub mod #m;
+            #[allow(unused_imports)]
+            pub use #m::{#ty, #tools};
         }
-        m.push_str(&format!("pub mod {};\n", card.module));
-        m.push_str(&format!(
-            "#[allow(unused_imports)]\npub use {}::{{{}, {}Tools}};\n\n",
-            card.module, card.type_name, card.type_name
-        ));
-    }
-    GeneratedFile {
+    });
+    let items = format_items(quote!(#refs #(#agents)*)).map_err(|e| {
+        vec![Diagnostic::new(
+            &cards.root,
+            None,
+            1,
+            1,
+            1,
+            format!("cannot generate code: {e}"),
+        )]
+    })?;
+    Ok(GeneratedFile {
         name: MODULE_FILE.to_owned(),
-        content: m.trim_end().to_owned() + "\n",
-    }
+        content: format!("{HEADER}. Do not edit.\n\n{items}"),
+    })
 }
 
 /// How many threads generate `n` cards: one per core, at most one per
@@ -477,7 +497,10 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
     Ok(CardPart {
         card: card.path.clone(),
         name: format!("{}.rs", card.module),
-        head: format!("{HEADER} from {source}. Do not edit.\n\n"),
+        head: format!(
+            "{HEADER} from {}. Do not edit.\n\n",
+            text::comment_text(&source, true)
+        ),
         adapters,
         modules,
         agent,
@@ -486,7 +509,7 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
 
 /// Top-level items, formatted by prettyplease.
 pub(crate) fn format_items(tokens: proc_macro2::TokenStream) -> syn::Result<String> {
-    let file: syn::File = syn::parse2(tokens)?;
+    let file: syn::File = syn::parse2(text::safe_docs(tokens))?;
     Ok(prettyplease::unparse(&file))
 }
 

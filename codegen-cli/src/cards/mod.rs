@@ -33,6 +33,7 @@ mod fields;
 mod names;
 mod report;
 mod rust;
+mod text;
 
 use std::path::{Path, PathBuf};
 
