@@ -1151,3 +1151,28 @@ fn file_names_and_descriptions_cannot_inject_code_or_break_comments() {
         files[0].content
     );
 }
+
+#[test]
+fn a_symlinked_card_out_of_the_folder_is_refused_unread_like_a_rust_file() {
+    let dir = fixtures().join("bad/card_symlink_out");
+    let diags = cards::load_dir(&dir).unwrap_err();
+    assert_eq!(diags.len(), 1, "{}", render(&diags));
+    let d = &diags[0];
+    assert_eq!((d.path.clone(), d.line), (dir.join("evil.md"), 1));
+    assert!(
+        d.message
+            .starts_with("card `evil.md` lies outside the cards folder (it resolves to "),
+        "{d}"
+    );
+    assert_eq!(d.source_line, None);
+    assert!(!d.to_string().contains("SECRET"), "{d}");
+    // The same rule, with the same words, for a referenced `.rs` file.
+    let rs = cards::load_dir(&fixtures().join("bad/symlink_out")).unwrap_err();
+    assert!(
+        rs[0]
+            .message
+            .starts_with("`evil.rs` lies outside the cards folder (it resolves to "),
+        "{}",
+        rs[0]
+    );
+}

@@ -179,6 +179,14 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     let mut parsed = Vec::new();
     for file in &files {
         let display = shown(file);
+        if let Err(why) = inside_root(&root, file) {
+            diags.push(
+                Diagnostic::new(&display, None, 1, 1, 1, format!("card {why}")).help(
+                    "symlinks must not point out of the cards folder; copy the card in instead",
+                ),
+            );
+            continue;
+        }
         match std::fs::read(file) {
             Ok(bytes) => match parse_card(&display, &bytes, env) {
                 Ok(card) => parsed.push(card),
@@ -229,6 +237,23 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     }
 }
 
+/// The one rule for every file `cardgen` reads from the cards folder
+/// `root` (canonical): cards, referenced `.rs` files and the server
+/// configuration. Its real path, symlinks resolved, must lie inside the
+/// folder; the file is not read otherwise (so nothing of it is shown).
+/// `Err` says why, after the file's name (`` `a.md` lies outside ..``).
+pub(crate) fn inside_root(root: &Path, path: &Path) -> Result<PathBuf, String> {
+    let name = path.strip_prefix(root).unwrap_or(path).display();
+    match std::fs::canonicalize(path) {
+        Ok(real) if real.starts_with(root) => Ok(real),
+        Ok(real) => Err(format!(
+            "`{name}` lies outside the cards folder (it resolves to {})",
+            real.display()
+        )),
+        Err(e) => Err(format!("`{name}` cannot be resolved: {e}")),
+    }
+}
+
 /// The card files of the folder `root`, sorted.
 fn card_files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root)?
@@ -263,7 +288,8 @@ fn load_files(dir: &Path, paths: &[PathBuf]) -> Option<Vec<Card>> {
     paths
         .iter()
         .map(|display| {
-            let bytes = std::fs::read(root.join(display.file_name()?)).ok()?;
+            let real = inside_root(&root, &root.join(display.file_name()?)).ok()?;
+            let bytes = std::fs::read(real).ok()?;
             let parsed = parse_card(display, &bytes, &env).ok()?;
             rust::resolve(&root, dir, parsed, &mut cache).ok()
         })
@@ -282,7 +308,10 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
         return;
     };
     let shown = dir.join(file);
-    let text = match std::fs::read_to_string(root.join(file)) {
+    let text = match inside_root(root, &root.join(file))
+        .map_err(std::io::Error::other)
+        .and_then(std::fs::read_to_string)
+    {
         Ok(text) => text,
         Err(e) => {
             diags.push(Diagnostic::new(

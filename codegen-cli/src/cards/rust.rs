@@ -672,24 +672,16 @@ fn load_file(
         );
         return None;
     }
-    let canonical = match std::fs::canonicalize(&joined) {
-        Ok(c) => c,
-        Err(e) => {
-            diags.push(at(format!("cannot resolve `{}`: {e}", r.file)));
-            return None;
-        }
-    };
-    if !canonical.starts_with(root) {
-        diags.push(
-            at(format!(
-                "`{}` lies outside the cards folder (it resolves to {})",
-                r.file,
-                canonical.display()
-            ))
-            .help("symlinks must not point out of the cards folder; copy the file in instead"),
-        );
-        return None;
-    }
+    let canonical =
+        match super::inside_root(root, &joined) {
+            Ok(c) => c,
+            Err(why) => {
+                diags.push(at(why).help(
+                    "symlinks must not point out of the cards folder; copy the file in instead",
+                ));
+                return None;
+            }
+        };
     if !canonical.is_file() {
         diags.push(at(format!("`{}` is not a file", r.file)));
         return None;
