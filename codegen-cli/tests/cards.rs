@@ -353,6 +353,49 @@ const BAD: &[(&str, &str, usize, &str)] = &[
         6,
         "Rust file nests too deeply here: more than 100 levels of expressions or types",
     ),
+    // What `check` passed and the compiler then rejected.
+    (
+        "pub_crate_fn",
+        "tools.rs",
+        4,
+        "function `add_one` is only `pub(crate)`, but the code generated for the card names it from another module",
+    ),
+    (
+        "pub_self_fn",
+        "tools.rs",
+        4,
+        "function `add_one` is only `pub(self)`",
+    ),
+    (
+        "lifecycle_restricted",
+        "lifecycle.rs",
+        5,
+        "lifecycle hook `Recorder` is only `pub(super)`",
+    ),
+    (
+        "cfg_fn",
+        "tools.rs",
+        4,
+        "function `add_one` is behind `#[cfg(..)]`, but the code generated for the card names it unconditionally",
+    ),
+    (
+        "cfg_file",
+        "tools.rs",
+        2,
+        "the file of function `add_one` is behind `#[cfg(..)]`",
+    ),
+    (
+        "dial_unknown_tool",
+        "a.md",
+        7,
+        "`tool_name: add_on` names no tool of agent `a`",
+    ),
+    (
+        "dial_unknown_toolset",
+        "a.md",
+        7,
+        "`toolset_name: memory_server` is not a server of agent `a`",
+    ),
 ];
 
 /// Help lines that must be there (did-you-mean and friends).
@@ -381,6 +424,8 @@ const HELP: &[(&str, &str)] = &[
         "add `#[derive(Default)]` to `Recorder`",
     ),
     ("lifecycle_unknown_field", "did you mean `match`?"),
+    ("pub_crate_fn", "declare it `pub fn add_one`"),
+    ("dial_unknown_tool", "did you mean `add_one`?"),
 ];
 
 /// Every file under `dir` with its bytes and modification time.
@@ -779,7 +824,7 @@ pub type Strict = Guard;
     );
     put(
         dir.path().join("a.md"),
-        "---\nname: a\nhooks:\n  - lifecycle.rs:Audit\n  - event: on_request_start\n    kind: tool_call\n    tool_name: get_memories\n  - hook: lifecycle.rs:Guard\n    match: \"shell|exec\"\n  - lifecycle.rs:Strict\n---\nHi.\n",
+        "---\nname: a\nservers: [memory]\nhooks:\n  - lifecycle.rs:Audit\n  - event: on_request_start\n    kind: tool_call\n    toolset_name: memory\n    tool_name: get_memories\n  - hook: lifecycle.rs:Guard\n    match: \"shell|exec\"\n  - lifecycle.rs:Strict\n---\nHi.\n",
     );
     let loaded = cards::load_dir(dir.path()).unwrap();
     let spec = &loaded.cards[0].spec;

@@ -93,6 +93,8 @@ pub(crate) struct Parsed {
     pub hook_refs: Vec<RefSpec>,
     /// One per `spec.lifecycle_hooks` entry, in order.
     pub lifecycle_refs: Vec<RefSpec>,
+    /// One per `spec.hooks` entry: its index under `hooks:`.
+    pub event_hook_index: Vec<usize>,
     pub name_given: bool,
 }
 
@@ -321,6 +323,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut tool_refs = Vec::new();
     let mut hook_refs = Vec::new();
     let mut lifecycle_refs = Vec::new();
+    let mut event_hook_index = Vec::new();
     cx.unknown_keys(&[], &entries, &FIELDS, "a card");
     for (key, v) in &entries {
         let path = [Seg::Key(key.as_str())];
@@ -417,7 +420,13 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                     .collect();
             }
             "tool_hooks" => parse_tool_hooks(&mut cx, v, &mut spec, &mut hook_refs),
-            "hooks" => parse_event_hooks(&mut cx, v, &mut spec, &mut lifecycle_refs),
+            "hooks" => parse_event_hooks(
+                &mut cx,
+                v,
+                &mut spec,
+                &mut lifecycle_refs,
+                &mut event_hook_index,
+            ),
             "history_source" => {
                 spec.history_source = cx
                     .choice(p, "history_source", v, &HistorySource::ALL)
@@ -490,6 +499,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             tool_refs,
             hook_refs,
             lifecycle_refs,
+            event_hook_index,
             name_given,
         })
     } else {
@@ -692,6 +702,7 @@ fn parse_event_hooks(
     v: &Yaml,
     spec: &mut AgentSpec,
     lifecycle_refs: &mut Vec<RefSpec>,
+    event_hook_index: &mut Vec<usize>,
 ) {
     let items = match v {
         Yaml::Seq(items) => items,
@@ -848,6 +859,7 @@ fn parse_event_hooks(
             continue;
         }
         if let (Some(event), Some(tool_name)) = (event, tool_name) {
+            event_hook_index.push(i);
             spec.hooks.push(EventHookSpec {
                 event,
                 name,

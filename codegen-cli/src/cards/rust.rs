@@ -161,19 +161,13 @@ pub(crate) fn resolve(
             );
             continue;
         };
-        if matches!(item.vis, syn::Visibility::Inherited) {
-            diags.push(
-                file.diag_at(
-                    item.sig.ident.span(),
-                    item.sig.ident.span(),
-                    format!(
-                        "function `{}` is private, but the code generated for the card calls it from another module",
-                        r.function
-                    ),
-                )
-                .help(format!("declare it `pub fn {}`", r.function))
-                .note(format!("referenced as `{}` in {}", r.text, p.display.display())),
-            );
+        let referenced = format!("referenced as `{}` in {}", r.text, p.display.display());
+        if let Some(d) = not_public(&file, &item.vis, &item.sig.ident, "function", "fn") {
+            diags.push(d.note(referenced));
+            continue;
+        }
+        if let Some(d) = conditional(&file, &item.attrs, &item.sig.ident, "function") {
+            diags.push(d.note(referenced));
             continue;
         }
         let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
@@ -269,6 +263,7 @@ pub(crate) fn resolve(
             Err(Check::InFile(d)) => diags.push(*d),
         }
     }
+    check_injections(&p, &spec, &tool_names, &mut diags);
     for child in &spec.agents {
         if tool_names.contains_key(&child.tool_name()) {
             diags.push(p.src.at(
@@ -554,6 +549,17 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
             Some(help),
         ));
     };
+    if let Some(d) = not_public(file, vis, ident, "lifecycle hook", keyword) {
+        return Err(Check::InFile(Box::new(d.note(referenced.to_owned()))));
+    }
+    if let Some(d) = conditional(
+        file,
+        attrs.map_or(&[][..], Vec::as_slice),
+        ident,
+        "lifecycle hook",
+    ) {
+        return Err(Check::InFile(Box::new(d.note(referenced.to_owned()))));
+    }
     let in_file = |message: String, help: String| {
         Err(Check::InFile(Box::new(
             file.diag_at(ident.span(), ident.span(), message)
@@ -561,14 +567,6 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
                 .note(referenced.to_owned()),
         )))
     };
-    if matches!(vis, syn::Visibility::Inherited) {
-        return in_file(
-            format!(
-                "lifecycle hook `{name}` is private, but the code generated for the card names it from another module"
-            ),
-            format!("declare it `pub {keyword} {name}`"),
-        );
-    }
     if !generics.params.is_empty() {
         return in_file(
             format!("lifecycle hook `{name}` is generic, but a card names it without parameters"),
@@ -610,6 +608,174 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
     Ok(())
 }
 
+/// An error unless `vis` is plain `pub`: the generated code names the
+/// item from a module of its own (`pub(crate)` would do there, but not in
+/// the public type aliases it makes; `pub(self)`, `pub(super)` and
+/// `pub(in ..)` would not), so only `pub` is sure to compile.
+fn not_public(
+    file: &RsFile,
+    vis: &syn::Visibility,
+    ident: &syn::Ident,
+    what: &str,
+    keyword: &str,
+) -> Option<Diagnostic> {
+    let how = match vis {
+        syn::Visibility::Public(_) => return None,
+        syn::Visibility::Inherited => "private".to_owned(),
+        syn::Visibility::Restricted(r) => {
+            let v = quote::quote!(#r).to_string().replace(' ', "");
+            format!("only `{v}`")
+        }
+    };
+    Some(
+        file.diag_at(
+            ident.span(),
+            ident.span(),
+            format!(
+                "{what} `{ident}` is {how}, but the code generated for the card names it from another module"
+            ),
+        )
+        .help(format!("declare it `pub {keyword} {ident}`")),
+    )
+}
+
+/// The first `#[cfg(..)]` (or `#[cfg_attr(.., cfg(..))]`) of `attrs`.
+fn cfg_of(attrs: &[syn::Attribute]) -> Option<&syn::Attribute> {
+    attrs.iter().find(|a| {
+        a.path().is_ident("cfg")
+            || a.path().is_ident("cfg_attr")
+                && quote::quote!(#a).into_iter().any(|t| mentions_cfg(&t))
+    })
+}
+
+fn mentions_cfg(t: &proc_macro2::TokenTree) -> bool {
+    match t {
+        proc_macro2::TokenTree::Group(g) => {
+            let mut inner = g.stream().into_iter();
+            // Skip the leading `cfg_attr` itself.
+            let first = inner.next();
+            first.as_ref().is_some_and(|f| {
+                !matches!(f, proc_macro2::TokenTree::Ident(i) if i == "cfg_attr") && mentions_cfg(f)
+            }) || inner.any(|t| mentions_cfg(&t))
+        }
+        proc_macro2::TokenTree::Ident(i) => i == "cfg",
+        _ => false,
+    }
+}
+
+/// An error if the item (or its whole file, `#![cfg(..)]`) exists only
+/// under a `cfg`: the card would name something the compiler may drop.
+fn conditional(
+    file: &RsFile,
+    attrs: &[syn::Attribute],
+    ident: &syn::Ident,
+    what: &str,
+) -> Option<Diagnostic> {
+    let (attr, whose) = match cfg_of(attrs) {
+        Some(a) => (a, format!("{what} `{ident}` is")),
+        None => (
+            cfg_of(&file.ast.attrs)?,
+            format!("the file of {what} `{ident}` is"),
+        ),
+    };
+    let span = syn::spanned::Spanned::span(attr);
+    Some(
+        file.diag_at(
+            span,
+            ident.span(),
+            format!("{whose} behind `#[cfg(..)]`, but the code generated for the card names it unconditionally"),
+        )
+        .help("remove the `cfg`, or reference an item that always exists"),
+    )
+}
+
+/// Each `kind: tool_call` hook must call a tool the agent has: one of its
+/// function tools or child agents (`agent__<name>`), or, with
+/// `toolset_name:`, a tool of one of its MCP servers.
+fn check_injections(
+    p: &Parsed,
+    spec: &crate::spec::AgentSpec,
+    tool_names: &HashMap<String, usize>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    use crate::spec::EventHookAction;
+    use crate::yaml::Seg;
+    let servers: Vec<&str> = spec
+        .servers
+        .iter()
+        .map(String::as_str)
+        .chain(spec.mcp_tools.iter().map(|t| t.server.as_str()))
+        .collect();
+    for (hook, &i) in spec.hooks.iter().zip(&p.event_hook_index) {
+        let EventHookAction::ToolCall(call) = &hook.action else {
+            continue;
+        };
+        let at = |field: &'static str| [Seg::Key("hooks"), Seg::Index(i), Seg::Key(field)];
+        match &call.toolset_name {
+            Some(toolset) if !servers.contains(&toolset.as_str()) => diags.push(
+                p.src
+                    .at(
+                        &at("toolset_name"),
+                        true,
+                        format!(
+                            "`toolset_name: {toolset}` is not a server of agent `{}`",
+                            spec.name
+                        ),
+                    )
+                    .maybe_help(
+                        did_you_mean(toolset, servers.iter().copied())
+                            .map(|s| format!("did you mean `{s}`?")),
+                    )
+                    .note(if servers.is_empty() {
+                        "the agent has no `servers:`".to_owned()
+                    } else {
+                        format!("its servers: {}", servers.join(", "))
+                    }),
+            ),
+            Some(_) => {}
+            None => {
+                let name = call.tool_name.as_str();
+                // An MCP tool by its full name: `<server>__<tool>`.
+                let known = tool_names.contains_key(name)
+                    || spec.agents.iter().any(|a| a.tool_name() == name)
+                    || servers.iter().any(|s| {
+                        name.strip_prefix(s)
+                            .is_some_and(|rest| rest.starts_with("__") && rest.len() > 2)
+                    });
+                if !known {
+                    let tools: Vec<String> = tool_names
+                        .keys()
+                        .cloned()
+                        .chain(spec.agents.iter().map(|a| a.tool_name()))
+                        .collect();
+                    let mut sorted: Vec<&str> = tools.iter().map(String::as_str).collect();
+                    sorted.sort_unstable();
+                    diags.push(
+                        p.src
+                            .at(
+                                &at("tool_name"),
+                                true,
+                                format!("`tool_name: {name}` names no tool of agent `{}`", spec.name),
+                            )
+                            .help(
+                                did_you_mean(name, sorted.iter().copied())
+                                    .map(|s| format!("did you mean `{s}`?"))
+                                    .unwrap_or_else(|| {
+                                        "name one of its tools, or a tool of one of its servers with `toolset_name:`".to_owned()
+                                    }),
+                            )
+                            .note(if sorted.is_empty() {
+                                "the agent has no function tools or child agents".to_owned()
+                            } else {
+                                format!("its tools: {}", sorted.join(", "))
+                            }),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Whether the last segment of `path` is `name`.
 fn last_is(path: &syn::Path, name: &str) -> bool {
     path.segments.last().is_some_and(|s| s.ident == name)
@@ -619,7 +785,7 @@ fn last_is(path: &syn::Path, name: &str) -> bool {
 /// segments of the paths).
 fn implements(file: &RsFile, ty: &str, trait_name: &str) -> bool {
     file.ast.items.iter().any(|item| match item {
-        syn::Item::Impl(i) => {
+        syn::Item::Impl(i) if cfg_of(&i.attrs).is_none() => {
             i.trait_
                 .as_ref()
                 .is_some_and(|(path, _)| last_is(path, trait_name))
