@@ -333,22 +333,24 @@ impl Index {
         }
     }
 
-    /// The lines indented deeper than the line at `k` of `scope`, after it.
+    /// The lines indented deeper than `indent` (that of the line at `k` of
+    /// `scope`) after it: for a line of the text, up to where its block
+    /// ends (known in advance); for the scope's own first line, found.
     fn children(&self, scope: &Scope, k: usize, indent: usize) -> Scope {
-        let (start, limit) = match (&scope.first, k) {
-            (Some(_), 0) => (scope.start, scope.end),
-            (Some(_), k) => {
-                let i = scope.start + k - 1;
-                (i + 1, self.block_end[i].min(scope.end))
-            }
-            (None, k) => {
-                let i = scope.start + k;
-                (i + 1, self.block_end[i].min(scope.end))
+        let real = match (&scope.first, k) {
+            (Some(_), 0) => None,
+            (Some(_), k) => Some(scope.start + k - 1),
+            (None, k) => Some(scope.start + k),
+        };
+        let (start, end) = match real {
+            Some(i) => (i + 1, self.block_end[i].min(scope.end)),
+            None => {
+                let end = (scope.start..scope.end)
+                    .find(|&i| self.lines[i].indent <= indent)
+                    .unwrap_or(scope.end);
+                (scope.start, end)
             }
         };
-        let end = (start..limit)
-            .find(|&i| self.lines[i].indent <= indent)
-            .unwrap_or(limit);
         Scope {
             first: None,
             start,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use quote::format_ident;
 
+use super::diag::{Suggester, listing};
 use super::fields::{Parsed, RefSpec};
 use super::{Adapter, Card, Diagnostic, RustFile, did_you_mean, line_col};
 use crate::lower::{self, HookOptions, ToolOptions};
@@ -30,6 +31,31 @@ pub(crate) struct RsFile {
     display: PathBuf,
     text: String,
     ast: syn::File,
+    /// Its top-level functions, in source order, and by name (the first of
+    /// a name): references are looked up in constant time.
+    fns: Vec<String>,
+    fn_index: HashMap<String, usize>,
+}
+
+impl RsFile {
+    fn new(display: PathBuf, text: String, ast: syn::File) -> Self {
+        let mut fns = Vec::new();
+        let mut fn_index = HashMap::new();
+        for (i, item) in ast.items.iter().enumerate() {
+            if let syn::Item::Fn(f) = item {
+                let name = f.sig.ident.to_string();
+                fn_index.entry(name.clone()).or_insert(i);
+                fns.push(name);
+            }
+        }
+        Self {
+            display,
+            text,
+            ast,
+            fns,
+            fn_index,
+        }
+    }
 }
 
 impl RsFile {
@@ -119,6 +145,7 @@ pub(crate) fn resolve(
     let mut made: HashMap<(String, bool), String> = HashMap::new();
     let mut spec = p.spec.clone();
     let mut tool_names: HashMap<String, usize> = HashMap::new();
+    let mut suggester = Suggester::default();
 
     let refs: Vec<(bool, usize, &RefSpec)> = p
         .tool_refs
@@ -134,22 +161,15 @@ pub(crate) fn resolve(
         };
         let Some(file) = file else { continue };
         let Some(item) = find_fn(&file, &r.function) else {
-            let top: Vec<String> = file
-                .ast
-                .items
-                .iter()
-                .filter_map(|i| match i {
-                    syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
-                    _ => None,
-                })
-                .collect();
-            let help = did_you_mean(&r.function, top.iter().map(String::as_str))
+            let top: Vec<&str> = file.fns.iter().map(String::as_str).collect();
+            let help = suggester
+                .did_you_mean(&r.function, &top)
                 .map(|s| format!("did you mean `{}:{s}`?", r.file))
                 .or_else(|| {
                     Some(if top.is_empty() {
                         format!("`{}` defines no top-level function", r.file)
                     } else {
-                        format!("top-level functions in `{}`: {}", r.file, top.join(", "))
+                        format!("top-level functions in `{}`: {}", r.file, listing(&top))
                     })
                 });
             diags.push(
@@ -289,10 +309,10 @@ pub(crate) fn resolve(
 
 /// The function `name` of `file`: a top-level `fn`.
 fn find_fn<'a>(file: &'a RsFile, name: &str) -> Option<&'a syn::ItemFn> {
-    file.ast.items.iter().find_map(|item| match item {
-        syn::Item::Fn(f) if f.sig.ident == name => Some(f),
+    match file.ast.items.get(*file.fn_index.get(name)?)? {
+        syn::Item::Fn(f) => Some(f),
         _ => None,
-    })
+    }
 }
 
 /// The adapter of `item` (a tool or a hook) named `ident`, calling it as
@@ -880,11 +900,7 @@ fn load_file(
                 None
             }
             Ok(text) => match parse_bounded(&text) {
-                Ok(ast) => Some(Rc::new(RsFile {
-                    display: display.clone(),
-                    text,
-                    ast,
-                })),
+                Ok(ast) => Some(Rc::new(RsFile::new(display.clone(), text, ast))),
                 Err(Unparsed::Syntax(e)) => {
                     let start = e.span().start();
                     let (line, col) = if start.line == 0 {
