@@ -59,7 +59,21 @@ impl Builder {
 
     /// Checks the cards, then generates and writes the code. Returns the
     /// path of the generated `mod.rs` and what was written.
+    ///
+    /// The work runs on a thread with a large stack (the Rust files the
+    /// cards reference are parsed by recursive descent), so a build script's
+    /// main thread is enough.
     pub fn compile(self) -> Result<(PathBuf, BuildReport), BuildError> {
+        let stack = std::thread::Builder::new().stack_size(cards::STACK_SIZE);
+        match stack.spawn(move || self.compile_here()) {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(e) => Err(BuildError::Io(e)),
+        }
+    }
+
+    fn compile_here(self) -> Result<(PathBuf, BuildReport), BuildError> {
         let out = match self.out_dir {
             Some(out) => out,
             None => {

@@ -85,7 +85,19 @@ fn report(diags: &[Diagnostic]) -> ExitCode {
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Runs the command on a thread with [`cards::STACK_SIZE`] of stack (the
+/// Rust files the cards reference are parsed by recursive descent).
 fn main() -> ExitCode {
+    match std::thread::Builder::new()
+        .stack_size(cards::STACK_SIZE)
+        .spawn(run)
+    {
+        Ok(thread) => thread.join().unwrap_or(ExitCode::FAILURE),
+        Err(_) => run(),
+    }
+}
+
+fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { dir } => match cards::load_dir(&dir) {

@@ -207,124 +207,254 @@ fn scalar_len(s: &str) -> usize {
     s[..end].trim_end().chars().count()
 }
 
-fn children(region: &[Line], start: usize, indent: usize) -> Vec<Line> {
-    region[start + 1..]
-        .iter()
-        .take_while(|l| l.indent > indent)
-        .cloned()
-        .collect()
+/// Finds where the value at `path` is written in `text` (see
+/// [`Index::locate`]). To locate many paths in one text, build an
+/// [`Index`] once.
+pub fn locate(text: &str, path: &[Seg<'_>]) -> Loc {
+    Index::new(text).locate(path)
 }
 
-/// Finds where the value at `path` is written in `text`: exactly for block
-/// style; for flow style (`[a, b]`, `{k: v}`) the items of a flat flow list
-/// are found, otherwise the nearest enclosing key is returned. The empty path
-/// is line 1.
-pub fn locate(text: &str, path: &[Seg<'_>]) -> Loc {
-    let mut region = lines_of(text);
-    let mut cur = Loc {
-        line: region.first().map_or(1, |l| l.no),
-        key_col: 1,
-        key_len: 1,
-        value_col: 1,
-        value_len: 0,
-    };
-    let mut inline: Option<(usize, String)> = None; // (column, text) of the current value
-    for seg in path {
-        match *seg {
-            Seg::Key(key) => {
-                let Some(indent) = region.iter().map(|l| l.indent).min() else {
-                    break;
-                };
-                let found = region.iter().position(|l| {
-                    l.indent == indent && {
-                        let rest = &l.text[indent..];
-                        [key.to_owned(), format!("\"{key}\""), format!("'{key}'")]
-                            .iter()
-                            .any(|k| {
-                                rest.strip_prefix(k.as_str()).is_some_and(|after| {
-                                    after.trim_start_matches(' ').starts_with(':')
-                                })
-                            })
-                    }
-                });
-                let Some(i) = found else { break };
-                let l = &region[i];
-                let rest = &l.text[indent..];
-                let colon = rest.find(':').unwrap_or(0);
-                let after = &rest[colon + 1..];
-                let value_start = after.len() - after.trim_start().len();
-                let value = &after[value_start..];
-                let value_col = indent + colon + 1 + value_start + 1;
-                let value_len = if value.starts_with('#') {
-                    0
-                } else {
-                    scalar_len(value)
-                };
-                cur = Loc {
-                    line: l.no,
-                    key_col: indent + 1,
-                    key_len: colon.max(1),
-                    value_col,
-                    value_len,
-                };
-                inline = (value_len > 0).then(|| (value_col, value.to_owned()));
-                region = children(&region, i, indent);
+/// The lines of a YAML text, indexed once so that locating a path costs
+/// about the same whatever the size of the text: a card with thousands of
+/// errors is reported in linear time.
+#[derive(Debug)]
+pub struct Index {
+    /// The lines that hold YAML (not blank, not only a comment).
+    lines: Vec<Line>,
+    /// For each line, the index of the first later line that is not
+    /// indented deeper (where its block ends).
+    block_end: Vec<usize>,
+    /// The keys and items of the regions looked into so far, by range.
+    regions: std::cell::RefCell<std::collections::HashMap<(usize, usize), std::rc::Rc<Region>>>,
+}
+
+/// The top level of a range of lines: its indentation, where each key and
+/// each list item is.
+#[derive(Debug, Default)]
+struct Region {
+    indent: Option<usize>,
+    /// Key (as written, and unquoted) -> its first line.
+    keys: std::collections::HashMap<String, usize>,
+    /// The lines of its `- ` items, in order.
+    items: Vec<usize>,
+}
+
+/// The lines a path step looks into: a range of [`Index::lines`], after
+/// an optional first line of its own (the rest of a `- key: value` line).
+struct Scope {
+    first: Option<Line>,
+    start: usize,
+    end: usize,
+}
+
+impl Region {
+    fn of<'a>(lines: impl Iterator<Item = (usize, &'a Line)> + Clone) -> Self {
+        let indent = lines.clone().map(|(_, l)| l.indent).min();
+        let mut region = Region {
+            indent,
+            ..Region::default()
+        };
+        for (i, l) in lines.filter(|(_, l)| Some(l.indent) == indent) {
+            let rest = &l.text[l.indent..];
+            if rest == "-" || rest.starts_with("- ") {
+                region.items.push(i);
             }
-            Seg::Index(n) => {
-                let indent = region.iter().map(|l| l.indent).min();
-                let items: Vec<usize> = region
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, l)| {
-                        Some(l.indent) == indent && {
-                            let rest = &l.text[l.indent..];
-                            rest == "-" || rest.starts_with("- ")
-                        }
-                    })
-                    .map(|(i, _)| i)
-                    .collect();
-                if let Some(&i) = items.get(n) {
-                    let l = region[i].clone();
-                    let dash = l.indent;
-                    let after = &l.text[dash + 1..];
-                    let skip = after.len() - after.trim_start().len();
-                    let value = &after[skip..];
-                    let value_col = dash + 1 + skip + 1;
-                    let value_len = scalar_len(value);
-                    cur = Loc {
-                        line: l.no,
-                        key_col: dash + 1,
-                        key_len: 1,
-                        value_col,
-                        value_len,
-                    };
-                    inline = (value_len > 0).then(|| (value_col, value.to_owned()));
-                    let mut virtual_first = l.clone();
-                    virtual_first
-                        .text
-                        .replace_range(dash..dash + 1 + skip, &" ".repeat(1 + skip));
-                    virtual_first.indent = dash + 1 + skip;
-                    let mut next = vec![virtual_first];
-                    next.extend(children(&region, i, dash));
-                    if value.is_empty() {
-                        next.remove(0);
-                    }
-                    region = next;
-                } else if let Some((col, text)) = inline.take() {
-                    if let Some((offset, len)) = flow_item(&text, n) {
-                        cur.value_col = col + offset;
-                        cur.value_len = len;
-                        cur.key_col = cur.value_col;
-                        cur.key_len = len;
-                    }
-                    region = Vec::new();
+            for (colon, _) in rest.match_indices(':') {
+                let key = rest[..colon].trim_end_matches(' ');
+                if key.is_empty() {
+                    continue;
+                }
+                region.keys.entry(key.to_owned()).or_insert(i);
+                let unquoted = key
+                    .strip_prefix('"')
+                    .and_then(|k| k.strip_suffix('"'))
+                    .or_else(|| key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')));
+                if let Some(k) = unquoted {
+                    region.keys.entry(k.to_owned()).or_insert(i);
+                }
+            }
+        }
+        region
+    }
+}
+
+impl Index {
+    /// Indexes the lines of `text`.
+    pub fn new(text: &str) -> Self {
+        let lines = lines_of(text);
+        let mut block_end = vec![lines.len(); lines.len()];
+        let mut open: Vec<usize> = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            while let Some(&j) = open.last() {
+                if lines[j].indent >= l.indent {
+                    block_end[j] = i;
+                    open.pop();
                 } else {
                     break;
                 }
             }
+            open.push(i);
+        }
+        Self {
+            lines,
+            block_end,
+            regions: Default::default(),
         }
     }
-    cur
+
+    /// The line at `k` of `scope` (0 is its own first line, if any).
+    fn line<'a>(&'a self, scope: &'a Scope, k: usize) -> Option<&'a Line> {
+        match (&scope.first, k) {
+            (Some(first), 0) => Some(first),
+            (Some(_), k) => self.lines.get(scope.start + k - 1),
+            (None, k) => self.lines.get(scope.start + k),
+        }
+    }
+
+    /// The keys and items of `scope`, by position in it.
+    fn region(&self, scope: &Scope) -> std::rc::Rc<Region> {
+        let real = (scope.start..scope.end).map(|i| (i, &self.lines[i]));
+        match &scope.first {
+            Some(first) => {
+                let start = scope.start;
+                std::rc::Rc::new(Region::of(
+                    std::iter::once((0, first)).chain(real.map(move |(i, l)| (i - start + 1, l))),
+                ))
+            }
+            None => {
+                let key = (scope.start, scope.end);
+                if let Some(r) = self.regions.borrow().get(&key) {
+                    return r.clone();
+                }
+                let r = std::rc::Rc::new(Region::of(real.map(|(i, l)| (i - scope.start, l))));
+                self.regions.borrow_mut().insert(key, r.clone());
+                r
+            }
+        }
+    }
+
+    /// The lines indented deeper than `indent` (that of the line at `k` of
+    /// `scope`) after it: for a line of the text, up to where its block
+    /// ends (known in advance); for the scope's own first line, found.
+    fn children(&self, scope: &Scope, k: usize, indent: usize) -> Scope {
+        let real = match (&scope.first, k) {
+            (Some(_), 0) => None,
+            (Some(_), k) => Some(scope.start + k - 1),
+            (None, k) => Some(scope.start + k),
+        };
+        let (start, end) = match real {
+            Some(i) => (i + 1, self.block_end[i].min(scope.end)),
+            None => {
+                let end = (scope.start..scope.end)
+                    .find(|&i| self.lines[i].indent <= indent)
+                    .unwrap_or(scope.end);
+                (scope.start, end)
+            }
+        };
+        Scope {
+            first: None,
+            start,
+            end,
+        }
+    }
+
+    /// Finds where the value at `path` is written: exactly for block style;
+    /// for flow style (`[a, b]`, `{k: v}`) the items of a flat flow list
+    /// are found, otherwise the nearest enclosing key is returned. The empty
+    /// path is line 1.
+    pub fn locate(&self, path: &[Seg<'_>]) -> Loc {
+        let mut scope = Scope {
+            first: None,
+            start: 0,
+            end: self.lines.len(),
+        };
+        let mut cur = Loc {
+            line: self.lines.first().map_or(1, |l| l.no),
+            key_col: 1,
+            key_len: 1,
+            value_col: 1,
+            value_len: 0,
+        };
+        let mut inline: Option<(usize, String)> = None; // (column, text) of the current value
+        for seg in path {
+            let region = self.region(&scope);
+            match *seg {
+                Seg::Key(key) => {
+                    let Some(indent) = region.indent else {
+                        break;
+                    };
+                    let Some(&k) = region.keys.get(key) else {
+                        break;
+                    };
+                    let Some(l) = self.line(&scope, k) else { break };
+                    let rest = &l.text[indent..];
+                    let colon = rest.find(':').unwrap_or(0);
+                    let after = &rest[colon + 1..];
+                    let value_start = after.len() - after.trim_start().len();
+                    let value = &after[value_start..];
+                    let value_col = indent + colon + 1 + value_start + 1;
+                    let value_len = if value.starts_with('#') {
+                        0
+                    } else {
+                        scalar_len(value)
+                    };
+                    cur = Loc {
+                        line: l.no,
+                        key_col: indent + 1,
+                        key_len: colon.max(1),
+                        value_col,
+                        value_len,
+                    };
+                    inline = (value_len > 0).then(|| (value_col, value.to_owned()));
+                    scope = self.children(&scope, k, indent);
+                }
+                Seg::Index(n) => {
+                    if let Some(&k) = region.items.get(n) {
+                        let Some(l) = self.line(&scope, k) else { break };
+                        let dash = l.indent;
+                        let after = &l.text[dash + 1..];
+                        let skip = after.len() - after.trim_start().len();
+                        let value = &after[skip..];
+                        let value_col = dash + 1 + skip + 1;
+                        let value_len = scalar_len(value);
+                        cur = Loc {
+                            line: l.no,
+                            key_col: dash + 1,
+                            key_len: 1,
+                            value_col,
+                            value_len,
+                        };
+                        inline = (value_len > 0).then(|| (value_col, value.to_owned()));
+                        let mut first = l.clone();
+                        first
+                            .text
+                            .replace_range(dash..dash + 1 + skip, &" ".repeat(1 + skip));
+                        first.indent = dash + 1 + skip;
+                        let children = self.children(&scope, k, dash);
+                        scope = Scope {
+                            first: (!value.is_empty()).then_some(first),
+                            ..children
+                        };
+                    } else if let Some((col, text)) = inline.take() {
+                        if let Some((offset, len)) = flow_item(&text, n) {
+                            cur.value_col = col + offset;
+                            cur.value_len = len;
+                            cur.key_col = cur.value_col;
+                            cur.key_len = len;
+                        }
+                        scope = Scope {
+                            first: None,
+                            start: 0,
+                            end: 0,
+                        };
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+        cur
+    }
 }
 
 /// The character offset and length of item `n` of a flat flow sequence

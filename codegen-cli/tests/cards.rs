@@ -290,6 +290,112 @@ const BAD: &[(&str, &str, usize, &str)] = &[
         4,
         "malformed reference `lifecycle.rs:Not-A-Type`: `Not-A-Type` is not a Rust type name",
     ),
+    // Names: one rule (a tool name for the model APIs, which also keeps
+    // them out of the generated code's syntax), and no two agents
+    // declaring the same Rust name.
+    (
+        "name_line_break",
+        "a.md",
+        2,
+        "agent name `calc\\nfn evil() {}` is not a valid tool name",
+    ),
+    (
+        "name_space",
+        "a.md",
+        2,
+        "agent name `my agent` is not a valid tool name: ` ` is not",
+    ),
+    (
+        "name_slash",
+        "a.md",
+        2,
+        "agent name `team/calc` is not a valid tool name: `/` is not",
+    ),
+    (
+        "name_too_long",
+        "a.md",
+        2,
+        "is too long: its tool name `agent__aaaa",
+    ),
+    (
+        "name_from_file",
+        "my agent.md",
+        1,
+        "agent name `my agent` is not a valid tool name: ` ` is not an ASCII letter, digit, `_` or `-` (the agent is named after its file)",
+    ),
+    (
+        "tool_name_too_long",
+        "a.md",
+        4,
+        "tool name `xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx` is too long for a tool name: 65 characters, at most 64",
+    ),
+    (
+        "type_name_collision",
+        "b.md",
+        2,
+        "agent `calc-tools` gives the same Rust name `CalcTools` as agent `calc`'s tool-set type",
+    ),
+    (
+        "module_collision",
+        "b.md",
+        2,
+        "agent `crate-agent` gives the same Rust name `crate_agent` as agent `crate`'s module",
+    ),
+    (
+        "child_twice",
+        "a.md",
+        3,
+        "agent `b` is listed twice in `agents`",
+    ),
+    (
+        "rs_too_deep",
+        "tools.rs",
+        6,
+        "Rust file nests too deeply here: more than 100 levels of expressions or types",
+    ),
+    // What `check` passed and the compiler then rejected.
+    (
+        "pub_crate_fn",
+        "tools.rs",
+        4,
+        "function `add_one` is only `pub(crate)`, but the code generated for the card names it from another module",
+    ),
+    (
+        "pub_self_fn",
+        "tools.rs",
+        4,
+        "function `add_one` is only `pub(self)`",
+    ),
+    (
+        "lifecycle_restricted",
+        "lifecycle.rs",
+        5,
+        "lifecycle hook `Recorder` is only `pub(super)`",
+    ),
+    (
+        "cfg_fn",
+        "tools.rs",
+        4,
+        "function `add_one` is behind `#[cfg(..)]`, but the code generated for the card names it unconditionally",
+    ),
+    (
+        "cfg_file",
+        "tools.rs",
+        2,
+        "the file of function `add_one` is behind `#[cfg(..)]`",
+    ),
+    (
+        "dial_unknown_tool",
+        "a.md",
+        7,
+        "`tool_name: add_on` names no tool of agent `a`",
+    ),
+    (
+        "dial_unknown_toolset",
+        "a.md",
+        7,
+        "`toolset_name: memory_server` is not a server of agent `a`",
+    ),
 ];
 
 /// Help lines that must be there (did-you-mean and friends).
@@ -318,6 +424,8 @@ const HELP: &[(&str, &str)] = &[
         "add `#[derive(Default)]` to `Recorder`",
     ),
     ("lifecycle_unknown_field", "did you mean `match`?"),
+    ("pub_crate_fn", "declare it `pub fn add_one`"),
+    ("dial_unknown_tool", "did you mean `add_one`?"),
 ];
 
 /// Every file under `dir` with its bytes and modification time.
@@ -627,19 +735,20 @@ fn graph_node_ids_are_plain_identifiers_and_one_per_node() {
 
 #[test]
 fn graph_labels_keep_quotes_and_line_breaks_out_of_the_syntax() {
+    // Agent names are plain (the name rule); a server name is free text.
     let dir = tempfile::tempdir().unwrap();
-    let card = "---\nname: \"Caf\u{e9} \\\"Bot\\\"\\nv2\"\n---\nHi.\n";
+    let card = "---\nname: a\nservers: [\"Caf\u{e9} \\\"Bot\\\"\\nv2\"]\n---\nHi.\n";
     put(dir.path().join("a.md"), card);
     let loaded = cards::load_dir(dir.path()).unwrap();
     let dot = cards::graph(&loaded, cards::GraphFormat::Dot);
     assert!(
-        dot.contains("  agent_Caf___Bot__v2 [label=\"Caf\u{e9} \\\"Bot\\\"\\nv2\", shape=box];\n"),
+        dot.contains(" [label=\"mcp: Caf\u{e9} \\\"Bot\\\"\\nv2\", shape="),
         "{dot}"
     );
     let mermaid = cards::graph(&loaded, cards::GraphFormat::Mermaid);
-    assert_eq!(
-        mermaid,
-        "flowchart LR\n  agent_Caf___Bot__v2[\"Caf\u{e9} 'Bot' v2\"]\n"
+    assert!(
+        mermaid.contains("[(\"mcp: Caf\u{e9} 'Bot' v2\")]\n"),
+        "{mermaid}"
     );
 }
 
@@ -715,7 +824,7 @@ pub type Strict = Guard;
     );
     put(
         dir.path().join("a.md"),
-        "---\nname: a\nhooks:\n  - lifecycle.rs:Audit\n  - event: on_request_start\n    kind: tool_call\n    tool_name: get_memories\n  - hook: lifecycle.rs:Guard\n    match: \"shell|exec\"\n  - lifecycle.rs:Strict\n---\nHi.\n",
+        "---\nname: a\nservers: [memory]\nhooks:\n  - lifecycle.rs:Audit\n  - event: on_request_start\n    kind: tool_call\n    toolset_name: memory\n    tool_name: get_memories\n  - hook: lifecycle.rs:Guard\n    match: \"shell|exec\"\n  - lifecycle.rs:Strict\n---\nHi.\n",
     );
     let loaded = cards::load_dir(dir.path()).unwrap();
     let spec = &loaded.cards[0].spec;
@@ -1023,4 +1132,92 @@ fn worker_threads_finish_their_cards_with_the_build_wide_names() {
     let refs = std::fs::read_to_string(out.path().join("__rust_refs.rs")).unwrap();
     assert!(refs.contains("pub(super) mod life_rs;"), "{refs}");
     assert_eq!(refs.matches("pub struct AddOneTool").count(), 2, "{refs}");
+}
+
+#[test]
+fn a_build_script_gets_an_error_not_a_stack_overflow_for_deep_rust() {
+    let out = tempfile::tempdir().unwrap();
+    let result = hookwire_codegen::Builder::new(fixtures().join("bad/rs_too_deep"))
+        .out_dir(out.path())
+        .emit_rerun_if_changed(false)
+        .compile();
+    let Err(BuildError::Cards(diags)) = result else {
+        panic!("expected card errors, got {:?}", result.map(|_| ()));
+    };
+    assert_eq!(diags.len(), 1, "{}", render(&diags));
+    assert_eq!(
+        (diags[0].line, diags[0].col),
+        (6, 120),
+        "{}",
+        diags[0].message
+    );
+}
+
+#[test]
+fn file_names_and_descriptions_cannot_inject_code_or_break_comments() {
+    // A card file name with line breaks and a CR, a description with a CR
+    // and a text-direction character: the generated files parse to exactly
+    // the expected items, and hold neither character raw.
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path().join("a\nfn evil() {}\n\r.md"),
+        "---\nname: calc\ndescription: \"one\\rtwo \\u202e three\\r\\nfour\"\n---\nHi.\n",
+    );
+    let loaded = cards::load_dir(dir.path()).unwrap();
+    let files = cards::generate(&loaded, &BuildOptions::new(dir.path().join("out"))).unwrap();
+    for f in &files {
+        assert!(!f.content.contains(['\r', '\u{202e}']), "{}", f.content);
+        let file = syn::parse_file(&f.content).unwrap();
+        let fns = file
+            .items
+            .iter()
+            .filter(|i| matches!(i, syn::Item::Fn(_)))
+            .count();
+        assert_eq!(fns, 0, "{}", f.content);
+    }
+    assert_eq!(
+        files[0].content.lines().next().unwrap(),
+        "// @generated by cardgen from a\\nfn evil() {}\\n\\n.md. Do not edit."
+    );
+    let module = &files[1].content;
+    let items = syn::parse_file(module).unwrap().items;
+    assert_eq!(
+        items.len(),
+        2,
+        "`pub mod calc;` and its `pub use`:\n{module}"
+    );
+    assert!(
+        module.contains("/// The agent `calc`, from `a\\nfn evil() {}\\n\\n.md`.\n"),
+        "{module}"
+    );
+    assert!(
+        files[0].content.contains("two \\u{202e} three"),
+        "{}",
+        files[0].content
+    );
+}
+
+#[test]
+fn a_symlinked_card_out_of_the_folder_is_refused_unread_like_a_rust_file() {
+    let dir = fixtures().join("bad/card_symlink_out");
+    let diags = cards::load_dir(&dir).unwrap_err();
+    assert_eq!(diags.len(), 1, "{}", render(&diags));
+    let d = &diags[0];
+    assert_eq!((d.path.clone(), d.line), (dir.join("evil.md"), 1));
+    assert!(
+        d.message
+            .starts_with("card `evil.md` lies outside the cards folder (it resolves to "),
+        "{d}"
+    );
+    assert_eq!(d.source_line, None);
+    assert!(!d.to_string().contains("SECRET"), "{d}");
+    // The same rule, with the same words, for a referenced `.rs` file.
+    let rs = cards::load_dir(&fixtures().join("bad/symlink_out")).unwrap_err();
+    assert!(
+        rs[0]
+            .message
+            .starts_with("`evil.rs` lies outside the cards folder (it resolves to "),
+        "{}",
+        rs[0]
+    );
 }

@@ -119,8 +119,8 @@ fn card_fields_reach_the_agent_config() {
     assert_eq!(c.history_source, HistorySource::None);
     let hook = &c.request_hooks[0];
     assert_eq!(hook.event, HookEvent::OnRequestStart);
-    assert_eq!(hook.toolset_name.as_deref(), Some("memory_server"));
-    assert_eq!(hook.tool_name, "get_memories");
+    assert_eq!(hook.toolset_name.as_deref(), Some("time"));
+    assert_eq!(hook.tool_name, "get_time");
     assert_eq!(hook.arguments["user_id"], "current");
     assert_eq!(hook.frequency, Frequency::Always);
 

@@ -38,14 +38,26 @@ impl Diagnostic {
         message: impl Into<String>,
     ) -> Self {
         let line = line.max(1);
-        let source_line = source.and_then(|s| s.lines().nth(line - 1).map(str::to_owned));
+        let source_line = source.and_then(|s| s.lines().nth(line - 1));
+        Self::with_line(path, source_line, line, col, len, message)
+    }
+
+    /// [`Diagnostic::new`] with the source line already found.
+    pub(crate) fn with_line(
+        path: &Path,
+        source_line: Option<&str>,
+        line: usize,
+        col: usize,
+        len: usize,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             path: path.to_owned(),
-            line,
+            line: line.max(1),
             col: col.max(1),
             len: len.max(1),
             message: message.into(),
-            source_line,
+            source_line: source_line.map(str::to_owned),
             help: None,
             notes: Vec::new(),
         }
@@ -119,6 +131,52 @@ pub fn did_you_mean<'a>(
         })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+/// How many names a note lists before "and N more".
+const LISTED: usize = 20;
+
+/// `names` joined with `, `: the first twenty, then how many more there
+/// are (a note stays short when thousands of names are known).
+pub(crate) fn listing(names: &[&str]) -> String {
+    let mut out = names
+        .iter()
+        .take(LISTED)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > LISTED {
+        out.push_str(&format!(" and {} more", names.len() - LISTED));
+    }
+    out
+}
+
+/// [`did_you_mean`] within a budget of comparisons for one load: with
+/// thousands of unknown references among thousands of names, comparing
+/// each with each would take quadratic time, so past the budget the
+/// remaining errors come without a suggestion.
+#[derive(Debug)]
+pub(crate) struct Suggester {
+    /// Comparisons left.
+    budget: usize,
+}
+
+impl Default for Suggester {
+    fn default() -> Self {
+        Self { budget: 100_000 }
+    }
+}
+
+impl Suggester {
+    /// [`did_you_mean`], if the budget still covers every candidate.
+    pub(crate) fn did_you_mean<'a>(
+        &mut self,
+        word: &str,
+        candidates: &[&'a str],
+    ) -> Option<&'a str> {
+        self.budget = self.budget.checked_sub(candidates.len())?;
+        did_you_mean(word, candidates.iter().copied())
+    }
 }
 
 /// The 1-based line and column of byte offset `at` in `bytes` (columns count

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use super::names::{check_agent_name, check_tool_name};
 use super::{Diagnostic, Source, did_you_mean};
 use crate::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
@@ -92,6 +93,8 @@ pub(crate) struct Parsed {
     pub hook_refs: Vec<RefSpec>,
     /// One per `spec.lifecycle_hooks` entry, in order.
     pub lifecycle_refs: Vec<RefSpec>,
+    /// One per `spec.hooks` entry: its index under `hooks:`.
+    pub event_hook_index: Vec<usize>,
     pub name_given: bool,
 }
 
@@ -320,6 +323,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut tool_refs = Vec::new();
     let mut hook_refs = Vec::new();
     let mut lifecycle_refs = Vec::new();
+    let mut event_hook_index = Vec::new();
     cx.unknown_keys(&[], &entries, &FIELDS, "a card");
     for (key, v) in &entries {
         let path = [Seg::Key(key.as_str())];
@@ -341,13 +345,8 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             }
             "name" => {
                 if let Some(n) = cx.nonempty(p, "name", v) {
-                    if crate::emit::type_name_for(&n).is_none() {
-                        cx.err(
-                            p,
-                            true,
-                            format!("agent name `{n}` has no ASCII letters or digits to make a Rust type name from"),
-                            None,
-                        );
+                    if let Err((message, help)) = check_agent_name(&n) {
+                        cx.err(p, true, message, Some(help));
                     }
                     spec.name = n;
                     name_given = true;
@@ -396,16 +395,20 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             },
             "function_tools" => {
                 for (i, s) in cx.string_list(p, "function_tools", v) {
+                    let at = [Seg::Key("function_tools"), Seg::Index(i)];
                     match split_ref(&s, RefKind::Function) {
-                        Ok((file, function)) => tool_refs.push(RefSpec {
-                            text: s,
-                            file,
-                            function,
-                            field: "function_tools",
-                            index: i,
-                            in_map: false,
-                        }),
-                        Err(m) => cx.err(&[Seg::Key("function_tools"), Seg::Index(i)], true, m, Some("write `tools.rs:add_one`: a file next to the card and a top-level function in it".into())),
+                        Ok((file, function)) => match check_tool_name(&function, "tool name") {
+                            Ok(()) => tool_refs.push(RefSpec {
+                                text: s,
+                                file,
+                                function,
+                                field: "function_tools",
+                                index: i,
+                                in_map: false,
+                            }),
+                            Err((m, help)) => cx.err(&at, true, m, Some(help)),
+                        },
+                        Err(m) => cx.err(&at, true, m, Some("write `tools.rs:add_one`: a file next to the card and a top-level function in it".into())),
                     }
                 }
             }
@@ -417,7 +420,13 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                     .collect();
             }
             "tool_hooks" => parse_tool_hooks(&mut cx, v, &mut spec, &mut hook_refs),
-            "hooks" => parse_event_hooks(&mut cx, v, &mut spec, &mut lifecycle_refs),
+            "hooks" => parse_event_hooks(
+                &mut cx,
+                v,
+                &mut spec,
+                &mut lifecycle_refs,
+                &mut event_hook_index,
+            ),
             "history_source" => {
                 spec.history_source = cx
                     .choice(p, "history_source", v, &HistorySource::ALL)
@@ -455,6 +464,17 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             _ => {}
         }
     }
+    if !name_given && let Err((message, help)) = check_agent_name(&spec.name) {
+        let d = src
+            .line(
+                1,
+                1,
+                1,
+                format!("{message} (the agent is named after its file)"),
+            )
+            .help(format!("{help}; or give the card a `name:`"));
+        cx.diags.push(d);
+    }
     match (&src.body, instruction_field) {
         (Some(_), true) => {
             let d = src
@@ -479,6 +499,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             tool_refs,
             hook_refs,
             lifecycle_refs,
+            event_hook_index,
             name_given,
         })
     } else {
@@ -681,6 +702,7 @@ fn parse_event_hooks(
     v: &Yaml,
     spec: &mut AgentSpec,
     lifecycle_refs: &mut Vec<RefSpec>,
+    event_hook_index: &mut Vec<usize>,
 ) {
     let items = match v {
         Yaml::Seq(items) => items,
@@ -837,6 +859,7 @@ fn parse_event_hooks(
             continue;
         }
         if let (Some(event), Some(tool_name)) = (event, tool_name) {
+            event_hook_index.push(i);
             spec.hooks.push(EventHookSpec {
                 event,
                 name,

@@ -25,17 +25,21 @@
 //! ```
 
 mod build;
+mod cross;
+mod depth;
 mod diag;
+mod env;
 mod fields;
+mod names;
 mod report;
 mod rust;
+mod text;
 
-use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use build::{
-    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, RUST_REFS_FILE, build,
-    generate, generate_parallel, write_all,
+    BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, RUST_REFS_FILE, STACK_SIZE,
+    build, generate, generate_parallel, write_all,
 };
 pub use diag::{Diagnostic, did_you_mean, line_col};
 pub use fields::FIELDS;
@@ -175,6 +179,14 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     let mut parsed = Vec::new();
     for file in &files {
         let display = shown(file);
+        if let Err(why) = inside_root(&root, file) {
+            diags.push(
+                Diagnostic::new(&display, None, 1, 1, 1, format!("card {why}")).help(
+                    "symlinks must not point out of the cards folder; copy the card in instead",
+                ),
+            );
+            continue;
+        }
         match std::fs::read(file) {
             Ok(bytes) => match parse_card(&display, &bytes, env) {
                 Ok(card) => parsed.push(card),
@@ -202,7 +214,7 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
         .filter(|f| !loaded.contains(f.as_path()))
         .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
-    cross_check(&parsed, &broken, &mut diags);
+    cross::cross_check(&parsed, &broken, &mut diags);
     check_servers(&root, dir, &parsed, &mut diags);
     let mut cards = Vec::new();
     let mut rust_cache = rust::Cache::default();
@@ -222,6 +234,23 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     } else {
         diags.sort_by(|a, b| (&a.path, a.line, a.col).cmp(&(&b.path, b.line, b.col)));
         Err(diags)
+    }
+}
+
+/// The one rule for every file `cardgen` reads from the cards folder
+/// `root` (canonical): cards, referenced `.rs` files and the server
+/// configuration. Its real path, symlinks resolved, must lie inside the
+/// folder; the file is not read otherwise (so nothing of it is shown).
+/// `Err` says why, after the file's name (`` `a.md` lies outside ..``).
+pub(crate) fn inside_root(root: &Path, path: &Path) -> Result<PathBuf, String> {
+    let name = path.strip_prefix(root).unwrap_or(path).display();
+    match std::fs::canonicalize(path) {
+        Ok(real) if real.starts_with(root) => Ok(real),
+        Ok(real) => Err(format!(
+            "`{name}` lies outside the cards folder (it resolves to {})",
+            real.display()
+        )),
+        Err(e) => Err(format!("`{name}` cannot be resolved: {e}")),
     }
 }
 
@@ -259,7 +288,8 @@ fn load_files(dir: &Path, paths: &[PathBuf]) -> Option<Vec<Card>> {
     paths
         .iter()
         .map(|display| {
-            let bytes = std::fs::read(root.join(display.file_name()?)).ok()?;
+            let real = inside_root(&root, &root.join(display.file_name()?)).ok()?;
+            let bytes = std::fs::read(real).ok()?;
             let parsed = parse_card(display, &bytes, &env).ok()?;
             rust::resolve(&root, dir, parsed, &mut cache).ok()
         })
@@ -278,7 +308,10 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
         return;
     };
     let shown = dir.join(file);
-    let text = match std::fs::read_to_string(root.join(file)) {
+    let text = match inside_root(root, &root.join(file))
+        .map_err(std::io::Error::other)
+        .and_then(std::fs::read_to_string)
+    {
         Ok(text) => text,
         Err(e) => {
             diags.push(Diagnostic::new(
@@ -380,8 +413,13 @@ pub(crate) struct Source {
     pub path: PathBuf,
     /// The whole file.
     pub text: String,
-    /// The YAML (after `${ENV}` substitution).
+    /// Where each line of `text` starts (byte offsets).
+    line_starts: Vec<usize>,
+    /// The YAML as written (`${ENV}` references are resolved in the parsed
+    /// values, never in the text).
     pub yaml: String,
+    /// The YAML's lines, indexed to locate keys and values.
+    index: yaml::Index,
     /// Lines before the YAML's first line.
     pub offset: usize,
     /// The instruction from the body of a `.md` card.
@@ -391,9 +429,43 @@ pub(crate) struct Source {
 }
 
 impl Source {
+    fn new(
+        path: PathBuf,
+        text: String,
+        yaml: String,
+        offset: usize,
+        body: Option<String>,
+        body_line: usize,
+    ) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Self {
+            index: yaml::Index::new(&yaml),
+            path,
+            text,
+            line_starts,
+            yaml,
+            offset,
+            body,
+            body_line,
+        }
+    }
+
+    /// The text of line `line` (1-based) of the file, without its line break.
+    fn source_line(&self, line: usize) -> Option<&str> {
+        let start = *self.line_starts.get(line.checked_sub(1)?)?;
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |next| next - 1);
+        let l = self.text.get(start..end)?;
+        Some(l.strip_suffix('\r').unwrap_or(l))
+    }
+
     /// A diagnostic at the key (or the value) at `path` in the YAML.
     pub fn at(&self, path: &[Seg<'_>], value: bool, message: impl Into<String>) -> Diagnostic {
-        let loc = yaml::locate(&self.yaml, path);
+        let loc = self.index.locate(path);
         let (col, len) = if value {
             loc.value_or_key()
         } else {
@@ -404,7 +476,7 @@ impl Source {
         } else {
             loc.line + self.offset
         };
-        Diagnostic::new(&self.path, Some(&self.text), line, col, len, message)
+        self.line(line, col, len, message)
     }
 
     /// A diagnostic at a line of the whole file.
@@ -415,7 +487,8 @@ impl Source {
         len: usize,
         message: impl Into<String>,
     ) -> Diagnostic {
-        Diagnostic::new(&self.path, Some(&self.text), line, col, len, message)
+        let line = line.max(1);
+        Diagnostic::with_line(&self.path, self.source_line(line), line, col, len, message)
     }
 }
 
@@ -449,20 +522,10 @@ fn parse_card(
     } else {
         (text.clone(), 0, None, 0)
     };
-    let (yaml, env_diags) = substitute_env(display, &text, &raw_yaml, offset, env);
-    if !env_diags.is_empty() {
-        return Err(env_diags);
-    }
-    let src = Source {
-        path: display.to_owned(),
-        text,
-        yaml,
-        offset,
-        body,
-        body_line,
-    };
-    let value = match yaml::parse(&src.yaml) {
-        Ok(v) => v,
+    let (placeheld, resolved) = env::prepare(display, &text, &raw_yaml, offset, env)?;
+    let src = Source::new(display.to_owned(), text, raw_yaml, offset, body, body_line);
+    let value = match yaml::parse(&placeheld) {
+        Ok(v) => resolved.substitute(v),
         Err(e) => {
             // An error at the end of the input points at the last YAML line,
             // not at the closing `---`.
@@ -540,251 +603,6 @@ fn split_frontmatter(
     }
     let body = body_lines.join("\n").trim().to_owned();
     Ok((yaml, 1, (!body.is_empty()).then_some(body), body_line))
-}
-
-/// Replaces `${NAME}` and `${NAME:-default}` in the YAML; an unset variable
-/// without a default is an error at its position.
-fn substitute_env(
-    display: &Path,
-    text: &str,
-    yaml: &str,
-    offset: usize,
-    env: EnvLookup<'_>,
-) -> (String, Vec<Diagnostic>) {
-    let mut out = String::with_capacity(yaml.len());
-    let mut diags = Vec::new();
-    for (i, line) in yaml.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let mut rest = line;
-        let mut col = 1;
-        while let Some(start) = rest.find("${") {
-            out.push_str(&rest[..start]);
-            col += rest[..start].chars().count();
-            let after = &rest[start + 2..];
-            let Some(end) = after.find('}') else {
-                diags.push(
-                    Diagnostic::new(
-                        display,
-                        Some(text),
-                        i + 1 + offset,
-                        col,
-                        2,
-                        "unclosed `${` environment reference",
-                    )
-                    .help("write `${NAME}` or `${NAME:-default}`"),
-                );
-                out.push_str(&rest[start..]);
-                rest = "";
-                break;
-            };
-            let inner = &after[..end];
-            let (name, default) = match inner.split_once(":-") {
-                Some((n, d)) => (n, Some(d)),
-                None => (inner, None),
-            };
-            let valid = !name.is_empty()
-                && name
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            let width = inner.chars().count() + 3;
-            if !valid {
-                diags.push(
-                    Diagnostic::new(
-                        display,
-                        Some(text),
-                        i + 1 + offset,
-                        col,
-                        width,
-                        format!("invalid environment reference `${{{inner}}}`"),
-                    )
-                    .help("a variable name is letters, digits and `_`, not starting with a digit"),
-                );
-            } else {
-                match env(name).or_else(|| default.map(str::to_owned)) {
-                    Some(value) => out.push_str(&value),
-                    None => diags.push(
-                        Diagnostic::new(
-                            display,
-                            Some(text),
-                            i + 1 + offset,
-                            col,
-                            width,
-                            format!("environment variable `{name}` is not set"),
-                        )
-                        .help(format!(
-                            "set `{name}`, or give a default: `${{{name}:-value}}`"
-                        )),
-                    ),
-                }
-            }
-            col += width;
-            rest = &after[end + 1..];
-        }
-        out.push_str(rest);
-    }
-    (out, diags)
-}
-
-/// Checks across cards: duplicate names (and type names), unknown agent
-/// references, cycles, more than one default agent.
-fn cross_check(parsed: &[fields::Parsed], broken: &[String], diags: &mut Vec<Diagnostic>) {
-    let mut by_name: HashMap<&str, &fields::Parsed> = HashMap::new();
-    let mut by_type: HashMap<String, &fields::Parsed> = HashMap::new();
-    for p in parsed {
-        if let Some(first) = by_name.get(p.spec.name.as_str()) {
-            diags.push(
-                p.name_diag(format!("duplicate agent name `{}`", p.spec.name))
-                    .note(format!("first declared in {}", first.display.display()))
-                    .help("give every card a distinct `name`"),
-            );
-            continue;
-        }
-        by_name.insert(&p.spec.name, p);
-        if let Some(ty) = crate::emit::type_name_for(&p.spec.name) {
-            if let Some(first) = by_type.get(&ty) {
-                diags.push(
-                    p.name_diag(format!(
-                        "agent name `{}` gives the same Rust type name `{ty}` as `{}`",
-                        p.spec.name, first.spec.name
-                    ))
-                    .note(format!(
-                        "`{}` is declared in {}",
-                        first.spec.name,
-                        first.display.display()
-                    ))
-                    .help("rename one of the agents"),
-                );
-            } else {
-                by_type.insert(ty, p);
-            }
-        }
-    }
-    let mut names: Vec<&str> = by_name.keys().copied().collect();
-    names.extend(broken.iter().map(String::as_str));
-    names.sort_unstable();
-    for p in parsed {
-        for (i, child) in p.spec.agents.iter().enumerate() {
-            if child.name == p.spec.name {
-                diags.push(
-                    p.src
-                        .at(
-                            &[Seg::Key("agents"), Seg::Index(i)],
-                            true,
-                            format!("agent `{}` lists itself in `agents`", child.name),
-                        )
-                        .help("an agent cannot call itself as a tool"),
-                );
-            } else if !names.contains(&child.name.as_str()) {
-                diags.push(
-                    p.src
-                        .at(
-                            &[Seg::Key("agents"), Seg::Index(i)],
-                            true,
-                            format!("unknown agent `{}`", child.name),
-                        )
-                        .maybe_help(
-                            did_you_mean(&child.name, names.iter().copied())
-                                .map(|s| format!("did you mean `{s}`?")),
-                        )
-                        .note(format!("known agents: {}", names.join(", "))),
-                );
-            }
-        }
-    }
-    // Cycles (self-references are reported above).
-    let graph: BTreeMap<&str, Vec<&str>> = by_name
-        .iter()
-        .map(|(name, p)| {
-            (
-                *name,
-                p.spec
-                    .agents
-                    .iter()
-                    .map(|a| a.name.as_str())
-                    .filter(|a| a != name && by_name.contains_key(a))
-                    .collect(),
-            )
-        })
-        .collect();
-    let mut reported: Vec<Vec<&str>> = Vec::new();
-    for start in graph.keys() {
-        if let Some(cycle) = find_cycle(&graph, start) {
-            let mut key = cycle.clone();
-            key.sort_unstable();
-            if reported.contains(&key) {
-                continue;
-            }
-            reported.push(key);
-            let p = by_name[cycle[0]];
-            let idx = p
-                .spec
-                .agents
-                .iter()
-                .position(|a| a.name == cycle[1])
-                .unwrap_or(0);
-            let mut shown = cycle.clone();
-            shown.push(cycle[0]);
-            diags.push(
-                p.src
-                    .at(
-                        &[Seg::Key("agents"), Seg::Index(idx)],
-                        true,
-                        format!("agents form a cycle: {}", shown.join(" -> ")),
-                    )
-                    .help("agents as tools must form a tree: remove one of these references"),
-            );
-        }
-    }
-    let defaults: Vec<&fields::Parsed> = parsed.iter().filter(|p| p.spec.default).collect();
-    for extra in defaults.iter().skip(1) {
-        diags.push(
-            extra
-                .src
-                .at(
-                    &[Seg::Key("default")],
-                    true,
-                    format!(
-                        "more than one default agent: `{}` and `{}`",
-                        defaults[0].spec.name, extra.spec.name
-                    ),
-                )
-                .help("mark exactly one card `default: true`"),
-        );
-    }
-}
-
-/// A cycle through `start` (starting with `start`), if there is one.
-fn find_cycle<'a>(graph: &BTreeMap<&'a str, Vec<&'a str>>, start: &'a str) -> Option<Vec<&'a str>> {
-    fn dfs<'a>(
-        graph: &BTreeMap<&'a str, Vec<&'a str>>,
-        start: &'a str,
-        node: &'a str,
-        path: &mut Vec<&'a str>,
-        seen: &mut Vec<&'a str>,
-    ) -> bool {
-        for &next in graph.get(node).map(Vec::as_slice).unwrap_or(&[]) {
-            if next == start {
-                return true;
-            }
-            if seen.contains(&next) {
-                continue;
-            }
-            seen.push(next);
-            path.push(next);
-            if dfs(graph, start, next, path, seen) {
-                return true;
-            }
-            path.pop();
-        }
-        false
-    }
-    let mut path = vec![start];
-    let mut seen = vec![start];
-    dfs(graph, start, start, &mut path, &mut seen).then_some(path)
 }
 
 /// Checks one card from its bytes, without the file system: frontmatter,

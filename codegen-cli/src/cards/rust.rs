@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use quote::format_ident;
 
+use super::diag::{Suggester, listing};
 use super::fields::{Parsed, RefSpec};
 use super::{Adapter, Card, Diagnostic, RustFile, did_you_mean, line_col};
 use crate::lower::{self, HookOptions, ToolOptions};
@@ -30,6 +31,31 @@ pub(crate) struct RsFile {
     display: PathBuf,
     text: String,
     ast: syn::File,
+    /// Its top-level functions, in source order, and by name (the first of
+    /// a name): references are looked up in constant time.
+    fns: Vec<String>,
+    fn_index: HashMap<String, usize>,
+}
+
+impl RsFile {
+    fn new(display: PathBuf, text: String, ast: syn::File) -> Self {
+        let mut fns = Vec::new();
+        let mut fn_index = HashMap::new();
+        for (i, item) in ast.items.iter().enumerate() {
+            if let syn::Item::Fn(f) = item {
+                let name = f.sig.ident.to_string();
+                fn_index.entry(name.clone()).or_insert(i);
+                fns.push(name);
+            }
+        }
+        Self {
+            display,
+            text,
+            ast,
+            fns,
+            fn_index,
+        }
+    }
 }
 
 impl RsFile {
@@ -63,25 +89,6 @@ impl RsFile {
 
 fn pascal(s: &str) -> String {
     crate::emit::type_name_for(s).unwrap_or_else(|| "X".to_owned())
-}
-
-/// `PmoOrchestrator` -> `pmo_orchestrator`.
-pub(crate) fn snake(pascal: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in pascal.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    if syn::parse_str::<syn::Ident>(&out).is_err() {
-        out.push_str("_agent");
-    }
-    out
 }
 
 fn module_for_file(file: &str, taken: &mut HashSet<String>) -> String {
@@ -121,16 +128,24 @@ pub(crate) fn resolve(
     cache: &mut Cache,
 ) -> Result<Card, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let type_name = pascal(&p.spec.name);
-    let module = snake(&type_name);
-    let mut idents: HashSet<String> =
-        HashSet::from([type_name.clone(), format!("{type_name}Tools")]);
+    // The name passed the name rule (`names::check_agent_name`), which
+    // asks for a type name.
+    let Some(names) = super::names::Generated::for_agent(&p.spec.name) else {
+        return Err(vec![p.name_diag(format!(
+            "agent name `{}` gives no Rust type name",
+            p.spec.name
+        ))]);
+    };
+    let type_name = names.type_name;
+    let module = names.module;
+    let mut idents: HashSet<String> = HashSet::from([type_name.clone(), names.tools_type]);
     let mut modules: HashSet<String> = HashSet::new();
     let mut rust_files: Vec<RustFile> = Vec::new();
     let mut adapters: Vec<Adapter> = Vec::new();
     let mut made: HashMap<(String, bool), String> = HashMap::new();
     let mut spec = p.spec.clone();
     let mut tool_names: HashMap<String, usize> = HashMap::new();
+    let mut suggester = Suggester::default();
 
     let refs: Vec<(bool, usize, &RefSpec)> = p
         .tool_refs
@@ -146,22 +161,15 @@ pub(crate) fn resolve(
         };
         let Some(file) = file else { continue };
         let Some(item) = find_fn(&file, &r.function) else {
-            let top: Vec<String> = file
-                .ast
-                .items
-                .iter()
-                .filter_map(|i| match i {
-                    syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
-                    _ => None,
-                })
-                .collect();
-            let help = did_you_mean(&r.function, top.iter().map(String::as_str))
+            let top: Vec<&str> = file.fns.iter().map(String::as_str).collect();
+            let help = suggester
+                .did_you_mean(&r.function, &top)
                 .map(|s| format!("did you mean `{}:{s}`?", r.file))
                 .or_else(|| {
                     Some(if top.is_empty() {
                         format!("`{}` defines no top-level function", r.file)
                     } else {
-                        format!("top-level functions in `{}`: {}", r.file, top.join(", "))
+                        format!("top-level functions in `{}`: {}", r.file, listing(&top))
                     })
                 });
             diags.push(
@@ -173,19 +181,13 @@ pub(crate) fn resolve(
             );
             continue;
         };
-        if matches!(item.vis, syn::Visibility::Inherited) {
-            diags.push(
-                file.diag_at(
-                    item.sig.ident.span(),
-                    item.sig.ident.span(),
-                    format!(
-                        "function `{}` is private, but the code generated for the card calls it from another module",
-                        r.function
-                    ),
-                )
-                .help(format!("declare it `pub fn {}`", r.function))
-                .note(format!("referenced as `{}` in {}", r.text, p.display.display())),
-            );
+        let referenced = format!("referenced as `{}` in {}", r.text, p.display.display());
+        if let Some(d) = not_public(&file, &item.vis, &item.sig.ident, "function", "fn") {
+            diags.push(d.note(referenced));
+            continue;
+        }
+        if let Some(d) = conditional(&file, &item.attrs, &item.sig.ident, "function") {
+            diags.push(d.note(referenced));
             continue;
         }
         let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
@@ -281,6 +283,7 @@ pub(crate) fn resolve(
             Err(Check::InFile(d)) => diags.push(*d),
         }
     }
+    check_injections(&p, &spec, &tool_names, &mut diags);
     for child in &spec.agents {
         if tool_names.contains_key(&child.tool_name()) {
             diags.push(p.src.at(
@@ -306,10 +309,10 @@ pub(crate) fn resolve(
 
 /// The function `name` of `file`: a top-level `fn`.
 fn find_fn<'a>(file: &'a RsFile, name: &str) -> Option<&'a syn::ItemFn> {
-    file.ast.items.iter().find_map(|item| match item {
-        syn::Item::Fn(f) if f.sig.ident == name => Some(f),
+    match file.ast.items.get(*file.fn_index.get(name)?)? {
+        syn::Item::Fn(f) => Some(f),
         _ => None,
-    })
+    }
 }
 
 /// The adapter of `item` (a tool or a hook) named `ident`, calling it as
@@ -566,6 +569,17 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
             Some(help),
         ));
     };
+    if let Some(d) = not_public(file, vis, ident, "lifecycle hook", keyword) {
+        return Err(Check::InFile(Box::new(d.note(referenced.to_owned()))));
+    }
+    if let Some(d) = conditional(
+        file,
+        attrs.map_or(&[][..], Vec::as_slice),
+        ident,
+        "lifecycle hook",
+    ) {
+        return Err(Check::InFile(Box::new(d.note(referenced.to_owned()))));
+    }
     let in_file = |message: String, help: String| {
         Err(Check::InFile(Box::new(
             file.diag_at(ident.span(), ident.span(), message)
@@ -573,14 +587,6 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
                 .note(referenced.to_owned()),
         )))
     };
-    if matches!(vis, syn::Visibility::Inherited) {
-        return in_file(
-            format!(
-                "lifecycle hook `{name}` is private, but the code generated for the card names it from another module"
-            ),
-            format!("declare it `pub {keyword} {name}`"),
-        );
-    }
     if !generics.params.is_empty() {
         return in_file(
             format!("lifecycle hook `{name}` is generic, but a card names it without parameters"),
@@ -622,6 +628,174 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
     Ok(())
 }
 
+/// An error unless `vis` is plain `pub`: the generated code names the
+/// item from a module of its own (`pub(crate)` would do there, but not in
+/// the public type aliases it makes; `pub(self)`, `pub(super)` and
+/// `pub(in ..)` would not), so only `pub` is sure to compile.
+fn not_public(
+    file: &RsFile,
+    vis: &syn::Visibility,
+    ident: &syn::Ident,
+    what: &str,
+    keyword: &str,
+) -> Option<Diagnostic> {
+    let how = match vis {
+        syn::Visibility::Public(_) => return None,
+        syn::Visibility::Inherited => "private".to_owned(),
+        syn::Visibility::Restricted(r) => {
+            let v = quote::quote!(#r).to_string().replace(' ', "");
+            format!("only `{v}`")
+        }
+    };
+    Some(
+        file.diag_at(
+            ident.span(),
+            ident.span(),
+            format!(
+                "{what} `{ident}` is {how}, but the code generated for the card names it from another module"
+            ),
+        )
+        .help(format!("declare it `pub {keyword} {ident}`")),
+    )
+}
+
+/// The first `#[cfg(..)]` (or `#[cfg_attr(.., cfg(..))]`) of `attrs`.
+fn cfg_of(attrs: &[syn::Attribute]) -> Option<&syn::Attribute> {
+    attrs.iter().find(|a| {
+        a.path().is_ident("cfg")
+            || a.path().is_ident("cfg_attr")
+                && quote::quote!(#a).into_iter().any(|t| mentions_cfg(&t))
+    })
+}
+
+fn mentions_cfg(t: &proc_macro2::TokenTree) -> bool {
+    match t {
+        proc_macro2::TokenTree::Group(g) => {
+            let mut inner = g.stream().into_iter();
+            // Skip the leading `cfg_attr` itself.
+            let first = inner.next();
+            first.as_ref().is_some_and(|f| {
+                !matches!(f, proc_macro2::TokenTree::Ident(i) if i == "cfg_attr") && mentions_cfg(f)
+            }) || inner.any(|t| mentions_cfg(&t))
+        }
+        proc_macro2::TokenTree::Ident(i) => i == "cfg",
+        _ => false,
+    }
+}
+
+/// An error if the item (or its whole file, `#![cfg(..)]`) exists only
+/// under a `cfg`: the card would name something the compiler may drop.
+fn conditional(
+    file: &RsFile,
+    attrs: &[syn::Attribute],
+    ident: &syn::Ident,
+    what: &str,
+) -> Option<Diagnostic> {
+    let (attr, whose) = match cfg_of(attrs) {
+        Some(a) => (a, format!("{what} `{ident}` is")),
+        None => (
+            cfg_of(&file.ast.attrs)?,
+            format!("the file of {what} `{ident}` is"),
+        ),
+    };
+    let span = syn::spanned::Spanned::span(attr);
+    Some(
+        file.diag_at(
+            span,
+            ident.span(),
+            format!("{whose} behind `#[cfg(..)]`, but the code generated for the card names it unconditionally"),
+        )
+        .help("remove the `cfg`, or reference an item that always exists"),
+    )
+}
+
+/// Each `kind: tool_call` hook must call a tool the agent has: one of its
+/// function tools or child agents (`agent__<name>`), or, with
+/// `toolset_name:`, a tool of one of its MCP servers.
+fn check_injections(
+    p: &Parsed,
+    spec: &crate::spec::AgentSpec,
+    tool_names: &HashMap<String, usize>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    use crate::spec::EventHookAction;
+    use crate::yaml::Seg;
+    let servers: Vec<&str> = spec
+        .servers
+        .iter()
+        .map(String::as_str)
+        .chain(spec.mcp_tools.iter().map(|t| t.server.as_str()))
+        .collect();
+    for (hook, &i) in spec.hooks.iter().zip(&p.event_hook_index) {
+        let EventHookAction::ToolCall(call) = &hook.action else {
+            continue;
+        };
+        let at = |field: &'static str| [Seg::Key("hooks"), Seg::Index(i), Seg::Key(field)];
+        match &call.toolset_name {
+            Some(toolset) if !servers.contains(&toolset.as_str()) => diags.push(
+                p.src
+                    .at(
+                        &at("toolset_name"),
+                        true,
+                        format!(
+                            "`toolset_name: {toolset}` is not a server of agent `{}`",
+                            spec.name
+                        ),
+                    )
+                    .maybe_help(
+                        did_you_mean(toolset, servers.iter().copied())
+                            .map(|s| format!("did you mean `{s}`?")),
+                    )
+                    .note(if servers.is_empty() {
+                        "the agent has no `servers:`".to_owned()
+                    } else {
+                        format!("its servers: {}", servers.join(", "))
+                    }),
+            ),
+            Some(_) => {}
+            None => {
+                let name = call.tool_name.as_str();
+                // An MCP tool by its full name: `<server>__<tool>`.
+                let known = tool_names.contains_key(name)
+                    || spec.agents.iter().any(|a| a.tool_name() == name)
+                    || servers.iter().any(|s| {
+                        name.strip_prefix(s)
+                            .is_some_and(|rest| rest.starts_with("__") && rest.len() > 2)
+                    });
+                if !known {
+                    let tools: Vec<String> = tool_names
+                        .keys()
+                        .cloned()
+                        .chain(spec.agents.iter().map(|a| a.tool_name()))
+                        .collect();
+                    let mut sorted: Vec<&str> = tools.iter().map(String::as_str).collect();
+                    sorted.sort_unstable();
+                    diags.push(
+                        p.src
+                            .at(
+                                &at("tool_name"),
+                                true,
+                                format!("`tool_name: {name}` names no tool of agent `{}`", spec.name),
+                            )
+                            .help(
+                                did_you_mean(name, sorted.iter().copied())
+                                    .map(|s| format!("did you mean `{s}`?"))
+                                    .unwrap_or_else(|| {
+                                        "name one of its tools, or a tool of one of its servers with `toolset_name:`".to_owned()
+                                    }),
+                            )
+                            .note(if sorted.is_empty() {
+                                "the agent has no function tools or child agents".to_owned()
+                            } else {
+                                format!("its tools: {}", sorted.join(", "))
+                            }),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Whether the last segment of `path` is `name`.
 fn last_is(path: &syn::Path, name: &str) -> bool {
     path.segments.last().is_some_and(|s| s.ident == name)
@@ -631,7 +805,7 @@ fn last_is(path: &syn::Path, name: &str) -> bool {
 /// segments of the paths).
 fn implements(file: &RsFile, ty: &str, trait_name: &str) -> bool {
     file.ast.items.iter().any(|item| match item {
-        syn::Item::Impl(i) => {
+        syn::Item::Impl(i) if cfg_of(&i.attrs).is_none() => {
             i.trait_
                 .as_ref()
                 .is_some_and(|(path, _)| last_is(path, trait_name))
@@ -684,24 +858,16 @@ fn load_file(
         );
         return None;
     }
-    let canonical = match std::fs::canonicalize(&joined) {
-        Ok(c) => c,
-        Err(e) => {
-            diags.push(at(format!("cannot resolve `{}`: {e}", r.file)));
-            return None;
-        }
-    };
-    if !canonical.starts_with(root) {
-        diags.push(
-            at(format!(
-                "`{}` lies outside the cards folder (it resolves to {})",
-                r.file,
-                canonical.display()
-            ))
-            .help("symlinks must not point out of the cards folder; copy the file in instead"),
-        );
-        return None;
-    }
+    let canonical =
+        match super::inside_root(root, &joined) {
+            Ok(c) => c,
+            Err(why) => {
+                diags.push(at(why).help(
+                    "symlinks must not point out of the cards folder; copy the file in instead",
+                ));
+                return None;
+            }
+        };
     if !canonical.is_file() {
         diags.push(at(format!("`{}` is not a file", r.file)));
         return None;
@@ -733,13 +899,9 @@ fn load_file(
                 );
                 None
             }
-            Ok(text) => match syn::parse_file(&text) {
-                Ok(ast) => Some(Rc::new(RsFile {
-                    display: display.clone(),
-                    text,
-                    ast,
-                })),
-                Err(e) => {
+            Ok(text) => match parse_bounded(&text) {
+                Ok(ast) => Some(Rc::new(RsFile::new(display.clone(), text, ast))),
+                Err(Unparsed::Syntax(e)) => {
                     let start = e.span().start();
                     let (line, col) = if start.line == 0 {
                         (1, 1)
@@ -759,9 +921,47 @@ fn load_file(
                     );
                     None
                 }
+                Err(Unparsed::TooDeep(line, col)) => {
+                    diags.push(
+                        Diagnostic::new(
+                            &display,
+                            Some(&text),
+                            line,
+                            col + 1,
+                            1,
+                            format!(
+                                "Rust file nests too deeply here: more than {} levels of expressions or types",
+                                super::depth::MAX_DEPTH
+                            ),
+                        )
+                        .help("give the inner parts names (a `let`, a `type` alias, a function)")
+                        .note(format!("referenced as `{}`", r.text)),
+                    );
+                    None
+                }
             },
         },
     };
     cache.files.insert(canonical.clone(), loaded.clone());
     Some((canonical, loaded))
+}
+
+/// Why a Rust file was not read.
+enum Unparsed {
+    Syntax(syn::Error),
+    /// Nested deeper than [`super::depth::MAX_DEPTH`] at (line, 0-based
+    /// column): not handed to `syn`, whose recursion would overflow the
+    /// stack.
+    TooDeep(usize, usize),
+}
+
+/// Parses `text` with `syn`, unless it nests too deeply for that.
+fn parse_bounded(text: &str) -> Result<syn::File, Unparsed> {
+    // A lexing error is reported by `syn` below, with its position.
+    if let Ok(tokens) = text.parse::<proc_macro2::TokenStream>()
+        && let Some((line, col)) = super::depth::too_deep(tokens)
+    {
+        return Err(Unparsed::TooDeep(line, col));
+    }
+    syn::parse_file(text).map_err(Unparsed::Syntax)
 }

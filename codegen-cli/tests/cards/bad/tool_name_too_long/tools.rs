@@ -1,0 +1,2 @@
+/// Long.
+pub fn xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx() -> String { String::new() }
