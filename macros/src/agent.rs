@@ -521,7 +521,9 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
             "an agent struct has no fields of its own: `#[agent]` gives it its tool set; pass what its tools need as `deps = YourDeps` and build it with `Name::new(&deps)`. Expected `#[agent(...)] struct Name;`",
         ));
     }
-    reject_derives(item)?;
+    // A derive the agent cannot have is reported, and left out, so that
+    // the rest still expands: one mistake, one error.
+    let (attrs, derive_error) = agent_attrs(item);
     let (attr, lists) = split_lists(attr)?;
     let metas = NestedMeta::parse_meta_list(attr)?;
     keys::check(&metas, "`#[agent(...)]`", AGENT_KEYS)?;
@@ -690,35 +692,56 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     let opts = EmitOptions::new(krate_path)
         .agent_type(item.ident.clone())
         .vis(item.vis.clone())
-        .agent_attrs(item.attrs.clone());
-    emit::agent(&spec, &opts)
+        .agent_attrs(attrs);
+    let tokens = emit::agent(&spec, &opts)?;
+    let error = derive_error.map(|e| e.to_compile_error());
+    Ok(quote!(#error #tokens))
 }
 
-/// The derives an agent struct cannot have: it owns its tool set, so it is
-/// not `Copy`, and `#[agent]` implements `Default` itself (without `deps`).
-fn reject_derives(item: &syn::ItemStruct) -> syn::Result<()> {
-    for attr in item.attrs.iter().filter(|a| a.path().is_ident("derive")) {
-        let paths = attr.parse_args_with(
-            Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-        )?;
+/// The struct's attributes without the derives an agent cannot have (it
+/// owns its tool set, so it is not `Copy` or `Clone`, and `#[agent]`
+/// implements `Default` itself without `deps`), and the error for the first
+/// one found.
+fn agent_attrs(item: &syn::ItemStruct) -> (Vec<syn::Attribute>, Option<syn::Error>) {
+    let mut error = None;
+    let mut attrs = Vec::new();
+    for attr in &item.attrs {
+        if !attr.path().is_ident("derive") {
+            attrs.push(attr.clone());
+            continue;
+        }
+        let Ok(paths) =
+            attr.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+        else {
+            attrs.push(attr.clone());
+            continue;
+        };
+        let mut kept: Vec<syn::Path> = Vec::new();
         for path in paths {
-            let Some(last) = path.segments.last() else {
-                continue;
-            };
-            let why = match last.ident.to_string().as_str() {
-                "Copy" | "Clone" => {
+            let name = path.segments.last().map(|s| s.ident.to_string());
+            let why = match name.as_deref() {
+                Some("Copy" | "Clone") => {
                     "an agent owns its tool set and is shared, not copied: remove it from the derive and share the agent in an `Arc`"
                 }
-                "Default" => {
+                Some("Default") => {
                     "`#[agent]` implements `Default` itself for an agent without `deps`: remove it from the derive"
                 }
-                _ => continue,
+                _ => {
+                    kept.push(path);
+                    continue;
+                }
             };
-            return Err(syn::Error::new_spanned(
-                &path,
-                format!("`#[agent]` struct cannot derive `{}`: {why}", last.ident),
-            ));
+            if error.is_none() {
+                let shown = name.unwrap_or_default();
+                error = Some(syn::Error::new_spanned(
+                    &path,
+                    format!("`#[agent]` struct cannot derive `{shown}`: {why}"),
+                ));
+            }
+        }
+        if !kept.is_empty() {
+            attrs.push(syn::parse_quote!(#[derive(#(#kept),*)]));
         }
     }
-    Ok(())
+    (attrs, error)
 }

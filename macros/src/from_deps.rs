@@ -66,5 +66,15 @@ fn expand(item: TokenStream) -> syn::Result<TokenStream> {
                 #body
             }
         }
+
+        // If the type is a hook, generated agents build it with this.
+        impl #impl_generics #krate::deps::BuildHook<__D> for #ident #ty_generics
+        where
+            Self: #krate::deps::IsHook<__D> + #krate::FromDeps<__D>,
+        {
+            fn build_hook(deps: &__D) -> Self {
+                <Self as #krate::FromDeps<__D>>::from_deps(deps)
+            }
+        }
     })
 }

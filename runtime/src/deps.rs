@@ -11,9 +11,11 @@
 //!   arguments, like axum's `State<T>` extractor; the part is any `T` that
 //!   implements [`FromRef<AppDeps>`] (every `Clone` type is a part of itself,
 //!   and `#[derive(hookwire::FromRef)]`-style impls are one line each);
-//! * every tool, hook and child agent of the agent is built by
-//!   [`FromDeps<AppDeps>`]. `#[tool]`, `#[hook]` and `#[agent]` implement it;
-//!   a hand-written hook or tool type derives it with
+//! * every tool and child agent of the agent is built by
+//!   [`FromDeps<AppDeps>`], which `#[tool]` and `#[agent]` implement; a hook
+//!   is built with `Default` (every `#[hook]` has one) or, for a hook type
+//!   whose fields come from the dependencies, with its `FromDeps`. A
+//!   hand-written tool or such a hook derives it:
 //!   `#[derive(hookwire::FromDeps)]` (each field is taken with `FromRef`).
 //!
 //! A tool that asks for a `Dep<T>` the agent's dependencies do not provide
@@ -62,9 +64,11 @@ use std::ops::{Deref, DerefMut};
 /// A value built from an agent's dependencies `D`: every tool, hook and
 /// child agent of a generated agent is.
 ///
-/// `#[tool]`, `#[hook]` and `#[agent]` implement it; for a hand-written
-/// tool or hook type, `#[derive(hookwire::FromDeps)]` implements it (a unit
-/// type for any `D`, a struct by taking each field with [`FromRef`]).
+/// `#[tool]` and `#[agent]` implement it; for a hand-written tool, or a
+/// hook type with fields, `#[derive(hookwire::FromDeps)]` implements it (a
+/// unit type for any `D`, a struct by taking each field with [`FromRef`]).
+/// A hook with a `Default` needs nothing: generated agents build it with
+/// `Default::default()`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be built from the agent's dependencies `{D}`",
     label = "not `FromDeps<{D}>`",
@@ -74,6 +78,41 @@ pub trait FromDeps<D>: Sized {
     /// Builds the value.
     fn from_deps(deps: &D) -> Self;
 }
+
+/// How a generated agent builds a hook from its dependencies `D`: a hook
+/// with a `Default` (every `#[hookwire::hook]`, and hand-written hooks
+/// without dependencies) with `Default::default()`; a hook type whose fields
+/// come from the dependencies with its [`FromDeps`] impl, which
+/// `#[derive(hookwire::FromDeps)]` writes together with this one.
+///
+/// Hooks and tools are built through two traits so that a tool's
+/// [`FromDeps`] impl is the only one that can build it: a missing
+/// dependency is then reported as the dependency it is.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "hook `{Self}` cannot be built from the agent's dependencies `{D}`",
+    label = "no `Default`, and not `FromDeps<{D}>`",
+    note = "a hook without dependencies implements `Default`; a hook type whose fields come from the dependencies adds `#[derive(hookwire::FromDeps)]`"
+)]
+pub trait BuildHook<D>: Sized {
+    /// Builds the hook.
+    fn build_hook(deps: &D) -> Self;
+}
+
+impl<D, H: crate::Hook + Default> BuildHook<D> for H {
+    #[inline]
+    fn build_hook(_: &D) -> Self {
+        H::default()
+    }
+}
+
+/// A hook, for the `BuildHook` impl that `#[derive(FromDeps)]` writes (a
+/// bound that names `D`, so that it is not checked on types that are not
+/// hooks).
+#[doc(hidden)]
+pub trait IsHook<D> {}
+
+impl<D, H: crate::Hook> IsHook<D> for H {}
 
 /// A part of the dependencies `D` that a tool or hook can ask for: axum's
 /// `FromRef`. Every `Clone` type is a part of itself.

@@ -191,6 +191,7 @@ pub trait Hook: Send + Sync {
 
 /// A shared hook is a hook: generated agents keep their agent-level hooks
 /// once and lend them to the chains of tools discovered at run time.
+#[diagnostic::do_not_recommend]
 impl<H: Hook + ?Sized> Hook for &H {
     #[inline]
     fn around<N: Handler>(

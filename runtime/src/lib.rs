@@ -123,11 +123,11 @@ pub use error::{HookError, Message, ToolError};
 pub use hook::{CatchPanics, catch_panics};
 pub use hook::{Handler, Hook, Layer, Next};
 pub use hooks::Attempts;
-/// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
-pub use hookwire_macros::{agent, hook, tool};
 /// `#[derive(FromDeps)]`: a hand-written tool or hook type built from an
 /// agent's dependencies (see [`deps`]).
 pub use hookwire_macros::FromDeps;
+/// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
+pub use hookwire_macros::{agent, hook, tool};
 /// Joining tool sets (static tools and MCP tools): `a.chain(b)`.
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};

@@ -52,10 +52,7 @@ pub struct SessionValues {
     map: Option<Arc<SessionMap>>,
 }
 
-type SessionMap = std::collections::HashMap<
-    std::any::TypeId,
-    Arc<dyn std::any::Any + Send + Sync>,
->;
+type SessionMap = std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
 
 impl SessionValues {
     /// The value of type `T`, if the session has one.

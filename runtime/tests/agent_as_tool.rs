@@ -254,10 +254,7 @@ async fn child_history_is_kept_per_session_and_exported() {
     again.import_state(state).unwrap();
     again.run("more").await.unwrap();
     let last = again.history().len() - 2;
-    assert_eq!(
-        again.history()[last].text(),
-        "bob-1+bob-2+bob-3+bob-4"
-    );
+    assert_eq!(again.history()[last].text(), "bob-1+bob-2+bob-3+bob-4");
     // Without a child source, every call starts fresh.
     let fresh = ToolHandler(AgentTool::new(child("Fresh"), Arc::new(Memory)));
     call(&fresh, "1", json!({"message": "a"})).await;
@@ -296,9 +293,8 @@ async fn history_options_declared_on_the_child_do_not_govern_its_calls() {
 #[tokio::test]
 async fn history_source_messages_starts_the_child_from_the_messages_argument() {
     let config = AgentConfig::new("Boss").with_history_source(HistorySource::Messages);
-    let tool = ToolHandler(
-        AgentTool::new(child("Reader"), Arc::new(Memory)).with_orchestrator(&config),
-    );
+    let tool =
+        ToolHandler(AgentTool::new(child("Reader"), Arc::new(Memory)).with_orchestrator(&config));
     let r = call(
         &tool,
         "1",

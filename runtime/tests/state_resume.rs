@@ -95,7 +95,9 @@ async fn state_round_trips_through_json() {
     assert_eq!(back.correlation_id, "run-42");
     // Resuming before deciding is refused, and nothing runs.
     let ran: Log = Arc::default();
-    let mut runner = Runner::new(agent(ran.clone()), script().skip(1)).with_state(back).unwrap();
+    let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
+        .with_state(back)
+        .unwrap();
     assert!(matches!(
         runner.resume().await,
         Err(RunError::StillPending(1))
@@ -178,7 +180,8 @@ async fn resume_child() {
     let ran: Log = Arc::default();
     let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
         .with_asker(DeferAll)
-        .with_state(state).unwrap();
+        .with_state(state)
+        .unwrap();
     assert!(runner.is_paused());
     assert_eq!(runner.correlation_id(), "run-42");
     let pending = runner.approvals().pending();
@@ -284,7 +287,10 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
     let (good, _) = pause().await;
     let cases: Vec<(&str, Box<dyn Fn(&mut RunState)>)> = vec![
         ("format version 2", Box::new(|s| s.version = 2)),
-        ("belongs to agent `billing`", Box::new(|s| s.agent = "billing".into())),
+        (
+            "belongs to agent `billing`",
+            Box::new(|s| s.agent = "billing".into()),
+        ),
         (
             "names tool `wipe`",
             Box::new(|s| {
@@ -339,7 +345,11 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
             error.to_string().contains(expected),
             "{expected}: got `{error}`"
         );
-        assert_eq!(runner.export_state(), before, "{expected}: the runner changed");
+        assert_eq!(
+            runner.export_state(),
+            before,
+            "{expected}: the runner changed"
+        );
         assert!(!runner.is_paused());
     }
     // The good state imports.

@@ -35,7 +35,7 @@ impl<const N: usize> Tool for BenchTool<N> {
 }
 
 /// An agent-level hook around every tool (does next to nothing).
-#[derive(Debug, Default, Clone, Copy, hookwire::FromDeps)]
+#[derive(Debug, Default, Clone, Copy)]
 pub struct Count;
 
 impl Hook for Count {

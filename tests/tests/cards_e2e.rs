@@ -60,7 +60,8 @@ fn card_tools_have_their_functions_schemas_and_docs() {
     assert_eq!(defs[0].input_schema["properties"]["x"]["type"], "integer");
     assert_eq!(defs[0].input_schema["required"], serde_json::json!(["x"]));
 
-    let names: Vec<String> = NyProjectManager::new().tools()
+    let names: Vec<String> = NyProjectManager::new()
+        .tools()
         .definitions()
         .into_iter()
         .map(|d| d.name)

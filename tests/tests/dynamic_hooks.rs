@@ -60,7 +60,9 @@ impl Handler for FakeMcp {
 
 async fn call(tool: &'static str) -> String {
     let mut cx = ToolContext::new(tool, ToolSource::Mcp, "id-1");
-    let outcome = Dyn::new().call_dynamic(&mut cx, ToolArgs::empty(), &FakeMcp).await;
+    let outcome = Dyn::new()
+        .call_dynamic(&mut cx, ToolArgs::empty(), &FakeMcp)
+        .await;
     outcome
         .map(|r| r.text_content())
         .unwrap_or_else(|e| e.to_string())

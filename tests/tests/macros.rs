@@ -238,7 +238,8 @@ mod agent_tests {
         );
         assert_eq!(config.history_source, HistorySource::Orchestrator);
         assert_eq!(config.model.as_deref(), Some("passthrough"));
-        let names: Vec<String> = Calc::new().tools()
+        let names: Vec<String> = Calc::new()
+            .tools()
             .definitions()
             .into_iter()
             .map(|d| d.name)
@@ -251,7 +252,8 @@ mod agent_tests {
     fn agent_chains_run_agent_hooks_then_tool_hooks_then_the_tool() {
         let scope = CallScope::new("calc");
         let result = block_on(
-            Calc::new().tools()
+            Calc::new()
+                .tools()
                 .call(&scope, call("a1", "add", json!({"a": 4}))),
         );
         assert_eq!(result.text_content(), "8 [tagged]");
@@ -275,7 +277,8 @@ mod agent_tests {
         // `say` matches neither `no_negative` (match = "add" on the hook) nor
         // `double_a` (match = "add" in the agent), and has no tool-level hook.
         let result = block_on(
-            Calc::new().tools()
+            Calc::new()
+                .tools()
                 .call(&scope, call("a2", "say", json!({"message": "hi"}))),
         );
         assert_eq!(result.text_content(), "hi [tagged]");
@@ -287,7 +290,8 @@ mod agent_tests {
         // A deny from `no_negative`: nothing declared after it runs (not
         // `double_a`, `inner_mark`, `tag` or the tool); `outer` runs around it.
         let result = block_on(
-            Calc::new().tools()
+            Calc::new()
+                .tools()
                 .call(&scope, call("a3", "add", json!({"a": -3}))),
         );
         assert!(result.is_error);
@@ -301,7 +305,11 @@ mod agent_tests {
     #[test]
     fn unknown_tools_are_an_error_result() {
         let scope = CallScope::new("calc");
-        let result = block_on(Calc::new().tools().call(&scope, call("a4", "nope", json!({}))));
+        let result = block_on(
+            Calc::new()
+                .tools()
+                .call(&scope, call("a4", "nope", json!({}))),
+        );
         assert!(result.is_error);
         assert!(!Calc::new().tools().contains("nope"));
         assert!(Calc::new().tools().contains("say"));
@@ -832,7 +840,8 @@ mod child_name_tests {
     #[test]
     fn the_child_tool_is_named_after_the_childs_declared_name() {
         assert_eq!(<Helper as DeclaredAgent>::NAME, "helper");
-        let names: Vec<String> = Boss::new().tools()
+        let names: Vec<String> = Boss::new()
+            .tools()
             .definitions()
             .into_iter()
             .map(|d| d.name)

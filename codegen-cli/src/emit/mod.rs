@@ -241,8 +241,8 @@ pub(crate) struct Hook {
 }
 
 /// `deps` is the agent's dependency type: the hook is built from the
-/// agent's dependencies (`FromDeps`); without it (a tool's own hooks, built
-/// with the tool), from `Default`.
+/// agent's dependencies (`BuildHook`: its `Default`, or its `FromDeps`);
+/// without it (a tool's own hooks, built with the tool), from none.
 pub(crate) fn lower_hook(
     krate: &syn::Path,
     r: &HookRef,
@@ -256,9 +256,11 @@ pub(crate) fn lower_hook(
             quote!(#e)
         }
         (None, Some(deps)) => {
-            quote_spanned!(span=> <#base as #krate::FromDeps<#deps>>::from_deps(deps))
+            quote_spanned!(span=> <#base as #krate::deps::BuildHook<#deps>>::build_hook(deps))
         }
-        (None, None) => quote_spanned!(span=> <#base as ::core::default::Default>::default()),
+        (None, None) => {
+            quote_spanned!(span=> <#base as #krate::deps::BuildHook<()>>::build_hook(&()))
+        }
     };
     let (mut ty, mut init) = match r.kind {
         HookKind::Around => (quote!(#base), base_init),

@@ -247,6 +247,10 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
                     #name
                 }
             }
+
+            // A hook has no dependencies of its own: agents build it with
+            // `Default`. It is `FromDeps` too, so that a hook listed where a
+            // tool or an agent belongs is one error (that), not two.
             impl<__D> #krate::FromDeps<__D> for #ty_ident {
                 #[inline]
                 fn from_deps(_: &__D) -> Self {

@@ -414,9 +414,9 @@ fn declare_tool_type(
         );
     }
     let fields = deps.iter().map(|(ident, ty, _)| quote!(#ident: #ty,));
-    let bounds = deps.iter().map(|(_, ty, span)| {
-        quote_spanned!(*span=> #ty: #krate::FromRef<__D>)
-    });
+    let bounds = deps
+        .iter()
+        .map(|(_, ty, span)| quote_spanned!(*span=> #ty: #krate::FromRef<__D>));
     let inits = deps
         .iter()
         .map(|(ident, ty, _)| quote!(#ident: <#ty as #krate::FromRef<__D>>::from_ref(deps),));

@@ -211,9 +211,9 @@ impl<A: AgentDecl> AgentTool<A> {
             HistorySource::Child => PARENT
                 .try_with(|p| p.child_history(&self.name))
                 .unwrap_or_default(),
-            HistorySource::Orchestrator => PARENT
-                .try_with(|p| p.history.to_vec())
-                .unwrap_or_default(),
+            HistorySource::Orchestrator => {
+                PARENT.try_with(|p| p.history.to_vec()).unwrap_or_default()
+            }
             HistorySource::Messages => match args.get("messages") {
                 None => Vec::new(),
                 Some(v) => serde_json::from_value(v.clone()).map_err(|e| {

@@ -1,7 +1,7 @@
 //! The agent loop.
 
-use std::fmt;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -332,7 +332,9 @@ pub enum StateError {
     },
     /// The state names a call id that is not a waiting call of its paused
     /// step.
-    #[error("the state's {what} names call id `{id}`, which is not a waiting call of its paused step")]
+    #[error(
+        "the state's {what} names call id `{id}`, which is not a waiting call of its paused step"
+    )]
     UnknownCall {
         /// Where the state names it.
         what: &'static str,
@@ -946,7 +948,8 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         elapsed_us: micros(started.elapsed()),
                     });
                     if response.tool_calls.is_empty() {
-                        Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
+                        Arc::make_mut(&mut self.history)
+                            .push(Message::assistant(response.text.clone()));
                         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
                         let decision = caught(
                             "stop",

@@ -74,9 +74,3 @@ pub(crate) fn record_decision(cx: &ToolContext, hook: &str, decision: &Decision)
         "hook decision"
     );
 }
-
-impl<D> crate::FromDeps<D> for Audit {
-    fn from_deps(_: &D) -> Self {
-        Audit
-    }
-}

@@ -1,6 +1,5 @@
 /// The child, declared as `ny`.
 #[hookwire::agent(name = "ny", instruction = "Plan.")]
-#[derive(Default)]
 struct Ny;
 
 /// Lists the child as `Ny` (its type's name), not `ny`.

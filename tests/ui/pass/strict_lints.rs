@@ -63,7 +63,6 @@ pub fn format_all() -> String {
 
 /// A child agent.
 #[hookwire::agent(name = "helper")]
-#[derive(Default)]
 pub struct Helper;
 
 /// The calculator.
@@ -77,7 +76,26 @@ pub struct Helper;
 )]
 pub struct Calc;
 
+/// What the shop's tools need.
+#[derive(Clone)]
+pub struct ShopDeps {
+    /// The currency prices are in.
+    pub currency: String,
+}
+
+/// Prices an item.
+#[hookwire::tool]
+pub fn price(currency: hookwire::Dep<ShopDeps>, item: String) -> String {
+    format!("{item}: 3 {}", currency.currency)
+}
+
+/// A shop built from its dependencies, with a child that takes none.
+#[hookwire::agent(name = "shop", deps = ShopDeps, function_tools = [price], agents = [Helper(name = "helper")])]
+pub struct Shop;
+
 fn main() {
-    let names: Vec<String> = Calc.tools().definitions().into_iter().map(|d| d.name).collect();
+    let names: Vec<String> = Calc::new().tools().definitions().into_iter().map(|d| d.name).collect();
     assert_eq!(names, ["add", "hello", "delete", "format_all", "agent__helper"]);
+    let shop = Shop::new(&ShopDeps { currency: "EUR".into() });
+    assert_eq!(shop.tools().definitions().len(), 2);
 }
