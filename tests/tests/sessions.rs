@@ -153,5 +153,8 @@ async fn a_thousand_concurrent_sessions_over_one_agent_never_see_each_other() {
     // a user.
     let runs = deps.runs.lock().unwrap();
     assert_eq!(runs.len(), 1000);
-    assert!(runs.iter().all(|(user, n)| user.starts_with("secret-") && *n == 2));
+    assert!(
+        runs.iter()
+            .all(|(user, n)| user.starts_with("secret-") && *n == 2)
+    );
 }

@@ -243,7 +243,50 @@ pub struct ScriptedModel {
     name: String,
     mode: ScriptMode,
     turns: Vec<Turn>,
-    played: Mutex<Vec<bool>>,
+    played: Mutex<Played>,
+}
+
+/// Which turns were played: constant work per request in order, however
+/// long the script (a 2,000-step run must not pay for its early steps on
+/// every later one).
+#[derive(Debug)]
+struct Played {
+    turns: Vec<bool>,
+    /// How many are played.
+    done: usize,
+    /// No turn before this one is unplayed.
+    first_open: usize,
+}
+
+impl Played {
+    fn new(n: usize) -> Self {
+        Self {
+            turns: vec![false; n],
+            done: 0,
+            first_open: 0,
+        }
+    }
+
+    fn is_played(&self, index: usize) -> bool {
+        self.turns.get(index).copied().unwrap_or(true)
+    }
+
+    fn mark(&mut self, index: usize) {
+        if let Some(slot) = self.turns.get_mut(index)
+            && !*slot
+        {
+            *slot = true;
+            self.done += 1;
+        }
+        while self.first_open < self.turns.len() && self.is_played(self.first_open) {
+            self.first_open += 1;
+        }
+    }
+
+    /// The first unplayed turn.
+    fn first_open(&self) -> Option<usize> {
+        (self.first_open < self.turns.len()).then_some(self.first_open)
+    }
 }
 
 impl ScriptedModel {
@@ -252,7 +295,7 @@ impl ScriptedModel {
         Self {
             name: script.name.unwrap_or_else(|| "scripted".to_owned()),
             mode: script.mode,
-            played: Mutex::new(vec![false; script.turns.len()]),
+            played: Mutex::new(Played::new(script.turns.len())),
             turns: script.turns,
         }
     }
@@ -295,15 +338,18 @@ impl ScriptedModel {
 
     /// Skips the first `n` turns (to resume a run in a new process).
     pub fn skip(self, n: usize) -> Self {
-        if let Ok(mut played) = self.played.lock() {
-            played.iter_mut().take(n).for_each(|p| *p = true);
+        {
+            let mut played = self.lock();
+            for index in 0..n.min(self.turns.len()) {
+                played.mark(index);
+            }
         }
         self
     }
 
     /// How many turns have been played.
     pub fn played(&self) -> usize {
-        self.lock().iter().filter(|p| **p).count()
+        self.lock().done
     }
 
     /// How many turns are left.
@@ -311,7 +357,7 @@ impl ScriptedModel {
         self.turns.len() - self.played()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<bool>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Played> {
         match self.played.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
@@ -320,10 +366,10 @@ impl ScriptedModel {
 
     fn next(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
         let mut played = self.lock();
-        let done = played.iter().filter(|p| **p).count();
+        let done = played.done;
         match self.mode {
             ScriptMode::InOrder => {
-                let Some(index) = played.iter().position(|p| !*p) else {
+                let Some(index) = played.first_open() else {
                     return Err(self.exhausted(done));
                 };
                 let turn = &self.turns[index];
@@ -337,18 +383,18 @@ impl ScriptedModel {
                         }
                     })?;
                 }
-                played[index] = true;
+                played.mark(index);
                 Ok(turn.response(index))
             }
             ScriptMode::Match => {
                 let mut first_miss = None;
-                for (index, turn) in self.turns.iter().enumerate() {
-                    if played[index] {
+                for (index, turn) in self.turns.iter().enumerate().skip(played.first_open) {
+                    if played.is_played(index) {
                         continue;
                     }
                     match turn.expect.as_ref().map(|e| e.check(request)) {
                         None | Some(Ok(())) => {
-                            played[index] = true;
+                            played.mark(index);
                             return Ok(turn.response(index));
                         }
                         Some(Err(miss)) => {
