@@ -38,14 +38,16 @@
 //!   - `hand_written`: an async fn that matches the name, `serde_json::from_str`s
 //!     the arguments, calls the same `add_one` and `serde_json::to_string`s its
 //!     return value;
-//!   - `generated_0_hooks`: the three tools in a tool set shaped as
-//!     `#[hookwire::agent]` and `cardgen` generate it for up to eight tools
-//!     (one `match` on the name, each chain run through `catch_panics`), no
-//!     hooks (target: at most 1.25x `hand_written`);
-//!   - `generated_0_hooks_hashed`: the same through the perfect-hash dispatch
-//!     the emitter writes for more than eight tools;
-//!   - `generated_4_hooks`: the same with a fail-closed `Guarded` hook, a pre
-//!     hook, a post hook and a counting around-hook on `add_one`;
+//!   - `generated_0_hooks`: the three tools as `#[hookwire::tool]`s in the
+//!     tool set `#[hookwire::agent]` generates for them (the same emitter as
+//!     `cardgen`: one `match` on the name for up to eight tools, each chain
+//!     run through `catch_panics`), no hooks (target: at most 1.25x
+//!     `hand_written`);
+//!   - `generated_0_hooks_hashed`: the same three among nine tools, through
+//!     the perfect-hash dispatch the emitter writes for more than eight;
+//!   - `generated_4_hooks`: the three tools with a guarded (fail-open)
+//!     around hook, a pre hook, a post hook and a counting around-hook on
+//!     `add_one`, all `#[hookwire::hook]`s but the counter;
 //!   - `hookwire_0_hooks`, `hookwire_4_hooks`: the same two through a
 //!     hand-built `Router` (a linear list of routes, each an `async fn`).
 //!
@@ -75,7 +77,6 @@
 //! x86, which the compiler never merges or removes, and cheap enough that the
 //! cost of the layers is not hidden behind `lock`ed instructions).
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -90,10 +91,11 @@ mod chain_fixtures;
 
 use chain_fixtures::{AddOne, AddOneArgs, Allow, Keep, Noop, add_one};
 use criterion::{BatchSize, Criterion};
+use hookwire::agent::AgentDecl;
 use hookwire::{
     CallScope, CatchPanics, FailurePolicy, Guarded, Handler, Hook, IntoOutcome, Json, Next,
     Outcome, Post, Pre, Router, Tool, ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet,
-    ToolSource, catch_panics, chain, into_result,
+    ToolSource, chain, into_result,
 };
 
 // ---------------------------------------------------------------------------
@@ -403,97 +405,79 @@ fn result_text(outcome: Outcome) -> String {
     into_result(outcome).into_text_content()
 }
 
-/// A tool set as `#[hookwire::agent]` and `cardgen` generate it (the same
-/// code as `hookwire_codegen`'s emitter): for a few tools (`HASHED = false`,
-/// what the emitter writes for up to eight), one `match` on the name to the
-/// tool's chain; for more (`HASHED = true`, forced here to measure it), a
-/// perfect hash from name to slot, then a `match` on the slot whose arms
-/// compare the name with the slot's one tool name (the hash's tables are in
-/// fields instead of constants, and the slot of each tool is compared in a
-/// guard instead of being a literal pattern).
-struct Generated<A, M, E, const HASHED: bool> {
-    add_one: A,
-    mul: M,
-    echo: E,
-    key: u64,
-    pilots: Vec<u64>,
-    /// The slot of each tool, in declared order (add_one, mul, echo).
-    slots: [usize; 3],
-}
+/// The e2e tool sets exactly as `#[hookwire::agent]` generates them (the
+/// same emitter as `cardgen`): the three tools as `#[hookwire::tool]`s, and
+/// hooks as `#[hookwire::hook]`s.
+mod generated {
+    use hookwire::{Decision, Json, Next, Outcome, ToolArgs, ToolContext};
 
-impl<A: Handler, M: Handler, E: Handler, const HASHED: bool> Generated<A, M, E, HASHED> {
-    fn new(add_one: A, mul: M, echo: E) -> Self {
-        let declared = ["add_one", "mul", "echo"];
-        let hash = hookwire::__dispatch::PerfectHash::build(&declared);
-        let mut slots = [0; 3];
-        for (slot, &tool) in hash.map.iter().enumerate() {
-            slots[tool] = slot;
-        }
-        Self {
-            add_one,
-            mul,
-            echo,
-            key: hash.key,
-            pilots: hash.pilots,
-            slots,
-        }
+    /// Adds one.
+    #[hookwire::tool]
+    pub async fn add_one(x: i64) -> Json<i64> {
+        Json(x.wrapping_add(1))
     }
 
-    #[inline]
-    fn index(&self, name: &str) -> usize {
-        hookwire::__dispatch::index(self.key, &self.pilots, 3, name.as_bytes())
-    }
-}
-
-impl<A: Handler, M: Handler, E: Handler, const HASHED: bool> ToolSet
-    for Generated<A, M, E, HASHED>
-{
-    fn definitions(&self) -> Vec<hookwire::ToolDefinition> {
-        Vec::new()
+    /// Multiplies.
+    #[hookwire::tool]
+    pub async fn mul(a: i64, b: i64) -> Json<i64> {
+        Json(a.wrapping_mul(b))
     }
 
-    fn contains(&self, name: &str) -> bool {
-        matches!(name, "add_one" | "mul" | "echo")
+    /// Echoes.
+    #[hookwire::tool]
+    pub async fn echo(text: String) -> Json<String> {
+        Json(text)
     }
 
-    async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
-        let context = |name: &'static str, id: String| {
-            scope.context(Cow::Borrowed(name), ToolSource::Function, None, id)
-        };
-        if HASHED {
-            let [add_one, mul, echo] = self.slots;
-            return match self.index(&call.name) {
-                slot if slot == add_one && call.name == "add_one" => {
-                    let mut cx = context("add_one", call.id);
-                    catch_panics(&self.add_one, &mut cx, call.arguments).await
-                }
-                slot if slot == mul && call.name == "mul" => {
-                    let mut cx = context("mul", call.id);
-                    catch_panics(&self.mul, &mut cx, call.arguments).await
-                }
-                slot if slot == echo && call.name == "echo" => {
-                    let mut cx = context("echo", call.id);
-                    catch_panics(&self.echo, &mut cx, call.arguments).await
-                }
-                _ => Err(hookwire::ToolError::UnknownTool { name: call.name }),
-            };
-        }
-        match &*call.name {
-            "add_one" => {
-                let mut cx = context("add_one", call.id);
-                catch_panics(&self.add_one, &mut cx, call.arguments).await
+    /// Six more tools, so that the emitter writes its perfect-hash dispatch
+    /// (it writes a `match` on the name up to eight tools).
+    macro_rules! pads {
+        ($($name:ident),*) => {$(
+            #[doc = "Pads the tool set."]
+            #[hookwire::tool]
+            pub fn $name() -> String {
+                String::new()
             }
-            "mul" => {
-                let mut cx = context("mul", call.id);
-                catch_panics(&self.mul, &mut cx, call.arguments).await
-            }
-            "echo" => {
-                let mut cx = context("echo", call.id);
-                catch_panics(&self.echo, &mut cx, call.arguments).await
-            }
-            _ => Err(hookwire::ToolError::UnknownTool { name: call.name }),
-        }
+        )*};
     }
+    pads!(pad0, pad1, pad2, pad3, pad4, pad5);
+
+    /// Calls `next`.
+    #[hookwire::hook]
+    pub async fn noop(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+        next.run(cx, args).await
+    }
+
+    /// Lets every call through without reading its arguments.
+    #[hookwire::hook]
+    pub async fn allow(_cx: &mut ToolContext, _args: &mut ToolArgs) -> Decision {
+        Decision::Continue
+    }
+
+    /// Looks at the outcome and keeps it.
+    #[hookwire::hook]
+    pub async fn keep(_cx: &mut ToolContext, outcome: &mut Outcome) {
+        std::hint::black_box(outcome.is_ok());
+    }
+
+    /// The three tools, no hooks: one `match` on the name.
+    #[hookwire::agent(name = "e2e", function_tools = [add_one, mul, echo])]
+    pub struct Plain;
+
+    /// The same three among nine: the perfect-hash dispatch.
+    #[hookwire::agent(
+        name = "e2e_hashed",
+        function_tools = [add_one, mul, echo, pad0, pad1, pad2, pad3, pad4, pad5],
+    )]
+    pub struct Hashed;
+
+    /// The three tools, `add_one` behind four hooks: a guarded (fail-open)
+    /// around hook, a pre hook, a post hook and a counting around hook.
+    #[hookwire::agent(
+        name = "e2e_hooked",
+        function_tools = [add_one(hooks = [noop(on_failure = "open"), allow, keep, super::Count]), mul, echo],
+    )]
+    pub struct Hooked;
 }
 
 /// hookwire's path: a `ToolCall` from the model's strings, dispatched by a
@@ -712,34 +696,24 @@ fn e2e_cases(mode: &mut Mode<'_>) {
         via_router(&hooked, &scope, input)
     });
 
-    let generated: Generated<_, _, _, false> =
-        Generated::new(ToolHandler(AddOne), ToolHandler(Mul), ToolHandler(Echo));
-    check(via_router(&generated, &scope, model_call()));
+    let plain = generated::Plain::new();
+    let generated = plain.tools();
+    check(via_router(generated, &scope, model_call()));
     mode.batched("e2e/generated_0_hooks", model_call, |input| {
-        via_router(&generated, &scope, input)
+        via_router(generated, &scope, input)
     });
 
-    let hashed: Generated<_, _, _, true> =
-        Generated::new(ToolHandler(AddOne), ToolHandler(Mul), ToolHandler(Echo));
-    check(via_router(&hashed, &scope, model_call()));
+    let hashed = generated::Hashed::new();
+    check(via_router(hashed.tools(), &scope, model_call()));
     mode.batched("e2e/generated_0_hooks_hashed", model_call, |input| {
-        via_router(&hashed, &scope, input)
+        via_router(hashed.tools(), &scope, input)
     });
 
-    let generated_hooked: Generated<_, _, _, false> = Generated::new(
-        chain!(
-            Guarded::new(Noop, FailurePolicy::FailClosed, None),
-            Pre(Allow),
-            Post(Keep),
-            Count::default()
-            => ToolHandler(AddOne)
-        ),
-        ToolHandler(Mul),
-        ToolHandler(Echo),
-    );
-    check(via_router(&generated_hooked, &scope, model_call()));
+    let hooked_agent = generated::Hooked::new();
+    let generated_hooked = hooked_agent.tools();
+    check(via_router(generated_hooked, &scope, model_call()));
     mode.batched("e2e/generated_4_hooks", model_call, |input| {
-        via_router(&generated_hooked, &scope, input)
+        via_router(generated_hooked, &scope, input)
     });
 }
 
