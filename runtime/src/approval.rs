@@ -329,14 +329,28 @@ impl Approvals {
     }
 
     /// Gives the decision for a pending call; it is used when the call is
-    /// run again (on resume). Returns whether such a call was pending.
+    /// run again (on resume). Returns whether such a call was pending: a
+    /// decision for an id that is not pending is refused and changes
+    /// nothing (it must not approve a later call that happens to get that
+    /// id).
     pub fn resolve(&self, tool_use_id: &str, resolution: Resolution) -> bool {
         let mut state = self.lock();
         let before = state.pending.len();
         state.pending.retain(|p| p.tool_use_id != tool_use_id);
-        let found = state.pending.len() != before;
+        if state.pending.len() == before {
+            return false;
+        }
         state.resolved.insert(tool_use_id.to_owned(), resolution);
-        found
+        true
+    }
+
+    /// Drops the calls waiting for a decision and the decisions not yet
+    /// used (sticky decisions and settings stay): what a new run does, since
+    /// they belong to a run that is over.
+    pub fn clear_waiting(&self) {
+        let mut state = self.lock();
+        state.pending.clear();
+        state.resolved.clear();
     }
 
     /// Whether a call with this id is pending.

@@ -783,6 +783,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             self.usage = Usage::default();
             self.steps = 0;
             self.forced = 0;
+            // Approvals waiting from a run that ended without pausing (a
+            // stop in the same step) belong to no call any more: drop them,
+            // so that a later call that reuses an id is not taken for one.
+            self.approvals.clear_waiting();
             if !self.agent.config().use_history {
                 Arc::make_mut(&mut self.history).clear();
             }
@@ -931,7 +935,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         &self.history,
                         &definitions,
                     );
-                    let response = match self
+                    let mut response = match self
                         .model
                         .complete(request)
                         .instrument(step_span.clone())
@@ -940,6 +944,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         Ok(r) => r,
                         Err(e) => return self.fail(RunError::Model(e)).await,
                     };
+                    unique_call_ids(step, &mut response.tool_calls);
                     self.usage += response.usage;
                     self.trace.push(TraceEvent::Model {
                         step,
@@ -1380,6 +1385,25 @@ struct CallRecord {
 
 fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Makes the call ids of one model answer unique, as they arrive: an empty
+/// id becomes `call_<step>_<index>`, and an id used by an earlier call of
+/// the same answer gets `_<index>` appended (again until it is free). The
+/// loop identifies calls by these ids (their results, their approvals), so
+/// an id the model repeats must never make one call run for another. The
+/// history keeps the ids as rewritten, so the model reads each result
+/// against the call it belongs to.
+fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
+    let mut seen = std::collections::HashSet::with_capacity(calls.len());
+    for (index, call) in calls.iter_mut().enumerate() {
+        if call.id.is_empty() {
+            call.id = format!("call_{step}_{index}");
+        }
+        while !seen.insert(call.id.clone()) {
+            call.id = format!("{}_{index}", call.id);
+        }
+    }
 }
 
 /// The source of a tool by its name, as the loop sees it: `agent__*` is an
