@@ -102,7 +102,11 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Declares an agent on a unit struct: the same keys as an AgentCard.
 /// Generates the agent's statically dispatched tool set (every tool behind
 /// its chain of hooks) and its `hookwire::agent::AgentDecl` impl, through the
-/// emitter `cardgen` uses.
+/// emitter `cardgen` uses, and gives the struct its fields: an agent is a
+/// value that owns its tool set. Build it with `Name::new()` (it is
+/// `Default` too), or `Name::new(&deps)` with `deps = T`; share it (an
+/// `Arc`) between sessions. The struct cannot derive `Copy`, `Clone` or
+/// `Default`.
 ///
 /// Keys: `name` (default: the struct's name), `instruction`, `description`,
 /// `default`, `servers = ["..."]`, `tools(server = ["glob", ..])` (MCP
@@ -110,7 +114,10 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `hooks = [..]`, `max_parallel`, `child_timeout_sec`,
 /// `max_display_instances` (positive integers), `history_source`,
 /// `history_merge_target`, `model`, `use_history`, `tool_input_schema`,
-/// `crate`.
+/// `deps = Type` (what the tools, hooks and child agents are built from:
+/// a tool's `Dep<T>` parameter needs `T: hookwire::FromRef<Type>`),
+/// `crate`. `max_parallel`, `child_timeout_sec`, `history_source` and
+/// `history_merge_target` govern this agent's calls of its child agents.
 ///
 /// List entries are paths, optionally with options:
 /// * `function_tools = [add, greet(name = "hello", hooks = [audit])]`: the

@@ -287,34 +287,6 @@ where
     }
 }
 
-/// A `static` cell for one value of a type it does not name: what a
-/// generated `AgentDecl::tools` keeps its tool set in. (A `static` that
-/// named the tool-set type would be checked without the bounds of the impl
-/// around it, and repeat a type-level error of the declaration.)
-#[doc(hidden)]
-#[derive(Debug, Default)]
-pub struct SharedCell(std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>);
-
-impl SharedCell {
-    /// An empty cell.
-    pub const fn new() -> Self {
-        Self(std::sync::OnceLock::new())
-    }
-
-    /// The value, made by `init` on first use. A cell holds values of one
-    /// type only (each generated agent has its own).
-    ///
-    /// # Panics
-    ///
-    /// If the cell already holds a value of another type.
-    pub fn get_or_init<T: std::any::Any + Send + Sync>(&self, init: fn() -> T) -> &T {
-        match self.0.get_or_init(|| Box::new(init())).downcast_ref::<T>() {
-            Some(value) => value,
-            None => panic!("a SharedCell holds values of one type only"),
-        }
-    }
-}
-
 /// An agent declared with `#[hookwire::agent]` or an AgentCard, with the
 /// name it was declared with: a parent that lists it in `agents = [..]` is
 /// checked against it at compile time.

@@ -285,7 +285,8 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
 #[tokio::test]
 async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
     let (good, _) = pause().await;
-    let cases: Vec<(&str, Box<dyn Fn(&mut RunState)>)> = vec![
+    type Break = Box<dyn Fn(&mut RunState)>;
+    let cases: Vec<(&str, Break)> = vec![
         ("format version 2", Box::new(|s| s.version = 2)),
         (
             "belongs to agent `billing`",

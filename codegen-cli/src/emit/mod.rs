@@ -481,16 +481,13 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
     let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
     let bounds = checks.all();
-    let tools_struct = emit_tools(
-        krate,
-        spec,
-        vis,
-        &tools_ty,
-        &deps_ty,
-        &lowered,
-        &agent_hooks,
-        &checks,
-    )?;
+    let parts = ToolSetParts {
+        ty: &tools_ty,
+        deps_ty: &deps_ty,
+        tools: &lowered,
+        agent_hooks: &agent_hooks,
+    };
+    let tools_struct = emit_tools(krate, spec, vis, &parts, &checks)?;
     let config = emit_config(krate, spec)?;
     let agent_name = &spec.name;
 
@@ -803,16 +800,31 @@ fn lower_tool(
     })
 }
 
+/// What the tool-set struct is made of.
+struct ToolSetParts<'a> {
+    /// Its name.
+    ty: &'a syn::Ident,
+    /// The agent's dependency type, which `new` takes.
+    deps_ty: &'a syn::Type,
+    /// The statically known tools, each with its chain.
+    tools: &'a [Lowered],
+    /// The agent-level hooks, kept for tools discovered at run time.
+    agent_hooks: &'a [Hook],
+}
+
 fn emit_tools(
     krate: &syn::Path,
     spec: &AgentSpec,
     vis: &syn::Visibility,
-    tools_ty: &syn::Ident,
-    deps_ty: &syn::Type,
-    tools: &[Lowered],
-    agent_hooks: &[Hook],
+    parts: &ToolSetParts<'_>,
     checks: &Checks,
 ) -> syn::Result<TokenStream> {
+    let ToolSetParts {
+        ty: tools_ty,
+        deps_ty,
+        tools,
+        agent_hooks,
+    } = *parts;
     let types = checks.types();
     let bounds = checks.all();
     let doc = format!(

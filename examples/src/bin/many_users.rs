@@ -53,18 +53,21 @@ async fn main() {
     let deps = Deps::default();
     // Built once; every session shares it.
     let teller = Arc::new(Teller::new(&deps));
-    let sessions = ["alice", "bob", "carol"].into_iter().zip(1..).map(|(user, n)| {
-        let teller = teller.clone();
-        tokio::spawn(async move {
-            let model = ScriptedModel::from_turns([
-                Turn::call("deposit", serde_json::json!({ "amount": n * 10 })),
-                Turn::text("Done."),
-            ]);
-            let mut session = Runner::new(teller, model).with_session_value(User(user.into()));
-            let out = session.run(format!("deposit {}", n * 10)).await;
-            (user, out, session.history().len())
-        })
-    });
+    let sessions = ["alice", "bob", "carol"]
+        .into_iter()
+        .zip(1..)
+        .map(|(user, n)| {
+            let teller = teller.clone();
+            tokio::spawn(async move {
+                let model = ScriptedModel::from_turns([
+                    Turn::call("deposit", serde_json::json!({ "amount": n * 10 })),
+                    Turn::text("Done."),
+                ]);
+                let mut session = Runner::new(teller, model).with_session_value(User(user.into()));
+                let out = session.run(format!("deposit {}", n * 10)).await;
+                (user, out, session.history().len())
+            })
+        });
     for joined in futures_join(sessions).await {
         match joined {
             Ok((user, Ok(out), messages)) => {
