@@ -307,18 +307,43 @@ fn unknown_events_and_a_zero_ttl_are_rejected() {
     assert_eq!(hook.frequency, Frequency::AppendIfChanged, "the default");
 }
 
-#[tokio::test]
-async fn extreme_numbers_in_a_hook_entry_do_not_panic() {
+/// Any number in an entry is accepted and means something definite: a TTL
+/// of `u64::MAX` minutes saturates (the result never expires), an infinite
+/// timeout means a year (a tool taking an hour finishes), a NaN timeout
+/// means zero (the injection is skipped as timed out, and the run goes on).
+#[tokio::test(start_paused = true)]
+async fn extreme_numbers_in_a_hook_entry_have_defined_meanings() {
     let calls = Arc::new(AtomicUsize::new(0));
     let value = Arc::new(std::sync::Mutex::new("v".to_owned()));
-    let mut hook = memory_hook().with_ttl_minutes(u64::MAX);
-    hook.timeout_sec = Some(f64::INFINITY);
-    let mut nan = memory_hook().with_frequency(Frequency::Always);
+    let forever = memory_hook().with_ttl_minutes(u64::MAX);
+    let mut infinite = RequestHook::on_request_start("slow");
+    infinite.timeout_sec = Some(f64::INFINITY);
+    let mut nan = RequestHook::on_request_start("slow").with_frequency(Frequency::Always);
     nan.timeout_sec = Some(f64::NAN);
-    let mut runner = Runner::new(agent(calls, value, vec![hook, nan]), PassthroughModel);
+    let mut runner = Runner::new(
+        agent(calls.clone(), value, vec![forever, infinite, nan]),
+        PassthroughModel,
+    );
     let out = runner.run("x").await.unwrap();
-    let acts = actions(&out.trace);
-    assert_eq!(acts[0], InjectionAction::Appended);
-    // A zero timeout may or may not let the tool finish; either way the run goes on.
     assert_eq!(out.text, "x");
+    assert_eq!(
+        actions(&out.trace),
+        [
+            InjectionAction::Appended,
+            InjectionAction::Appended,
+            InjectionAction::Skipped("timed out after 0ns".into()),
+        ]
+    );
+    let p = pairs(runner.history());
+    let texts: Vec<&str> = p.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, ["v", "late"], "the NaN entry injected nothing");
+    assert!(
+        p[0].0.contains(&format!("_exp{}_", u64::MAX)),
+        "the expiry saturates: {}",
+        p[0].0
+    );
+    // Never expires: the next run reuses it without calling the tool.
+    let again = runner.run("y").await.unwrap();
+    assert_eq!(actions(&again.trace)[0], InjectionAction::Fresh);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
