@@ -137,6 +137,75 @@ async fn append_if_changed_replaces_an_identical_pair_and_appends_a_changed_one(
     assert_eq!(calls.load(Ordering::SeqCst), 3);
 }
 
+/// `append_if_changed` compares with the newest pair of the entry, not
+/// with any earlier one: A, B, A gives three pairs (the second A differs
+/// from B), and a repeat of the newest (A again) replaces it in place.
+#[tokio::test]
+async fn append_if_changed_compares_with_the_newest_pair_only() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let value = Arc::new(std::sync::Mutex::new(String::new()));
+    let mut runner = Runner::new(
+        agent(calls.clone(), value.clone(), vec![memory_hook()]),
+        PassthroughModel,
+    );
+    let mut acts = Vec::new();
+    for (prompt, v) in [("1", "A"), ("2", "B"), ("3", "A"), ("4", "A")] {
+        v.clone_into(&mut value.lock().unwrap());
+        let out = runner.run(prompt).await.unwrap();
+        acts.extend(actions(&out.trace));
+    }
+    assert_eq!(
+        acts,
+        [
+            InjectionAction::Appended,
+            InjectionAction::Appended,
+            InjectionAction::Appended,
+            InjectionAction::Replaced,
+        ]
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 4);
+    let p = pairs(runner.history());
+    let texts: Vec<&str> = p.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, ["A", "B", "A"], "the newest pair is A, after B");
+    // What the model reads, in order: the last A replaced the third pair
+    // in place (its id is the fourth injection's, on call and result).
+    let seen: Vec<String> = runner
+        .history()
+        .iter()
+        .map(|m| format!("{}: {}", m.role(), m.text()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "user: 1",
+            "assistant: ",
+            "tool: A",
+            "assistant: 1",
+            "user: 2",
+            "assistant: ",
+            "tool: B",
+            "assistant: 2",
+            "user: 3",
+            "assistant: ",
+            "tool: A",
+            "assistant: 3",
+            "user: 4",
+            "assistant: 4",
+        ]
+    );
+    let call_ids: Vec<String> = runner
+        .history()
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => tool_calls.first().map(|c| c.id.clone()),
+            _ => None,
+        })
+        .collect();
+    let result_ids: Vec<String> = p.into_iter().map(|(id, _)| id).collect();
+    assert_eq!(call_ids, result_ids, "each call keeps its result's id");
+    assert!(result_ids[2].ends_with("_4"), "{result_ids:?}");
+}
+
 #[tokio::test]
 async fn a_ttl_reuses_the_result_until_it_expires() {
     let calls = Arc::new(AtomicUsize::new(0));
@@ -238,18 +307,43 @@ fn unknown_events_and_a_zero_ttl_are_rejected() {
     assert_eq!(hook.frequency, Frequency::AppendIfChanged, "the default");
 }
 
-#[tokio::test]
-async fn extreme_numbers_in_a_hook_entry_do_not_panic() {
+/// Any number in an entry is accepted and means something definite: a TTL
+/// of `u64::MAX` minutes saturates (the result never expires), an infinite
+/// timeout means a year (a tool taking an hour finishes), a NaN timeout
+/// means zero (the injection is skipped as timed out, and the run goes on).
+#[tokio::test(start_paused = true)]
+async fn extreme_numbers_in_a_hook_entry_have_defined_meanings() {
     let calls = Arc::new(AtomicUsize::new(0));
     let value = Arc::new(std::sync::Mutex::new("v".to_owned()));
-    let mut hook = memory_hook().with_ttl_minutes(u64::MAX);
-    hook.timeout_sec = Some(f64::INFINITY);
-    let mut nan = memory_hook().with_frequency(Frequency::Always);
+    let forever = memory_hook().with_ttl_minutes(u64::MAX);
+    let mut infinite = RequestHook::on_request_start("slow");
+    infinite.timeout_sec = Some(f64::INFINITY);
+    let mut nan = RequestHook::on_request_start("slow").with_frequency(Frequency::Always);
     nan.timeout_sec = Some(f64::NAN);
-    let mut runner = Runner::new(agent(calls, value, vec![hook, nan]), PassthroughModel);
+    let mut runner = Runner::new(
+        agent(calls.clone(), value, vec![forever, infinite, nan]),
+        PassthroughModel,
+    );
     let out = runner.run("x").await.unwrap();
-    let acts = actions(&out.trace);
-    assert_eq!(acts[0], InjectionAction::Appended);
-    // A zero timeout may or may not let the tool finish; either way the run goes on.
     assert_eq!(out.text, "x");
+    assert_eq!(
+        actions(&out.trace),
+        [
+            InjectionAction::Appended,
+            InjectionAction::Appended,
+            InjectionAction::Skipped("timed out after 0ns".into()),
+        ]
+    );
+    let p = pairs(runner.history());
+    let texts: Vec<&str> = p.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, ["v", "late"], "the NaN entry injected nothing");
+    assert!(
+        p[0].0.contains(&format!("_exp{}_", u64::MAX)),
+        "the expiry saturates: {}",
+        p[0].0
+    );
+    // Never expires: the next run reuses it without calling the tool.
+    let again = runner.run("y").await.unwrap();
+    assert_eq!(actions(&again.trace)[0], InjectionAction::Fresh);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
 }

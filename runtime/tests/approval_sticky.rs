@@ -155,10 +155,24 @@ async fn arguments_that_do_not_parse_need_approval_even_when_the_rule_says_no() 
     );
 }
 
+/// `Approvals::require` gates a tool at the agent level, over a chain rule
+/// that would let the call through (`ls` of /tmp needs no approval in its
+/// chain), and a preset sticky decision answers without asking (`rm` is
+/// gated in its chain; the asker, which denies everything, is never asked).
 #[tokio::test]
 async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decisions_apply() {
     let ran: Log = Arc::default();
-    let approvals = Approvals::new(FnAsker::new(|_| Answer::Approve));
+    let asked: Log = Arc::default();
+    let a = asked.clone();
+    let approvals = Approvals::new(FnAsker::new(move |req| {
+        a.lock().unwrap().push(format!(
+            "{} {}: {}",
+            req.tool,
+            req.arguments.to_value().unwrap()["path"],
+            req.reason
+        ));
+        Answer::Deny(format!("no {} today", req.tool))
+    }));
     approvals.require("ls");
     approvals.set_sticky("rm", Sticky::AlwaysApprove);
     let model = ScriptedModel::from_turns([
@@ -169,10 +183,21 @@ async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decis
         .with_max_parallel(1)
         .with_approvals(approvals.clone());
     let out = runner.run("x").await.unwrap();
-    assert_eq!(*ran.lock().unwrap(), ["ls /tmp", "rm /z"]);
+    assert_eq!(out.text, "ok");
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["ls \"/tmp\": `ls` needs approval"],
+        "asked about ls (agent-level setting), never about rm (sticky)"
+    );
+    assert_eq!(*ran.lock().unwrap(), ["rm /z"], "ls was denied, rm ran");
+    assert_eq!(
+        results(runner.history()),
+        ["tool call denied by `approver`: no ls today", "removed /z"],
+        "what the model read"
+    );
     let text = out.trace_text();
     assert!(
-        text.contains("tool ls (function) {\"path\":\"/tmp\"} -> allowed"),
+        text.contains("tool ls (function) {\"path\":\"/tmp\"} -> denied"),
         "{text}"
     );
 }

@@ -16,16 +16,23 @@ mod lifecycle;
 
 /// What the lifecycle hooks of `good/lifecycle.rs` saw, in order (both
 /// copies of the file write here).
-static LIFECYCLE_LOG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+static LIFECYCLE_LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Called by the hooks of `good/lifecycle.rs`.
 fn lifecycle_log(entry: String) {
     LIFECYCLE_LOG.lock().unwrap().push(entry);
 }
 
-use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator};
-use hookwire::agent::{AgentDecl, Frequency, HistorySource, HookEvent};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk};
+use hookwire::agent::{AgentDecl, Runner, TraceEvent};
+use hookwire::approval::BoxFuture;
+use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
+use tokio::time::sleep;
 
 fn run(tools: &impl ToolSet, name: &str, args: &str) -> hookwire::ToolResult {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -103,47 +110,286 @@ fn unknown_tools_and_bad_arguments_are_error_results() {
     );
 }
 
+/// The fields of the cards whose effect needs a live MCP server or model
+/// (servers, tool filters, display limits, a model name) are at least
+/// carried into the agent's configuration. Every other field is shown to
+/// act by the tests below.
 #[test]
-fn card_fields_reach_the_agent_config() {
+fn card_fields_without_an_offline_effect_are_carried_into_the_config() {
     let c = PmoOrchestrator::new();
     let c = c.config();
     assert_eq!(c.name, "PMO-orchestrator");
     assert!(c.default);
-    assert!(c.instruction.starts_with("Get project updates"));
     assert_eq!(c.servers, ["time"]);
     assert_eq!(c.mcp_tools[0].server, "time");
     assert_eq!(c.mcp_tools[0].globs, ["get_time"]);
-    assert_eq!(c.agents, ["NY-Project-Manager", "London-Project-Manager"]);
-    assert_eq!(c.max_parallel, Some(128));
-    assert_eq!(c.child_timeout, Some(std::time::Duration::from_secs(120)));
     assert_eq!(c.max_display_instances, Some(20));
-    assert_eq!(c.history_source, HistorySource::None);
-    let hook = &c.request_hooks[0];
-    assert_eq!(hook.event, HookEvent::OnRequestStart);
-    assert_eq!(hook.toolset_name.as_deref(), Some("time"));
-    assert_eq!(hook.tool_name, "get_time");
-    assert_eq!(hook.arguments["user_id"], "current");
-    assert_eq!(hook.frequency, Frequency::Always);
-
-    let ny = NyProjectManager::new();
-    let ny = ny.config();
-    assert_eq!(ny.instruction, "You are the New York project manager.");
-    assert_eq!(
-        ny.description.as_deref(),
-        Some("Reports on New York projects.")
-    );
-
     let london = LondonProjectManager::new();
-    let london = london.config();
-    assert_eq!(london.model.as_deref(), Some("scripted"));
-    assert!(!london.use_history);
+    assert_eq!(london.config().model.as_deref(), Some("scripted"));
+}
+
+/// Serialises the tests that run the NY project manager: its lifecycle
+/// hooks write to the one `LIFECYCLE_LOG`, which `run_lifecycle` reads.
+static NY_RUNS: Mutex<()> = Mutex::new(());
+
+fn ny_runs() -> MutexGuard<'static, ()> {
+    NY_RUNS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A message as the model reads it, on one line.
+fn line(m: &Message) -> String {
+    match m {
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let calls: String = tool_calls
+                .iter()
+                .map(|c| format!(" -> {}({})", c.name, c.arguments.to_value().unwrap()))
+                .collect();
+            format!("assistant: {content}{calls}")
+        }
+        other => format!("{}: {}", other.role(), other.text()),
+    }
+}
+
+/// One model request, as sent.
+#[derive(Debug, Clone)]
+struct Sent {
+    agent: String,
+    system: String,
+    messages: Vec<String>,
+}
+
+/// The model of the orchestrator tests; its children ask it too (a child
+/// card that names no model asks its parent's). An orchestrator's first
+/// request is answered with one call of `agent__NY-Project-Manager` per
+/// note, a later one (or any request when there are no notes) with
+/// `done: <last user text>`. The NY project manager answers
+/// `filed: <prompt>`, after sleeping `N` seconds for a prompt `sleep N`.
+/// It records every request and how many of NY's ran at once.
+struct Desk {
+    notes: Vec<String>,
+    sent: Mutex<Vec<Sent>>,
+    running: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl Desk {
+    fn new(notes: impl IntoIterator<Item = String>) -> Arc<Self> {
+        Arc::new(Self {
+            notes: notes.into_iter().collect(),
+            sent: Mutex::default(),
+            running: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        })
+    }
+
+    fn sent_by(&self, agent: &str) -> Vec<Sent> {
+        let sent = self.sent.lock().unwrap();
+        sent.iter().filter(|s| s.agent == agent).cloned().collect()
+    }
+}
+
+impl Model for Desk {
+    fn name(&self) -> &str {
+        "desk"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.sent.lock().unwrap().push(Sent {
+            agent: request.agent.to_owned(),
+            system: request.system.to_owned(),
+            messages: request.messages.iter().map(line).collect(),
+        });
+        let prompt = request.last_user_text().unwrap_or("").to_owned();
+        if request.agent == "NY-Project-Manager" {
+            return Box::pin(async move {
+                let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+                self.peak.fetch_max(now, Ordering::SeqCst);
+                match prompt.strip_prefix("sleep ") {
+                    Some(secs) => sleep(Duration::from_secs(secs.parse().unwrap())).await,
+                    None => {
+                        for _ in 0..3 {
+                            tokio::task::yield_now().await;
+                        }
+                    }
+                }
+                self.running.fetch_sub(1, Ordering::SeqCst);
+                Ok(ModelResponse::text(format!("filed: {prompt}")))
+            });
+        }
+        let answered = request
+            .messages
+            .iter()
+            .any(|m| matches!(m, Message::Tool { .. }));
+        let response = if answered || self.notes.is_empty() {
+            ModelResponse::text(format!("done: {prompt}"))
+        } else {
+            let calls = self
+                .notes
+                .iter()
+                .enumerate()
+                .map(|(i, note)| {
+                    ToolCall::new(
+                        format!("call{i}"),
+                        "agent__NY-Project-Manager",
+                        ToolArgs::from_value(serde_json::json!({ "message": note })).unwrap(),
+                    )
+                })
+                .collect();
+            ModelResponse::tool_calls("", calls)
+        };
+        Box::pin(std::future::ready(Ok(response)))
+    }
+}
+
+fn runtime(paused: bool) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(paused)
+        .build()
+        .unwrap()
+}
+
+/// The PMO card at work: its instruction is the system prompt its model
+/// reads; its request hook fires at request start (and is skipped, as the
+/// `time` server is not connected here); its `max_parallel: 128` bounds
+/// its calls of a child (300 calls in one step: 128 at once, none dropped,
+/// results in call order, through its tool hooks); its `history_source:
+/// none` starts each child from nothing but its prompt, and its
+/// `history_merge_target: none` keeps the children's messages out of the
+/// PMO's history.
+#[test]
+fn the_pmo_cards_instruction_request_hook_max_parallel_and_history_options_act() {
+    let _ny = ny_runs();
+    let n = 300;
+    let desk = Desk::new((0..n).map(|i| format!("m{i}")));
+    let mut runner = Runner::new(PmoOrchestrator::new(), desk.clone());
+    let out = runtime(false).block_on(runner.run("status?")).unwrap();
+    assert_eq!(out.text, "done: status?");
+
+    let pmo = desk.sent_by("PMO-orchestrator");
+    assert_eq!(pmo.len(), 2);
     assert_eq!(
-        london
-            .tool_input_schema
-            .as_ref()
-            .map(|s| s["required"].clone()),
-        Some(serde_json::json!(["message"]))
+        pmo[0].system,
+        "Get project updates from the New York and London project managers and include the current time."
     );
+    assert_eq!(pmo[0].messages, ["user: status?"]);
+    let injections: Vec<String> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Injection { tool, action } => Some(format!("{tool}: {action:?}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        injections,
+        ["time__get_time: Skipped(\"unknown tool `time__get_time`\")"]
+    );
+
+    let ny = desk.sent_by("NY-Project-Manager");
+    assert_eq!(ny.len(), n);
+    assert_eq!(
+        desk.peak.load(Ordering::SeqCst),
+        128,
+        "reached, never exceeded"
+    );
+    assert!(
+        ny.iter()
+            .all(|s| s.system == "You are the New York project manager.")
+    );
+    let mut seen: Vec<Vec<String>> = ny.into_iter().map(|s| s.messages).collect();
+    seen.sort();
+    let mut expected: Vec<Vec<String>> = (0..n).map(|i| vec![format!("user: m{i}")]).collect();
+    expected.sort();
+    assert_eq!(seen, expected, "each child saw only its prompt");
+
+    let history = runner.history();
+    assert_eq!(history.len(), n + 3, "no child message merged");
+    let results: Vec<String> = history[2..2 + n].iter().map(line).collect();
+    let expected: Vec<String> = (0..n)
+        .map(|i| format!("tool: filed: m{i} [tag] [audit]"))
+        .collect();
+    assert_eq!(results, expected);
+}
+
+/// The PMO card's `child_timeout_sec: 120`: a child that takes 121 s gives
+/// an error result naming it, one that takes 119 s answers, and the run
+/// goes on to its final answer.
+#[test]
+fn the_pmo_cards_child_timeout_times_out_a_slow_child() {
+    let _ny = ny_runs();
+    let desk = Desk::new(["sleep 119".to_owned(), "sleep 121".to_owned()]);
+    let mut runner = Runner::new(PmoOrchestrator::new(), desk);
+    let out = runtime(true).block_on(runner.run("status?")).unwrap();
+    assert_eq!(out.text, "done: status?");
+    let results: Vec<String> = runner.history()[2..4].iter().map(line).collect();
+    assert_eq!(
+        results,
+        [
+            "tool: filed: sleep 119 [tag] [audit]",
+            "tool: agent `agent__NY-Project-Manager` timed out after 120000 ms",
+        ]
+    );
+}
+
+/// The Relay-Desk card's `history_source: orchestrator`: the child starts
+/// from the orchestrator's history; its `history_merge_target:
+/// orchestrator`: the child's messages join the orchestrator's history
+/// after the step's tool results, and its model reads them.
+#[test]
+fn the_relay_cards_history_source_and_merge_target_act() {
+    let _ny = ny_runs();
+    let desk = Desk::new(["note 1".to_owned()]);
+    let mut runner = Runner::new(RelayDesk::new(), desk.clone());
+    let out = runtime(false).block_on(runner.run("relay this")).unwrap();
+    assert_eq!(out.text, "done: note 1");
+    let call = r#"assistant:  -> agent__NY-Project-Manager({"message":"note 1"})"#;
+    let ny = desk.sent_by("NY-Project-Manager");
+    assert_eq!(ny.len(), 1);
+    assert_eq!(ny[0].messages, ["user: relay this", call, "user: note 1"]);
+    let relay = desk.sent_by("Relay-Desk");
+    assert_eq!(
+        relay[0].system,
+        "Relay every note to the New York project manager."
+    );
+    let merged = [
+        "user: relay this",
+        call,
+        "tool: filed: note 1",
+        "user: note 1",
+        "assistant: filed: note 1",
+    ];
+    assert_eq!(relay[1].messages, merged, "what the orchestrator read next");
+    let history: Vec<String> = runner.history().iter().map(line).collect();
+    assert_eq!(history[..5], merged);
+    assert_eq!(history[5..], ["assistant: done: note 1"]);
+}
+
+/// The London card's `use_history: false`: each run starts from an empty
+/// history (the second request holds only the second prompt), and its
+/// instruction is the system prompt.
+#[test]
+fn the_london_cards_use_history_false_clears_the_history_between_runs() {
+    let desk = Desk::new([]);
+    let mut runner = Runner::new(LondonProjectManager::new(), desk.clone());
+    let rt = runtime(false);
+    rt.block_on(runner.run("first")).unwrap();
+    rt.block_on(runner.run("second")).unwrap();
+    let sent = desk.sent_by("London-Project-Manager");
+    let messages: Vec<&[String]> = sent.iter().map(|s| &s.messages[..]).collect();
+    assert_eq!(messages, [["user: first"], ["user: second"]]);
+    assert_eq!(
+        sent[1].system,
+        "You are the London project manager; review the economics."
+    );
+    let history: Vec<String> = runner.history().iter().map(line).collect();
+    assert_eq!(history, ["user: second", "assistant: done: second"]);
 }
 
 /// The PMO orchestrator again, declared with `#[agent]` over the same
@@ -256,7 +502,6 @@ fn the_card_and_the_macro_give_the_same_agent() {
 /// order of events is fixed) and returns what its lifecycle hooks saw and
 /// what the model was told about each call.
 fn run_lifecycle<A: AgentDecl + Send + Sync + 'static>(agent: A) -> (Vec<String>, Vec<String>) {
-    use hookwire::agent::{Runner, TraceEvent};
     use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([
         Turn::call("add_one", serde_json::json!({"x": 1})),
@@ -267,6 +512,7 @@ fn run_lifecycle<A: AgentDecl + Send + Sync + 'static>(agent: A) -> (Vec<String>
         .enable_time()
         .build()
         .unwrap();
+    let _ny = ny_runs();
     LIFECYCLE_LOG.lock().unwrap().clear();
     let out = rt
         .block_on(Runner::new(agent, model).run("status?"))

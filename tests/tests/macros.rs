@@ -151,19 +151,45 @@ fn hooks_from_fns_run_in_declared_order_with_chain() {
     );
 }
 
+/// What the model reads when a tool fails, and when its arguments are
+/// malformed (the function is never entered): the exact texts.
 #[test]
-fn errors_and_malformed_arguments_become_error_results() {
+fn errors_and_malformed_arguments_become_error_results_the_model_reads() {
     let tools = Router::new().tool(fail).tool(add);
     let scope = CallScope::new("t");
     let result = block_on(tools.call(&scope, call("c2", "fail", json!({"why": "no"}))));
     assert!(result.is_error);
     assert_eq!(result.text_content(), "tool `fail` failed: fail failed: no");
-    let result = block_on(tools.call(&scope, call("c3", "add", json!({"a": "x"}))));
+    let malformed = [
+        (
+            "c3",
+            json!({"a": "x"}),
+            "invalid arguments for tool `add` at `a`: invalid type: string \"x\", expected i64 at line 1 column 8",
+        ),
+        (
+            "c3",
+            json!({"b": 1}),
+            "invalid arguments for tool `add`: missing field `a` at line 1 column 7",
+        ),
+        (
+            "c3",
+            json!([1, 2]),
+            "invalid arguments for tool `add`: arguments must be a JSON object, got an array",
+        ),
+    ];
+    for (id, args, expected) in malformed {
+        let result = block_on(tools.call(&scope, call(id, "add", args.clone())));
+        assert!(result.is_error, "{args}");
+        assert_eq!(result.text_content(), expected, "{args}");
+    }
+    let result = block_on(tools.call(
+        &scope,
+        ToolCall::new("c3", "add", ToolArgs::from_json("{\"a\": 1")),
+    ));
     assert!(result.is_error);
-    assert!(
-        result.text_content().contains("a"),
-        "{}",
-        result.text_content()
+    assert_eq!(
+        result.text_content(),
+        "invalid arguments for tool `add`: EOF while parsing an object at line 1 column 7"
     );
     assert!(take_log("c3:").is_empty(), "the tool never ran");
 }
@@ -339,11 +365,20 @@ mod policy_tests {
         Err(std::fmt::Error)
     }
 
-    /// Takes longer than its limit.
+    /// Takes longer than its limit, then calls the tool.
     #[hookwire::hook(timeout_ms = 10)]
     async fn slow(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+        log(format!("{}:slow:before", cx.tool_use_id()));
         tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        log(format!("{}:slow:after sleep", cx.tool_use_id()));
         next.run(cx, args).await
+    }
+
+    /// Echoes a message and records that it ran.
+    #[hookwire::tool]
+    fn logged_echo(cx: &ToolContext, message: String) -> String {
+        log(format!("{}:logged_echo", cx.tool_use_id()));
+        message
     }
 
     /// Recovers from any tool error.
@@ -385,16 +420,33 @@ mod policy_tests {
         );
     }
 
+    /// A hook past its `timeout_ms` ends the call as timed out, naming the
+    /// hook and the limit; the tool inside it never runs.
     #[test]
-    fn a_hook_over_its_timeout_gives_an_error_result() {
+    fn a_hook_over_its_timeout_times_out_naming_the_hook_and_the_tool_does_not_run() {
         let scope = CallScope::new("t");
-        let tools = route(chain!(slow => ToolHandler(echo)));
-        let result = paused(tools.call(&scope, call("p3", "say", json!({"message": "hi"}))));
+        let tools = Router::new().route(
+            logged_echo.definition(),
+            hookwire::ToolSource::Function,
+            chain!(slow => ToolHandler(logged_echo)),
+        );
+        let outcome =
+            paused(tools.dispatch(&scope, call("p3", "logged_echo", json!({"message": "hi"}))));
+        match &outcome {
+            Err(e @ hookwire::ToolError::TimedOut { what, after }) => {
+                assert_eq!(e.kind(), "timed_out");
+                assert_eq!(what, "hook `slow`");
+                assert_eq!(*after, std::time::Duration::from_millis(10));
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        let result = hookwire::into_result(outcome);
         assert!(result.is_error);
-        assert!(
-            result.text_content().contains("slow"),
-            "{}",
-            result.text_content()
+        assert_eq!(result.text_content(), "hook `slow` timed out after 10 ms");
+        assert_eq!(
+            take_log("p3:"),
+            ["p3:slow:before"],
+            "the hook was cut off in its sleep; the tool never ran"
         );
     }
 

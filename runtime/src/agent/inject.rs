@@ -46,8 +46,8 @@ pub enum HookEvent {
 pub enum Frequency {
     /// A new pair every time.
     Always,
-    /// Replace an earlier pair with identical content in place; append a
-    /// pair whose content changed.
+    /// Replace the newest earlier pair in place when its content is
+    /// identical; append a pair whose content differs from the newest.
     #[default]
     AppendIfChanged,
 }
@@ -260,7 +260,7 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
 pub enum InjectionAction {
     /// A new pair was appended.
     Appended,
-    /// An identical earlier pair was replaced in place.
+    /// The newest earlier pair, identical, was replaced in place.
     Replaced,
     /// A fresh earlier result was reused (TTL): nothing ran.
     Fresh,
@@ -330,15 +330,16 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
         Err(_) => return skipped(hook, &name, format!("timed out after {limit:?}")),
     };
     if hook.frequency == Frequency::AppendIfChanged {
-        let earlier = history.iter().rposition(|m| match m {
-            Message::Tool {
-                tool_call_id,
-                result: r,
-                ..
-            } => tool_call_id.starts_with(&prefix) && r.content == result.content,
+        // Compare with the newest pair of this entry only: after A, B, a
+        // new A differs from the newest (B) and is appended.
+        let newest = history.iter().rposition(|m| match m {
+            Message::Tool { tool_call_id, .. } => tool_call_id.starts_with(&prefix),
             _ => false,
         });
-        if let Some(at) = earlier {
+        let unchanged = newest.filter(|&at| {
+            matches!(history.get(at), Some(Message::Tool { result: r, .. }) if r.content == result.content)
+        });
+        if let Some(at) = unchanged {
             let old_id = match &history[at] {
                 Message::Tool { tool_call_id, .. } => tool_call_id.clone(),
                 _ => String::new(),
