@@ -26,6 +26,7 @@
 
 mod build;
 mod cross;
+mod deps;
 mod depth;
 mod diag;
 mod env;
@@ -102,6 +103,10 @@ pub struct Card {
     pub rust_files: Vec<RustFile>,
     /// The adapters generated for referenced functions (tools and hooks).
     pub adapters: Vec<Adapter>,
+    /// The file of the card's `deps:` type (canonical), if it has one. The
+    /// card's module re-exports that file's module as `deps`, and the
+    /// agent is built with `Agent::new(&deps::Type { .. })`.
+    pub deps_file: Option<PathBuf>,
 }
 
 /// A referenced Rust file.
