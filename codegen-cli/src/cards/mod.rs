@@ -9,6 +9,11 @@
 //! `hooks:`) and returns either the loaded cards or **every** error, each a
 //! [`Diagnostic`] pointing at the file, line and column.
 //!
+//! `deps: file.rs:Type` names the type the agent is built from (the same
+//! rules as a lifecycle hook type below, without `Default`); every `Dep<T>`
+//! parameter of the card's function tools must be provided by it (see
+//! `deps.rs` in this module for the rule).
+//!
 //! A lifecycle hook type must be a `pub`, non-generic top-level `struct`,
 //! `enum` or `type` alias of its file; the generated code builds it with
 //! `Default::default()` (as `#[agent(hooks = [..])]` does), so a struct or
