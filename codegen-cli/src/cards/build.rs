@@ -102,6 +102,9 @@ struct CardPart {
     /// The file modules its lifecycle hooks name: (file, the name the
     /// card's code uses).
     modules: Vec<(PathBuf, String)>,
+    /// The file of its `deps:` type, whose module it re-exports as
+    /// `deps`.
+    deps: Option<PathBuf>,
     /// The card's own items, formatted.
     agent: String,
 }
@@ -133,6 +136,16 @@ impl CardPart {
                 text.push_str(" as ");
                 text.push_str(local);
             }
+            text.push_str(";\n");
+        }
+        if let Some(path) = &self.deps {
+            // Public: users build the agent's dependencies from it.
+            text.push_str("pub use super::");
+            text.push_str(RUST_REFS_MODULE);
+            text.push_str("::");
+            text.push_str(names.modules.get(path)?);
+            text.push_str(" as ");
+            text.push_str(rust::DEPS_MODULE);
             text.push_str(";\n");
         }
         text.push_str(&self.agent);
@@ -205,6 +218,7 @@ fn shared_files(cards: &Cards, opts: &BuildOptions) -> Result<Vec<GeneratedFile>
 fn rust_refs_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, Vec<Diagnostic>> {
     let out = absolute(&opts.out_dir);
     let mods = cards.shared.files.iter().map(|(path, module)| {
+        let path_key = path;
         let path = if opts.absolute_paths {
             path.display().to_string()
         } else {
@@ -215,11 +229,17 @@ fn rust_refs_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, V
         // lifecycle hooks; the functions adapters do not call are unused.
         // The user's crate may include the same file as a module of its own
         // (its tools, called from Rust too), which clippy's `duplicate_mod`
-        // would reject.
+        // would reject. A `deps:` file is public: the cards' modules
+        // re-export it, for the users who build the agents.
+        let vis = if cards.shared.deps_files.contains(path_key) {
+            quote!(pub)
+        } else {
+            quote!(pub(super))
+        };
         quote! {
             #[path = #path]
             #[allow(dead_code, clippy::duplicate_mod)]
-            pub(super) mod #m;
+            #vis mod #m;
         }
     });
     let mods = format_items(quote!(#(#mods)*)).map_err(|e| {
@@ -503,6 +523,7 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
         ),
         adapters,
         modules,
+        deps: card.deps_file.clone(),
         agent,
     })
 }

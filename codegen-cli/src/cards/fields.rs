@@ -12,11 +12,12 @@ use crate::spec::{
 use crate::yaml::{Seg, Yaml};
 
 /// Every top-level field a card may have.
-pub const FIELDS: [&str; 19] = [
+pub const FIELDS: [&str; 20] = [
     "type",
     "name",
     "instruction",
     "description",
+    "deps",
     "default",
     "servers",
     "tools",
@@ -53,8 +54,8 @@ const REFRESH_FIELDS: [&str; 2] = ["kind", "ttl_minutes"];
 /// implements for config-driven hooks).
 const TOOL_CALL_EVENTS: [HookEvent; 2] = [HookEvent::OnRequestStart, HookEvent::OnCompletion];
 
-/// A `file.rs:function` (or, for lifecycle hooks, `file.rs:Type`)
-/// reference.
+/// A `file.rs:function` (or, for lifecycle hooks and `deps:`,
+/// `file.rs:Type`) reference.
 #[derive(Debug, Clone)]
 pub(crate) struct RefSpec {
     /// As written.
@@ -63,17 +64,20 @@ pub(crate) struct RefSpec {
     pub file: String,
     /// The function (or type) part.
     pub function: String,
-    /// `function_tools`, `tool_hooks` or `hooks`.
+    /// `function_tools`, `tool_hooks`, `hooks` or `deps`.
     pub field: &'static str,
-    /// The index in that list.
-    pub index: usize,
+    /// The index in that list (`None` for `deps`, a single value).
+    pub index: Option<usize>,
     /// Whether the entry is a map (`{hook: ...}`).
     pub in_map: bool,
 }
 
 impl RefSpec {
     pub fn path(&self) -> Vec<Seg<'_>> {
-        let mut p = vec![Seg::Key(self.field), Seg::Index(self.index)];
+        let mut p = vec![Seg::Key(self.field)];
+        if let Some(i) = self.index {
+            p.push(Seg::Index(i));
+        }
         if self.in_map {
             p.push(Seg::Key("hook"));
         }
@@ -93,6 +97,8 @@ pub(crate) struct Parsed {
     pub hook_refs: Vec<RefSpec>,
     /// One per `spec.lifecycle_hooks` entry, in order.
     pub lifecycle_refs: Vec<RefSpec>,
+    /// `deps: file.rs:Type`, the agent's dependency type.
+    pub deps_ref: Option<RefSpec>,
     /// One per `spec.hooks` entry: its index under `hooks:`.
     pub event_hook_index: Vec<usize>,
     pub name_given: bool,
@@ -323,6 +329,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut tool_refs = Vec::new();
     let mut hook_refs = Vec::new();
     let mut lifecycle_refs = Vec::new();
+    let mut deps_ref = None;
     let mut event_hook_index = Vec::new();
     cx.unknown_keys(&[], &entries, &FIELDS, "a card");
     for (key, v) in &entries {
@@ -360,6 +367,23 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             }
             "description" => spec.description = cx.string(p, "description", v),
             "default" => spec.default = cx.boolean(p, "default", v).unwrap_or(false),
+            "deps" => {
+                if let Some(text) = cx.nonempty(p, "deps", v) {
+                    match split_ref(&text, RefKind::Type) {
+                        Ok((file, function)) => {
+                            deps_ref = Some(RefSpec {
+                                text,
+                                file,
+                                function,
+                                field: "deps",
+                                index: None,
+                                in_map: false,
+                            });
+                        }
+                        Err(m) => cx.err(p, true, m, Some("write `deps.rs:AppDeps`: a file next to the card and a public type in it, which the agent is built from".into())),
+                    }
+                }
+            }
             "servers" => {
                 spec.servers = cx
                     .string_list(p, "servers", v)
@@ -403,7 +427,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                                 file,
                                 function,
                                 field: "function_tools",
-                                index: i,
+                                index: Some(i),
                                 in_map: false,
                             }),
                             Err((m, help)) => cx.err(&at, true, m, Some(help)),
@@ -499,6 +523,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             tool_refs,
             hook_refs,
             lifecycle_refs,
+            deps_ref,
             event_hook_index,
             name_given,
         })
@@ -599,7 +624,7 @@ impl Ctx<'_> {
                 file,
                 function,
                 field,
-                index: i,
+                index: Some(i),
                 in_map,
             }),
             Err(m) => {

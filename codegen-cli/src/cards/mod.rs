@@ -9,6 +9,11 @@
 //! `hooks:`) and returns either the loaded cards or **every** error, each a
 //! [`Diagnostic`] pointing at the file, line and column.
 //!
+//! `deps: file.rs:Type` names the type the agent is built from (the same
+//! rules as a lifecycle hook type below, without `Default`); every `Dep<T>`
+//! parameter of the card's function tools must be provided by it (see
+//! `deps.rs` in this module for the rule).
+//!
 //! A lifecycle hook type must be a `pub`, non-generic top-level `struct`,
 //! `enum` or `type` alias of its file; the generated code builds it with
 //! `Default::default()` (as `#[agent(hooks = [..])]` does), so a struct or
@@ -26,6 +31,7 @@
 
 mod build;
 mod cross;
+mod deps;
 mod depth;
 mod diag;
 mod env;
@@ -102,6 +108,10 @@ pub struct Card {
     pub rust_files: Vec<RustFile>,
     /// The adapters generated for referenced functions (tools and hooks).
     pub adapters: Vec<Adapter>,
+    /// The file of the card's `deps:` type (canonical), if it has one. The
+    /// card's module re-exports that file's module as `deps`, and the
+    /// agent is built with `Agent::new(&deps::Type { .. })`.
+    pub deps_file: Option<PathBuf>,
 }
 
 /// A referenced Rust file.

@@ -375,6 +375,7 @@ pub fn schema() -> serde_json::Value {
             "instruction": {"type": "string", "description": "the system instruction (or the body of a .md card, not both)"},
             "description": {"type": "string"},
             "default": {"type": "boolean"},
+            "deps": rust_ref("`file.rs:Type`: the public, non-generic type the agent is built from (`Agent::new(&deps)`), relative to the card's folder"),
             "servers": {"type": "array", "items": {"type": "string", "minLength": 1}},
             "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
             "function_tools": {"type": "array", "items": reference},

@@ -30,7 +30,7 @@ type LoweredKey = (PathBuf, String, bool, String, String);
 pub(crate) struct RsFile {
     display: PathBuf,
     text: String,
-    ast: syn::File,
+    pub(crate) ast: syn::File,
     /// Its top-level functions, in source order, and by name (the first of
     /// a name): references are looked up in constant time.
     fns: Vec<String>,
@@ -38,7 +38,7 @@ pub(crate) struct RsFile {
 }
 
 impl RsFile {
-    fn new(display: PathBuf, text: String, ast: syn::File) -> Self {
+    pub(crate) fn new(display: PathBuf, text: String, ast: syn::File) -> Self {
         let mut fns = Vec::new();
         let mut fn_index = HashMap::new();
         for (i, item) in ast.items.iter().enumerate() {
@@ -59,7 +59,9 @@ impl RsFile {
 }
 
 impl RsFile {
-    fn diag_at(
+    /// An error at `span` of the file (at `fallback` if `span` has no
+    /// position).
+    pub(crate) fn diag_at(
         &self,
         span: proc_macro2::Span,
         fallback: proc_macro2::Span,
@@ -146,6 +148,9 @@ pub(crate) fn resolve(
     let mut spec = p.spec.clone();
     let mut tool_names: HashMap<String, usize> = HashMap::new();
     let mut suggester = Suggester::default();
+    // The function tools, for the check of their `Dep<T>` parameters once
+    // every file of the card is loaded: (file, function, reference).
+    let mut tools: Vec<(Rc<RsFile>, String, String)> = Vec::new();
 
     let refs: Vec<(bool, usize, &RefSpec)> = p
         .tool_refs
@@ -204,7 +209,7 @@ pub(crate) fn resolve(
                     rs_module.clone(),
                 );
                 if !cache.lowered.contains_key(&lkey) {
-                    let entry = match lower_adapter(item, is_tool, &ident, &rs_module) {
+                    let entry = match lower_adapter(&file, item, is_tool, &ident, &rs_module) {
                         Ok(done) => Some(done),
                         Err(errors) => {
                             let what = if is_tool { "tool" } else { "hook" };
@@ -261,6 +266,7 @@ pub(crate) fn resolve(
             let mut tool = ToolRef::new(ident, name);
             tool.hooks = Vec::new();
             spec.function_tools.push(tool);
+            tools.push((file.clone(), r.function.clone(), r.text.clone()));
         } else if let Some(h) = spec.tool_hooks.get_mut(idx) {
             h.ty = ident;
         }
@@ -283,6 +289,46 @@ pub(crate) fn resolve(
             Err(Check::InFile(d)) => diags.push(*d),
         }
     }
+    let mut deps_file = None;
+    let deps = match &p.deps_ref {
+        Some(r) => {
+            resolve_deps(root, shown_dir, &p, r, cache, &mut diags).map(|(canonical, deps)| {
+                include_file(&mut rust_files, &mut modules, &canonical, &r.file);
+                spec.deps = Some(format!("{DEPS_MODULE}::{}", deps.name));
+                deps_file = Some(canonical);
+                deps
+            })
+        }
+        None => None,
+    };
+    // A card without `deps:` provides nothing; one whose `deps:` did not
+    // resolve was reported already.
+    if deps.is_some() || p.deps_ref.is_none() {
+        let provided = deps.as_ref().map_or_else(HashSet::new, |d| {
+            super::deps::provided(
+                d,
+                rust_files
+                    .iter()
+                    .filter_map(|f| cache.files.get(&f.path).cloned().flatten())
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(|f| &**f),
+            )
+        });
+        for (file, function, text) in &tools {
+            if let Some(item) = find_fn(file, function) {
+                let referenced =
+                    format!("referenced as a tool (`{text}`) in {}", p.display.display());
+                diags.extend(super::deps::check_tool(
+                    file,
+                    item,
+                    deps.as_ref(),
+                    &provided,
+                    &referenced,
+                ));
+            }
+        }
+    }
     check_injections(&p, &spec, &tool_names, &mut diags);
     for child in &spec.agents {
         if tool_names.contains_key(&child.tool_name()) {
@@ -301,9 +347,66 @@ pub(crate) fn resolve(
             module,
             rust_files,
             adapters,
+            deps_file,
         })
     } else {
         Err(diags)
+    }
+}
+
+/// The name under which a card's module re-exports the module of its
+/// `deps:` file (`agents::shop::deps::AppDeps`), and names the type.
+pub(crate) const DEPS_MODULE: &str = "deps";
+
+/// Resolves `deps: file.rs:Type`: a type [`find_type`] accepts. `None`:
+/// an error was reported.
+fn resolve_deps(
+    root: &Path,
+    shown_dir: &Path,
+    p: &Parsed,
+    r: &RefSpec,
+    cache: &mut Cache,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(PathBuf, super::deps::CardDeps)> {
+    let at = |message: String| p.src.at(&r.path(), true, message);
+    let Some((canonical, Some(file))) = load_file(root, shown_dir, r, cache, &at, diags) else {
+        return None;
+    };
+    let referenced = format!(
+        "referenced as `deps: {}` in {}",
+        r.text,
+        p.display.display()
+    );
+    let found = find_type(
+        &file,
+        r,
+        "dependency type",
+        "`deps:` names the type the agent is built from (`Agent::new(&deps)`): a struct, enum or type alias; functions go in `function_tools`",
+        &referenced,
+    );
+    match found {
+        Ok(FoundType { attrs, .. }) => {
+            let name = r.function.clone();
+            let clone =
+                attrs.is_none_or(|a| derives(a, "Clone") || implements(&file, &name, "Clone"));
+            Some((
+                canonical,
+                super::deps::CardDeps {
+                    name,
+                    text: r.text.clone(),
+                    file: r.file.clone(),
+                    clone,
+                },
+            ))
+        }
+        Err(Check::InCard(message, help)) => {
+            diags.push(at(message).maybe_help(help));
+            None
+        }
+        Err(Check::InFile(d)) => {
+            diags.push(*d);
+            None
+        }
     }
 }
 
@@ -318,11 +421,19 @@ fn find_fn<'a>(file: &'a RsFile, name: &str) -> Option<&'a syn::ItemFn> {
 /// The adapter of `item` (a tool or a hook) named `ident`, calling it as
 /// `module::function`, formatted.
 fn lower_adapter(
+    file: &RsFile,
     item: &syn::ItemFn,
     is_tool: bool,
     ident: &str,
     module: &str,
 ) -> Result<Arc<str>, syn::Error> {
+    // The `T` of each `Dep<T>`, named from the generated module.
+    let qualified = if is_tool {
+        super::deps::qualify(item, file, module)
+    } else {
+        None
+    };
+    let item = qualified.as_ref().unwrap_or(item);
     let fn_ident = &item.sig.ident;
     let rs_ident = format_ident!("{}", module);
     let fn_path: syn::Path = syn::parse_quote!(#rs_ident::#fn_ident);
@@ -373,6 +484,9 @@ pub(crate) struct Shared {
     pub(crate) adapters: Vec<SharedAdapter>,
     /// The names, for the cards' imports.
     pub(crate) names: Arc<Names>,
+    /// The files some card names in `deps:`: their modules are public, so
+    /// that the cards' modules can re-export them.
+    pub(crate) deps_files: HashSet<PathBuf>,
 }
 
 /// The shared references of `cards` (all loaded from `root` with `cache`):
@@ -390,6 +504,7 @@ pub(crate) fn shared(
     let mut taken_modules = HashSet::new();
     let mut taken_idents = HashSet::new();
     for card in cards {
+        out.deps_files.extend(card.deps_file.iter().cloned());
         for f in &card.rust_files {
             if names.modules.contains_key(&f.path) {
                 continue;
@@ -427,8 +542,9 @@ pub(crate) fn shared(
                             .get(&a.path)
                             .and_then(|f| f.clone())
                             .and_then(|file| {
-                                find_fn(&file, &a.function)
-                                    .map(|item| lower_adapter(item, a.is_tool, &ident, &module))
+                                find_fn(&file, &a.function).map(|item| {
+                                    lower_adapter(&file, item, a.is_tool, &ident, &module)
+                                })
                             });
                     match lowered {
                         Some(Ok(code)) => {
@@ -504,15 +620,19 @@ enum Check {
     InFile(Box<Diagnostic>),
 }
 
-/// A lifecycle hook `file.rs:Type` must name a top-level `struct`, `enum`
-/// or `type` alias of its file that is `pub` (the card's module names it)
-/// and not generic (it is named without parameters). The generated code
-/// builds it with `Default::default()`, as `#[agent(hooks = [..])]` does,
-/// so a struct or enum must derive or implement `Default` in that file, and
-/// implement `LifecycleHooks` there. A type alias is taken as it is: the
-/// compiler checks what it stands for (the generated code carries a
-/// type-level check that names the trait).
-fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<(), Check> {
+/// A top-level type a card names as `file.rs:Type` (a lifecycle hook, or
+/// the agent's dependencies): a `struct`, `enum` or `type` alias of its
+/// file that is `pub` (the card's module names it), not generic (it is
+/// named without parameters) and not behind a `cfg`. `what` names it in
+/// messages (`lifecycle hook`, `dependency type`); `fn_help` is the help
+/// for a reference that names a function instead.
+fn find_type<'f>(
+    file: &'f RsFile,
+    r: &RefSpec,
+    what: &str,
+    fn_help: &str,
+    referenced: &str,
+) -> Result<FoundType<'f>, Check> {
     let name = r.function.as_str();
     let found = file.ast.items.iter().find_map(|item| match item {
         syn::Item::Struct(s) if s.ident == name => {
@@ -535,7 +655,7 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
         if is_fn {
             return Err(Check::InCard(
                 format!("`{name}` in `{}` is a function, not a type", r.file),
-                Some("a lifecycle hook is a type that implements `hookwire::agent::lifecycle::LifecycleHooks`; functions go in `function_tools` or `tool_hooks`".into()),
+                Some(fn_help.to_owned()),
             ));
         }
         let types: Vec<String> = file
@@ -569,17 +689,63 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
             Some(help),
         ));
     };
-    if let Some(d) = not_public(file, vis, ident, "lifecycle hook", keyword) {
+    if let Some(d) = not_public(file, vis, ident, what, keyword) {
         return Err(Check::InFile(Box::new(d.note(referenced.to_owned()))));
     }
-    if let Some(d) = conditional(
+    if let Some(d) = conditional(file, attrs.map_or(&[][..], Vec::as_slice), ident, what) {
+        return Err(Check::InFile(Box::new(d.note(referenced.to_owned()))));
+    }
+    if !generics.params.is_empty() {
+        return Err(Check::InFile(Box::new(
+            file.diag_at(
+                ident.span(),
+                ident.span(),
+                format!("{what} `{name}` is generic, but a card names it without parameters"),
+            )
+            .help(format!(
+                "add a type alias with the parameters filled in, for example `pub type My{name} = {name}<...>;`, and reference that"
+            ))
+            .note(referenced.to_owned()),
+        )));
+    }
+    Ok(FoundType { ident, attrs })
+}
+
+/// A type [`find_type`] found.
+struct FoundType<'f> {
+    /// Its name, where it is declared.
+    ident: &'f syn::Ident,
+    /// Its attributes; `None` for a type alias (taken as it is: the
+    /// compiler checks what it stands for).
+    attrs: Option<&'f Vec<syn::Attribute>>,
+}
+
+/// Whether `attrs` hold `#[derive(.., Trait, ..)]` (by the last segment).
+fn derives(attrs: &[syn::Attribute], trait_name: &str) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("derive")
+            && a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .is_ok_and(|paths| paths.iter().any(|p| last_is(p, trait_name)))
+    })
+}
+
+/// A lifecycle hook `file.rs:Type` must name a type [`find_type`] accepts.
+/// The generated code builds it with `Default::default()`, as
+/// `#[agent(hooks = [..])]` does, so a struct or enum must derive or
+/// implement `Default` in that file, and implement `LifecycleHooks` there.
+/// A type alias is taken as it is: the compiler checks what it stands for
+/// (the generated code carries a type-level check that names the trait).
+fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<(), Check> {
+    let name = r.function.as_str();
+    let FoundType { ident, attrs } = find_type(
         file,
-        attrs.map_or(&[][..], Vec::as_slice),
-        ident,
+        r,
         "lifecycle hook",
-    ) {
-        return Err(Check::InFile(Box::new(d.note(referenced.to_owned()))));
-    }
+        "a lifecycle hook is a type that implements `hookwire::agent::lifecycle::LifecycleHooks`; functions go in `function_tools` or `tool_hooks`",
+        referenced,
+    )?;
     let in_file = |message: String, help: String| {
         Err(Check::InFile(Box::new(
             file.diag_at(ident.span(), ident.span(), message)
@@ -587,25 +753,10 @@ fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<
                 .note(referenced.to_owned()),
         )))
     };
-    if !generics.params.is_empty() {
-        return in_file(
-            format!("lifecycle hook `{name}` is generic, but a card names it without parameters"),
-            format!(
-                "add a type alias with the parameters filled in, for example `pub type My{name} = {name}<...>;`, and reference that"
-            ),
-        );
-    }
     let Some(attrs) = attrs else {
         return Ok(());
     };
-    let derives_default = attrs.iter().any(|a| {
-        a.path().is_ident("derive")
-            && a.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-            )
-            .is_ok_and(|paths| paths.iter().any(|p| last_is(p, "Default")))
-    });
-    if !derives_default && !implements(file, name, "Default") {
+    if !derives(attrs, "Default") && !implements(file, name, "Default") {
         return in_file(
             format!(
                 "lifecycle hook `{name}` cannot be built: the generated code calls `Default::default()`, but `{name}` neither derives nor implements `Default` in `{}`",
@@ -660,7 +811,7 @@ fn not_public(
 }
 
 /// The first `#[cfg(..)]` (or `#[cfg_attr(.., cfg(..))]`) of `attrs`.
-fn cfg_of(attrs: &[syn::Attribute]) -> Option<&syn::Attribute> {
+pub(crate) fn cfg_of(attrs: &[syn::Attribute]) -> Option<&syn::Attribute> {
     attrs.iter().find(|a| {
         a.path().is_ident("cfg")
             || a.path().is_ident("cfg_attr")

@@ -40,6 +40,7 @@ mod signature;
 mod tool;
 
 pub use hook::hook;
+pub(crate) use signature::dep_inner;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook};
 pub use tool::{own_chain_summary, tool};
 

@@ -1,0 +1,5 @@
+//! Dependencies.
+
+/// What the agent is built from.
+#[derive(Clone)]
+struct AppDeps;

@@ -1,0 +1,3 @@
+/// What the agent is built from.
+#[derive(Clone)]
+pub struct AppDeps;

@@ -1,0 +1,19 @@
+//! Function tools of the shop card, each given a part of the shop's
+//! dependencies (`deps.rs`, which this file reaches as `super::deps_rs`).
+
+use super::deps_rs::Inventory;
+use hookwire::Dep;
+
+/// How many of `item` are in stock.
+pub fn stock(inventory: Dep<Inventory>, item: String) -> String {
+    let Dep(Inventory(stock)) = inventory;
+    match stock.get(&item) {
+        Some(n) => format!("{n} {item} in stock"),
+        None => format!("no {item} in stock"),
+    }
+}
+
+/// The shop's name and how many kinds of items it sells.
+pub fn about(deps: Dep<super::deps_rs::ShopDeps>) -> String {
+    format!("{}: {} kinds", deps.name, deps.inventory.0.len())
+}
