@@ -343,7 +343,7 @@ fn threads_for(n: usize) -> usize {
 
 /// The stack of the threads that load cards (`cardgen`, [`crate::Builder`]
 /// and the worker threads of a build): the Rust files it parses may nest up to
-/// [`super::depth::MAX_DEPTH`] levels, which `syn` (recursive descent)
+/// 100 levels (the limit `cardgen check` enforces), which `syn` (recursive descent)
 /// needs a few megabytes for in a debug build; the default 2 MiB is not
 /// enough. Only the pages used are committed.
 pub const STACK_SIZE: usize = 64 << 20;
