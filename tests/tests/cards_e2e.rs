@@ -352,7 +352,9 @@ fn the_relay_cards_history_source_and_merge_target_act() {
     let call = r#"assistant:  -> agent__NY-Project-Manager({"message":"note 1"})"#;
     let ny = desk.sent_by("NY-Project-Manager");
     assert_eq!(ny.len(), 1);
-    assert_eq!(ny[0].messages, ["user: relay this", call, "user: note 1"]);
+    // Up to the answer whose calls are running: their results do not
+    // exist yet, and APIs refuse a call without its result.
+    assert_eq!(ny[0].messages, ["user: relay this", "user: note 1"]);
     let relay = desk.sent_by("Relay-Desk");
     assert_eq!(
         relay[0].system,

@@ -35,7 +35,8 @@ type ModelFactory = dyn Fn() -> Arc<dyn Model> + Send + Sync;
 ///     [`ToolError::TimedOut`], an error result for the parent model.
 ///   * `history_source`: the child starts from no history, its own history
 ///     of earlier calls in this session (`child`), the parent's history
-///     (`orchestrator`), or the `messages` argument (`messages`).
+///     (`orchestrator`: up to the answer whose calls are running, whose
+///     results do not exist yet), or the `messages` argument (`messages`).
 ///   * `history_merge_target`: afterwards the child's conversation is kept
 ///     for its next call in this session (`child`) or appended to the
 ///     parent's history after the step's tool results (`orchestrator`).
@@ -211,9 +212,9 @@ impl<A: AgentDecl> AgentTool<A> {
             HistorySource::Child => PARENT
                 .try_with(|p| p.child_history(&self.name))
                 .unwrap_or_default(),
-            HistorySource::Orchestrator => {
-                PARENT.try_with(|p| p.history.to_vec()).unwrap_or_default()
-            }
+            HistorySource::Orchestrator => PARENT
+                .try_with(|p| settled(&p.history).to_vec())
+                .unwrap_or_default(),
             HistorySource::Messages => match args.get("messages") {
                 None => Vec::new(),
                 Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
@@ -225,6 +226,19 @@ impl<A: AgentDecl> AgentTool<A> {
                 })?,
             },
         })
+    }
+}
+
+/// The orchestrator's history as a child may start from: without the
+/// answer whose tool calls are running now (the call of this child among
+/// them). Their results are not in the history yet, and a conversation with
+/// tool calls but no results is one that chat-completion APIs refuse.
+fn settled(history: &[Message]) -> &[Message] {
+    match history.split_last() {
+        Some((Message::Assistant { tool_calls, .. }, earlier)) if !tool_calls.is_empty() => {
+            earlier
+        }
+        _ => history,
     }
 }
 
