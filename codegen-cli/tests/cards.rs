@@ -279,6 +279,18 @@ const BAD: &[(&str, &str, usize, &str)] = &[
         "invalid `match`: invalid regex `(unclosed`",
     ),
     (
+        "match_selects_no_tool",
+        "a.md",
+        6,
+        "hook `hooks.rs:no_shell` with match `shel` selects no tool: it does not match any tool of agent `ops`; did you mean `shell`?",
+    ),
+    (
+        "lifecycle_match_selects_no_tool",
+        "a.md",
+        6,
+        "hook `lifecycle.rs:Recorder` with match `source:mcp` selects no tool",
+    ),
+    (
         "lifecycle_unknown_field",
         "a.md",
         5,

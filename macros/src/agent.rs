@@ -253,11 +253,36 @@ pub(crate) fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
     // The emitter declares the struct (it gives it its fields: the tool set
     // and the configuration); on error the user's struct stays as written,
     // so that the error is the only one.
-    match expand(attr, &item) {
+    match expand(attr.clone(), &item) {
         Ok(tokens) => tokens,
         Err(e) => {
             let e = e.to_compile_error();
-            quote!(#item #e)
+            let stub = stub_constructor(&attr, &item);
+            quote!(#item #e #stub)
+        }
+    }
+}
+
+/// On error, a constructor for the struct as written, so that the error is
+/// the only one: the code that builds the agent (`Name::new()`, or
+/// `Name::new(&deps)` with a `deps` key) still compiles.
+fn stub_constructor(attr: &TokenStream, item: &syn::ItemStruct) -> TokenStream {
+    if !matches!(item.fields, syn::Fields::Unit) {
+        return TokenStream::new();
+    }
+    let ident = &item.ident;
+    let vis = &item.vis;
+    let with_deps = attr.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "deps",
+        _ => false,
+    });
+    let param = with_deps.then(|| quote!(_deps: &impl ::core::any::Any));
+    quote! {
+        impl #ident {
+            #[allow(dead_code, missing_docs)]
+            #vis fn new(#param) -> Self {
+                #ident
+            }
         }
     }
 }

@@ -44,6 +44,7 @@ fn ping() -> String {
 /// An agent whose hooks select MCP tools by name and source.
 #[hookwire::agent(
     name = "dyn",
+    servers = ["time", "fs"],
     function_tools = [ping],
     tool_hooks = [tag_all, tag_time(match = "time__*"), tag_other(match = "!time__*")],
 )]

@@ -14,6 +14,9 @@ use crate::yaml::Seg;
 /// Every check across `parsed`; `broken` are the names (file stems) of the
 /// cards that did not load, which references may still name.
 pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<Diagnostic>) {
+    for p in parsed {
+        check_matchers(p, diags);
+    }
     let mut by_name: HashMap<&str, &Parsed> = HashMap::new();
     // Each name `mod.rs` declares (an agent's type, tool-set type and
     // module share its type namespace) -> (agent, what it is there).
@@ -162,6 +165,38 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
 /// starting there. Components come in the order of their first nodes.
 /// Linear in nodes and edges, and without recursion (a chain of 100,000
 /// agents needs no deep stack).
+/// A hook whose `match:` selects none of its agent's tools is an error at
+/// that `match:` (the same rule, and message, as `#[agent]`'s:
+/// [`AgentSpec::hooks_selecting_no_tool`](crate::spec::AgentSpec::hooks_selecting_no_tool)).
+fn check_matchers(p: &Parsed, diags: &mut Vec<Diagnostic>) {
+    // The function tools join the spec once their Rust references resolve;
+    // their names are known already.
+    let mut spec = p.spec.clone();
+    for r in &p.tool_refs {
+        spec.function_tools
+            .push(crate::spec::ToolRef::new("", r.function.clone()));
+    }
+    for hook in spec.hooks_selecting_no_tool() {
+        let r = match hook.place {
+            crate::spec::HookPlace::ToolHook(i) => p.hook_refs.get(i),
+            crate::spec::HookPlace::Lifecycle(i) => p.lifecycle_refs.get(i),
+            crate::spec::HookPlace::ToolEntry { .. } => None,
+        };
+        let message = hook.message(&spec);
+        let diag = match r {
+            Some(r) => {
+                // A hook with a matcher is a mapping: `{hook: .., match: ..}`.
+                let mut path = vec![Seg::Key(r.field)];
+                path.extend(r.index.map(Seg::Index));
+                path.push(Seg::Key("match"));
+                p.src.at(&path, true, message)
+            }
+            None => p.name_diag(message),
+        };
+        diags.push(diag);
+    }
+}
+
 fn cycles<'a>(graph: &BTreeMap<&'a str, Vec<&'a str>>) -> Vec<Vec<&'a str>> {
     let nodes: Vec<&str> = graph.keys().copied().collect();
     let index: HashMap<&str, usize> = nodes.iter().enumerate().map(|(i, n)| (*n, i)).collect();

@@ -371,6 +371,20 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         None => syn::parse_quote!(()),
     };
 
+    // A hook whose matcher selects none of the tools would be dropped from
+    // every chain without a word: an error on the hook, one per hook.
+    let mut unmatched: Option<syn::Error> = None;
+    for hook in spec.hooks_selecting_no_tool() {
+        let error = syn::Error::new(span_of(&hook.span), hook.message(spec));
+        match &mut unmatched {
+            Some(all) => all.combine(error),
+            None => unmatched = Some(error),
+        }
+    }
+    if let Some(error) = unmatched {
+        return Err(error);
+    }
+
     // Type-level checks as `where` bounds on the generated impls, each
     // spanned on the path the user wrote: a path that is not a tool, hook or
     // agent is one error, on that path, and the impls' bodies (which assume

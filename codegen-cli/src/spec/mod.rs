@@ -8,8 +8,9 @@ mod source;
 
 pub use agent::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookKind, HookRef, LifecycleRef, McpToolsSpec,
-    RefreshCondition, SpanInfo, ToolCallInjection, ToolRef, UnknownValue, sanitize_tool_name,
+    HistoryMergeTarget, HistorySource, HookEvent, HookKind, HookPlace, HookRef, LifecycleRef,
+    McpToolsSpec, RefreshCondition, SpanInfo, ToolCallInjection, ToolRef, UnknownValue,
+    UnmatchedHook, nearest_names, sanitize_tool_name,
 };
 pub use matcher::{MatchTarget, Matcher, MatcherError};
 pub use source::{ToolSource, UnknownToolSource};

@@ -235,9 +235,7 @@ impl<A: AgentDecl> AgentTool<A> {
 /// tool calls but no results is one that chat-completion APIs refuse.
 fn settled(history: &[Message]) -> &[Message] {
     match history.split_last() {
-        Some((Message::Assistant { tool_calls, .. }, earlier)) if !tool_calls.is_empty() => {
-            earlier
-        }
+        Some((Message::Assistant { tool_calls, .. }, earlier)) if !tool_calls.is_empty() => earlier,
         _ => history,
     }
 }
