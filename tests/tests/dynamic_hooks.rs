@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 //! Agent-level hooks around tools discovered at run time (MCP tools):
 //! the generated `AgentDecl::call_dynamic` applies them in declared order,
 //! each only where its matcher selects the tool, evaluated at run time.
@@ -77,4 +78,58 @@ async fn run_time_tools_get_the_agent_hooks_their_matchers_select_in_declared_or
         "time__get_current_time [time] [all]"
     );
     assert_eq!(call("fs__read").await, "fs__read [other-mcp] [all]");
+}
+
+#[test]
+fn a_hook_that_selects_none_of_the_tools_known_at_run_time_is_reported() {
+    let dynamic = Dyn::new();
+    let with_time = [
+        ("ping", ToolSource::Function),
+        ("time__now", ToolSource::Mcp),
+    ];
+    assert!(dynamic.hooks_selecting_none(&with_time).is_empty());
+    let without = [
+        ("ping", ToolSource::Function),
+        ("fs__read", ToolSource::Mcp),
+    ];
+    assert_eq!(
+        dynamic.hooks_selecting_none(&without),
+        [("tag_time", "time__*".to_owned())]
+    );
+}
+
+#[path = "../../runtime/tests/mcp_support/mod.rs"]
+mod mcp_support;
+
+/// Meant for the time server's tools, with a typo.
+#[hookwire::agent(
+    name = "clock",
+    servers = ["time"],
+    function_tools = [ping],
+    tool_hooks = [tag_time(match = "time__get_curent_time")],
+)]
+pub struct Clock;
+
+/// Connected to the real `mcp-server-time`, the agent says loudly that a
+/// hook selects none of its tools: when it connects, and in every run's
+/// trace.
+#[tokio::test]
+async fn connecting_an_agent_whose_hook_selects_no_discovered_tool_warns_in_every_run() {
+    use hookwire::agent::{Runner, TraceEvent};
+    use hookwire::mcp::{McpAgent, McpConfig, ServerSpec};
+    use hookwire::model::{ScriptedModel, Turn};
+    let config = McpConfig::new()
+        .with_server("time", ServerSpec::stdio(mcp_support::time_server()))
+        .unwrap();
+    let agent = McpAgent::connect(Clock::new(), &config).await.unwrap();
+    let expected = "hook `tag_time` with match `time__get_curent_time` selects none of the 3 tools of agent `clock` known when its MCP servers connected: it runs on no call";
+    assert_eq!(agent.warnings(), [expected]);
+    let mut runner = Runner::new(agent, ScriptedModel::from_turns([Turn::text("ok")]));
+    let out = runner.run("hi").await.unwrap();
+    assert_eq!(
+        out.trace[0],
+        TraceEvent::Warning {
+            text: expected.to_owned()
+        }
+    );
 }

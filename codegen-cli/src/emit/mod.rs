@@ -599,6 +599,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     };
 
     let call_dynamic = emit_call_dynamic(krate, spec);
+    let selecting_none = emit_hooks_selecting_none(krate, spec);
     let agent_name_lit = str_lit(agent_name);
 
     Ok(quote! {
@@ -625,6 +626,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             }
 
             #call_dynamic
+
+            #selecting_none
 
             #lifecycle
         }
@@ -678,6 +681,51 @@ fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
             #(#statics)*
             let chain = #chain;
             #krate::catch_panics(&chain, cx, args).await
+        }
+    }
+}
+
+/// `AgentDecl::hooks_selecting_none`: for an agent with tools discovered
+/// at run time, which agent-level hooks with a matcher select none of the
+/// tools it has once they are known (each matcher compiled once, in a
+/// `static`). Nothing for an agent without servers: there the same check is
+/// a compile error.
+fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
+    if spec.servers.is_empty() || spec.tool_hooks.iter().all(|h| h.matcher.is_always()) {
+        return quote!();
+    }
+    let mut checks = Vec::new();
+    for (i, r) in spec.tool_hooks.iter().enumerate() {
+        if r.matcher.is_always() {
+            continue;
+        }
+        let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
+        let expr = matcher_expr(krate, &r.matcher);
+        let name = str_lit(r.display_name());
+        let pattern = str_lit(&r.matcher.to_string());
+        checks.push(quote! {
+            static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+                ::std::sync::LazyLock::new(|| #expr);
+            if !selects(&#ident) {
+                none.push((#name, ::std::string::String::from(#pattern)));
+            }
+        });
+    }
+    quote! {
+        fn hooks_selecting_none(
+            &self,
+            tools: &[(&str, #krate::ToolSource)],
+        ) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
+            let selects = |m: &::core::option::Option<#krate::matcher::Matcher>| {
+                m.as_ref().is_some_and(|m| {
+                    tools
+                        .iter()
+                        .any(|(name, source)| m.matches(#krate::matcher::MatchTarget::new(name, *source)))
+                })
+            };
+            let mut none = ::std::vec::Vec::new();
+            #(#checks)*
+            none
         }
     }
 }

@@ -234,6 +234,29 @@ pub trait AgentDecl: Send + Sync + 'static {
     /// declared order.
     fn lifecycle_hooks(&self) -> impl crate::agent::lifecycle::LifecycleHooks {}
 
+    /// The agent-level hooks whose matcher selects none of `tools` (the
+    /// name and source of every tool the agent has), as `(hook, matcher)`.
+    /// A hook that selects no static tool is a compile error, unless the
+    /// agent also has tools discovered at run time; then this is asked once
+    /// they are known ([`McpAgent`](crate::mcp::McpAgent) does when it
+    /// connects, and every run then reports it). Generated agents implement
+    /// it; the default reports none.
+    fn hooks_selecting_none(
+        &self,
+        tools: &[(&str, crate::context::ToolSource)],
+    ) -> Vec<(&'static str, String)> {
+        let _ = tools;
+        Vec::new()
+    }
+
+    /// What every run of the agent reports as a `warn` event and a
+    /// [`TraceEvent::Warning`](crate::agent::TraceEvent::Warning), such as a
+    /// hook that selects none of the tools found when MCP servers connected.
+    /// None by default.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Runs a call of a tool discovered at run time (an MCP tool) through
     /// the agent-level hooks, in declared order, each applied if its
     /// matcher selects the tool (evaluated at run time), around `inner`.

@@ -164,6 +164,13 @@ pub enum TraceEvent {
         /// How long it took, in microseconds.
         elapsed_us: u64,
     },
+    /// Something about the agent every run reports (a hook that selects
+    /// none of the tools found when its MCP servers connected, say); also
+    /// a `warn` event.
+    Warning {
+        /// What is wrong.
+        text: String,
+    },
     /// The run ended.
     Finished {
         /// `completed`, `stopped`, `paused`, `failed`.
@@ -218,6 +225,7 @@ impl fmt::Display for TraceEvent {
                 }
                 write!(f, " ({elapsed_us} us): {}", result.text_content())
             }
+            Self::Warning { text } => write!(f, "warning: {text}"),
             Self::Finished { status, text } => write!(f, "{status}: {text}"),
         }
     }
@@ -826,6 +834,15 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 return self
                     .finish_stopped("user_prompt_submit", reason, None)
                     .await;
+            }
+            for text in self.agent.warnings() {
+                tracing::warn!(
+                    target: "hookwire::audit",
+                    agent = %agent_name,
+                    warning = %text,
+                    "agent warning"
+                );
+                self.trace.push(TraceEvent::Warning { text });
             }
             self.trace.push(TraceEvent::Prompt {
                 text: prompt.clone(),
@@ -1440,5 +1457,13 @@ impl<A: AgentDecl> AgentDecl for Arc<A> {
         inner: &C,
     ) -> impl std::future::Future<Output = crate::call::Outcome> + Send {
         (**self).call_dynamic(cx, args, inner)
+    }
+
+    fn hooks_selecting_none(&self, tools: &[(&str, ToolSource)]) -> Vec<(&'static str, String)> {
+        (**self).hooks_selecting_none(tools)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        (**self).warnings()
     }
 }

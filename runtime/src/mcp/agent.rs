@@ -66,6 +66,7 @@ pub struct McpAgent<A, C = McpCall> {
     agent: Arc<A>,
     servers: McpServers,
     tools: Joined<StaticTools<A>, McpToolSet<AgentHooked<A, C>>>,
+    warnings: Vec<String>,
 }
 
 impl<A: AgentDecl> McpAgent<A, McpCall> {
@@ -111,10 +112,20 @@ impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
             StaticTools(agent.clone()),
             servers.tool_set_with(move |call| AgentHooked::new(hooked, build(call))),
         );
+        let warnings = unmatched_hooks(&*agent, &tools);
+        for text in &warnings {
+            tracing::warn!(
+                target: "hookwire::audit",
+                agent = %agent.config().name,
+                warning = %text,
+                "a hook selects none of the agent's tools"
+            );
+        }
         Ok(Self {
             agent,
             servers,
             tools,
+            warnings,
         })
     }
 
@@ -127,6 +138,38 @@ impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
     pub fn agent(&self) -> &A {
         &self.agent
     }
+}
+
+/// The agent-level hooks that select none of the tools the agent has now
+/// that its servers are connected (its static tools and the MCP tools
+/// found), one warning each. A server that did not start has no tools yet,
+/// so the warning says how many tools were known.
+fn unmatched_hooks<A: AgentDecl, T: ToolSet>(agent: &A, tools: &T) -> Vec<String> {
+    let known: Vec<(String, crate::context::ToolSource)> = tools
+        .definitions()
+        .into_iter()
+        .map(|d| {
+            let source = if agent.tools().contains(&d.name) {
+                crate::agent::guess_source(&d.name)
+            } else {
+                crate::context::ToolSource::Mcp
+            };
+            (d.name, source)
+        })
+        .collect();
+    let targets: Vec<(&str, crate::context::ToolSource)> =
+        known.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+    agent
+        .hooks_selecting_none(&targets)
+        .into_iter()
+        .map(|(hook, matcher)| {
+            format!(
+                "hook `{hook}` with match `{matcher}` selects none of the {} tools of agent `{}` known when its MCP servers connected: it runs on no call",
+                known.len(),
+                agent.config().name
+            )
+        })
+        .collect()
 }
 
 impl<A: AgentDecl, C: Handler + 'static> AgentDecl for McpAgent<A, C> {
@@ -151,5 +194,15 @@ impl<A: AgentDecl, C: Handler + 'static> AgentDecl for McpAgent<A, C> {
         inner: &D,
     ) -> impl std::future::Future<Output = Outcome> + Send {
         self.agent.call_dynamic(cx, args, inner)
+    }
+    fn hooks_selecting_none(
+        &self,
+        tools: &[(&str, crate::context::ToolSource)],
+    ) -> Vec<(&'static str, String)> {
+        self.agent.hooks_selecting_none(tools)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 }
