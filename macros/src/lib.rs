@@ -14,6 +14,7 @@
 use proc_macro::TokenStream;
 
 mod agent;
+mod args;
 mod from_deps;
 mod keys;
 mod krate;
@@ -169,4 +170,31 @@ pub(crate) fn unraw(ident: &syn::Ident) -> String {
 #[proc_macro_derive(FromDeps)]
 pub fn derive_from_deps(item: TokenStream) -> TokenStream {
     from_deps::derive(item.into()).into()
+}
+
+/// Makes a struct or enum a type tools can take as a parameter: derives
+/// `Deserialize` and `JsonSchema` through hookwire's own re-exports of serde
+/// and schemars, so the crate needs neither as a dependency. Field doc
+/// comments become descriptions in the JSON Schema the model reads; serde's
+/// and schemars' field attributes work as usual.
+///
+/// ```ignore
+/// /// A point on the map.
+/// #[hookwire::args]
+/// struct Point {
+///     /// Metres east.
+///     x: f64,
+///     /// Metres north.
+///     y: f64,
+/// }
+///
+/// /// Plots a point.
+/// #[hookwire::tool]
+/// fn plot(point: Point) -> String {
+///     format!("{} {}", point.x, point.y)
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn args(attr: TokenStream, item: TokenStream) -> TokenStream {
+    args::args(attr.into(), item.into()).into()
 }

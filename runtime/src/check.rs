@@ -16,15 +16,12 @@ use crate::tool::{IntoOutcome, Tool};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: a parameter type must implement `serde::Deserialize` and `schemars::JsonSchema`",
     label = "not `Deserialize + JsonSchema`",
-    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+    note = "mark your type `#[hookwire::args]`, which derives both through hookwire (no serde or schemars dependency needed)"
 )]
-pub trait ToolArg {}
+pub trait ToolArg: DeserializeOwned + JsonSchema {}
 
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolArg for T {}
-
-/// Checks a tool parameter type.
-pub const fn tool_arg<T: ToolArg>() {}
 
 /// Checks a tool return type.
 pub const fn tool_return<T: IntoOutcome>() {}

@@ -127,7 +127,7 @@ pub use hooks::Attempts;
 /// agent's dependencies (see [`deps`]).
 pub use hookwire_macros::FromDeps;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
-pub use hookwire_macros::{agent, hook, tool};
+pub use hookwire_macros::{agent, args, hook, tool};
 /// Joining tool sets (static tools and MCP tools): `a.chain(b)`.
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};

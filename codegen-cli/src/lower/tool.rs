@@ -97,7 +97,7 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 // schemars leaves it out of `required`.
                 fields.push(quote! { #doc_attr pub #ident: #ty, });
                 checks.push(quote_spanned! {ty.span()=>
-                    #krate::__private::check::tool_arg::<#ty>();
+                    #ty: #krate::__private::check::ToolArg
                 });
                 idents.push(ident.clone());
                 call_args.push(quote!(#ident));
@@ -211,15 +211,15 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             #[schemars(crate = #schemars_path)]
             #deny_unknown
             #[allow(non_camel_case_types)]
-            pub struct #args_ident {
-                #(#fields)*
-            }
-
             // A parameter type that is not `Deserialize + JsonSchema` is
-            // reported here, on the user's type, in one sentence.
-            #[allow(dead_code)]
-            fn __hookwire_checks() {
-                #(#checks)*
+            // reported here, on the user's type, in one sentence: the bound
+            // is checked once, and serde's and schemars' impls (which copy
+            // it) assume it instead of failing inside their bodies.
+            pub struct #args_ident
+            where
+                #(#checks,)*
+            {
+                #(#fields)*
             }
 
             #from_deps

@@ -42,6 +42,21 @@ pub async fn tag(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
     outcome
 }
 
+/// A point: a struct parameter, its derives reached through `hw` alone.
+#[hw::args]
+pub struct Point {
+    /// Metres east.
+    pub x: i64,
+    /// Metres north.
+    pub y: i64,
+}
+
+/// Says how far a point is from the origin, in steps.
+#[hw::tool]
+pub fn steps(point: Point) -> String {
+    (point.x.abs() + point.y.abs()).to_string()
+}
+
 /// The child agent.
 #[hw::agent(name = "helper", instruction = "Help.")]
 pub struct Helper;
@@ -50,7 +65,7 @@ pub struct Helper;
 #[hw::agent(
     name = "calc",
     instruction = "Do sums.",
-    function_tools = [add],
+    function_tools = [add, steps],
     agents = [Helper(name = "helper")],
     tool_hooks = [tag],
 )]
@@ -83,10 +98,19 @@ mod tests {
             .into_iter()
             .map(|d| d.name)
             .collect();
-        assert_eq!(names, ["add", "agent__helper"]);
+        assert_eq!(names, ["add", "steps", "agent__helper"]);
         let call = ToolCall::new("c1", "add", ToolArgs::from_json(r#"{"a": 50, "b": 1}"#));
         let result = ready(calc.tools().call(&CallScope::new("calc"), call));
         assert!(!result.is_error);
         assert_eq!(result.text_content(), "11 (tagged)");
+        let call = ToolCall::new(
+            "c2",
+            "steps",
+            ToolArgs::from_json(r#"{"point": {"x": 3, "y": -4}}"#),
+        );
+        let result = ready(calc.tools().call(&CallScope::new("calc"), call));
+        assert_eq!(result.text_content(), "7");
+        let schema = calc.tools().definitions()[1].input_schema.to_string();
+        assert!(schema.contains("Metres east."), "{schema}");
     }
 }
