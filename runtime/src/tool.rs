@@ -245,7 +245,9 @@ pin_project_lite::pin_project! {
 
 impl<'a, F> ToolFuture<'a, F> {
     /// A call of the tool named `name`: its future, with its panics
-    /// attributed to it, or the error that kept it from starting.
+    /// attributed to it, or the error that kept it from starting (what the
+    /// MCP tool set's calls return).
+    #[cfg(feature = "mcp")]
     #[inline]
     pub(crate) fn new(name: &'a str, started: Result<F, ToolError>) -> Self {
         match started {
