@@ -287,6 +287,21 @@ where
     }
 }
 
+/// Whether `matcher` (a generated agent's compiled matcher; `None` if its
+/// pattern did not compile) selects any of `tools`: what a generated
+/// `AgentDecl::hooks_selecting_none` asks of each of its hooks.
+#[doc(hidden)]
+pub fn selects_any(
+    matcher: &Option<crate::matcher::Matcher>,
+    tools: &[(&str, crate::context::ToolSource)],
+) -> bool {
+    matcher.as_ref().is_some_and(|m| {
+        tools
+            .iter()
+            .any(|(name, source)| m.matches(crate::matcher::MatchTarget::new(name, *source)))
+    })
+}
+
 /// An agent declared with `#[hookwire::agent]` or an AgentCard, with the
 /// name it was declared with: a parent that lists it in `agents = [..]` is
 /// checked against it at compile time.

@@ -624,6 +624,16 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
         run(corner.tools(), "about", "{}").text_content(),
         "Corner: 2 kinds"
     );
+    // A struct parameter declared in the tool's own file (`Line`).
+    assert_eq!(
+        run(
+            corner.tools(),
+            "order",
+            r#"{"lines": [{"item": "apple", "count": 2}, {"item": "pear", "count": 1}]}"#
+        )
+        .text_content(),
+        "2 apple: ok, 1 pear: short"
+    );
     // A dependency is not an argument: the model sees `item` only.
     let defs = corner.tools().definitions();
     assert_eq!(defs[0].name, "stock");

@@ -422,26 +422,25 @@ fn collect_uses(tree: &syn::UseTree, prefix: syn::Path, out: &mut HashMap<String
 }
 
 /// The tool `item` of `file` (held by the generated module as `module`)
-/// with the `T` of each `Dep<T>` parameter rewritten to name the same type
-/// from the generated module (see the module docs); `None` if it has no
-/// `Dep<T>` parameter.
+/// with its parameter types (the `T` of a `Dep<T>`) and its return type
+/// rewritten to name the same types from the generated module (see the
+/// module docs): a struct the tool's own file declares, or imports, is
+/// then found by the adapter. `None` if nothing needed rewriting.
 pub(crate) fn qualify(item: &syn::ItemFn, file: &RsFile, module: &str) -> Option<syn::ItemFn> {
-    if !item.sig.inputs.iter().any(|i| match i {
-        FnArg::Typed(t) => dep_inner(&t.ty).is_some(),
-        FnArg::Receiver(_) => false,
-    }) {
-        return None;
-    }
     let scope = Scope::new(file, module);
-    let mut item = item.clone();
-    for input in &mut item.sig.inputs {
-        if let FnArg::Typed(t) = input
-            && let Some(inner) = dep_inner_mut(&mut t.ty)
-        {
-            scope.qualify_type(inner);
+    let mut qualified = item.clone();
+    for input in &mut qualified.sig.inputs {
+        if let FnArg::Typed(t) = input {
+            match dep_inner_mut(&mut t.ty) {
+                Some(inner) => scope.qualify_type(inner),
+                None => scope.qualify_type(&mut t.ty),
+            }
         }
     }
-    Some(item)
+    if let syn::ReturnType::Type(_, ty) = &mut qualified.sig.output {
+        scope.qualify_type(ty);
+    }
+    (qualified.sig != item.sig).then_some(qualified)
 }
 
 #[cfg(test)]

@@ -706,7 +706,7 @@ fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream
         checks.push(quote! {
             static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
                 ::std::sync::LazyLock::new(|| #expr);
-            if !selects(&#ident) {
+            if !#krate::declare::selects_any(&#ident, tools) {
                 none.push((#name, ::std::string::String::from(#pattern)));
             }
         });
@@ -716,13 +716,6 @@ fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream
             &self,
             tools: &[(&str, #krate::ToolSource)],
         ) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
-            let selects = |m: &::core::option::Option<#krate::matcher::Matcher>| {
-                m.as_ref().is_some_and(|m| {
-                    tools
-                        .iter()
-                        .any(|(name, source)| m.matches(#krate::matcher::MatchTarget::new(name, *source)))
-                })
-            };
             let mut none = ::std::vec::Vec::new();
             #(#checks)*
             none

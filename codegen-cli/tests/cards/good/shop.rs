@@ -17,3 +17,26 @@ pub fn stock(inventory: Dep<Inventory>, item: String) -> String {
 pub fn about(deps: Dep<super::deps_rs::ShopDeps>) -> String {
     format!("{}: {} kinds", deps.name, deps.inventory.0.len())
 }
+
+/// One line of an order: a struct parameter this file declares (the
+/// generated adapter names it from its own module).
+#[hookwire::args]
+pub struct Line {
+    /// The item.
+    pub item: String,
+    /// How many.
+    pub count: u32,
+}
+
+/// Orders the lines; says what is missing.
+pub fn order(inventory: Dep<Inventory>, lines: Vec<Line>) -> String {
+    let Dep(Inventory(stock)) = inventory;
+    lines
+        .iter()
+        .map(|l| match stock.get(&l.item) {
+            Some(n) if *n >= l.count => format!("{} {}: ok", l.count, l.item),
+            _ => format!("{} {}: short", l.count, l.item),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
