@@ -614,15 +614,15 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
     // takes; each agent value has its own.
     let r = run(corner.tools(), "stock", r#"{"item": "apple"}"#);
     assert!(!r.is_error, "{}", r.text_content());
-    assert_eq!(r.text_content(), "3 apple in stock");
+    assert_eq!(r.text_content(), "3 apple in stock [stamped]");
     assert_eq!(
         run(market.tools(), "stock", r#"{"item": "apple"}"#).text_content(),
-        "40 apple in stock"
+        "40 apple in stock [stamped]"
     );
     // `Dep<ShopDeps>`: the dependencies themselves.
     assert_eq!(
         run(corner.tools(), "about", "{}").text_content(),
-        "Corner: 2 kinds"
+        "Corner: 2 kinds [stamped]"
     );
     // A struct parameter declared in the tool's own file (`Line`).
     assert_eq!(
@@ -632,7 +632,7 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
             r#"{"lines": [{"item": "apple", "count": 2}, {"item": "pear", "count": 1}]}"#
         )
         .text_content(),
-        "2 apple: ok, 1 pear: short"
+        "2 apple: ok, 1 pear: short [stamped]"
     );
     // A dependency is not an argument: the model sees `item` only.
     let defs = corner.tools().definitions();
@@ -686,6 +686,9 @@ fn a_runner_runs_a_card_agent_built_from_its_deps() {
         .collect();
     assert_eq!(
         results,
-        ["stock: 7 pear in stock", "about: Corner: 1 kinds"]
+        [
+            "stock: 7 pear in stock [stamped]",
+            "about: Corner: 1 kinds [stamped]"
+        ]
     );
 }

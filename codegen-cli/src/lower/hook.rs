@@ -19,6 +19,9 @@ use crate::spec::Matcher;
 /// (evaluated at run time; the pattern is checked here). With `on_failure =
 /// open` or a timeout, it runs inside `Guarded`.
 pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
+    if let (Some(path), Some(_)) = (&opts.fn_path, hook_attribute(item)) {
+        return Ok(declared_elsewhere(item, opts, path));
+    }
     let krate = &opts.crate_path;
     let checked = check_hook(&item.sig)?;
     let fn_ident = &item.sig.ident;
@@ -259,6 +262,36 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             }
         };
     })
+}
+
+/// The function's own `#[hook]` / `#[hookwire::hook]` attribute, if any.
+fn hook_attribute(item: &ItemFn) -> Option<&syn::Attribute> {
+    item.attrs.iter().find(|a| {
+        let segments = &a.path().segments;
+        segments.last().is_some_and(|s| s.ident == "hook")
+            && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "hookwire"))
+    })
+}
+
+/// A function a card references (`hooks.rs:audit`) that is already a hook
+/// through its own `#[hook]` attribute (as the README writes hooks): the
+/// macro made the type where the function is, so the card's type is an
+/// alias of it (the macro checks the signature there).
+fn declared_elsewhere(item: &ItemFn, opts: &HookOptions, path: &syn::Path) -> TokenStream {
+    let ty_ident = opts
+        .type_ident
+        .clone()
+        .unwrap_or_else(|| item.sig.ident.clone());
+    let doc = format!(
+        " The hook `{}`, declared with `#[hook]` where it is defined.",
+        unraw(&item.sig.ident)
+    );
+    let vis = &item.vis;
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #vis type #ty_ident = #path;
+    }
 }
 
 /// A function that stays where it is (cardgen) must compile on its own, so
