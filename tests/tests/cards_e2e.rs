@@ -1,6 +1,14 @@
 //! The agents generated from `codegen-cli/tests/cards/good` by
 //! `hookwire_codegen::Builder` (see `build.rs`), compiled against the
-//! runtime with `missing_docs` and `unsafe_code` denied, and run.
+//! runtime with `missing_docs` and `unsafe_code` denied, and run: the
+//! corpus behind "a card set that `cardgen check` accepts compiles". It
+//! holds every accepted shape: plain tools and hooks (`tools.rs`,
+//! `hooks.rs`), ones marked `#[hookwire::tool]` / `#[hookwire::hook]`
+//! (`shop.rs:greet`, `shop_hooks.rs`), a `#[hookwire::args]` struct
+//! parameter declared in the tool's file (`shop.rs:order`), dependencies
+//! (`shop.md`), child agents (`PMO-orchestrator.md`, `Relay-Desk.md`),
+//! lifecycle hooks (`NY-Project-Manager.md`), MCP servers and request hooks
+//! (`PMO-orchestrator.md`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![deny(missing_docs, unsafe_code)]
@@ -634,7 +642,12 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
         .text_content(),
         "2 apple: ok, 1 pear: short [stamped]"
     );
-    // A dependency is not an argument: the model sees `item` only.
+    // A tool marked `#[hookwire::tool]` in its file.
+    assert_eq!(
+        run(corner.tools(), "greet", r#"{"name": "Ann"}"#).text_content(),
+        "hello Ann [stamped]"
+    );
+        // A dependency is not an argument: the model sees `item` only.
     let defs = corner.tools().definitions();
     assert_eq!(defs[0].name, "stock");
     assert_eq!(

@@ -40,3 +40,10 @@ pub fn order(inventory: Dep<Inventory>, lines: Vec<Line>) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// Greets a customer: a tool marked `#[hookwire::tool]` where it is
+/// defined (the card uses the type the attribute makes).
+#[hookwire::tool]
+pub fn greet(name: String) -> String {
+    format!("hello {name}")
+}
