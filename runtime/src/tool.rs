@@ -198,6 +198,11 @@ impl<T: Tool> Handler for ToolHandler<T> {
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         let tool = &self.0;
         let culprit = ToolCulprit(tool.name());
+        // In a run, what the tool receives (after every hook's rewrites)
+        // goes to the trace.
+        if let Some(log) = cx.scope().call_log() {
+            log.received(cx.tool_use_id(), &args);
+        }
         // Parsed here, not in the future: the argument text is freed before
         // the tool runs and is no part of the future's state.
         match parse_caught::<T::Args>(&args, culprit.0) {

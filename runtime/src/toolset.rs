@@ -37,6 +37,38 @@ struct Shared {
     correlation_id: Arc<str>,
     approver: Option<Arc<dyn Approver>>,
     session: SessionValues,
+    log: Option<Arc<CallLog>>,
+}
+
+/// Where the calls of a run note what their tool received, for the run's
+/// trace: set by the agent loop on its scope; `None` elsewhere, so that a
+/// call outside a run notes nothing (one branch per call, in the tool's
+/// handler).
+#[derive(Default)]
+pub(crate) struct CallLog {
+    received: std::sync::Mutex<std::collections::HashMap<String, serde_json::Value>>,
+}
+
+impl CallLog {
+    /// Notes the arguments the tool of call `id` received (after every
+    /// hook's rewrites).
+    pub(crate) fn received(&self, id: &str, args: &crate::call::ToolArgs) {
+        let value = args.to_value().unwrap_or(serde_json::Value::Null);
+        let mut map = match self.received.lock() {
+            Ok(map) => map,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        map.insert(id.to_owned(), value);
+    }
+
+    /// Takes what the tool of call `id` received, if it ran.
+    pub(crate) fn take(&self, id: &str) -> Option<serde_json::Value> {
+        let mut map = match self.received.lock() {
+            Ok(map) => map,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        map.remove(id)
+    }
 }
 
 /// Typed values of one session (a conversation): the user's id, their
@@ -135,6 +167,16 @@ impl CallScope {
     /// Who answers `Decision::Ask`, if anyone.
     pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
         self.shared.approver.as_ref()
+    }
+
+    /// Where calls note what their tool received (set by the agent loop).
+    pub(crate) fn call_log(&self) -> Option<&Arc<CallLog>> {
+        self.shared.log.as_ref()
+    }
+
+    /// Sets where calls note what their tool received.
+    pub(crate) fn set_call_log(&mut self, log: Arc<CallLog>) {
+        self.fields().log = Some(log);
     }
 
     /// The session's typed values.

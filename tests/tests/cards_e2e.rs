@@ -647,7 +647,7 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
         run(corner.tools(), "greet", r#"{"name": "Ann"}"#).text_content(),
         "hello Ann [stamped]"
     );
-        // A dependency is not an argument: the model sees `item` only.
+    // A dependency is not an argument: the model sees `item` only.
     let defs = corner.tools().definitions();
     assert_eq!(defs[0].name, "stock");
     assert_eq!(

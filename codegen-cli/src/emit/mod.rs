@@ -335,6 +335,8 @@ struct Lowered {
     chain_init: TokenStream,
     /// `.inner()` calls from the chain to the tool's own handler.
     depth: usize,
+    /// The hooks of the chain, outermost first, as traces name them.
+    hook_names: Vec<String>,
 }
 
 /// Emits the tool set and the `AgentDecl` impl of `spec`.
@@ -600,6 +602,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
     let call_dynamic = emit_call_dynamic(krate, spec);
     let selecting_none = emit_hooks_selecting_none(krate, spec);
+    let hooks_for = emit_hooks_for(krate, spec, &lowered);
     let agent_name_lit = str_lit(agent_name);
 
     Ok(quote! {
@@ -628,6 +631,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             #call_dynamic
 
             #selecting_none
+
+            #hooks_for
 
             #lifecycle
         }
@@ -719,6 +724,64 @@ fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream
             let mut none = ::std::vec::Vec::new();
             #(#checks)*
             none
+        }
+    }
+}
+
+/// `AgentDecl::hooks_for`: the hooks of a tool's chain, outermost first,
+/// for the trace: a static tool's resolved chain, and for a tool
+/// discovered at run time the agent-level hooks whose matcher selects it.
+fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> TokenStream {
+    if spec.tool_hooks.is_empty() && tools.iter().all(|t| t.hook_names.is_empty()) {
+        return quote!();
+    }
+    let arms = tools.iter().filter(|t| !t.hook_names.is_empty()).map(|t| {
+        let name = &t.name;
+        let hooks = &t.hook_names;
+        quote!(#name => ::std::vec![#(#hooks),*],)
+    });
+    let mut dynamic = Vec::new();
+    if !spec.servers.is_empty() {
+        for (i, r) in spec.tool_hooks.iter().enumerate() {
+            let name = str_lit(r.display_name());
+            if r.matcher.is_always() {
+                dynamic.push(quote!(hooks.push(#name);));
+            } else {
+                let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
+                let expr = matcher_expr(krate, &r.matcher);
+                dynamic.push(quote! {
+                    static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+                        ::std::sync::LazyLock::new(|| #expr);
+                    if #krate::declare::selects_any(&#ident, &[(tool, source)]) {
+                        hooks.push(#name);
+                    }
+                });
+            }
+        }
+    }
+    let fallback = if dynamic.is_empty() {
+        quote!(_ => {
+            let _ = source;
+            ::std::vec::Vec::new()
+        })
+    } else {
+        quote!(_ => {
+            let _ = source;
+            let mut hooks = ::std::vec::Vec::new();
+            #(#dynamic)*
+            hooks
+        })
+    };
+    quote! {
+        fn hooks_for(
+            &self,
+            tool: &str,
+            source: #krate::ToolSource,
+        ) -> ::std::vec::Vec<&'static str> {
+            match tool {
+                #(#arms)*
+                #fallback
+            }
         }
     }
 }
@@ -826,6 +889,7 @@ fn lower_tool(
         None => quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)),
     };
     let chain = spec.resolved_chain(&tool.name, tool.source, &tool.hooks);
+    let hook_names = chain.iter().map(|h| h.display_name().to_owned()).collect();
     let hooks = chain
         .into_iter()
         .map(
@@ -852,6 +916,7 @@ fn lower_tool(
         chain_ty,
         chain_init,
         depth: hooks.len(),
+        hook_names,
     })
 }
 

@@ -249,6 +249,15 @@ pub trait AgentDecl: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The hooks a call of `tool` runs through, outermost first, as the
+    /// trace shows them (agent-level and entry hooks; a tool's own hooks
+    /// are part of the tool). Generated agents implement it; the default
+    /// knows none.
+    fn hooks_for(&self, tool: &str, source: crate::context::ToolSource) -> Vec<&'static str> {
+        let _ = (tool, source);
+        Vec::new()
+    }
+
     /// What every run of the agent reports as a `warn` event and a
     /// [`TraceEvent::Warning`](crate::agent::TraceEvent::Warning), such as a
     /// hook that selects none of the tools found when MCP servers connected.

@@ -323,6 +323,11 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
         .unwrap_or(YEAR)
         .min(YEAR);
     let outcome = tokio::time::timeout(limit, dispatch_boxed(tools, scope, call.clone())).await;
+    // An injected call is not traced as a tool call: drop what its tool
+    // noted having received.
+    if let Some(log) = scope.call_log() {
+        log.take(&id);
+    }
     let result: ToolResult = match outcome {
         Ok(Ok(result)) if !result.is_error => result,
         Ok(Ok(result)) => return skipped(hook, &name, result.text_content()),

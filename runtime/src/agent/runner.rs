@@ -153,8 +153,18 @@ pub enum TraceEvent {
         tool: String,
         /// Where it comes from.
         source: ToolSource,
-        /// The arguments as dispatched (after rewrites).
+        /// The arguments as the model sent them.
         arguments: Value,
+        /// The arguments the tool received, when hooks rewrote them (a
+        /// lifecycle `pre_tool_use` hook or a hook of the call's chain);
+        /// `None` when they are the ones the model sent or the tool did not
+        /// run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        received: Option<Value>,
+        /// The hooks of the call's chain, outermost first (agent-level and
+        /// entry hooks), whether it was allowed or not.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        hooks: Vec<String>,
         /// `allowed`, `denied`, `stopped`, `error`, `pending`.
         decision: String,
         /// The hook that decided, when one did.
@@ -210,18 +220,24 @@ impl fmt::Display for TraceEvent {
                 tool,
                 source,
                 arguments,
+                received,
+                hooks,
                 decision,
                 hook,
                 result,
                 elapsed_us,
                 ..
             } => {
-                write!(
-                    f,
-                    "step {step} tool {tool} ({source}) {arguments} -> {decision}"
-                )?;
+                write!(f, "step {step} tool {tool} ({source}) {arguments}")?;
+                if let Some(received) = received {
+                    write!(f, ", received {received}")?;
+                }
+                write!(f, " -> {decision}")?;
                 if let Some(hook) = hook {
                     write!(f, " by {hook}")?;
+                }
+                if !hooks.is_empty() {
+                    write!(f, " [hooks: {}]", hooks.join(", "))?;
                 }
                 write!(f, " ({elapsed_us} us): {}", result.text_content())
             }
@@ -579,9 +595,10 @@ impl<A: AgentDecl> Runner<A, ()> {
         if let Some(n) = agent.config().max_parallel {
             settings.max_parallel = n.max(1);
         }
-        let scope = CallScope::new(name.clone())
+        let mut scope = CallScope::new(name.clone())
             .with_correlation_id(format!("{name}-{id:016x}"))
             .with_approver(Arc::new(approvals.clone()));
+        scope.set_call_log(Arc::default());
         Self {
             agent,
             model,
@@ -1137,6 +1154,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 name,
                 mut arguments,
             } = call;
+            let sent = arguments.to_value().unwrap_or(Value::Null);
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             let mut cx = PreToolUse {
                 agent: agent_name,
@@ -1258,13 +1276,28 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 "agent tool call"
             );
             let result = into_result(outcome);
+            // What the tool received, if it ran and got something else than
+            // the model sent.
+            let received = self
+                .scope
+                .call_log()
+                .and_then(|log| log.take(&call.id))
+                .filter(|received| *received != sent);
+            let hooks = self
+                .agent
+                .hooks_for(&call.name, source)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
             CallRecord {
                 trace: TraceEvent::ToolCall {
                     step,
                     id: call.id.clone(),
                     tool: call.name.clone(),
                     source,
-                    arguments: call.arguments.to_value().unwrap_or(Value::Null),
+                    arguments: sent,
+                    received,
+                    hooks,
                     decision: label.to_owned(),
                     hook,
                     result: result.clone(),
@@ -1465,5 +1498,9 @@ impl<A: AgentDecl> AgentDecl for Arc<A> {
 
     fn warnings(&self) -> Vec<String> {
         (**self).warnings()
+    }
+
+    fn hooks_for(&self, tool: &str, source: ToolSource) -> Vec<&'static str> {
+        (**self).hooks_for(tool, source)
     }
 }

@@ -205,4 +205,8 @@ impl<A: AgentDecl, C: Handler + 'static> AgentDecl for McpAgent<A, C> {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
+
+    fn hooks_for(&self, tool: &str, source: crate::context::ToolSource) -> Vec<&'static str> {
+        self.agent.hooks_for(tool, source)
+    }
 }

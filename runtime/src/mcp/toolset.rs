@@ -28,6 +28,9 @@ impl Handler for McpCall {
     ) -> impl std::future::Future<Output = Outcome> + Send {
         let cx: &ToolContext = cx;
         let tool = cx.tool();
+        if let Some(log) = cx.scope().call_log() {
+            log.received(cx.tool_use_id(), &args);
+        }
         let started = match args.object_mut() {
             Ok(map) => Ok(self.servers.inner.call(tool, std::mem::take(map))),
             Err(e) => Err(e.with_tool(tool)),
