@@ -11,7 +11,7 @@ fn the_hello_agent_runs_its_tool_through_its_hook() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "user: What is 41 + 1?");
     assert!(
-        lines[2].starts_with("step 0 tool add_one (function) {\"x\":41} -> allowed (")
+        lines[2].starts_with("step 0 tool add_one (function) {\"x\":41} -> allowed [hooks: tag] (")
             && lines[2].ends_with("): 42 [checked]"),
         "{text}"
     );

@@ -728,6 +728,14 @@ fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream
     }
 }
 
+/// How the trace names a hook: its function or type name, the same for a
+/// card (`hooks.rs:audit` is `audit`) and `#[agent]`, and the name its
+/// denials carry.
+fn trace_name(hook: &HookRef) -> &str {
+    let name = hook.display_name();
+    name.rsplit(':').next().unwrap_or(name)
+}
+
 /// `AgentDecl::hooks_for`: the hooks of a tool's chain, outermost first,
 /// for the trace: a static tool's resolved chain, and for a tool
 /// discovered at run time the agent-level hooks whose matcher selects it.
@@ -743,7 +751,7 @@ fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> Tok
     let mut dynamic = Vec::new();
     if !spec.servers.is_empty() {
         for (i, r) in spec.tool_hooks.iter().enumerate() {
-            let name = str_lit(r.display_name());
+            let name = str_lit(trace_name(r));
             if r.matcher.is_always() {
                 dynamic.push(quote!(hooks.push(#name);));
             } else {
@@ -889,7 +897,7 @@ fn lower_tool(
         None => quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)),
     };
     let chain = spec.resolved_chain(&tool.name, tool.source, &tool.hooks);
-    let hook_names = chain.iter().map(|h| h.display_name().to_owned()).collect();
+    let hook_names = chain.iter().map(|h| trace_name(h).to_owned()).collect();
     let hooks = chain
         .into_iter()
         .map(
