@@ -122,23 +122,18 @@ fn is_named(ty: &Type, name: &str) -> bool {
 
 /// `Option<T>` (or `std::option::Option<T>`): the `T`.
 pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
-    let seg = last_ident(ty)?;
-    if seg.ident != "Option" {
-        return None;
-    }
-    match &seg.arguments {
-        PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
-            Some(GenericArgument::Type(t)) => Some(t),
-            _ => None,
-        },
-        _ => None,
-    }
+    wrapped(ty, "Option")
 }
 
 /// `Dep<T>` (or `hookwire::Dep<T>`): the `T`.
 pub(crate) fn dep_inner(ty: &Type) -> Option<&Type> {
+    wrapped(ty, "Dep")
+}
+
+/// `Name<T>` (by the last path segment): the `T`.
+fn wrapped<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     let seg = last_ident(ty)?;
-    if seg.ident != "Dep" {
+    if seg.ident != name {
         return None;
     }
     match &seg.arguments {
