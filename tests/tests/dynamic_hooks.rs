@@ -96,6 +96,20 @@ fn a_hook_that_selects_none_of_the_tools_known_at_run_time_is_reported() {
         dynamic.hooks_selecting_none(&without),
         [("tag_time", "time__*".to_owned())]
     );
+    // The trace's list of a call's hooks: for a tool found at run time, the
+    // agent-level hooks whose matcher selects it, in declared order.
+    assert_eq!(
+        dynamic.hooks_for("time__now", ToolSource::Mcp),
+        ["tag_all", "tag_time"]
+    );
+    assert_eq!(
+        dynamic.hooks_for("fs__read", ToolSource::Mcp),
+        ["tag_all", "tag_other"]
+    );
+    assert_eq!(
+        dynamic.hooks_for("ping", ToolSource::Function),
+        ["tag_all", "tag_other"]
+    );
 }
 
 #[path = "../../runtime/tests/mcp_support/mod.rs"]

@@ -748,36 +748,47 @@ fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> Tok
         let hooks = &t.hook_names;
         quote!(#name => ::std::vec![#(#hooks),*],)
     });
-    let mut dynamic = Vec::new();
+    // For a tool found at run time: each agent-level hook, with the
+    // matcher it needs (compiled once, in a `static`) if it has one.
+    let mut statics = Vec::new();
+    let mut entries = Vec::new();
     if !spec.servers.is_empty() {
         for (i, r) in spec.tool_hooks.iter().enumerate() {
             let name = str_lit(trace_name(r));
             if r.matcher.is_always() {
-                dynamic.push(quote!(hooks.push(#name);));
+                entries.push(quote!((#name, ::core::option::Option::None)));
             } else {
                 let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
                 let expr = matcher_expr(krate, &r.matcher);
-                dynamic.push(quote! {
+                statics.push(quote! {
                     static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
                         ::std::sync::LazyLock::new(|| #expr);
-                    if #krate::declare::selects_any(&#ident, &[(tool, source)]) {
-                        hooks.push(#name);
-                    }
                 });
+                entries.push(quote!((#name, ::core::option::Option::Some(&#ident))));
             }
         }
     }
-    let fallback = if dynamic.is_empty() {
+    let fallback = if entries.is_empty() {
         quote!(_ => {
             let _ = source;
             ::std::vec::Vec::new()
         })
     } else {
         quote!(_ => {
-            let _ = source;
-            let mut hooks = ::std::vec::Vec::new();
-            #(#dynamic)*
+            #(#statics)*
+            let hooks: &[(
+                &'static str,
+                ::core::option::Option<
+                    &::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>,
+                >,
+            )] = &[#(#entries),*];
             hooks
+                .iter()
+                .filter(|(_, matcher)| {
+                    matcher.is_none_or(|m| #krate::declare::selects_any(m, &[(tool, source)]))
+                })
+                .map(|(name, _)| *name)
+                .collect()
         })
     };
     quote! {
