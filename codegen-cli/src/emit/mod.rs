@@ -748,21 +748,24 @@ fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> Tok
         let hooks = &t.hook_names;
         quote!(#name => ::std::vec![#(#hooks),*],)
     });
+    // For a tool discovered at run time: each agent-level hook with whether
+    // it selects the tool (its matcher, compiled once, in a `static`).
+    let mut statics = Vec::new();
     let mut dynamic = Vec::new();
     if !spec.servers.is_empty() {
         for (i, r) in spec.tool_hooks.iter().enumerate() {
             let name = str_lit(trace_name(r));
             if r.matcher.is_always() {
-                dynamic.push(quote!(hooks.push(#name);));
+                dynamic.push(quote!((#name, true)));
             } else {
                 let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
                 let expr = matcher_expr(krate, &r.matcher);
-                dynamic.push(quote! {
+                statics.push(quote! {
                     static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
                         ::std::sync::LazyLock::new(|| #expr);
-                    if #krate::declare::selects_any(&#ident, &[(tool, source)]) {
-                        hooks.push(#name);
-                    }
+                });
+                dynamic.push(quote! {
+                    (#name, #krate::declare::selects_any(&#ident, &[(tool, source)]))
                 });
             }
         }
@@ -775,9 +778,11 @@ fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> Tok
     } else {
         quote!(_ => {
             let _ = source;
-            let mut hooks = ::std::vec::Vec::new();
-            #(#dynamic)*
-            hooks
+            #(#statics)*
+            [#(#dynamic),*]
+                .into_iter()
+                .filter_map(|(hook, selects)| selects.then_some(hook))
+                .collect()
         })
     };
     quote! {
