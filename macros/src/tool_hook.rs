@@ -94,29 +94,124 @@ fn parse_fn(item: TokenStream, attr: &str) -> syn::Result<syn::ItemFn> {
         .map_err(|e| syn::Error::new(e.span(), format!("`#[{attr}]` goes on a function: {e}")))
 }
 
+/// What a stand-in type stands for.
+#[derive(Clone, Copy)]
+enum Stub {
+    Tool,
+    Hook,
+}
+
 /// On error, the error plus a stand-in type of the same name, so that one
-/// mistake gives one error instead of one more at every use.
-fn with_stub(error: syn::Error, item: &syn::ItemFn) -> TokenStream {
+/// mistake gives one error instead of one more at every use. The stand-in
+/// is what an agent asks of the item it replaces (a `Tool` or a `Hook`,
+/// `FromDeps` and `Default`, as the generated type is), so that listing it
+/// in an `#[agent]` adds no error either. It never runs: the crate does not
+/// compile.
+fn with_stub(error: syn::Error, item: &syn::ItemFn, stub: Stub, krate: &syn::Path) -> TokenStream {
     let error = error.to_compile_error();
     let vis = &item.vis;
     let ident = &item.sig.ident;
-    let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
     if item.sig.receiver().is_some() {
         // A method: a stand-in struct cannot go inside an `impl`.
         return error;
     }
+    let name = crate::unraw(ident);
+    let mut docs: Vec<TokenStream> = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .map(|a| quote!(#a))
+        .collect();
+    if docs.is_empty() {
+        // Documented, so that `missing_docs` adds nothing to the error.
+        let what = match stub {
+            Stub::Tool => "tool",
+            Stub::Hook => "hook",
+        };
+        let doc = format!(" The {what} `{name}`.");
+        docs.push(quote!(#[doc = #doc]));
+    }
+    let stand_in = match stub {
+        Stub::Tool => quote! {
+            impl #krate::Tool for #ident {
+                type Args = #krate::NoArgs;
+
+                fn name(&self) -> &str {
+                    #name
+                }
+
+                fn description(&self) -> &str {
+                    #name
+                }
+
+                async fn call(&self, _: &#krate::ToolContext, _: #krate::NoArgs) -> #krate::Outcome {
+                    ::core::result::Result::Err(#krate::ToolError::UnknownTool {
+                        name: ::std::string::String::from(#name),
+                    })
+                }
+            }
+        },
+        Stub::Hook => quote! {
+            impl #krate::Hook for #ident {
+                fn around<__HookwireNext: #krate::Handler>(
+                    &self,
+                    cx: &mut #krate::ToolContext,
+                    args: #krate::ToolArgs,
+                    next: #krate::Next<'_, __HookwireNext>,
+                ) -> impl ::core::future::Future<Output = #krate::Outcome> + ::core::marker::Send {
+                    next.run(cx, args)
+                }
+
+                fn name(&self) -> &'static str {
+                    #name
+                }
+            }
+        },
+    };
     let uses = used_paths(&item.sig);
     quote! {
         #error
         #(#docs)*
         #[allow(non_camel_case_types, dead_code)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
         #vis struct #ident;
-        // Keeps the imports the signature uses in use, so the error above
-        // is not followed by "unused import" warnings.
         const _: () = {
+            // Keeps the imports the signature uses in use, so the error
+            // above is not followed by "unused import" warnings.
             #(#[allow(unused_imports)] use #uses as _;)*
+
+            #stand_in
+
+            impl<__D> #krate::FromDeps<__D> for #ident {
+                fn from_deps(_: &__D) -> Self {
+                    #ident
+                }
+            }
         };
     }
+}
+
+/// The `crate = path` of an attribute that may not parse as a whole: the
+/// stand-in of a failed item names hookwire as the item would have.
+fn stub_crate(attr: &TokenStream) -> syn::Path {
+    let path = NestedMeta::parse_meta_list(attr.clone())
+        .ok()
+        .and_then(|metas| {
+            metas.into_iter().find_map(|meta| match meta {
+                NestedMeta::Meta(syn::Meta::NameValue(nv)) if nv.path.is_ident("crate") => {
+                    match nv.value {
+                        syn::Expr::Path(p) => Some(p.path),
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(s),
+                            ..
+                        }) => s.parse().ok(),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+        });
+    krate::hookwire(path)
 }
 
 /// The paths (without generic arguments) of the types in a signature,
@@ -165,9 +260,10 @@ pub(crate) fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(e) => return e.to_compile_error(),
     };
+    let krate = stub_crate(&attr);
     match expand_tool(attr, &item) {
         Ok(tokens) => tokens,
-        Err(e) => with_stub(e, &item),
+        Err(e) => with_stub(e, &item, Stub::Tool, &krate),
     }
 }
 
@@ -212,9 +308,10 @@ pub(crate) fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(e) => return e.to_compile_error(),
     };
+    let krate = stub_crate(&attr);
     match expand_hook(attr, &item) {
         Ok(tokens) => tokens,
-        Err(e) => with_stub(e, &item),
+        Err(e) => with_stub(e, &item, Stub::Hook, &krate),
     }
 }
 

@@ -96,9 +96,10 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 // serde already treats a missing `Option` field as `None`, and
                 // schemars leaves it out of `required`.
                 fields.push(quote! { #doc_attr pub #ident: #ty, });
-                checks.push(quote_spanned! {ty.span()=>
-                    #ty: #krate::__private::check::ToolArg
-                });
+                checks.push(crate::emit::bound(
+                    ty.span(),
+                    quote!(for<'__hookwire> #ty: #krate::__private::check::ToolArg),
+                ));
                 idents.push(ident.clone());
                 call_args.push(quote!(#ident));
             }
@@ -212,9 +213,13 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             #deny_unknown
             #[allow(non_camel_case_types)]
             // A parameter type that is not `Deserialize + JsonSchema` is
-            // reported here, on the user's type, in one sentence: the bound
-            // is checked once, and serde's and schemars' impls (which copy
-            // it) assume it instead of failing inside their bodies.
+            // reported in one sentence that points at the user's type:
+            // serde's and schemars' impls copy this bound and assume it
+            // instead of failing inside their bodies. The bound is
+            // higher-ranked (`for<'_> T: ToolArg`) so that rustc does not
+            // also check it, and each supertrait of it, where it is
+            // declared (a trivially false bound is an error of its own);
+            // it fails where the tool needs the struct, in its `Tool` impl.
             pub struct #args_ident
             where
                 #(#checks,)*

@@ -1,0 +1,20 @@
+use hookwire::{Outcome, ToolArgs, ToolContext};
+
+#[hookwire::hook]
+async fn audit(cx: &mut ToolContext, args: ToolArgs) -> Outcome {
+    let _ = (cx, args);
+    todo!()
+}
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one], tool_hooks = [audit])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

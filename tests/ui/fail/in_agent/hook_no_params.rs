@@ -1,0 +1,19 @@
+use hookwire::Outcome;
+
+#[hookwire::hook]
+async fn audit() -> Outcome {
+    todo!()
+}
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one], tool_hooks = [audit])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

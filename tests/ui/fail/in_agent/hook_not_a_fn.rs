@@ -1,0 +1,15 @@
+#[hookwire::hook]
+struct Audit;
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one], tool_hooks = [Audit])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

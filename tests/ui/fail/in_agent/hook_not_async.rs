@@ -1,0 +1,20 @@
+use hookwire::{Next, Outcome, ToolArgs, ToolContext};
+
+#[hookwire::hook]
+fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome {
+    let _ = (cx, args, next);
+    todo!()
+}
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one], tool_hooks = [audit])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

@@ -1,0 +1,20 @@
+use hookwire::{Decision, ToolContext};
+
+#[hookwire::hook]
+async fn gate(cx: &mut ToolContext, text: &mut String) -> Decision {
+    let _ = (cx, text);
+    Decision::Continue
+}
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one], tool_hooks = [gate])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

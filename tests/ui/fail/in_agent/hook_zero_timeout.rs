@@ -1,0 +1,20 @@
+use hookwire::{Decision, ToolArgs, ToolContext};
+
+#[hookwire::hook(timeout_ms = 0)]
+async fn gate(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+    let _ = (cx, args);
+    Decision::Continue
+}
+
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> hookwire::Json<i64> {
+    hookwire::Json(x + 1)
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one], tool_hooks = [gate])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

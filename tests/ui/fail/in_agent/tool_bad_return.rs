@@ -1,0 +1,12 @@
+/// Adds one.
+#[hookwire::tool]
+fn add_one(x: i64) -> i64 {
+    x + 1
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

@@ -1,0 +1,12 @@
+/// Echoes.
+#[hookwire::tool]
+fn echo<T: ToString>(value: T) -> String {
+    value.to_string()
+}
+
+#[hookwire::agent(name = "calc", function_tools = [echo])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

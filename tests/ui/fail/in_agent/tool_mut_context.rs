@@ -1,0 +1,14 @@
+use hookwire::ToolContext;
+
+/// Names the tool.
+#[hookwire::tool]
+fn who(cx: &mut ToolContext) -> String {
+    cx.tool().to_owned()
+}
+
+#[hookwire::agent(name = "calc", function_tools = [who])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

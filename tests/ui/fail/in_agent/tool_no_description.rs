@@ -1,0 +1,11 @@
+#[hookwire::tool]
+fn greet(name: String) -> String {
+    name
+}
+
+#[hookwire::agent(name = "calc", function_tools = [greet])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

@@ -1,0 +1,19 @@
+use hookwire::ToolError;
+
+/// Takes the error by reference.
+fn explain(error: &ToolError) -> String {
+    error.to_string()
+}
+
+/// Adds one.
+#[hookwire::tool(on_error = explain)]
+fn add_one(x: i64) -> Result<String, String> {
+    Ok((x + 1).to_string())
+}
+
+#[hookwire::agent(name = "calc", function_tools = [add_one])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

@@ -1,0 +1,16 @@
+struct Point {
+    x: i64,
+}
+
+/// Plots a point.
+#[hookwire::tool]
+fn plot(point: Point) -> String {
+    point.x.to_string()
+}
+
+#[hookwire::agent(name = "calc", function_tools = [plot])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

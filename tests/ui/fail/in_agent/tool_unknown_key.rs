@@ -1,0 +1,12 @@
+/// Greets someone.
+#[hookwire::tool(strcit)]
+fn greet(name: String) -> String {
+    name
+}
+
+#[hookwire::agent(name = "calc", function_tools = [greet])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}

@@ -1,0 +1,12 @@
+/// Deletes a file.
+#[hookwire::tool(need_approval)]
+fn delete(path: String) -> String {
+    path
+}
+
+#[hookwire::agent(name = "calc", function_tools = [delete])]
+struct Calc;
+
+fn main() {
+    let _ = Calc::new();
+}
