@@ -217,8 +217,11 @@ fn json_text(text: &str) -> &str {
     }
 }
 
+/// Parses the model's text as an object. A duplicate key is an error (see
+/// [`strict_json`](crate::strict_json)), as it is when the text is parsed
+/// straight into a tool's typed arguments.
 fn parse_object(text: &str) -> Result<Map<String, Value>, ToolError> {
-    match serde_json::from_str::<Value>(json_text(text)) {
+    match crate::strict_json::from_str(json_text(text)) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(Value::Null) => Ok(Map::new()),
         Ok(other) => Err(ToolError::invalid_arguments(

@@ -101,6 +101,7 @@ pub mod mcp;
 pub mod model;
 mod policy;
 mod prepost;
+mod strict_json;
 mod tool;
 mod toolset;
 mod when;

@@ -39,6 +39,19 @@ pub struct RunSettings {
     pub max_parallel: usize,
     /// How often `stop` hooks may force the loop on per run (the loop guard).
     pub max_forced_continues: usize,
+    /// How long one tool call (its whole chain: hooks and tool) may take,
+    /// `None` for no limit (the default).
+    ///
+    /// Without it, a hook or tool that never returns and has no timeout of
+    /// its own (`#[hook(timeout_ms = ..)]`, `Guarded`, `hooks::Timeout`)
+    /// hangs the run forever. With it, such a call is cancelled at the limit
+    /// and answered with an error result, [`ToolError::TimedOut`] naming the
+    /// tool (`tool call `x` timed out after 30000 ms`); the run goes on and the
+    /// model reads the error. A hook's own, shorter timeout still fires
+    /// first and follows that hook's failure policy. Waiting for an
+    /// approval is not part of the call and is not limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_timeout: Option<Duration>,
 }
 
 impl Default for RunSettings {
@@ -47,6 +60,7 @@ impl Default for RunSettings {
             max_steps: 20,
             max_parallel: 8,
             max_forced_continues: 3,
+            tool_call_timeout: None,
         }
     }
 }
@@ -692,6 +706,13 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         self
     }
 
+    /// Limits how long one tool call may take (see
+    /// [`RunSettings::tool_call_timeout`]).
+    pub fn with_tool_call_timeout(mut self, limit: Duration) -> Self {
+        self.settings.tool_call_timeout = Some(limit);
+        self
+    }
+
     /// Sets the correlation id.
     pub fn with_correlation_id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.scope.set_correlation_id(id);
@@ -1312,8 +1333,24 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         .await
     }
 
+    /// Runs one call through the agent's tool set, within the run's
+    /// `tool_call_timeout` if it has one.
     fn dispatch(&self, call: ToolCall) -> BoxFuture<'_, Outcome> {
-        dispatch_boxed(self.agent.tools(), &self.scope, call)
+        let Some(after) = self.settings.tool_call_timeout else {
+            return dispatch_boxed(self.agent.tools(), &self.scope, call);
+        };
+        let what = format!("tool call `{}`", call.name);
+        let call = dispatch_boxed(self.agent.tools(), &self.scope, call);
+        async move {
+            match tokio::time::timeout(after, call).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    tracing::warn!(target: "hookwire::audit", what, ?after, "tool call timed out");
+                    Err(ToolError::TimedOut { what, after })
+                }
+            }
+        }
+        .boxed()
     }
 
     async fn finish_stopped(
