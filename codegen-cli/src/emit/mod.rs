@@ -650,7 +650,10 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 /// wrapped in `When`, which evaluates the matcher on each call (compiled
 /// once, in a `static`).
 fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
-    if spec.tool_hooks.is_empty() {
+    // Only an agent with MCP servers has tools discovered at run time; for
+    // one without, the chain is never called, and compiling it would cost
+    // the recursion depth of a `When` per matched hook for nothing.
+    if spec.tool_hooks.is_empty() || spec.servers.is_empty() {
         return quote!();
     }
     let mut statics = Vec::new();
