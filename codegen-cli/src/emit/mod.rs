@@ -993,7 +993,7 @@ fn emit_tools(
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     // The agent-level hooks once more, for the chains of tools discovered
     // at run time (`AgentDecl::call_dynamic` borrows them).
-    let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() {
+    let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() || spec.servers.is_empty() {
         (quote!(), quote!())
     } else {
         let tys = agent_hooks.iter().map(|h| &h.ty);
