@@ -297,10 +297,7 @@ impl Approvals {
     }
 
     fn lock(&self) -> MutexGuard<'_, ApprovalState> {
-        match self.state.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::lock(&self.state)
     }
 
     /// A copy of the state, to export.

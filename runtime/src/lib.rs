@@ -106,6 +106,16 @@ mod tool;
 mod toolset;
 mod when;
 
+/// Locks `mutex`, and goes on with its value when a panic poisoned it:
+/// every mutex here guards plain data that a panic cannot leave half
+/// written (each change is one insert, push or assignment).
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
 /// Tool matchers, shared with the code generator so that a matcher means
 /// the same thing at code generation time and at run time.
 pub mod matcher {

@@ -54,20 +54,12 @@ impl CallLog {
     /// hook's rewrites).
     pub(crate) fn received(&self, id: &str, args: &crate::call::ToolArgs) {
         let value = args.to_value().unwrap_or(serde_json::Value::Null);
-        let mut map = match self.received.lock() {
-            Ok(map) => map,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        map.insert(id.to_owned(), value);
+        crate::lock(&self.received).insert(id.to_owned(), value);
     }
 
     /// Takes what the tool of call `id` received, if it ran.
     pub(crate) fn take(&self, id: &str) -> Option<serde_json::Value> {
-        let mut map = match self.received.lock() {
-            Ok(map) => map,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        map.remove(id)
+        crate::lock(&self.received).remove(id)
     }
 }
 

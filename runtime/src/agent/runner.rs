@@ -24,6 +24,7 @@ use crate::approval::{
 use crate::call::{Outcome, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
+use crate::lock;
 use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
 use crate::prepost::Decision;
 use crate::toolset::{CallScope, ToolSet};
@@ -484,13 +485,6 @@ pub(crate) struct ParentRun {
 
 /// The histories a session keeps for its child agents, by tool name.
 pub(crate) type ChildHistories = BTreeMap<String, Vec<Message>>;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
 
 impl ParentRun {
     /// The child's history kept by this session.

@@ -358,10 +358,7 @@ impl ScriptedModel {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Played> {
-        match self.played.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::lock(&self.played)
     }
 
     fn next(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
