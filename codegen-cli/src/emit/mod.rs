@@ -645,6 +645,22 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     })
 }
 
+/// The matcher of agent-level hook `i`, compiled once, in a `static`
+/// (inside the generated function that uses it): its name and its item.
+fn matcher_static(
+    krate: &syn::Path,
+    i: usize,
+    m: &crate::spec::Matcher,
+) -> (syn::Ident, TokenStream) {
+    let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
+    let expr = matcher_expr(krate, m);
+    let item = quote! {
+        static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+            ::std::sync::LazyLock::new(|| #expr);
+    };
+    (ident, item)
+}
+
 /// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
 /// around a tool discovered at run time. A hook whose matcher is not `*` is
 /// wrapped in `When`, which evaluates the matcher on each call (compiled
@@ -666,12 +682,8 @@ fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
         if r.matcher.is_always() {
             layers.push(init.clone());
         } else {
-            let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
-            let expr = matcher_expr(krate, &r.matcher);
-            statics.push(quote! {
-                static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
-                    ::std::sync::LazyLock::new(|| #expr);
-            });
+            let (ident, matcher) = matcher_static(krate, i, &r.matcher);
+            statics.push(matcher);
             layers.push(quote!(#krate::When::new(&#ident, #init)));
         }
     }
@@ -707,13 +719,11 @@ fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream
         if r.matcher.is_always() {
             continue;
         }
-        let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
-        let expr = matcher_expr(krate, &r.matcher);
+        let (ident, matcher) = matcher_static(krate, i, &r.matcher);
         let name = str_lit(r.display_name());
         let pattern = str_lit(&r.matcher.to_string());
         checks.push(quote! {
-            static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
-                ::std::sync::LazyLock::new(|| #expr);
+            #matcher
             if !#krate::declare::selects_any(&#ident, tools) {
                 none.push((#name, ::std::string::String::from(#pattern)));
             }
@@ -761,12 +771,8 @@ fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> Tok
             if r.matcher.is_always() {
                 entries.push(quote!((#name, ::core::option::Option::None)));
             } else {
-                let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
-                let expr = matcher_expr(krate, &r.matcher);
-                statics.push(quote! {
-                    static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
-                        ::std::sync::LazyLock::new(|| #expr);
-                });
+                let (ident, matcher) = matcher_static(krate, i, &r.matcher);
+                statics.push(matcher);
                 entries.push(quote!((#name, ::core::option::Option::Some(&#ident))));
             }
         }
