@@ -2,8 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
-use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
@@ -17,6 +16,7 @@ use tokio::io::AsyncBufReadExt;
 use super::config::{ConfigError, McpConfig, ServerSpec, Transport};
 use super::convert::{tool_from_mcp, tool_result_from_mcp};
 use super::names::{NameAllocator, SEPARATOR};
+use super::{listing, stdio};
 use crate::agent::McpFilter;
 use crate::call::Outcome;
 use crate::error::ToolError;
@@ -102,7 +102,7 @@ impl ClientHandler for Listener {
         // Not inline: the answer to `tools/list` arrives on the connection
         // this notification is being handled on.
         tokio::spawn(async move {
-            match peer.list_all_tools().await {
+            match listing::list_tools(&peer, &inner.servers[index].name).await {
                 Ok(tools) => {
                     tracing::debug!(
                         target: "hookwire::mcp",
@@ -126,9 +126,18 @@ impl ClientHandler for Listener {
 struct Connection {
     service: RunningService<RoleClient, Listener>,
     pid: Option<u32>,
+    /// Oversized messages from a stdio server dropped unanswered (see
+    /// [`stdio`]).
+    dropped: Option<Arc<AtomicU64>>,
 }
 
 impl Connection {
+    fn dropped_unanswered(&self) -> u64 {
+        self.dropped
+            .as_ref()
+            .map_or(0, |dropped| dropped.load(Ordering::Relaxed))
+    }
+
     fn is_closed(&self) -> bool {
         self.service.is_closed() || self.service.peer().is_transport_closed()
     }
@@ -197,6 +206,12 @@ pub(crate) struct Inner {
 ///   call of them gives an error result.
 /// * Tools keep their exposed names across a restart; a tool that appears
 ///   only after a restart gets a name by the usual rule.
+/// * A tool in `tools/list` that does not read as an MCP tool (a number
+///   for a name, no input schema, ...) is left out with a warning; the
+///   server's other tools are served.
+/// * One message from a stdio server is at most 16 MiB (rmcp's cap, which
+///   its HTTP transport applies too). An answer over it fails its call at
+///   once with an error result giving its size; the connection stays up.
 ///
 /// # Changing tool lists
 ///
@@ -294,7 +309,7 @@ impl McpServers {
         for (index, server) in inner.servers.iter().enumerate() {
             if server.changed.swap(false, Ordering::AcqRel)
                 && let Some(conn) = server.live()
-                && let Ok(tools) = conn.service.peer().list_all_tools().await
+                && let Ok(tools) = listing::list_tools(conn.service.peer(), &server.name).await
             {
                 inner.refresh(index, &tools);
             }
@@ -468,13 +483,30 @@ impl Inner {
         };
         let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
         let limit = server.spec.call_timeout;
+        let dropped_before = conn.dropped_unanswered();
         let call = conn.service.peer().call_tool(params);
         match tokio::time::timeout(limit, call).await {
             Err(_) => Err(ToolError::TimedOut {
-                what: format!("MCP tool `{tool}` on server `{}`", server.name),
+                what: format!(
+                    "MCP tool `{tool}` on server `{}`{}",
+                    server.name,
+                    if conn.dropped_unanswered() > dropped_before {
+                        " (meanwhile it sent a message over the size limit whose id could \
+                         not be read, and it was dropped: probably this call's answer)"
+                    } else {
+                        ""
+                    }
+                ),
                 after: limit,
             }),
             Ok(Ok(result)) => Ok(tool_result_from_mcp(&result)),
+            Ok(Err(ServiceError::McpError(e))) if stdio::is_stand_in(&e) => {
+                Err(ToolError::tool_message(
+                    exposed,
+                    format!("MCP server `{}`: {}", server.name, e.message),
+                    false,
+                ))
+            }
             Ok(Err(ServiceError::McpError(e))) => Err(ToolError::tool_message(
                 exposed,
                 format!(
@@ -641,7 +673,7 @@ impl Server {
         &self,
         listener: Listener,
     ) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {
-        let (service, pid) = match &self.spec.transport {
+        let (service, pid, dropped) = match &self.spec.transport {
             Transport::Stdio {
                 command,
                 args,
@@ -653,16 +685,16 @@ impl Server {
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
-                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-                    .stderr(Stdio::piped())
-                    .spawn()
+                let spawned = stdio::spawn(cmd, self.name.clone())
                     .map_err(|e| format!("cannot run `{command}`: {e}"))?;
-                let pid = transport.id();
-                if let Some(stderr) = stderr {
+                if let Some(stderr) = spawned.stderr {
                     self.forward_stderr(stderr);
                 }
-                let service = listener.serve(transport).await.map_err(|e| e.to_string())?;
-                (service, pid)
+                let service = listener
+                    .serve(spawned.transport)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                (service, spawned.pid, Some(spawned.dropped))
             }
             Transport::Http { url } => {
                 install_crypto_provider();
@@ -672,15 +704,18 @@ impl Server {
                     .serve(transport)
                     .await
                     .map_err(|e| format!("cannot connect to `{url}`: {e}"))?;
-                (service, None)
+                (service, None, None)
             }
         };
-        let tools = service
-            .peer()
-            .list_all_tools()
+        let tools = listing::list_tools(service.peer(), &self.name)
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;
-        Ok((Connection { service, pid }, tools))
+        let connection = Connection {
+            service,
+            pid,
+            dropped,
+        };
+        Ok((connection, tools))
     }
 
     fn forward_stderr(&self, stderr: tokio::process::ChildStderr) {
