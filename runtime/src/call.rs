@@ -1,6 +1,7 @@
 //! What travels through a chain: the call, its arguments and its result.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -41,8 +42,11 @@ impl ToolCall {
 /// A chain of hooks that never look at the arguments therefore costs no
 /// parsing and no allocation.
 ///
-/// It is three words: every layer of a chain moves it, so it stays small
-/// (a parsed object lives behind a box).
+/// It is three words: every layer of a chain moves it, so it stays small.
+/// Cloning it is cheap whatever its size: the text or the object is shared,
+/// and copied only when a clone is rewritten (copy on write). The loop
+/// keeps the model's call in the history, hands the tool its arguments and
+/// notes them in the trace without copying a large argument each time.
 #[derive(Clone)]
 pub struct ToolArgs {
     repr: Repr,
@@ -51,23 +55,24 @@ pub struct ToolArgs {
 #[derive(Clone)]
 enum Repr {
     /// The model's text; empty or blank means `{}`.
-    Json(String),
-    /// A parsed object, boxed: `serde_json`'s ordered map is large.
-    Object(Box<Map<String, Value>>),
+    Json(Arc<str>),
+    /// A parsed object (`serde_json`'s ordered map is large, hence behind
+    /// a pointer).
+    Object(Arc<Map<String, Value>>),
 }
 
 impl ToolArgs {
     /// No arguments: `{}`. Allocates nothing.
     pub fn empty() -> Self {
         Self {
-            repr: Repr::Json(String::new()),
+            repr: Repr::Json(Arc::from("")),
         }
     }
 
     /// Arguments as a model sends them: a JSON text, parsed on demand. An
     /// empty or blank string means `{}`. A text that is not a JSON object is
     /// reported as invalid arguments when the arguments are first read.
-    pub fn from_json(text: impl Into<String>) -> Self {
+    pub fn from_json(text: impl Into<Arc<str>>) -> Self {
         Self {
             repr: Repr::Json(text.into()),
         }
@@ -76,7 +81,7 @@ impl ToolArgs {
     /// Arguments from a JSON object.
     pub fn from_map(map: Map<String, Value>) -> Self {
         Self {
-            repr: Repr::Object(Box::new(map)),
+            repr: Repr::Object(Arc::new(map)),
         }
     }
 
@@ -115,10 +120,10 @@ impl ToolArgs {
     pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
         if let Repr::Json(text) = &self.repr {
             let map = parse_object(text)?;
-            self.repr = Repr::Object(Box::new(map));
+            self.repr = Repr::Object(Arc::new(map));
         }
         match &mut self.repr {
-            Repr::Object(map) => Ok(&mut **map),
+            Repr::Object(map) => Ok(Arc::make_mut(map)),
             Repr::Json(_) => unreachable!("the text was just parsed"),
         }
     }
@@ -133,6 +138,16 @@ impl ToolArgs {
     pub fn insert(&mut self, key: impl Into<String>, value: Value) -> Result<(), ToolError> {
         self.object_mut()?.insert(key.into(), value);
         Ok(())
+    }
+
+    /// Whether `self` and `other` share their text or object: a clone that
+    /// no one rewrote since. Cheap; `false` says nothing about equality.
+    pub fn is_shared_with(&self, other: &Self) -> bool {
+        match (&self.repr, &other.repr) {
+            (Repr::Json(a), Repr::Json(b)) => Arc::ptr_eq(a, b),
+            (Repr::Object(a), Repr::Object(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
     /// The arguments as a JSON value (a copy).
@@ -268,6 +283,7 @@ impl fmt::Debug for ToolArgs {
 impl PartialEq for ToolArgs {
     fn eq(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
+            _ if self.is_shared_with(other) => true,
             (Repr::Object(a), Repr::Object(b)) => a == b,
             (Repr::Json(a), Repr::Json(b)) if a == b => true,
             _ => match (self.to_value(), other.to_value()) {

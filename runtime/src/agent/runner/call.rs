@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use serde_json::Value;
 use tracing::Instrument;
 
 use super::trace::micros;
@@ -54,7 +53,8 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 name,
                 mut arguments,
             } = call;
-            let sent = arguments.to_value().unwrap_or(Value::Null);
+            // A clone shares the model's arguments (see `ToolArgs`).
+            let sent = arguments.clone();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             let (decision, decided_by) = self
                 .pre_tool_use(
@@ -121,7 +121,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 .scope
                 .call_log()
                 .and_then(|log| log.take(&call.id))
-                .filter(|received| *received != sent);
+                .filter(|received| !received.is_shared_with(&sent) && *received != sent);
             let hooks = self
                 .agent
                 .hooks_for(&call.name, source)

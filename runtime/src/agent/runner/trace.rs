@@ -4,11 +4,10 @@ use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::agent::inject::InjectionAction;
 use crate::approval::PendingApproval;
-use crate::call::ToolResult;
+use crate::call::{ToolArgs, ToolResult};
 use crate::context::ToolSource;
 use crate::model::Usage;
 
@@ -92,14 +91,15 @@ pub enum TraceEvent {
         tool: String,
         /// Where it comes from.
         source: ToolSource,
-        /// The arguments as the model sent them.
-        arguments: Value,
+        /// The arguments as the model sent them (shared with the history:
+        /// a large argument is not copied into the trace).
+        arguments: ToolArgs,
         /// The arguments the tool received, when hooks rewrote them (a
         /// lifecycle `pre_tool_use` hook or a hook of the call's chain);
         /// `None` when they are the ones the model sent or the tool did not
         /// run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        received: Option<Value>,
+        received: Option<ToolArgs>,
         /// The hooks of the call's chain, outermost first (agent-level and
         /// entry hooks), whether it was allowed or not.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -167,9 +167,9 @@ impl fmt::Display for TraceEvent {
                 elapsed_us,
                 ..
             } => {
-                write!(f, "step {step} tool {tool} ({source}) {arguments}")?;
+                write!(f, "step {step} tool {tool} ({source}) {}", json(arguments))?;
                 if let Some(received) = received {
-                    write!(f, ", received {received}")?;
+                    write!(f, ", received {}", json(received))?;
                 }
                 write!(f, " -> {decision}")?;
                 if let Some(hook) = hook {
@@ -215,4 +215,9 @@ impl RunOutput {
 /// A duration in whole microseconds, as the trace records it.
 pub(super) fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Arguments as compact JSON, whatever the model's spacing.
+fn json(args: &ToolArgs) -> String {
+    serde_json::to_string(args).unwrap_or_else(|e| format!("(unprintable arguments: {e})"))
 }
