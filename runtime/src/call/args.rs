@@ -21,11 +21,12 @@ use crate::error::ToolError;
 ///
 /// It is three words: every layer of a chain moves it, so it stays small.
 /// A parsed object is shared by clones and copied only when a shared one is
-/// rewritten (copy on write). The agent loop shares the model's text too,
-/// once per call ([`share`](Self::share)): it keeps the call in the history,
-/// hands the tool its arguments and notes them in the trace without copying
-/// a large argument each time. A text given to a tool set directly stays a
-/// plain `String`, which costs nothing to take.
+/// rewritten (copy on write). The agent loop parses the model's text once
+/// per call ([`share`](Self::share)), so that it keeps the call in the
+/// history, hands the tool its arguments and notes them in the trace
+/// without copying a large argument each time. A text given to a tool set
+/// directly stays a plain `String`, which costs nothing to take, and is
+/// parsed straight into the tool's typed arguments.
 #[derive(Clone)]
 pub struct ToolArgs {
     repr: Repr,
@@ -35,17 +36,9 @@ pub struct ToolArgs {
 enum Repr {
     /// The model's text; empty or blank means `{}`.
     Json(String),
-    /// The same, shared by clones.
-    Shared(Arc<str>),
     /// A parsed object (`serde_json`'s ordered map is large, hence behind
     /// a pointer).
     Object(Arc<Map<String, Value>>),
-}
-
-/// What a [`Repr`] holds, whichever way it holds it.
-enum View<'a> {
-    Text(&'a str),
-    Object(&'a Map<String, Value>),
 }
 
 impl ToolArgs {
@@ -95,31 +88,18 @@ impl ToolArgs {
 
     /// Whether the arguments are still the unparsed text the model sent.
     pub fn is_raw(&self) -> bool {
-        self.text().is_some()
+        matches!(self.repr, Repr::Json(_))
     }
 
-    /// Makes clones cheap: an owned text moves behind a shared pointer (one
-    /// copy of it, now, instead of one per clone). Parsed objects are
-    /// shared already.
+    /// Makes clones cheap: a text that parses as an object is parsed now,
+    /// once, instead of copied by each clone (parsed objects are shared).
+    /// A text that does not parse stays as it is, so that whoever reads it
+    /// reports the error.
     pub fn share(&mut self) {
-        if let Repr::Json(text) = &mut self.repr {
-            self.repr = Repr::Shared(Arc::from(std::mem::take(text)));
-        }
-    }
-
-    /// The unparsed text, owned or shared.
-    fn text(&self) -> Option<&str> {
-        match self.view() {
-            View::Text(text) => Some(text),
-            View::Object(_) => None,
-        }
-    }
-
-    fn view(&self) -> View<'_> {
-        match &self.repr {
-            Repr::Json(text) => View::Text(text),
-            Repr::Shared(text) => View::Text(text),
-            Repr::Object(map) => View::Object(map),
+        if let Repr::Json(text) = &self.repr
+            && let Ok(map) = parse_object(text)
+        {
+            self.repr = Repr::Object(Arc::new(map));
         }
     }
 
@@ -130,13 +110,13 @@ impl ToolArgs {
 
     /// The arguments as a mutable JSON object, for hooks that rewrite them.
     pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
-        if let Some(text) = self.text() {
+        if let Repr::Json(text) = &self.repr {
             let map = parse_object(text)?;
             self.repr = Repr::Object(Arc::new(map));
         }
         match &mut self.repr {
             Repr::Object(map) => Ok(Arc::make_mut(map)),
-            Repr::Json(_) | Repr::Shared(_) => unreachable!("the text was just parsed"),
+            Repr::Json(_) => unreachable!("the text was just parsed"),
         }
     }
 
@@ -156,7 +136,6 @@ impl ToolArgs {
     /// no one rewrote since. Cheap; `false` says nothing about equality.
     pub fn is_shared_with(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
-            (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b),
             (Repr::Object(a), Repr::Object(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
@@ -164,9 +143,9 @@ impl ToolArgs {
 
     /// The arguments as a JSON value (a copy).
     pub fn to_value(&self) -> Result<Value, ToolError> {
-        match self.view() {
-            View::Text(text) => parse_object(text).map(Value::Object),
-            View::Object(map) => Ok(Value::Object(map.clone())),
+        match &self.repr {
+            Repr::Json(text) => parse_object(text).map(Value::Object),
+            Repr::Object(map) => Ok(Value::Object((**map).clone())),
         }
     }
 
@@ -185,9 +164,6 @@ impl ToolArgs {
                 serde_json::from_str::<T>(json_text(text))
                     .map_err(|error| self.invalid::<T>(tool, error))
             }
-            Repr::Shared(text) if text.starts_with('{') => {
-                serde_json::from_str::<T>(text).map_err(|error| self.invalid::<T>(tool, error))
-            }
             _ => self.parse_slow(tool),
         }
     }
@@ -195,8 +171,8 @@ impl ToolArgs {
     /// [`parse`](Self::parse) off its fast path.
     #[inline(never)]
     fn parse_slow<T: DeserializeOwned>(&self, tool: &str) -> Result<T, ToolError> {
-        let first = match self.view() {
-            View::Text(text) => {
+        let first = match &self.repr {
+            Repr::Json(text) => {
                 // serde accepts a struct from a JSON array too; a tool's
                 // arguments must be an object.
                 let text = json_text(text);
@@ -208,7 +184,7 @@ impl ToolArgs {
                 }
                 serde_json::from_str::<T>(text)
             }
-            View::Object(map) => T::deserialize(map),
+            Repr::Object(map) => T::deserialize(&**map),
         };
         first.map_err(|error| self.invalid::<T>(tool, error))
     }
@@ -219,12 +195,12 @@ impl ToolArgs {
     #[cold]
     #[inline(never)]
     fn invalid<T: DeserializeOwned>(&self, tool: &str, error: impl fmt::Display) -> ToolError {
-        let tracked = match self.view() {
-            View::Text(text) => {
+        let tracked = match &self.repr {
+            Repr::Json(text) => {
                 let mut de = serde_json::Deserializer::from_str(json_text(text));
                 serde_path_to_error::deserialize::<_, T>(&mut de).err()
             }
-            View::Object(map) => serde_path_to_error::deserialize::<_, T>(map).err(),
+            Repr::Object(map) => serde_path_to_error::deserialize::<_, T>(&**map).err(),
         };
         match tracked {
             Some(e) => {
@@ -286,9 +262,9 @@ impl Default for ToolArgs {
 
 impl fmt::Debug for ToolArgs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.view() {
-            View::Text(text) => write!(f, "ToolArgs({})", json_text(text)),
-            View::Object(map) => write!(f, "ToolArgs({})", Value::Object(map.clone())),
+        match &self.repr {
+            Repr::Json(text) => write!(f, "ToolArgs({})", json_text(text)),
+            Repr::Object(map) => write!(f, "ToolArgs({})", Value::Object((**map).clone())),
         }
     }
 }
@@ -300,7 +276,7 @@ impl PartialEq for ToolArgs {
         match (&self.repr, &other.repr) {
             _ if self.is_shared_with(other) => true,
             (Repr::Object(a), Repr::Object(b)) => a == b,
-            _ if self.text().is_some() && self.text() == other.text() => true,
+            (Repr::Json(a), Repr::Json(b)) if a == b => true,
             _ => match (self.to_value(), other.to_value()) {
                 (Ok(a), Ok(b)) => a == b,
                 _ => false,
@@ -317,9 +293,9 @@ impl From<Map<String, Value>> for ToolArgs {
 
 impl Serialize for ToolArgs {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.view() {
-            View::Object(map) => map.serialize(serializer),
-            View::Text(text) => match parse_object(text) {
+        match &self.repr {
+            Repr::Object(map) => map.serialize(serializer),
+            Repr::Json(text) => match parse_object(text) {
                 Ok(map) => map.serialize(serializer),
                 // Keep what the model sent, so a resumed run shows it verbatim.
                 Err(_) => serializer.serialize_str(text),
