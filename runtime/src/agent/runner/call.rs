@@ -37,7 +37,14 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     /// Runs one call of `step` and records it.
     pub(super) async fn run_call(&self, step: usize, call: ToolCall) -> CallRecord {
         let agent_name = self.scope.agent();
-        let source = guess_source(&call.name);
+        // The source dispatch knows. A name the tool set does not have
+        // never runs (dispatch answers `UnknownTool`); hooks and the trace
+        // see it as a function tool.
+        let source = self
+            .agent
+            .tools()
+            .source(&call.name)
+            .unwrap_or(ToolSource::Function);
         let span = tracing::info_span!(
             "hookwire.tool_call",
             agent = agent_name,
@@ -281,16 +288,4 @@ pub(crate) fn dispatch_boxed<'a, T: ToolSet + ?Sized>(
     call: ToolCall,
 ) -> BoxFuture<'a, Outcome> {
     tools.dispatch(scope, call).boxed()
-}
-
-/// The source of a tool by its name, as the loop sees it: `agent__*` is an
-/// agent, `server__tool` an MCP tool, anything else a function tool.
-pub fn guess_source(name: &str) -> ToolSource {
-    if name.starts_with("agent__") {
-        ToolSource::Agent
-    } else if name.contains("__") {
-        ToolSource::Mcp
-    } else {
-        ToolSource::Function
-    }
 }
