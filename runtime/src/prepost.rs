@@ -6,36 +6,9 @@ use std::future::Future;
 use crate::approval::{ApprovalDecision, ApprovalRequest};
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
+pub use crate::decision::Decision;
 use crate::error::{HookError, ToolError};
 use crate::hook::{Handler, Hook, Next};
-
-/// What a pre hook decides about a call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Decision {
-    /// Go on, with the arguments as the hook left them (it may have
-    /// rewritten them; inner hooks see the rewrite).
-    Continue,
-    /// Do not run the tool; the reason goes back to the model as an error
-    /// result.
-    Deny(String),
-    /// Ask the approver; without one, the call is denied (fail closed).
-    Ask(String),
-    /// Do not run the tool, and end the run.
-    Stop(String),
-}
-
-impl Decision {
-    /// A short name for traces.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Continue => "continue",
-            Self::Deny(_) => "deny",
-            Self::Ask(_) => "ask",
-            Self::Stop(_) => "stop",
-        }
-    }
-}
 
 /// A hook that runs before the call and decides: continue (optionally after
 /// rewriting `args`), deny, ask or stop.

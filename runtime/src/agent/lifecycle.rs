@@ -54,32 +54,10 @@ use std::time::Duration;
 
 use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::ToolSource;
+pub use crate::decision::{Flow, StopDecision};
 use crate::matcher::{MatchTarget, Matcher};
 use crate::model::{Message, ModelResponse};
 use crate::prepost::Decision;
-
-/// Whether the run goes on after an event that can block.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Flow {
-    /// Go on.
-    #[default]
-    Continue,
-    /// End the run with this reason.
-    Stop(String),
-}
-
-/// What a [`stop`](LifecycleHooks::stop) hook decides about a final answer.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum StopDecision {
-    /// Let the run end.
-    #[default]
-    Allow,
-    /// Do not end yet: add this text as a user message and ask the model
-    /// again. The loop guard caps how often this may happen in one run.
-    Continue(String),
-}
 
 /// Context of [`execution_start`](LifecycleHooks::execution_start).
 #[derive(Debug)]

@@ -19,10 +19,9 @@ mod ask;
 mod gate;
 mod terminal;
 
-pub use approvals::{
-    ApprovalSettings, ApprovalState, Approvals, PendingApproval, Resolution, Sticky,
-};
-pub use ask::{Answer, Asker, DeferAll, FnAsker};
+pub use crate::decision::{Answer, ApprovalDecision};
+pub use approvals::{ApprovalSettings, ApprovalState, Approvals, PendingApproval, Sticky};
+pub use ask::{Asker, DeferAll, FnAsker};
 pub use gate::{ApprovalRule, NeedsApproval, When};
 pub use terminal::TerminalApprover;
 
@@ -40,16 +39,6 @@ pub struct ApprovalRequest<'a> {
     pub arguments: &'a ToolArgs,
     /// Why approval is needed (the asking hook's reason).
     pub reason: &'a str,
-}
-
-/// An approver's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ApprovalDecision {
-    /// Run the call.
-    Approve,
-    /// Do not run it; the reason goes to the model.
-    Deny(String),
 }
 
 /// A boxed future, the return type of object-safe async traits here.
