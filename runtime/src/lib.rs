@@ -101,6 +101,7 @@ pub mod hooks;
 pub mod mcp;
 pub mod model;
 mod policy;
+mod predicate;
 mod prepost;
 mod strict_json;
 mod tool;
@@ -145,10 +146,11 @@ pub use hookwire_macros::{agent, args, hook, tool};
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};
 pub use policy::{FailurePolicy, Guarded};
+pub use predicate::Predicate;
 pub use prepost::{Post, PostHook, Pre, PreHook};
 pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
 pub use toolset::{CallScope, End, Route, Router, Routes, SessionValues, ToolSet};
-pub use when::{ToolPredicate, When};
+pub use when::When;
 
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]

@@ -468,10 +468,11 @@ async fn runner_hooks_run_after_the_agents_hooks() {
 #[tokio::test]
 async fn for_tools_selects_with_a_function() {
     use hookwire::ToolSource;
+    use hookwire::matcher::MatchTarget;
     let log: Log = Arc::default();
     let ran: Log = Arc::default();
     let hook = ForTools::new(
-        |tool: &str, source: ToolSource| tool == "add" && source == ToolSource::Function,
+        |t: &MatchTarget<'_>| t.tool == "add" && t.source == ToolSource::Function,
         Fixed("add-only", Decision::Deny("no adding".into()), log.clone()),
     );
     let model =

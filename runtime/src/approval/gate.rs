@@ -1,4 +1,4 @@
-//! The per-tool approval gate of a chain: [`NeedsApproval`] and its rule.
+//! The per-tool approval gate of a chain: [`NeedsApproval`].
 
 use serde_json::Value;
 
@@ -7,43 +7,22 @@ use crate::call::Outcome;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::hook::{Handler, Hook, Next};
+use crate::predicate::Predicate;
 
-/// When a tool call needs approval: always, never, or by a predicate on
-/// its arguments.
-pub trait ApprovalRule: Send + Sync {
-    /// Whether a call with these arguments needs approval.
-    fn needs_approval(&self, args: &Value) -> bool;
-}
-
-impl ApprovalRule for bool {
-    fn needs_approval(&self, _args: &Value) -> bool {
-        *self
-    }
-}
-
-/// A predicate on the arguments as an [`ApprovalRule`].
-#[derive(Debug, Clone, Copy)]
-pub struct When<F>(pub F);
-
-impl<F: Fn(&Value) -> bool + Send + Sync> ApprovalRule for When<F> {
-    fn needs_approval(&self, args: &Value) -> bool {
-        (self.0)(args)
-    }
-}
-
-/// Per-tool `needs_approval` as an around-hook: when the rule says so, the
+/// Per-tool `needs_approval` as an around-hook: when its rule (a
+/// [`Predicate`] over the arguments: `true`, or a closure) says so, the
 /// context's approver is asked before the rest of the chain runs; without
 /// an approver, or on a denial, the call is denied and the tool never runs.
 /// Arguments that do not parse as a JSON object always need approval (fail
 /// closed).
 ///
 /// ```
-/// use hookwire::approval::{NeedsApproval, When};
+/// use hookwire::approval::NeedsApproval;
 /// use hookwire::{chain, FnTool, Json, ToolHandler};
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct A { path: String }
 /// let delete = FnTool::new("delete", "Deletes a file.", |a: A| async move { Json(a.path) });
 /// let gated = chain!(
-///     NeedsApproval::new(When(|args: &serde_json::Value| args["path"].as_str() != Some("/tmp/x")))
+///     NeedsApproval::new(|args: &serde_json::Value| args["path"].as_str() != Some("/tmp/x"))
 ///     => ToolHandler(delete)
 /// );
 /// # let _ = gated;
@@ -53,14 +32,14 @@ pub struct NeedsApproval<R> {
     rule: R,
 }
 
-impl<R: ApprovalRule> NeedsApproval<R> {
-    /// A gate with `rule` (`true`, `false`, or [`When`]).
+impl<R: Predicate<Value>> NeedsApproval<R> {
+    /// A gate with `rule` (`true`, `false`, or a `Fn(&Value) -> bool`).
     pub fn new(rule: R) -> Self {
         Self { rule }
     }
 }
 
-impl<R: ApprovalRule> Hook for NeedsApproval<R> {
+impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,
@@ -72,7 +51,7 @@ impl<R: ApprovalRule> Hook for NeedsApproval<R> {
                 // The rule reads a `Value`: the map is moved into one and
                 // back, not copied.
                 let value = Value::Object(std::mem::take(map));
-                let needed = self.rule.needs_approval(&value);
+                let needed = self.rule.test(&value);
                 if let Value::Object(value) = value {
                     *map = value;
                 }

@@ -22,7 +22,7 @@ mod terminal;
 pub use crate::decision::{Answer, ApprovalDecision};
 pub use approvals::{ApprovalSettings, ApprovalState, Approvals, PendingApproval, Sticky};
 pub use ask::{Asker, DeferAll, FnAsker};
-pub use gate::{ApprovalRule, NeedsApproval, When};
+pub use gate::NeedsApproval;
 pub use terminal::TerminalApprover;
 
 /// What an approver is asked about.

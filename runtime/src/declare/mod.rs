@@ -93,7 +93,7 @@ mod approval;
 mod on_error;
 
 pub use agent::{DeclaredAgent, child_agent_name, selects_any};
-pub use approval::{ApprovalPredicate, needs_approval_by};
+pub use approval::needs_approval_by;
 pub use on_error::{MapError, OnError, error_text, map_error};
 
 /// A tool as an agent lists it: the tool itself, and the handler every
