@@ -1,8 +1,9 @@
-//! The per-tool approval gate of a chain: [`NeedsApproval`].
+//! The approval gate: the one path by which a call that needs approval
+//! reaches an approver, and [`NeedsApproval`], the gate in a chain.
 
 use serde_json::Value;
 
-use super::ApprovalDecision;
+use super::{ApprovalDecision, ApprovalRequest, Approver};
 use crate::call::Outcome;
 use crate::context::ToolContext;
 use crate::error::ToolError;
@@ -65,16 +66,63 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
                 cx.tool()
             ),
         };
-        match crate::prepost::ask(cx, &args, &reason).await {
-            ApprovalDecision::Approve => next.run(cx, args).await,
-            ApprovalDecision::Deny(reason) => Err(ToolError::Denied {
-                reason,
-                hook: Some("needs_approval".into()),
-            }),
-        }
+        let approver = cx.approver().map(|a| &**a);
+        let request = ApprovalRequest::for_call(cx, &args, &reason);
+        gate(approver, request, "needs_approval").await?;
+        next.run(cx, args).await
     }
 
     fn name(&self) -> &'static str {
         "needs_approval"
+    }
+}
+
+/// The approval gate: the one path by which a call that needs approval
+/// reaches an approver. Every gate goes through it, outermost first:
+///
+/// 1. the loop's own gate, the outermost layer of every call's chain: a
+///    lifecycle `pre_tool_use` hook's [`Decision::Ask`](crate::Decision::Ask),
+///    or a tool the run's approval settings name
+///    ([`Approvals::require`](super::Approvals::require)); it asks the run's
+///    [`Approvals`](super::Approvals), outside the call's time limit;
+/// 2. a pre hook's [`Decision::Ask`](crate::Decision::Ask) in the chain;
+/// 3. a chain's [`NeedsApproval`].
+///
+/// The chain's gates ask the context's approver (the run's approvals, or
+/// the parent's for a child agent). Without an approver the call is denied
+/// (fail closed). Every decision is logged (target `hookwire::audit`,
+/// `approval decision`). `Ok` lets the call go on; a denial is
+/// [`ToolError::Denied`] naming `hook`.
+pub(crate) async fn gate(
+    approver: Option<&dyn Approver>,
+    request: ApprovalRequest<'_>,
+    hook: &'static str,
+) -> Result<(), ToolError> {
+    let (agent, tool, tool_use_id) = (request.agent, request.tool, request.tool_use_id);
+    let decision = match approver {
+        Some(approver) => approver.decide(request).await,
+        None => ApprovalDecision::Deny(format!(
+            "approval required ({}) but no approver is configured",
+            request.reason
+        )),
+    };
+    tracing::info!(
+        target: "hookwire::audit",
+        agent,
+        tool,
+        tool_use_id,
+        decision = match &decision {
+            ApprovalDecision::Approve => "approved",
+            ApprovalDecision::Deny(_) => "rejected",
+        },
+        hook = "approver",
+        "approval decision"
+    );
+    match decision {
+        ApprovalDecision::Approve => Ok(()),
+        ApprovalDecision::Deny(reason) => Err(ToolError::Denied {
+            reason,
+            hook: Some(hook.into()),
+        }),
     }
 }

@@ -23,6 +23,7 @@ pub use crate::decision::{Answer, ApprovalDecision};
 pub use approvals::{ApprovalSettings, ApprovalState, Approvals, PendingApproval, Sticky};
 pub use ask::{Asker, DeferAll, FnAsker};
 pub use gate::NeedsApproval;
+pub(crate) use gate::gate;
 pub use terminal::TerminalApprover;
 
 /// What an approver is asked about.
@@ -39,6 +40,23 @@ pub struct ApprovalRequest<'a> {
     pub arguments: &'a ToolArgs,
     /// Why approval is needed (the asking hook's reason).
     pub reason: &'a str,
+}
+
+impl<'a> ApprovalRequest<'a> {
+    /// The request about the call of `cx` with `arguments`.
+    pub(crate) fn for_call(
+        cx: &'a crate::context::ToolContext,
+        arguments: &'a ToolArgs,
+        reason: &'a str,
+    ) -> Self {
+        Self {
+            agent: cx.agent(),
+            tool: cx.tool(),
+            tool_use_id: cx.tool_use_id(),
+            arguments,
+            reason,
+        }
+    }
 }
 
 /// A boxed future, the return type of object-safe async traits here.
