@@ -26,12 +26,17 @@ struct Add {
 type Log = Arc<Mutex<Vec<String>>>;
 
 fn calc(ran: Log) -> TestAgent<impl hookwire::ToolSet> {
+    adder("add", ran)
+}
+
+/// An agent with one tool, `name`, that adds and records its calls.
+fn adder(name: &'static str, ran: Log) -> TestAgent<impl hookwire::ToolSet> {
     test_agent(
         "calc",
-        Router::new().tool(FnTool::new("add", "Adds.", move |x: Add| {
+        Router::new().tool(FnTool::new(name, "Adds.", move |x: Add| {
             let ran = ran.clone();
             async move {
-                ran.lock().unwrap().push(format!("add({},{})", x.a, x.b));
+                ran.lock().unwrap().push(format!("{name}({},{})", x.a, x.b));
                 Json(x.a + x.b)
             }
         })),
@@ -570,18 +575,7 @@ async fn a_function_tool_named_like_an_mcp_tool_is_seen_as_a_function_tool() {
     let log: Log = Arc::default();
     let selected: Log = Arc::default();
     let ran: Log = Arc::default();
-    let tool_ran = ran.clone();
-    let agent = test_agent(
-        "calc",
-        Router::new().tool(FnTool::new("a__b", "Adds.", move |x: Add| {
-            let ran = tool_ran.clone();
-            async move {
-                ran.lock().unwrap().push(format!("a__b({},{})", x.a, x.b));
-                Json(x.a + x.b)
-            }
-        })),
-    )
-    .with_hooks((
+    let agent = adder("a__b", ran.clone()).with_hooks((
         Sources(log.clone()),
         ForTools::new(
             "source:mcp".parse::<hookwire::matcher::Matcher>().unwrap(),
