@@ -34,5 +34,5 @@ pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,
-    StateError, TraceEvent, guess_source,
+    StateError, TraceEvent,
 };

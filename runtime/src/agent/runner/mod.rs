@@ -37,7 +37,6 @@ mod step;
 mod trace;
 
 pub(crate) use call::dispatch_boxed;
-pub use call::guess_source;
 pub use error::RunError;
 pub(crate) use parent::{ChildHistories, PARENT};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};

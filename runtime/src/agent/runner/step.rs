@@ -35,7 +35,7 @@ struct Step {
 }
 
 /// What asking the model led to.
-enum Turn {
+enum AfterModel {
     /// The model called tools: run them.
     Calls(Step),
     /// A `stop` hook forced the loop on: ask the model again.
@@ -98,9 +98,9 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     started: Instant::now(),
                 },
                 None => match self.ask_model(&definitions).await {
-                    Turn::Calls(step) => step,
-                    Turn::Again => continue,
-                    Turn::Ended(out) => return out,
+                    AfterModel::Calls(step) => step,
+                    AfterModel::Again => continue,
+                    AfterModel::Ended(out) => return out,
                 },
             };
             if let Some(out) = self.run_step(step).await {
@@ -111,10 +111,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// Starts a step: the step limit, the `step_start` hooks, the model's
     /// answer. A final answer goes to [`Self::final_answer`].
-    async fn ask_model(&mut self, definitions: &[ToolDefinition]) -> Turn {
+    async fn ask_model(&mut self, definitions: &[ToolDefinition]) -> AfterModel {
         let agent_name = self.agent.config().name.clone();
         if self.steps >= self.settings.max_steps {
-            return Turn::Ended(self.fail(RunError::StepLimit(self.steps)).await);
+            return AfterModel::Ended(self.fail(RunError::StepLimit(self.steps)).await);
         }
         let step = self.steps;
         self.steps += 1;
@@ -133,7 +133,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         .unwrap_or_else(|m| Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}")));
         drop(hooks);
         if let Flow::Stop(reason) = flow {
-            return Turn::Ended(self.finish_stopped("step_start", reason, None).await);
+            return AfterModel::Ended(self.finish_stopped("step_start", reason, None).await);
         }
         let request = ModelRequest::new(
             &agent_name,
@@ -143,7 +143,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         );
         let mut response = match self.model.complete(request).instrument(span.clone()).await {
             Ok(r) => r,
-            Err(e) => return Turn::Ended(self.fail(RunError::Model(e)).await),
+            Err(e) => return AfterModel::Ended(self.fail(RunError::Model(e)).await),
         };
         unique_call_ids(step, &mut response.tool_calls);
         // The history, the calls and the trace share each call's arguments
@@ -167,7 +167,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         ));
         let calls = response.tool_calls.clone();
         let results = vec![None; calls.len()];
-        Turn::Calls(Step {
+        AfterModel::Calls(Step {
             step,
             response,
             calls,
@@ -184,7 +184,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         step: usize,
         response: ModelResponse,
         started: Instant,
-    ) -> Turn {
+    ) -> AfterModel {
         let agent_name = self.agent.config().name.clone();
         Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
@@ -220,7 +220,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     reason: message.clone(),
                 });
                 Arc::make_mut(&mut self.history).push(Message::user(message));
-                return Turn::Again;
+                return AfterModel::Again;
             }
             StopDecision::Continue(message) => {
                 tracing::warn!(
@@ -233,7 +233,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             _ => {}
         }
         self.inject(HookEvent::OnCompletion).await;
-        Turn::Ended(self.finish(RunStatus::Completed, response.text).await)
+        AfterModel::Ended(self.finish(RunStatus::Completed, response.text).await)
     }
 
     /// Runs the step's calls that have no result yet and appends the
