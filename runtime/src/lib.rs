@@ -119,7 +119,7 @@ pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
 /// Tool matchers, shared with the code generator so that a matcher means
 /// the same thing at code generation time and at run time.
 pub mod matcher {
-    pub use hookwire_codegen::spec::{MatchTarget, Matcher, MatcherError};
+    pub use hookwire_spec::{MatchTarget, Matcher, MatcherError};
 }
 
 pub use call::ImageContent;
@@ -164,7 +164,7 @@ pub mod __private {
 /// Perfect hashing of tool names, for the dispatch code that `#[agent]` and
 /// `cardgen` generate.
 #[doc(hidden)]
-pub use hookwire_codegen::spec::dispatch as __dispatch;
+pub use hookwire_spec::dispatch as __dispatch;
 pub use schemars;
 pub use serde_json;
 

@@ -8,7 +8,7 @@
 //! macro's errors and type-level checks point at the user's code.
 //!
 //! ```
-//! use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
+//! use hookwire_spec::{AgentSpec, HookRef, ToolRef};
 //!
 //! let spec = AgentSpec::new("PMO-orchestrator")
 //!     .with_instruction("Get project updates.")
@@ -26,12 +26,12 @@ use super::{Matcher, MatcherError, ToolSource};
 /// A source location of a declaration, when the front end has one: the
 /// `#[agent]` macro records token spans, cards record nothing here (their
 /// diagnostics come from the card loader).
-#[cfg(feature = "emit")]
+#[cfg(feature = "span")]
 pub type SpanInfo = Option<proc_macro2::Span>;
 
 /// A source location of a declaration (without the `emit` feature there is
 /// nothing to record).
-#[cfg(not(feature = "emit"))]
+#[cfg(not(feature = "span"))]
 pub type SpanInfo = Option<std::convert::Infallible>;
 
 /// One agent declaration, as both front ends lower it.
@@ -788,7 +788,6 @@ pub struct EventHookSpec {
 
 /// What a `hooks:` entry does.
 #[derive(Debug, Clone)]
-#[non_exhaustive]
 pub enum EventHookAction {
     /// `kind: tool_call`: run a tool through its chain and inject the
     /// (assistant tool call, tool result) pair into the history (DIAL).
