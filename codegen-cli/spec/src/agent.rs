@@ -18,10 +18,9 @@
 //! assert!(spec.tool_hooks[0].matcher.is_always());
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-
-use super::{Matcher, MatcherError, ToolSource};
+use super::names::{agent_tool_name, injection_tool_names};
+use super::suggest::nearest_names;
+use super::{FailurePolicy, HookEvent, HookKind, Frequency, RefreshCondition, HistorySource, HistoryMergeTarget, Matcher, MatcherError, ToolSource};
 
 /// A source location of a declaration, when the front end has one: the
 /// `#[agent]` macro records token spans, cards record nothing here (their
@@ -245,7 +244,7 @@ impl UnmatchedHook<'_> {
 }
 
 /// Where a hook with a matcher is declared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HookPlace {
     /// `tool_hooks[i]`.
     ToolHook(usize),
@@ -333,49 +332,6 @@ impl AgentSpec {
     }
 }
 
-/// The names in `names` near enough to `pattern` to be what a typo meant
-/// (edit distance over the pattern's letters, digits and `_`/`-`, at most a
-/// third of its length and at least 2), at most three, nearest first.
-pub fn nearest_names<'a>(pattern: &str, names: &'a [String]) -> Vec<&'a str> {
-    let word: String = pattern
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-        .collect();
-    let mut scored: Vec<(usize, &str)> = names
-        .iter()
-        .map(|n| (edit_distance(&word, n), n.as_str()))
-        .collect();
-    scored.sort();
-    // Near enough to be a typo: a third of the pattern's length, at least 2.
-    let limit = (word.chars().count() / 3).max(2);
-    scored
-        .into_iter()
-        .filter(|(d, _)| *d <= limit)
-        .take(3)
-        .map(|(_, n)| n)
-        .collect()
-}
-
-/// Levenshtein distance (small inputs: names and patterns).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
 /// An MCP tool filter: the tools of `server` matching one of `globs`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct McpToolsSpec {
@@ -432,74 +388,6 @@ impl ToolRef {
     }
 }
 
-/// How a hook type plugs into a chain.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum HookKind {
-    /// The type implements `hookwire::Hook` (what `#[hook]` generates).
-    #[default]
-    Around,
-    /// The type implements `hookwire::PreHook`; it is wrapped in `Pre(..)`.
-    Pre,
-    /// The type implements `hookwire::PostHook`; it is wrapped in `Post(..)`.
-    Post,
-}
-
-impl HookKind {
-    /// `around`, `pre` or `post`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Around => "around",
-            Self::Pre => "pre",
-            Self::Post => "post",
-        }
-    }
-}
-
-/// What happens when a hook fails (the IR's mirror of
-/// `hookwire::FailurePolicy`).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum FailurePolicy {
-    /// The default: the tool is not run and the model reads an error.
-    #[default]
-    #[serde(alias = "closed")]
-    FailClosed,
-    /// The hook is skipped and the call proceeds.
-    #[serde(alias = "open")]
-    FailOpen,
-}
-
-impl FailurePolicy {
-    /// Every policy with the spellings accepted for it.
-    pub const SPELLINGS: [(&'static str, FailurePolicy); 4] = [
-        ("fail_closed", Self::FailClosed),
-        ("closed", Self::FailClosed),
-        ("fail_open", Self::FailOpen),
-        ("open", Self::FailOpen),
-    ];
-
-    /// `fail_closed` or `fail_open`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::FailClosed => "fail_closed",
-            Self::FailOpen => "fail_open",
-        }
-    }
-}
-
-impl FromStr for FailurePolicy {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::SPELLINGS
-            .iter()
-            .find(|(name, _)| *name == s)
-            .map(|(_, p)| *p)
-            .ok_or_else(|| UnknownValue::new("failure policy", s, &["open", "closed"]))
-    }
-}
 
 /// A hook around tool calls: a Rust type implementing `hookwire::Hook` (or
 /// a pre/post hook, see [`HookKind`]).
@@ -615,161 +503,10 @@ impl AgentRef {
 
     /// The name the child has as a tool: `agent__<name>`.
     pub fn tool_name(&self) -> String {
-        format!("agent__{}", self.name)
+        agent_tool_name(&self.name)
     }
 }
 
-/// Which history a child agent sees when called as a tool.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum HistorySource {
-    /// A fresh, empty history (the default).
-    #[default]
-    None,
-    /// The child's own history from earlier calls.
-    Child,
-    /// The orchestrator's history.
-    Orchestrator,
-    /// The messages passed in the call.
-    Messages,
-}
-
-impl HistorySource {
-    /// Every value, with its card spelling.
-    pub const ALL: [(&'static str, HistorySource); 4] = [
-        ("none", Self::None),
-        ("child", Self::Child),
-        ("orchestrator", Self::Orchestrator),
-        ("messages", Self::Messages),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("none", |(s, _)| s)
-    }
-}
-
-impl FromStr for HistorySource {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "history_source", s)
-    }
-}
-
-/// Where a child agent's conversation is merged after a call.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum HistoryMergeTarget {
-    /// Nowhere (the default).
-    #[default]
-    None,
-    /// Into the child's own history.
-    Child,
-    /// Into the orchestrator's history.
-    Orchestrator,
-}
-
-impl HistoryMergeTarget {
-    /// Every value, with its card spelling.
-    pub const ALL: [(&'static str, HistoryMergeTarget); 3] = [
-        ("none", Self::None),
-        ("child", Self::Child),
-        ("orchestrator", Self::Orchestrator),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("none", |(s, _)| s)
-    }
-}
-
-impl FromStr for HistoryMergeTarget {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "history_merge_target", s)
-    }
-}
-
-/// The seams where a lifecycle or request-start hook (`hooks:`) fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum HookEvent {
-    /// Before the first model request of a user request (DIAL's seam).
-    OnRequestStart,
-    /// After the run produced its final answer.
-    OnCompletion,
-    /// The run starts.
-    ExecutionStart,
-    /// The run ends.
-    ExecutionEnd,
-    /// A user prompt is submitted.
-    UserPromptSubmit,
-    /// Before each model request.
-    StepStart,
-    /// After each model request.
-    StepEnd,
-    /// Before a tool call.
-    PreToolUse,
-    /// After a successful tool call.
-    PostToolUse,
-    /// After a failed tool call.
-    PostToolFailure,
-    /// The model wants to stop.
-    Stop,
-    /// The agent failed.
-    AgentFailed,
-}
-
-impl HookEvent {
-    /// Every event with its card spelling.
-    pub const ALL: [(&'static str, HookEvent); 12] = [
-        ("on_request_start", Self::OnRequestStart),
-        ("on_completion", Self::OnCompletion),
-        ("execution_start", Self::ExecutionStart),
-        ("execution_end", Self::ExecutionEnd),
-        ("user_prompt_submit", Self::UserPromptSubmit),
-        ("step_start", Self::StepStart),
-        ("step_end", Self::StepEnd),
-        ("pre_tool_use", Self::PreToolUse),
-        ("post_tool_use", Self::PostToolUse),
-        ("post_tool_failure", Self::PostToolFailure),
-        ("stop", Self::Stop),
-        ("agent_failed", Self::AgentFailed),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("on_request_start", |(s, _)| s)
-    }
-
-    /// The card spellings of every event, in order.
-    pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|(s, _)| *s).collect()
-    }
-}
-
-impl FromStr for HookEvent {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "event", s)
-    }
-}
-
-impl fmt::Display for HookEvent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A `hooks:` entry: something that fires at a lifecycle seam.
 #[derive(Debug, Clone)]
@@ -805,8 +542,9 @@ pub enum EventHookAction {
 /// A `kind: tool_call` injection.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolCallInjection {
-    /// The toolset (MCP server) name; when set the final name is
-    /// `<toolset>_<tool>` sanitized.
+    /// The toolset (MCP server) name; when set the tool is called
+    /// `<toolset>__<tool>` (or `<toolset>_<tool>` sanitized, whichever the
+    /// agent has: see [`injection_tool_names`](crate::injection_tool_names)).
     pub toolset_name: Option<String>,
     /// The tool name.
     pub tool_name: String,
@@ -819,114 +557,14 @@ pub struct ToolCallInjection {
 }
 
 impl ToolCallInjection {
-    /// The name the tool is called by: `toolset_tool` (sanitized) or the
-    /// tool name verbatim.
+    /// The name the runtime calls first: `toolset__tool` (an MCP tool's
+    /// name), or the tool name verbatim without a toolset. (The runtime
+    /// falls back to DIAL's sanitized `toolset_tool` when the agent has no
+    /// tool of the first name.)
     pub fn final_tool_name(&self) -> String {
-        match &self.toolset_name {
-            Some(toolset) => sanitize_tool_name(&format!("{toolset}_{}", self.tool_name)),
-            None => self.tool_name.clone(),
-        }
+        injection_tool_names(self.toolset_name.as_deref(), &self.tool_name)
+            .swap_remove(0)
     }
-}
-
-/// Replaces every character that is not ASCII alphanumeric, `_` or `-`
-/// with `_`, as DIAL's `sanitize_toolname` does.
-pub fn sanitize_tool_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// How often a request-start injection happens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Frequency {
-    /// On every request.
-    Always,
-    /// Only when the result changed (the default).
-    #[default]
-    AppendIfChanged,
-}
-
-impl Frequency {
-    /// Every value with its card spelling.
-    pub const ALL: [(&'static str, Frequency); 2] = [
-        ("always", Self::Always),
-        ("append_if_changed", Self::AppendIfChanged),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Always => "always",
-            Self::AppendIfChanged => "append_if_changed",
-        }
-    }
-}
-
-impl FromStr for Frequency {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "frequency", s)
-    }
-}
-
-/// When a previous injection result may be reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RefreshCondition {
-    /// Reuse it until `ttl_minutes` (> 0) have passed.
-    Ttl {
-        /// Minutes a result stays valid.
-        ttl_minutes: u64,
-    },
-}
-
-/// A value that is not one of the allowed spellings.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} `{value}` (expected one of: {})", .expected.join(", "))]
-#[non_exhaustive]
-pub struct UnknownValue {
-    /// What was being parsed.
-    pub what: &'static str,
-    /// The value given.
-    pub value: String,
-    /// The allowed spellings.
-    pub expected: Vec<&'static str>,
-}
-
-impl UnknownValue {
-    fn new(what: &'static str, value: &str, expected: &[&'static str]) -> Self {
-        Self {
-            what,
-            value: value.to_owned(),
-            expected: expected.to_vec(),
-        }
-    }
-}
-
-fn lookup<T: Copy>(
-    table: &[(&'static str, T)],
-    what: &'static str,
-    s: &str,
-) -> Result<T, UnknownValue> {
-    table
-        .iter()
-        .find(|(name, _)| *name == s)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| {
-            UnknownValue::new(
-                what,
-                s,
-                &table.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
-            )
-        })
 }
 
 #[cfg(test)]
@@ -964,14 +602,16 @@ mod tests {
     }
 
     #[test]
-    fn final_tool_name_prefixes_and_sanitizes() {
+    fn final_tool_name_is_the_name_the_runtime_calls_first() {
+        // `cardgen explain` shows this name; the runtime calls
+        // `toolset__tool` first (an MCP tool's name), so they must agree.
         let mut call = ToolCallInjection {
-            toolset_name: Some("memory server".into()),
-            tool_name: "get.memories".into(),
+            toolset_name: Some("memory".into()),
+            tool_name: "get_memories".into(),
             ..Default::default()
         };
-        assert_eq!(call.final_tool_name(), "memory_server_get_memories");
+        assert_eq!(call.final_tool_name(), "memory__get_memories");
         call.toolset_name = None;
-        assert_eq!(call.final_tool_name(), "get.memories");
+        assert_eq!(call.final_tool_name(), "get_memories");
     }
 }
