@@ -9,39 +9,23 @@ use hookwire_codegen::emit::{self, EmitOptions};
 use hookwire_codegen::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
     HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
-    RefreshCondition, ToolCallInjection, ToolRef, UnknownValue,
+    RefreshCondition, ToolCallInjection, ToolRef,
 };
+use hookwire_codegen::spec::{AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, check_tool_input_schema};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
+use crate::keys::{positive, unknown_value};
 use crate::{keys, krate};
 
-const AGENT_KEYS: &[&str] = &[
-    "name",
-    "instruction",
-    "description",
-    "default",
-    "servers",
-    "tools",
-    "function_tools",
-    "agents",
-    "tool_hooks",
-    "hooks",
-    "max_parallel",
-    "child_timeout_sec",
-    "history_source",
-    "history_merge_target",
-    "max_display_instances",
-    "model",
-    "use_history",
-    "tool_input_schema",
-    "deps",
-    "crate",
-];
-const HOOK_ENTRY_KEYS: &[&str] = &["match", "on_failure", "timeout_ms"];
+/// The keys of `#[agent(...)]`: the fields every declaration has
+/// (`hookwire_spec::AGENT_FIELDS`, a card's too), and `crate`.
+fn agent_keys() -> Vec<&'static str> {
+    AGENT_FIELDS.iter().copied().chain(["crate"]).collect()
+}
 const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks"];
 const AGENT_ENTRY_KEYS: &[&str] = &["name"];
 const EVENT_HOOK_KEYS: &[&str] = &[
@@ -306,42 +290,6 @@ fn last_name(path: &syn::Path) -> String {
         .unwrap_or_default()
 }
 
-/// A positive integer from a literal, or an error spanned on it.
-fn positive(lit: &syn::Lit, key: &str, example: &str) -> syn::Result<u64> {
-    let err = |what: &str| {
-        syn::Error::new(
-            lit.span(),
-            format!("`{key}` must be a positive integer, {what}: expected `{key} = {example}`"),
-        )
-    };
-    match lit {
-        syn::Lit::Int(i) => match i.base10_parse::<u64>() {
-            Ok(0) => Err(err("found `0`")),
-            Ok(n) => Ok(n),
-            Err(_) => Err(err(&format!("found `{i}`"))),
-        },
-        other => Err(err(&format!("found `{}`", other.to_token_stream()))),
-    }
-}
-
-fn unknown_value(lit: &syn::LitStr, key: &str, e: &UnknownValue) -> syn::Error {
-    let hint = keys::did_you_mean(&lit.value(), &e.expected)
-        .map(|k| format!("did you mean `\"{k}\"`? "))
-        .unwrap_or_default();
-    syn::Error::new(
-        lit.span(),
-        format!(
-            "unknown `{key}` value `{}`: {hint}expected one of {}",
-            lit.value(),
-            e.expected
-                .iter()
-                .map(|v| format!("`\"{v}\"`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    )
-}
-
 fn entry_args<T: FromMeta>(entry: &Entry, what: &str, known: &[&str]) -> syn::Result<T> {
     keys::check(&entry.args, what, known)?;
     T::from_list(&entry.args).map_err(syn::Error::from)
@@ -390,7 +338,7 @@ fn is_type_path(path: &syn::Path) -> bool {
 /// A lifecycle hook entry: `NoShell` or `NoShell(match = "shell|exec")`.
 fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
     let attr: LifecycleEntryAttr =
-        entry_args(entry, "this lifecycle hook entry", LIFECYCLE_ENTRY_KEYS)?;
+        entry_args(entry, "this lifecycle hook entry", &LIFECYCLE_OPTIONS)?;
     let mut hook = LifecycleRef::new(path_text(&entry.path));
     hook.span = Some(entry.path.span());
     if let Some(m) = &attr.matcher {
@@ -407,8 +355,6 @@ fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
     Ok(hook)
 }
 
-const LIFECYCLE_ENTRY_KEYS: &[&str] = &["match"];
-
 #[derive(Debug, Default, FromMeta)]
 struct LifecycleEntryAttr {
     #[darling(default, rename = "match")]
@@ -418,7 +364,7 @@ struct LifecycleEntryAttr {
 fn event_hook(entry: &Entry) -> syn::Result<EventHookSpec> {
     let event_name = last_name(&entry.path);
     let event = HookEvent::from_str(&event_name).map_err(|e| {
-        let hint = keys::did_you_mean(&event_name, &e.expected)
+        let hint = keys::did_you_mean(&event_name, e.expected.iter().copied())
             .map(|k| format!("did you mean `{k}`? "))
             .unwrap_or_default();
         syn::Error::new(
@@ -551,7 +497,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     let (attrs, derive_error) = agent_attrs(item);
     let (attr, lists) = split_lists(attr)?;
     let metas = NestedMeta::parse_meta_list(attr)?;
-    keys::check(&metas, "`#[agent(...)]`", AGENT_KEYS)?;
+    keys::check(&metas, "`#[agent(...)]`", &agent_keys())?;
     let mut a = AgentAttr::from_list(&metas).map_err(syn::Error::from)?;
     for (key, span, entries) in lists {
         let slot = match key.as_str() {
@@ -602,7 +548,6 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         None => errors = Some(e),
     };
 
-    let mut tool_names: Vec<(String, Span)> = Vec::new();
     for entry in &a.function_tools.0 {
         match entry_args::<ToolEntryAttr>(entry, "this `function_tools` entry", TOOL_ENTRY_KEYS) {
             Ok(t) => {
@@ -610,26 +555,10 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                     .name
                     .as_ref()
                     .map_or_else(|| last_name(&entry.path), syn::LitStr::value);
-                if let Some((_, first)) = tool_names.iter().find(|(n, _)| *n == tool_name) {
-                    let mut e = syn::Error::new(
-                        entry.path.span(),
-                        format!(
-                            "duplicate tool name `{tool_name}` in agent `{}`: each tool of an agent needs its own name (give one `name = \"...\"`)",
-                            spec.name
-                        ),
-                    );
-                    e.combine(syn::Error::new(
-                        *first,
-                        format!("`{tool_name}` is first declared here"),
-                    ));
-                    push_err(e);
-                    continue;
-                }
-                tool_names.push((tool_name.clone(), entry.path.span()));
                 let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
                 tool.span = Some(entry.path.span());
                 for h in &t.hooks.0 {
-                    match hook_ref(&krate, h, "this `tool_hooks` entry", HOOK_ENTRY_KEYS) {
+                    match hook_ref(&krate, h, "this `tool_hooks` entry", &HOOK_OPTIONS) {
                         Ok(h) => tool = tool.with_hook(h),
                         Err(e) => push_err(e),
                     }
@@ -655,7 +584,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         }
     }
     for entry in &a.tool_hooks.0 {
-        match hook_ref(&krate, entry, "this `tool_hooks` entry", HOOK_ENTRY_KEYS) {
+        match hook_ref(&krate, entry, "this `tool_hooks` entry", &HOOK_OPTIONS) {
             Ok(h) => spec.tool_hooks.push(h),
             Err(e) => push_err(e),
         }
@@ -702,11 +631,16 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     spec.model = a.model.as_ref().map(syn::LitStr::value);
     spec.use_history = a.use_history;
     if let Some(s) = &a.tool_input_schema {
-        match serde_json::from_str::<serde_json::Value>(&s.value()) {
-            Ok(serde_json::Value::Object(_)) => spec.tool_input_schema = Some(s.value()),
-            _ => push_err(syn::Error::new(
+        let checked = serde_json::from_str::<serde_json::Value>(&s.value())
+            .map_err(|_| "`tool_input_schema` must be a JSON Schema object".to_owned())
+            .and_then(|schema| check_tool_input_schema(&schema));
+        match checked {
+            Ok(()) => spec.tool_input_schema = Some(s.value()),
+            Err(message) => push_err(syn::Error::new(
                 s.span(),
-                "`tool_input_schema` must be a JSON Schema object: expected `tool_input_schema = r#\"{\"type\": \"object\", ...}\"#`",
+                format!(
+                    "{message}: expected `tool_input_schema = r#\"{{\"type\": \"object\", ...}}\"#`"
+                ),
             )),
         }
     }

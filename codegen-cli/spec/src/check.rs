@@ -39,18 +39,6 @@ pub const HOOK_OPTIONS: [&str; 3] = ["match", "on_failure", "timeout_ms"];
 /// The options of a lifecycle hook entry.
 pub const LIFECYCLE_OPTIONS: [&str; 1] = ["match"];
 
-/// The options of a `kind: tool_call` hook entry, besides its `event` and
-/// `kind` (a card's keys; the macro writes the event as the entry's name
-/// and `refresh_condition` as `ttl_minutes`).
-pub const TOOL_CALL_OPTIONS: [&str; 6] = [
-    "name",
-    "toolset_name",
-    "tool_name",
-    "arguments",
-    "frequency",
-    "timeout_sec",
-];
-
 /// `value` as a positive whole number, or the message why not.
 ///
 /// ```

@@ -28,7 +28,7 @@ pub use agent::{
     McpToolsSpec, SpanInfo, ToolCallInjection, ToolRef, UnmatchedHook,
 };
 pub use check::{
-    AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, SpecError, SpecField, TOOL_CALL_OPTIONS,
+    AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, SpecError, SpecField,
     UniqueToolNames, check_positive, check_tool_input_schema,
 };
 pub use matcher::{MatchTarget, Matcher, MatcherError};

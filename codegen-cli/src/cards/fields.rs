@@ -9,35 +9,34 @@ use crate::spec::{
     HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
     RefreshCondition, ToolCallInjection,
 };
+use crate::spec::{AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, check_positive};
 use crate::yaml::{Seg, Yaml};
 
-/// Every top-level field a card may have.
-pub const FIELDS: [&str; 20] = [
-    "type",
-    "name",
-    "instruction",
-    "description",
-    "deps",
-    "default",
-    "servers",
-    "tools",
-    "function_tools",
-    "agents",
-    "tool_hooks",
-    "hooks",
-    "history_source",
-    "history_merge_target",
-    "max_parallel",
-    "child_timeout_sec",
-    "max_display_instances",
-    "model",
-    "use_history",
-    "tool_input_schema",
-];
+/// Every top-level field a card may have: `type`, then the fields of every
+/// agent declaration (shared with `#[agent]`).
+pub const FIELDS: [&str; 20] = prepend("type", AGENT_FIELDS);
 
-const HOOK_FIELDS: [&str; 4] = ["hook", "match", "on_failure", "timeout_ms"];
+/// The fields of a hook written as a mapping: `hook`, then the options of a
+/// hook entry (shared with `#[agent]`).
+const HOOK_FIELDS: [&str; 4] = prepend("hook", HOOK_OPTIONS);
 /// The fields of a lifecycle hook written as a mapping under `hooks:`.
-const LIFECYCLE_FIELDS: [&str; 2] = ["hook", "match"];
+const LIFECYCLE_FIELDS: [&str; 2] = prepend("hook", LIFECYCLE_OPTIONS);
+
+/// `first`, then `rest` (`M` must be one more than `N`: checked when the
+/// constant is evaluated).
+const fn prepend<const N: usize, const M: usize>(
+    first: &'static str,
+    rest: [&'static str; N],
+) -> [&'static str; M] {
+    let mut out = [""; M];
+    out[0] = first;
+    let mut i = 0;
+    while i < N {
+        out[i + 1] = rest[i];
+        i += 1;
+    }
+    out
+}
 const EVENT_HOOK_FIELDS: [&str; 9] = [
     "event",
     "kind",
@@ -52,7 +51,7 @@ const EVENT_HOOK_FIELDS: [&str; 9] = [
 const REFRESH_FIELDS: [&str; 2] = ["kind", "ttl_minutes"];
 /// Events that `kind: tool_call` entries can fire at (what the runtime
 /// implements for config-driven hooks).
-const TOOL_CALL_EVENTS: [HookEvent; 2] = [HookEvent::OnRequestStart, HookEvent::OnCompletion];
+const TOOL_CALL_EVENTS: [HookEvent; 2] = HookEvent::TOOL_CALL_EVENTS;
 
 /// A `file.rs:function` (or, for lifecycle hooks and `deps:`,
 /// `file.rs:Type`) reference.
@@ -165,22 +164,15 @@ impl Ctx<'_> {
 
     fn positive(&mut self, path: &[Seg<'_>], what: &str, v: &Yaml) -> Option<u64> {
         match v {
-            Yaml::Int(i) if *i > 0 => match u64::try_from(*i) {
+            Yaml::Int(i) => match check_positive(what, *i) {
                 Ok(n) => Some(n),
-                Err(_) => {
-                    self.err(path, true, format!("`{what}` is too large: {i}"), None);
+                Err(message) => {
+                    let help = (*i <= 0)
+                        .then(|| format!("use a positive integer, for example `{what}: 1`"));
+                    self.err(path, true, message, help);
                     None
                 }
             },
-            Yaml::Int(i) => {
-                self.err(
-                    path,
-                    true,
-                    format!("`{what}` must be greater than 0, found {i}"),
-                    Some(format!("use a positive integer, for example `{what}: 1`")),
-                );
-                None
-            }
             other => {
                 self.wrong_type(path, what, "a positive integer", other);
                 None
@@ -470,18 +462,9 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             "use_history" => spec.use_history = cx.boolean(p, "use_history", v),
             "tool_input_schema" => match v {
                 Yaml::Map(_) => {
-                    let json = v.to_json();
-                    match json.get("type") {
-                        Some(serde_json::Value::String(t)) if t == "object" => {}
-                        None => {}
-                        Some(_) => cx.err(
-                            p,
-                            false,
-                            "`tool_input_schema` must describe an object (`type: object`)".into(),
-                            None,
-                        ),
-                    }
-                    spec.tool_input_schema = serde_json::to_string(&json).ok();
+                    // The shared rule (`AgentSpec::validate`) checks that it
+                    // describes an object; `cross` reports it here.
+                    spec.tool_input_schema = serde_json::to_string(&v.to_json()).ok();
                 }
                 other => cx.wrong_type(p, "tool_input_schema", "a JSON Schema mapping", other),
             },

@@ -252,9 +252,8 @@ pub(crate) fn resolve(
             let name = r.function.clone();
             if let Some(first) = tool_names.insert(name.clone(), idx) {
                 diags.push(
-                    at(format!(
-                        "duplicate tool name `{name}` in agent `{}`",
-                        spec.name
+                    at(crate::spec::UniqueToolNames::duplicate_message(
+                        &name, &spec.name,
                     ))
                     .note(format!(
                         "`{}` is also function_tools[{first}]",

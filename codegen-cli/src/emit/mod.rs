@@ -373,17 +373,25 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         None => syn::parse_quote!(()),
     };
 
-    // A hook whose matcher selects none of the tools would be dropped from
-    // every chain without a word: an error on the hook, one per hook.
-    let mut unmatched: Option<syn::Error> = None;
-    for hook in spec.hooks_selecting_no_tool() {
-        let error = syn::Error::new(span_of(&hook.span), hook.message(spec));
-        match &mut unmatched {
-            Some(all) => all.combine(error),
-            None => unmatched = Some(error),
+    // The spec's own rules (`AgentSpec::validate`: a hook whose matcher
+    // selects no tool would be dropped from every chain without a word, a
+    // tool name given twice, numbers that must be positive, ...): each an
+    // error on the entry it is about.
+    let mut invalid: Option<syn::Error> = None;
+    for error in spec.validate() {
+        let mut error_here = syn::Error::new(field_span(spec, error.field), &error.message);
+        if let Some(first) = error.first {
+            error_here.combine(syn::Error::new(
+                field_span(spec, first),
+                "the first one is declared here",
+            ));
+        }
+        match &mut invalid {
+            Some(all) => all.combine(error_here),
+            None => invalid = Some(error_here),
         }
     }
-    if let Some(error) = unmatched {
+    if let Some(error) = invalid {
         return Err(error);
     }
 
@@ -1301,6 +1309,28 @@ fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<TokenStream> 
             }}
         }
     })
+}
+
+/// Where the entry `field` of `spec` is (the agent's span for a field
+/// without one of its own).
+fn field_span(spec: &AgentSpec, field: crate::spec::SpecField) -> Span {
+    use crate::spec::{HookPlace, SpecField};
+    let entry = match field {
+        SpecField::FunctionTool(i) => spec.function_tools.get(i).and_then(|t| t.span),
+        SpecField::Agent(i) => spec.agents.get(i).and_then(|a| a.span),
+        SpecField::Hook(HookPlace::ToolHook(i)) => spec.tool_hooks.get(i).and_then(|h| h.span),
+        SpecField::Hook(HookPlace::ToolEntry { tool, hook }) => spec
+            .function_tools
+            .get(tool)
+            .and_then(|t| t.hooks.get(hook))
+            .and_then(|h| h.span),
+        SpecField::Hook(HookPlace::Lifecycle(i)) => {
+            spec.lifecycle_hooks.get(i).and_then(|h| h.span)
+        }
+        SpecField::EventHook(i) => spec.hooks.get(i).and_then(|h| h.span),
+        _ => None,
+    };
+    span_of(&entry.or(spec.span))
 }
 
 /// A `kind: tool_call` entry as a `hookwire::agent::RequestHook`; `None`

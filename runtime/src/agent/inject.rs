@@ -340,3 +340,23 @@ fn skipped(hook: &RequestHook, name: &str, why: String) -> InjectionAction {
     );
     InjectionAction::Skipped(why)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_fires_only_where_the_runtime_injects() {
+        let read = |event: &str| {
+            serde_json::from_value::<RequestHook>(serde_json::json!({
+                "event": event, "tool_name": "get", "refresh_condition": {"kind": "ttl", "ttl_minutes": 5}
+            }))
+        };
+        assert_eq!(read("on_completion").unwrap().event, HookEvent::OnCompletion);
+        let error = read("pre_tool_use").unwrap_err().to_string();
+        assert!(error.contains("cannot fire at `pre_tool_use`"), "{error}");
+        let built = RequestHook::on_request_start("get").at(HookEvent::Stop);
+        assert!(built.validate().unwrap_err().contains("cannot fire at `stop`"));
+    }
+}
