@@ -19,6 +19,12 @@ pub enum HookKind {
     Post,
 }
 
+impl fmt::Display for HookKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl HookKind {
     /// `around`, `pre` or `post`.
     pub const fn as_str(self) -> &'static str {

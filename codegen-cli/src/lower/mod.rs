@@ -41,7 +41,7 @@ mod tool;
 
 pub use hook::hook;
 pub(crate) use signature::dep_inner;
-pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook};
+pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
 pub use tool::{own_chain_summary, tool};
 
 use proc_macro2::Span;

@@ -1,0 +1,326 @@
+//! Hooks in the generated code: how one hook reference is lowered into a
+//! chain, the matchers of agent-level hooks, `hooks_for`, lifecycle hooks
+//! and the run-time path for tools found at run time.
+
+use super::*;
+
+/// `deps` is the agent's dependency type: the hook is built from the
+/// agent's dependencies (`BuildHook`: its `Default`, or its `FromDeps`);
+/// without it (a tool's own hooks, built with the tool), from none.
+pub(crate) fn lower_hook(
+    krate: &syn::Path,
+    r: &HookRef,
+    deps: Option<&syn::Type>,
+) -> syn::Result<Hook> {
+    let span = span_of(&r.span);
+    let base = parse_path_at(&r.ty, "hook", &r.span)?;
+    let base_init = match (&r.init, deps) {
+        (Some(init), _) => {
+            let e = parse_expr(init, "hook", span)?;
+            quote!(#e)
+        }
+        (None, Some(deps)) => {
+            quote_spanned!(span=> <#base as #krate::deps::BuildHook<#deps>>::build_hook(deps))
+        }
+        (None, None) => {
+            quote_spanned!(span=> <#base as #krate::deps::BuildHook<()>>::build_hook(&()))
+        }
+    };
+    let (mut ty, mut init) = match r.kind {
+        HookKind::Around => (quote!(#base), base_init),
+        HookKind::Pre => (quote!(#krate::Pre<#base>), quote!(#krate::Pre(#base_init))),
+        HookKind::Post => (
+            quote!(#krate::Post<#base>),
+            quote!(#krate::Post(#base_init)),
+        ),
+    };
+    if r.is_guarded() {
+        let policy = match r.policy {
+            FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
+            FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
+        };
+        let timeout = match r.timeout_ms {
+            Some(ms) => {
+                let ms = Literal::u64_suffixed(ms);
+                quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        init = quote!(#krate::Guarded::new(#init, #policy, #timeout));
+        ty = quote!(#krate::Guarded<#ty>);
+    }
+    Ok(Hook {
+        ty: syn::parse2(ty)?,
+        init,
+    })
+}
+
+/// The type-level checks of an agent, as `where` predicates spanned on the
+/// user's paths.
+#[derive(Default)]
+pub(super) struct Checks {
+    /// That each tool is a tool and each child an agent: the tool-set
+    /// struct's field types need them.
+    pub(super) types: Vec<TokenStream>,
+    /// That each hook is a hook: only the impls need them (a bound on the
+    /// struct would also be checked, with a second error, wherever the
+    /// struct is named outside them, such as the `static` in `tools()`).
+    pub(super) hooks: Vec<TokenStream>,
+}
+
+impl Checks {
+    pub(super) fn types(&self) -> TokenStream {
+        let types = &self.types;
+        quote!(where #(#types,)*)
+    }
+
+    pub(super) fn all(&self) -> TokenStream {
+        let (types, hooks) = (&self.types, &self.hooks);
+        quote!(where #(#types,)* #(#hooks,)*)
+    }
+}
+
+/// The matcher of agent-level hook `i`, compiled once, in a `static`
+/// (inside the generated function that uses it): its name and its item.
+pub(super) fn matcher_static(
+    krate: &syn::Path,
+    i: usize,
+    m: &crate::spec::Matcher,
+) -> (syn::Ident, TokenStream) {
+    let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
+    let expr = matcher_expr(krate, m);
+    let item = quote! {
+        static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+            ::std::sync::LazyLock::new(|| #expr);
+    };
+    (ident, item)
+}
+
+/// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
+/// around a tool discovered at run time. A hook whose matcher is not `*` is
+/// wrapped in `When`, which evaluates the matcher on each call (compiled
+/// once, in a `static`).
+pub(super) fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
+    // Only an agent with MCP servers has tools discovered at run time; for
+    // one without, the chain is never called, and compiling it would cost
+    // the recursion depth of a `When` per matched hook for nothing.
+    if spec.tool_hooks.is_empty() || spec.servers.is_empty() {
+        return quote!();
+    }
+    let mut statics = Vec::new();
+    let mut layers = Vec::new();
+    // The hooks were built with the tool set, from the agent's dependencies
+    // (its `dynamic_hooks`); each call borrows them.
+    for (i, r) in spec.tool_hooks.iter().enumerate() {
+        let index = syn::Index::from(i);
+        let init = quote!(&self.tools.dynamic_hooks.#index);
+        if r.matcher.is_always() {
+            layers.push(init.clone());
+        } else {
+            let (ident, matcher) = matcher_static(krate, i, &r.matcher);
+            statics.push(matcher);
+            layers.push(quote!(#krate::When::new(&#ident, #init)));
+        }
+    }
+    let mut chain = quote!(inner);
+    for layer in layers.iter().rev() {
+        chain = quote!(#krate::Layer::new(#layer, #chain));
+    }
+    quote! {
+        async fn call_dynamic<__C: #krate::Handler>(
+            &self,
+            cx: &mut #krate::ToolContext,
+            args: #krate::ToolArgs,
+            inner: &__C,
+        ) -> #krate::Outcome {
+            #(#statics)*
+            let chain = #chain;
+            #krate::catch_panics(&chain, cx, args).await
+        }
+    }
+}
+
+/// `AgentDecl::hooks_selecting_none`: for an agent with tools discovered
+/// at run time, which agent-level hooks with a matcher select none of the
+/// tools it has once they are known (each matcher compiled once, in a
+/// `static`). Nothing for an agent without servers: there the same check is
+/// a compile error.
+pub(super) fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
+    if spec.servers.is_empty() || spec.tool_hooks.iter().all(|h| h.matcher.is_always()) {
+        return quote!();
+    }
+    let mut checks = Vec::new();
+    for (i, r) in spec.tool_hooks.iter().enumerate() {
+        if r.matcher.is_always() {
+            continue;
+        }
+        let (ident, matcher) = matcher_static(krate, i, &r.matcher);
+        let name = str_lit(r.display_name());
+        let pattern = str_lit(&r.matcher.to_string());
+        checks.push(quote! {
+            #matcher
+            if !#krate::declare::selects_any(&#ident, tools) {
+                none.push((#name, ::std::string::String::from(#pattern)));
+            }
+        });
+    }
+    quote! {
+        fn hooks_selecting_none(
+            &self,
+            tools: &[(&str, #krate::ToolSource)],
+        ) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
+            let mut none = ::std::vec::Vec::new();
+            #(#checks)*
+            none
+        }
+    }
+}
+
+/// How the trace names a hook: its function or type name, the same for a
+/// card (`hooks.rs:audit` is `audit`) and `#[agent]`, and the name its
+/// denials carry.
+pub(super) fn trace_name(hook: &HookRef) -> &str {
+    let name = hook.display_name();
+    name.rsplit(':').next().unwrap_or(name)
+}
+
+/// `AgentDecl::hooks_for`: the hooks of a tool's chain, outermost first,
+/// for the trace: a static tool's resolved chain, and for a tool
+/// discovered at run time the agent-level hooks whose matcher selects it.
+pub(super) fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> TokenStream {
+    if spec.tool_hooks.is_empty() && tools.iter().all(|t| t.hook_names.is_empty()) {
+        return quote!();
+    }
+    let arms = tools.iter().filter(|t| !t.hook_names.is_empty()).map(|t| {
+        let name = &t.name;
+        let hooks = &t.hook_names;
+        quote!(#name => ::std::vec![#(#hooks),*],)
+    });
+    // For a tool found at run time: each agent-level hook, with the
+    // matcher it needs (compiled once, in a `static`) if it has one.
+    let mut statics = Vec::new();
+    let mut entries = Vec::new();
+    if !spec.servers.is_empty() {
+        for (i, r) in spec.tool_hooks.iter().enumerate() {
+            let name = str_lit(trace_name(r));
+            if r.matcher.is_always() {
+                entries.push(quote!((#name, ::core::option::Option::None)));
+            } else {
+                let (ident, matcher) = matcher_static(krate, i, &r.matcher);
+                statics.push(matcher);
+                entries.push(quote!((#name, ::core::option::Option::Some(&#ident))));
+            }
+        }
+    }
+    let fallback = if entries.is_empty() {
+        quote!(_ => {
+            let _ = source;
+            ::std::vec::Vec::new()
+        })
+    } else {
+        quote!(_ => {
+            #(#statics)*
+            let hooks: &[(
+                &'static str,
+                ::core::option::Option<
+                    &::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>,
+                >,
+            )] = &[#(#entries),*];
+            hooks
+                .iter()
+                .filter(|(_, matcher)| {
+                    matcher.is_none_or(|m| #krate::declare::selects_any(m, &[(tool, source)]))
+                })
+                .map(|(name, _)| *name)
+                .collect()
+        })
+    };
+    quote! {
+        fn hooks_for(
+            &self,
+            tool: &str,
+            source: #krate::ToolSource,
+        ) -> ::std::vec::Vec<&'static str> {
+            match tool {
+                #(#arms)*
+                #fallback
+            }
+        }
+    }
+}
+
+/// `AgentDecl::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
+/// declared order; one with a matcher other than `*` is wrapped in
+/// `ForTools`, which limits its tool events to the tools it selects.
+pub(super) fn emit_lifecycle(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    checks: &mut Checks,
+) -> syn::Result<TokenStream> {
+    if spec.lifecycle_hooks.is_empty() {
+        return Ok(quote!());
+    }
+    let mut hooks = Vec::new();
+    for r in &spec.lifecycle_hooks {
+        let span = span_of(&r.span);
+        let ty = parse_path_at(&r.ty, "lifecycle hook", &r.span)?;
+        checks.hooks.push(bound(
+            span,
+            quote!(#ty: #krate::agent::lifecycle::LifecycleHooks),
+        ));
+        let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
+        if r.matcher.is_always() {
+            hooks.push(init);
+        } else {
+            let m = matcher_expr(krate, &r.matcher);
+            hooks.push(quote! {
+                #krate::agent::lifecycle::ForTools::new(
+                    (#m).unwrap_or_else(|| #krate::matcher::Matcher::any([])),
+                    #init,
+                )
+            });
+        }
+    }
+    Ok(quote! {
+        fn lifecycle_hooks(&self) -> impl #krate::agent::lifecycle::LifecycleHooks {
+            (#(#hooks,)*)
+        }
+    })
+}
+
+/// An expression of type `Option<Matcher>` that rebuilds `m` at run time.
+pub(super) fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> TokenStream {
+    use crate::spec::Matcher as M;
+    let ty = quote!(#krate::matcher::Matcher);
+    match m {
+        M::All(ms) | M::Any(ms) => {
+            let subs = ms.iter().map(|m| matcher_expr(krate, m));
+            let ctor = if matches!(m, M::All(_)) {
+                quote!(all)
+            } else {
+                quote!(any)
+            };
+            quote!((|| ::core::option::Option::Some(#ty::#ctor([#(#subs?),*])))())
+        }
+        M::Not(inner) => {
+            let sub = matcher_expr(krate, inner);
+            quote!((|| ::core::option::Option::Some(#ty::not(#sub?)))())
+        }
+        leaf => {
+            let text = leaf.to_string();
+            quote!(#ty::parse(#text).ok())
+        }
+    }
+}
+
+pub(super) fn hook_check(krate: &syn::Path, hook: &HookRef, checks: &mut Checks) -> syn::Result<()> {
+    let span = span_of(&hook.span);
+    let ty = parse_path_at(&hook.ty, "hook", &hook.span)?;
+    let check = match hook.kind {
+        HookKind::Around => bound(span, quote!(#ty: #krate::Hook)),
+        HookKind::Pre => bound(span, quote!(#ty: #krate::PreHook)),
+        HookKind::Post => bound(span, quote!(#ty: #krate::PostHook)),
+    };
+    checks.hooks.push(check);
+    Ok(())
+}
