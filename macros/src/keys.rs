@@ -4,8 +4,8 @@
 use darling::ast::NestedMeta;
 use syn::spanned::Spanned;
 
-pub(crate) use hookwire_codegen::spec::did_you_mean;
 use hookwire_codegen::spec::UnknownValue;
+pub(crate) use hookwire_codegen::spec::did_you_mean;
 
 /// The error for a string value that is not one of its key's spellings
 /// (`on_failure = "opne"`), spanned on the literal, with the nearest

@@ -20,7 +20,10 @@
 
 use super::names::{agent_tool_name, injection_tool_names};
 use super::suggest::nearest_names;
-use super::{FailurePolicy, HookEvent, HookKind, Frequency, RefreshCondition, HistorySource, HistoryMergeTarget, Matcher, MatcherError, ToolSource};
+use super::{
+    FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent, HookKind, Matcher,
+    MatcherError, RefreshCondition, ToolSource,
+};
 
 /// A source location of a declaration, when the front end has one: the
 /// `#[agent]` macro records token spans, cards record nothing here (their
@@ -388,7 +391,6 @@ impl ToolRef {
     }
 }
 
-
 /// A hook around tool calls: a Rust type implementing `hookwire::Hook` (or
 /// a pre/post hook, see [`HookKind`]).
 #[derive(Debug, Clone)]
@@ -507,7 +509,6 @@ impl AgentRef {
     }
 }
 
-
 /// A `hooks:` entry: something that fires at a lifecycle seam.
 #[derive(Debug, Clone)]
 pub struct EventHookSpec {
@@ -562,8 +563,7 @@ impl ToolCallInjection {
     /// falls back to DIAL's sanitized `toolset_tool` when the agent has no
     /// tool of the first name.)
     pub fn final_tool_name(&self) -> String {
-        injection_tool_names(self.toolset_name.as_deref(), &self.tool_name)
-            .swap_remove(0)
+        injection_tool_names(self.toolset_name.as_deref(), &self.tool_name).swap_remove(0)
     }
 }
 

@@ -52,7 +52,9 @@ pub const LIFECYCLE_OPTIONS: [&str; 1] = ["match"];
 /// ```
 pub fn check_positive(key: &str, value: i128) -> Result<u64, String> {
     match u64::try_from(value) {
-        Ok(0) | Err(_) if value <= 0 => Err(format!("`{key}` must be greater than 0, found {value}")),
+        Ok(0) | Err(_) if value <= 0 => {
+            Err(format!("`{key}` must be greater than 0, found {value}"))
+        }
         Ok(n) => Ok(n),
         Err(_) => Err(format!("`{key}` is too large: {value}")),
     }
@@ -215,7 +217,11 @@ impl AgentSpec {
         }
         for (field, key, value) in [
             (SpecField::MaxParallel, "max_parallel", self.max_parallel),
-            (SpecField::ChildTimeoutSec, "child_timeout_sec", self.child_timeout_sec),
+            (
+                SpecField::ChildTimeoutSec,
+                "child_timeout_sec",
+                self.child_timeout_sec,
+            ),
             (
                 SpecField::MaxDisplayInstances,
                 "max_display_instances",
@@ -255,12 +261,17 @@ impl AgentSpec {
             .iter()
             .enumerate()
             .map(|(i, h)| (HookPlace::ToolHook(i), h))
-            .chain(self.function_tools.iter().enumerate().flat_map(|(t, tool)| {
-                tool.hooks
+            .chain(
+                self.function_tools
                     .iter()
                     .enumerate()
-                    .map(move |(i, h)| (HookPlace::ToolEntry { tool: t, hook: i }, h))
-            }));
+                    .flat_map(|(t, tool)| {
+                        tool.hooks
+                            .iter()
+                            .enumerate()
+                            .map(move |(i, h)| (HookPlace::ToolEntry { tool: t, hook: i }, h))
+                    }),
+            );
         for (place, hook) in hooks {
             if let Some(Err(message)) = hook
                 .timeout_ms

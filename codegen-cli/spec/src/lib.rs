@@ -28,13 +28,13 @@ pub use agent::{
     McpToolsSpec, SpanInfo, ToolCallInjection, ToolRef, UnmatchedHook,
 };
 pub use check::{
-    AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, SpecError, SpecField,
-    UniqueToolNames, check_positive, check_tool_input_schema,
+    AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, SpecError, SpecField, UniqueToolNames,
+    check_positive, check_tool_input_schema,
 };
 pub use matcher::{MatchTarget, Matcher, MatcherError};
 pub use names::{
     AGENT_TOOL_PREFIX, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR, agent_tool_name, injection_tool_names,
-    invalid_tool_name_char, is_tool_name_char, sanitize_tool_name,
+    invalid_tool_name_char, is_tool_name_char, is_valid_tool_name, sanitize_tool_name,
 };
 pub use source::{ToolSource, UnknownToolSource};
 pub use suggest::{did_you_mean, nearest_names};

@@ -25,6 +25,20 @@ pub fn invalid_tool_name_char(name: &str) -> Option<char> {
     name.chars().find(|c| !is_tool_name_char(*c))
 }
 
+/// Whether every model API accepts `name` as a tool name: 1 to
+/// [`MAX_TOOL_NAME_LEN`] ASCII letters, digits, `_` or `-`.
+///
+/// ```
+/// use hookwire_spec::is_valid_tool_name;
+///
+/// assert!(is_valid_tool_name("get_time"));
+/// assert!(!is_valid_tool_name("get time") && !is_valid_tool_name(""));
+/// assert!(!is_valid_tool_name(&"x".repeat(65)));
+/// ```
+pub fn is_valid_tool_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= MAX_TOOL_NAME_LEN && invalid_tool_name_char(name).is_none()
+}
+
 /// Replaces every character that a tool name cannot hold with `_`, as
 /// DIAL's `sanitize_toolname` does.
 ///

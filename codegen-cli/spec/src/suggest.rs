@@ -58,7 +58,13 @@ mod tests {
 
     #[test]
     fn suggests_the_nearest_key_or_none() {
-        let fields = ["name", "max_parallel", "tool_hooks", "description", "strict"];
+        let fields = [
+            "name",
+            "max_parallel",
+            "tool_hooks",
+            "description",
+            "strict",
+        ];
         assert_eq!(did_you_mean("nmae", fields), Some("name"));
         assert_eq!(did_you_mean("max_paralel", fields), Some("max_parallel"));
         assert_eq!(did_you_mean("descripton", fields), Some("description"));
@@ -68,8 +74,15 @@ mod tests {
 
     #[test]
     fn nearest_names_lists_close_names_nearest_first() {
-        let names = ["read_file".to_owned(), "read_files".to_owned(), "write".to_owned()];
-        assert_eq!(nearest_names("read_fil", &names), ["read_file", "read_files"]);
+        let names = [
+            "read_file".to_owned(),
+            "read_files".to_owned(),
+            "write".to_owned(),
+        ];
+        assert_eq!(
+            nearest_names("read_fil", &names),
+            ["read_file", "read_files"]
+        );
         assert!(nearest_names("zzz", &names).is_empty());
     }
 }

@@ -85,7 +85,9 @@ impl FromStr for FailurePolicy {
 
 /// Which history a child agent sees when called as a tool (fast-agent's
 /// `history_source`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum HistorySource {
     /// A fresh, empty history (the default).
@@ -127,7 +129,9 @@ impl FromStr for HistorySource {
 
 /// Where a child agent's conversation is merged after a call (fast-agent's
 /// `history_merge_target`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum HistoryMergeTarget {
     /// Nowhere (the default).
@@ -165,7 +169,9 @@ impl FromStr for HistoryMergeTarget {
 }
 
 /// The seams where a lifecycle or request-start hook (`hooks:`) fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum HookEvent {
@@ -246,7 +252,9 @@ impl fmt::Display for HookEvent {
 }
 
 /// How often a request-start injection happens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Frequency {
     /// A new pair every time.

@@ -187,7 +187,11 @@ pub(super) fn trace_name(hook: &HookRef) -> &str {
 /// `AgentDecl::hooks_for`: the hooks of a tool's chain, outermost first,
 /// for the trace: a static tool's resolved chain, and for a tool
 /// discovered at run time the agent-level hooks whose matcher selects it.
-pub(super) fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> TokenStream {
+pub(super) fn emit_hooks_for(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    tools: &[Lowered],
+) -> TokenStream {
     if spec.tool_hooks.is_empty() && tools.iter().all(|t| t.hook_names.is_empty()) {
         return quote!();
     }
@@ -313,7 +317,11 @@ pub(super) fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> Token
     }
 }
 
-pub(super) fn hook_check(krate: &syn::Path, hook: &HookRef, checks: &mut Checks) -> syn::Result<()> {
+pub(super) fn hook_check(
+    krate: &syn::Path,
+    hook: &HookRef,
+    checks: &mut Checks,
+) -> syn::Result<()> {
     let span = span_of(&hook.span);
     let ty = parse_path_at(&hook.ty, "hook", &hook.span)?;
     let check = match hook.kind {

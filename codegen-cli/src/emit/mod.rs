@@ -48,8 +48,8 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
 use config::*;
-use hooks::*;
 pub(crate) use hooks::lower_hook;
+use hooks::*;
 use tokens::*;
 pub(crate) use tokens::{bound, parse_path_at};
 use tools::*;

@@ -36,13 +36,15 @@
 //! ```
 
 mod hook;
+mod own_chain;
 mod signature;
 mod tool;
 
 pub use hook::hook;
+pub use own_chain::own_chain_summary;
 pub(crate) use signature::dep_inner;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
-pub use tool::{own_chain_summary, tool};
+pub use tool::tool;
 
 use proc_macro2::Span;
 

@@ -167,7 +167,11 @@ impl RequestHook {
         Value::Object(self.arguments.clone())
             .to_string()
             .hash(&mut hasher);
-        format!("inject_{}_{:016x}", sanitize_tool_name(name), hasher.finish())
+        format!(
+            "inject_{}_{:016x}",
+            sanitize_tool_name(name),
+            hasher.finish()
+        )
     }
 }
 
@@ -353,10 +357,18 @@ mod tests {
                 "event": event, "tool_name": "get", "refresh_condition": {"kind": "ttl", "ttl_minutes": 5}
             }))
         };
-        assert_eq!(read("on_completion").unwrap().event, HookEvent::OnCompletion);
+        assert_eq!(
+            read("on_completion").unwrap().event,
+            HookEvent::OnCompletion
+        );
         let error = read("pre_tool_use").unwrap_err().to_string();
         assert!(error.contains("cannot fire at `pre_tool_use`"), "{error}");
         let built = RequestHook::on_request_start("get").at(HookEvent::Stop);
-        assert!(built.validate().unwrap_err().contains("cannot fire at `stop`"));
+        assert!(
+            built
+                .validate()
+                .unwrap_err()
+                .contains("cannot fire at `stop`")
+        );
     }
 }

@@ -14,8 +14,8 @@ use super::{Card, Cards, Diagnostic, rust, text};
 use crate::emit::{self, EmitOptions};
 use parallel::*;
 pub use parallel::{STACK_SIZE, generate_parallel};
-use write::*;
 pub use write::write_all;
+use write::*;
 
 /// How to generate and where to write.
 #[derive(Debug, Clone)]

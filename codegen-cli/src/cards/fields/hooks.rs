@@ -64,7 +64,12 @@ pub(super) struct RefEntry<'y> {
 }
 
 impl Ctx<'_> {
-    pub(super) fn ref_entry<'y>(&mut self, list: &RefList, i: usize, item: &'y Yaml) -> RefEntry<'y> {
+    pub(super) fn ref_entry<'y>(
+        &mut self,
+        list: &RefList,
+        i: usize,
+        item: &'y Yaml,
+    ) -> RefEntry<'y> {
         let RefList {
             field,
             allowed,
@@ -146,7 +151,12 @@ impl Ctx<'_> {
     }
 }
 
-pub(super) fn parse_tool_hooks(cx: &mut Ctx<'_>, v: &Yaml, spec: &mut AgentSpec, refs: &mut Vec<RefSpec>) {
+pub(super) fn parse_tool_hooks(
+    cx: &mut Ctx<'_>,
+    v: &Yaml,
+    spec: &mut AgentSpec,
+    refs: &mut Vec<RefSpec>,
+) {
     let items = match v {
         Yaml::Seq(items) => items,
         Yaml::Null => return,

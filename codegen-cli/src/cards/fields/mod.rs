@@ -6,12 +6,12 @@ use std::path::PathBuf;
 
 use super::names::{check_agent_name, check_tool_name};
 use super::{Diagnostic, Source, did_you_mean};
+use crate::spec::{AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, check_positive};
 use crate::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
     HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
     RefreshCondition, ToolCallInjection,
 };
-use crate::spec::{AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, check_positive};
 use crate::yaml::{Seg, Yaml};
 use hooks::*;
 
@@ -502,4 +502,3 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
         Err(diags)
     }
 }
-

@@ -20,8 +20,8 @@ use crate::spec::ToolRef;
 use load::*;
 use shared::*;
 pub(crate) use shared::{Names, Shared, shared};
-use types::*;
 pub(crate) use types::cfg_of;
+use types::*;
 
 /// Parsed Rust files, shared by every card of a load (a broken file is
 /// reported once).
@@ -463,4 +463,3 @@ fn lower_adapter(
 
 /// An adapter's identity across cards: (file, function, tool?).
 pub(crate) type AdapterKey = (PathBuf, String, bool);
-

@@ -127,7 +127,11 @@ pub(super) fn derives(attrs: &[syn::Attribute], trait_name: &str) -> bool {
 /// implement `Default` in that file, and implement `LifecycleHooks` there.
 /// A type alias is taken as it is: the compiler checks what it stands for
 /// (the generated code carries a type-level check that names the trait).
-pub(super) fn check_lifecycle_type(file: &RsFile, r: &RefSpec, referenced: &str) -> Result<(), Check> {
+pub(super) fn check_lifecycle_type(
+    file: &RsFile,
+    r: &RefSpec,
+    referenced: &str,
+) -> Result<(), Check> {
     let name = r.function.as_str();
     let FoundType { ident, attrs } = find_type(
         file,

@@ -22,7 +22,8 @@ fn accepts_the_three_kinds() {
         checked.and_then(|c| c.handler_param).map(|i| i.to_string()),
         Some("N".to_owned())
     );
-    let pre = "async fn p(_cx: &mut ToolContext, args: &mut ToolArgs) -> Result<Decision, HookError> {}";
+    let pre =
+        "async fn p(_cx: &mut ToolContext, args: &mut ToolArgs) -> Result<Decision, HookError> {}";
     let checked = check_hook(&sig(pre)).ok();
     assert_eq!(checked.as_ref().map(|c| c.kind), Some(HookKind::Pre));
     assert_eq!(checked.map(|c| c.fallible), Some(Fallible::Yes));
@@ -46,8 +47,7 @@ fn first_line_says_what_is_wrong_and_what_is_expected() {
         ),
         "{e}"
     );
-    let e =
-        err("async fn a(cx: &mut ToolContext, args: &mut ToolArgs, next: Next) -> Outcome {}");
+    let e = err("async fn a(cx: &mut ToolContext, args: &mut ToolArgs, next: Next) -> Outcome {}");
     assert!(
         e.starts_with("around hook `a` must take `args: ToolArgs` by value"),
         "{e}"
