@@ -155,16 +155,18 @@ pub mod __private {
     pub mod check {
         pub use crate::check::*;
     }
+    /// Whether a hook's matcher selects any tool, and the compile-time
+    /// check of a child agent's name, for generated code.
+    pub use crate::declare::{child_agent_name, selects_any};
+    /// Perfect hashing of tool names, for the dispatch code that `#[agent]`
+    /// and `cardgen` generate.
+    pub use hookwire_spec::dispatch;
     pub use schemars;
     pub use serde;
     pub use serde_json;
     pub use tokio;
     pub use tracing;
 }
-/// Perfect hashing of tool names, for the dispatch code that `#[agent]` and
-/// `cardgen` generate.
-#[doc(hidden)]
-pub use hookwire_spec::dispatch as __dispatch;
 pub use schemars;
 pub use serde_json;
 

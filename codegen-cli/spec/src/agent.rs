@@ -175,13 +175,44 @@ impl AgentSpec {
         source: ToolSource,
         tool_level: &'a [HookRef],
     ) -> Vec<&'a HookRef> {
-        let target = super::MatchTarget::new(name, source);
-        self.tool_hooks
-            .iter()
-            .chain(tool_level)
-            .filter(|h| h.matcher.matches(target))
+        self.resolved_chain_ids(name, source, tool_level)
+            .into_iter()
+            .map(|id| match id {
+                ChainHook::Agent(i) => &self.tool_hooks[i],
+                ChainHook::Tool(i) => &tool_level[i],
+            })
             .collect()
     }
+
+    /// [`AgentSpec::resolved_chain`] as positions: which agent-level hook
+    /// (in `tool_hooks`) or tool-level hook (in `tool_level`) each link is.
+    pub fn resolved_chain_ids(
+        &self,
+        name: &str,
+        source: ToolSource,
+        tool_level: &[HookRef],
+    ) -> Vec<ChainHook> {
+        let target = super::MatchTarget::new(name, source);
+        let agent = self.tool_hooks.iter().enumerate();
+        let agent = agent
+            .filter(|(_, h)| h.matcher.matches(target))
+            .map(|(i, _)| ChainHook::Agent(i));
+        let tool = tool_level.iter().enumerate();
+        let tool = tool
+            .filter(|(_, h)| h.matcher.matches(target))
+            .map(|(i, _)| ChainHook::Tool(i));
+        agent.chain(tool).collect()
+    }
+}
+
+/// One link of a tool's resolved chain, by position: an agent-level hook
+/// (`tool_hooks[i]`) or a tool-level one (the tool's own list, `[i]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChainHook {
+    /// `tool_hooks[i]`.
+    Agent(usize),
+    /// The tool-level hook `i`.
+    Tool(usize),
 }
 
 /// A hook whose matcher selects none of its agent's tools: found by

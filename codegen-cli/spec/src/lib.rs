@@ -24,8 +24,8 @@ mod suggest;
 mod vocab;
 
 pub use agent::{
-    AgentRef, AgentSpec, EventHookAction, EventHookSpec, HookPlace, HookRef, LifecycleRef,
-    McpToolsSpec, SpanInfo, ToolCallInjection, ToolRef, UnmatchedHook,
+    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, HookPlace, HookRef,
+    LifecycleRef, McpToolsSpec, SpanInfo, ToolCallInjection, ToolRef, UnmatchedHook,
 };
 pub use check::{
     AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, SpecError, SpecField, UniqueToolNames,

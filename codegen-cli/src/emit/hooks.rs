@@ -80,46 +80,111 @@ impl Checks {
     }
 }
 
-/// The matcher of agent-level hook `i`, compiled once, in a `static`
-/// (inside the generated function that uses it): its name and its item.
-pub(super) fn matcher_static(
-    krate: &syn::Path,
-    i: usize,
-    m: &crate::spec::Matcher,
-) -> (syn::Ident, TokenStream) {
-    let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
-    let expr = matcher_expr(krate, m);
-    let item = quote! {
-        static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
-            ::std::sync::LazyLock::new(|| #expr);
-    };
-    (ident, item)
+/// The matchers an agent's generated code evaluates at run time: those of
+/// its agent-level hooks (for tools found at run time, so only with MCP
+/// servers) and of its lifecycle hooks, each other than `*`. They are
+/// compiled once for the process, in one `static` array behind the agent's
+/// private `__hookwire_matchers()`, and every generated function that needs
+/// one (`call_dynamic`, `hooks_selecting_none`, `hooks_for`,
+/// `lifecycle_hooks`) borrows its slot, so each matcher is one `LazyLock`.
+pub(super) struct RuntimeMatchers {
+    exprs: Vec<TokenStream>,
+    agent_hooks: Vec<Option<usize>>,
+    lifecycle_hooks: Vec<Option<usize>>,
+}
+
+impl RuntimeMatchers {
+    /// The slots of `spec`'s matchers.
+    pub(super) fn new(krate: &syn::Path, spec: &AgentSpec) -> Self {
+        let mut exprs = Vec::new();
+        let mut slot = |m: &crate::spec::Matcher, needed: bool| {
+            (needed && !m.is_always()).then(|| {
+                exprs.push(matcher_expr(krate, m));
+                exprs.len() - 1
+            })
+        };
+        let dynamic = !spec.servers.is_empty();
+        let agent_hooks = spec
+            .tool_hooks
+            .iter()
+            .map(|h| slot(&h.matcher, dynamic))
+            .collect();
+        let lifecycle_hooks = spec
+            .lifecycle_hooks
+            .iter()
+            .map(|h| slot(&h.matcher, true))
+            .collect();
+        Self {
+            exprs,
+            agent_hooks,
+            lifecycle_hooks,
+        }
+    }
+
+    /// The private associated function holding the array (nothing when no
+    /// matcher is needed at run time).
+    pub(super) fn item(&self, krate: &syn::Path) -> TokenStream {
+        if self.exprs.is_empty() {
+            return quote!();
+        }
+        let n = proc_macro2::Literal::usize_unsuffixed(self.exprs.len());
+        let exprs = &self.exprs;
+        let ty = quote!(::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>);
+        quote! {
+            /// The matchers of this agent's hooks that are evaluated at run
+            /// time, compiled once.
+            fn __hookwire_matchers() -> &'static [#ty; #n] {
+                static MATCHERS: [#ty; #n] = [#(::std::sync::LazyLock::new(|| #exprs)),*];
+                &MATCHERS
+            }
+        }
+    }
+
+    fn access(slot: usize) -> TokenStream {
+        let slot = proc_macro2::Literal::usize_unsuffixed(slot);
+        quote!(&Self::__hookwire_matchers()[#slot])
+    }
+
+    /// `&'static LazyLock<Option<Matcher>>` of agent-level hook `i`, if it
+    /// has one at run time.
+    pub(super) fn agent_hook(&self, i: usize) -> Option<TokenStream> {
+        self.agent_hooks.get(i).copied().flatten().map(Self::access)
+    }
+
+    /// The same for lifecycle hook `i`.
+    pub(super) fn lifecycle_hook(&self, i: usize) -> Option<TokenStream> {
+        self.lifecycle_hooks
+            .get(i)
+            .copied()
+            .flatten()
+            .map(Self::access)
+    }
 }
 
 /// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
 /// around a tool discovered at run time. A hook whose matcher is not `*` is
 /// wrapped in `When`, which evaluates the matcher on each call (compiled
 /// once, in a `static`).
-pub(super) fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
+pub(super) fn emit_call_dynamic(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    matchers: &RuntimeMatchers,
+) -> TokenStream {
     // Only an agent with MCP servers has tools discovered at run time; for
     // one without, the chain is never called, and compiling it would cost
     // the recursion depth of a `When` per matched hook for nothing.
     if spec.tool_hooks.is_empty() || spec.servers.is_empty() {
         return quote!();
     }
-    let mut statics = Vec::new();
     let mut layers = Vec::new();
     // The hooks were built with the tool set, from the agent's dependencies
     // (its `dynamic_hooks`); each call borrows them.
-    for (i, r) in spec.tool_hooks.iter().enumerate() {
+    for i in 0..spec.tool_hooks.len() {
         let index = syn::Index::from(i);
         let init = quote!(&self.tools.dynamic_hooks.#index);
-        if r.matcher.is_always() {
-            layers.push(init.clone());
-        } else {
-            let (ident, matcher) = matcher_static(krate, i, &r.matcher);
-            statics.push(matcher);
-            layers.push(quote!(#krate::When::new(&#ident, #init)));
+        match matchers.agent_hook(i) {
+            None => layers.push(init.clone()),
+            Some(m) => layers.push(quote!(#krate::When::new(#m, #init))),
         }
     }
     let mut chain = quote!(inner);
@@ -133,7 +198,6 @@ pub(super) fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStr
             args: #krate::ToolArgs,
             inner: &__C,
         ) -> #krate::Outcome {
-            #(#statics)*
             let chain = #chain;
             #krate::catch_panics(&chain, cx, args).await
         }
@@ -145,21 +209,23 @@ pub(super) fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStr
 /// tools it has once they are known (each matcher compiled once, in a
 /// `static`). Nothing for an agent without servers: there the same check is
 /// a compile error.
-pub(super) fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
+pub(super) fn emit_hooks_selecting_none(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    matchers: &RuntimeMatchers,
+) -> TokenStream {
     if spec.servers.is_empty() || spec.tool_hooks.iter().all(|h| h.matcher.is_always()) {
         return quote!();
     }
     let mut checks = Vec::new();
     for (i, r) in spec.tool_hooks.iter().enumerate() {
-        if r.matcher.is_always() {
+        let Some(m) = matchers.agent_hook(i) else {
             continue;
-        }
-        let (ident, matcher) = matcher_static(krate, i, &r.matcher);
+        };
         let name = str_lit(r.display_name());
         let pattern = str_lit(&r.matcher.to_string());
         checks.push(quote! {
-            #matcher
-            if !#krate::declare::selects_any(&#ident, tools) {
+            if !#krate::__private::selects_any(#m, tools) {
                 none.push((#name, ::std::string::String::from(#pattern)));
             }
         });
@@ -191,6 +257,7 @@ pub(super) fn emit_hooks_for(
     krate: &syn::Path,
     spec: &AgentSpec,
     tools: &[Lowered],
+    matchers: &RuntimeMatchers,
 ) -> TokenStream {
     if spec.tool_hooks.is_empty() && tools.iter().all(|t| t.hook_names.is_empty()) {
         return quote!();
@@ -201,18 +268,14 @@ pub(super) fn emit_hooks_for(
         quote!(#name => ::std::vec![#(#hooks),*],)
     });
     // For a tool found at run time: each agent-level hook, with the
-    // matcher it needs (compiled once, in a `static`) if it has one.
-    let mut statics = Vec::new();
+    // matcher it needs (compiled once, see `RuntimeMatchers`) if it has one.
     let mut entries = Vec::new();
     if !spec.servers.is_empty() {
         for (i, r) in spec.tool_hooks.iter().enumerate() {
             let name = str_lit(trace_name(r));
-            if r.matcher.is_always() {
-                entries.push(quote!((#name, ::core::option::Option::None)));
-            } else {
-                let (ident, matcher) = matcher_static(krate, i, &r.matcher);
-                statics.push(matcher);
-                entries.push(quote!((#name, ::core::option::Option::Some(&#ident))));
+            match matchers.agent_hook(i) {
+                None => entries.push(quote!((#name, ::core::option::Option::None))),
+                Some(m) => entries.push(quote!((#name, ::core::option::Option::Some(#m)))),
             }
         }
     }
@@ -223,7 +286,6 @@ pub(super) fn emit_hooks_for(
         })
     } else {
         quote!(_ => {
-            #(#statics)*
             let hooks: &[(
                 &'static str,
                 ::core::option::Option<
@@ -233,7 +295,7 @@ pub(super) fn emit_hooks_for(
             hooks
                 .iter()
                 .filter(|(_, matcher)| {
-                    matcher.is_none_or(|m| #krate::declare::selects_any(m, &[(tool, source)]))
+                    matcher.is_none_or(|m| #krate::__private::selects_any(m, &[(tool, source)]))
                 })
                 .map(|(name, _)| *name)
                 .collect()
@@ -260,12 +322,13 @@ pub(super) fn emit_lifecycle(
     krate: &syn::Path,
     spec: &AgentSpec,
     checks: &mut Checks,
+    matchers: &RuntimeMatchers,
 ) -> syn::Result<TokenStream> {
     if spec.lifecycle_hooks.is_empty() {
         return Ok(quote!());
     }
     let mut hooks = Vec::new();
-    for r in &spec.lifecycle_hooks {
+    for (i, r) in spec.lifecycle_hooks.iter().enumerate() {
         let span = span_of(&r.span);
         let ty = parse_path_at(&r.ty, "lifecycle hook", &r.span)?;
         checks.hooks.push(bound(
@@ -273,16 +336,18 @@ pub(super) fn emit_lifecycle(
             quote!(#ty: #krate::agent::lifecycle::LifecycleHooks),
         ));
         let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
-        if r.matcher.is_always() {
-            hooks.push(init);
-        } else {
-            let m = matcher_expr(krate, &r.matcher);
-            hooks.push(quote! {
+        // The matcher is compiled once (see `RuntimeMatchers`), not each
+        // time the runner asks for the hooks.
+        match matchers.lifecycle_hook(i) {
+            None => hooks.push(init),
+            Some(m) => hooks.push(quote! {
                 #krate::agent::lifecycle::ForTools::new(
-                    (#m).unwrap_or_else(|| #krate::matcher::Matcher::any([])),
+                    |tool: &str, source: #krate::ToolSource| {
+                        #krate::__private::selects_any(#m, &[(tool, source)])
+                    },
                     #init,
                 )
-            });
+            }),
         }
     }
     Ok(quote! {

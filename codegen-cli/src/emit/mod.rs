@@ -56,8 +56,8 @@ use tools::*;
 
 use crate::spec::dispatch::PerfectHash;
 use crate::spec::{
-    AgentSpec, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef, ToolRef,
-    ToolSource,
+    AgentSpec, ChainHook, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef,
+    ToolRef, ToolSource,
 };
 
 /// How to emit an agent.
@@ -220,9 +220,17 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     for error in spec.validate() {
         let mut error_here = syn::Error::new(field_span(spec, error.field), &error.message);
         if let Some(first) = error.first {
+            // A tool name given twice.
+            error_here = syn::Error::new(
+                field_span(spec, error.field),
+                format!(
+                    "{}: each tool of an agent needs its own name",
+                    error.message
+                ),
+            );
             error_here.combine(syn::Error::new(
                 field_span(spec, first),
-                "the first one is declared here",
+                "the first tool with this name is declared here",
             ));
         }
         match &mut invalid {
@@ -264,6 +272,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             spec,
             &agent_hooks,
             tool,
+            None,
             &deps_ty,
             &mut checks,
         )?);
@@ -299,7 +308,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         name_checks.push(bound(
             span,
             quote! {
-                const _: () = #krate::declare::child_agent_name(
+                const _: () = #krate::__private::child_agent_name(
                     <#ty as #krate::declare::DeclaredAgent>::NAME,
                     #used,
                     #path_text,
@@ -309,15 +318,22 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         // The child is built from this agent's dependencies, once, and
         // its calls are governed by this agent's (the orchestrator's)
         // options.
-        let tool = crate::spec::ToolRef {
-            ty: quote!(#krate::agent::AgentTool<#ty>).to_string(),
-            init: Some(
+        // Typed here, not written out as text for `lower_tool` to parse.
+        // (The type carries the child's span, as the agent's other tool
+        // types carry theirs; the expression the macro's own.)
+        let typed = TypedTool {
+            ty: respan_type(syn::parse_quote!(#krate::agent::AgentTool<#ty>), span),
+            init: bound(
+                Span::call_site(),
                 quote!(#krate::agent::AgentTool::with_configured_model(
                     <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)
                 )
-                .with_orchestrator(config))
-                .to_string(),
+                .with_orchestrator(config)),
             ),
+        };
+        let tool = crate::spec::ToolRef {
+            ty: String::new(),
+            init: None,
             name: child.tool_name(),
             source: ToolSource::Agent,
             hooks: Vec::new(),
@@ -334,6 +350,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             spec,
             &agent_hooks,
             &tool,
+            Some(typed),
             &deps_ty,
             &mut checks,
         )?);
@@ -342,7 +359,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         hook_check(krate, hook, &mut checks)?;
     }
 
-    let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
+    let matchers = RuntimeMatchers::new(krate, spec);
+    let lifecycle = emit_lifecycle(krate, spec, &mut checks, &matchers)?;
     let bounds = checks.all();
     let parts = ToolSetParts {
         ty: &tools_ty,
@@ -447,9 +465,10 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         )
     };
 
-    let call_dynamic = emit_call_dynamic(krate, spec);
-    let selecting_none = emit_hooks_selecting_none(krate, spec);
-    let hooks_for = emit_hooks_for(krate, spec, &lowered);
+    let call_dynamic = emit_call_dynamic(krate, spec, &matchers);
+    let selecting_none = emit_hooks_selecting_none(krate, spec, &matchers);
+    let hooks_for = emit_hooks_for(krate, spec, &lowered, &matchers);
+    let matchers = matchers.item(krate);
     let agent_name_lit = str_lit(agent_name);
 
     Ok(quote! {
@@ -458,6 +477,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
         impl #agent_ty #bounds {
             #constructor
+
+            #matchers
         }
 
         #from_deps
@@ -551,7 +572,7 @@ mod tests {
         spec = spec.with_agent(AgentRef::new("child"));
         let a = emit(&spec);
         assert_eq!(a, emit(&spec));
-        assert!(a.contains("__dispatch::index"));
+        assert!(a.contains("__private::dispatch::index"));
         // Each arm compares the name with the one tool its slot can hold.
         for i in 0..50 {
             assert!(
@@ -581,9 +602,9 @@ mod tests {
             code.contains(r#"::core::matches!(name, "tool_0" | "tool_1" | "tool_2")"#),
             "{code}"
         );
-        assert!(!code.contains("__dispatch"), "{code}");
-        assert!(!tools(MATCH_MAX).contains("__dispatch"));
-        assert!(tools(MATCH_MAX + 1).contains("__dispatch::index"));
+        assert!(!code.contains("dispatch::index"), "{code}");
+        assert!(!tools(MATCH_MAX).contains("dispatch::index"));
+        assert!(tools(MATCH_MAX + 1).contains("__private::dispatch::index"));
     }
 
     #[test]

@@ -17,16 +17,28 @@ pub(super) struct Lowered {
     pub(super) hook_names: Vec<String>,
 }
 
+/// The type of a tool and the expression that builds it, when the emitter
+/// makes them itself (a child agent's `AgentTool<Child>`) rather than read
+/// them from the spec's text.
+pub(super) struct TypedTool {
+    pub(super) ty: syn::Type,
+    pub(super) init: TokenStream,
+}
+
 pub(super) fn lower_tool(
     krate: &syn::Path,
     spec: &AgentSpec,
     agent_hooks: &[Hook],
     tool: &ToolRef,
+    typed: Option<TypedTool>,
     deps_ty: &syn::Type,
     checks: &mut Checks,
 ) -> syn::Result<Lowered> {
     let span = span_of(&tool.span);
-    let ty = parse_path_at(&tool.ty, "tool", &tool.span)?;
+    let (ty, typed_init) = match typed {
+        Some(TypedTool { ty, init }) => (ty, Some(init)),
+        None => (parse_path_at(&tool.ty, "tool", &tool.span)?, None),
+    };
     // A child agent's tool is checked through the agent (`DeclaredAgent`).
     if tool.source != ToolSource::Agent {
         checks
@@ -36,24 +48,32 @@ pub(super) fn lower_tool(
     for hook in &tool.hooks {
         hook_check(krate, hook, checks)?;
     }
-    let init = match &tool.init {
-        Some(init) => {
+    let init = match (typed_init, &tool.init) {
+        (Some(init), _) => init,
+        (None, Some(init)) => {
             let e = parse_expr(init, "tool", span)?;
             quote!(#e)
         }
-        None => quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)),
+        (None, None) => {
+            quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps))
+        }
     };
-    let chain = spec.resolved_chain(&tool.name, tool.source, &tool.hooks);
-    let hook_names = chain.iter().map(|h| trace_name(h).to_owned()).collect();
-    let hooks = chain
-        .into_iter()
-        .map(
-            |h| match spec.tool_hooks.iter().position(|a| std::ptr::eq(a, h)) {
-                Some(i) => Ok(agent_hooks[i].clone()),
-                None => lower_hook(krate, h, Some(deps_ty)),
-            },
-        )
-        .collect::<syn::Result<Vec<_>>>()?;
+    let chain = spec.resolved_chain_ids(&tool.name, tool.source, &tool.hooks);
+    let mut hook_names = Vec::new();
+    let mut hooks = Vec::new();
+    for link in chain {
+        // An agent-level hook is lowered once for the agent; a tool-level
+        // one here.
+        let (hook, lowered) = match link {
+            ChainHook::Agent(i) => (&spec.tool_hooks[i], agent_hooks[i].clone()),
+            ChainHook::Tool(i) => {
+                let hook = &tool.hooks[i];
+                (hook, lower_hook(krate, hook, Some(deps_ty))?)
+            }
+        };
+        hook_names.push(trace_name(hook).to_owned());
+        hooks.push(lowered);
+    }
     // The innermost handler is the tool's own chain (its own hooks, approval
     // gate and error mapping), `ToolHandler<T>` for a tool without them.
     let mut chain_ty = quote!(<#ty as #krate::ToolDecl>::Handler);
@@ -305,7 +325,7 @@ impl Dispatch {
             /// on some slot: the caller compares it with that slot's name).
             #[inline]
             fn index(name: &str) -> usize {
-                #krate::__dispatch::index(Self::KEY, &Self::PILOTS, #n_lit, name.as_bytes())
+                #krate::__private::dispatch::index(Self::KEY, &Self::PILOTS, #n_lit, name.as_bytes())
             }
         };
         Self {
