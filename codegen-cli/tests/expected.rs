@@ -36,10 +36,17 @@ fn bless() -> bool {
     std::env::var_os("HOOKWIRE_BLESS").is_some_and(|v| v != "0")
 }
 
-/// Compares the files of `dir` (under `tests/expected/`) with `actual`
-/// (name, content): the same names, the same bytes. With `HOOKWIRE_BLESS`
-/// it writes `actual` there instead (and removes files no longer made).
+/// Compares the files of `dir` (under `tests/expected/`, each named as the
+/// generated file plus `.expected`, so that no tool takes them for source)
+/// with `actual` (name, content): the same names, the same bytes. With
+/// `HOOKWIRE_BLESS` it writes `actual` there instead (and removes files no
+/// longer made).
 fn check_dir(dir: &str, actual: &[(String, String)]) {
+    let actual: Vec<(String, String)> = actual
+        .iter()
+        .map(|(name, content)| (format!("{name}.expected"), content.clone()))
+        .collect();
+    let actual = actual.as_slice();
     let dir = root().join("expected").join(dir);
     let on_disk: BTreeSet<String> = fs::read_dir(&dir)
         .map(|entries| {
