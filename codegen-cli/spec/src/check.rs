@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::{AgentSpec, EventHookAction, HookPlace, RefreshCondition};
+use super::suggest::nearest_names;
+use super::{AgentSpec, EventHookAction, Matcher, RefreshCondition, SpanInfo, ToolSource};
 
 /// The fields of an agent declaration: a card's top-level fields and the
 /// keys of `#[agent(...)]` (a card also has `type`, the macro `crate`).
@@ -310,6 +311,160 @@ impl AgentSpec {
                 SpecField::Hook(unmatched.place),
                 unmatched.message(self),
             ));
+        }
+        out
+    }
+}
+
+// Hooks that select no tool: a typo in a matcher must never drop a guard
+// silently.
+
+/// A hook whose matcher selects none of its agent's tools: found by
+/// [`AgentSpec::hooks_selecting_no_tool`]. Both front ends report it as an
+/// error (a typo in a matcher must never drop a guard silently).
+#[derive(Debug, Clone)]
+pub struct UnmatchedHook<'a> {
+    /// Where the hook is declared.
+    pub place: HookPlace,
+    /// How to show the hook (a card's `file.rs:function`, or the path).
+    pub hook: &'a str,
+    /// The matcher, in its string form.
+    pub pattern: String,
+    /// Where the hook's reference is.
+    pub span: SpanInfo,
+}
+
+impl UnmatchedHook<'_> {
+    /// The error both front ends report: the hook, its matcher, the nearest
+    /// tool names of `spec`, and the fix.
+    pub fn message(&self, spec: &AgentSpec) -> String {
+        let names: Vec<String> = match self.place {
+            HookPlace::ToolEntry { tool, .. } => spec
+                .function_tools
+                .get(tool)
+                .map(|t| vec![t.name.clone()])
+                .unwrap_or_default(),
+            _ => spec.static_tools().into_iter().map(|(n, _)| n).collect(),
+        };
+        let scope = match self.place {
+            HookPlace::ToolEntry { tool, .. } => format!(
+                "the tool `{}` it is declared on",
+                spec.function_tools
+                    .get(tool)
+                    .map_or("", |t| t.name.as_str())
+            ),
+            _ if names.is_empty() => format!("any tool of agent `{}`, which has none", spec.name),
+            _ => format!("any tool of agent `{}`", spec.name),
+        };
+        let near = nearest_names(&self.pattern, &names);
+        let hint = match near.as_slice() {
+            [] => String::new(),
+            [one] => format!("; did you mean `{one}`?"),
+            more => format!(
+                "; did you mean one of {}?",
+                more.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        format!(
+            "hook `{}` with match `{}` selects no tool: it does not match {scope}{hint} A hook that selects no tool would never run; fix the pattern, or remove the hook{}",
+            self.hook,
+            self.pattern,
+            if matches!(self.place, HookPlace::ToolEntry { .. }) || !spec.servers.is_empty() {
+                "."
+            } else {
+                " (a hook meant for tools discovered at run time needs the agent's `servers`)."
+            }
+        )
+    }
+}
+
+/// Where a hook with a matcher is declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookPlace {
+    /// `tool_hooks[i]`.
+    ToolHook(usize),
+    /// `function_tools[tool]`'s own entry hooks, `[hook]`.
+    ToolEntry {
+        /// The index of the tool in `function_tools`.
+        tool: usize,
+        /// The index of the hook in that entry's hooks.
+        hook: usize,
+    },
+    /// Lifecycle hook `lifecycle_hooks[i]`.
+    Lifecycle(usize),
+}
+
+impl AgentSpec {
+    /// The tools known when the agent is declared, with their sources:
+    /// the function tools and the child agents (`agent__<name>`).
+    pub fn static_tools(&self) -> Vec<(String, ToolSource)> {
+        self.function_tools
+            .iter()
+            .map(|t| (t.name.clone(), t.source))
+            .chain(
+                self.agents
+                    .iter()
+                    .map(|a| (a.tool_name(), ToolSource::Agent)),
+            )
+            .collect()
+    }
+
+    /// The hooks whose matcher selects none of the tools they could apply
+    /// to: an agent-level or lifecycle hook that selects none of the
+    /// agent's statically known tools, or an entry hook that does not
+    /// select its own tool.
+    ///
+    /// An agent with MCP servers also has tools that are only known once
+    /// it connects: its agent-level and lifecycle hooks are not reported
+    /// here, but checked when it connects (`McpAgent` warns about a hook
+    /// that selects no tool at all then). An entry hook always is.
+    pub fn hooks_selecting_no_tool(&self) -> Vec<UnmatchedHook<'_>> {
+        let tools = self.static_tools();
+        let selects_none = |m: &Matcher| {
+            !m.is_always()
+                && !tools
+                    .iter()
+                    .any(|(name, source)| m.matches(super::MatchTarget::new(name, *source)))
+        };
+        let dynamic = !self.servers.is_empty();
+        let mut out = Vec::new();
+        if !dynamic {
+            for (i, h) in self.tool_hooks.iter().enumerate() {
+                if selects_none(&h.matcher) {
+                    out.push(UnmatchedHook {
+                        place: HookPlace::ToolHook(i),
+                        hook: h.display_name(),
+                        pattern: h.matcher.to_string(),
+                        span: h.span,
+                    });
+                }
+            }
+            for (i, h) in self.lifecycle_hooks.iter().enumerate() {
+                if selects_none(&h.matcher) {
+                    out.push(UnmatchedHook {
+                        place: HookPlace::Lifecycle(i),
+                        hook: h.display_name(),
+                        pattern: h.matcher.to_string(),
+                        span: h.span,
+                    });
+                }
+            }
+        }
+        for (t, tool) in self.function_tools.iter().enumerate() {
+            let target = super::MatchTarget::new(&tool.name, tool.source);
+            for (i, h) in tool.hooks.iter().enumerate() {
+                if !h.matcher.is_always() && !h.matcher.matches(target) {
+                    out.push(UnmatchedHook {
+                        place: HookPlace::ToolEntry { tool: t, hook: i },
+                        hook: h.display_name(),
+                        pattern: h.matcher.to_string(),
+                        span: h.span,
+                    });
+                }
+            }
         }
         out
     }

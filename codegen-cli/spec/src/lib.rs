@@ -24,12 +24,12 @@ mod suggest;
 mod vocab;
 
 pub use agent::{
-    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, HookPlace, HookRef,
-    LifecycleRef, McpToolsSpec, SpanInfo, ToolCallInjection, ToolRef, UnmatchedHook,
+    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, HookRef, LifecycleRef,
+    McpToolsSpec, SpanInfo, ToolCallInjection, ToolRef,
 };
 pub use check::{
-    AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, SpecError, SpecField, UniqueToolNames,
-    check_positive, check_tool_input_schema,
+    AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, SpecError, SpecField,
+    UniqueToolNames, UnmatchedHook, check_positive, check_tool_input_schema,
 };
 pub use matcher::{MatchTarget, Matcher, MatcherError};
 pub use names::{

@@ -101,32 +101,6 @@ pub enum HistorySource {
     Messages,
 }
 
-impl HistorySource {
-    /// Every value, with its card spelling.
-    pub const ALL: [(&'static str, HistorySource); 4] = [
-        ("none", Self::None),
-        ("child", Self::Child),
-        ("orchestrator", Self::Orchestrator),
-        ("messages", Self::Messages),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("none", |(s, _)| s)
-    }
-}
-
-impl FromStr for HistorySource {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "history_source", s)
-    }
-}
-
 /// Where a child agent's conversation is merged after a call (fast-agent's
 /// `history_merge_target`).
 #[derive(
@@ -141,31 +115,6 @@ pub enum HistoryMergeTarget {
     Child,
     /// Into the orchestrator's history.
     Orchestrator,
-}
-
-impl HistoryMergeTarget {
-    /// Every value, with its card spelling.
-    pub const ALL: [(&'static str, HistoryMergeTarget); 3] = [
-        ("none", Self::None),
-        ("child", Self::Child),
-        ("orchestrator", Self::Orchestrator),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("none", |(s, _)| s)
-    }
-}
-
-impl FromStr for HistoryMergeTarget {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "history_merge_target", s)
-    }
 }
 
 /// The seams where a lifecycle or request-start hook (`hooks:`) fires.
@@ -202,52 +151,14 @@ pub enum HookEvent {
 }
 
 impl HookEvent {
-    /// Every event with its card spelling.
-    pub const ALL: [(&'static str, HookEvent); 12] = [
-        ("on_request_start", Self::OnRequestStart),
-        ("on_completion", Self::OnCompletion),
-        ("execution_start", Self::ExecutionStart),
-        ("execution_end", Self::ExecutionEnd),
-        ("user_prompt_submit", Self::UserPromptSubmit),
-        ("step_start", Self::StepStart),
-        ("step_end", Self::StepEnd),
-        ("pre_tool_use", Self::PreToolUse),
-        ("post_tool_use", Self::PostToolUse),
-        ("post_tool_failure", Self::PostToolFailure),
-        ("stop", Self::Stop),
-        ("agent_failed", Self::AgentFailed),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("on_request_start", |(s, _)| s)
-    }
-
     /// The events a `kind: tool_call` entry (a request-start injection,
     /// `hookwire::agent::RequestHook`) can fire at: what the runtime
     /// implements for config-driven hooks.
     pub const TOOL_CALL_EVENTS: [HookEvent; 2] = [Self::OnRequestStart, Self::OnCompletion];
 
-    /// The card spellings of every event, in order.
+    /// The spellings of every event, in order.
     pub fn names() -> Vec<&'static str> {
         Self::ALL.iter().map(|(s, _)| *s).collect()
-    }
-}
-
-impl FromStr for HookEvent {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "event", s)
-    }
-}
-
-impl fmt::Display for HookEvent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -266,30 +177,6 @@ pub enum Frequency {
     AppendIfChanged,
 }
 
-impl Frequency {
-    /// Every value with its card spelling.
-    pub const ALL: [(&'static str, Frequency); 2] = [
-        ("always", Self::Always),
-        ("append_if_changed", Self::AppendIfChanged),
-    ];
-
-    /// The card spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Always => "always",
-            Self::AppendIfChanged => "append_if_changed",
-        }
-    }
-}
-
-impl FromStr for Frequency {
-    type Err = UnknownValue;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        lookup(&Self::ALL, "frequency", s)
-    }
-}
-
 /// When a previous injection result must be fetched again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -301,6 +188,72 @@ pub enum RefreshCondition {
         ttl_minutes: u64,
     },
 }
+
+/// For a vocabulary enum: `ALL` (every value with its spelling, the one a
+/// card, an attribute and serde all use), `as_str`, `FromStr` (whose error
+/// lists the spellings) and `Display`.
+macro_rules! spellings {
+    ($ty:ident, $what:literal, { $($name:literal => $variant:ident),+ $(,)? }) => {
+        impl $ty {
+            /// Every value, with its spelling.
+            pub const ALL: [(&'static str, $ty); [$($name),+].len()] = [$(($name, Self::$variant)),+];
+
+            /// The spelling.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name),+
+                }
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = UnknownValue;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                lookup(&Self::ALL, $what, s)
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+spellings!(HistorySource, "history_source", {
+    "none" => None,
+    "child" => Child,
+    "orchestrator" => Orchestrator,
+    "messages" => Messages,
+});
+
+spellings!(HistoryMergeTarget, "history_merge_target", {
+    "none" => None,
+    "child" => Child,
+    "orchestrator" => Orchestrator,
+});
+
+spellings!(HookEvent, "event", {
+    "on_request_start" => OnRequestStart,
+    "on_completion" => OnCompletion,
+    "execution_start" => ExecutionStart,
+    "execution_end" => ExecutionEnd,
+    "user_prompt_submit" => UserPromptSubmit,
+    "step_start" => StepStart,
+    "step_end" => StepEnd,
+    "pre_tool_use" => PreToolUse,
+    "post_tool_use" => PostToolUse,
+    "post_tool_failure" => PostToolFailure,
+    "stop" => Stop,
+    "agent_failed" => AgentFailed,
+});
+
+spellings!(Frequency, "frequency", {
+    "always" => Always,
+    "append_if_changed" => AppendIfChanged,
+});
 
 /// A value that is not one of the allowed spellings.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -341,4 +294,44 @@ fn lookup<T: Copy>(
                 &table.iter().map(|(name, _)| *name).collect::<Vec<_>>(),
             )
         })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The spelling of each value is its serde form too, so a card, an
+    /// attribute and a runtime configuration read the same words.
+    fn serde_agrees<T>(all: &[(&'static str, T)])
+    where
+        T: Copy + PartialEq + fmt::Debug + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        for (name, value) in all {
+            assert_eq!(serde_json::to_value(value).unwrap(), *name);
+            assert_eq!(serde_json::from_value::<T>((*name).into()).unwrap(), *value);
+        }
+    }
+
+    #[test]
+    fn spellings_are_the_serde_forms() {
+        serde_agrees(&HistorySource::ALL);
+        serde_agrees(&HistoryMergeTarget::ALL);
+        serde_agrees(&HookEvent::ALL);
+        serde_agrees(&Frequency::ALL);
+        // A failure policy has two spellings each; serde writes the first.
+        for (name, policy) in FailurePolicy::SPELLINGS {
+            assert_eq!(
+                serde_json::from_value::<FailurePolicy>(name.into()).unwrap(),
+                policy
+            );
+            assert_eq!(serde_json::to_value(policy).unwrap(), policy.as_str());
+        }
+        assert_eq!(HookEvent::Stop.to_string(), "stop");
+        let error = "chlid".parse::<HistorySource>().unwrap_err();
+        assert_eq!(
+            error.expected,
+            ["none", "child", "orchestrator", "messages"]
+        );
+    }
 }
