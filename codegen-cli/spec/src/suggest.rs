@@ -35,7 +35,7 @@ pub fn did_you_mean<'a>(
 pub fn nearest_names<'a>(pattern: &str, names: &'a [String]) -> Vec<&'a str> {
     let word: String = pattern
         .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .filter(|c| crate::is_tool_name_char(*c))
         .collect();
     let mut scored: Vec<(usize, &str)> = names
         .iter()

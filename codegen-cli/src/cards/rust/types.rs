@@ -305,7 +305,8 @@ pub(super) fn check_injections(
                     || spec.agents.iter().any(|a| a.tool_name() == name)
                     || servers.iter().any(|s| {
                         name.strip_prefix(s)
-                            .is_some_and(|rest| rest.starts_with("__") && rest.len() > 2)
+                            .and_then(|rest| rest.strip_prefix(crate::spec::SERVER_SEPARATOR))
+                            .is_some_and(|tool| !tool.is_empty())
                     });
                 if !known {
                     let tools: Vec<String> = tool_names
