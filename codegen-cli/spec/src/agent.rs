@@ -35,6 +35,17 @@ pub type SpanInfo = Option<proc_macro2::Span>;
 #[cfg(not(feature = "span"))]
 pub type SpanInfo = Option<std::convert::Infallible>;
 
+/// A reference's Rust path as the tokens the front end read, when it has
+/// them (the `#[agent]` macro): the emitter uses them as they are instead
+/// of parsing the text form again.
+#[cfg(feature = "span")]
+pub type PathTokens = Option<proc_macro2::TokenStream>;
+
+/// A reference's Rust path as tokens (without the `span` feature there are
+/// none).
+#[cfg(not(feature = "span"))]
+pub type PathTokens = Option<std::convert::Infallible>;
+
 /// One agent declaration, as both front ends lower it.
 #[derive(Debug, Clone, Default)]
 pub struct AgentSpec {
@@ -101,6 +112,8 @@ pub struct LifecycleRef {
     pub label: Option<String>,
     /// Where the reference is.
     pub span: SpanInfo,
+    /// The path as the front end's tokens, if it has them.
+    pub tokens: PathTokens,
 }
 
 impl LifecycleRef {
@@ -111,6 +124,7 @@ impl LifecycleRef {
             matcher: Matcher::Always,
             label: None,
             span: None,
+            tokens: None,
         }
     }
 
@@ -242,6 +256,8 @@ pub struct ToolRef {
     pub hooks: Vec<HookRef>,
     /// Where the reference is.
     pub span: SpanInfo,
+    /// The path as the front end's tokens, if it has them.
+    pub tokens: PathTokens,
 }
 
 impl ToolRef {
@@ -254,6 +270,7 @@ impl ToolRef {
             source: ToolSource::Function,
             hooks: Vec::new(),
             span: None,
+            tokens: None,
         }
     }
 
@@ -294,6 +311,8 @@ pub struct HookRef {
     pub label: Option<String>,
     /// Where the reference is.
     pub span: SpanInfo,
+    /// The path as the front end's tokens, if it has them.
+    pub tokens: PathTokens,
 }
 
 impl HookRef {
@@ -309,6 +328,7 @@ impl HookRef {
             timeout_ms: None,
             label: None,
             span: None,
+            tokens: None,
         }
     }
 
@@ -370,6 +390,8 @@ pub struct AgentRef {
     pub ty: Option<String>,
     /// Where the reference is.
     pub span: SpanInfo,
+    /// The path as the front end's tokens, if it has them.
+    pub tokens: PathTokens,
 }
 
 impl AgentRef {
@@ -379,6 +401,7 @@ impl AgentRef {
             name: name.into(),
             ty: None,
             span: None,
+            tokens: None,
         }
     }
 

@@ -25,7 +25,7 @@ mod vocab;
 
 pub use agent::{
     AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, HookRef, LifecycleRef,
-    McpToolsSpec, SpanInfo, ToolCallInjection, ToolRef,
+    McpToolsSpec, PathTokens, SpanInfo, ToolCallInjection, ToolRef,
 };
 pub use check::{
     AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, SpecError, SpecField,

@@ -13,7 +13,7 @@ pub(crate) fn lower_hook(
     deps: Option<&syn::Type>,
 ) -> syn::Result<Hook> {
     let span = span_of(&r.span);
-    let base = parse_path_at(&r.ty, "hook", &r.span)?;
+    let base = ref_type(&r.ty, &r.tokens, "hook", &r.span)?;
     let base_init = match (&r.init, deps) {
         (Some(init), _) => {
             let e = parse_expr(init, "hook", span)?;
@@ -330,7 +330,7 @@ pub(super) fn emit_lifecycle(
     let mut hooks = Vec::new();
     for (i, r) in spec.lifecycle_hooks.iter().enumerate() {
         let span = span_of(&r.span);
-        let ty = parse_path_at(&r.ty, "lifecycle hook", &r.span)?;
+        let ty = ref_type(&r.ty, &r.tokens, "lifecycle hook", &r.span)?;
         checks.hooks.push(bound(
             span,
             quote!(#ty: #krate::agent::lifecycle::LifecycleHooks),
@@ -388,7 +388,7 @@ pub(super) fn hook_check(
     checks: &mut Checks,
 ) -> syn::Result<()> {
     let span = span_of(&hook.span);
-    let ty = parse_path_at(&hook.ty, "hook", &hook.span)?;
+    let ty = ref_type(&hook.ty, &hook.tokens, "hook", &hook.span)?;
     let check = match hook.kind {
         HookKind::Around => bound(span, quote!(#ty: #krate::Hook)),
         HookKind::Pre => bound(span, quote!(#ty: #krate::PreHook)),

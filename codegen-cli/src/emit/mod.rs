@@ -51,7 +51,7 @@ use config::*;
 pub(crate) use hooks::lower_hook;
 use hooks::*;
 use tokens::*;
-pub(crate) use tokens::{bound, parse_path_at};
+pub(crate) use tokens::{bound, parse_path_at, ref_type};
 use tools::*;
 
 use crate::spec::dispatch::PerfectHash;
@@ -297,7 +297,14 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 }
             },
         };
-        let ty = parse_path_at(&child_ty, "agent", &child.span)?;
+        // The macro's own path when it names the child's type, else the
+        // text (a card's, or the type named after the child).
+        let tokens = if child.ty.is_some() {
+            &child.tokens
+        } else {
+            &None
+        };
+        let ty = ref_type(&child_ty, tokens, "agent", &child.span)?;
         checks
             .types
             .push(bound(span, quote!(#ty: #krate::declare::DeclaredAgent)));
@@ -338,6 +345,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             source: ToolSource::Agent,
             hooks: Vec::new(),
             span: child.span,
+            tokens: None,
         };
         if !seen.insert(child.tool_name()) {
             return Err(syn::Error::new(

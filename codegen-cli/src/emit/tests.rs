@@ -107,3 +107,23 @@ fn duplicate_tools_and_bad_paths_are_errors() {
             .contains("invalid tool type")
     );
 }
+
+#[test]
+fn a_front_ends_tokens_are_used_as_they_are_not_the_text_parsed_again() {
+    // The macro hands over the user's path as tokens; the text form is only
+    // for messages, so a text that would not parse does not matter.
+    let mut tool = ToolRef::new("not a path!", "add_one");
+    tool.tokens = Some(quote!(crate::tools::AddOne));
+    let mut hook = HookRef::new("neither!");
+    hook.tokens = Some(quote!(crate::hooks::Audit));
+    let code = emit(
+        &AgentSpec::new("calc")
+            .with_function_tool(tool)
+            .with_tool_hook(hook),
+    );
+    assert!(
+        code.contains("::hookwire::Layer<\n        crate::hooks::Audit,\n        <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler,")
+            || code.contains("::hookwire::Layer<crate::hooks::Audit, <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler>"),
+        "{code}"
+    );
+}

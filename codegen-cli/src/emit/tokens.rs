@@ -26,6 +26,28 @@ pub(crate) fn parse_path_at(
     }
 }
 
+/// The type a spec reference names: the front end's tokens when it has
+/// them (the macro's own path, not written out and parsed again), else its
+/// text parsed; respanned on the reference when it has a span, as
+/// [`parse_path_at`] does.
+pub(crate) fn ref_type(
+    text: &str,
+    tokens: &crate::spec::PathTokens,
+    what: &str,
+    info: &crate::spec::SpanInfo,
+) -> syn::Result<syn::Type> {
+    let Some(tokens) = tokens else {
+        return parse_path_at(text, what, info);
+    };
+    let span = info.unwrap_or_else(Span::call_site);
+    let ty = syn::parse2::<syn::Type>(tokens.clone())
+        .map_err(|e| syn::Error::new(span, format!("invalid {what} type `{text}`: {e}")))?;
+    Ok(match info {
+        Some(span) => respan_type(ty, *span),
+        None => ty,
+    })
+}
+
 pub(super) fn parse_expr(text: &str, what: &str, span: Span) -> syn::Result<syn::Expr> {
     syn::parse_str::<syn::Expr>(text)
         .map_err(|e| syn::Error::new(span, format!("invalid {what} expression `{text}`: {e}")))

@@ -37,7 +37,7 @@ pub(super) fn lower_tool(
     let span = span_of(&tool.span);
     let (ty, typed_init) = match typed {
         Some(TypedTool { ty, init }) => (ty, Some(init)),
-        None => (parse_path_at(&tool.ty, "tool", &tool.span)?, None),
+        None => (ref_type(&tool.ty, &tool.tokens, "tool", &tool.span)?, None),
     };
     // A child agent's tool is checked through the agent (`DeclaredAgent`).
     if tool.source != ToolSource::Agent {

@@ -99,7 +99,7 @@ pub(crate) fn own_chain(
     for hook in opts.hooks.iter().rev() {
         let lowered = crate::emit::lower_hook(krate, hook, None)?;
         let span = hook.span.unwrap_or_else(proc_macro2::Span::call_site);
-        let base = crate::emit::parse_path_at(&hook.ty, "hook", &hook.span)?;
+        let base = crate::emit::ref_type(&hook.ty, &hook.tokens, "hook", &hook.span)?;
         bounds.push(crate::emit::bound(span, quote!(#base: #krate::Hook)));
         let (hty, hinit) = (&lowered.ty, &lowered.init);
         chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);

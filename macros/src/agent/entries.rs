@@ -160,6 +160,7 @@ pub(crate) fn hook_ref(
     let attr: HookEntryAttr = entry_args(entry, what, known)?;
     let mut hook = HookRef::new(checked(krate, &entry.path)).with_label(last_name(&entry.path));
     hook.span = Some(entry.path.span());
+    hook.tokens = Some(entry.path.to_token_stream());
     if let Some(m) = &attr.matcher {
         hook = hook.with_match(&m.value()).map_err(|e| {
             syn::Error::new(
@@ -195,6 +196,7 @@ pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
         entry_args(entry, "this lifecycle hook entry", &LIFECYCLE_OPTIONS)?;
     let mut hook = LifecycleRef::new(path_text(&entry.path));
     hook.span = Some(entry.path.span());
+    hook.tokens = Some(entry.path.to_token_stream());
     if let Some(m) = &attr.matcher {
         hook.matcher = Matcher::parse(&m.value()).map_err(|e| {
             syn::Error::new(

@@ -236,6 +236,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                     .map_or_else(|| last_name(&entry.path), syn::LitStr::value);
                 let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
                 tool.span = Some(entry.path.span());
+                tool.tokens = Some(entry.path.to_token_stream());
                 for h in &t.hooks.0 {
                     match hook_ref(&krate, h, "this `tool_hooks` entry", &HOOK_OPTIONS) {
                         Ok(h) => tool = tool.with_hook(h),
@@ -257,6 +258,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                 );
                 child.ty = Some(checked(&krate, &entry.path));
                 child.span = Some(entry.path.span());
+                child.tokens = Some(entry.path.to_token_stream());
                 spec.agents.push(child);
             }
             Err(e) => push_err(e),
