@@ -2,7 +2,7 @@
 //! stop-hook loop guard; decisions across several hooks.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::{Arc, Mutex};
 

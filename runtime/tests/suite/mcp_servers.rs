@@ -4,7 +4,7 @@
 #![cfg(feature = "mcp")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! tmux pane, waits for each prompt on the screen, and types the answers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -106,7 +106,7 @@ fn terminal_prompts_answer_and_stick() {
     let exe = std::env::current_exe().unwrap();
     let session = format!("hookwire-approval-{}", std::process::id());
     let command = format!(
-        "{OUT_VAR}={} {} --ignored --exact terminal_child --nocapture --test-threads=1; sleep 30",
+        "{OUT_VAR}={} {} --ignored --exact approval_terminal::terminal_child --nocapture --test-threads=1; sleep 30",
         out.display(),
         exe.display()
     );

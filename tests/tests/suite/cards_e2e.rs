@@ -19,7 +19,7 @@ mod agents {
 
 /// The lifecycle hooks of the NY card, included once more for its
 /// `#[agent]` twin (the card's generated module includes its own copy).
-#[path = "../../codegen-cli/tests/cards/good/lifecycle.rs"]
+#[path = "../../../codegen-cli/tests/cards/good/lifecycle.rs"]
 mod lifecycle;
 
 /// What the lifecycle hooks of `good/lifecycle.rs` saw, in order (both
@@ -27,7 +27,7 @@ mod lifecycle;
 static LIFECYCLE_LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Called by the hooks of `good/lifecycle.rs`.
-fn lifecycle_log(entry: String) {
+pub(crate) fn lifecycle_log(entry: String) {
     LIFECYCLE_LOG.lock().unwrap().push(entry);
 }
 
@@ -462,7 +462,7 @@ mod twin {
         instruction = "You are the New York project manager.",
         description = "Reports on New York projects.",
         function_tools = [add_one, project_status],
-        hooks = [crate::lifecycle::Recorder, crate::lifecycle::Deny(match = "project_status")],
+        hooks = [crate::cards_e2e::lifecycle::Recorder, crate::cards_e2e::lifecycle::Deny(match = "project_status")],
     )]
     pub struct NyMacro;
 
@@ -475,8 +475,8 @@ mod twin {
         tools(time = ["get_time"]),
         function_tools = [add_one],
         agents = [
-            crate::agents::NyProjectManager(name = "NY-Project-Manager"),
-            crate::agents::LondonProjectManager(name = "London-Project-Manager"),
+            crate::cards_e2e::agents::NyProjectManager(name = "NY-Project-Manager"),
+            crate::cards_e2e::agents::LondonProjectManager(name = "London-Project-Manager"),
         ],
         tool_hooks = [audit_hook, clamp(match = "add_*", on_failure = "open", timeout_ms = 500), tag],
         max_parallel = 128,

@@ -4,7 +4,7 @@
 //! run as stopped before the model is asked again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,7 +2,7 @@
 //! the agent, tool, source, decision and the hook that made it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

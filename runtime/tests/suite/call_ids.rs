@@ -4,7 +4,7 @@
 //! refused.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::{Arc, Mutex};
 

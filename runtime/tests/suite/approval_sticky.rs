@@ -2,7 +2,7 @@
 //! predicate), the programmatic approver, sticky always/never, fail closed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,7 +2,7 @@
 //! inject the (assistant tool call, tool result) pair into the history.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -4,8 +4,8 @@
 //! plain hooks cost: the match is resolved when the code is generated) and
 //! run in declared order.
 
+use crate::deep_common;
 use hookwire::agent::AgentDecl;
-mod deep_common;
 
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
 

@@ -1,7 +1,7 @@
 //! The agent loop: model -> tool calls -> model, in order, with limits.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -5,7 +5,7 @@
 //! extractor.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

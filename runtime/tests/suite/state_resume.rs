@@ -2,7 +2,7 @@
 //! and a NEW PROCESS imports it, gives the decision and finishes the run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::process::Command;
 use std::sync::{Arc, Mutex};
@@ -135,7 +135,7 @@ async fn a_paused_run_resumes_in_a_new_process() {
         .args([
             "--ignored",
             "--exact",
-            "resume_child",
+            "state_resume::resume_child",
             "--nocapture",
             "--test-threads=1",
         ])

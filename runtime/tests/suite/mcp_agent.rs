@@ -4,7 +4,7 @@
 #![cfg(feature = "mcp")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use hookwire::agent::{AgentConfig, AgentDecl, Runner};
 use hookwire::mcp::{McpAgent, McpConfig, ServerSpec, ServerStatus, When};

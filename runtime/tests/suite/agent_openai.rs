@@ -3,7 +3,7 @@
 #![cfg(feature = "openai")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod agent_common;
+use crate::agent_common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
