@@ -3,15 +3,35 @@
 //! line says what is wrong and what is expected. Each `.stderr` was read
 //! before it was kept.
 //!
-//! `ui/fail/in_agent` holds each bad `#[tool]` and `#[hook]` case once more,
-//! listed in an `#[agent]` that `main` builds, as a user meets it: the
+//! One folder per macro: `ui/tool`, `ui/hook`, `ui/agent`. `ui/tool/in_agent`
+//! and `ui/hook/in_agent` hold each bad `#[tool]` and `#[hook]` case once
+//! more, listed in an `#[agent]` that `main` builds, as a user meets it: the
 //! mistake is still one error (the failed item's stand-in is all an agent
-//! asks of it).
+//! asks of it). One test per macro, so `cargo test -p hookwire-tests --test
+//! ui hook` checks the hook cases alone.
 
 #[test]
-fn ui() {
+fn tool() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/fail/*.rs");
-    t.compile_fail("ui/fail/in_agent/*.rs");
+    t.compile_fail("ui/tool/*.rs");
+    t.compile_fail("ui/tool/in_agent/*.rs");
+}
+
+#[test]
+fn hook() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/hook/*.rs");
+    t.compile_fail("ui/hook/in_agent/*.rs");
+}
+
+#[test]
+fn agent() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/agent/*.rs");
+}
+
+#[test]
+fn pass() {
+    let t = trybuild::TestCases::new();
     t.pass("ui/pass/*.rs");
 }

@@ -184,6 +184,15 @@ fn check_spec(p: &Parsed, diags: &mut Vec<Diagnostic>) {
         }
     }
     for error in spec.validate() {
+        // A child listed twice has the same tool name twice; it is reported
+        // once, as listed twice (above, in `cross_check`).
+        if let SpecField::Agent(i) = error.field
+            && p.spec.agents[..i.min(p.spec.agents.len())]
+                .iter()
+                .any(|c| p.spec.agents.get(i).is_some_and(|a| a.name == c.name))
+        {
+            continue;
+        }
         let r = match error.field {
             SpecField::Hook(HookPlace::ToolHook(i)) => p.hook_refs.get(i),
             SpecField::Hook(HookPlace::Lifecycle(i)) => p.lifecycle_refs.get(i),

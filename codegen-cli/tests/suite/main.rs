@@ -1,0 +1,6 @@
+//! The card compiler's integration tests, one binary. One module per topic.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cards;
+mod fuzz_corpus;

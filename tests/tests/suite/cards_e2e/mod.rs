@@ -1,0 +1,508 @@
+//! The agents generated from `codegen-cli/tests/cards/good` by
+//! `hookwire_codegen::Builder` (see `build.rs`), compiled against the
+//! runtime with `missing_docs` and `unsafe_code` denied, and run: the
+//! corpus behind "a card set that `cardgen check` accepts compiles". It
+//! holds every accepted shape: plain tools and hooks (`tools.rs`,
+//! `hooks.rs`), ones marked `#[hookwire::tool]` / `#[hookwire::hook]`
+//! (`shop.rs:greet`, `shop_hooks.rs`), a `#[hookwire::args]` struct
+//! parameter declared in the tool's file (`shop.rs:order`), dependencies
+//! (`shop.md`), child agents (`PMO-orchestrator.md`, `Relay-Desk.md`),
+//! lifecycle hooks (`NY-Project-Manager.md`), MCP servers and request hooks
+//! (`PMO-orchestrator.md`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![deny(missing_docs, unsafe_code)]
+
+mod agents {
+    hookwire::include_agents!();
+}
+
+/// The lifecycle hooks of the NY card, included once more for its
+/// `#[agent]` twin (the card's generated module includes its own copy).
+#[path = "../../../../codegen-cli/tests/cards/good/lifecycle.rs"]
+mod lifecycle;
+
+/// What the lifecycle hooks of `good/lifecycle.rs` saw, in order (both
+/// copies of the file write here).
+static LIFECYCLE_LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Called by the hooks of `good/lifecycle.rs`.
+pub(crate) fn lifecycle_log(entry: String) {
+    LIFECYCLE_LOG.lock().unwrap().push(entry);
+}
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk};
+use hookwire::agent::{AgentDecl, Runner, TraceEvent};
+use hookwire::approval::BoxFuture;
+use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
+use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
+use tokio::time::sleep;
+
+mod macro_twin;
+
+fn run(tools: &impl ToolSet, name: &str, args: &str) -> hookwire::ToolResult {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(tools.call(
+        &CallScope::new("test"),
+        ToolCall::new("c1", name, ToolArgs::from_json(args)),
+    ))
+}
+
+#[test]
+fn card_tools_have_their_functions_schemas_and_docs() {
+    let defs = PmoOrchestrator::new().tools().definitions();
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "add_one",
+            "agent__NY-Project-Manager",
+            "agent__London-Project-Manager"
+        ]
+    );
+    // A child's tool input schema: `{message}` by default, or its own.
+    assert_eq!(defs[1].description, "Reports on New York projects.");
+    assert_eq!(
+        defs[2].input_schema["required"],
+        serde_json::json!(["message"])
+    );
+    assert_eq!(defs[0].description, "Adds one to `x`.");
+    assert_eq!(defs[0].input_schema["properties"]["x"]["type"], "integer");
+    assert_eq!(defs[0].input_schema["required"], serde_json::json!(["x"]));
+
+    let names: Vec<String> = NyProjectManager::new()
+        .tools()
+        .definitions()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(names, ["add_one", "project_status"]);
+    assert!(LondonProjectManager::new().tools().definitions().is_empty());
+}
+
+#[test]
+fn card_hooks_run_in_declared_order_around_the_tool() {
+    // audit_hook (outer) -> clamp (pre, match add_*) -> tag -> add_one.
+    let result = run(PmoOrchestrator::new().tools(), "add_one", r#"{"x": 50}"#);
+    assert!(!result.is_error);
+    assert_eq!(result.text_content(), "11 [tag] [audit]");
+    let result = run(PmoOrchestrator::new().tools(), "add_one", r#"{"x": 2}"#);
+    assert_eq!(result.text_content(), "3 [tag] [audit]");
+    // NY has no hooks.
+    let result = run(
+        NyProjectManager::new().tools(),
+        "project_status",
+        r#"{"project": "Anthropic"}"#,
+    );
+    assert_eq!(result.text_content(), "Anthropic: on track");
+}
+
+#[test]
+fn unknown_tools_and_bad_arguments_are_error_results() {
+    let result = run(PmoOrchestrator::new().tools(), "project_status", "{}");
+    assert!(result.is_error);
+    assert_eq!(result.text_content(), "unknown tool `project_status`");
+    assert!(!PmoOrchestrator::new().tools().contains("project_status"));
+    assert!(PmoOrchestrator::new().tools().contains("add_one"));
+    let result = run(PmoOrchestrator::new().tools(), "add_one", r#"{"x": "ten"}"#);
+    assert!(result.is_error);
+    assert!(
+        result.text_content().contains("invalid arguments"),
+        "{}",
+        result.text_content()
+    );
+}
+
+/// The fields of the cards whose effect needs a live MCP server or model
+/// (servers, tool filters, display limits, a model name) are at least
+/// carried into the agent's configuration. Every other field is shown to
+/// act by the tests below.
+#[test]
+fn card_fields_without_an_offline_effect_are_carried_into_the_config() {
+    let c = PmoOrchestrator::new();
+    let c = c.config();
+    assert_eq!(c.name, "PMO-orchestrator");
+    assert!(c.default);
+    assert_eq!(c.servers, ["time"]);
+    assert_eq!(c.mcp_tools[0].server, "time");
+    assert_eq!(c.mcp_tools[0].globs, ["get_time"]);
+    assert_eq!(c.max_display_instances, Some(20));
+    let london = LondonProjectManager::new();
+    assert_eq!(london.config().model.as_deref(), Some("scripted"));
+}
+
+/// Serialises the tests that run the NY project manager: its lifecycle
+/// hooks write to the one `LIFECYCLE_LOG`, which `run_lifecycle` reads.
+static NY_RUNS: Mutex<()> = Mutex::new(());
+
+fn ny_runs() -> MutexGuard<'static, ()> {
+    NY_RUNS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A message as the model reads it, on one line.
+fn line(m: &Message) -> String {
+    match m {
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let calls: String = tool_calls
+                .iter()
+                .map(|c| format!(" -> {}({})", c.name, c.arguments.to_value().unwrap()))
+                .collect();
+            format!("assistant: {content}{calls}")
+        }
+        other => format!("{}: {}", other.role(), other.text()),
+    }
+}
+
+/// One model request, as sent.
+#[derive(Debug, Clone)]
+struct Sent {
+    agent: String,
+    system: String,
+    messages: Vec<String>,
+}
+
+/// The model of the orchestrator tests; its children ask it too (a child
+/// card that names no model asks its parent's). An orchestrator's first
+/// request is answered with one call of `agent__NY-Project-Manager` per
+/// note, a later one (or any request when there are no notes) with
+/// `done: <last user text>`. The NY project manager answers
+/// `filed: <prompt>`, after sleeping `N` seconds for a prompt `sleep N`.
+/// It records every request and how many of NY's ran at once.
+struct Desk {
+    notes: Vec<String>,
+    sent: Mutex<Vec<Sent>>,
+    running: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl Desk {
+    fn new(notes: impl IntoIterator<Item = String>) -> Arc<Self> {
+        Arc::new(Self {
+            notes: notes.into_iter().collect(),
+            sent: Mutex::default(),
+            running: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        })
+    }
+
+    fn sent_by(&self, agent: &str) -> Vec<Sent> {
+        let sent = self.sent.lock().unwrap();
+        sent.iter().filter(|s| s.agent == agent).cloned().collect()
+    }
+}
+
+impl Model for Desk {
+    fn name(&self) -> &str {
+        "desk"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.sent.lock().unwrap().push(Sent {
+            agent: request.agent.to_owned(),
+            system: request.system.to_owned(),
+            messages: request.messages.iter().map(line).collect(),
+        });
+        let prompt = request.last_user_text().unwrap_or("").to_owned();
+        if request.agent == "NY-Project-Manager" {
+            return Box::pin(async move {
+                let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+                self.peak.fetch_max(now, Ordering::SeqCst);
+                match prompt.strip_prefix("sleep ") {
+                    Some(secs) => sleep(Duration::from_secs(secs.parse().unwrap())).await,
+                    None => {
+                        for _ in 0..3 {
+                            tokio::task::yield_now().await;
+                        }
+                    }
+                }
+                self.running.fetch_sub(1, Ordering::SeqCst);
+                Ok(ModelResponse::text(format!("filed: {prompt}")))
+            });
+        }
+        let answered = request
+            .messages
+            .iter()
+            .any(|m| matches!(m, Message::Tool { .. }));
+        let response = if answered || self.notes.is_empty() {
+            ModelResponse::text(format!("done: {prompt}"))
+        } else {
+            let calls = self
+                .notes
+                .iter()
+                .enumerate()
+                .map(|(i, note)| {
+                    ToolCall::new(
+                        format!("call{i}"),
+                        "agent__NY-Project-Manager",
+                        ToolArgs::from_value(serde_json::json!({ "message": note })).unwrap(),
+                    )
+                })
+                .collect();
+            ModelResponse::tool_calls("", calls)
+        };
+        Box::pin(std::future::ready(Ok(response)))
+    }
+}
+
+fn runtime(paused: bool) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(paused)
+        .build()
+        .unwrap()
+}
+
+/// The PMO card at work: its instruction is the system prompt its model
+/// reads; its request hook fires at request start (and is skipped, as the
+/// `time` server is not connected here); its `max_parallel: 128` bounds
+/// its calls of a child (300 calls in one step: 128 at once, none dropped,
+/// results in call order, through its tool hooks); its `history_source:
+/// none` starts each child from nothing but its prompt, and its
+/// `history_merge_target: none` keeps the children's messages out of the
+/// PMO's history.
+#[test]
+fn the_pmo_cards_instruction_request_hook_max_parallel_and_history_options_act() {
+    let _ny = ny_runs();
+    let n = 300;
+    let desk = Desk::new((0..n).map(|i| format!("m{i}")));
+    let mut runner = Runner::new(PmoOrchestrator::new(), desk.clone());
+    let out = runtime(false).block_on(runner.run("status?")).unwrap();
+    assert_eq!(out.text, "done: status?");
+
+    let pmo = desk.sent_by("PMO-orchestrator");
+    assert_eq!(pmo.len(), 2);
+    assert_eq!(
+        pmo[0].system,
+        "Get project updates from the New York and London project managers and include the current time."
+    );
+    assert_eq!(pmo[0].messages, ["user: status?"]);
+    let injections: Vec<String> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Injection { tool, action } => Some(format!("{tool}: {action:?}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        injections,
+        ["time__get_time: Skipped(\"unknown tool `time__get_time`\")"]
+    );
+
+    let ny = desk.sent_by("NY-Project-Manager");
+    assert_eq!(ny.len(), n);
+    assert_eq!(
+        desk.peak.load(Ordering::SeqCst),
+        128,
+        "reached, never exceeded"
+    );
+    assert!(
+        ny.iter()
+            .all(|s| s.system == "You are the New York project manager.")
+    );
+    let mut seen: Vec<Vec<String>> = ny.into_iter().map(|s| s.messages).collect();
+    seen.sort();
+    let mut expected: Vec<Vec<String>> = (0..n).map(|i| vec![format!("user: m{i}")]).collect();
+    expected.sort();
+    assert_eq!(seen, expected, "each child saw only its prompt");
+
+    let history = runner.history();
+    assert_eq!(history.len(), n + 3, "no child message merged");
+    let results: Vec<String> = history[2..2 + n].iter().map(line).collect();
+    let expected: Vec<String> = (0..n)
+        .map(|i| format!("tool: filed: m{i} [tag] [audit]"))
+        .collect();
+    assert_eq!(results, expected);
+}
+
+/// The PMO card's `child_timeout_sec: 120`: a child that takes 121 s gives
+/// an error result naming it, one that takes 119 s answers, and the run
+/// goes on to its final answer.
+#[test]
+fn the_pmo_cards_child_timeout_times_out_a_slow_child() {
+    let _ny = ny_runs();
+    let desk = Desk::new(["sleep 119".to_owned(), "sleep 121".to_owned()]);
+    let mut runner = Runner::new(PmoOrchestrator::new(), desk);
+    let out = runtime(true).block_on(runner.run("status?")).unwrap();
+    assert_eq!(out.text, "done: status?");
+    let results: Vec<String> = runner.history()[2..4].iter().map(line).collect();
+    assert_eq!(
+        results,
+        [
+            "tool: filed: sleep 119 [tag] [audit]",
+            "tool: agent `agent__NY-Project-Manager` timed out after 120000 ms",
+        ]
+    );
+}
+
+/// The Relay-Desk card's `history_source: orchestrator`: the child starts
+/// from the orchestrator's history; its `history_merge_target:
+/// orchestrator`: the child's messages join the orchestrator's history
+/// after the step's tool results, and its model reads them.
+#[test]
+fn the_relay_cards_history_source_and_merge_target_act() {
+    let _ny = ny_runs();
+    let desk = Desk::new(["note 1".to_owned()]);
+    let mut runner = Runner::new(RelayDesk::new(), desk.clone());
+    let out = runtime(false).block_on(runner.run("relay this")).unwrap();
+    assert_eq!(out.text, "done: note 1");
+    let call = r#"assistant:  -> agent__NY-Project-Manager({"message":"note 1"})"#;
+    let ny = desk.sent_by("NY-Project-Manager");
+    assert_eq!(ny.len(), 1);
+    // Up to the answer whose calls are running: their results do not
+    // exist yet, and APIs refuse a call without its result.
+    assert_eq!(ny[0].messages, ["user: relay this", "user: note 1"]);
+    let relay = desk.sent_by("Relay-Desk");
+    assert_eq!(
+        relay[0].system,
+        "Relay every note to the New York project manager."
+    );
+    let merged = [
+        "user: relay this",
+        call,
+        "tool: filed: note 1",
+        "user: note 1",
+        "assistant: filed: note 1",
+    ];
+    assert_eq!(relay[1].messages, merged, "what the orchestrator read next");
+    let history: Vec<String> = runner.history().iter().map(line).collect();
+    assert_eq!(history[..5], merged);
+    assert_eq!(history[5..], ["assistant: done: note 1"]);
+}
+
+/// The London card's `use_history: false`: each run starts from an empty
+/// history (the second request holds only the second prompt), and its
+/// instruction is the system prompt.
+#[test]
+fn the_london_cards_use_history_false_clears_the_history_between_runs() {
+    let desk = Desk::new([]);
+    let mut runner = Runner::new(LondonProjectManager::new(), desk.clone());
+    let rt = runtime(false);
+    rt.block_on(runner.run("first")).unwrap();
+    rt.block_on(runner.run("second")).unwrap();
+    let sent = desk.sent_by("London-Project-Manager");
+    let messages: Vec<&[String]> = sent.iter().map(|s| &s.messages[..]).collect();
+    assert_eq!(messages, [["user: first"], ["user: second"]]);
+    assert_eq!(
+        sent[1].system,
+        "You are the London project manager; review the economics."
+    );
+    let history: Vec<String> = runner.history().iter().map(line).collect();
+    assert_eq!(history, ["user: second", "assistant: done: second"]);
+}
+
+/// The dependencies of the shop card, built as a user builds them: through
+/// the card's module, which re-exports its `deps:` file as `deps`.
+fn shop_deps(name: &str, stock: &[(&str, u32)]) -> agents::shop::deps::ShopDeps {
+    use agents::shop::deps::{Inventory, ShopDeps};
+    let items = stock.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
+    ShopDeps {
+        name: name.to_owned(),
+        inventory: Inventory(std::sync::Arc::new(items)),
+    }
+}
+
+#[test]
+fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
+    let corner = agents::Shop::new(&shop_deps("Corner", &[("apple", 3), ("pear", 0)]));
+    let market = agents::Shop::new(&shop_deps("Market", &[("apple", 40)]));
+    // `Dep<Inventory>`: the part `impl FromRef<ShopDeps> for Inventory`
+    // takes; each agent value has its own.
+    let r = run(corner.tools(), "stock", r#"{"item": "apple"}"#);
+    assert!(!r.is_error, "{}", r.text_content());
+    assert_eq!(r.text_content(), "3 apple in stock [stamped]");
+    assert_eq!(
+        run(market.tools(), "stock", r#"{"item": "apple"}"#).text_content(),
+        "40 apple in stock [stamped]"
+    );
+    // `Dep<ShopDeps>`: the dependencies themselves.
+    assert_eq!(
+        run(corner.tools(), "about", "{}").text_content(),
+        "Corner: 2 kinds [stamped]"
+    );
+    // A struct parameter declared in the tool's own file (`Line`).
+    assert_eq!(
+        run(
+            corner.tools(),
+            "order",
+            r#"{"lines": [{"item": "apple", "count": 2}, {"item": "pear", "count": 1}]}"#
+        )
+        .text_content(),
+        "2 apple: ok, 1 pear: short [stamped]"
+    );
+    // A tool marked `#[hookwire::tool]` in its file.
+    assert_eq!(
+        run(corner.tools(), "greet", r#"{"name": "Ann"}"#).text_content(),
+        "hello Ann [stamped]"
+    );
+    // A dependency is not an argument: the model sees `item` only.
+    let defs = corner.tools().definitions();
+    assert_eq!(defs[0].name, "stock");
+    assert_eq!(
+        defs[0].input_schema["required"],
+        serde_json::json!(["item"])
+    );
+    assert_eq!(
+        defs[0].input_schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["item"]
+    );
+    assert!(
+        defs[1].input_schema["properties"]
+            .as_object()
+            .is_none_or(|p| p.is_empty())
+    );
+}
+
+#[test]
+fn a_runner_runs_a_card_agent_built_from_its_deps() {
+    use hookwire::agent::{Runner, TraceEvent};
+    use hookwire::model::{ScriptedModel, Turn};
+    let model = ScriptedModel::from_turns([
+        Turn::call("stock", serde_json::json!({"item": "pear"})),
+        Turn::call("about", serde_json::json!({})),
+        Turn::text("done"),
+    ]);
+    let agent = agents::Shop::new(&shop_deps("Corner", &[("pear", 7)]));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let out = rt
+        .block_on(Runner::new(agent, model).run("pears?"))
+        .unwrap();
+    assert_eq!(out.text, "done");
+    let results: Vec<String> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall { tool, result, .. } => {
+                Some(format!("{tool}: {}", result.text_content()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "stock: 7 pear in stock [stamped]",
+            "about: Corner: 1 kinds [stamped]"
+        ]
+    );
+}
