@@ -93,6 +93,8 @@ mod check;
 mod context;
 pub mod declare;
 pub mod deps;
+#[cfg(feature = "durable")]
+pub mod durable;
 mod error;
 mod hook;
 pub mod hooks;

@@ -13,6 +13,7 @@ use tracing::Instrument;
 
 use super::decl::AgentDecl;
 use super::inject::{Clock, HookEvent, InjectionAction, SystemClock, run_injection};
+use super::journal::{Journal, JournalError};
 use super::lifecycle::{
     AgentFailed, ExecutionEnd, ExecutionStart, Flow, LifecycleHooks, PostToolUse, PreToolUse,
     PromptSubmit, StepEnd, StepStart, StopDecision, StopEvent, decide,
@@ -86,6 +87,9 @@ pub enum RunError {
     /// A paused run still has calls waiting for a decision.
     #[error("{0} call(s) still wait for an approval decision")]
     StillPending(usize),
+    /// A journaled step could not be recorded or replayed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
 }
 
 /// How a run ended.
@@ -809,12 +813,31 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// Runs one user message to the end.
     pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
+        self.run_inner(prompt.into(), None).await
+    }
+
+    /// [`run`](Self::run) with each model request, tool call and injection
+    /// recorded in `journal` as one step, or replayed from it (see
+    /// [`Journal`]). Tool calls of one step run one at a time.
+    pub async fn run_journaled(
+        &mut self,
+        prompt: impl Into<String>,
+        journal: &dyn Journal,
+    ) -> Result<RunOutput, RunError> {
+        self.run_inner(prompt.into(), Some(journal)).await
+    }
+
+    async fn run_inner(
+        &mut self,
+        prompt: String,
+        journal: Option<&dyn Journal>,
+    ) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
             correlation_id = %self.scope.correlation_id(),
         );
-        let mut prompt = prompt.into();
+        let mut prompt = prompt;
         async move {
             if self.pending.is_some() {
                 return Err(RunError::Paused);
@@ -880,8 +903,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 text: prompt.clone(),
             });
             Arc::make_mut(&mut self.history).push(Message::user(prompt));
-            self.inject(HookEvent::OnRequestStart).await;
-            self.drive(None).await
+            if let Err(e) = self.inject(HookEvent::OnRequestStart, journal).await {
+                return self.fail(e.into()).await;
+            }
+            self.drive(None, journal).await
         }
         .instrument(span)
         .await
@@ -890,6 +915,16 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     /// Resumes a run paused for approval, once every pending call has a
     /// decision ([`Approvals::resolve`]).
     pub async fn resume(&mut self) -> Result<RunOutput, RunError> {
+        self.resume_inner(None).await
+    }
+
+    /// [`resume`](Self::resume) with a journal, as
+    /// [`run_journaled`](Self::run_journaled).
+    pub async fn resume_journaled(&mut self, journal: &dyn Journal) -> Result<RunOutput, RunError> {
+        self.resume_inner(Some(journal)).await
+    }
+
+    async fn resume_inner(&mut self, journal: Option<&dyn Journal>) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
@@ -906,13 +941,17 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 return Err(RunError::StillPending(waiting));
             }
             self.trace.clear();
-            self.drive(Some(pending)).await
+            self.drive(Some(pending), journal).await
         }
         .instrument(span)
         .await
     }
 
-    async fn inject(&mut self, event: HookEvent) {
+    async fn inject(
+        &mut self,
+        event: HookEvent,
+        journal: Option<&dyn Journal>,
+    ) -> Result<(), JournalError> {
         let hooks: Vec<_> = self
             .agent
             .config()
@@ -921,6 +960,42 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             .filter(|h| h.event == event)
             .cloned()
             .collect();
+        if let (Some(journal), false) = (journal, hooks.is_empty()) {
+            // The injections' tool calls are side effects too: one step
+            // records what they did to the history (and the TTL expiry in
+            // it, a wall-clock time that holds across restarts).
+            let mut history = self.history.to_vec();
+            let name = format!("inject {event:?}");
+            let this = &*self;
+            let effect = async move {
+                let mut traces = Vec::new();
+                let mut counter = this.injections;
+                for hook in &hooks {
+                    counter += 1;
+                    let action = run_injection(
+                        hook,
+                        this.agent.tools(),
+                        &this.scope,
+                        &mut history,
+                        &*this.clock,
+                        counter,
+                    )
+                    .await;
+                    traces.push(TraceEvent::Injection {
+                        tool: hook.resolve_name(this.agent.tools()),
+                        action,
+                    });
+                }
+                serde_json::to_value((history, traces, counter)).unwrap_or(Value::Null)
+            };
+            let value = journal.step(&name, effect.boxed()).await?;
+            let (history, traces, counter): (Vec<Message>, Vec<TraceEvent>, u64) =
+                serde_json::from_value(value).map_err(|e| JournalError::new(&name, e.to_string()))?;
+            self.history = Arc::new(history);
+            self.trace.extend(traces);
+            self.injections = counter;
+            return Ok(());
+        }
         for hook in hooks {
             self.injections += 1;
             let action = run_injection(
@@ -937,9 +1012,14 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 action,
             });
         }
+        Ok(())
     }
 
-    async fn drive(&mut self, mut resumed: Option<PendingStep>) -> Result<RunOutput, RunError> {
+    async fn drive(
+        &mut self,
+        mut resumed: Option<PendingStep>,
+        journal: Option<&dyn Journal>,
+    ) -> Result<RunOutput, RunError> {
         let agent_name = self.agent.config().name.clone();
         let definitions = self.agent.tools().definitions();
         loop {
@@ -984,12 +1064,25 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         &self.history,
                         &definitions,
                     );
-                    let mut response = match self
-                        .model
-                        .complete(request)
-                        .instrument(step_span.clone())
-                        .await
-                    {
+                    let (answer, elapsed_us) = match journal {
+                        None => {
+                            let answer = self
+                                .model
+                                .complete(request)
+                                .instrument(step_span.clone())
+                                .await;
+                            (answer, micros(started.elapsed()))
+                        }
+                        Some(journal) => {
+                            let complete = self.model.complete(request);
+                            let name = format!("model {step}");
+                            match journaled(journal, &name, started, complete).await {
+                                Ok(answer) => answer,
+                                Err(e) => return self.fail(e.into()).await,
+                            }
+                        }
+                    };
+                    let mut response = match answer {
                         Ok(r) => r,
                         Err(e) => return self.fail(RunError::Model(e)).await,
                     };
@@ -999,7 +1092,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                         step,
                         text: response.text.clone(),
                         tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
-                        elapsed_us: micros(started.elapsed()),
+                        elapsed_us,
                     });
                     if response.tool_calls.is_empty() {
                         Arc::make_mut(&mut self.history)
@@ -1051,7 +1144,9 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                             }
                             _ => {}
                         }
-                        self.inject(HookEvent::OnCompletion).await;
+                        if let Err(e) = self.inject(HookEvent::OnCompletion, journal).await {
+                            return self.fail(e.into()).await;
+                        }
                         return self.finish(RunStatus::Completed, response.text).await;
                     }
                     Arc::make_mut(&mut self.history).push(Message::assistant_calls(
@@ -1079,19 +1174,41 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 .filter(|(i, _)| results[*i].is_none())
                 .map(|(i, c)| (i, c.clone()))
                 .collect();
-            let records: Vec<(usize, CallRecord)> = {
+            let records: Vec<(usize, Result<CallRecord, JournalError>)> = {
                 let this = &*self;
-                let max = this.settings.max_parallel.max(1);
+                // Under a journal the calls run one at a time: the order of
+                // their steps must be the same on every replay.
+                let max = match journal {
+                    Some(_) => 1,
+                    None => this.settings.max_parallel.max(1),
+                };
+                let parent = &parent;
                 PARENT
                     .scope(
                         parent.clone(),
                         futures_util::stream::iter(todo)
-                            .map(|(i, call)| async move { (i, this.run_call(step, call).await) })
+                            .map(|(i, call)| async move {
+                                let record = match journal {
+                                    None => Ok(this.run_call(step, call).await),
+                                    Some(journal) => {
+                                        this.journaled_call(journal, parent, step, call).await
+                                    }
+                                };
+                                (i, record)
+                            })
                             .buffered(max)
                             .collect(),
                     )
                     .instrument(step_span)
                     .await
+            };
+            let records = match records
+                .into_iter()
+                .map(|(i, r)| r.map(|r| (i, r)))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(records) => records,
+                Err(e) => return self.fail(e.into()).await,
             };
             // The step's calls are done: release the parent's view of the
             // history, so that appending to it below copies nothing.
@@ -1327,6 +1444,38 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         .await
     }
 
+    /// [`run_call`](Self::run_call) as one journaled step. What the call
+    /// did to the session besides its record (the approvals' pending calls
+    /// and decisions, a child's kept history, a child's messages for the
+    /// parent's history) is recorded with it and restored on a replay.
+    async fn journaled_call(
+        &self,
+        journal: &dyn Journal,
+        parent: &ParentRun,
+        step: usize,
+        call: ToolCall,
+    ) -> Result<CallRecord, JournalError> {
+        let name = format!("tool {} {}", call.name, call.id);
+        let effect = async {
+            let record = self.run_call(step, call).await;
+            let merged = std::mem::take(&mut *lock(&parent.merged));
+            let children = lock(&self.children).clone();
+            let entry = (record, self.approvals.state(), children, merged);
+            serde_json::to_value(entry).unwrap_or(Value::Null)
+        };
+        let value = journal.step(&name, effect.boxed()).await?;
+        let (record, approvals, children, merged): (
+            CallRecord,
+            ApprovalState,
+            ChildHistories,
+            Vec<Message>,
+        ) = serde_json::from_value(value).map_err(|e| JournalError::new(&name, e.to_string()))?;
+        self.approvals.replace_state(approvals);
+        *lock(&self.children) = children;
+        lock(&parent.merged).extend(merged);
+        Ok(record)
+    }
+
     /// Runs one call through the agent's tool set, within the run's
     /// `tool_call_timeout` if it has one.
     fn dispatch(&self, call: ToolCall) -> BoxFuture<'_, Outcome> {
@@ -1457,6 +1606,24 @@ async fn caught<T>(event: &'static str, fut: impl Future<Output = T>) -> Result<
     }
 }
 
+/// Runs `effect` (a model request) as one journaled step; its answer and
+/// the step's time since `started` (recorded, so that a replay traces the
+/// same time).
+async fn journaled(
+    journal: &dyn Journal,
+    name: &str,
+    started: Instant,
+    effect: BoxFuture<'_, Result<ModelResponse, ModelError>>,
+) -> Result<(Result<ModelResponse, ModelError>, u64), JournalError> {
+    let effect = async move {
+        let answer = effect.await;
+        serde_json::to_value((answer, micros(started.elapsed()))).unwrap_or(Value::Null)
+    };
+    let value = journal.step(name, effect.boxed()).await?;
+    serde_json::from_value(value).map_err(|e| JournalError::new(name, e.to_string()))
+}
+
+#[derive(Serialize, Deserialize)]
 struct CallRecord {
     trace: TraceEvent,
     result: ToolResult,
