@@ -1074,7 +1074,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                             (answer, micros(started.elapsed()))
                         }
                         Some(journal) => {
-                            let complete = self.model.complete(request);
+                            // The request is made inside the step: a replay
+                            // does not even call the model.
+                            let model = &self.model;
+                            let complete = async move { model.complete(request).await }.boxed();
                             let name = format!("model {step}");
                             match journaled(journal, &name, started, complete).await {
                                 Ok(answer) => answer,

@@ -194,8 +194,7 @@ impl DurableClient {
     pub async fn state(&self, session: &str) -> Result<Option<RunState>, ClientError> {
         check_session_id(session)?;
         let url = format!("{}/AgentSession/{session}/state", self.ingress);
-        self.send(self.http.post(&url).json(&Value::Null), &url)
-            .await
+        self.send(self.http.post(&url), &url).await
     }
 
     async fn send<T: DeserializeOwned>(
