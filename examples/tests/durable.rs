@@ -75,7 +75,7 @@ async fn a_crash_after_the_third_tool_replays_and_no_tool_runs_twice() {
     assert_eq!(count(&ledger_counts(&ledger), "done project_status P4"), 0);
     let _service = Service::start(&spec);
 
-    let output = client.output(&invocation).await.unwrap();
+    let output = finish(&client, &invocation).await;
     assert_eq!(output.status, RunStatus::Completed);
     assert_eq!(output.text, "all done");
     assert_each_step_once(&ledger, 4);
@@ -176,7 +176,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .await
         .unwrap();
 
-    let output = client.output(&invocation).await.unwrap();
+    let output = finish(&client, &invocation).await;
     assert_eq!(output.status, RunStatus::Completed);
     let counts = ledger_counts(&ledger);
     assert_eq!(count(&counts, "done pay_vendor Acme"), 1, "{counts:#?}");
@@ -204,6 +204,15 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .unwrap_err();
     assert_eq!(late.status(), Some(409), "{late}");
     assert_eq!(count(&ledger_counts(&ledger), "done pay_vendor Acme"), 1);
+}
+
+/// The run's output; a run that does not finish in 2 minutes fails the
+/// test instead of hanging it.
+async fn finish(client: &DurableClient, invocation: &str) -> hookwire::agent::RunOutput {
+    tokio::time::timeout(Duration::from_secs(120), client.output(invocation))
+        .await
+        .expect("the run did not finish in 2 minutes")
+        .unwrap()
 }
 
 async fn wait_pending(client: &DurableClient, session: &str, n: usize) -> Vec<String> {
@@ -257,7 +266,7 @@ async fn two_replicas_serve_one_agent_and_one_dies_mid_run() {
     assert_eq!(replicas[dead].proc.pid(), busy);
     replicas[dead].proc.kill();
 
-    let output = client.output(&invocation).await.unwrap();
+    let output = finish(&client, &invocation).await;
     assert_eq!(output.status, RunStatus::Completed);
     assert_each_step_once(&ledger, 3);
     // The rest of the run was served by the replica that lives.

@@ -22,11 +22,28 @@ fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// The `restate-server` binary.
+/// The `restate-server` binary: `$HOOKWIRE_RESTATE_SERVER`, or the
+/// platform package's binary under `target/restate/` (not the `.bin` node
+/// wrapper, which would leave the server running when killed).
 pub fn server_binary() -> PathBuf {
+    let installed = || {
+        let packages = workspace_root().join("target/restate/node_modules/@restatedev");
+        std::fs::read_dir(&packages)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path().join("bin/restate-server"))
+            .find(|path| {
+                path.is_file()
+                    && path
+                        .to_string_lossy()
+                        .contains("@restatedev/restate-server-")
+            })
+            .unwrap_or(packages)
+    };
     let path = std::env::var_os("HOOKWIRE_RESTATE_SERVER")
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/restate/node_modules/.bin/restate-server"));
+        .unwrap_or_else(installed);
     assert!(
         path.exists(),
         "the real Restate server is not installed (looked for {}); run `.ci/install-restate` \
