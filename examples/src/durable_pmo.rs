@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use hookwire::agent::Runner;
 use hookwire::approval::BoxFuture;
-use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse, Script, ScriptedModel};
+use hookwire::model::{
+    Message, Model, ModelError, ModelRequest, ModelResponse, Script, ScriptedModel,
+};
 use hookwire::{Next, Outcome, ToolArgs, ToolContext};
 
 /// The ledger file's variable.
@@ -36,7 +38,10 @@ pub fn ledger(line: &str) {
         .open(&path)
         .and_then(|mut file| file.write_all(line.as_bytes()));
     if let Err(e) = written {
-        eprintln!("durable_pmo: cannot write the ledger {}: {e}", path.display());
+        eprintln!(
+            "durable_pmo: cannot write the ledger {}: {e}",
+            path.display()
+        );
     }
 }
 

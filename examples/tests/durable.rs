@@ -80,10 +80,7 @@ async fn a_crash_after_the_third_tool_replays_and_no_tool_runs_twice() {
     assert_eq!(output.text, "all done");
     assert_each_step_once(&ledger, 4);
     // The 4th call, interrupted, ran again to completion in the new process.
-    assert_eq!(
-        count(&ledger_counts(&ledger), "start project_status P4"),
-        2
-    );
+    assert_eq!(count(&ledger_counts(&ledger), "start project_status P4"), 2);
     // What the model read: all five results, in order, each once.
     let state = client.state("crash-1").await.unwrap().unwrap();
     let results: Vec<String> = state
@@ -127,12 +124,19 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .register(&server.admin, &format!("http://127.0.0.1:{port}"))
         .await
         .unwrap();
-    let invocation = client.start("pay-1", "pay the vendors", None).await.unwrap();
+    let invocation = client
+        .start("pay-1", "pay the vendors", None)
+        .await
+        .unwrap();
 
     // Both calls wait: nothing was paid.
     let pending = wait_pending(&client, "pay-1", 2).await;
     assert_eq!(pending, ["pay_ok", "pay_bad"]);
-    assert!(!ledger_counts(&ledger).keys().any(|l| l.contains("pay_vendor")));
+    assert!(
+        !ledger_counts(&ledger)
+            .keys()
+            .any(|l| l.contains("pay_vendor"))
+    );
 
     // The service dies and comes back; the decisions come through the
     // ingress from this process.
@@ -145,7 +149,10 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .await
         .unwrap_err();
     assert_eq!(unknown.status(), Some(404), "{unknown}");
-    assert!(unknown.to_string().contains("no call `pay_nope` waits"), "{unknown}");
+    assert!(
+        unknown.to_string().contains("no call `pay_nope` waits"),
+        "{unknown}"
+    );
 
     let decided = client
         .decide("pay-1", "pay_ok", Verdict::Approve)
@@ -164,7 +171,10 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .await
         .unwrap_err();
     assert_eq!(twice.status(), Some(409), "{twice}");
-    assert!(twice.to_string().contains("already decided (approve)"), "{twice}");
+    assert!(
+        twice.to_string().contains("already decided (approve)"),
+        "{twice}"
+    );
     client
         .decide(
             "pay-1",
@@ -181,7 +191,9 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     let counts = ledger_counts(&ledger);
     assert_eq!(count(&counts, "done pay_vendor Acme"), 1, "{counts:#?}");
     assert!(
-        !counts.keys().any(|l| l.contains("Mallory") || l.contains("pay_bad")),
+        !counts
+            .keys()
+            .any(|l| l.contains("Mallory") || l.contains("pay_bad")),
         "the denied call ran: {counts:#?}"
     );
     // The model read the denial's reason.
@@ -254,7 +266,10 @@ async fn two_replicas_serve_one_agent_and_one_dies_mid_run() {
         .register(&server.admin, &format!("http://127.0.0.1:{port}"))
         .await
         .unwrap();
-    let invocation = client.start("replica-1", "check P1..P5", None).await.unwrap();
+    let invocation = client
+        .start("replica-1", "check P1..P5", None)
+        .await
+        .unwrap();
 
     // Kill whichever replica is running the 3rd call.
     let busy = wait_ledger(&ledger, "start project_status P3");
@@ -294,8 +309,9 @@ async fn bad_input_gives_clear_errors() {
     let e = client.start("s1", "hi", None).await.unwrap_err();
     assert!(matches!(e, ClientError::Unreachable { .. }), "{e}");
     assert!(
-        e.to_string()
-            .starts_with(&format!("the Restate server at http://127.0.0.1:{port}/AgentSession/s1/run/send is unreachable")),
+        e.to_string().starts_with(&format!(
+            "the Restate server at http://127.0.0.1:{port}/AgentSession/s1/run/send is unreachable"
+        )),
         "{e}"
     );
     let e = client.start("a b", "hi", None).await.unwrap_err();

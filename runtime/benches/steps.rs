@@ -16,6 +16,10 @@
 //! * **Idle session.** The bytes a session (a `Runner` over a shared agent)
 //!   still holds after one turn with one tool call, counted by a counting
 //!   global allocator: what each waiting user costs the process.
+//! * **A large argument.** The peak of the bytes allocated while a run
+//!   passes one 20 MB string argument to a tool, over the argument's size
+//!   (the model's script is made before counting): how many copies of it
+//!   the loop holds at once.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -36,6 +40,11 @@ impl LifecycleHooks for &Clock {
         }
         Flow::Continue
     }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Text {
+    text: String,
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -128,6 +137,28 @@ fn idle_session_bytes(rt: &tokio::runtime::Runtime) -> i64 {
     info.bytes_current
 }
 
+/// The peak bytes of a run with one 20 MB argument, over 20 MB.
+fn large_argument_peak(rt: &tokio::runtime::Runtime) -> f64 {
+    const SIZE: usize = 20 << 20;
+    let size_of = FnTool::new("size_of", "Counts bytes.", |a: Text| async move {
+        Json(a.text.len())
+    });
+    let agent = BasicAgent::new(
+        AgentConfig::new("sizer").with_instruction("Measure."),
+        Router::new().tool(size_of),
+    );
+    let model = ScriptedModel::from_turns(vec![
+        Turn::call("size_of", serde_json::json!({ "text": "x".repeat(SIZE) })),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(agent, model);
+    let info = allocation_counter::measure(|| {
+        let out = rt.block_on(runner.run("go"));
+        assert!(matches!(out, Ok(ref o) if o.text == "done"));
+    });
+    info.bytes_max as f64 / SIZE as f64
+}
+
 fn main() {
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -159,5 +190,9 @@ fn main() {
     println!(
         "an idle session after one turn with one tool call holds {} bytes",
         idle_session_bytes(&rt)
+    );
+    println!(
+        "a run with one 20 MB argument peaks at {:.1}x the argument's size",
+        large_argument_peak(&rt)
     );
 }

@@ -46,19 +46,18 @@ struct Shared {
 /// handler).
 #[derive(Default)]
 pub(crate) struct CallLog {
-    received: std::sync::Mutex<std::collections::HashMap<String, serde_json::Value>>,
+    received: std::sync::Mutex<std::collections::HashMap<String, crate::call::ToolArgs>>,
 }
 
 impl CallLog {
     /// Notes the arguments the tool of call `id` received (after every
-    /// hook's rewrites).
+    /// hook's rewrites): a clone, which shares them.
     pub(crate) fn received(&self, id: &str, args: &crate::call::ToolArgs) {
-        let value = args.to_value().unwrap_or(serde_json::Value::Null);
-        crate::lock(&self.received).insert(id.to_owned(), value);
+        crate::lock(&self.received).insert(id.to_owned(), args.clone());
     }
 
     /// Takes what the tool of call `id` received, if it ran.
-    pub(crate) fn take(&self, id: &str) -> Option<serde_json::Value> {
+    pub(crate) fn take(&self, id: &str) -> Option<crate::call::ToolArgs> {
         crate::lock(&self.received).remove(id)
     }
 }

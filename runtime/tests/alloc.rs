@@ -208,3 +208,58 @@ fn an_unused_extension_map_allocates_nothing() {
     });
     assert!(used.count_total >= 1, "{used:?}");
 }
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Text {
+    text: String,
+}
+
+/// A 20 MB argument through a whole run (model, history, pre-tool-use
+/// hooks, the tool's chain, post-tool-use, the trace) is held twice at
+/// most at once: the model's call, shared by the history, the trace and the
+/// chain (`ToolArgs` is copy-on-write), and the tool's own parsed `String`.
+/// Copying it per use took the peak to 8x (issue 16, point 10). The ratio is
+/// also printed by `cargo bench -p hookwire --bench steps`.
+#[test]
+fn a_large_argument_is_held_at_most_twice_through_a_run() {
+    use hookwire::agent::{AgentConfig, BasicAgent, Runner, TraceEvent};
+    use hookwire::model::{ScriptedModel, Turn};
+    use hookwire::{FnTool, Json};
+
+    const SIZE: usize = 20 << 20;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let size_of = FnTool::new("size_of", "Counts bytes.", |a: Text| async move {
+        Json(a.text.len())
+    });
+    let agent = BasicAgent::new(AgentConfig::new("sizer"), Router::new().tool(size_of));
+    let model = ScriptedModel::from_turns(vec![
+        Turn::call("size_of", serde_json::json!({ "text": "x".repeat(SIZE) })),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(agent, model);
+    let mut output = None;
+    let info = measure(|| match rt.block_on(runner.run("go")) {
+        Ok(out) => output = Some(out),
+        Err(e) => panic!("the run failed: {e}"),
+    });
+    let Some(output) = output else {
+        panic!("the run did not finish")
+    };
+    assert_eq!(output.text, "done");
+    let sizes: Vec<String> = output
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sizes, [SIZE.to_string()]);
+    let peak = info.bytes_max as f64 / SIZE as f64;
+    assert!(
+        peak < 2.5,
+        "a run with one 20 MB argument peaked at {peak:.1}x its size"
+    );
+}

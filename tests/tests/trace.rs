@@ -49,8 +49,8 @@ fn calls(trace: &[TraceEvent]) -> Vec<(Value, Option<Value>, Vec<String>, String
                 result,
                 ..
             } => Some((
-                arguments.clone(),
-                received.clone(),
+                arguments.to_value().unwrap(),
+                received.as_ref().map(|r| r.to_value().unwrap()),
                 hooks.clone(),
                 result.text_content(),
             )),

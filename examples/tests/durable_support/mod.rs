@@ -119,8 +119,14 @@ impl Server {
             .env("RESTATE_BIND_IP", "127.0.0.1")
             .env("RESTATE_ADVERTISED_HOST", "127.0.0.1")
             .env("RESTATE_BIND_ADDRESS", format!("127.0.0.1:{node}"))
-            .env("RESTATE_ADVERTISED_ADDRESS", format!("http://127.0.0.1:{node}/"))
-            .env("RESTATE_INGRESS__BIND_ADDRESS", format!("127.0.0.1:{ingress}"))
+            .env(
+                "RESTATE_ADVERTISED_ADDRESS",
+                format!("http://127.0.0.1:{node}/"),
+            )
+            .env(
+                "RESTATE_INGRESS__BIND_ADDRESS",
+                format!("127.0.0.1:{ingress}"),
+            )
             .env(
                 "RESTATE_INGRESS__ADVERTISED_INGRESS_ENDPOINT",
                 format!("http://127.0.0.1:{ingress}/"),
@@ -136,7 +142,11 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        wait_listening(([127, 0, 0, 1], ingress).into(), "restate-server", &mut child);
+        wait_listening(
+            ([127, 0, 0, 1], ingress).into(),
+            "restate-server",
+            &mut child,
+        );
         wait_listening(([127, 0, 0, 1], admin).into(), "restate-server", &mut child);
         let server = Self {
             proc: Proc(Some(child)),
@@ -198,7 +208,11 @@ impl Service {
             cmd.arg("--reuse-port");
         }
         let mut child = cmd.spawn().unwrap();
-        wait_listening(([127, 0, 0, 1], spec.port).into(), "durable_pmo", &mut child);
+        wait_listening(
+            ([127, 0, 0, 1], spec.port).into(),
+            "durable_pmo",
+            &mut child,
+        );
         Self {
             proc: Proc(Some(child)),
         }

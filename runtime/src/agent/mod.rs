@@ -32,8 +32,8 @@ pub use as_tool::{AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
 pub use dynamic::AgentHooked;
-pub use journal::{Journal, JournalError};
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
+pub use journal::{Journal, JournalError};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,
     StateError, TraceEvent, guess_source,

@@ -14,9 +14,7 @@ use crate::agent::{RunOutput, RunState};
 #[non_exhaustive]
 pub enum ClientError {
     /// The session id has characters the ingress does not take in a path.
-    #[error(
-        "invalid session id {id:?}: {why} (use 1 to 128 characters of A-Z a-z 0-9 . _ ~ -)"
-    )]
+    #[error("invalid session id {id:?}: {why} (use 1 to 128 characters of A-Z a-z 0-9 . _ ~ -)")]
     InvalidSessionId {
         /// The id.
         id: String,
@@ -207,10 +205,13 @@ impl DurableClient {
             message: error_chain(&e),
         })?;
         let status = response.status();
-        let text = response.text().await.map_err(|e| ClientError::Unreachable {
-            url: url.to_owned(),
-            message: error_chain(&e),
-        })?;
+        let text = response
+            .text()
+            .await
+            .map_err(|e| ClientError::Unreachable {
+                url: url.to_owned(),
+                message: error_chain(&e),
+            })?;
         if !status.is_success() {
             // Restate answers errors as {"message": ".."}.
             let message = serde_json::from_str::<Value>(&text)
@@ -240,4 +241,3 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     }
     text
 }
-

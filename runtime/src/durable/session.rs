@@ -156,7 +156,9 @@ impl AgentSession {
         ctx: SharedObjectContext<'_>,
     ) -> Result<Json<Option<RunState>>, HandlerError> {
         Ok(Json(
-            ctx.get::<Json<RunState>>(STATE).await?.map(Json::into_inner),
+            ctx.get::<Json<RunState>>(STATE)
+                .await?
+                .map(Json::into_inner),
         ))
     }
 }

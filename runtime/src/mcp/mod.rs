@@ -61,8 +61,10 @@ mod client;
 mod config;
 mod convert;
 mod joined;
+mod listing;
 pub mod names;
 mod serve;
+mod stdio;
 mod toolset;
 mod yaml;
 

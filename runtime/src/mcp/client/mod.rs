@@ -1,30 +1,29 @@
 //! Connections to MCP servers: start, list tools, call, restart.
+//!
+//! This file holds the public handle ([`McpServers`]) and the table of
+//! exposed tools; `server.rs` holds one server's connection and its start.
 
-use std::collections::{HashMap, VecDeque};
-use std::panic::AssertUnwindSafe;
-use std::process::Stdio;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
-use std::time::Duration;
+use std::sync::{Arc, PoisonError, RwLock, Weak};
 
-use futures_util::FutureExt;
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::ServiceError;
 use serde_json::{Map, Value};
-use tokio::io::AsyncBufReadExt;
 
-use super::config::{ConfigError, McpConfig, ServerSpec, Transport};
+use super::config::{ConfigError, McpConfig};
 use super::convert::{tool_from_mcp, tool_result_from_mcp};
 use super::names::{NameAllocator, SEPARATOR};
+use super::{listing, stdio};
 use crate::agent::McpFilter;
 use crate::call::Outcome;
 use crate::error::ToolError;
 use crate::matcher::{MatchTarget, Matcher};
 use crate::tool::ToolDefinition;
 
-/// How many of a server's last stderr lines are kept for error messages.
-const STDERR_LINES: usize = 8;
+mod server;
+
+use server::{Connection, Server};
 
 /// What to connect with: tool filters and names to keep free.
 #[derive(Debug, Clone, Default)]
@@ -69,84 +68,6 @@ pub enum ServerStatus {
     },
     /// Not connected: it failed to start or died. The message says why.
     Unavailable(String),
-}
-
-/// The client side of one connection: answers the server's notifications.
-/// On `notifications/tools/list_changed` it lists the tools again and
-/// updates the exposed set (names of tools that stay are kept).
-struct Listener {
-    inner: Weak<Inner>,
-    index: usize,
-}
-
-impl ClientHandler for Listener {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("hookwire", env!("CARGO_PKG_VERSION")),
-        )
-    }
-
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let Some(inner) = self.inner.upgrade() else {
-            return;
-        };
-        let index = self.index;
-        // Until `connect` has named the first list, note the change; it
-        // lists the tools again itself.
-        if !inner.servers[index].listed.load(Ordering::Acquire) {
-            inner.servers[index].changed.store(true, Ordering::Release);
-            return;
-        }
-        let peer = context.peer.clone();
-        // Not inline: the answer to `tools/list` arrives on the connection
-        // this notification is being handled on.
-        tokio::spawn(async move {
-            match peer.list_all_tools().await {
-                Ok(tools) => {
-                    tracing::debug!(
-                        target: "hookwire::mcp",
-                        server = &*inner.servers[index].name,
-                        tools = tools.len(),
-                        "tool list changed"
-                    );
-                    inner.refresh(index, &tools);
-                }
-                Err(e) => tracing::warn!(
-                    target: "hookwire::mcp",
-                    server = &*inner.servers[index].name,
-                    error = %e,
-                    "tools/list after list_changed failed"
-                ),
-            }
-        });
-    }
-}
-
-struct Connection {
-    service: RunningService<RoleClient, Listener>,
-    pid: Option<u32>,
-}
-
-impl Connection {
-    fn is_closed(&self) -> bool {
-        self.service.is_closed() || self.service.peer().is_transport_closed()
-    }
-}
-
-pub(crate) struct Server {
-    pub(crate) name: Arc<str>,
-    spec: ServerSpec,
-    globs: Option<Vec<Matcher>>,
-    conn: RwLock<Option<Arc<Connection>>>,
-    last_error: RwLock<Option<String>>,
-    /// Serializes (re)connects so concurrent calls share one.
-    connecting: tokio::sync::Mutex<()>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
-    /// Whether the first tool list has been named (see [`Listener`]).
-    listed: AtomicBool,
-    /// Whether the list changed before it was first named.
-    changed: AtomicBool,
 }
 
 /// One exposed tool.
@@ -197,6 +118,12 @@ pub(crate) struct Inner {
 ///   call of them gives an error result.
 /// * Tools keep their exposed names across a restart; a tool that appears
 ///   only after a restart gets a name by the usual rule.
+/// * A tool in `tools/list` that does not read as an MCP tool (a number
+///   for a name, no input schema, ...) is left out with a warning; the
+///   server's other tools are served.
+/// * One message from a stdio server is at most 16 MiB (rmcp's cap, which
+///   its HTTP transport applies too). An answer over it fails its call at
+///   once with an error result giving its size; the connection stays up.
 ///
 /// # Changing tool lists
 ///
@@ -294,7 +221,7 @@ impl McpServers {
         for (index, server) in inner.servers.iter().enumerate() {
             if server.changed.swap(false, Ordering::AcqRel)
                 && let Some(conn) = server.live()
-                && let Ok(tools) = conn.service.peer().list_all_tools().await
+                && let Ok(tools) = listing::list_tools(conn.service.peer(), &server.name).await
             {
                 inner.refresh(index, &tools);
             }
@@ -468,13 +395,30 @@ impl Inner {
         };
         let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
         let limit = server.spec.call_timeout;
+        let dropped_before = conn.dropped_unanswered();
         let call = conn.service.peer().call_tool(params);
         match tokio::time::timeout(limit, call).await {
             Err(_) => Err(ToolError::TimedOut {
-                what: format!("MCP tool `{tool}` on server `{}`", server.name),
+                what: format!(
+                    "MCP tool `{tool}` on server `{}`{}",
+                    server.name,
+                    if conn.dropped_unanswered() > dropped_before {
+                        " (meanwhile it sent a message over the size limit whose id could \
+                         not be read, and it was dropped: probably this call's answer)"
+                    } else {
+                        ""
+                    }
+                ),
                 after: limit,
             }),
             Ok(Ok(result)) => Ok(tool_result_from_mcp(&result)),
+            Ok(Err(ServiceError::McpError(e))) if stdio::is_stand_in(&e) => {
+                Err(ToolError::tool_message(
+                    exposed,
+                    format!("MCP server `{}`: {}", server.name, e.message),
+                    false,
+                ))
+            }
             Ok(Err(ServiceError::McpError(e))) => Err(ToolError::tool_message(
                 exposed,
                 format!(
@@ -549,164 +493,5 @@ impl Inner {
                 .clone()
                 .unwrap_or_else(|| "it failed to start".to_owned())),
         }
-    }
-}
-
-impl Server {
-    fn live(&self) -> Option<Arc<Connection>> {
-        read(&self.conn)
-            .as_ref()
-            .filter(|c| !c.is_closed())
-            .cloned()
-    }
-
-    fn note_closed(&self, _dead: &Connection) {
-        let mut last = write(&self.last_error);
-        if last.is_none() {
-            *last = Some(format!("its connection closed{}", self.stderr_tail()));
-        }
-    }
-
-    /// Drops `conn` if it is still the current connection.
-    fn forget(&self, conn: &Arc<Connection>, message: String) {
-        let mut slot = write(&self.conn);
-        if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
-            *slot = None;
-        }
-        *write(&self.last_error) = Some(message);
-    }
-
-    fn stderr_tail(&self) -> String {
-        let lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
-        if lines.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; its last stderr lines: {}",
-                lines.iter().cloned().collect::<Vec<_>>().join(" | ")
-            )
-        }
-    }
-
-    /// Starts the server, initializes it and lists its tools. On success
-    /// the connection is stored and the tools returned; on failure the
-    /// reason is stored in `last_error`.
-    async fn start(&self, inner: Weak<Inner>, index: usize) -> Option<Vec<rmcp::model::Tool>> {
-        let limit = self.spec.startup_timeout;
-        let attempt = AssertUnwindSafe(tokio::time::timeout(
-            limit,
-            self.open(Listener { inner, index }),
-        ))
-        .catch_unwind()
-        .await;
-        let outcome = match attempt {
-            Ok(Ok(Ok(done))) => Ok(done),
-            Ok(Ok(Err(message))) => Err(message),
-            Ok(Err(_)) => Err(format!(
-                "it did not finish starting (initialize and tools/list) within {} ms",
-                limit.as_millis()
-            )),
-            Err(_) => Err("starting it panicked".to_owned()),
-        };
-        match outcome {
-            Ok((conn, tools)) => {
-                tracing::info!(
-                    target: "hookwire::mcp",
-                    server = &*self.name,
-                    tools = tools.len(),
-                    "MCP server connected"
-                );
-                *write(&self.conn) = Some(Arc::new(conn));
-                *write(&self.last_error) = None;
-                Some(tools)
-            }
-            Err(message) => {
-                // Give the stderr reader a moment to collect the last words
-                // of a process that exited at once.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                let message = format!("failed to start: {message}{}", self.stderr_tail());
-                tracing::warn!(
-                    target: "hookwire::mcp",
-                    server = &*self.name,
-                    error = %message,
-                    "MCP server unavailable"
-                );
-                *write(&self.last_error) = Some(message);
-                None
-            }
-        }
-    }
-
-    async fn open(
-        &self,
-        listener: Listener,
-    ) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {
-        let (service, pid) = match &self.spec.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env);
-                if let Some(cwd) = cwd {
-                    cmd.current_dir(cwd);
-                }
-                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .map_err(|e| format!("cannot run `{command}`: {e}"))?;
-                let pid = transport.id();
-                if let Some(stderr) = stderr {
-                    self.forward_stderr(stderr);
-                }
-                let service = listener.serve(transport).await.map_err(|e| e.to_string())?;
-                (service, pid)
-            }
-            Transport::Http { url } => {
-                install_crypto_provider();
-                let transport =
-                    rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-                let service = listener
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("cannot connect to `{url}`: {e}"))?;
-                (service, None)
-            }
-        };
-        let tools = service
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
-        Ok((Connection { service, pid }, tools))
-    }
-
-    fn forward_stderr(&self, stderr: tokio::process::ChildStderr) {
-        let name = self.name.clone();
-        let tail = self.stderr.clone();
-        if let Ok(mut lines) = tail.lock() {
-            lines.clear();
-        }
-        tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                tracing::debug!(target: "hookwire::mcp::stderr", server = &*name, "{line}");
-                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                if tail.len() == STDERR_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(line);
-            }
-        });
-    }
-}
-
-/// reqwest is built without a default TLS crypto provider; install ring's
-/// once (a provider installed by the application wins).
-fn install_crypto_provider() {
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }

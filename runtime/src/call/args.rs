@@ -1,36 +1,14 @@
-//! What travels through a chain: the call, its arguments and its result.
+//! The arguments of one tool call: kept as the model's text until someone
+//! looks inside.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use smallvec::SmallVec;
 
 use crate::error::ToolError;
-
-/// A tool call as a model makes it: an id, a tool name and JSON-object
-/// arguments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    /// The tool-use id the model gave the call; the result answers it.
-    pub id: String,
-    /// The name of the tool to call.
-    pub name: String,
-    /// The arguments, a JSON object.
-    pub arguments: ToolArgs,
-}
-
-impl ToolCall {
-    /// A call of `name` with the id `id` and the given arguments.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: ToolArgs) -> Self {
-        Self {
-            id: id.into(),
-            name: name.into(),
-            arguments,
-        }
-    }
-}
 
 /// The arguments of one tool call: a JSON object.
 ///
@@ -41,8 +19,11 @@ impl ToolCall {
 /// A chain of hooks that never look at the arguments therefore costs no
 /// parsing and no allocation.
 ///
-/// It is three words: every layer of a chain moves it, so it stays small
-/// (a parsed object lives behind a box).
+/// It is three words: every layer of a chain moves it, so it stays small.
+/// Cloning it is cheap whatever its size: the text or the object is shared,
+/// and copied only when a clone is rewritten (copy on write). The loop
+/// keeps the model's call in the history, hands the tool its arguments and
+/// notes them in the trace without copying a large argument each time.
 #[derive(Clone)]
 pub struct ToolArgs {
     repr: Repr,
@@ -51,23 +32,24 @@ pub struct ToolArgs {
 #[derive(Clone)]
 enum Repr {
     /// The model's text; empty or blank means `{}`.
-    Json(String),
-    /// A parsed object, boxed: `serde_json`'s ordered map is large.
-    Object(Box<Map<String, Value>>),
+    Json(Arc<str>),
+    /// A parsed object (`serde_json`'s ordered map is large, hence behind
+    /// a pointer).
+    Object(Arc<Map<String, Value>>),
 }
 
 impl ToolArgs {
     /// No arguments: `{}`. Allocates nothing.
     pub fn empty() -> Self {
         Self {
-            repr: Repr::Json(String::new()),
+            repr: Repr::Json(Arc::from("")),
         }
     }
 
     /// Arguments as a model sends them: a JSON text, parsed on demand. An
     /// empty or blank string means `{}`. A text that is not a JSON object is
     /// reported as invalid arguments when the arguments are first read.
-    pub fn from_json(text: impl Into<String>) -> Self {
+    pub fn from_json(text: impl Into<Arc<str>>) -> Self {
         Self {
             repr: Repr::Json(text.into()),
         }
@@ -76,7 +58,7 @@ impl ToolArgs {
     /// Arguments from a JSON object.
     pub fn from_map(map: Map<String, Value>) -> Self {
         Self {
-            repr: Repr::Object(Box::new(map)),
+            repr: Repr::Object(Arc::new(map)),
         }
     }
 
@@ -115,10 +97,10 @@ impl ToolArgs {
     pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
         if let Repr::Json(text) = &self.repr {
             let map = parse_object(text)?;
-            self.repr = Repr::Object(Box::new(map));
+            self.repr = Repr::Object(Arc::new(map));
         }
         match &mut self.repr {
-            Repr::Object(map) => Ok(&mut **map),
+            Repr::Object(map) => Ok(Arc::make_mut(map)),
             Repr::Json(_) => unreachable!("the text was just parsed"),
         }
     }
@@ -133,6 +115,16 @@ impl ToolArgs {
     pub fn insert(&mut self, key: impl Into<String>, value: Value) -> Result<(), ToolError> {
         self.object_mut()?.insert(key.into(), value);
         Ok(())
+    }
+
+    /// Whether `self` and `other` share their text or object: a clone that
+    /// no one rewrote since. Cheap; `false` says nothing about equality.
+    pub fn is_shared_with(&self, other: &Self) -> bool {
+        match (&self.repr, &other.repr) {
+            (Repr::Json(a), Repr::Json(b)) => Arc::ptr_eq(a, b),
+            (Repr::Object(a), Repr::Object(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 
     /// The arguments as a JSON value (a copy).
@@ -268,6 +260,7 @@ impl fmt::Debug for ToolArgs {
 impl PartialEq for ToolArgs {
     fn eq(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
+            _ if self.is_shared_with(other) => true,
             (Repr::Object(a), Repr::Object(b)) => a == b,
             (Repr::Json(a), Repr::Json(b)) if a == b => true,
             _ => match (self.to_value(), other.to_value()) {
@@ -304,205 +297,6 @@ impl<'de> Deserialize<'de> for ToolArgs {
             other => Self::from_value(other).map_err(serde::de::Error::custom),
         }
     }
-}
-
-/// One block of a tool result, serialized exactly as MCP's content blocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum Content {
-    /// Text.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An image, base64-encoded (boxed, so that the common text block and
-    /// every result stay small; it serializes flat, as MCP's image block).
-    Image {
-        /// The image.
-        #[serde(flatten)]
-        image: Box<ImageContent>,
-    },
-    /// An embedded resource (boxed, so that the common text block and every
-    /// result stay small).
-    Resource {
-        /// The resource.
-        resource: Box<EmbeddedResource>,
-    },
-}
-
-impl Content {
-    /// A text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self::Text { text: text.into() }
-    }
-
-    /// An image block from base64 data and a MIME type.
-    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Image {
-            image: Box::new(ImageContent {
-                data: data.into(),
-                mime_type: mime_type.into(),
-            }),
-        }
-    }
-
-    /// The text of a text block.
-    pub fn as_text(&self) -> Option<&str> {
-        match self {
-            Self::Text { text } => Some(text),
-            _ => None,
-        }
-    }
-}
-
-/// An image block's data (MCP's `ImageContent`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImageContent {
-    /// Base64 data.
-    pub data: String,
-    /// The MIME type, for example `image/png`.
-    #[serde(rename = "mimeType")]
-    pub mime_type: String,
-}
-
-/// An embedded resource (MCP's `TextResourceContents` or `BlobResourceContents`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EmbeddedResource {
-    /// The resource's URI.
-    pub uri: String,
-    /// Its MIME type.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Text contents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Base64 binary contents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
-}
-
-/// The content blocks of a result. One block is stored inline, so the
-/// common single-text result costs no extra allocation.
-pub type Contents = SmallVec<[Content; 1]>;
-
-/// The result of a tool call: what the model reads. It serializes exactly as
-/// MCP's `CallToolResult` (`content`, `isError`, `structuredContent`).
-///
-/// ```
-/// let r = hookwire::ToolResult::text("42");
-/// assert_eq!(
-///     serde_json::to_string(&r).unwrap(),
-///     r#"{"content":[{"type":"text","text":"42"}],"isError":false}"#
-/// );
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolResult {
-    /// The content blocks.
-    pub content: Contents,
-    /// Whether the result reports an error to the model.
-    #[serde(rename = "isError", default)]
-    pub is_error: bool,
-    /// Structured output, if the tool has any (boxed: a JSON value is large,
-    /// and a result travels through every layer of a chain).
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub structured_content: Option<Box<Value>>,
-}
-
-impl ToolResult {
-    /// A successful result with one text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: smallvec::smallvec![Content::text(text)],
-            is_error: false,
-            structured_content: None,
-        }
-    }
-
-    /// An error result with one text block.
-    pub fn error(text: impl Into<String>) -> Self {
-        Self {
-            is_error: true,
-            ..Self::text(text)
-        }
-    }
-
-    /// A successful result holding `value` as JSON text and as structured
-    /// content.
-    pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
-        let structured = serde_json::to_value(value).map_err(ToolError::serialize)?;
-        let text = serde_json::to_string(&structured).map_err(ToolError::serialize)?;
-        Ok(Self {
-            structured_content: Some(Box::new(structured)),
-            ..Self::text(text)
-        })
-    }
-
-    /// A successful result from content blocks.
-    pub fn from_content(content: impl IntoIterator<Item = Content>) -> Self {
-        Self {
-            content: content.into_iter().collect(),
-            is_error: false,
-            structured_content: None,
-        }
-    }
-
-    /// All text blocks joined with newlines: what a text-only model reads.
-    pub fn text_content(&self) -> String {
-        join_text(&self.content)
-    }
-
-    /// All text blocks joined with newlines, as [`text_content`](Self::text_content),
-    /// moved out of the result: no copy when there is one text block.
-    ///
-    /// ```
-    /// let r = hookwire::ToolResult::text("42");
-    /// assert_eq!(r.into_text_content(), "42");
-    /// ```
-    pub fn into_text_content(self) -> String {
-        match self.content.into_inner() {
-            Ok([Content::Text { text }]) => text,
-            Ok(content) => join_text(&content),
-            Err(content) => join_text(&content),
-        }
-    }
-
-    /// Appends `suffix` to the last text block (or adds a text block).
-    pub fn append_text(&mut self, suffix: &str) {
-        match self.content.iter_mut().rev().find_map(|c| match c {
-            Content::Text { text } => Some(text),
-            _ => None,
-        }) {
-            Some(text) => text.push_str(suffix),
-            None => self.content.push(Content::text(suffix)),
-        }
-    }
-}
-
-/// The text blocks of `content` joined with newlines.
-fn join_text(content: &[Content]) -> String {
-    let mut out = String::new();
-    for (i, text) in content.iter().filter_map(Content::as_text).enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(text);
-    }
-    out
-}
-
-/// What a chain produces: a result, or an error that becomes an error
-/// result ([`ToolError::into_result`]) when the model reads it.
-pub type Outcome = Result<ToolResult, ToolError>;
-
-/// Turns an [`Outcome`] into what the model reads.
-#[inline]
-pub fn into_result(outcome: Outcome) -> ToolResult {
-    outcome.unwrap_or_else(ToolError::into_result)
 }
 
 #[cfg(test)]
@@ -562,26 +356,6 @@ mod tests {
     }
 
     #[test]
-    fn what_travels_through_a_chain_stays_small() {
-        // Every layer moves the arguments in and the outcome out: see
-        // benches/chain.rs. Printed with `--nocapture` for the record.
-        let sizes = [
-            ("ToolArgs", std::mem::size_of::<ToolArgs>()),
-            ("Content", std::mem::size_of::<Content>()),
-            ("ToolResult", std::mem::size_of::<ToolResult>()),
-            ("ToolError", std::mem::size_of::<ToolError>()),
-            ("Outcome", std::mem::size_of::<Outcome>()),
-        ];
-        println!("{sizes:?}");
-        assert!(sizes[0].1 <= 24, "{sizes:?}");
-        // Boxed image blocks and invalid-arguments errors keep these at
-        // 24 / 56 / 56 bytes on 64-bit targets (they were 48 / 72 / 80).
-        assert!(sizes[1].1 <= 24, "{sizes:?}");
-        assert!(sizes[3].1 <= 56, "{sizes:?}");
-        assert!(sizes[4].1 <= 56, "{sizes:?}");
-    }
-
-    #[test]
     fn empty_arguments_are_an_empty_object() {
         let mut empty = ToolArgs::empty();
         assert_eq!(empty, ToolArgs::from_map(Map::new()));
@@ -626,35 +400,5 @@ mod tests {
             matches!(broken, ToolError::InvalidArguments(_)),
             "{broken:?}"
         );
-    }
-
-    #[test]
-    fn into_text_content_reads_as_text_content() {
-        let mut two = ToolResult::text("a");
-        two.content.push(Content::image("AA==", "image/png"));
-        two.content.push(Content::text("b"));
-        for r in [ToolResult::text("42"), ToolResult::from_content([]), two] {
-            assert_eq!(r.text_content(), r.clone().into_text_content());
-        }
-        assert_eq!(ToolResult::error("no").into_text_content(), "no");
-    }
-
-    #[test]
-    fn results_serialize_as_mcp_call_tool_result() {
-        let mut r = ToolResult::json(&json!({"sum": 3})).unwrap();
-        r.content.push(Content::image("AA==", "image/png"));
-        assert_eq!(
-            serde_json::to_value(&r).unwrap(),
-            json!({
-                "content": [
-                    {"type": "text", "text": "{\"sum\":3}"},
-                    {"type": "image", "data": "AA==", "mimeType": "image/png"}
-                ],
-                "isError": false,
-                "structuredContent": {"sum": 3}
-            })
-        );
-        let back: ToolResult = serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
-        assert_eq!(back, r);
     }
 }

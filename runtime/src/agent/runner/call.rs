@@ -1,0 +1,297 @@
+//! One tool call of a step: the lifecycle `pre_tool_use` hooks, the
+//! agent-level approval settings, the tool's chain (within the run's
+//! `tool_call_timeout`), the `post_tool_use` / `post_tool_failure` hooks,
+//! and its trace record.
+
+use std::time::Instant;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use tracing::Instrument;
+
+use super::trace::micros;
+use super::{Runner, TraceEvent, caught};
+use crate::agent::decl::AgentDecl;
+use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
+use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
+use crate::context::ToolSource;
+use crate::error::ToolError;
+use crate::prepost::Decision;
+use crate::toolset::{CallScope, ToolSet};
+
+/// What one call left for its step (recorded as is under a journal).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(super) struct CallRecord {
+    /// Its trace event.
+    pub(super) trace: TraceEvent,
+    /// What the model reads (unless it is pending).
+    pub(super) result: ToolResult,
+    /// Whether it waits for an approval decision.
+    pub(super) pending: bool,
+    /// The stop it asked for: the reason and the hook.
+    pub(super) stopped: Option<(String, Option<String>)>,
+}
+
+impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+    /// Runs one call of `step` and records it.
+    pub(super) async fn run_call(&self, step: usize, call: ToolCall) -> CallRecord {
+        let agent_name = self.scope.agent();
+        let source = guess_source(&call.name);
+        let span = tracing::info_span!(
+            "hookwire.tool_call",
+            agent = agent_name,
+            tool = %call.name,
+            source = source.as_str(),
+            tool_use_id = %call.id,
+            decision = tracing::field::Empty,
+            hook = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        async move {
+            let ToolCall {
+                id,
+                name,
+                mut arguments,
+            } = call;
+            // A clone shares the model's arguments (see `ToolArgs`).
+            let sent = arguments.clone();
+            let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+            let (decision, decided_by) = self
+                .pre_tool_use(
+                    &hooks,
+                    &mut PreToolUse {
+                        agent: agent_name,
+                        tool: &name,
+                        source,
+                        tool_use_id: &id,
+                        args: &mut arguments,
+                        step,
+                        decided_by: None,
+                    },
+                )
+                .await;
+            let mut outcome = self
+                .execute(decision, decided_by.clone(), &id, &name, &arguments)
+                .await;
+            let pending = self.approvals.is_pending(&id);
+            let call = ToolCall::new(id, name, arguments);
+            if !pending {
+                let failed = !matches!(&outcome, Ok(r) if !r.is_error);
+                let mut post = PostToolUse {
+                    agent: agent_name,
+                    call: &call,
+                    source,
+                    outcome: &mut outcome,
+                    elapsed: started.elapsed(),
+                };
+                if failed {
+                    let _ = caught("post_tool_failure", hooks.post_tool_failure(&mut post)).await;
+                } else {
+                    let _ = caught("post_tool_use", hooks.post_tool_use(&mut post)).await;
+                }
+            }
+            let (label, hook) = verdict(&outcome, pending, decided_by);
+            let stopped = match &outcome {
+                Err(e @ ToolError::Stopped { reason, .. }) => {
+                    Some((reason.clone(), e.hook().map(str::to_owned)))
+                }
+                _ => None,
+            };
+            let span = tracing::Span::current();
+            span.record("decision", label);
+            if let Some(h) = &hook {
+                span.record("hook", h.as_str());
+            }
+            tracing::info!(
+                target: "hookwire::audit",
+                agent = agent_name,
+                tool = %call.name,
+                source = source.as_str(),
+                tool_use_id = %call.id,
+                correlation_id = %self.scope.correlation_id(),
+                decision = label,
+                hook = hook.as_deref(),
+                elapsed_us = micros(started.elapsed()),
+                "agent tool call"
+            );
+            let result = into_result(outcome);
+            // What the tool received, if it ran and got something else than
+            // the model sent.
+            let received = self
+                .scope
+                .call_log()
+                .and_then(|log| log.take(&call.id))
+                .filter(|received| !received.is_shared_with(&sent) && *received != sent);
+            let hooks = self
+                .agent
+                .hooks_for(&call.name, source)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            CallRecord {
+                trace: TraceEvent::ToolCall {
+                    step,
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                    source,
+                    arguments: sent,
+                    received,
+                    hooks,
+                    decision: label.to_owned(),
+                    hook,
+                    result: result.clone(),
+                    elapsed_us: micros(started.elapsed()),
+                },
+                result,
+                pending,
+                stopped,
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// The decision before the call: the lifecycle `pre_tool_use` hooks
+    /// (a panic denies), then the agent-level approval settings; with the
+    /// hook that decided.
+    async fn pre_tool_use(
+        &self,
+        hooks: &impl LifecycleHooks,
+        cx: &mut PreToolUse<'_>,
+    ) -> (Decision, Option<String>) {
+        let (decision, decided_by) = match caught("pre_tool_use", decide(hooks, cx)).await {
+            Ok(decision) => (decision, cx.decided_by.map(str::to_owned)),
+            Err(m) => (
+                Decision::Deny(format!("a lifecycle hook panicked in pre_tool_use: {m}")),
+                Some("lifecycle".to_owned()),
+            ),
+        };
+        if decision == Decision::Continue && self.approvals.is_required(cx.tool) {
+            return (
+                Decision::Ask(format!("`{}` needs approval", cx.tool)),
+                Some("approval_settings".to_owned()),
+            );
+        }
+        (decision, decided_by)
+    }
+
+    /// Carries out the decision: dispatches the call, refuses it, or asks
+    /// the approvals first.
+    async fn execute(
+        &self,
+        decision: Decision,
+        decided_by: Option<String>,
+        id: &str,
+        name: &str,
+        arguments: &ToolArgs,
+    ) -> Outcome {
+        match decision {
+            Decision::Continue => {
+                self.dispatch(ToolCall::new(id, name, arguments.clone()))
+                    .await
+            }
+            Decision::Deny(reason) => Err(ToolError::Denied {
+                reason,
+                hook: decided_by.map(Into::into),
+            }),
+            Decision::Stop(reason) => Err(ToolError::Stopped {
+                reason,
+                hook: decided_by.map(Into::into),
+            }),
+            Decision::Ask(reason) => {
+                let answer = self
+                    .approvals
+                    .decide(ApprovalRequest {
+                        agent: self.scope.agent(),
+                        tool: name,
+                        tool_use_id: id,
+                        arguments,
+                        reason: &reason,
+                    })
+                    .await;
+                match answer {
+                    ApprovalDecision::Approve => {
+                        self.dispatch(ToolCall::new(id, name, arguments.clone()))
+                            .await
+                    }
+                    ApprovalDecision::Deny(why) => Err(ToolError::Denied {
+                        reason: why,
+                        hook: Some("approver".into()),
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Runs one call through the agent's tool set, within the run's
+    /// `tool_call_timeout` if it has one.
+    fn dispatch(&self, call: ToolCall) -> BoxFuture<'_, Outcome> {
+        let Some(after) = self.settings.tool_call_timeout else {
+            return dispatch_boxed(self.agent.tools(), &self.scope, call);
+        };
+        let what = format!("tool call `{}`", call.name);
+        let call = dispatch_boxed(self.agent.tools(), &self.scope, call);
+        async move {
+            match tokio::time::timeout(after, call).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    tracing::warn!(target: "hookwire::audit", what, ?after, "tool call timed out");
+                    Err(ToolError::TimedOut { what, after })
+                }
+            }
+        }
+        .boxed()
+    }
+}
+
+/// The call's decision as the trace names it (`allowed`, `denied`,
+/// `stopped`, `error`, `pending`), and the hook that decided.
+fn verdict(
+    outcome: &Outcome,
+    pending: bool,
+    decided_by: Option<String>,
+) -> (&'static str, Option<String>) {
+    match outcome {
+        _ if pending => ("pending", Some("approver".to_owned())),
+        Ok(r) if r.is_error => ("error", None),
+        Ok(_) => ("allowed", None),
+        Err(e) => (
+            match e.kind() {
+                "denied" => "denied",
+                "stopped" => "stopped",
+                _ => "error",
+            },
+            e.hook().map(str::to_owned).or(decided_by),
+        ),
+    }
+}
+
+/// Dispatches `call` through `tools`, as a boxed future: how the loop (and
+/// request-start injection) runs every tool call.
+///
+/// One allocation per call the loop makes, which allocates per call anyway
+/// (the call's record, its result text). The chain inside the tool set stays
+/// one nested type with no allocation; the box keeps the run's future from
+/// containing the chain's by value, which would add the two depths: with a
+/// deep chain (16 hooks) under the loop (and a child agent's loop inside
+/// that) the run's future type would pass rustc's query depth limit.
+pub(crate) fn dispatch_boxed<'a, T: ToolSet + ?Sized>(
+    tools: &'a T,
+    scope: &'a CallScope,
+    call: ToolCall,
+) -> BoxFuture<'a, Outcome> {
+    tools.dispatch(scope, call).boxed()
+}
+
+/// The source of a tool by its name, as the loop sees it: `agent__*` is an
+/// agent, `server__tool` an MCP tool, anything else a function tool.
+pub fn guess_source(name: &str) -> ToolSource {
+    if name.starts_with("agent__") {
+        ToolSource::Agent
+    } else if name.contains("__") {
+        ToolSource::Mcp
+    } else {
+        ToolSource::Function
+    }
+}

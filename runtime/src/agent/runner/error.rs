@@ -1,0 +1,29 @@
+//! Why a run failed.
+
+use crate::agent::journal::JournalError;
+use crate::model::ModelError;
+
+/// Why a run failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The model failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The step limit was reached without a final answer.
+    #[error("no final answer after {0} step(s)")]
+    StepLimit(usize),
+    /// `resume` was called with nothing to resume.
+    #[error("nothing to resume: the run is not paused")]
+    NotPaused,
+    /// `run` was called while the run is paused for approval; resolve the
+    /// pending calls and `resume` first.
+    #[error("the run is paused for approval: resolve the pending calls and resume it first")]
+    Paused,
+    /// A paused run still has calls waiting for a decision.
+    #[error("{0} call(s) still wait for an approval decision")]
+    StillPending(usize),
+    /// A journaled step could not be recorded or replayed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}

@@ -1,0 +1,530 @@
+//! The agent loop, by concern:
+//!
+//! * this file: [`Runner`], its builders and accessors, `run` and `resume`;
+//! * `step.rs`: the loop (`drive`), one step at a time: ask the model, run
+//!   the step's calls, append their results, end the run;
+//! * `call.rs`: one tool call, from the lifecycle `pre_tool_use` hooks to
+//!   its trace record;
+//! * `trace.rs`: what a run returns ([`RunOutput`], [`RunStatus`],
+//!   [`TraceEvent`]);
+//! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
+//! * `parent.rs`: what a run shares with the child agents it calls;
+//! * `journaled.rs`: the steps recorded under a [`Journal`];
+//! * `error.rs`: [`RunError`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use serde::{Deserialize, Serialize};
+use tracing::Instrument;
+
+use super::decl::AgentDecl;
+use super::inject::{Clock, HookEvent, SystemClock};
+use super::journal::Journal;
+use super::lifecycle::{ExecutionStart, Flow, LifecycleHooks, PromptSubmit};
+use crate::approval::{Approvals, Asker};
+use crate::context::ToolSource;
+use crate::lock;
+use crate::model::{Message, Model, Usage};
+use crate::toolset::CallScope;
+
+mod call;
+mod error;
+mod journaled;
+mod parent;
+mod state;
+mod step;
+mod trace;
+
+pub(crate) use call::dispatch_boxed;
+pub use call::guess_source;
+pub use error::RunError;
+pub(crate) use parent::{ChildHistories, PARENT};
+pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
+pub use trace::{RunOutput, RunStatus, TraceEvent};
+
+/// Limits of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RunSettings {
+    /// Model requests per run at most; past it the run fails with
+    /// [`RunError::StepLimit`].
+    pub max_steps: usize,
+    /// Tool calls of one step that run at once at most.
+    pub max_parallel: usize,
+    /// How often `stop` hooks may force the loop on per run (the loop guard).
+    pub max_forced_continues: usize,
+    /// How long one tool call (its whole chain: hooks and tool) may take,
+    /// `None` for no limit (the default).
+    ///
+    /// Without it, a hook or tool that never returns and has no timeout of
+    /// its own (`#[hook(timeout_ms = ..)]`, `Guarded`, `hooks::Timeout`)
+    /// hangs the run forever. With it, such a call is cancelled at the limit
+    /// and answered with an error result,
+    /// [`ToolError::TimedOut`](crate::error::ToolError::TimedOut) naming the
+    /// tool (`tool call `x` timed out after 30000 ms`); the run goes on and
+    /// the model reads the error. A hook's own, shorter timeout still fires
+    /// first and follows that hook's failure policy. Waiting for an
+    /// approval is not part of the call and is not limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_timeout: Option<Duration>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        Self {
+            max_steps: 20,
+            max_parallel: 8,
+            max_forced_continues: 3,
+            tool_call_timeout: None,
+        }
+    }
+}
+
+/// Runs an agent: user message -> model -> tool calls -> model ... until a
+/// final answer, a stop, a pause for approval, or the step limit.
+///
+/// It holds the agent, the model, the history, the approvals, extra
+/// lifecycle hooks `H` (run after the agent's own) and the correlation id.
+///
+/// ```
+/// use hookwire::agent::{AgentConfig, AgentDecl, Runner};
+/// use hookwire::model::{ScriptedModel, Turn};
+/// use hookwire::{FnTool, Json, Router, End, Route, ToolHandler};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Add { a: i64, b: i64 }
+///
+/// struct Calc<T> { config: AgentConfig, tools: T }
+/// impl<T: hookwire::ToolSet + 'static> AgentDecl for Calc<T> {
+///     type Tools = T;
+///     fn config(&self) -> &AgentConfig { &self.config }
+///     fn tools(&self) -> &T { &self.tools }
+/// }
+///
+/// let agent = Calc {
+///     config: AgentConfig::new("calc"),
+///     tools: Router::new().tool(FnTool::new("add", "Adds.", |x: Add| async move { Json(x.a + x.b) })),
+/// };
+/// let model = ScriptedModel::from_turns([
+///     Turn::call("add", serde_json::json!({"a": 2, "b": 3})),
+///     Turn::text("5"),
+/// ]);
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+/// # rt.block_on(async {
+/// let mut runner = Runner::new(agent, model);
+/// let out = runner.run("2 + 3?").await.unwrap();
+/// assert_eq!(out.text, "5");
+/// assert_eq!(runner.history()[2].text(), "5"); // the tool result the model read
+/// # });
+/// ```
+pub struct Runner<A: AgentDecl, H = ()> {
+    agent: A,
+    model: Arc<dyn Model>,
+    hooks: H,
+    approvals: Approvals,
+    scope: CallScope,
+    history: Arc<Vec<Message>>,
+    children: Arc<Mutex<ChildHistories>>,
+    forced: usize,
+    settings: RunSettings,
+    clock: Arc<dyn Clock>,
+    pending: Option<PendingStep>,
+    steps: usize,
+    usage: Usage,
+    trace: Vec<TraceEvent>,
+    injections: u64,
+}
+
+impl<A: AgentDecl, H> fmt::Debug for Runner<A, H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runner")
+            .field("agent", &self.agent.config().name)
+            .field("model", &self.model.name())
+            .field("history", &self.history.len())
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A fresh correlation id: 64 random bits (from the standard library's
+/// per-instance random hash keys), so that no counter is shared between
+/// sessions.
+fn fresh_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+impl<A: AgentDecl> Runner<A, ()> {
+    /// A runner for `agent` asking `model`, with no extra hooks and no
+    /// approver (calls that need approval are denied).
+    pub fn new(agent: A, model: impl Model + 'static) -> Self {
+        Self::with_model_arc(agent, Arc::new(model))
+    }
+
+    /// A runner with a shared model.
+    pub fn with_model_arc(agent: A, model: Arc<dyn Model>) -> Self {
+        let name: Arc<str> = Arc::from(&*agent.config().name);
+        let id = fresh_id();
+        let approvals = Approvals::none();
+        let mut settings = RunSettings::default();
+        if let Some(n) = agent.config().max_parallel {
+            settings.max_parallel = n.max(1);
+        }
+        let mut scope = CallScope::new(name.clone())
+            .with_correlation_id(format!("{name}-{id:016x}"))
+            .with_approver(Arc::new(approvals.clone()));
+        scope.set_call_log(Arc::default());
+        Self {
+            agent,
+            model,
+            hooks: (),
+            approvals,
+            scope,
+            history: Arc::default(),
+            children: Arc::default(),
+            forced: 0,
+            settings,
+            clock: Arc::new(SystemClock),
+            pending: None,
+            steps: 0,
+            usage: Usage::default(),
+            trace: Vec::new(),
+            injections: 0,
+        }
+    }
+}
+
+impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+    /// Adds lifecycle hooks, run after the agent's own hooks.
+    pub fn with_hooks<H2: LifecycleHooks>(self, hooks: H2) -> Runner<A, H2> {
+        Runner {
+            agent: self.agent,
+            model: self.model,
+            hooks,
+            approvals: self.approvals,
+            scope: self.scope,
+            history: self.history,
+            children: self.children,
+            forced: self.forced,
+            settings: self.settings,
+            clock: self.clock,
+            pending: self.pending,
+            steps: self.steps,
+            usage: self.usage,
+            trace: self.trace,
+            injections: self.injections,
+        }
+    }
+
+    /// Uses `asker` for approvals (keeping the approval state).
+    pub fn with_asker(self, asker: impl Asker + 'static) -> Self {
+        let state = self.approvals.state();
+        self.with_approvals(Approvals::new(asker).with_state(state))
+    }
+
+    /// Uses these approvals (their state is shared with the caller's clone).
+    pub fn with_approvals(mut self, approvals: Approvals) -> Self {
+        self.scope.set_approver(Some(Arc::new(approvals.clone())));
+        self.approvals = approvals;
+        self
+    }
+
+    /// Takes what a child's session inherits from the call that runs it:
+    /// the approver the tool chains consult (`Decision::Ask` in a chain,
+    /// leaving the run's own approvals as they are) and the session values.
+    pub(crate) fn inherit_scope(&mut self, parent: &CallScope) {
+        if let Some(approver) = parent.approver() {
+            self.scope.set_approver(Some(approver.clone()));
+        }
+        *self.scope.session_mut() = parent.session().clone();
+    }
+
+    /// Sets a typed value of this session (the user's id, their
+    /// credentials): tools and hooks read it with
+    /// [`ToolContext::session`](crate::ToolContext::session), child agents
+    /// called in the session too. One value per type. Not exported with the
+    /// state.
+    pub fn with_session_value<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.scope.session_mut().insert(value);
+        self
+    }
+
+    /// Sets the limits.
+    pub fn with_settings(mut self, settings: RunSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Sets the step limit.
+    pub fn with_max_steps(mut self, max_steps: usize) -> Self {
+        self.settings.max_steps = max_steps;
+        self
+    }
+
+    /// Sets how many tool calls of one step run at once.
+    pub fn with_max_parallel(mut self, max_parallel: usize) -> Self {
+        self.settings.max_parallel = max_parallel.max(1);
+        self
+    }
+
+    /// Limits how long one tool call may take (see
+    /// [`RunSettings::tool_call_timeout`]).
+    pub fn with_tool_call_timeout(mut self, limit: Duration) -> Self {
+        self.settings.tool_call_timeout = Some(limit);
+        self
+    }
+
+    /// Sets the correlation id.
+    pub fn with_correlation_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.scope.set_correlation_id(id);
+        self
+    }
+
+    /// Sets the clock (for TTL injections).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Starts from this history.
+    pub fn with_history(mut self, history: Vec<Message>) -> Self {
+        self.history = Arc::new(history);
+        self
+    }
+
+    /// The history.
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The history, mutably.
+    pub fn history_mut(&mut self) -> &mut Vec<Message> {
+        Arc::make_mut(&mut self.history)
+    }
+
+    /// The approvals (clone it to resolve pending calls).
+    pub fn approvals(&self) -> &Approvals {
+        &self.approvals
+    }
+
+    /// The agent.
+    pub fn agent(&self) -> &A {
+        &self.agent
+    }
+
+    /// The correlation id.
+    pub fn correlation_id(&self) -> &str {
+        self.scope.correlation_id()
+    }
+
+    /// The histories this session keeps for its child agents
+    /// (`history_merge_target: child`), by tool name.
+    pub fn child_histories(&self) -> BTreeMap<String, Vec<Message>> {
+        lock(&self.children).clone()
+    }
+
+    /// Whether the run is paused for approval.
+    pub fn is_paused(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Runs one user message to the end.
+    pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
+        self.run_inner(prompt.into(), None).await
+    }
+
+    /// [`run`](Self::run) with each model request, tool call and round of
+    /// injections recorded in `journal` as one step, or replayed from it
+    /// (see [`Journal`]). Tool calls of one step run one at a time.
+    pub async fn run_journaled(
+        &mut self,
+        prompt: impl Into<String>,
+        journal: &dyn Journal,
+    ) -> Result<RunOutput, RunError> {
+        self.run_inner(prompt.into(), Some(journal)).await
+    }
+
+    async fn run_inner(
+        &mut self,
+        mut prompt: String,
+        journal: Option<&dyn Journal>,
+    ) -> Result<RunOutput, RunError> {
+        let span = tracing::info_span!(
+            "hookwire.run",
+            agent = %self.agent.config().name,
+            correlation_id = %self.scope.correlation_id(),
+        );
+        async move {
+            if self.pending.is_some() {
+                return Err(RunError::Paused);
+            }
+            self.trace.clear();
+            self.usage = Usage::default();
+            self.steps = 0;
+            self.forced = 0;
+            // Approvals waiting from a run that ended without pausing (a
+            // stop in the same step) belong to no call any more: drop them,
+            // so that a later call that reuses an id is not taken for one.
+            self.approvals.clear_waiting();
+            if !self.agent.config().use_history {
+                Arc::make_mut(&mut self.history).clear();
+            }
+            let agent_name = self.agent.config().name.clone();
+            let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+            let flow = caught(
+                "execution_start",
+                hooks.execution_start(&mut ExecutionStart {
+                    agent: &agent_name,
+                    correlation_id: self.scope.correlation_id(),
+                    history: Arc::make_mut(&mut self.history),
+                }),
+            )
+            .await
+            .unwrap_or_else(|m| {
+                Flow::Stop(format!("a lifecycle hook panicked in execution_start: {m}"))
+            });
+            if let Flow::Stop(reason) = flow {
+                drop(hooks);
+                return self.finish_stopped("execution_start", reason, None).await;
+            }
+            let flow = caught(
+                "user_prompt_submit",
+                hooks.user_prompt_submit(&mut PromptSubmit {
+                    agent: &agent_name,
+                    prompt: &mut prompt,
+                }),
+            )
+            .await
+            .unwrap_or_else(|m| {
+                Flow::Stop(format!(
+                    "a lifecycle hook panicked in user_prompt_submit: {m}"
+                ))
+            });
+            drop(hooks);
+            if let Flow::Stop(reason) = flow {
+                return self
+                    .finish_stopped("user_prompt_submit", reason, None)
+                    .await;
+            }
+            for text in self.agent.warnings() {
+                tracing::warn!(
+                    target: "hookwire::audit",
+                    agent = %agent_name,
+                    warning = %text,
+                    "agent warning"
+                );
+                self.trace.push(TraceEvent::Warning { text });
+            }
+            self.trace.push(TraceEvent::Prompt {
+                text: prompt.clone(),
+            });
+            Arc::make_mut(&mut self.history).push(Message::user(prompt));
+            if let Err(e) = self.inject(HookEvent::OnRequestStart, journal).await {
+                return self.fail(e.into()).await;
+            }
+            self.drive(None, journal).await
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Resumes a run paused for approval, once every pending call has a
+    /// decision ([`Approvals::resolve`]).
+    pub async fn resume(&mut self) -> Result<RunOutput, RunError> {
+        self.resume_inner(None).await
+    }
+
+    /// [`resume`](Self::resume) with a journal, as
+    /// [`run_journaled`](Self::run_journaled).
+    pub async fn resume_journaled(&mut self, journal: &dyn Journal) -> Result<RunOutput, RunError> {
+        self.resume_inner(Some(journal)).await
+    }
+
+    async fn resume_inner(&mut self, journal: Option<&dyn Journal>) -> Result<RunOutput, RunError> {
+        let span = tracing::info_span!(
+            "hookwire.run",
+            agent = %self.agent.config().name,
+            correlation_id = %self.scope.correlation_id(),
+            resumed = true,
+        );
+        async move {
+            let Some(pending) = self.pending.take() else {
+                return Err(RunError::NotPaused);
+            };
+            let waiting = self.approvals.pending().len();
+            if waiting > 0 {
+                self.pending = Some(pending);
+                return Err(RunError::StillPending(waiting));
+            }
+            self.trace.clear();
+            self.drive(Some(pending), journal).await
+        }
+        .instrument(span)
+        .await
+    }
+}
+
+/// Runs a lifecycle hook; a panic becomes `Err(message)`, logged, so that a
+/// hook never takes the run (or the process) down.
+async fn caught<T>(event: &'static str, fut: impl Future<Output = T>) -> Result<T, String> {
+    match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
+        Ok(value) => Ok(value),
+        Err(payload) => {
+            let message = crate::error::panic_message(&*payload);
+            tracing::error!(
+                target: "hookwire::audit",
+                event,
+                error = %message,
+                "lifecycle hook panicked"
+            );
+            Err(message)
+        }
+    }
+}
+
+impl<A: AgentDecl> AgentDecl for Arc<A> {
+    type Tools = A::Tools;
+
+    fn config(&self) -> &super::decl::AgentConfig {
+        (**self).config()
+    }
+
+    fn tools(&self) -> &Self::Tools {
+        (**self).tools()
+    }
+
+    fn lifecycle_hooks(&self) -> impl LifecycleHooks {
+        (**self).lifecycle_hooks()
+    }
+
+    fn call_dynamic<C: crate::hook::Handler>(
+        &self,
+        cx: &mut crate::context::ToolContext,
+        args: crate::call::ToolArgs,
+        inner: &C,
+    ) -> impl std::future::Future<Output = crate::call::Outcome> + Send {
+        (**self).call_dynamic(cx, args, inner)
+    }
+
+    fn hooks_selecting_none(&self, tools: &[(&str, ToolSource)]) -> Vec<(&'static str, String)> {
+        (**self).hooks_selecting_none(tools)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        (**self).warnings()
+    }
+
+    fn hooks_for(&self, tool: &str, source: ToolSource) -> Vec<&'static str> {
+        (**self).hooks_for(tool, source)
+    }
+}

@@ -1,0 +1,44 @@
+//! What a parent run shares with the agents it calls as tools.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use crate::lock;
+use crate::model::{Message, Model};
+
+/// What a parent run shares with agents called as tools during a step.
+pub(crate) struct ParentRun {
+    /// The parent's history (shared, not copied: the step does not change
+    /// it until its calls are done).
+    pub(crate) history: Arc<Vec<Message>>,
+    /// The parent's model: what a child with no model of its own asks.
+    pub(crate) model: Arc<dyn Model>,
+    /// Messages of children to append to the parent's history after the step.
+    pub(super) merged: Mutex<Vec<Message>>,
+    /// The session's child histories (`history_merge_target: child`).
+    pub(super) children: Arc<Mutex<ChildHistories>>,
+}
+
+/// The histories a session keeps for its child agents, by tool name.
+pub(crate) type ChildHistories = BTreeMap<String, Vec<Message>>;
+
+impl ParentRun {
+    /// The child's history kept by this session.
+    pub(crate) fn child_history(&self, tool: &str) -> Vec<Message> {
+        lock(&self.children).get(tool).cloned().unwrap_or_default()
+    }
+
+    /// Keeps the child's history for its next call in this session.
+    pub(crate) fn keep_child_history(&self, tool: &str, history: Vec<Message>) {
+        lock(&self.children).insert(tool.to_owned(), history);
+    }
+
+    /// Appends a child's messages to the parent's history after the step.
+    pub(crate) fn merge(&self, messages: Vec<Message>) {
+        lock(&self.merged).extend(messages);
+    }
+}
+
+tokio::task_local! {
+    pub(crate) static PARENT: Arc<ParentRun>;
+}

@@ -1,0 +1,508 @@
+//! The loop, one step at a time: ask the model, run the step's calls
+//! concurrently, append their results, and end the run (completed,
+//! stopped, paused or failed).
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use tracing::Instrument;
+
+use super::call::CallRecord;
+use super::parent::{PARENT, ParentRun};
+use super::trace::micros;
+use super::{PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
+use crate::agent::decl::AgentDecl;
+use crate::agent::inject::{HookEvent, run_injection};
+use crate::agent::journal::{Journal, JournalError};
+use crate::agent::lifecycle::{
+    AgentFailed, ExecutionEnd, Flow, LifecycleHooks, StepEnd, StepStart, StopDecision, StopEvent,
+};
+use crate::approval::PENDING_REASON;
+use crate::call::{ToolCall, ToolResult};
+use crate::lock;
+use crate::model::{Message, ModelRequest, ModelResponse};
+use crate::tool::ToolDefinition;
+use crate::toolset::ToolSet;
+
+/// A step whose calls are about to run: a new one, or a paused one resumed.
+struct Step {
+    step: usize,
+    response: ModelResponse,
+    calls: Vec<ToolCall>,
+    results: Vec<Option<ToolResult>>,
+    started: Instant,
+    span: tracing::Span,
+}
+
+/// What asking the model led to.
+enum Turn {
+    /// The model called tools: run them.
+    Calls(Step),
+    /// A `stop` hook forced the loop on: ask the model again.
+    Again,
+    /// The run ended.
+    Ended(Result<RunOutput, RunError>),
+}
+
+/// A stop of the step: the reason and the hook that decided.
+type Stopped = Option<(String, Option<String>)>;
+
+impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+    pub(super) async fn inject(
+        &mut self,
+        event: HookEvent,
+        journal: Option<&dyn Journal>,
+    ) -> Result<(), JournalError> {
+        let hooks: Vec<_> = self
+            .agent
+            .config()
+            .request_hooks
+            .iter()
+            .filter(|h| h.event == event)
+            .cloned()
+            .collect();
+        if let (Some(journal), false) = (journal, hooks.is_empty()) {
+            let name = format!("inject {event:?}");
+            return self.journaled_injections(journal, &name, hooks).await;
+        }
+        for hook in hooks {
+            self.injections += 1;
+            let action = run_injection(
+                &hook,
+                self.agent.tools(),
+                &self.scope,
+                Arc::make_mut(&mut self.history),
+                &*self.clock,
+                self.injections,
+            )
+            .await;
+            self.trace.push(TraceEvent::Injection {
+                tool: hook.resolve_name(self.agent.tools()),
+                action,
+            });
+        }
+        Ok(())
+    }
+
+    /// The loop: a paused step first if `resumed`, then step after step
+    /// until the run ends.
+    pub(super) async fn drive(
+        &mut self,
+        mut resumed: Option<PendingStep>,
+        journal: Option<&dyn Journal>,
+    ) -> Result<RunOutput, RunError> {
+        let definitions = self.agent.tools().definitions();
+        loop {
+            let step = match resumed.take() {
+                Some(p) => Step {
+                    span: tracing::info_span!(
+                        "hookwire.step",
+                        agent = %self.agent.config().name,
+                        step = p.step,
+                        resumed = true
+                    ),
+                    step: p.step,
+                    response: p.response,
+                    calls: p.calls,
+                    results: p.results,
+                    started: Instant::now(),
+                },
+                None => match self.ask_model(&definitions, journal).await {
+                    Turn::Calls(step) => step,
+                    Turn::Again => continue,
+                    Turn::Ended(out) => return out,
+                },
+            };
+            if let Some(out) = self.run_step(step, journal).await {
+                return out;
+            }
+        }
+    }
+
+    /// Starts a step: the step limit, the `step_start` hooks, the model's
+    /// answer. A final answer goes to [`Self::final_answer`].
+    async fn ask_model(
+        &mut self,
+        definitions: &[ToolDefinition],
+        journal: Option<&dyn Journal>,
+    ) -> Turn {
+        let agent_name = self.agent.config().name.clone();
+        if self.steps >= self.settings.max_steps {
+            return Turn::Ended(self.fail(RunError::StepLimit(self.steps)).await);
+        }
+        let step = self.steps;
+        self.steps += 1;
+        let started = Instant::now();
+        let span = tracing::info_span!("hookwire.step", agent = %agent_name, step);
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        let flow = caught(
+            "step_start",
+            hooks.step_start(&mut StepStart {
+                agent: &agent_name,
+                step,
+                history: Arc::make_mut(&mut self.history),
+            }),
+        )
+        .await
+        .unwrap_or_else(|m| Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}")));
+        drop(hooks);
+        if let Flow::Stop(reason) = flow {
+            return Turn::Ended(self.finish_stopped("step_start", reason, None).await);
+        }
+        let request = ModelRequest::new(
+            &agent_name,
+            &self.agent.config().instruction,
+            &self.history,
+            definitions,
+        );
+        let (answer, elapsed_us) = match journal {
+            None => {
+                let answer = self.model.complete(request).instrument(span.clone()).await;
+                (answer, micros(started.elapsed()))
+            }
+            Some(journal) => match self
+                .journaled_answer(journal, step, started, request)
+                .instrument(span.clone())
+                .await
+            {
+                Ok(answer) => answer,
+                Err(e) => return Turn::Ended(self.fail(e.into()).await),
+            },
+        };
+        let mut response = match answer {
+            Ok(r) => r,
+            Err(e) => return Turn::Ended(self.fail(RunError::Model(e)).await),
+        };
+        unique_call_ids(step, &mut response.tool_calls);
+        self.usage += response.usage;
+        self.trace.push(TraceEvent::Model {
+            step,
+            text: response.text.clone(),
+            tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
+            elapsed_us,
+        });
+        if response.tool_calls.is_empty() {
+            return self.final_answer(step, response, started, journal).await;
+        }
+        Arc::make_mut(&mut self.history).push(Message::assistant_calls(
+            response.text.clone(),
+            response.tool_calls.clone(),
+        ));
+        let calls = response.tool_calls.clone();
+        let results = vec![None; calls.len()];
+        Turn::Calls(Step {
+            step,
+            response,
+            calls,
+            results,
+            started,
+            span,
+        })
+    }
+
+    /// The model answered without calls: the `stop` hooks may force the
+    /// loop on (up to `max_forced_continues`), else the run completes.
+    async fn final_answer(
+        &mut self,
+        step: usize,
+        response: ModelResponse,
+        started: Instant,
+        journal: Option<&dyn Journal>,
+    ) -> Turn {
+        let agent_name = self.agent.config().name.clone();
+        Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        let decision = caught(
+            "stop",
+            hooks.stop(&StopEvent {
+                agent: &agent_name,
+                answer: &response.text,
+                step,
+                forced_continues: self.forced,
+            }),
+        )
+        .await
+        .unwrap_or(StopDecision::Allow);
+        let _ = caught(
+            "step_end",
+            hooks.step_end(&StepEnd {
+                agent: &agent_name,
+                step,
+                response: &response,
+                tool_results: &[],
+                elapsed: started.elapsed(),
+            }),
+        )
+        .await;
+        drop(hooks);
+        match decision {
+            StopDecision::Continue(message) if self.forced < self.settings.max_forced_continues => {
+                self.forced += 1;
+                self.trace.push(TraceEvent::Hook {
+                    event: "stop".into(),
+                    decision: "continue".into(),
+                    reason: message.clone(),
+                });
+                Arc::make_mut(&mut self.history).push(Message::user(message));
+                return Turn::Again;
+            }
+            StopDecision::Continue(message) => {
+                tracing::warn!(
+                    target: "hookwire::audit",
+                    agent = %agent_name,
+                    reason = %message,
+                    "stop hook wanted to continue past the loop guard; ending the run"
+                );
+            }
+            _ => {}
+        }
+        if let Err(e) = self.inject(HookEvent::OnCompletion, journal).await {
+            return Turn::Ended(self.fail(e.into()).await);
+        }
+        Turn::Ended(self.finish(RunStatus::Completed, response.text).await)
+    }
+
+    /// Runs the step's calls that have no result yet and appends the
+    /// results to the history; `Some` when the run ends with the step
+    /// (paused or stopped).
+    async fn run_step(
+        &mut self,
+        step: Step,
+        journal: Option<&dyn Journal>,
+    ) -> Option<Result<RunOutput, RunError>> {
+        let Step {
+            step,
+            response,
+            calls,
+            mut results,
+            started,
+            span,
+        } = step;
+        // An imported state may be inconsistent: one slot per call.
+        results.resize(calls.len(), None);
+        let (records, merged) = match self.run_calls(step, &calls, &results, span, journal).await {
+            Ok(done) => done,
+            Err(e) => return Some(self.fail(e.into()).await),
+        };
+        let mut stopped: Stopped = None;
+        let mut paused = false;
+        for (i, record) in records {
+            if record.pending {
+                paused = true;
+            } else {
+                results[i] = Some(record.result.clone());
+            }
+            if stopped.is_none() {
+                stopped = record.stopped.clone();
+            }
+            self.trace.push(record.trace);
+        }
+        if paused && stopped.is_none() {
+            let pending = self.approvals.pending();
+            self.pending = Some(PendingStep {
+                step,
+                response,
+                calls,
+                results,
+            });
+            return Some(
+                self.finish(RunStatus::Paused { pending }, String::new())
+                    .await,
+            );
+        }
+        let tool_messages = self.append_results(&calls, results, merged);
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        let _ = caught(
+            "step_end",
+            hooks.step_end(&StepEnd {
+                agent: &self.agent.config().name,
+                step,
+                response: &response,
+                tool_results: &tool_messages,
+                elapsed: started.elapsed(),
+            }),
+        )
+        .await;
+        drop(hooks);
+        match stopped {
+            Some((reason, hook)) => Some(self.finish_stopped("pre_tool_use", reason, hook).await),
+            None => None,
+        }
+    }
+
+    /// Runs the calls that have no result yet, concurrently (at most
+    /// `max_parallel` at once), inside the [`PARENT`] that child agents
+    /// read; their records in call order, and the messages children merge
+    /// into the history. Under a journal each call is one recorded step,
+    /// and they run one at a time: the order of the steps must be the same
+    /// on every replay.
+    async fn run_calls(
+        &self,
+        step: usize,
+        calls: &[ToolCall],
+        results: &[Option<ToolResult>],
+        span: tracing::Span,
+        journal: Option<&dyn Journal>,
+    ) -> Result<(Vec<(usize, CallRecord)>, Vec<Message>), JournalError> {
+        let parent = Arc::new(ParentRun {
+            history: self.history.clone(),
+            model: self.model.clone(),
+            merged: Mutex::new(Vec::new()),
+            children: self.children.clone(),
+        });
+        let todo: Vec<(usize, ToolCall)> = calls
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| results[*i].is_none())
+            .map(|(i, c)| (i, c.clone()))
+            .collect();
+        let max = match journal {
+            Some(_) => 1,
+            None => self.settings.max_parallel.max(1),
+        };
+        let records: Vec<(usize, Result<CallRecord, JournalError>)> = PARENT
+            .scope(
+                parent.clone(),
+                futures_util::stream::iter(todo)
+                    .map(|(i, call)| {
+                        let parent = &parent;
+                        async move {
+                            let record = match journal {
+                                None => Ok(self.run_call(step, call).await),
+                                Some(journal) => {
+                                    self.journaled_call(journal, parent, step, call).await
+                                }
+                            };
+                            (i, record)
+                        }
+                    })
+                    .buffered(max)
+                    .collect(),
+            )
+            .instrument(span)
+            .await;
+        let records = records
+            .into_iter()
+            .map(|(i, record)| record.map(|record| (i, record)))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The step's calls are done: release the parent's view of the
+        // history, so that appending to it afterwards copies nothing.
+        let merged = std::mem::take(&mut *lock(&parent.merged));
+        drop(parent);
+        Ok((records, merged))
+    }
+
+    /// Appends the step's results (a call still waiting is denied) and the
+    /// children's merged messages to the history; the tool messages.
+    fn append_results(
+        &mut self,
+        calls: &[ToolCall],
+        results: Vec<Option<ToolResult>>,
+        merged: Vec<Message>,
+    ) -> Vec<Message> {
+        let mut tool_messages = Vec::with_capacity(calls.len());
+        for (call, result) in calls.iter().zip(results) {
+            let result = result.unwrap_or_else(|| {
+                ToolResult::error(format!("tool call denied: {PENDING_REASON}"))
+            });
+            tool_messages.push(Message::tool(call.id.clone(), call.name.clone(), result));
+        }
+        Arc::make_mut(&mut self.history).extend(tool_messages.iter().cloned());
+        Arc::make_mut(&mut self.history).extend(merged);
+        tool_messages
+    }
+
+    pub(super) async fn finish_stopped(
+        &mut self,
+        event: &str,
+        reason: String,
+        hook: Option<String>,
+    ) -> Result<RunOutput, RunError> {
+        self.trace.push(TraceEvent::Hook {
+            event: event.to_owned(),
+            decision: "stop".into(),
+            reason: reason.clone(),
+        });
+        self.finish(RunStatus::Stopped { reason, hook }, String::new())
+            .await
+    }
+
+    async fn finish(&mut self, status: RunStatus, text: String) -> Result<RunOutput, RunError> {
+        let shown = match &status {
+            RunStatus::Stopped { reason, .. } => reason.clone(),
+            _ => text.clone(),
+        };
+        self.trace.push(TraceEvent::Finished {
+            status: status.as_str().to_owned(),
+            text: shown,
+        });
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        let _ = caught(
+            "execution_end",
+            hooks.execution_end(&ExecutionEnd {
+                agent: self.scope.agent(),
+                status: status.as_str(),
+                history: &self.history,
+                steps: self.steps,
+            }),
+        )
+        .await;
+        drop(hooks);
+        Ok(RunOutput {
+            status,
+            text,
+            trace: self.trace.clone(),
+            usage: self.usage,
+            steps: self.steps,
+        })
+    }
+
+    pub(super) async fn fail(&mut self, error: RunError) -> Result<RunOutput, RunError> {
+        tracing::warn!(
+            target: "hookwire::audit",
+            agent = %self.scope.agent(),
+            error = %error,
+            "agent run failed"
+        );
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        let _ = caught(
+            "agent_failed",
+            hooks.agent_failed(&AgentFailed {
+                agent: self.scope.agent(),
+                error: &error,
+            }),
+        )
+        .await;
+        let _ = caught(
+            "execution_end",
+            hooks.execution_end(&ExecutionEnd {
+                agent: self.scope.agent(),
+                status: "failed",
+                history: &self.history,
+                steps: self.steps,
+            }),
+        )
+        .await;
+        Err(error)
+    }
+}
+
+/// Makes the call ids of one model answer unique, as they arrive: an empty
+/// id becomes `call_<step>_<index>`, and an id used by an earlier call of
+/// the same answer gets `_<index>` appended (again until it is free). The
+/// loop identifies calls by these ids (their results, their approvals), so
+/// an id the model repeats must never make one call run for another. The
+/// history keeps the ids as rewritten, so the model reads each result
+/// against the call it belongs to.
+fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
+    let mut seen = std::collections::HashSet::with_capacity(calls.len());
+    for (index, call) in calls.iter_mut().enumerate() {
+        if call.id.is_empty() {
+            call.id = format!("call_{step}_{index}");
+        }
+        while !seen.insert(call.id.clone()) {
+            call.id = format!("{}_{index}", call.id);
+        }
+    }
+}

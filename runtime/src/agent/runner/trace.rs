@@ -1,0 +1,223 @@
+//! What a run returns: how it ended and what happened, in order.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::inject::InjectionAction;
+use crate::approval::PendingApproval;
+use crate::call::{ToolArgs, ToolResult};
+use crate::context::ToolSource;
+use crate::model::Usage;
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunStatus {
+    /// The model gave a final answer.
+    Completed,
+    /// A hook stopped the run.
+    Stopped {
+        /// Why.
+        reason: String,
+        /// Which hook.
+        hook: Option<String>,
+    },
+    /// Calls wait for approval; export the state, decide, and resume.
+    Paused {
+        /// The waiting calls.
+        pending: Vec<PendingApproval>,
+    },
+}
+
+impl RunStatus {
+    /// A short name: `completed`, `stopped`, `paused`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Stopped { .. } => "stopped",
+            Self::Paused { .. } => "paused",
+        }
+    }
+}
+
+/// One thing that happened in a run, in order: the trace a run returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // built a few times per run, never on the hot path
+pub enum TraceEvent {
+    /// The user's prompt joined the history.
+    Prompt {
+        /// The text (after `user_prompt_submit` hooks).
+        text: String,
+    },
+    /// A lifecycle hook blocked or redirected the run.
+    Hook {
+        /// The event (`user_prompt_submit`, `stop`, ...).
+        event: String,
+        /// What it decided.
+        decision: String,
+        /// Why.
+        reason: String,
+    },
+    /// A config-driven injection ran.
+    Injection {
+        /// The tool.
+        tool: String,
+        /// What happened.
+        action: InjectionAction,
+    },
+    /// The model answered.
+    Model {
+        /// The step.
+        step: usize,
+        /// The answer's text.
+        text: String,
+        /// The names of the tools it called.
+        tool_calls: Vec<String>,
+        /// How long the request took, in microseconds.
+        elapsed_us: u64,
+    },
+    /// A tool call finished (or was refused).
+    ToolCall {
+        /// The step.
+        step: usize,
+        /// The tool-use id.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// Where it comes from.
+        source: ToolSource,
+        /// The arguments as the model sent them (shared with the history:
+        /// a large argument is not copied into the trace).
+        arguments: ToolArgs,
+        /// The arguments the tool received, when hooks rewrote them (a
+        /// lifecycle `pre_tool_use` hook or a hook of the call's chain);
+        /// `None` when they are the ones the model sent or the tool did not
+        /// run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        received: Option<ToolArgs>,
+        /// The hooks of the call's chain, outermost first (agent-level and
+        /// entry hooks), whether it was allowed or not.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        hooks: Vec<String>,
+        /// `allowed`, `denied`, `stopped`, `error`, `pending`.
+        decision: String,
+        /// The hook that decided, when one did.
+        hook: Option<String>,
+        /// What the model reads.
+        result: ToolResult,
+        /// How long it took, in microseconds.
+        elapsed_us: u64,
+    },
+    /// Something about the agent every run reports (a hook that selects
+    /// none of the tools found when its MCP servers connected, say); also
+    /// a `warn` event.
+    Warning {
+        /// What is wrong.
+        text: String,
+    },
+    /// The run ended.
+    Finished {
+        /// `completed`, `stopped`, `paused`, `failed`.
+        status: String,
+        /// The final text (or the reason).
+        text: String,
+    },
+}
+
+impl fmt::Display for TraceEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Prompt { text } => write!(f, "user: {text}"),
+            Self::Hook {
+                event,
+                decision,
+                reason,
+            } => write!(f, "hook {event}: {decision} ({reason})"),
+            Self::Injection { tool, action } => write!(f, "inject {tool}: {action:?}"),
+            Self::Model {
+                step,
+                text,
+                tool_calls,
+                elapsed_us,
+            } => {
+                write!(f, "step {step} model ({} us):", elapsed_us)?;
+                if !text.is_empty() {
+                    write!(f, " {text:?}")?;
+                }
+                if !tool_calls.is_empty() {
+                    write!(f, " calls [{}]", tool_calls.join(", "))?;
+                }
+                Ok(())
+            }
+            Self::ToolCall {
+                step,
+                tool,
+                source,
+                arguments,
+                received,
+                hooks,
+                decision,
+                hook,
+                result,
+                elapsed_us,
+                ..
+            } => {
+                write!(f, "step {step} tool {tool} ({source}) {}", json(arguments))?;
+                if let Some(received) = received {
+                    write!(f, ", received {}", json(received))?;
+                }
+                write!(f, " -> {decision}")?;
+                if let Some(hook) = hook {
+                    write!(f, " by {hook}")?;
+                }
+                if !hooks.is_empty() {
+                    write!(f, " [hooks: {}]", hooks.join(", "))?;
+                }
+                write!(f, " ({elapsed_us} us): {}", result.text_content())
+            }
+            Self::Warning { text } => write!(f, "warning: {text}"),
+            Self::Finished { status, text } => write!(f, "{status}: {text}"),
+        }
+    }
+}
+
+/// What a run returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RunOutput {
+    /// How it ended.
+    pub status: RunStatus,
+    /// The final answer (empty unless completed).
+    pub text: String,
+    /// What happened, in order.
+    pub trace: Vec<TraceEvent>,
+    /// Tokens used.
+    pub usage: Usage,
+    /// Model requests made.
+    pub steps: usize,
+}
+
+impl RunOutput {
+    /// The trace as readable lines.
+    pub fn trace_text(&self) -> String {
+        self.trace
+            .iter()
+            .map(|e| format!("{e}\n"))
+            .collect::<String>()
+    }
+}
+
+/// A duration in whole microseconds, as the trace records it.
+pub(super) fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Arguments as compact JSON, whatever the model's spacing.
+fn json(args: &ToolArgs) -> String {
+    serde_json::to_string(args).unwrap_or_else(|e| format!("(unprintable arguments: {e})"))
+}

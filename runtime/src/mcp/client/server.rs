@@ -1,0 +1,275 @@
+//! One MCP server: its connection, how it is started (stdio or HTTP) and
+//! listed, and the listener that follows its tool-list changes.
+
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::{ClientHandler, ServiceExt};
+use tokio::io::AsyncBufReadExt;
+
+use super::{Inner, read, write};
+use crate::matcher::Matcher;
+use crate::mcp::config::{ServerSpec, Transport};
+use crate::mcp::{listing, stdio};
+
+/// How many of a server's last stderr lines are kept for error messages.
+const STDERR_LINES: usize = 8;
+
+/// The client side of one connection: answers the server's notifications.
+/// On `notifications/tools/list_changed` it lists the tools again and
+/// updates the exposed set (names of tools that stay are kept).
+pub(super) struct Listener {
+    inner: Weak<Inner>,
+    index: usize,
+}
+
+impl ClientHandler for Listener {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("hookwire", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let Some(inner) = self.inner.upgrade() else {
+            return;
+        };
+        let index = self.index;
+        // Until `connect` has named the first list, note the change; it
+        // lists the tools again itself.
+        if !inner.servers[index].listed.load(Ordering::Acquire) {
+            inner.servers[index].changed.store(true, Ordering::Release);
+            return;
+        }
+        let peer = context.peer.clone();
+        // Not inline: the answer to `tools/list` arrives on the connection
+        // this notification is being handled on.
+        tokio::spawn(async move {
+            match listing::list_tools(&peer, &inner.servers[index].name).await {
+                Ok(tools) => {
+                    tracing::debug!(
+                        target: "hookwire::mcp",
+                        server = &*inner.servers[index].name,
+                        tools = tools.len(),
+                        "tool list changed"
+                    );
+                    inner.refresh(index, &tools);
+                }
+                Err(e) => tracing::warn!(
+                    target: "hookwire::mcp",
+                    server = &*inner.servers[index].name,
+                    error = %e,
+                    "tools/list after list_changed failed"
+                ),
+            }
+        });
+    }
+}
+
+pub(super) struct Connection {
+    pub(super) service: RunningService<RoleClient, Listener>,
+    pub(super) pid: Option<u32>,
+    /// Oversized messages from a stdio server dropped unanswered (see
+    /// [`stdio`]).
+    dropped: Option<Arc<AtomicU64>>,
+}
+
+impl Connection {
+    pub(super) fn dropped_unanswered(&self) -> u64 {
+        self.dropped
+            .as_ref()
+            .map_or(0, |dropped| dropped.load(Ordering::Relaxed))
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+}
+
+pub(crate) struct Server {
+    pub(crate) name: Arc<str>,
+    pub(super) spec: ServerSpec,
+    pub(super) globs: Option<Vec<Matcher>>,
+    pub(super) conn: RwLock<Option<Arc<Connection>>>,
+    pub(super) last_error: RwLock<Option<String>>,
+    /// Serializes (re)connects so concurrent calls share one.
+    pub(super) connecting: tokio::sync::Mutex<()>,
+    pub(super) stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Whether the first tool list has been named (see [`Listener`]).
+    pub(super) listed: AtomicBool,
+    /// Whether the list changed before it was first named.
+    pub(super) changed: AtomicBool,
+}
+
+impl Server {
+    pub(super) fn live(&self) -> Option<Arc<Connection>> {
+        read(&self.conn)
+            .as_ref()
+            .filter(|c| !c.is_closed())
+            .cloned()
+    }
+
+    pub(super) fn note_closed(&self, _dead: &Connection) {
+        let mut last = write(&self.last_error);
+        if last.is_none() {
+            *last = Some(format!("its connection closed{}", self.stderr_tail()));
+        }
+    }
+
+    /// Drops `conn` if it is still the current connection.
+    pub(super) fn forget(&self, conn: &Arc<Connection>, message: String) {
+        let mut slot = write(&self.conn);
+        if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+            *slot = None;
+        }
+        *write(&self.last_error) = Some(message);
+    }
+
+    fn stderr_tail(&self) -> String {
+        let lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; its last stderr lines: {}",
+                lines.iter().cloned().collect::<Vec<_>>().join(" | ")
+            )
+        }
+    }
+
+    /// Starts the server, initializes it and lists its tools. On success
+    /// the connection is stored and the tools returned; on failure the
+    /// reason is stored in `last_error`.
+    pub(super) async fn start(
+        &self,
+        inner: Weak<Inner>,
+        index: usize,
+    ) -> Option<Vec<rmcp::model::Tool>> {
+        let limit = self.spec.startup_timeout;
+        let attempt = AssertUnwindSafe(tokio::time::timeout(
+            limit,
+            self.open(Listener { inner, index }),
+        ))
+        .catch_unwind()
+        .await;
+        let outcome = match attempt {
+            Ok(Ok(Ok(done))) => Ok(done),
+            Ok(Ok(Err(message))) => Err(message),
+            Ok(Err(_)) => Err(format!(
+                "it did not finish starting (initialize and tools/list) within {} ms",
+                limit.as_millis()
+            )),
+            Err(_) => Err("starting it panicked".to_owned()),
+        };
+        match outcome {
+            Ok((conn, tools)) => {
+                tracing::info!(
+                    target: "hookwire::mcp",
+                    server = &*self.name,
+                    tools = tools.len(),
+                    "MCP server connected"
+                );
+                *write(&self.conn) = Some(Arc::new(conn));
+                *write(&self.last_error) = None;
+                Some(tools)
+            }
+            Err(message) => {
+                // Give the stderr reader a moment to collect the last words
+                // of a process that exited at once.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let message = format!("failed to start: {message}{}", self.stderr_tail());
+                tracing::warn!(
+                    target: "hookwire::mcp",
+                    server = &*self.name,
+                    error = %message,
+                    "MCP server unavailable"
+                );
+                *write(&self.last_error) = Some(message);
+                None
+            }
+        }
+    }
+
+    async fn open(
+        &self,
+        listener: Listener,
+    ) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {
+        let (service, pid, dropped) = match &self.spec.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let spawned = stdio::spawn(cmd, self.name.clone())
+                    .map_err(|e| format!("cannot run `{command}`: {e}"))?;
+                if let Some(stderr) = spawned.stderr {
+                    self.forward_stderr(stderr);
+                }
+                let service = listener
+                    .serve(spawned.transport)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                (service, spawned.pid, Some(spawned.dropped))
+            }
+            Transport::Http { url } => {
+                install_crypto_provider();
+                let transport =
+                    rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+                let service = listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("cannot connect to `{url}`: {e}"))?;
+                (service, None, None)
+            }
+        };
+        let tools = listing::list_tools(service.peer(), &self.name)
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let connection = Connection {
+            service,
+            pid,
+            dropped,
+        };
+        Ok((connection, tools))
+    }
+
+    fn forward_stderr(&self, stderr: tokio::process::ChildStderr) {
+        let name = self.name.clone();
+        let tail = self.stderr.clone();
+        if let Ok(mut lines) = tail.lock() {
+            lines.clear();
+        }
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(target: "hookwire::mcp::stderr", server = &*name, "{line}");
+                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                if tail.len() == STDERR_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        });
+    }
+}
+
+/// reqwest is built without a default TLS crypto provider; install ring's
+/// once (a provider installed by the application wins).
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
