@@ -48,19 +48,6 @@ fn parse() -> Result<Args, String> {
     Ok(args)
 }
 
-fn listener(args: &Args) -> std::io::Result<tokio::net::TcpListener> {
-    let socket = match args.listen {
-        SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
-        SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
-    };
-    socket.set_reuseaddr(true)?;
-    if args.reuse_port {
-        socket.set_reuseport(true)?;
-    }
-    socket.bind(args.listen)?;
-    socket.listen(1024)
-}
-
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = match parse() {
@@ -81,7 +68,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let listener = match listener(&args) {
+    let listener = match DurableAgent::listener(args.listen, args.reuse_port) {
         Ok(listener) => listener,
         Err(e) => {
             eprintln!("durable_pmo: cannot listen on {}: {e}", args.listen);

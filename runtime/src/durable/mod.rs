@@ -151,7 +151,7 @@ pub(crate) type MakeRunner = dyn Fn(&str) -> Box<dyn DurableRunner> + Send + Syn
 /// # }
 /// use hookwire::durable::DurableAgent;
 /// # async fn serve() -> std::io::Result<()> {
-/// let listener = tokio::net::TcpListener::bind("127.0.0.1:9080").await?;
+/// let listener = DurableAgent::listener("127.0.0.1:9080".parse().unwrap(), false)?;
 /// DurableAgent::new(|_session| {
 ///     let agent = Echo { config: AgentConfig::new("echo"), tools: Router::new() };
 ///     Runner::new(agent, PassthroughModel::new())
@@ -227,7 +227,31 @@ impl DurableAgent {
             .build()
     }
 
-    /// Serves the sessions on `listener` until the process ends.
+    /// A listener on `address` for [`serve`](Self::serve): with
+    /// `TCP_NODELAY`, which the connections it accepts inherit (without it,
+    /// Nagle's algorithm holds back each journal message of a step that
+    /// does not finish at once for about 40 ms, the peer's delayed ACK),
+    /// and with `SO_REUSEPORT` when `reuse_port` is set, so that several
+    /// processes (replicas) listen on the one address Restate knows.
+    pub fn listener(
+        address: std::net::SocketAddr,
+        reuse_port: bool,
+    ) -> std::io::Result<tokio::net::TcpListener> {
+        let socket = match address {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.set_nodelay(true)?;
+        socket.set_reuseaddr(true)?;
+        if reuse_port {
+            socket.set_reuseport(true)?;
+        }
+        socket.bind(address)?;
+        socket.listen(1024)
+    }
+
+    /// Serves the sessions on `listener` (best made by
+    /// [`listener`](Self::listener)) until the process ends.
     pub async fn serve(self, listener: tokio::net::TcpListener) {
         restate_sdk::http_server::HttpServer::new(self.endpoint())
             .serve(listener)
