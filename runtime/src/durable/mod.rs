@@ -5,7 +5,7 @@
 //! session id: Restate runs one call of a session at a time and keeps its
 //! [`RunState`] (history, sticky decisions, waiting calls). Its `run`
 //! handler drives the ordinary [`Runner`] with a
-//! [`Journal`](crate::agent::Journal) on the handler's context: every model
+//! [`Journal`] on the handler's context: every model
 //! response and every tool call (with its lifecycle hooks, approval
 //! settings, chain hooks and tool) is one `ctx.run` step. After a crash or a
 //! deploy Restate calls the handler again, which replays the recorded steps
