@@ -352,4 +352,34 @@ async fn bad_input_gives_clear_errors() {
     stream.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert!(ledger_lines(&ledger).is_empty());
+
+    // A model that fails (its script runs out after one call): the run
+    // ends with the model's error through the ingress, and the call that
+    // ran is in the session's state, once.
+    let script = dir.path().join("short.yaml");
+    std::fs::write(
+        &script,
+        "turns:\n  - tool_calls:\n      - {id: c1, name: project_status, arguments: {project: P1}}\n",
+    )
+    .unwrap();
+    let port = free_port();
+    let _service = Service::start(&ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: Some(&script),
+        delay_ms: 0,
+        reuse_port: false,
+    });
+    let client = server.client();
+    client
+        .register(&server.admin, &format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    let e = client.run("short-1", "check P1").await.unwrap_err();
+    assert_eq!(e.status(), Some(500), "{e}");
+    assert!(e.to_string().contains("ran out after 1 turn(s)"), "{e}");
+    let counts = ledger_counts(&ledger);
+    assert_eq!(count(&counts, "done project_status P1"), 1, "{counts:#?}");
+    let state = client.state("short-1").await.unwrap().unwrap();
+    assert_eq!(state.history.len(), 3, "{:?}", state.history);
 }

@@ -269,3 +269,34 @@ impl DurableAgent {
             .await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verdict_reads_as_the_readme_writes_it() {
+        let read = |text: &str| serde_json::from_str::<Verdict>(text).ok();
+        assert_eq!(read(r#"{"decision": "approve"}"#), Some(Verdict::Approve));
+        assert_eq!(
+            read(r#"{"decision": "deny", "reason": "no"}"#),
+            Some(Verdict::Deny {
+                reason: Some("no".into())
+            })
+        );
+        assert_eq!(
+            read(r#"{"decision": "deny"}"#),
+            Some(Verdict::Deny { reason: None })
+        );
+        assert_eq!(
+            read(r#"{"decision": "always_approve"}"#),
+            Some(Verdict::AlwaysApprove)
+        );
+        assert_eq!(
+            read(r#"{"decision": "always_deny"}"#),
+            Some(Verdict::AlwaysDeny)
+        );
+        assert_eq!(read(r#"{"decision": "maybe"}"#), None);
+        assert_eq!(read(r#"{"id": "t1"}"#), None);
+    }
+}
