@@ -55,7 +55,8 @@ mod tool_hook;
 ///   `Json<T: Serialize>`, or a `Result` of one of these with a `Display`
 ///   error (which becomes an error result).
 ///
-/// The original body stays callable as `name::run(..)`.
+/// The original body stays callable as `name::run(..)`. The tool as a
+/// value is `name {}` (for example `Router::new().tool(name {})`).
 ///
 /// ```ignore
 /// /// Adds two numbers.
@@ -74,9 +75,15 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_hook::tool(attr.into(), item.into()).into()
 }
 
-/// Turns an `async fn` into a hook: a zero-sized unit struct of the same
-/// name that implements `hookwire::Hook`, so `tool_hooks = [name]` and
-/// `hookwire::chain!(name, .. => tool)` accept it.
+/// Turns an `async fn` into a hook: a zero-sized struct of the same name
+/// that implements `hookwire::Hook`, so `tool_hooks = [name]` and
+/// `hookwire::chain!(name {}, .. => tool)` accept it.
+///
+/// The struct has braces (`name {}`, also `name::default()`), so it lives
+/// only among the module's types: a `let name = ..` or a parameter called
+/// `name` in the same module stays an ordinary binding. (A unit struct would
+/// turn every such binding into a pattern that matches the struct.) The
+/// same holds for `#[tool]`.
 ///
 /// Its kind comes from its signature:
 ///

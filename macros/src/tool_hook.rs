@@ -174,7 +174,7 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn, stub: Stub, krate: &syn::Pat
         #(#docs)*
         #[allow(non_camel_case_types, dead_code)]
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        #vis struct #ident;
+        #vis struct #ident {}
         const _: () = {
             // Keeps the imports the signature uses in use, so the error
             // above is not followed by "unused import" warnings.
@@ -184,7 +184,7 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn, stub: Stub, krate: &syn::Pat
 
             impl<__D> #krate::FromDeps<__D> for #ident {
                 fn from_deps(_: &__D) -> Self {
-                    #ident
+                    #ident {}
                 }
             }
         };

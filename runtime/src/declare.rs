@@ -67,7 +67,7 @@
 //! }
 //!
 //! use hookwire::{CallScope, Router, ToolCall, ToolSet};
-//! let tools = Router::new().tool(write_file);
+//! let tools = Router::new().tool(write_file {});
 //! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 //! # rt.block_on(async {
 //! let call = |text: &str| ToolCall::new("c1", "write_file", ToolArgs::from_json(format!(r#"{{"path": "/a", "text": "{text}"}}"#)));
@@ -109,9 +109,9 @@ use crate::tool::{IntoOutcome, Tool, ToolHandler};
 /// }
 ///
 /// let tools = Router::new().route(
-///     shout.describe(),
+///     shout {}.describe(),
 ///     hookwire::ToolSource::Function,
-///     shout.into_handler(),
+///     shout {}.into_handler(),
 /// );
 /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 /// # rt.block_on(async {
@@ -176,7 +176,7 @@ impl<T: Tool> ToolDecl for T {
 /// fn outside_tmp(args: &hookwire::ArgsOf<delete>) -> bool {
 ///     !args.path.starts_with("/tmp/")
 /// }
-/// # let _ = delete;
+/// # let _ = delete {};
 /// ```
 pub type ArgsOf<T> = <<T as ToolDecl>::Tool as Tool>::Args;
 

@@ -49,12 +49,12 @@ impl Hook for Hangs {
 }
 
 fn agent() -> impl hookwire::agent::AgentDecl {
-    let hung = chain!(Hangs => stuck.into_handler());
+    let hung = chain!(Hangs => stuck {}.into_handler());
     test_agent(
         "t",
         Router::new()
-            .route(stuck.describe(), ToolSource::Function, hung)
-            .tool(add),
+            .route(stuck {}.describe(), ToolSource::Function, hung)
+            .tool(add {}),
     )
 }
 

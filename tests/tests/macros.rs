@@ -108,7 +108,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 
 #[test]
 fn tool_definition_comes_from_the_signature_and_docs() {
-    let def = add.definition();
+    let def = add {}.definition();
     assert_eq!(def.name, "add");
     assert_eq!(def.description, "Adds two numbers.");
     assert_eq!(
@@ -122,7 +122,7 @@ fn tool_definition_comes_from_the_signature_and_docs() {
             "required": ["a"]
         })
     );
-    let def = echo.definition();
+    let def = echo {}.definition();
     assert_eq!(def.name, "say");
     assert!(def.strict);
     assert_eq!(def.input_schema["additionalProperties"], json!(false));
@@ -131,8 +131,8 @@ fn tool_definition_comes_from_the_signature_and_docs() {
 
 #[test]
 fn hooks_from_fns_run_in_declared_order_with_chain() {
-    let chained = chain!(outer, tag, double_a => ToolHandler(add));
-    let tools = Router::new().route(add.definition(), hookwire::ToolSource::Function, chained);
+    let chained = chain!(outer {}, tag {}, double_a {} => ToolHandler(add {}));
+    let tools = Router::new().route(add {}.definition(), hookwire::ToolSource::Function, chained);
     let result = block_on(tools.call(
         &CallScope::new("t"),
         call("c1", "add", json!({"a": 5, "b": 1})),
@@ -155,7 +155,7 @@ fn hooks_from_fns_run_in_declared_order_with_chain() {
 /// malformed (the function is never entered): the exact texts.
 #[test]
 fn errors_and_malformed_arguments_become_error_results_the_model_reads() {
-    let tools = Router::new().tool(fail).tool(add);
+    let tools = Router::new().tool(fail {}).tool(add {});
     let scope = CallScope::new("t");
     let result = block_on(tools.call(&scope, call("c2", "fail", json!({"why": "no"}))));
     assert!(result.is_error);
@@ -198,14 +198,14 @@ fn errors_and_malformed_arguments_become_error_results_the_model_reads() {
 fn a_matching_hook_skips_other_tools() {
     let tools = Router::new()
         .route(
-            add.definition(),
+            add {}.definition(),
             hookwire::ToolSource::Function,
-            chain!(no_negative => ToolHandler(add)),
+            chain!(no_negative {} => ToolHandler(add {})),
         )
         .route(
-            echo.definition(),
+            echo {}.definition(),
             hookwire::ToolSource::Function,
-            chain!(no_negative => ToolHandler(echo)),
+            chain!(no_negative {} => ToolHandler(echo {})),
         );
     let scope = CallScope::new("t");
     let result = block_on(tools.call(&scope, call("c4", "add", json!({"a": -1}))));
@@ -271,7 +271,7 @@ mod agent_tests {
             .map(|d| d.name)
             .collect();
         assert_eq!(names, ["add", "say"]);
-        assert_eq!(Calc::new().tools().definitions()[0], add.definition());
+        assert_eq!(Calc::new().tools().definitions()[0], add {}.definition());
     }
 
     #[test]
@@ -399,18 +399,18 @@ mod policy_tests {
     }
 
     fn route<C: hookwire::Handler>(chain: C) -> impl ToolSet {
-        Router::new().route(echo.definition(), hookwire::ToolSource::Function, chain)
+        Router::new().route(echo {}.definition(), hookwire::ToolSource::Function, chain)
     }
 
     #[test]
     fn a_fail_open_hook_is_skipped_and_a_fail_closed_one_fails_the_call() {
         let scope = CallScope::new("t");
-        let tools = route(chain!(flaky_open => ToolHandler(echo)));
+        let tools = route(chain!(flaky_open {} => ToolHandler(echo {})));
         let result = block_on(tools.call(&scope, call("p1", "say", json!({"message": "hi"}))));
         assert_eq!(result.text_content(), "hi");
         assert_eq!(take_log("p1:"), ["p1:flaky_open"]);
 
-        let tools = route(chain!(flaky_closed => ToolHandler(echo)));
+        let tools = route(chain!(flaky_closed {} => ToolHandler(echo {})));
         let result = block_on(tools.call(&scope, call("p2", "say", json!({"message": "hi"}))));
         assert!(result.is_error);
         assert!(
@@ -426,9 +426,9 @@ mod policy_tests {
     fn a_hook_over_its_timeout_times_out_naming_the_hook_and_the_tool_does_not_run() {
         let scope = CallScope::new("t");
         let tools = Router::new().route(
-            logged_echo.definition(),
+            logged_echo {}.definition(),
             hookwire::ToolSource::Function,
-            chain!(slow => ToolHandler(logged_echo)),
+            chain!(slow {} => ToolHandler(logged_echo {})),
         );
         let outcome =
             paused(tools.dispatch(&scope, call("p3", "logged_echo", json!({"message": "hi"}))));
@@ -454,9 +454,9 @@ mod policy_tests {
     fn a_post_hook_sees_tool_errors_and_may_recover() {
         let scope = CallScope::new("t");
         let tools = Router::new().route(
-            fail.definition(),
+            fail {}.definition(),
             hookwire::ToolSource::Function,
-            chain!(recover => ToolHandler(fail)),
+            chain!(recover {} => ToolHandler(fail {})),
         );
         let result = block_on(tools.call(&scope, call("p4", "fail", json!({"why": "x"}))));
         assert!(!result.is_error);
@@ -608,7 +608,7 @@ mod own_chain_tests {
         let def = &files().definitions()[0];
         assert_eq!(def.name, "write_file");
         assert_eq!(def.description, "Writes a file.");
-        assert_eq!(*def, write_file.describe());
+        assert_eq!(*def, write_file {}.describe());
     }
 
     #[test]
@@ -781,7 +781,7 @@ mod own_chain_tests {
 
     #[test]
     fn a_router_runs_a_tool_with_its_own_chain_through_that_chain() {
-        let tools = Router::new().tool(write_file);
+        let tools = Router::new().tool(write_file {});
         let result = block_on(tools.call(
             &CallScope::new("t"),
             call("o14", "write_file", json!({"path": "/c", "text": "y2"})),
@@ -806,9 +806,9 @@ mod own_chain_tests {
     #[test]
     fn a_tool_with_its_own_chain_goes_into_a_hand_built_chain_through_into_handler() {
         let tools = Router::new().route(
-            write_file.describe(),
+            write_file {}.describe(),
             hookwire::ToolSource::Function,
-            chain!(outer => write_file.into_handler()),
+            chain!(outer {} => write_file {}.into_handler()),
         );
         let result = block_on(tools.call(
             &CallScope::new("t"),
@@ -901,4 +901,44 @@ mod child_name_tests {
         assert_eq!(names, ["agent__helper"]);
         assert!(Boss::new().tools().contains("agent__helper"));
     }
+}
+
+/// A `#[hook]` or `#[tool]` type lives among the module's types only (a
+/// struct with braces): a parameter or a `let` with the function's name in
+/// the same module stays a binding. With a unit struct, both would be
+/// patterns matching the struct, and this module would not compile.
+mod names_stay_free_for_bindings {
+    use hookwire::{Decision, ToolArgs, ToolContext};
+
+    /// Tags nothing.
+    #[hookwire::hook]
+    pub async fn tag(_cx: &mut ToolContext, _args: &mut ToolArgs) -> Decision {
+        Decision::Continue
+    }
+
+    /// Counts bytes.
+    #[hookwire::tool]
+    pub async fn count(text: String) -> String {
+        text.len().to_string()
+    }
+
+    pub fn label(tag: &str) -> String {
+        let count = tag.len();
+        let tag = format!("{tag}:{count}");
+        tag
+    }
+}
+
+#[tokio::test]
+async fn bindings_named_like_a_hook_or_a_tool_stay_bindings() {
+    use hookwire::Handler;
+    use names_stay_free_for_bindings::{count, label, tag};
+    assert_eq!(label("ab"), "ab:2");
+    let chain = chain!(tag {} => ToolHandler(count {}));
+    let mut cx = ToolContext::new("count", hookwire::ToolSource::Function, "c1");
+    let result = chain
+        .call(&mut cx, ToolArgs::from_json(r#"{"text": "abc"}"#))
+        .await
+        .unwrap();
+    assert_eq!(result.text_content(), "3");
 }

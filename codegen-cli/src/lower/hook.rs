@@ -8,9 +8,11 @@ use super::signature::{Fallible, HookKind, check_hook};
 use super::{HookOptions, OnFailure, unraw};
 use crate::spec::Matcher;
 
-/// Lowers a hook function to a zero-sized unit struct of the same name (or
+/// Lowers a hook function to a zero-sized struct of the same name (or
 /// `opts.type_ident`) that implements `Hook`, so that `tool_hooks = [name]`
-/// and `hookwire::chain!(name, ... => tool)` accept it.
+/// and `hookwire::chain!(name {}, ... => tool)` accept it. The struct has
+/// braces, so it is not in the value namespace: a binding called `name` in
+/// the same module stays a binding (a unit struct would be matched there).
 ///
 /// The function's signature decides its kind (see
 /// [`classify_hook`](super::classify_hook)); pre hooks also implement
@@ -133,7 +135,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
                     }
                 },
                 quote!(#krate::Pre<#ty_ident>),
-                quote!(#krate::Pre(#ty_ident)),
+                quote!(#krate::Pre(#ty_ident {})),
             )
         }
         HookKind::Post => {
@@ -161,7 +163,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
                     }
                 },
                 quote!(#krate::Post<#ty_ident>),
-                quote!(#krate::Post(#ty_ident)),
+                quote!(#krate::Post(#ty_ident {})),
             )
         }
     };
@@ -236,7 +238,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
         #(#docs)*
         #[allow(non_camel_case_types)]
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        #vis struct #ty_ident;
+        #vis struct #ty_ident {}
 
         #inner_fn
 
@@ -257,7 +259,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             impl<__D> #krate::FromDeps<__D> for #ty_ident {
                 #[inline]
                 fn from_deps(_: &__D) -> Self {
-                    #ty_ident
+                    #ty_ident {}
                 }
             }
         };

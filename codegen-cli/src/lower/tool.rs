@@ -406,13 +406,13 @@ fn declare_tool_type(
             quote! {
                 #[allow(non_camel_case_types)]
                 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-                #vis struct #ty_ident;
+                #vis struct #ty_ident {}
             },
             quote! {
                 impl<__D> #krate::FromDeps<__D> for #ty_ident {
                     #[inline]
                     fn from_deps(_: &__D) -> Self {
-                        #ty_ident
+                        #ty_ident {}
                     }
                 }
             },

@@ -20,10 +20,13 @@ use crate::error::ToolError;
 /// parsing and no allocation.
 ///
 /// It is three words: every layer of a chain moves it, so it stays small.
-/// Cloning it is cheap whatever its size: the text or the object is shared,
-/// and copied only when a clone is rewritten (copy on write). The loop
-/// keeps the model's call in the history, hands the tool its arguments and
-/// notes them in the trace without copying a large argument each time.
+/// A parsed object is shared by clones and copied only when a shared one is
+/// rewritten (copy on write). The agent loop parses the model's text once
+/// per call ([`share`](Self::share)), so that it keeps the call in the
+/// history, hands the tool its arguments and notes them in the trace
+/// without copying a large argument each time. A text given to a tool set
+/// directly stays a plain `String`, which costs nothing to take, and is
+/// parsed straight into the tool's typed arguments.
 #[derive(Clone)]
 pub struct ToolArgs {
     repr: Repr,
@@ -32,7 +35,7 @@ pub struct ToolArgs {
 #[derive(Clone)]
 enum Repr {
     /// The model's text; empty or blank means `{}`.
-    Json(Arc<str>),
+    Json(String),
     /// A parsed object (`serde_json`'s ordered map is large, hence behind
     /// a pointer).
     Object(Arc<Map<String, Value>>),
@@ -42,14 +45,14 @@ impl ToolArgs {
     /// No arguments: `{}`. Allocates nothing.
     pub fn empty() -> Self {
         Self {
-            repr: Repr::Json(Arc::from("")),
+            repr: Repr::Json(String::new()),
         }
     }
 
     /// Arguments as a model sends them: a JSON text, parsed on demand. An
     /// empty or blank string means `{}`. A text that is not a JSON object is
     /// reported as invalid arguments when the arguments are first read.
-    pub fn from_json(text: impl Into<Arc<str>>) -> Self {
+    pub fn from_json(text: impl Into<String>) -> Self {
         Self {
             repr: Repr::Json(text.into()),
         }
@@ -88,6 +91,18 @@ impl ToolArgs {
         matches!(self.repr, Repr::Json(_))
     }
 
+    /// Makes clones cheap: a text that parses as an object is parsed now,
+    /// once, instead of copied by each clone (parsed objects are shared).
+    /// A text that does not parse stays as it is, so that whoever reads it
+    /// reports the error.
+    pub fn share(&mut self) {
+        if let Repr::Json(text) = &self.repr
+            && let Ok(map) = parse_object(text)
+        {
+            self.repr = Repr::Object(Arc::new(map));
+        }
+    }
+
     /// The arguments as a JSON object, parsing the text first if needed.
     pub fn object(&mut self) -> Result<&Map<String, Value>, ToolError> {
         self.object_mut().map(|m| &*m)
@@ -121,7 +136,6 @@ impl ToolArgs {
     /// no one rewrote since. Cheap; `false` says nothing about equality.
     pub fn is_shared_with(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
-            (Repr::Json(a), Repr::Json(b)) => Arc::ptr_eq(a, b),
             (Repr::Object(a), Repr::Object(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }

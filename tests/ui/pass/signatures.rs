@@ -94,8 +94,8 @@ async fn nested(points: Vec<(i32, i32)>, tags: std::collections::BTreeMap<String
 
 fn main() {
     let _ = hookwire::chain!(
-        around_elided, around_generic, around_paths, pre_hook_error, pre_std_error,
-        post_fallible, post_unit => hookwire::ToolHandler(with_context)
+        around_elided {}, around_generic {}, around_paths {}, pre_hook_error {},
+        pre_std_error {}, post_fallible {}, post_unit {} => hookwire::ToolHandler(with_context {})
     );
-    let _ = (fallible, raw, nested);
+    let _ = (fallible {}, raw {}, nested {});
 }

@@ -175,6 +175,11 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             Err(e) => return Turn::Ended(self.fail(RunError::Model(e)).await),
         };
         unique_call_ids(step, &mut response.tool_calls);
+        // The history, the calls and the trace share each call's arguments
+        // (parsed once).
+        for call in &mut response.tool_calls {
+            call.arguments.share();
+        }
         self.usage += response.usage;
         self.trace.push(TraceEvent::Model {
             step,
