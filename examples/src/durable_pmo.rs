@@ -157,10 +157,20 @@ impl Model for ConversationScript {
     }
 }
 
+/// The limit of each tool call, in milliseconds (none by default).
+pub const TIMEOUT_VAR: &str = "DURABLE_PMO_TOOL_TIMEOUT_MS";
+
 /// The runner of one session: the orchestrator on `model`; every call of
-/// `pay_vendor` needs approval.
+/// `pay_vendor` needs approval; each call within `DURABLE_PMO_TOOL_TIMEOUT_MS`
+/// if set.
 pub fn session_runner(model: Arc<ConversationScript>) -> Runner<DurablePmo> {
-    let runner = Runner::with_model_arc(DurablePmo::new(), model);
+    let mut runner = Runner::with_model_arc(DurablePmo::new(), model);
+    if let Some(ms) = std::env::var(TIMEOUT_VAR)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        runner = runner.with_tool_call_timeout(Duration::from_millis(ms));
+    }
     runner.approvals().require("pay_vendor");
     runner
 }

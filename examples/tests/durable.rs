@@ -59,6 +59,7 @@ async fn a_crash_after_the_third_tool_replays_and_no_tool_runs_twice() {
         script: Some(&script),
         delay_ms: 400,
         reuse_port: false,
+        timeout_ms: None,
     };
     let mut service = Service::start(&spec);
     let client = server.client();
@@ -117,6 +118,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         script: Some(&script),
         delay_ms: 0,
         reuse_port: false,
+        timeout_ms: None,
     };
     let mut service = Service::start(&spec);
     let client = server.client();
@@ -258,6 +260,7 @@ async fn two_replicas_serve_one_agent_and_one_dies_mid_run() {
         script: Some(&script),
         delay_ms: 300,
         reuse_port: true,
+        timeout_ms: None,
     };
     // Two processes on one address (SO_REUSEPORT), registered once.
     let mut replicas = [Service::start(&spec), Service::start(&spec)];
@@ -369,6 +372,7 @@ async fn bad_input_gives_clear_errors() {
         script: Some(&script),
         delay_ms: 0,
         reuse_port: false,
+        timeout_ms: None,
     });
     let client = server.client();
     client
@@ -382,4 +386,49 @@ async fn bad_input_gives_clear_errors() {
     assert_eq!(count(&counts, "done project_status P1"), 1, "{counts:#?}");
     let state = client.state("short-1").await.unwrap().unwrap();
     assert_eq!(state.history.len(), 3, "{:?}", state.history);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_run_again_after_a_restart_has_what_is_left_of_its_timeout() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let script = five_step_script(dir.path(), 1);
+    let port = free_port();
+    // Each call may take 3 s; the tool takes 2 s.
+    let spec = ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: Some(&script),
+        delay_ms: 2000,
+        reuse_port: false,
+        timeout_ms: Some(3000),
+    };
+    let mut service = Service::start(&spec);
+    let client = server.client();
+    client
+        .register(&server.admin, &format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    let invocation = client.start("timer-1", "check P1", None).await.unwrap();
+    wait_ledger(&ledger, "start project_status P1");
+    // The call dies half a second in; the service is back 1.5 s later.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    service.proc.kill();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let _service = Service::start(&spec);
+
+    let output = finish(&client, &invocation).await;
+    assert_eq!(output.status, RunStatus::Completed);
+    // Run again, the call had about 1 s of its 3 s left, not a fresh 3 s:
+    // it timed out, and the tool never completed.
+    let result = output.trace.iter().find_map(|e| match e {
+        TraceEvent::ToolCall { id, result, .. } if id == "c1" => Some(result.text_content()),
+        _ => None,
+    });
+    let result = result.unwrap();
+    assert!(result.contains("timed out after 3000 ms"), "{result}");
+    let counts = ledger_counts(&ledger);
+    assert_eq!(count(&counts, "start project_status P1"), 2, "{counts:#?}");
+    assert_eq!(count(&counts, "done project_status P1"), 0, "{counts:#?}");
 }

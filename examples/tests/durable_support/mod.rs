@@ -191,6 +191,7 @@ pub struct ServiceSpec<'a> {
     pub script: Option<&'a Path>,
     pub delay_ms: u64,
     pub reuse_port: bool,
+    pub timeout_ms: Option<u64>,
 }
 
 impl Service {
@@ -206,6 +207,9 @@ impl Service {
         }
         if spec.reuse_port {
             cmd.arg("--reuse-port");
+        }
+        if let Some(ms) = spec.timeout_ms {
+            cmd.env("DURABLE_PMO_TOOL_TIMEOUT_MS", ms.to_string());
         }
         let mut child = cmd.spawn().unwrap();
         wait_listening(

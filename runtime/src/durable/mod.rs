@@ -21,9 +21,10 @@
 //! takes one decision: a second one is refused (409), one for a call that
 //! does not wait is refused (404).
 //!
-//! Times that must survive a restart are wall-clock times inside recorded
-//! steps: the injection TTL's expiry is in the recorded history, and a
-//! call's step replays with the outcome its timeout gave.
+//! Timers survive a restart: a call with a timeout (the run's
+//! `tool_call_timeout`, a child agent's) records when it started, and run
+//! again after a restart it has only what is left of it; the injection
+//! TTL's expiry is a wall-clock time in the recorded history.
 //!
 //! [`DurableAgent`] serves both objects over HTTP (the Restate SDK's
 //! server); [`DurableClient`] starts runs, decides calls, reads state and

@@ -4,7 +4,7 @@
 //! from the record on a replay instead of running again.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::FutureExt;
 use serde::de::DeserializeOwned;
@@ -22,6 +22,22 @@ use crate::approval::{ApprovalState, BoxFuture};
 use crate::call::ToolCall;
 use crate::lock;
 use crate::model::{Message, ModelError, ModelRequest, ModelResponse};
+
+tokio::task_local! {
+    /// When the journaled call being run first started (wall clock, as
+    /// recorded): a call run again after a restart has only what is left
+    /// of its timeout. `None` inside a child agent's own run.
+    pub(crate) static CALL_STARTED: Option<SystemTime>;
+}
+
+/// What is left of `limit` for the call being run: all of it, unless the
+/// call is journaled and started earlier (before a restart).
+pub(crate) fn remaining(limit: Duration) -> Duration {
+    match CALL_STARTED.try_with(|started| *started).ok().flatten() {
+        Some(started) => limit.saturating_sub(started.elapsed().unwrap_or_default()),
+        None => limit,
+    }
+}
 
 /// Runs `effect` as step `name` of `journal`, as JSON both ways.
 async fn step<T: DeserializeOwned>(
@@ -60,7 +76,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         self::step(journal, &format!("model {step}"), effect.boxed()).await
     }
 
-    /// [`run_call`](Self::run_call) as one recorded step.
+    /// [`run_call`](Self::run_call) as one recorded step. A call with a
+    /// timeout (the run's `tool_call_timeout`, a child agent's) first
+    /// records when it starts, so that a restart does not give it a fresh
+    /// timeout: the timer is durable.
     pub(super) async fn journaled_call(
         &self,
         journal: &dyn Journal,
@@ -69,13 +88,27 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         call: ToolCall,
     ) -> Result<CallRecord, JournalError> {
         let name = format!("tool {} {}", call.name, call.id);
-        let effect = async {
+        let timed = self.settings.tool_call_timeout.is_some()
+            || super::guess_source(&call.name) == crate::context::ToolSource::Agent;
+        let started = if timed {
+            let now = async {
+                let now = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .unwrap_or_default();
+                Value::from(u64::try_from(now.as_millis()).unwrap_or(u64::MAX))
+            };
+            let ms: u64 = self::step(journal, &format!("start {name}"), now.boxed()).await?;
+            Some(UNIX_EPOCH + Duration::from_millis(ms))
+        } else {
+            None
+        };
+        let effect = CALL_STARTED.scope(started, async {
             let record = self.run_call(step, call).await;
             let merged = std::mem::take(&mut *lock(&parent.merged));
             let children = lock(&self.children).clone();
             let entry: CallEntry = (record, self.approvals.state(), children, merged);
             serde_json::to_value(entry).unwrap_or(Value::Null)
-        };
+        });
         let (record, approvals, children, merged): CallEntry =
             self::step(journal, &name, effect.boxed()).await?;
         self.approvals.replace_state(approvals);

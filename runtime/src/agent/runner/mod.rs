@@ -42,6 +42,7 @@ mod trace;
 pub(crate) use call::dispatch_boxed;
 pub use call::guess_source;
 pub use error::RunError;
+pub(crate) use journaled::{CALL_STARTED, remaining};
 pub(crate) use parent::{ChildHistories, PARENT};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
 pub use trace::{RunOutput, RunStatus, TraceEvent};
