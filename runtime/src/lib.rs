@@ -91,6 +91,7 @@ pub mod approval;
 mod call;
 mod check;
 mod context;
+pub mod decision;
 pub mod declare;
 pub mod deps;
 #[cfg(feature = "durable")]
@@ -102,6 +103,7 @@ pub mod hooks;
 pub mod mcp;
 pub mod model;
 mod policy;
+mod predicate;
 mod prepost;
 mod strict_json;
 mod tool;
@@ -129,6 +131,7 @@ pub use call::{
     Content, Contents, EmbeddedResource, Outcome, ToolArgs, ToolCall, ToolResult, into_result,
 };
 pub use context::{Extensions, ToolContext, ToolSource};
+pub use decision::Decision;
 pub use declare::{ArgsOf, ToolDecl};
 pub use deps::{Dep, FromDeps, FromRef};
 pub use error::ArgumentError;
@@ -145,10 +148,11 @@ pub use hookwire_macros::{agent, args, hook, tool};
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};
 pub use policy::{FailurePolicy, Guarded};
-pub use prepost::{Decision, Post, PostHook, Pre, PreHook};
+pub use predicate::Predicate;
+pub use prepost::{Post, PostHook, Pre, PreHook};
 pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
 pub use toolset::{CallScope, End, Route, Router, Routes, SessionValues, ToolSet};
-pub use when::{ToolPredicate, When};
+pub use when::When;
 
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]

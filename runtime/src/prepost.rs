@@ -3,39 +3,12 @@
 
 use std::future::Future;
 
-use crate::approval::{ApprovalDecision, ApprovalRequest};
+use crate::approval::{ApprovalRequest, gate};
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
+pub use crate::decision::Decision;
 use crate::error::{HookError, ToolError};
 use crate::hook::{Handler, Hook, Next};
-
-/// What a pre hook decides about a call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Decision {
-    /// Go on, with the arguments as the hook left them (it may have
-    /// rewritten them; inner hooks see the rewrite).
-    Continue,
-    /// Do not run the tool; the reason goes back to the model as an error
-    /// result.
-    Deny(String),
-    /// Ask the approver; without one, the call is denied (fail closed).
-    Ask(String),
-    /// Do not run the tool, and end the run.
-    Stop(String),
-}
-
-impl Decision {
-    /// A short name for traces.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Continue => "continue",
-            Self::Deny(_) => "deny",
-            Self::Ask(_) => "ask",
-            Self::Stop(_) => "stop",
-        }
-    }
-}
 
 /// A hook that runs before the call and decides: continue (optionally after
 /// rewriting `args`), deny, ask or stop.
@@ -120,50 +93,18 @@ impl<P: PreHook> Hook for Pre<P> {
                 reason,
                 hook: Some(hook.into()),
             }),
-            Decision::Ask(reason) => match ask(cx, &args, &reason).await {
-                ApprovalDecision::Approve => next.run(cx, args).await,
-                ApprovalDecision::Deny(why) => Err(ToolError::Denied {
-                    reason: why,
-                    hook: Some(hook.into()),
-                }),
-            },
+            Decision::Ask(reason) => {
+                let approver = cx.approver().map(|a| &**a);
+                let request = ApprovalRequest::for_call(cx, &args, &reason);
+                gate(approver, request, hook).await?;
+                next.run(cx, args).await
+            }
         }
     }
 
     fn name(&self) -> &'static str {
         self.0.name()
     }
-}
-
-/// Consults the context's approver; without one, denies (fail closed).
-pub(crate) async fn ask(cx: &ToolContext, args: &ToolArgs, reason: &str) -> ApprovalDecision {
-    let Some(approver) = cx.approver() else {
-        return ApprovalDecision::Deny(format!(
-            "approval required ({reason}) but no approver is configured"
-        ));
-    };
-    let decision = approver
-        .decide(ApprovalRequest {
-            agent: cx.agent(),
-            tool: cx.tool(),
-            tool_use_id: cx.tool_use_id(),
-            arguments: args,
-            reason,
-        })
-        .await;
-    tracing::info!(
-        target: "hookwire::audit",
-        agent = cx.agent(),
-        tool = cx.tool(),
-        tool_use_id = cx.tool_use_id(),
-        decision = match &decision {
-            ApprovalDecision::Approve => "approved",
-            ApprovalDecision::Deny(_) => "rejected",
-        },
-        hook = "approver",
-        "approval decision"
-    );
-    decision
 }
 
 impl<P: PostHook> Hook for Post<P> {

@@ -235,8 +235,16 @@ pub trait ToolSet: Send + Sync {
     /// Every tool's definition, in declared order.
     fn definitions(&self) -> Vec<ToolDefinition>;
 
+    /// Where the tool of this name comes from, `None` when there is no
+    /// such tool: what the loop tells lifecycle hooks, matchers and the
+    /// trace before it dispatches the call (the source dispatch itself
+    /// uses, never one guessed from the name).
+    fn source(&self, name: &str) -> Option<ToolSource>;
+
     /// Whether a tool of this name exists.
-    fn contains(&self, name: &str) -> bool;
+    fn contains(&self, name: &str) -> bool {
+        self.source(name).is_some()
+    }
 
     /// Runs `call` through its tool's chain; an unknown name gives
     /// [`ToolError::UnknownTool`].
@@ -332,8 +340,8 @@ impl<R: Routes> Router<R> {
 pub trait Routes: Send + Sync {
     /// Appends the definitions, in the order the routes were added.
     fn collect(&self, out: &mut Vec<ToolDefinition>);
-    /// Whether a route has this name.
-    fn has(&self, name: &str) -> bool;
+    /// The source of the route with this name, if there is one.
+    fn source(&self, name: &str) -> Option<ToolSource>;
     /// Dispatches to the route named `call.name`.
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send;
 }
@@ -341,8 +349,8 @@ pub trait Routes: Send + Sync {
 impl Routes for End {
     fn collect(&self, _out: &mut Vec<ToolDefinition>) {}
 
-    fn has(&self, _name: &str) -> bool {
-        false
+    fn source(&self, _name: &str) -> Option<ToolSource> {
+        None
     }
 
     async fn dispatch(&self, _scope: &CallScope, call: ToolCall) -> Outcome {
@@ -356,8 +364,12 @@ impl<C: Handler, R: Routes> Routes for Route<C, R> {
         out.push(self.definition.clone());
     }
 
-    fn has(&self, name: &str) -> bool {
-        self.name == name || self.rest.has(name)
+    fn source(&self, name: &str) -> Option<ToolSource> {
+        if self.name == name {
+            Some(self.source)
+        } else {
+            self.rest.source(name)
+        }
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
@@ -380,8 +392,8 @@ impl<R: Routes> ToolSet for Router<R> {
         out
     }
 
-    fn contains(&self, name: &str) -> bool {
-        self.routes.has(name)
+    fn source(&self, name: &str) -> Option<ToolSource> {
+        self.routes.source(name)
     }
 
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {

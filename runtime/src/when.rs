@@ -1,34 +1,11 @@
 //! Hooks gated by a predicate evaluated on every call: how a hook with a
 //! matcher applies to tools discovered at run time.
 
-use std::sync::LazyLock;
-
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::hook::{Handler, Hook, Next};
-use crate::matcher::{MatchTarget, Matcher};
-
-/// Decides at run time whether a hook applies to a call.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot select tool calls",
-    note = "use a `hookwire::matcher::Matcher` or a closure `Fn(&ToolContext) -> bool`"
-)]
-pub trait ToolPredicate: Send + Sync {
-    /// Whether the call described by `cx` is selected.
-    fn applies(&self, cx: &ToolContext) -> bool;
-}
-
-impl ToolPredicate for Matcher {
-    fn applies(&self, cx: &ToolContext) -> bool {
-        self.matches(MatchTarget::new(cx.tool(), cx.source()))
-    }
-}
-
-impl<F: Fn(&ToolContext) -> bool + Send + Sync> ToolPredicate for F {
-    fn applies(&self, cx: &ToolContext) -> bool {
-        self(cx)
-    }
-}
+use crate::matcher::Matcher;
+use crate::predicate::Predicate;
 
 /// A hook gated by a matcher evaluated on every call: when the matcher
 /// selects the call the hook runs, otherwise the call goes straight to
@@ -76,14 +53,14 @@ impl<H> When<Matcher, H> {
     }
 }
 
-impl<M: ToolPredicate, H: Hook> Hook for When<M, H> {
+impl<M: Predicate<ToolContext>, H: Hook> Hook for When<M, H> {
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,
         args: ToolArgs,
         next: Next<'_, N>,
     ) -> Outcome {
-        if self.matcher.applies(cx) {
+        if self.matcher.test(cx) {
             self.hook.around(cx, args, next).await
         } else {
             next.run(cx, args).await
@@ -92,17 +69,5 @@ impl<M: ToolPredicate, H: Hook> Hook for When<M, H> {
 
     fn name(&self) -> &'static str {
         self.hook.name()
-    }
-}
-
-/// A matcher compiled once, in a `static` (what generated code declares for
-/// each agent-level hook with a matcher). `None`, a matcher that failed to
-/// parse, selects nothing; the front ends reject such matchers before any
-/// code is generated.
-impl ToolPredicate for &'static LazyLock<Option<Matcher>> {
-    fn applies(&self, cx: &ToolContext) -> bool {
-        LazyLock::force(self)
-            .as_ref()
-            .is_some_and(|m| m.applies(cx))
     }
 }

@@ -26,12 +26,17 @@ struct Add {
 type Log = Arc<Mutex<Vec<String>>>;
 
 fn calc(ran: Log) -> TestAgent<impl hookwire::ToolSet> {
+    adder("add", ran)
+}
+
+/// An agent with one tool, `name`, that adds and records its calls.
+fn adder(name: &'static str, ran: Log) -> TestAgent<impl hookwire::ToolSet> {
     test_agent(
         "calc",
-        Router::new().tool(FnTool::new("add", "Adds.", move |x: Add| {
+        Router::new().tool(FnTool::new(name, "Adds.", move |x: Add| {
             let ran = ran.clone();
             async move {
-                ran.lock().unwrap().push(format!("add({},{})", x.a, x.b));
+                ran.lock().unwrap().push(format!("{name}({},{})", x.a, x.b));
                 Json(x.a + x.b)
             }
         })),
@@ -468,10 +473,11 @@ async fn runner_hooks_run_after_the_agents_hooks() {
 #[tokio::test]
 async fn for_tools_selects_with_a_function() {
     use hookwire::ToolSource;
+    use hookwire::matcher::MatchTarget;
     let log: Log = Arc::default();
     let ran: Log = Arc::default();
     let hook = ForTools::new(
-        |tool: &str, source: ToolSource| tool == "add" && source == ToolSource::Function,
+        |t: &MatchTarget<'_>| t.tool == "add" && t.source == ToolSource::Function,
         Fixed("add-only", Decision::Deny("no adding".into()), log.clone()),
     );
     let model =
@@ -544,4 +550,61 @@ async fn a_panicking_blocking_hook_stops_the_run_with_the_reason() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Records the source every tool event reports.
+struct Sources(Log);
+
+impl LifecycleHooks for Sources {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        let line = format!("pre {} {}", cx.tool, cx.source);
+        self.0.lock().unwrap().push(line);
+        Decision::Continue
+    }
+    async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
+        let line = format!("post {} {}", cx.call.name, cx.source);
+        self.0.lock().unwrap().push(line);
+    }
+}
+
+#[tokio::test]
+async fn a_function_tool_named_like_an_mcp_tool_is_seen_as_a_function_tool() {
+    // `a__b` has the shape of an MCP tool's name (`server__tool`), but it
+    // is a function tool: hooks, matchers and the trace get the source the
+    // tool set dispatches it with, not one guessed from the name.
+    let log: Log = Arc::default();
+    let selected: Log = Arc::default();
+    let ran: Log = Arc::default();
+    let agent = adder("a__b", ran.clone()).with_hooks((
+        Sources(log.clone()),
+        ForTools::new(
+            "source:mcp".parse::<hookwire::matcher::Matcher>().unwrap(),
+            Fixed(
+                "mcp-only",
+                Decision::Deny("not for MCP tools".into()),
+                selected.clone(),
+            ),
+        ),
+    ));
+    let model =
+        ScriptedModel::from_turns([Turn::call("a__b", json!({"a": 2, "b": 3})), Turn::text("5")]);
+    let out = Runner::new(agent, model).run("x").await.unwrap();
+    assert_eq!(*ran.lock().unwrap(), ["a__b(2,3)"]);
+    assert!(
+        selected.lock().unwrap().is_empty(),
+        "a `source:mcp` hook selected a function tool"
+    );
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["pre a__b function", "post a__b function"]
+    );
+    let sources: Vec<_> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall { tool, source, .. } => Some(format!("{tool} {source}")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(sources, ["a__b function"]);
 }

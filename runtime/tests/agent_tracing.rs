@@ -161,3 +161,65 @@ async fn runs_steps_and_tool_calls_are_spans_carrying_the_decision_and_the_hook(
     assert_eq!(denied.1["correlation_id"], "corr-1");
     assert_eq!(denied.1["tool_use_id"], "call_0_1");
 }
+
+#[tokio::test]
+async fn the_loops_approval_gate_and_the_chains_go_through_one_gate() {
+    use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval};
+    use hookwire::{Tool, ToolHandler, ToolSource, chain};
+
+    let capture = Capture::default();
+    let subscriber = tracing_subscriber::registry().with(capture.clone());
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    // `plain` needs approval by the run's settings (the loop's gate),
+    // `gated` by its own chain (`NeedsApproval`).
+    let plain = FnTool::new("plain", "Adds one.", |x: Add| async move { Json(x.a + 1) });
+    let gated = FnTool::new("gated", "Adds two.", |x: Add| async move { Json(x.a + 2) });
+    let tools = Router::new().tool(plain).route(
+        gated.definition(),
+        ToolSource::Function,
+        chain!(NeedsApproval::new(true) => ToolHandler(gated)),
+    );
+    let approvals = Approvals::new(FnAsker::new(|req| {
+        if req.tool == "plain" {
+            Answer::Approve
+        } else {
+            Answer::Deny("not this one".into())
+        }
+    }));
+    approvals.require("plain");
+    let model = ScriptedModel::from_turns([
+        Turn::call("plain", json!({"a": 1})).and_call("gated", json!({"a": 1})),
+        Turn::text("ok"),
+    ]);
+    let mut runner = Runner::new(test_agent("approver", tools), model).with_approvals(approvals);
+    runner.run("go").await.unwrap();
+    let results: Vec<String> = runner
+        .history()
+        .iter()
+        .filter_map(hookwire::model::Message::tool_result)
+        .map(hookwire::ToolResult::text_content)
+        .collect();
+    assert_eq!(
+        results,
+        ["2", "tool call denied by `needs_approval`: not this one"]
+    );
+
+    // Both gates asked through the one approval path, which logs each
+    // decision once.
+    let seen = capture.0.lock().unwrap();
+    let mut decisions: Vec<(String, String)> = seen
+        .events
+        .iter()
+        .filter(|(_, f)| f.get("message").map(String::as_str) == Some("approval decision"))
+        .map(|(_, f)| (f["tool"].clone(), f["decision"].clone()))
+        .collect();
+    decisions.sort();
+    assert_eq!(
+        decisions,
+        [
+            ("gated".to_owned(), "rejected".to_owned()),
+            ("plain".to_owned(), "approved".to_owned())
+        ]
+    );
+}

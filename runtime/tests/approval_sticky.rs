@@ -8,9 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
-use hookwire::approval::{
-    Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover, When,
-};
+use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover};
 use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::{Value, json};
@@ -48,9 +46,9 @@ fn tools(ran: Log) -> impl hookwire::ToolSet {
             ls.definition(),
             ToolSource::Function,
             // Only paths outside /tmp need approval.
-            chain!(NeedsApproval::new(When(|args: &Value| {
+            chain!(NeedsApproval::new(|args: &Value| {
                 !args["path"].as_str().unwrap_or("").starts_with("/tmp")
-            })) => ToolHandler(ls)),
+            }) => ToolHandler(ls)),
         )
 }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use agent_common::test_agent;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval, Resolution};
+use hookwire::approval::{Answer, ApprovalDecision, Approvals, FnAsker, NeedsApproval};
 use hookwire::model::{ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{Decision, FnTool, Router, Tool, ToolHandler, ToolSource, chain};
 use serde_json::json;
@@ -168,7 +168,7 @@ async fn a_decision_for_an_id_that_is_not_waiting_is_refused_and_changes_nothing
     let mut runner = Runner::new(test_agent("ops", tools(ran.clone())), model)
         .with_approvals(recording_approvals(asked.clone()));
     let before = runner.approvals().state();
-    assert!(!runner.approvals().resolve("zzz", Resolution::Approve));
+    assert!(!runner.approvals().resolve("zzz", ApprovalDecision::Approve));
     assert_eq!(runner.approvals().state(), before);
     // The call that later gets that id is asked about, not approved.
     let out = runner.run("deploy").await.unwrap();

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunState, RunStatus, Runner};
-use hookwire::approval::{DeferAll, NeedsApproval, Resolution, Sticky};
+use hookwire::approval::{ApprovalDecision, DeferAll, NeedsApproval, Sticky};
 use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::json;
@@ -104,12 +104,9 @@ async fn state_round_trips_through_json() {
     ));
     assert!(ran.lock().unwrap().is_empty());
     // A denial resumes too: the model reads the reason.
-    runner.approvals().resolve(
-        "call_0_1",
-        Resolution::Deny {
-            reason: "not today".into(),
-        },
-    );
+    runner
+        .approvals()
+        .resolve("call_0_1", ApprovalDecision::Deny("not today".into()));
     let model_err = runner.resume().await.unwrap_err();
     assert!(
         model_err.to_string().contains("deployed prod"),
@@ -188,7 +185,7 @@ async fn resume_child() {
     assert!(
         runner
             .approvals()
-            .resolve(&pending[0].tool_use_id, Resolution::Approve)
+            .resolve(&pending[0].tool_use_id, ApprovalDecision::Approve)
     );
     let out = runner.resume().await.unwrap();
     assert_eq!(out.status, RunStatus::Completed);
@@ -235,7 +232,9 @@ async fn a_lifecycle_ask_can_pause_too_and_a_paused_run_refuses_new_prompts() {
         Err(RunError::Paused)
     ));
     assert!(ran.lock().unwrap().is_empty());
-    runner.approvals().resolve("call_0_0", Resolution::Approve);
+    runner
+        .approvals()
+        .resolve("call_0_0", ApprovalDecision::Approve);
     let out = runner.resume().await.unwrap();
     assert_eq!(out.text, "db checked");
     assert_eq!(*ran.lock().unwrap(), ["status db"]);
@@ -272,7 +271,11 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
         .with_asker(DeferAll)
         .with_state(state)
         .unwrap();
-    assert!(runner.approvals().resolve("call_0_0", Resolution::Approve));
+    assert!(
+        runner
+            .approvals()
+            .resolve("call_0_0", ApprovalDecision::Approve)
+    );
     let out = runner.resume().await.unwrap();
     assert_eq!(out.text, "db checked");
     assert_eq!(*ran.lock().unwrap(), ["status db"]);
@@ -305,7 +308,7 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
             Box::new(|s| {
                 s.approvals
                     .resolved
-                    .insert("zzz".into(), Resolution::Approve);
+                    .insert("zzz".into(), ApprovalDecision::Approve);
             }),
         ),
         (

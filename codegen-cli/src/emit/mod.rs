@@ -1010,12 +1010,12 @@ fn emit_tools(
         )
     };
 
-    let (index_fn, contains_body, dispatch_fn) = if n == 0 {
+    let (index_fn, source_body, dispatch_fn) = if n == 0 {
         (
             quote!(),
             quote!({
                 let _ = name;
-                false
+                ::core::option::Option::None
             }),
             quote! {
                 async fn dispatch(
@@ -1056,24 +1056,35 @@ fn emit_tools(
             })
             .collect();
         let call_scrutinee = dispatch.scrutinee(quote!(call.name));
-        let contains_body = if dispatch.hashed {
+        let source_body = if dispatch.hashed {
             let arms = dispatch.order.iter().enumerate().map(|(slot, &i)| {
                 let slot = Literal::usize_unsuffixed(slot);
                 let tool = &tools[i].name;
-                quote!(#slot => name == #tool,)
+                let source = source_tokens(krate, tools[i].source);
+                quote!(#slot if name == #tool => ::core::option::Option::Some(#source),)
             });
             quote!({
                 match Self::index(name) {
                     #(#arms)*
-                    _ => false,
+                    _ => ::core::option::Option::None,
                 }
             })
         } else {
-            quote!({ ::core::matches!(name, #(#names)|*) })
+            let arms = tools.iter().map(|t| {
+                let tool = &t.name;
+                let source = source_tokens(krate, t.source);
+                quote!(#tool => ::core::option::Option::Some(#source),)
+            });
+            quote!({
+                match name {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            })
         };
         (
             dispatch.index_fn,
-            contains_body,
+            source_body,
             quote! {
                 async fn dispatch(
                     &self,
@@ -1135,7 +1146,7 @@ fn emit_tools(
                 self.definitions.clone()
             }
 
-            fn contains(&self, name: &str) -> bool #contains_body
+            fn source(&self, name: &str) -> ::core::option::Option<#krate::ToolSource> #source_body
 
             #dispatch_fn
         }
@@ -1437,7 +1448,12 @@ mod tests {
                 a.contains(&format!(" if call.name == \"tool_{i}\" => {{")),
                 "{a}"
             );
-            assert!(a.contains(&format!(" => name == \"tool_{i}\",")), "{a}");
+            assert!(
+                a.contains(&format!(
+                    " if name == \"tool_{i}\" => {{\n                ::core::option::Option::Some(::hookwire::ToolSource::Function)"
+                )),
+                "{a}"
+            );
         }
         assert!(a.contains(".with_agent(\"child\")"));
     }
@@ -1456,8 +1472,11 @@ mod tests {
         let code = tools(3);
         assert!(code.contains("match &*call.name {\n"), "{code}");
         assert!(code.contains("\"tool_2\" => {\n"), "{code}");
+        // The tool set knows each tool's source.
         assert!(
-            code.contains(r#"::core::matches!(name, "tool_0" | "tool_1" | "tool_2")"#),
+            code.contains(
+                r#""tool_1" => ::core::option::Option::Some(::hookwire::ToolSource::Function),"#
+            ),
             "{code}"
         );
         assert!(!code.contains("__dispatch"), "{code}");

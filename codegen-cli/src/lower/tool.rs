@@ -331,8 +331,8 @@ fn own_chain(
                 #[derive(Debug, Clone, Copy, Default)]
                 pub struct __HookwireApproval;
 
-                impl #krate::approval::ApprovalRule for __HookwireApproval {
-                    fn needs_approval(&self, args: &#krate::serde_json::Value) -> bool {
+                impl #krate::Predicate<#krate::serde_json::Value> for __HookwireApproval {
+                    fn test(&self, args: &#krate::serde_json::Value) -> bool {
                         #call
                     }
                 }

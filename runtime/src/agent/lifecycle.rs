@@ -54,32 +54,11 @@ use std::time::Duration;
 
 use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::ToolSource;
+pub use crate::decision::{Flow, StopDecision};
 use crate::matcher::{MatchTarget, Matcher};
 use crate::model::{Message, ModelResponse};
+use crate::predicate::Predicate;
 use crate::prepost::Decision;
-
-/// Whether the run goes on after an event that can block.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Flow {
-    /// Go on.
-    #[default]
-    Continue,
-    /// End the run with this reason.
-    Stop(String),
-}
-
-/// What a [`stop`](LifecycleHooks::stop) hook decides about a final answer.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum StopDecision {
-    /// Let the run end.
-    #[default]
-    Allow,
-    /// Do not end yet: add this text as a user message and ask the model
-    /// again. The loop guard caps how often this may happen in one run.
-    Continue(String),
-}
 
 /// Context of [`execution_start`](LifecycleHooks::execution_start).
 #[derive(Debug)]
@@ -419,44 +398,20 @@ tuple_hooks!(A, B, C, D, E, F, G, H, I, J);
 tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K);
 tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
 
-/// Selects the tools a [`ForTools`] hook's tool events fire for: a
-/// [`Matcher`], or any `Fn(&str, ToolSource) -> bool` (the tool's name and
-/// source), which is what generated code uses when a matcher was resolved at
-/// code generation time (no parsing, no regex at run time).
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot select tools for a lifecycle hook",
-    note = "use a `hookwire::matcher::Matcher` or a closure `Fn(&str, ToolSource) -> bool`"
-)]
-pub trait SelectTools: Send + Sync {
-    /// Whether the tool named `tool`, from `source`, is selected.
-    fn selects(&self, tool: &str, source: ToolSource) -> bool;
-}
-
-impl SelectTools for Matcher {
-    fn selects(&self, tool: &str, source: ToolSource) -> bool {
-        self.matches(MatchTarget::new(tool, source))
-    }
-}
-
-impl<F: Fn(&str, ToolSource) -> bool + Send + Sync> SelectTools for F {
-    fn selects(&self, tool: &str, source: ToolSource) -> bool {
-        self(tool, source)
-    }
-}
-
 /// A hook whose tool events (`pre_tool_use`, `post_tool_use`,
 /// `post_tool_failure`) fire only for the tools `select` selects (a
-/// [`Matcher`] by default, or a function, see [`SelectTools`]); its other
+/// [`Matcher`] by default, or any [`Predicate`] over the tool's
+/// [`MatchTarget`], its name and source); its other
 /// events fire as usual.
 ///
 /// ```
 /// use hookwire::agent::lifecycle::{ForTools, LifecycleHooks};
-/// use hookwire::matcher::Matcher;
+/// use hookwire::matcher::{MatchTarget, Matcher};
 /// use hookwire::ToolSource;
 /// struct Audit;
 /// impl LifecycleHooks for Audit {}
 /// let shell_tools: ForTools<Audit> = ForTools::new(Matcher::parse("shell*").unwrap(), Audit);
-/// let only_mcp = ForTools::new(|_tool: &str, source: ToolSource| source == ToolSource::Mcp, Audit);
+/// let only_mcp = ForTools::new(|t: &MatchTarget<'_>| t.source == ToolSource::Mcp, Audit);
 /// # let _ = (shell_tools, only_mcp);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -465,14 +420,14 @@ pub struct ForTools<H, S = Matcher> {
     hook: H,
 }
 
-impl<H, S: SelectTools> ForTools<H, S> {
+impl<H, S: for<'a> Predicate<MatchTarget<'a>>> ForTools<H, S> {
     /// `hook`, for the tools `select` selects.
     pub const fn new(select: S, hook: H) -> Self {
         Self { select, hook }
     }
 }
 
-impl<H: LifecycleHooks, S: SelectTools> LifecycleHooks for ForTools<H, S> {
+impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks for ForTools<H, S> {
     fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
         self.hook.execution_start(cx)
     }
@@ -486,19 +441,25 @@ impl<H: LifecycleHooks, S: SelectTools> LifecycleHooks for ForTools<H, S> {
         self.hook.step_end(cx)
     }
     async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-        if self.select.selects(cx.tool, cx.source) {
+        if self.select.test(&MatchTarget::new(cx.tool, cx.source)) {
             decide(&self.hook, cx).await
         } else {
             Decision::Continue
         }
     }
     async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
-        if self.select.selects(&cx.call.name, cx.source) {
+        if self
+            .select
+            .test(&MatchTarget::new(&cx.call.name, cx.source))
+        {
             self.hook.post_tool_use(cx).await;
         }
     }
     async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
-        if self.select.selects(&cx.call.name, cx.source) {
+        if self
+            .select
+            .test(&MatchTarget::new(&cx.call.name, cx.source))
+        {
             self.hook.post_tool_failure(cx).await;
         }
     }

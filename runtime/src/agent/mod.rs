@@ -36,5 +36,5 @@ pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
 pub use journal::{Journal, JournalError};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,
-    StateError, TraceEvent, guess_source,
+    StateError, TraceEvent,
 };

@@ -45,19 +45,6 @@ pub struct PendingApproval {
     pub reason: String,
 }
 
-/// A decision given for a pending call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
-pub enum Resolution {
-    /// Run it.
-    Approve,
-    /// Do not run it.
-    Deny {
-        /// Shown to the model.
-        reason: String,
-    },
-}
-
 /// Everything approval remembers, as plain serde data: settings, sticky
 /// decisions, pending requests and decisions given but not yet used.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -73,7 +60,7 @@ pub struct ApprovalState {
     pub pending: Vec<PendingApproval>,
     /// Decisions given for pending calls, by tool-use id.
     #[serde(default)]
-    pub resolved: BTreeMap<String, Resolution>,
+    pub resolved: BTreeMap<String, ApprovalDecision>,
 }
 
 /// The approver an agent run uses: sticky decisions first, then decisions
@@ -174,14 +161,14 @@ impl Approvals {
     /// decision for an id that is not pending is refused and changes
     /// nothing (it must not approve a later call that happens to get that
     /// id).
-    pub fn resolve(&self, tool_use_id: &str, resolution: Resolution) -> bool {
+    pub fn resolve(&self, tool_use_id: &str, decision: ApprovalDecision) -> bool {
         let mut state = self.lock();
         let before = state.pending.len();
         state.pending.retain(|p| p.tool_use_id != tool_use_id);
         if state.pending.len() == before {
             return false;
         }
-        state.resolved.insert(tool_use_id.to_owned(), resolution);
+        state.resolved.insert(tool_use_id.to_owned(), decision);
         true
     }
 
@@ -218,10 +205,8 @@ impl Approver for Approvals {
                     }
                     None => {}
                 }
-                match state.resolved.remove(request.tool_use_id) {
-                    Some(Resolution::Approve) => return ApprovalDecision::Approve,
-                    Some(Resolution::Deny { reason }) => return ApprovalDecision::Deny(reason),
-                    None => {}
+                if let Some(decision) = state.resolved.remove(request.tool_use_id) {
+                    return decision;
                 }
             }
             let Some(asker) = &self.asker else {

@@ -1,24 +1,7 @@
 //! The [`Asker`] behind [`Approvals`](super::Approvals): someone asked
 //! about one call, who may answer once, always, never, or later.
 
-use super::{ApprovalDecision, ApprovalRequest, BoxFuture, FnApprover};
-
-/// An answer at an approval prompt: once, or for every later call of the
-/// same tool (sticky), or later (the run pauses and can be resumed).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Answer {
-    /// Run this call.
-    Approve,
-    /// Do not run this call; the reason goes to the model.
-    Deny(String),
-    /// Run this call and every later call of this tool without asking.
-    AlwaysApprove,
-    /// Deny this call and every later call of this tool without asking.
-    AlwaysDeny,
-    /// Decide later: the call is recorded as pending and the run pauses.
-    Defer,
-}
+use super::{Answer, ApprovalDecision, ApprovalRequest, BoxFuture, FnApprover};
 
 /// Asks someone (a human, a policy) about one call. Wrapped by
 /// [`Approvals`](super::Approvals), which keeps sticky decisions and pending requests.
@@ -32,11 +15,7 @@ where
     F: Fn(&ApprovalRequest<'_>) -> ApprovalDecision + Send + Sync,
 {
     fn ask<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
-        let answer = match (self.0)(&request) {
-            ApprovalDecision::Approve => Answer::Approve,
-            ApprovalDecision::Deny(reason) => Answer::Deny(reason),
-        };
-        Box::pin(std::future::ready(answer))
+        Box::pin(std::future::ready((self.0)(&request).into()))
     }
 }
 

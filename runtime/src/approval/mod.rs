@@ -19,11 +19,11 @@ mod ask;
 mod gate;
 mod terminal;
 
-pub use approvals::{
-    ApprovalSettings, ApprovalState, Approvals, PendingApproval, Resolution, Sticky,
-};
-pub use ask::{Answer, Asker, DeferAll, FnAsker};
-pub use gate::{ApprovalRule, NeedsApproval, When};
+pub use crate::decision::{Answer, ApprovalDecision};
+pub use approvals::{ApprovalSettings, ApprovalState, Approvals, PendingApproval, Sticky};
+pub use ask::{Asker, DeferAll, FnAsker};
+pub use gate::NeedsApproval;
+pub(crate) use gate::gate;
 pub use terminal::TerminalApprover;
 
 /// What an approver is asked about.
@@ -42,14 +42,21 @@ pub struct ApprovalRequest<'a> {
     pub reason: &'a str,
 }
 
-/// An approver's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ApprovalDecision {
-    /// Run the call.
-    Approve,
-    /// Do not run it; the reason goes to the model.
-    Deny(String),
+impl<'a> ApprovalRequest<'a> {
+    /// The request about the call of `cx` with `arguments`.
+    pub(crate) fn for_call(
+        cx: &'a crate::context::ToolContext,
+        arguments: &'a ToolArgs,
+        reason: &'a str,
+    ) -> Self {
+        Self {
+            agent: cx.agent(),
+            tool: cx.tool(),
+            tool_use_id: cx.tool_use_id(),
+            arguments,
+            reason,
+        }
+    }
 }
 
 /// A boxed future, the return type of object-safe async traits here.

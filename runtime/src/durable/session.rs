@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus};
-use crate::approval::{BoxFuture, PendingApproval, Resolution, Sticky};
+use crate::approval::{ApprovalDecision, BoxFuture, PendingApproval, Sticky};
 
 use super::{DurableRunner, MakeRunner, Verdict};
 
@@ -167,19 +167,17 @@ impl AgentSession {
 fn apply(runner: &dyn DurableRunner, call: &PendingApproval, verdict: Verdict) {
     let approvals = runner.approvals();
     let resolution = match verdict {
-        Verdict::Approve => Resolution::Approve,
+        Verdict::Approve => ApprovalDecision::Approve,
         Verdict::AlwaysApprove => {
             approvals.set_sticky(call.tool.clone(), Sticky::AlwaysApprove);
-            Resolution::Approve
+            ApprovalDecision::Approve
         }
-        Verdict::Deny { reason } => Resolution::Deny {
-            reason: reason.unwrap_or_else(|| "denied by a person".to_owned()),
-        },
+        Verdict::Deny { reason } => {
+            ApprovalDecision::Deny(reason.unwrap_or_else(|| "denied by a person".to_owned()))
+        }
         Verdict::AlwaysDeny => {
             approvals.set_sticky(call.tool.clone(), Sticky::AlwaysDeny);
-            Resolution::Deny {
-                reason: format!("calls of `{}` are always denied", call.tool),
-            }
+            ApprovalDecision::Deny(format!("calls of `{}` are always denied", call.tool))
         }
     };
     approvals.resolve(&call.tool_use_id, resolution);

@@ -39,8 +39,8 @@ impl<A: AgentDecl> ToolSet for StaticTools<A> {
         self.0.tools().definitions()
     }
 
-    fn contains(&self, name: &str) -> bool {
-        self.0.tools().contains(name)
+    fn source(&self, name: &str) -> Option<crate::context::ToolSource> {
+        self.0.tools().source(name)
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
@@ -149,11 +149,9 @@ fn unmatched_hooks<A: AgentDecl, T: ToolSet>(agent: &A, tools: &T) -> Vec<String
         .definitions()
         .into_iter()
         .map(|d| {
-            let source = if agent.tools().contains(&d.name) {
-                crate::agent::guess_source(&d.name)
-            } else {
-                crate::context::ToolSource::Mcp
-            };
+            let source = tools
+                .source(&d.name)
+                .unwrap_or(crate::context::ToolSource::Mcp);
             (d.name, source)
         })
         .collect();

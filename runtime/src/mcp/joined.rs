@@ -49,8 +49,8 @@ impl<A: ToolSet, B: ToolSet> ToolSet for Joined<A, B> {
         out
     }
 
-    fn contains(&self, name: &str) -> bool {
-        self.first.contains(name) || self.second.contains(name)
+    fn source(&self, name: &str) -> Option<crate::context::ToolSource> {
+        self.first.source(name).or_else(|| self.second.source(name))
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {

@@ -93,8 +93,8 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
         self.servers.definitions()
     }
 
-    fn contains(&self, name: &str) -> bool {
-        self.servers.inner.contains(name)
+    fn source(&self, name: &str) -> Option<ToolSource> {
+        self.servers.inner.contains(name).then_some(ToolSource::Mcp)
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {

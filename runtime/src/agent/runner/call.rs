@@ -13,7 +13,7 @@ use super::trace::micros;
 use super::{Runner, TraceEvent, caught};
 use crate::agent::decl::AgentDecl;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
-use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use crate::approval::{ApprovalRequest, gate};
 use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
@@ -37,7 +37,14 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     /// Runs one call of `step` and records it.
     pub(super) async fn run_call(&self, step: usize, call: ToolCall) -> CallRecord {
         let agent_name = self.scope.agent();
-        let source = guess_source(&call.name);
+        // The source dispatch knows. A name the tool set does not have
+        // never runs (dispatch answers `UnknownTool`); hooks and the trace
+        // see it as a function tool.
+        let source = self
+            .agent
+            .tools()
+            .source(&call.name)
+            .unwrap_or(ToolSource::Function);
         let span = tracing::info_span!(
             "hookwire.tool_call",
             agent = agent_name,
@@ -152,32 +159,24 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         .await
     }
 
-    /// The decision before the call: the lifecycle `pre_tool_use` hooks
-    /// (a panic denies), then the agent-level approval settings; with the
-    /// hook that decided.
+    /// The decision before the call: the lifecycle `pre_tool_use` hooks (a
+    /// panic denies), with the hook that decided.
     async fn pre_tool_use(
         &self,
         hooks: &impl LifecycleHooks,
         cx: &mut PreToolUse<'_>,
     ) -> (Decision, Option<String>) {
-        let (decision, decided_by) = match caught("pre_tool_use", decide(hooks, cx)).await {
+        match caught("pre_tool_use", decide(hooks, cx)).await {
             Ok(decision) => (decision, cx.decided_by.map(str::to_owned)),
             Err(m) => (
                 Decision::Deny(format!("a lifecycle hook panicked in pre_tool_use: {m}")),
                 Some("lifecycle".to_owned()),
             ),
-        };
-        if decision == Decision::Continue && self.approvals.is_required(cx.tool) {
-            return (
-                Decision::Ask(format!("`{}` needs approval", cx.tool)),
-                Some("approval_settings".to_owned()),
-            );
         }
-        (decision, decided_by)
     }
 
-    /// Carries out the decision: dispatches the call, refuses it, or asks
-    /// the approvals first.
+    /// Carries out the decision: refuses the call, or runs it through the
+    /// loop's approval gate.
     async fn execute(
         &self,
         decision: Decision,
@@ -187,10 +186,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         arguments: &ToolArgs,
     ) -> Outcome {
         match decision {
-            Decision::Continue => {
-                self.dispatch(ToolCall::new(id, name, arguments.clone()))
-                    .await
-            }
+            Decision::Continue => self.gated(id, name, arguments, None).await,
             Decision::Deny(reason) => Err(ToolError::Denied {
                 reason,
                 hook: decided_by.map(Into::into),
@@ -199,29 +195,38 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 reason,
                 hook: decided_by.map(Into::into),
             }),
-            Decision::Ask(reason) => {
-                let answer = self
-                    .approvals
-                    .decide(ApprovalRequest {
-                        agent: self.scope.agent(),
-                        tool: name,
-                        tool_use_id: id,
-                        arguments,
-                        reason: &reason,
-                    })
-                    .await;
-                match answer {
-                    ApprovalDecision::Approve => {
-                        self.dispatch(ToolCall::new(id, name, arguments.clone()))
-                            .await
-                    }
-                    ApprovalDecision::Deny(why) => Err(ToolError::Denied {
-                        reason: why,
-                        hook: Some("approver".into()),
-                    }),
-                }
-            }
+            Decision::Ask(reason) => self.gated(id, name, arguments, Some(reason)).await,
         }
+    }
+
+    /// The loop's approval gate, the outermost layer of the call's chain:
+    /// a call a lifecycle hook asked about (`asked`), or one of a tool the
+    /// run's approval settings name, passes the run's approvals through
+    /// the one approval [`gate`] before it is dispatched.
+    async fn gated(
+        &self,
+        id: &str,
+        name: &str,
+        arguments: &ToolArgs,
+        asked: Option<String>,
+    ) -> Outcome {
+        let reason = match asked {
+            Some(reason) => Some(reason),
+            None if self.approvals.is_required(name) => Some(format!("`{name}` needs approval")),
+            None => None,
+        };
+        if let Some(reason) = reason {
+            let request = ApprovalRequest {
+                agent: self.scope.agent(),
+                tool: name,
+                tool_use_id: id,
+                arguments,
+                reason: &reason,
+            };
+            gate(Some(&self.approvals), request, "approver").await?;
+        }
+        self.dispatch(ToolCall::new(id, name, arguments.clone()))
+            .await
     }
 
     /// Runs one call through the agent's tool set, within the run's
@@ -284,16 +289,4 @@ pub(crate) fn dispatch_boxed<'a, T: ToolSet + ?Sized>(
     call: ToolCall,
 ) -> BoxFuture<'a, Outcome> {
     tools.dispatch(scope, call).boxed()
-}
-
-/// The source of a tool by its name, as the loop sees it: `agent__*` is an
-/// agent, `server__tool` an MCP tool, anything else a function tool.
-pub fn guess_source(name: &str) -> ToolSource {
-    if name.starts_with("agent__") {
-        ToolSource::Agent
-    } else if name.contains("__") {
-        ToolSource::Mcp
-    } else {
-        ToolSource::Function
-    }
 }

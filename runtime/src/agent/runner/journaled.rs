@@ -22,6 +22,7 @@ use crate::approval::{ApprovalState, BoxFuture};
 use crate::call::ToolCall;
 use crate::lock;
 use crate::model::{Message, ModelError, ModelRequest, ModelResponse};
+use crate::toolset::ToolSet;
 
 tokio::task_local! {
     /// When the journaled call being run first started (wall clock, as
@@ -89,7 +90,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     ) -> Result<CallRecord, JournalError> {
         let name = format!("tool {} {}", call.name, call.id);
         let timed = self.settings.tool_call_timeout.is_some()
-            || super::guess_source(&call.name) == crate::context::ToolSource::Agent;
+            || self.agent.tools().source(&call.name) == Some(crate::context::ToolSource::Agent);
         let started = if timed {
             let now = async {
                 let now = SystemTime::now()

@@ -40,7 +40,6 @@ mod step;
 mod trace;
 
 pub(crate) use call::dispatch_boxed;
-pub use call::guess_source;
 pub use error::RunError;
 pub(crate) use journaled::{CALL_STARTED, remaining};
 pub(crate) use parent::{ChildHistories, PARENT};

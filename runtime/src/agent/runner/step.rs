@@ -36,7 +36,7 @@ struct Step {
 }
 
 /// What asking the model led to.
-enum Turn {
+enum AfterModel {
     /// The model called tools: run them.
     Calls(Step),
     /// A `stop` hook forced the loop on: ask the model again.
@@ -109,9 +109,9 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     started: Instant::now(),
                 },
                 None => match self.ask_model(&definitions, journal).await {
-                    Turn::Calls(step) => step,
-                    Turn::Again => continue,
-                    Turn::Ended(out) => return out,
+                    AfterModel::Calls(step) => step,
+                    AfterModel::Again => continue,
+                    AfterModel::Ended(out) => return out,
                 },
             };
             if let Some(out) = self.run_step(step, journal).await {
@@ -126,10 +126,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         &mut self,
         definitions: &[ToolDefinition],
         journal: Option<&dyn Journal>,
-    ) -> Turn {
+    ) -> AfterModel {
         let agent_name = self.agent.config().name.clone();
         if self.steps >= self.settings.max_steps {
-            return Turn::Ended(self.fail(RunError::StepLimit(self.steps)).await);
+            return AfterModel::Ended(self.fail(RunError::StepLimit(self.steps)).await);
         }
         let step = self.steps;
         self.steps += 1;
@@ -148,7 +148,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         .unwrap_or_else(|m| Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}")));
         drop(hooks);
         if let Flow::Stop(reason) = flow {
-            return Turn::Ended(self.finish_stopped("step_start", reason, None).await);
+            return AfterModel::Ended(self.finish_stopped("step_start", reason, None).await);
         }
         let request = ModelRequest::new(
             &agent_name,
@@ -167,12 +167,12 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 .await
             {
                 Ok(answer) => answer,
-                Err(e) => return Turn::Ended(self.fail(e.into()).await),
+                Err(e) => return AfterModel::Ended(self.fail(e.into()).await),
             },
         };
         let mut response = match answer {
             Ok(r) => r,
-            Err(e) => return Turn::Ended(self.fail(RunError::Model(e)).await),
+            Err(e) => return AfterModel::Ended(self.fail(RunError::Model(e)).await),
         };
         unique_call_ids(step, &mut response.tool_calls);
         // The history, the calls and the trace share each call's arguments
@@ -196,7 +196,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         ));
         let calls = response.tool_calls.clone();
         let results = vec![None; calls.len()];
-        Turn::Calls(Step {
+        AfterModel::Calls(Step {
             step,
             response,
             calls,
@@ -214,7 +214,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         response: ModelResponse,
         started: Instant,
         journal: Option<&dyn Journal>,
-    ) -> Turn {
+    ) -> AfterModel {
         let agent_name = self.agent.config().name.clone();
         Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
@@ -250,7 +250,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     reason: message.clone(),
                 });
                 Arc::make_mut(&mut self.history).push(Message::user(message));
-                return Turn::Again;
+                return AfterModel::Again;
             }
             StopDecision::Continue(message) => {
                 tracing::warn!(
@@ -263,9 +263,9 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             _ => {}
         }
         if let Err(e) = self.inject(HookEvent::OnCompletion, journal).await {
-            return Turn::Ended(self.fail(e.into()).await);
+            return AfterModel::Ended(self.fail(e.into()).await);
         }
-        Turn::Ended(self.finish(RunStatus::Completed, response.text).await)
+        AfterModel::Ended(self.finish(RunStatus::Completed, response.text).await)
     }
 
     /// Runs the step's calls that have no result yet and appends the

@@ -1,0 +1,172 @@
+//! The decision vocabulary: every answer a hook, an approver or a person
+//! gives the loop, in one place.
+//!
+//! The words mean the same everywhere: *continue* goes on, *stop* ends the
+//! run, *deny* refuses one call with a reason the model reads, *ask* hands
+//! the call to the approver, *approve* lets it run. A type exists for each
+//! question only where the set of possible answers differs, so that an
+//! answer that makes no sense for a question cannot be given:
+//!
+//! | type | the question | answers |
+//! |---|---|---|
+//! | [`Decision`] | may this tool call run? (pre hooks, `pre_tool_use`) | continue, deny, ask, stop |
+//! | [`Flow`] | may the run go on? (`execution_start`, `user_prompt_submit`, `step_start`) | continue, stop |
+//! | [`StopDecision`] | may the run end with this final answer? (`stop`) | allow, continue with a message |
+//! | [`ApprovalDecision`] | does the approver let this call run? (an [`Approver`](crate::approval::Approver), a decision given for a paused call) | approve, deny |
+//! | [`Answer`] | what does the person asked say? (an [`Asker`](crate::approval::Asker)) | approve or deny, once or always, or later |
+//!
+//! Each type is also exported where it is used: [`Decision`] at the crate
+//! root, [`Flow`] and [`StopDecision`] in
+//! [`agent::lifecycle`](crate::agent::lifecycle), [`ApprovalDecision`] and
+//! [`Answer`] in [`approval`](crate::approval).
+
+use serde::{Deserialize, Serialize};
+
+/// What a pre hook, or a lifecycle `pre_tool_use` hook, decides about one
+/// tool call.
+///
+/// The widest question: only here can a hook hand the call to the
+/// approver ([`Ask`](Self::Ask)) or refuse just this call
+/// ([`Deny`](Self::Deny)), since only here is there a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Decision {
+    /// Go on, with the arguments as the hook left them (it may have
+    /// rewritten them; inner hooks see the rewrite).
+    Continue,
+    /// Do not run the tool; the reason goes back to the model as an error
+    /// result.
+    Deny(String),
+    /// Ask the approver; without one, the call is denied (fail closed).
+    Ask(String),
+    /// Do not run the tool, and end the run.
+    Stop(String),
+}
+
+impl Decision {
+    /// A short name for traces.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Continue => "continue",
+            Self::Deny(_) => "deny",
+            Self::Ask(_) => "ask",
+            Self::Stop(_) => "stop",
+        }
+    }
+}
+
+/// Whether the run goes on after an event that can block.
+///
+/// [`Decision`] without a call: at the start of a run, of a prompt or of a
+/// step there is no call to deny or to ask about, so the only answers are
+/// to go on or to end the run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Flow {
+    /// Go on.
+    #[default]
+    Continue,
+    /// End the run with this reason.
+    Stop(String),
+}
+
+/// What a [`stop`](crate::agent::lifecycle::LifecycleHooks::stop) hook
+/// decides about a final answer.
+///
+/// The question is the other way round from [`Flow`]'s: the run is about
+/// to end, and the hook may keep it going, with the message the model
+/// reads next.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum StopDecision {
+    /// Let the run end.
+    #[default]
+    Allow,
+    /// Do not end yet: add this text as a user message and ask the model
+    /// again. The loop guard caps how often this may happen in one run.
+    Continue(String),
+}
+
+/// Whether a call that needs approval may run: what an
+/// [`Approver`](crate::approval::Approver) answers, and the decision given
+/// for a paused call ([`Approvals::resolve`](crate::approval::Approvals::resolve)).
+///
+/// As serde data (in [`ApprovalState`](crate::approval::ApprovalState)):
+/// `{"decision": "approve"}` or `{"decision": "deny", "reason": ".."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", content = "reason", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ApprovalDecision {
+    /// Run the call.
+    Approve,
+    /// Do not run it; the reason goes to the model.
+    Deny(String),
+}
+
+/// An answer at an approval prompt: an [`ApprovalDecision`] for this call,
+/// or for every later call of the same tool (sticky), or later (the run
+/// pauses and can be resumed).
+///
+/// Wider than [`ApprovalDecision`]: the person asked may also say how long
+/// the answer holds, which the [`Approvals`](crate::approval::Approvals)
+/// asking them remember; the call itself is then approved or denied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Answer {
+    /// Run this call.
+    Approve,
+    /// Do not run this call; the reason goes to the model.
+    Deny(String),
+    /// Run this call and every later call of this tool without asking.
+    AlwaysApprove,
+    /// Deny this call and every later call of this tool without asking.
+    AlwaysDeny,
+    /// Decide later: the call is recorded as pending and the run pauses.
+    Defer,
+}
+
+impl From<ApprovalDecision> for Answer {
+    fn from(decision: ApprovalDecision) -> Self {
+        match decision {
+            ApprovalDecision::Approve => Self::Approve,
+            ApprovalDecision::Deny(reason) => Self::Deny(reason),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn approval_decisions_keep_the_state_format() {
+        // The format states were exported in, when a decision given for a
+        // paused call had a type of its own.
+        let deny = ApprovalDecision::Deny("not now".into());
+        let as_json = serde_json::to_value(&deny).unwrap();
+        assert_eq!(as_json, json!({"decision": "deny", "reason": "not now"}));
+        assert_eq!(
+            serde_json::to_value(ApprovalDecision::Approve).unwrap(),
+            json!({"decision": "approve"})
+        );
+        for (value, expected) in [
+            (json!({"decision": "approve"}), ApprovalDecision::Approve),
+            (json!({"decision": "deny", "reason": "not now"}), deny),
+        ] {
+            assert_eq!(
+                serde_json::from_value::<ApprovalDecision>(value).unwrap(),
+                expected
+            );
+        }
+    }
+
+    #[test]
+    fn an_approval_decision_is_an_answer_for_this_call() {
+        assert_eq!(Answer::from(ApprovalDecision::Approve), Answer::Approve);
+        assert_eq!(
+            Answer::from(ApprovalDecision::Deny("no".into())),
+            Answer::Deny("no".into())
+        );
+    }
+}

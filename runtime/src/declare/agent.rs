@@ -1,0 +1,103 @@
+//! What generated agents check about themselves: their declared name, the
+//! names their parents list them under, the hooks that select no tool.
+
+/// Whether `matcher` (a generated agent's compiled matcher; `None` if its
+/// pattern did not compile) selects any of `tools`: what a generated
+/// `AgentDecl::hooks_selecting_none` asks of each of its hooks.
+#[doc(hidden)]
+pub fn selects_any(
+    matcher: &Option<crate::matcher::Matcher>,
+    tools: &[(&str, crate::context::ToolSource)],
+) -> bool {
+    matcher.as_ref().is_some_and(|m| {
+        tools
+            .iter()
+            .any(|(name, source)| m.matches(crate::matcher::MatchTarget::new(name, *source)))
+    })
+}
+
+/// An agent declared with `#[hookwire::agent]` or an AgentCard, with the
+/// name it was declared with: a parent that lists it in `agents = [..]` is
+/// checked against it at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a hookwire agent",
+    label = "not an agent",
+    note = "agents are structs marked `#[hookwire::agent(...)]`, or generated from AgentCards by `cardgen`"
+)]
+pub trait DeclaredAgent: crate::agent::AgentDecl {
+    /// The declared name (`name = "..."`, or the struct's name).
+    const NAME: &'static str;
+}
+
+/// Checks, at compile time, that a parent lists the child agent `path`
+/// under the child's declared name; otherwise compilation fails with a
+/// message that says what to write.
+#[doc(hidden)]
+pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
+    if str_eq(declared, used) {
+        return;
+    }
+    let mut buf = [0u8; 1024];
+    let mut len = 0;
+    let parts = [
+        "child agent `",
+        path,
+        "` is declared with `name = \"",
+        declared,
+        "\"`, but it is listed under the name `",
+        used,
+        "`, so its tool would be `agent__",
+        used,
+        "` while the child calls itself `agent__",
+        declared,
+        "`: write `agents = [",
+        path,
+        "(name = \"",
+        declared,
+        "\")]`",
+    ];
+    let mut i = 0;
+    while i < parts.len() {
+        let bytes = parts[i].as_bytes();
+        let mut j = 0;
+        while j < bytes.len() && len < buf.len() {
+            buf[len] = bytes[j];
+            len += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    let (text, _) = buf.split_at(len);
+    match core::str::from_utf8(text) {
+        Ok(message) => panic!("{}", message),
+        Err(_) => panic!("a child agent is listed under another name than it was declared with"),
+    }
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_compare_bytewise() {
+        assert!(str_eq("ny", "ny"));
+        assert!(!str_eq("ny", "Ny"));
+        assert!(!str_eq("ny", "nyc"));
+        child_agent_name("ny", "ny", "Ny");
+    }
+}

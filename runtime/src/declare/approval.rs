@@ -1,0 +1,48 @@
+//! A tool's typed `needs_approval` predicate.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::predicate::Predicate;
+
+/// Whether a call with `args` needs approval by `predicate` on the typed
+/// arguments `A` (a `fn(&Args) -> bool`; name the type as
+/// [`ArgsOf<tool>`](super::ArgsOf)). Arguments that do not deserialize into `A` always need
+/// approval (fail closed).
+pub fn needs_approval_by<A, P>(predicate: P, args: &Value) -> bool
+where
+    A: DeserializeOwned + JsonSchema,
+    P: Predicate<A>,
+{
+    match A::deserialize(args) {
+        Ok(typed) => predicate.test(&typed),
+        Err(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typed_predicate_fails_closed_on_arguments_that_do_not_deserialize() {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct A {
+            path: String,
+        }
+        let outside_tmp = |a: &A| !a.path.starts_with("/tmp/");
+        assert!(!needs_approval_by::<A, _>(
+            outside_tmp,
+            &serde_json::json!({"path": "/tmp/x"})
+        ));
+        assert!(needs_approval_by::<A, _>(
+            outside_tmp,
+            &serde_json::json!({"path": "/etc"})
+        ));
+        assert!(needs_approval_by::<A, _>(
+            outside_tmp,
+            &serde_json::json!({"path": 7})
+        ));
+    }
+}
