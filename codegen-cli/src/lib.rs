@@ -1,16 +1,16 @@
 //! The shared half of hookwire's code generation.
 //!
-//! * [`spec`]: what both front ends lower to and what the runtime agrees with:
-//!   tool sources and [matchers](spec::Matcher). This part has no heavy
-//!   dependencies; the `hookwire` runtime uses it to evaluate matchers at run
-//!   time, and the emitter uses the very same code to resolve them while
-//!   generating a chain, so the two can never disagree.
+//! * [`spec`]: the `hookwire-spec` crate, re-exported: what both front ends
+//!   lower to and what the runtime agrees with (tool sources, matchers,
+//!   tool names, the agent spec and its checks). The `hookwire` runtime
+//!   depends on that crate alone, so it evaluates matchers at run time with
+//!   the very code the emitter resolves them with.
 //! * With the `emit` feature: card loading, signature checks and the emitter.
 //! * With the `cli` feature (default): the `cardgen` binary.
 
 #[cfg(feature = "emit")]
 pub mod lower;
-pub mod spec;
+pub use hookwire_spec as spec;
 
 #[cfg(feature = "emit")]
 mod builder;

@@ -4,29 +4,51 @@
 use darling::ast::NestedMeta;
 use syn::spanned::Spanned;
 
-/// The edit distance between two short strings.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+use hookwire_codegen::spec::UnknownValue;
+pub(crate) use hookwire_codegen::spec::did_you_mean;
+
+/// The error for a string value that is not one of its key's spellings
+/// (`on_failure = "opne"`), spanned on the literal, with the nearest
+/// spelling and the list.
+pub(crate) fn unknown_value(lit: &syn::LitStr, key: &str, e: &UnknownValue) -> syn::Error {
+    let hint = did_you_mean(&lit.value(), e.expected.iter().copied())
+        .map(|k| format!("did you mean `\"{k}\"`? "))
+        .unwrap_or_default();
+    syn::Error::new(
+        lit.span(),
+        format!(
+            "unknown `{key}` value `{}`: {hint}expected one of {}",
+            lit.value(),
+            e.expected
+                .iter()
+                .map(|v| format!("`\"{v}\"`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    )
 }
 
-/// The known key nearest to `key`, if it is close enough to be a typo.
-pub(crate) fn did_you_mean<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
-    known
-        .iter()
-        .map(|k| (distance(key, k), *k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
+/// A positive whole number from a literal (the shared rule,
+/// `hookwire_spec::check_positive`), or an error spanned on it with an
+/// example in attribute syntax.
+pub(crate) fn positive(lit: &syn::Lit, key: &str, example: &str) -> syn::Result<u64> {
+    let message = match lit {
+        syn::Lit::Int(i) => match i.base10_parse::<i128>() {
+            Ok(n) => match hookwire_codegen::spec::check_positive(key, n) {
+                Ok(n) => return Ok(n),
+                Err(message) => message,
+            },
+            Err(_) => format!("`{key}` must be a positive integer, found `{i}`"),
+        },
+        other => format!(
+            "`{key}` must be a positive integer, found `{}`",
+            quote::ToTokens::to_token_stream(other)
+        ),
+    };
+    Err(syn::Error::new(
+        lit.span(),
+        format!("{message}: expected `{key} = {example}`"),
+    ))
 }
 
 /// The key of one attribute item (`name = ..`, `name(..)`, `name`).
@@ -60,7 +82,7 @@ pub(crate) fn check(metas: &[NestedMeta], where_: &str, known: &[&str]) -> syn::
                 ),
             )),
             Some((key, span)) if !known.contains(&key.as_str()) => {
-                let hint = match did_you_mean(&key, known) {
+                let hint = match did_you_mean(&key, known.iter().copied()) {
                     Some(k) => format!("did you mean `{k}`? "),
                     None => String::new(),
                 };
@@ -97,18 +119,4 @@ fn list(known: &[&str]) -> String {
         .map(|k| format!("`{k}`"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggests_near_keys_only() {
-        let known = ["name", "description", "strict", "crate"];
-        assert_eq!(did_you_mean("nmae", &known), Some("name"));
-        assert_eq!(did_you_mean("descripton", &known), Some("description"));
-        assert_eq!(did_you_mean("strcit", &known), Some("strict"));
-        assert_eq!(did_you_mean("banana", &known), None);
-    }
 }

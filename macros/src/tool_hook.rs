@@ -2,7 +2,10 @@
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
-use hookwire_codegen::lower::{self, HookOptions, NeedsApproval, OnFailure, ToolOptions};
+use std::str::FromStr;
+
+use hookwire_codegen::lower::{self, HookOptions, NeedsApproval, ToolOptions};
+use hookwire_codegen::spec::{FailurePolicy, HOOK_OPTIONS};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
@@ -18,10 +21,15 @@ const TOOL_KEYS: &[&str] = &[
     "on_error",
     "crate",
 ];
-/// The options of an entry of a tool's own `hooks = [..]` (no `match`: the
-/// hooks of a tool apply to that tool only).
-const OWN_HOOK_KEYS: &[&str] = &["on_failure", "timeout_ms"];
-const HOOK_KEYS: &[&str] = &["match", "on_failure", "timeout_ms", "name", "crate"];
+/// The options of an entry of a tool's own `hooks = [..]`: a hook entry's
+/// options without `match` (the hooks of a tool apply to that tool only).
+fn own_hook_keys() -> Vec<&'static str> {
+    HOOK_OPTIONS.into_iter().filter(|k| *k != "match").collect()
+}
+/// The keys of `#[hook(...)]`: a hook entry's options, `name` and `crate`.
+fn hook_keys() -> Vec<&'static str> {
+    HOOK_OPTIONS.into_iter().chain(["name", "crate"]).collect()
+}
 
 #[derive(Debug, FromMeta)]
 struct ToolAttr {
@@ -288,7 +296,7 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
             &krate_text,
             entry,
             "this `hooks` entry of the tool",
-            OWN_HOOK_KEYS,
+            &own_hook_keys(),
         ) {
             Ok(h) => opts.hooks.push(h),
             Err(e) => match &mut errors {
@@ -317,12 +325,13 @@ pub(crate) fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn expand_hook(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream> {
     let metas = NestedMeta::parse_meta_list(attr)?;
-    keys::check(&metas, "`#[hook(...)]`", HOOK_KEYS)?;
+    keys::check(&metas, "`#[hook(...)]`", &hook_keys())?;
     let parsed = HookAttr::from_list(&metas).map_err(syn::Error::from)?;
     let mut opts = HookOptions::new(krate::hookwire(parsed.krate));
     opts.matcher = parsed.matcher;
     if let Some(lit) = &parsed.on_failure {
-        opts.on_failure = OnFailure::from_lit(lit)?;
+        opts.on_failure = FailurePolicy::from_str(&lit.value())
+            .map_err(|e| keys::unknown_value(lit, "on_failure", &e))?;
     }
     if let Some(lit) = &parsed.timeout_ms {
         let ms = lit.base10_parse::<u64>().map_err(|_| {

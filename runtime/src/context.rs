@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::approval::Approver;
 use crate::toolset::CallScope;
-pub use hookwire_codegen::spec::ToolSource;
+pub use hookwire_spec::ToolSource;
 
 /// The identity of one tool call plus a typed extension map, handed to every
 /// hook (as `&mut`) and to the tool (as `&`).

@@ -123,7 +123,7 @@ pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
 /// Tool matchers, shared with the code generator so that a matcher means
 /// the same thing at code generation time and at run time.
 pub mod matcher {
-    pub use hookwire_codegen::spec::{MatchTarget, Matcher, MatcherError};
+    pub use hookwire_spec::{MatchTarget, Matcher, MatcherError};
 }
 
 pub use call::ImageContent;
@@ -161,16 +161,18 @@ pub mod __private {
     pub mod check {
         pub use crate::check::*;
     }
+    /// Whether a hook's matcher selects any tool, and the compile-time
+    /// check of a child agent's name, for generated code.
+    pub use crate::declare::{child_agent_name, selects_any};
+    /// Perfect hashing of tool names, for the dispatch code that `#[agent]`
+    /// and `cardgen` generate.
+    pub use hookwire_spec::dispatch;
     pub use schemars;
     pub use serde;
     pub use serde_json;
     pub use tokio;
     pub use tracing;
 }
-/// Perfect hashing of tool names, for the dispatch code that `#[agent]` and
-/// `cardgen` generate.
-#[doc(hidden)]
-pub use hookwire_codegen::spec::dispatch as __dispatch;
 pub use schemars;
 pub use serde_json;
 

@@ -12,22 +12,7 @@ use crate::context::ToolContext;
 use crate::error::{ToolError, panic_message};
 use crate::hook::{Handler, Hook, Next, panic_is_attributed};
 
-/// What happens when a hook fails: it returns an error, panics or exceeds
-/// its timeout.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum FailurePolicy {
-    /// The default: the tool is not run (or its result is discarded) and the
-    /// model reads an error result naming the hook.
-    #[default]
-    #[serde(alias = "closed")]
-    FailClosed,
-    /// The hook is skipped and the call proceeds as if it were not there.
-    #[serde(alias = "open")]
-    FailOpen,
-}
+pub use hookwire_spec::FailurePolicy;
 
 /// A hook with a failure policy and an optional timeout.
 ///

@@ -15,7 +15,7 @@ use crate::yaml::Seg;
 /// cards that did not load, which references may still name.
 pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<Diagnostic>) {
     for p in parsed {
-        check_matchers(p, diags);
+        check_spec(p, diags);
     }
     let mut by_name: HashMap<&str, &Parsed> = HashMap::new();
     // Each name `mod.rs` declares (an agent's type, tool-set type and
@@ -165,33 +165,44 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
 /// starting there. Components come in the order of their first nodes.
 /// Linear in nodes and edges, and without recursion (a chain of 100,000
 /// agents needs no deep stack).
-/// A hook whose `match:` selects none of its agent's tools is an error at
-/// that `match:` (the same rule, and message, as `#[agent]`'s:
-/// [`AgentSpec::hooks_selecting_no_tool`](crate::spec::AgentSpec::hooks_selecting_no_tool)).
-fn check_matchers(p: &Parsed, diags: &mut Vec<Diagnostic>) {
+/// The spec's own rules ([`AgentSpec::validate`](crate::spec::AgentSpec::validate),
+/// the same rules and messages as `#[agent]`'s), each an error at the
+/// field it is about: a hook whose `match:` selects none of its agent's
+/// tools at that `match:`, a `tool_input_schema` that does not describe an
+/// object at its key.
+fn check_spec(p: &Parsed, diags: &mut Vec<Diagnostic>) {
+    use crate::spec::{HookPlace, SpecField, UniqueToolNames};
     // The function tools join the spec once their Rust references resolve;
-    // their names are known already.
+    // their names are known already (a name given twice is reported when
+    // they resolve, with the references).
     let mut spec = p.spec.clone();
-    for r in &p.tool_refs {
-        spec.function_tools
-            .push(crate::spec::ToolRef::new("", r.function.clone()));
+    let mut names = UniqueToolNames::new();
+    for (i, r) in p.tool_refs.iter().enumerate() {
+        if names.insert(&r.function, i).is_ok() {
+            spec.function_tools
+                .push(crate::spec::ToolRef::new("", r.function.clone()));
+        }
     }
-    for hook in spec.hooks_selecting_no_tool() {
-        let r = match hook.place {
-            crate::spec::HookPlace::ToolHook(i) => p.hook_refs.get(i),
-            crate::spec::HookPlace::Lifecycle(i) => p.lifecycle_refs.get(i),
-            crate::spec::HookPlace::ToolEntry { .. } => None,
+    for error in spec.validate() {
+        let r = match error.field {
+            SpecField::Hook(HookPlace::ToolHook(i)) => p.hook_refs.get(i),
+            SpecField::Hook(HookPlace::Lifecycle(i)) => p.lifecycle_refs.get(i),
+            SpecField::ToolInputSchema => {
+                let at = [Seg::Key("tool_input_schema")];
+                diags.push(p.src.at(&at, false, error.message));
+                continue;
+            }
+            _ => None,
         };
-        let message = hook.message(&spec);
         let diag = match r {
             Some(r) => {
                 // A hook with a matcher is a mapping: `{hook: .., match: ..}`.
                 let mut path = vec![Seg::Key(r.field)];
                 path.extend(r.index.map(Seg::Index));
                 path.push(Seg::Key("match"));
-                p.src.at(&path, true, message)
+                p.src.at(&path, true, error.message)
             }
-            None => p.name_diag(message),
+            None => p.name_diag(error.message),
         };
         diags.push(diag);
     }

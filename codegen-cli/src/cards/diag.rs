@@ -117,21 +117,7 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// The candidate closest to `word` by edit distance, if it is close enough
-/// to be a plausible typo.
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(word, c), c))
-        .filter(|(d, c)| {
-            *d <= (c.len().max(word.len()) / 3).max(1) || c.starts_with(word) && !word.is_empty()
-        })
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
+pub use crate::spec::did_you_mean;
 
 /// How many names a note lists before "and N more".
 const LISTED: usize = 20;

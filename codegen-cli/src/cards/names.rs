@@ -8,19 +8,14 @@
 //! passes holds no line break, quote or path separator, so it is safe in
 //! comments, file names and diagnostics alike.
 
-/// The longest tool name the model APIs accept (OpenAI, Anthropic:
-/// `^[a-zA-Z0-9_-]{1,64}$`).
-pub(crate) const MAX_TOOL_NAME: usize = 64;
-
-/// The prefix of the tool name of an agent called by another one.
-const AGENT_TOOL_PREFIX: &str = "agent__";
+use crate::spec::{
+    AGENT_TOOL_PREFIX, MAX_TOOL_NAME_LEN as MAX_TOOL_NAME, agent_tool_name, invalid_tool_name_char,
+    is_tool_name_char,
+};
 
 /// Why `name` cannot be a tool name, as (message, help).
 pub(crate) fn check_tool_name(name: &str, what: &str) -> Result<(), (String, String)> {
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
+    if let Some(bad) = invalid_tool_name_char(name) {
         return Err((
             format!(
                 "{what} `{}` is not a valid tool name: `{}` is not an ASCII letter, digit, `_` or `-`",
@@ -48,7 +43,7 @@ pub(crate) fn check_tool_name(name: &str, what: &str) -> Result<(), (String, Str
 /// Why `name` cannot name an agent, as (message, help).
 pub(crate) fn check_agent_name(name: &str) -> Result<(), (String, String)> {
     check_tool_name(name, "agent name")?;
-    let tool = format!("{AGENT_TOOL_PREFIX}{name}");
+    let tool = agent_tool_name(name);
     if tool.len() > MAX_TOOL_NAME {
         let max = MAX_TOOL_NAME - AGENT_TOOL_PREFIX.len();
         return Err((
@@ -74,13 +69,7 @@ pub(crate) fn check_agent_name(name: &str) -> Result<(), (String, String)> {
 fn suggest(name: &str) -> String {
     let s: String = name
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '-'
-            }
-        })
+        .map(|c| if is_tool_name_char(c) { c } else { '-' })
         .collect();
     let s = s.trim_matches('-');
     if s.is_empty() {

@@ -37,15 +37,27 @@
 //! assert!(code.contains("::hookwire::Layer<Audit, <AddOne as ::hookwire::ToolDecl>::Handler>"));
 //! ```
 
+mod config;
+mod hooks;
+mod tokens;
+mod tools;
+
 use std::collections::HashSet;
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
+use config::*;
+pub(crate) use hooks::lower_hook;
+use hooks::*;
+use tokens::*;
+pub(crate) use tokens::{bound, parse_path_at, ref_type};
+use tools::*;
+
 use crate::spec::dispatch::PerfectHash;
 use crate::spec::{
-    AgentSpec, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef, ToolRef,
-    ToolSource,
+    AgentSpec, ChainHook, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef,
+    ToolRef, ToolSource,
 };
 
 /// How to emit an agent.
@@ -158,185 +170,12 @@ pub fn format_file(tokens: TokenStream, source: &str) -> syn::Result<String> {
     ))
 }
 
-fn parse_path(text: &str, what: &str, span: Span) -> syn::Result<syn::Type> {
-    syn::parse_str::<syn::Type>(text)
-        .map(|ty| respan_type(ty, span))
-        .map_err(|e| syn::Error::new(span, format!("invalid {what} type `{text}`: {e}")))
-}
-
-/// [`parse_path`], respanning only when the front end gave a span.
-pub(crate) fn parse_path_at(
-    text: &str,
-    what: &str,
-    info: &crate::spec::SpanInfo,
-) -> syn::Result<syn::Type> {
-    match info {
-        Some(span) => parse_path(text, what, *span),
-        None => syn::parse_str::<syn::Type>(text).map_err(|e| {
-            syn::Error::new(
-                Span::call_site(),
-                format!("invalid {what} type `{text}`: {e}"),
-            )
-        }),
-    }
-}
-
-fn parse_expr(text: &str, what: &str, span: Span) -> syn::Result<syn::Expr> {
-    syn::parse_str::<syn::Expr>(text)
-        .map_err(|e| syn::Error::new(span, format!("invalid {what} expression `{text}`: {e}")))
-}
-
-fn respan_type(ty: syn::Type, span: Span) -> syn::Type {
-    syn::parse2(bound(span, quote!(#ty))).unwrap_or(ty)
-}
-
-/// Tokens (a `where` predicate, a type) whose every token, nested ones
-/// included, carries `span` (the user's path), so that rustc reports an
-/// unmet bound there and not on the whole macro call (a predicate mixing
-/// spans is reported at the call site).
-pub(crate) fn bound(span: Span, predicate: TokenStream) -> TokenStream {
-    predicate
-        .into_iter()
-        .map(|mut tt| {
-            respan_tree(&mut tt, span);
-            tt
-        })
-        .collect()
-}
-
-fn respan_tree(tt: &mut proc_macro2::TokenTree, span: Span) {
-    if let proc_macro2::TokenTree::Group(g) = tt {
-        let inner: TokenStream = g
-            .stream()
-            .into_iter()
-            .map(|mut t| {
-                respan_tree(&mut t, span);
-                t
-            })
-            .collect();
-        let mut group = proc_macro2::Group::new(g.delimiter(), inner);
-        group.set_span(span);
-        *g = group;
-    } else {
-        tt.set_span(span);
-    }
-}
-
-fn span_of(span: &crate::spec::SpanInfo) -> Span {
-    span.unwrap_or_else(Span::call_site)
-}
-
-fn usize_lit(n: u64, what: &str, span: Span) -> syn::Result<Literal> {
-    usize::try_from(n)
-        .map(Literal::usize_suffixed)
-        .map_err(|_| syn::Error::new(span, format!("`{what}` is too large: {n}")))
-}
-
 /// A hook reference lowered to its type in a chain and the expression that
 /// builds it (shared with the `#[tool(hooks = [..])]` lowering).
 #[derive(Clone)]
 pub(crate) struct Hook {
     pub(crate) ty: syn::Type,
     pub(crate) init: TokenStream,
-}
-
-/// `deps` is the agent's dependency type: the hook is built from the
-/// agent's dependencies (`BuildHook`: its `Default`, or its `FromDeps`);
-/// without it (a tool's own hooks, built with the tool), from none.
-pub(crate) fn lower_hook(
-    krate: &syn::Path,
-    r: &HookRef,
-    deps: Option<&syn::Type>,
-) -> syn::Result<Hook> {
-    let span = span_of(&r.span);
-    let base = parse_path_at(&r.ty, "hook", &r.span)?;
-    let base_init = match (&r.init, deps) {
-        (Some(init), _) => {
-            let e = parse_expr(init, "hook", span)?;
-            quote!(#e)
-        }
-        (None, Some(deps)) => {
-            quote_spanned!(span=> <#base as #krate::deps::BuildHook<#deps>>::build_hook(deps))
-        }
-        (None, None) => {
-            quote_spanned!(span=> <#base as #krate::deps::BuildHook<()>>::build_hook(&()))
-        }
-    };
-    let (mut ty, mut init) = match r.kind {
-        HookKind::Around => (quote!(#base), base_init),
-        HookKind::Pre => (quote!(#krate::Pre<#base>), quote!(#krate::Pre(#base_init))),
-        HookKind::Post => (
-            quote!(#krate::Post<#base>),
-            quote!(#krate::Post(#base_init)),
-        ),
-    };
-    if r.is_guarded() {
-        let policy = match r.policy {
-            FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
-            FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
-        };
-        let timeout = match r.timeout_ms {
-            Some(ms) => {
-                let ms = Literal::u64_suffixed(ms);
-                quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        init = quote!(#krate::Guarded::new(#init, #policy, #timeout));
-        ty = quote!(#krate::Guarded<#ty>);
-    }
-    Ok(Hook {
-        ty: syn::parse2(ty)?,
-        init,
-    })
-}
-
-fn source_tokens(krate: &syn::Path, source: ToolSource) -> TokenStream {
-    match source {
-        ToolSource::Mcp => quote!(#krate::ToolSource::Mcp),
-        ToolSource::Function => quote!(#krate::ToolSource::Function),
-        ToolSource::Agent => quote!(#krate::ToolSource::Agent),
-        ToolSource::Runtime => quote!(#krate::ToolSource::Runtime),
-    }
-}
-
-/// The type-level checks of an agent, as `where` predicates spanned on the
-/// user's paths.
-#[derive(Default)]
-struct Checks {
-    /// That each tool is a tool and each child an agent: the tool-set
-    /// struct's field types need them.
-    types: Vec<TokenStream>,
-    /// That each hook is a hook: only the impls need them (a bound on the
-    /// struct would also be checked, with a second error, wherever the
-    /// struct is named outside them, such as the `static` in `tools()`).
-    hooks: Vec<TokenStream>,
-}
-
-impl Checks {
-    fn types(&self) -> TokenStream {
-        let types = &self.types;
-        quote!(where #(#types,)*)
-    }
-
-    fn all(&self) -> TokenStream {
-        let (types, hooks) = (&self.types, &self.hooks);
-        quote!(where #(#types,)* #(#hooks,)*)
-    }
-}
-
-/// One statically known tool with its resolved chain.
-struct Lowered {
-    name: String,
-    /// The tool's type (a `ToolDecl`).
-    tool_ty: TokenStream,
-    source: ToolSource,
-    chain_ty: TokenStream,
-    chain_init: TokenStream,
-    /// `.inner()` calls from the chain to the tool's own handler.
-    depth: usize,
-    /// The hooks of the chain, outermost first, as traces name them.
-    hook_names: Vec<String>,
 }
 
 /// Emits the tool set and the `AgentDecl` impl of `spec`.
@@ -373,17 +212,33 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         None => syn::parse_quote!(()),
     };
 
-    // A hook whose matcher selects none of the tools would be dropped from
-    // every chain without a word: an error on the hook, one per hook.
-    let mut unmatched: Option<syn::Error> = None;
-    for hook in spec.hooks_selecting_no_tool() {
-        let error = syn::Error::new(span_of(&hook.span), hook.message(spec));
-        match &mut unmatched {
-            Some(all) => all.combine(error),
-            None => unmatched = Some(error),
+    // The spec's own rules (`AgentSpec::validate`: a hook whose matcher
+    // selects no tool would be dropped from every chain without a word, a
+    // tool name given twice, numbers that must be positive, ...): each an
+    // error on the entry it is about.
+    let mut invalid: Option<syn::Error> = None;
+    for error in spec.validate() {
+        let mut error_here = syn::Error::new(field_span(spec, error.field), &error.message);
+        if let Some(first) = error.first {
+            // A tool name given twice.
+            error_here = syn::Error::new(
+                field_span(spec, error.field),
+                format!(
+                    "{}: each tool of an agent needs its own name",
+                    error.message
+                ),
+            );
+            error_here.combine(syn::Error::new(
+                field_span(spec, first),
+                "the first tool with this name is declared here",
+            ));
+        }
+        match &mut invalid {
+            Some(all) => all.combine(error_here),
+            None => invalid = Some(error_here),
         }
     }
-    if let Some(error) = unmatched {
+    if let Some(error) = invalid {
         return Err(error);
     }
 
@@ -417,6 +272,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             spec,
             &agent_hooks,
             tool,
+            None,
             &deps_ty,
             &mut checks,
         )?);
@@ -441,7 +297,14 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 }
             },
         };
-        let ty = parse_path_at(&child_ty, "agent", &child.span)?;
+        // The macro's own path when it names the child's type, else the
+        // text (a card's, or the type named after the child).
+        let tokens = if child.ty.is_some() {
+            &child.tokens
+        } else {
+            &None
+        };
+        let ty = ref_type(&child_ty, tokens, "agent", &child.span)?;
         checks
             .types
             .push(bound(span, quote!(#ty: #krate::declare::DeclaredAgent)));
@@ -452,7 +315,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         name_checks.push(bound(
             span,
             quote! {
-                const _: () = #krate::declare::child_agent_name(
+                const _: () = #krate::__private::child_agent_name(
                     <#ty as #krate::declare::DeclaredAgent>::NAME,
                     #used,
                     #path_text,
@@ -462,19 +325,27 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         // The child is built from this agent's dependencies, once, and
         // its calls are governed by this agent's (the orchestrator's)
         // options.
-        let tool = crate::spec::ToolRef {
-            ty: quote!(#krate::agent::AgentTool<#ty>).to_string(),
-            init: Some(
+        // Typed here, not written out as text for `lower_tool` to parse.
+        // (The type carries the child's span, as the agent's other tool
+        // types carry theirs; the expression the macro's own.)
+        let typed = TypedTool {
+            ty: respan_type(syn::parse_quote!(#krate::agent::AgentTool<#ty>), span),
+            init: bound(
+                Span::call_site(),
                 quote!(#krate::agent::AgentTool::with_configured_model(
                     <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)
                 )
-                .with_orchestrator(config))
-                .to_string(),
+                .with_orchestrator(config)),
             ),
+        };
+        let tool = crate::spec::ToolRef {
+            ty: String::new(),
+            init: None,
             name: child.tool_name(),
             source: ToolSource::Agent,
             hooks: Vec::new(),
             span: child.span,
+            tokens: None,
         };
         if !seen.insert(child.tool_name()) {
             return Err(syn::Error::new(
@@ -487,6 +358,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             spec,
             &agent_hooks,
             &tool,
+            Some(typed),
             &deps_ty,
             &mut checks,
         )?);
@@ -495,7 +367,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         hook_check(krate, hook, &mut checks)?;
     }
 
-    let lifecycle = emit_lifecycle(krate, spec, &mut checks)?;
+    let matchers = RuntimeMatchers::new(krate, spec);
+    let lifecycle = emit_lifecycle(krate, spec, &mut checks, &matchers)?;
     let bounds = checks.all();
     let parts = ToolSetParts {
         ty: &tools_ty,
@@ -600,9 +473,10 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         )
     };
 
-    let call_dynamic = emit_call_dynamic(krate, spec);
-    let selecting_none = emit_hooks_selecting_none(krate, spec);
-    let hooks_for = emit_hooks_for(krate, spec, &lowered);
+    let call_dynamic = emit_call_dynamic(krate, spec, &matchers);
+    let selecting_none = emit_hooks_selecting_none(krate, spec, &matchers);
+    let hooks_for = emit_hooks_for(krate, spec, &lowered, &matchers);
+    let matchers = matchers.item(krate);
     let agent_name_lit = str_lit(agent_name);
 
     Ok(quote! {
@@ -611,6 +485,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
         impl #agent_ty #bounds {
             #constructor
+
+            #matchers
         }
 
         #from_deps
@@ -645,859 +521,5 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     })
 }
 
-/// The matcher of agent-level hook `i`, compiled once, in a `static`
-/// (inside the generated function that uses it): its name and its item.
-fn matcher_static(
-    krate: &syn::Path,
-    i: usize,
-    m: &crate::spec::Matcher,
-) -> (syn::Ident, TokenStream) {
-    let ident = format_ident!("__HOOKWIRE_MATCHER_{}", i);
-    let expr = matcher_expr(krate, m);
-    let item = quote! {
-        static #ident: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
-            ::std::sync::LazyLock::new(|| #expr);
-    };
-    (ident, item)
-}
-
-/// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
-/// around a tool discovered at run time. A hook whose matcher is not `*` is
-/// wrapped in `When`, which evaluates the matcher on each call (compiled
-/// once, in a `static`).
-fn emit_call_dynamic(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
-    // Only an agent with MCP servers has tools discovered at run time; for
-    // one without, the chain is never called, and compiling it would cost
-    // the recursion depth of a `When` per matched hook for nothing.
-    if spec.tool_hooks.is_empty() || spec.servers.is_empty() {
-        return quote!();
-    }
-    let mut statics = Vec::new();
-    let mut layers = Vec::new();
-    // The hooks were built with the tool set, from the agent's dependencies
-    // (its `dynamic_hooks`); each call borrows them.
-    for (i, r) in spec.tool_hooks.iter().enumerate() {
-        let index = syn::Index::from(i);
-        let init = quote!(&self.tools.dynamic_hooks.#index);
-        if r.matcher.is_always() {
-            layers.push(init.clone());
-        } else {
-            let (ident, matcher) = matcher_static(krate, i, &r.matcher);
-            statics.push(matcher);
-            layers.push(quote!(#krate::When::new(&#ident, #init)));
-        }
-    }
-    let mut chain = quote!(inner);
-    for layer in layers.iter().rev() {
-        chain = quote!(#krate::Layer::new(#layer, #chain));
-    }
-    quote! {
-        async fn call_dynamic<__C: #krate::Handler>(
-            &self,
-            cx: &mut #krate::ToolContext,
-            args: #krate::ToolArgs,
-            inner: &__C,
-        ) -> #krate::Outcome {
-            #(#statics)*
-            let chain = #chain;
-            #krate::catch_panics(&chain, cx, args).await
-        }
-    }
-}
-
-/// `AgentDecl::hooks_selecting_none`: for an agent with tools discovered
-/// at run time, which agent-level hooks with a matcher select none of the
-/// tools it has once they are known (each matcher compiled once, in a
-/// `static`). Nothing for an agent without servers: there the same check is
-/// a compile error.
-fn emit_hooks_selecting_none(krate: &syn::Path, spec: &AgentSpec) -> TokenStream {
-    if spec.servers.is_empty() || spec.tool_hooks.iter().all(|h| h.matcher.is_always()) {
-        return quote!();
-    }
-    let mut checks = Vec::new();
-    for (i, r) in spec.tool_hooks.iter().enumerate() {
-        if r.matcher.is_always() {
-            continue;
-        }
-        let (ident, matcher) = matcher_static(krate, i, &r.matcher);
-        let name = str_lit(r.display_name());
-        let pattern = str_lit(&r.matcher.to_string());
-        checks.push(quote! {
-            #matcher
-            if !#krate::declare::selects_any(&#ident, tools) {
-                none.push((#name, ::std::string::String::from(#pattern)));
-            }
-        });
-    }
-    quote! {
-        fn hooks_selecting_none(
-            &self,
-            tools: &[(&str, #krate::ToolSource)],
-        ) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
-            let mut none = ::std::vec::Vec::new();
-            #(#checks)*
-            none
-        }
-    }
-}
-
-/// How the trace names a hook: its function or type name, the same for a
-/// card (`hooks.rs:audit` is `audit`) and `#[agent]`, and the name its
-/// denials carry.
-fn trace_name(hook: &HookRef) -> &str {
-    let name = hook.display_name();
-    name.rsplit(':').next().unwrap_or(name)
-}
-
-/// `AgentDecl::hooks_for`: the hooks of a tool's chain, outermost first,
-/// for the trace: a static tool's resolved chain, and for a tool
-/// discovered at run time the agent-level hooks whose matcher selects it.
-fn emit_hooks_for(krate: &syn::Path, spec: &AgentSpec, tools: &[Lowered]) -> TokenStream {
-    if spec.tool_hooks.is_empty() && tools.iter().all(|t| t.hook_names.is_empty()) {
-        return quote!();
-    }
-    let arms = tools.iter().filter(|t| !t.hook_names.is_empty()).map(|t| {
-        let name = &t.name;
-        let hooks = &t.hook_names;
-        quote!(#name => ::std::vec![#(#hooks),*],)
-    });
-    // For a tool found at run time: each agent-level hook, with the
-    // matcher it needs (compiled once, in a `static`) if it has one.
-    let mut statics = Vec::new();
-    let mut entries = Vec::new();
-    if !spec.servers.is_empty() {
-        for (i, r) in spec.tool_hooks.iter().enumerate() {
-            let name = str_lit(trace_name(r));
-            if r.matcher.is_always() {
-                entries.push(quote!((#name, ::core::option::Option::None)));
-            } else {
-                let (ident, matcher) = matcher_static(krate, i, &r.matcher);
-                statics.push(matcher);
-                entries.push(quote!((#name, ::core::option::Option::Some(&#ident))));
-            }
-        }
-    }
-    let fallback = if entries.is_empty() {
-        quote!(_ => {
-            let _ = source;
-            ::std::vec::Vec::new()
-        })
-    } else {
-        quote!(_ => {
-            #(#statics)*
-            let hooks: &[(
-                &'static str,
-                ::core::option::Option<
-                    &::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>,
-                >,
-            )] = &[#(#entries),*];
-            hooks
-                .iter()
-                .filter(|(_, matcher)| {
-                    matcher.is_none_or(|m| #krate::declare::selects_any(m, &[(tool, source)]))
-                })
-                .map(|(name, _)| *name)
-                .collect()
-        })
-    };
-    quote! {
-        fn hooks_for(
-            &self,
-            tool: &str,
-            source: #krate::ToolSource,
-        ) -> ::std::vec::Vec<&'static str> {
-            match tool {
-                #(#arms)*
-                #fallback
-            }
-        }
-    }
-}
-
-/// `AgentDecl::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
-/// declared order; one with a matcher other than `*` is wrapped in
-/// `ForTools`, which limits its tool events to the tools it selects.
-fn emit_lifecycle(
-    krate: &syn::Path,
-    spec: &AgentSpec,
-    checks: &mut Checks,
-) -> syn::Result<TokenStream> {
-    if spec.lifecycle_hooks.is_empty() {
-        return Ok(quote!());
-    }
-    let mut hooks = Vec::new();
-    for r in &spec.lifecycle_hooks {
-        let span = span_of(&r.span);
-        let ty = parse_path_at(&r.ty, "lifecycle hook", &r.span)?;
-        checks.hooks.push(bound(
-            span,
-            quote!(#ty: #krate::agent::lifecycle::LifecycleHooks),
-        ));
-        let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
-        if r.matcher.is_always() {
-            hooks.push(init);
-        } else {
-            let m = matcher_expr(krate, &r.matcher);
-            hooks.push(quote! {
-                #krate::agent::lifecycle::ForTools::new(
-                    (#m).unwrap_or_else(|| #krate::matcher::Matcher::any([])),
-                    #init,
-                )
-            });
-        }
-    }
-    Ok(quote! {
-        fn lifecycle_hooks(&self) -> impl #krate::agent::lifecycle::LifecycleHooks {
-            (#(#hooks,)*)
-        }
-    })
-}
-
-/// An expression of type `Option<Matcher>` that rebuilds `m` at run time.
-fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> TokenStream {
-    use crate::spec::Matcher as M;
-    let ty = quote!(#krate::matcher::Matcher);
-    match m {
-        M::All(ms) | M::Any(ms) => {
-            let subs = ms.iter().map(|m| matcher_expr(krate, m));
-            let ctor = if matches!(m, M::All(_)) {
-                quote!(all)
-            } else {
-                quote!(any)
-            };
-            quote!((|| ::core::option::Option::Some(#ty::#ctor([#(#subs?),*])))())
-        }
-        M::Not(inner) => {
-            let sub = matcher_expr(krate, inner);
-            quote!((|| ::core::option::Option::Some(#ty::not(#sub?)))())
-        }
-        leaf => {
-            let text = leaf.to_string();
-            quote!(#ty::parse(#text).ok())
-        }
-    }
-}
-
-fn hook_check(krate: &syn::Path, hook: &HookRef, checks: &mut Checks) -> syn::Result<()> {
-    let span = span_of(&hook.span);
-    let ty = parse_path_at(&hook.ty, "hook", &hook.span)?;
-    let check = match hook.kind {
-        HookKind::Around => bound(span, quote!(#ty: #krate::Hook)),
-        HookKind::Pre => bound(span, quote!(#ty: #krate::PreHook)),
-        HookKind::Post => bound(span, quote!(#ty: #krate::PostHook)),
-    };
-    checks.hooks.push(check);
-    Ok(())
-}
-
-fn lower_tool(
-    krate: &syn::Path,
-    spec: &AgentSpec,
-    agent_hooks: &[Hook],
-    tool: &ToolRef,
-    deps_ty: &syn::Type,
-    checks: &mut Checks,
-) -> syn::Result<Lowered> {
-    let span = span_of(&tool.span);
-    let ty = parse_path_at(&tool.ty, "tool", &tool.span)?;
-    // A child agent's tool is checked through the agent (`DeclaredAgent`).
-    if tool.source != ToolSource::Agent {
-        checks
-            .types
-            .push(bound(span, quote!(#ty: #krate::ToolDecl)));
-    }
-    for hook in &tool.hooks {
-        hook_check(krate, hook, checks)?;
-    }
-    let init = match &tool.init {
-        Some(init) => {
-            let e = parse_expr(init, "tool", span)?;
-            quote!(#e)
-        }
-        None => quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)),
-    };
-    let chain = spec.resolved_chain(&tool.name, tool.source, &tool.hooks);
-    let hook_names = chain.iter().map(|h| trace_name(h).to_owned()).collect();
-    let hooks = chain
-        .into_iter()
-        .map(
-            |h| match spec.tool_hooks.iter().position(|a| std::ptr::eq(a, h)) {
-                Some(i) => Ok(agent_hooks[i].clone()),
-                None => lower_hook(krate, h, Some(deps_ty)),
-            },
-        )
-        .collect::<syn::Result<Vec<_>>>()?;
-    // The innermost handler is the tool's own chain (its own hooks, approval
-    // gate and error mapping), `ToolHandler<T>` for a tool without them.
-    let mut chain_ty = quote!(<#ty as #krate::ToolDecl>::Handler);
-    let mut chain_init = quote!(#krate::ToolDecl::into_handler(#init));
-    for hook in hooks.iter().rev() {
-        let hty = &hook.ty;
-        let hinit = &hook.init;
-        chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
-        chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
-    }
-    Ok(Lowered {
-        name: tool.name.clone(),
-        tool_ty: quote!(#ty),
-        source: tool.source,
-        chain_ty,
-        chain_init,
-        depth: hooks.len(),
-        hook_names,
-    })
-}
-
-/// What the tool-set struct is made of.
-struct ToolSetParts<'a> {
-    /// Its name.
-    ty: &'a syn::Ident,
-    /// The agent's dependency type, which `new` takes.
-    deps_ty: &'a syn::Type,
-    /// The statically known tools, each with its chain.
-    tools: &'a [Lowered],
-    /// The agent-level hooks, kept for tools discovered at run time.
-    agent_hooks: &'a [Hook],
-}
-
-fn emit_tools(
-    krate: &syn::Path,
-    spec: &AgentSpec,
-    vis: &syn::Visibility,
-    parts: &ToolSetParts<'_>,
-    checks: &Checks,
-) -> syn::Result<TokenStream> {
-    let ToolSetParts {
-        ty: tools_ty,
-        deps_ty,
-        tools,
-        agent_hooks,
-    } = *parts;
-    let types = checks.types();
-    let bounds = checks.all();
-    let doc = format!(
-        " The statically dispatched tools of the agent `{}`, each behind its chain of hooks.",
-        spec.name
-    );
-    let fields: Vec<syn::Ident> = (0..tools.len())
-        .map(|i| format_ident!("tool_{}", i))
-        .collect();
-    let chain_tys = tools.iter().map(|t| &t.chain_ty);
-    let chain_inits = tools.iter().map(|t| &t.chain_init);
-    let definition_exprs = tools.iter().zip(&fields).map(|(t, f)| {
-        let inners = (0..t.depth).map(|_| quote!(.inner()));
-        let ty = &t.tool_ty;
-        // `.inner()` already gives a reference.
-        let handler = if t.depth == 0 {
-            quote!(&this.#f)
-        } else {
-            quote!(this.#f #(#inners)*)
-        };
-        quote!(#krate::Tool::definition(<#ty as #krate::ToolDecl>::tool(#handler)))
-    });
-    let n = tools.len();
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    // The agent-level hooks once more, for the chains of tools discovered
-    // at run time (`AgentDecl::call_dynamic` borrows them).
-    let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() || spec.servers.is_empty() {
-        (quote!(), quote!())
-    } else {
-        let tys = agent_hooks.iter().map(|h| &h.ty);
-        let inits = agent_hooks.iter().map(|h| &h.init);
-        (
-            quote!(dynamic_hooks: (#(#tys,)*),),
-            quote!(dynamic_hooks: (#(#inits,)*),),
-        )
-    };
-
-    let (index_fn, source_body, dispatch_fn) = if n == 0 {
-        (
-            quote!(),
-            quote!({
-                let _ = name;
-                ::core::option::Option::None
-            }),
-            quote! {
-                async fn dispatch(
-                    &self,
-                    _scope: &#krate::CallScope,
-                    call: #krate::ToolCall,
-                ) -> #krate::Outcome {
-                    ::core::result::Result::Err(#krate::ToolError::UnknownTool { name: call.name })
-                }
-            },
-        )
-    } else {
-        let ph = PerfectHash::try_build(&names).ok_or_else(|| {
-            syn::Error::new(Span::call_site(), "duplicate tool names in one agent")
-        })?;
-        let dispatch = Dispatch::new(krate, &ph, n);
-        let arms: Vec<TokenStream> = dispatch
-            .order
-            .iter()
-            .enumerate()
-            .map(|(slot, &i)| {
-                let t = &tools[i];
-                let f = &fields[i];
-                let pattern = dispatch.pattern(slot, &t.name, quote!(call.name));
-                let name = &t.name;
-                let source = source_tokens(krate, t.source);
-                quote! {
-                    #pattern => {
-                        let mut cx = scope.context(
-                            ::std::borrow::Cow::Borrowed(#name),
-                            #source,
-                            ::core::option::Option::None,
-                            call.id,
-                        );
-                        #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
-                    }
-                }
-            })
-            .collect();
-        let call_scrutinee = dispatch.scrutinee(quote!(call.name));
-        let source_body = if dispatch.hashed {
-            let arms = dispatch.order.iter().enumerate().map(|(slot, &i)| {
-                let slot = Literal::usize_unsuffixed(slot);
-                let tool = &tools[i].name;
-                let source = source_tokens(krate, tools[i].source);
-                quote!(#slot if name == #tool => ::core::option::Option::Some(#source),)
-            });
-            quote!({
-                match Self::index(name) {
-                    #(#arms)*
-                    _ => ::core::option::Option::None,
-                }
-            })
-        } else {
-            let arms = tools.iter().map(|t| {
-                let tool = &t.name;
-                let source = source_tokens(krate, t.source);
-                quote!(#tool => ::core::option::Option::Some(#source),)
-            });
-            quote!({
-                match name {
-                    #(#arms)*
-                    _ => ::core::option::Option::None,
-                }
-            })
-        };
-        (
-            dispatch.index_fn,
-            source_body,
-            quote! {
-                async fn dispatch(
-                    &self,
-                    scope: &#krate::CallScope,
-                    call: #krate::ToolCall,
-                ) -> #krate::Outcome {
-                    match #call_scrutinee {
-                        #(#arms)*
-                        _ => ::core::result::Result::Err(
-                            #krate::ToolError::UnknownTool { name: call.name },
-                        ),
-                    }
-                }
-            },
-        )
-    };
-
-    Ok(quote! {
-        #[doc = #doc]
-        // Each field's type is a whole chain: nested by design.
-        #[allow(clippy::type_complexity)]
-        #vis struct #tools_ty #types {
-            #(#fields: #chain_tys,)*
-            #dynamic_field
-            definitions: ::std::vec::Vec<#krate::ToolDefinition>,
-        }
-
-        impl #tools_ty #bounds {
-            /// Builds every tool and its chain from the agent's dependencies;
-            /// `config` is the agent's, whose options govern its calls of
-            /// child agents.
-            #[allow(unused_variables)]
-            #vis fn new(deps: &#deps_ty, config: &#krate::agent::AgentConfig) -> Self {
-                let mut this = Self {
-                    #(#fields: #chain_inits,)*
-                    #dynamic_init
-                    definitions: ::std::vec::Vec::new(),
-                };
-                this.definitions = ::std::vec![#(#definition_exprs),*];
-                this
-            }
-
-            #index_fn
-        }
-
-        impl ::core::fmt::Debug for #tools_ty #bounds {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(::core::stringify!(#tools_ty))
-                    .field("tools", &{
-                        let names: &[&str] = &[#(#names),*];
-                        names
-                    })
-                    .finish_non_exhaustive()
-            }
-        }
-
-        impl #krate::ToolSet for #tools_ty #bounds {
-            fn definitions(&self) -> ::std::vec::Vec<#krate::ToolDefinition> {
-                self.definitions.clone()
-            }
-
-            fn source(&self, name: &str) -> ::core::option::Option<#krate::ToolSource> #source_body
-
-            #dispatch_fn
-        }
-    })
-}
-
-/// Up to this many tools, a tool set dispatches with a plain `match` on the
-/// name (what a hand-written function does; the compiler switches on the
-/// length, then compares bytes); above it, through the perfect hash.
-const MATCH_MAX: usize = 8;
-
-/// How a generated tool set finds a tool by name.
-struct Dispatch {
-    /// Whether names go through the perfect hash (else a `match` on the name).
-    hashed: bool,
-    /// The declared position of the tool in each slot.
-    order: Vec<usize>,
-    /// The perfect hash's tables and `index` function (empty for a `match`).
-    index_fn: TokenStream,
-}
-
-impl Dispatch {
-    fn new(krate: &syn::Path, ph: &PerfectHash, n: usize) -> Self {
-        if n <= MATCH_MAX {
-            return Self {
-                hashed: false,
-                order: (0..n).collect(),
-                index_fn: TokenStream::new(),
-            };
-        }
-        let key = Literal::u64_suffixed(ph.key);
-        let pilots = ph.pilots.iter().map(|p| Literal::u64_suffixed(*p));
-        let buckets = Literal::usize_unsuffixed(ph.pilots.len());
-        let n_lit = Literal::usize_unsuffixed(n);
-        let index_fn = quote! {
-            const KEY: u64 = #key;
-            const PILOTS: [u64; #buckets] = [#(#pilots),*];
-
-            /// The one slot the tool named `name` can be in (any name lands
-            /// on some slot: the caller compares it with that slot's name).
-            #[inline]
-            fn index(name: &str) -> usize {
-                #krate::__dispatch::index(Self::KEY, &Self::PILOTS, #n_lit, name.as_bytes())
-            }
-        };
-        Self {
-            hashed: true,
-            order: ph.map.clone(),
-            index_fn,
-        }
-    }
-
-    /// What a `match` on the name looks at.
-    fn scrutinee(&self, name: TokenStream) -> TokenStream {
-        if self.hashed {
-            quote!(Self::index(&#name))
-        } else {
-            quote!(&*#name)
-        }
-    }
-
-    /// The pattern of the arm for the tool `tool` in `slot`: the name itself,
-    /// or the slot guarded by a comparison with the name (one comparison
-    /// with a literal, which the compiler inlines).
-    fn pattern(&self, slot: usize, tool: &str, name: TokenStream) -> TokenStream {
-        if self.hashed {
-            let slot = Literal::usize_unsuffixed(slot);
-            quote!(#slot if #name == #tool)
-        } else {
-            quote!(#tool)
-        }
-    }
-}
-
-fn str_lit(s: &str) -> Literal {
-    Literal::string(s)
-}
-
-fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<TokenStream> {
-    let span = span_of(&spec.span);
-    let name = str_lit(&spec.name);
-    let mut calls = Vec::new();
-    if !spec.instruction.is_empty() {
-        let s = str_lit(&spec.instruction);
-        calls.push(quote!(.with_instruction(#s)));
-    }
-    if let Some(d) = &spec.description {
-        let s = str_lit(d);
-        calls.push(quote!(.with_description(#s)));
-    }
-    if spec.default {
-        calls.push(quote!(.with_default(true)));
-    }
-    for server in &spec.servers {
-        let s = str_lit(server);
-        calls.push(quote!(.with_server(#s)));
-    }
-    for filter in &spec.mcp_tools {
-        let s = str_lit(&filter.server);
-        let globs = filter.globs.iter().map(|g| str_lit(g));
-        if filter.globs.is_empty() {
-            calls.push(quote!(.with_mcp_filter(#s, ::core::iter::empty::<&'static str>())));
-        } else {
-            calls.push(quote!(.with_mcp_filter(#s, [#(#globs),*])));
-        }
-    }
-    for child in &spec.agents {
-        let s = str_lit(&child.name);
-        calls.push(quote!(.with_agent(#s)));
-    }
-    if let Some(n) = spec.max_parallel {
-        let n = usize_lit(n, "max_parallel", span)?;
-        calls.push(quote!(.with_max_parallel(#n)));
-    }
-    if let Some(secs) = spec.child_timeout_sec {
-        let secs = Literal::u64_suffixed(secs);
-        calls.push(quote!(.with_child_timeout(::core::time::Duration::from_secs(#secs))));
-    }
-    let hs = match spec.history_source {
-        HistorySource::None => None,
-        HistorySource::Child => Some(quote!(Child)),
-        HistorySource::Orchestrator => Some(quote!(Orchestrator)),
-        HistorySource::Messages => Some(quote!(Messages)),
-    };
-    if let Some(v) = hs {
-        calls.push(quote!(.with_history_source(#krate::agent::HistorySource::#v)));
-    }
-    let ht = match spec.history_merge_target {
-        HistoryMergeTarget::None => None,
-        HistoryMergeTarget::Child => Some(quote!(Child)),
-        HistoryMergeTarget::Orchestrator => Some(quote!(Orchestrator)),
-    };
-    if let Some(v) = ht {
-        calls.push(quote!(.with_history_merge_target(#krate::agent::HistoryMergeTarget::#v)));
-    }
-    if let Some(n) = spec.max_display_instances {
-        let n = usize_lit(n, "max_display_instances", span)?;
-        calls.push(quote!(.with_max_display_instances(#n)));
-    }
-    if let Some(model) = &spec.model {
-        let s = str_lit(model);
-        calls.push(quote!(.with_model(#s)));
-    }
-    if let Some(use_history) = spec.use_history {
-        calls.push(quote!(.with_use_history(#use_history)));
-    }
-    for hook in &spec.hooks {
-        if let Some(call) = request_hook(krate, hook)? {
-            calls.push(quote!(.with_request_hook(#call)));
-        }
-    }
-    let base = quote!(#krate::agent::AgentConfig::new(#name) #(#calls)*);
-    Ok(match &spec.tool_input_schema {
-        None => base,
-        Some(schema) => {
-            let s = str_lit(schema);
-            quote! {{
-                let config = #base;
-                match #krate::serde_json::from_str(#s) {
-                    ::core::result::Result::Ok(schema) => config.with_tool_input_schema(schema),
-                    ::core::result::Result::Err(_) => config,
-                }
-            }}
-        }
-    })
-}
-
-/// A `kind: tool_call` entry as a `hookwire::agent::RequestHook`; `None`
-/// for actions the runtime has no config-driven form of.
-fn request_hook(
-    krate: &syn::Path,
-    hook: &crate::spec::EventHookSpec,
-) -> syn::Result<Option<TokenStream>> {
-    use crate::spec::{EventHookAction, Frequency, HookEvent, RefreshCondition};
-    let span = span_of(&hook.span);
-    let EventHookAction::ToolCall(call) = &hook.action else {
-        return Ok(None);
-    };
-    let event = match hook.event {
-        HookEvent::OnRequestStart => None,
-        HookEvent::OnCompletion => Some(quote!(.at(#krate::agent::HookEvent::OnCompletion))),
-        other => {
-            return Err(syn::Error::new(
-                span,
-                format!(
-                    "`kind: tool_call` hooks fire at `on_request_start` or `on_completion`, not `{other}`"
-                ),
-            ));
-        }
-    };
-    let tool = str_lit(&call.tool_name);
-    let mut calls = vec![];
-    calls.extend(event);
-    if let Some(toolset) = &call.toolset_name {
-        let t = str_lit(toolset);
-        calls.push(quote!(.in_toolset(#t)));
-    }
-    if call.arguments.trim() != "{}" && !call.arguments.trim().is_empty() {
-        let a = str_lit(&call.arguments);
-        calls.push(quote!(.with_arguments(
-            #krate::serde_json::from_str(#a).unwrap_or_default()
-        )));
-    }
-    let freq = match call.frequency {
-        Frequency::Always => quote!(Always),
-        Frequency::AppendIfChanged => quote!(AppendIfChanged),
-    };
-    calls.push(quote!(.with_frequency(#krate::agent::Frequency::#freq)));
-    if let Some(RefreshCondition::Ttl { ttl_minutes }) = call.refresh_condition {
-        let m = Literal::u64_suffixed(ttl_minutes);
-        calls.push(quote!(.with_ttl_minutes(#m)));
-    }
-    let mut sets = Vec::new();
-    if let Some(name) = &hook.name {
-        let n = str_lit(name);
-        sets.push(
-            quote!(hook.name = ::core::option::Option::Some(::std::string::String::from(#n));),
-        );
-    }
-    if let Some(secs) = hook.timeout_sec {
-        let secs = Literal::f64_suffixed(secs as f64);
-        sets.push(quote!(hook.timeout_sec = ::core::option::Option::Some(#secs);));
-    }
-    let base = quote!(#krate::agent::RequestHook::on_request_start(#tool) #(#calls)*);
-    Ok(Some(if sets.is_empty() {
-        base
-    } else {
-        quote!({
-            let mut hook = #base;
-            #(#sets)*
-            hook
-        })
-    }))
-}
-
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-    use crate::spec::{AgentRef, HookRef, ToolRef};
-
-    fn emit(spec: &AgentSpec) -> String {
-        let tokens = agent(spec, &EmitOptions::new(syn::parse_quote!(::hookwire))).unwrap();
-        format_file(tokens, "test").unwrap()
-    }
-
-    #[test]
-    fn type_names() {
-        assert_eq!(
-            type_name_for("PMO-orchestrator").as_deref(),
-            Some("PmoOrchestrator")
-        );
-        assert_eq!(
-            type_name_for("NY-Project-Manager").as_deref(),
-            Some("NyProjectManager")
-        );
-        assert_eq!(type_name_for("myAgent").as_deref(), Some("MyAgent"));
-        assert_eq!(type_name_for("9lives").as_deref(), Some("Agent9lives"));
-        assert_eq!(type_name_for("self").as_deref(), Some("SelfAgent"));
-        assert_eq!(type_name_for("--"), None);
-    }
-
-    #[test]
-    fn chains_follow_the_ordering_rule_and_drop_non_matching_hooks() {
-        let spec = AgentSpec::new("a")
-            .with_function_tool(ToolRef::new("ReadFile", "read_file").with_hook(HookRef::new("T")))
-            .with_function_tool(ToolRef::new("Shell", "shell"))
-            .with_tool_hook(HookRef::new("Outer"))
-            .with_tool_hook(HookRef::new("Reads").with_match("read_*").unwrap())
-            .with_tool_hook(
-                HookRef::new("Slow")
-                    .with_policy(FailurePolicy::FailOpen)
-                    .with_timeout_ms(250),
-            );
-        let code = emit(&spec);
-        assert!(code.contains(
-            "tool_0: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            Reads,\n            ::hookwire::Layer<\n                ::hookwire::Guarded<Slow>,\n                ::hookwire::Layer<T, <ReadFile as ::hookwire::ToolDecl>::Handler>,"
-        ), "{code}");
-        assert!(code.contains(
-            "tool_1: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            ::hookwire::Guarded<Slow>,\n            <Shell as ::hookwire::ToolDecl>::Handler,\n        >,\n    >,"
-        ), "{code}");
-        assert!(code.contains("::core::time::Duration::from_millis(250u64)"));
-        assert!(code.contains("::hookwire::FailurePolicy::FailOpen"));
-    }
-
-    #[test]
-    fn output_is_deterministic_and_names_dispatch_through_a_perfect_hash() {
-        let mut spec = AgentSpec::new("many");
-        for i in 0..50 {
-            spec = spec.with_function_tool(ToolRef::new(format!("T{i}"), format!("tool_{i}")));
-        }
-        spec = spec.with_agent(AgentRef::new("child"));
-        let a = emit(&spec);
-        assert_eq!(a, emit(&spec));
-        assert!(a.contains("__dispatch::index"));
-        // Each arm compares the name with the one tool its slot can hold.
-        for i in 0..50 {
-            assert!(
-                a.contains(&format!(" if call.name == \"tool_{i}\" => {{")),
-                "{a}"
-            );
-            assert!(
-                a.contains(&format!(
-                    " if name == \"tool_{i}\" => {{\n                ::core::option::Option::Some(::hookwire::ToolSource::Function)"
-                )),
-                "{a}"
-            );
-        }
-        assert!(a.contains(".with_agent(\"child\")"));
-    }
-
-    /// The tool set of `n` tools named `tool_0`...
-    fn tools(n: usize) -> String {
-        let mut spec = AgentSpec::new("few");
-        for i in 0..n {
-            spec = spec.with_function_tool(ToolRef::new(format!("T{i}"), format!("tool_{i}")));
-        }
-        emit(&spec)
-    }
-
-    #[test]
-    fn a_few_tools_dispatch_through_a_match_on_the_name() {
-        let code = tools(3);
-        assert!(code.contains("match &*call.name {\n"), "{code}");
-        assert!(code.contains("\"tool_2\" => {\n"), "{code}");
-        // The tool set knows each tool's source.
-        assert!(
-            code.contains(
-                r#""tool_1" => ::core::option::Option::Some(::hookwire::ToolSource::Function),"#
-            ),
-            "{code}"
-        );
-        assert!(!code.contains("__dispatch"), "{code}");
-        assert!(!tools(MATCH_MAX).contains("__dispatch"));
-        assert!(tools(MATCH_MAX + 1).contains("__dispatch::index"));
-    }
-
-    #[test]
-    fn duplicate_tools_and_bad_paths_are_errors() {
-        let spec = AgentSpec::new("a")
-            .with_function_tool(ToolRef::new("A", "x"))
-            .with_function_tool(ToolRef::new("B", "x"));
-        let opts = EmitOptions::new(syn::parse_quote!(::hookwire));
-        let err = agent(&spec, &opts).unwrap_err();
-        assert!(err.to_string().contains("duplicate tool name `x`"));
-        let spec = AgentSpec::new("a").with_function_tool(ToolRef::new("not a path", "x"));
-        assert!(
-            agent(&spec, &opts)
-                .unwrap_err()
-                .to_string()
-                .contains("invalid tool type")
-        );
-    }
-}
+mod tests;

@@ -5,8 +5,8 @@ use quote::{format_ident, quote};
 use syn::{FnArg, GenericArgument, ItemFn, PathArguments, Type};
 
 use super::signature::{Fallible, HookKind, check_hook};
-use super::{HookOptions, OnFailure, unraw};
-use crate::spec::Matcher;
+use super::{HookOptions, unraw};
+use crate::spec::{FailurePolicy, Matcher};
 
 /// Lowers a hook function to a zero-sized struct of the same name (or
 /// `opts.type_ident`) that implements `Hook`, so that `tool_hooks = [name]`
@@ -168,14 +168,14 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
         }
     };
 
-    let guarded = opts.on_failure == OnFailure::Open || opts.timeout_ms.is_some();
+    let guarded = opts.on_failure != FailurePolicy::FailClosed || opts.timeout_ms.is_some();
     // The future the hook runs, as an expression: the function's own future
     // for a plain around hook, otherwise the wrapper's (`Pre`, `Post`,
     // `Guarded`), which lives in a `static` so the future may borrow it.
     let run = if guarded {
         let policy = match opts.on_failure {
-            OnFailure::Open => quote!(#krate::FailurePolicy::FailOpen),
-            OnFailure::Closed => quote!(#krate::FailurePolicy::FailClosed),
+            FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
+            FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
         };
         let timeout = match opts.timeout_ms {
             Some((ms, _)) => {

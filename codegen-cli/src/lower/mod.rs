@@ -36,15 +36,19 @@
 //! ```
 
 mod hook;
+mod own_chain;
 mod signature;
 mod tool;
 
 pub use hook::hook;
+pub use own_chain::own_chain_summary;
 pub(crate) use signature::dep_inner;
-pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook};
-pub use tool::{own_chain_summary, tool};
+pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
+pub use tool::tool;
 
 use proc_macro2::Span;
+
+use crate::spec::FailurePolicy;
 
 /// What to generate for a tool function.
 #[derive(Debug, Clone)]
@@ -112,44 +116,6 @@ impl ToolOptions {
     }
 }
 
-/// A hook's failure policy, as written in `on_failure = "open" | "closed"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum OnFailure {
-    /// The default: the call fails with an error result naming the hook.
-    #[default]
-    Closed,
-    /// The hook is skipped and the call proceeds.
-    Open,
-}
-
-impl OnFailure {
-    /// The accepted spellings.
-    pub const NAMES: [&'static str; 4] = ["open", "closed", "fail_open", "fail_closed"];
-
-    /// Parses `open`, `closed`, `fail_open` or `fail_closed`.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "open" | "fail_open" => Some(Self::Open),
-            "closed" | "fail_closed" => Some(Self::Closed),
-            _ => None,
-        }
-    }
-
-    /// Parses a string literal, with an error spanned on it.
-    pub fn from_lit(lit: &syn::LitStr) -> syn::Result<Self> {
-        Self::parse(&lit.value()).ok_or_else(|| {
-            syn::Error::new(
-                lit.span(),
-                format!(
-                    "unknown failure policy `{}`: expected `on_failure = \"open\"` or `on_failure = \"closed\"`",
-                    lit.value()
-                ),
-            )
-        })
-    }
-}
-
 /// What to generate for a hook function.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -160,7 +126,7 @@ pub struct HookOptions {
     /// evaluated at run time by the hook itself. `None`: every tool.
     pub matcher: Option<syn::LitStr>,
     /// The failure policy.
-    pub on_failure: OnFailure,
+    pub on_failure: FailurePolicy,
     /// A timeout for the hook (and, for an around hook, everything inside
     /// it), in milliseconds; must be positive.
     pub timeout_ms: Option<(u64, Span)>,
@@ -180,7 +146,7 @@ impl HookOptions {
         Self {
             crate_path,
             matcher: None,
-            on_failure: OnFailure::Closed,
+            on_failure: FailurePolicy::FailClosed,
             timeout_ms: None,
             name: None,
             fn_path: None,

@@ -72,10 +72,7 @@ impl<A> std::fmt::Debug for AgentTool<A> {
     }
 }
 
-/// The tool name of an agent: `agent__<Name>`.
-pub fn agent_tool_name(agent: &str) -> String {
-    format!("agent__{agent}")
-}
+pub use hookwire_spec::agent_tool_name;
 
 impl<A: AgentDecl> AgentTool<A> {
     /// The child `agent`, asking `model`.

@@ -6,35 +6,7 @@ use serde_json::Value;
 
 use crate::toolset::ToolSet;
 
-/// Which history a child agent sees when called as a tool (fast-agent's
-/// `history_source`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HistorySource {
-    /// A fresh, empty history (the default).
-    #[default]
-    None,
-    /// The child's own history from earlier calls.
-    Child,
-    /// The orchestrator's history.
-    Orchestrator,
-    /// The messages passed in the call.
-    Messages,
-}
-
-/// Where a child agent's conversation is merged after a call (fast-agent's
-/// `history_merge_target`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HistoryMergeTarget {
-    /// Nowhere (the default).
-    #[default]
-    None,
-    /// Into the child's own history.
-    Child,
-    /// Into the orchestrator's history.
-    Orchestrator,
-}
+pub use hookwire_spec::{HistoryMergeTarget, HistorySource};
 
 /// An MCP tool filter: the tools of `server` whose names match one of
 /// `globs` (an empty list means every tool).

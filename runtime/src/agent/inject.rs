@@ -28,40 +28,20 @@ use crate::call::{ToolArgs, ToolCall, ToolResult};
 use crate::model::Message;
 use crate::toolset::{CallScope, ToolSet};
 
-/// Where a config-driven hook fires. Unknown events are rejected when the
+pub use hookwire_spec::{Frequency, HookEvent, RefreshCondition, sanitize_tool_name};
+
+/// Reads an entry's `event`: one of [`HookEvent::TOOL_CALL_EVENTS`], the
+/// seams the runtime injects at; any other event is rejected when the
 /// configuration is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HookEvent {
-    /// After the user's message joined the history, before the first model
-    /// request of the run.
-    OnRequestStart,
-    /// After a normal final answer.
-    OnCompletion,
-}
-
-/// How often an injection happens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Frequency {
-    /// A new pair every time.
-    Always,
-    /// Replace the newest earlier pair in place when its content is
-    /// identical; append a pair whose content differs from the newest.
-    #[default]
-    AppendIfChanged,
-}
-
-/// When a cached result must be fetched again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum RefreshCondition {
-    /// Reuse the last result until `ttl_minutes` have passed since it was
-    /// fetched (the expiry is encoded in the injected call's id).
-    Ttl {
-        /// Minutes a result stays fresh; must be > 0.
-        ttl_minutes: u64,
-    },
+fn tool_call_event<'de, D: serde::Deserializer<'de>>(de: D) -> Result<HookEvent, D::Error> {
+    let event = HookEvent::deserialize(de)?;
+    if HookEvent::TOOL_CALL_EVENTS.contains(&event) {
+        Ok(event)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "a `tool_call` hook cannot fire at `{event}` (supported: on_request_start, on_completion)"
+        )))
+    }
 }
 
 /// What a config-driven hook does. One kind today; the enum leaves room.
@@ -78,7 +58,8 @@ pub enum HookKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestHook {
-    /// Where it fires.
+    /// Where it fires: one of [`HookEvent::TOOL_CALL_EVENTS`].
+    #[serde(deserialize_with = "tool_call_event")]
     pub event: HookEvent,
     /// What it does (`tool_call`, the default).
     #[serde(default)]
@@ -153,8 +134,15 @@ impl RequestHook {
         self
     }
 
-    /// Checks the entry: a TTL must be > 0.
+    /// Checks the entry: it fires at one of
+    /// [`HookEvent::TOOL_CALL_EVENTS`], and a TTL must be > 0.
     pub fn validate(&self) -> Result<(), String> {
+        if !HookEvent::TOOL_CALL_EVENTS.contains(&self.event) {
+            return Err(format!(
+                "hook on `{}`: a `tool_call` hook cannot fire at `{}` (supported: on_request_start, on_completion)",
+                self.tool_name, self.event
+            ));
+        }
         if let Some(RefreshCondition::Ttl { ttl_minutes: 0 }) = self.refresh_condition {
             return Err(format!(
                 "hook on `{}`: refresh_condition.ttl_minutes must be > 0",
@@ -166,20 +154,10 @@ impl RequestHook {
 
     /// The call name, resolved against the tools the agent has.
     pub fn resolve_name<T: ToolSet + ?Sized>(&self, tools: &T) -> String {
-        match &self.toolset_name {
-            None => self.tool_name.clone(),
-            Some(toolset) => {
-                let candidates = [
-                    format!("{toolset}__{}", self.tool_name),
-                    sanitize(&format!("{toolset}_{}", self.tool_name)),
-                ];
-                candidates
-                    .iter()
-                    .find(|c| tools.contains(c))
-                    .unwrap_or(&candidates[0])
-                    .clone()
-            }
-        }
+        let mut candidates =
+            hookwire_spec::injection_tool_names(self.toolset_name.as_deref(), &self.tool_name);
+        let found = candidates.iter().position(|c| tools.contains(c));
+        candidates.swap_remove(found.unwrap_or(0))
     }
 
     /// The stable prefix of the ids of this entry's injected calls: the
@@ -189,22 +167,12 @@ impl RequestHook {
         Value::Object(self.arguments.clone())
             .to_string()
             .hash(&mut hasher);
-        format!("inject_{}_{:016x}", sanitize(name), hasher.finish())
+        format!(
+            "inject_{}_{:016x}",
+            sanitize_tool_name(name),
+            hasher.finish()
+        )
     }
-}
-
-/// Keeps `[A-Za-z0-9_-]`, replaces the rest with `_` (function names as
-/// chat-completions APIs accept them).
-pub fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// A source of the current time, in seconds since the Unix epoch.
@@ -375,4 +343,32 @@ fn skipped(hook: &RequestHook, name: &str, why: String) -> InjectionAction {
         "injection skipped"
     );
     InjectionAction::Skipped(why)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_fires_only_where_the_runtime_injects() {
+        let read = |event: &str| {
+            serde_json::from_value::<RequestHook>(serde_json::json!({
+                "event": event, "tool_name": "get", "refresh_condition": {"kind": "ttl", "ttl_minutes": 5}
+            }))
+        };
+        assert_eq!(
+            read("on_completion").unwrap().event,
+            HookEvent::OnCompletion
+        );
+        let error = read("pre_tool_use").unwrap_err().to_string();
+        assert!(error.contains("cannot fire at `pre_tool_use`"), "{error}");
+        let built = RequestHook::on_request_start("get").at(HookEvent::Stop);
+        assert!(
+            built
+                .validate()
+                .unwrap_err()
+                .contains("cannot fire at `stop`")
+        );
+    }
 }

@@ -437,15 +437,12 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("a server name must not be empty".to_owned());
     }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
+    if let Some(c) = hookwire_spec::invalid_tool_name_char(name) {
         return Err(format!(
             "invalid character {c:?} in the server name (allowed: ASCII letters, digits, `-`, `_`)"
         ));
     }
-    if name.contains("__") {
+    if name.contains(hookwire_spec::SERVER_SEPARATOR) {
         return Err(
             "a server name must not contain `__` (it separates server and tool in `server__tool`)"
                 .to_owned(),

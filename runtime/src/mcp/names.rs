@@ -20,12 +20,12 @@
 use std::collections::HashSet;
 
 /// The longest tool name model APIs accept.
-pub const MAX_NAME_LEN: usize = 64;
+pub const MAX_NAME_LEN: usize = hookwire_spec::MAX_TOOL_NAME_LEN;
 
 const HASHED_PREFIX_LEN: usize = MAX_NAME_LEN - 9;
 
 /// The separator between the server's name and the tool's.
-pub const SEPARATOR: &str = "__";
+pub const SEPARATOR: &str = hookwire_spec::SERVER_SEPARATOR;
 
 /// The name the model sees for `tool` on `server`, before collisions are
 /// resolved (steps 1 and 2 of the [module rule](self)).
@@ -43,13 +43,7 @@ pub fn exposed_name(server: &str, tool: &str) -> String {
     let mut name = String::with_capacity(server.len() + SEPARATOR.len() + tool.len());
     name.push_str(server);
     name.push_str(SEPARATOR);
-    name.extend(tool.chars().map(|c| {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            c
-        } else {
-            '_'
-        }
-    }));
+    name.push_str(&hookwire_spec::sanitize_tool_name(tool));
     if name.len() > MAX_NAME_LEN {
         let hash = fnv1a(format!("{server}{SEPARATOR}{tool}").as_bytes());
         name.truncate(HASHED_PREFIX_LEN);

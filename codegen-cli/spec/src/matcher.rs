@@ -40,7 +40,7 @@ impl<'a> MatchTarget<'a> {
 /// [`Matcher::not`], or in YAML as `{all: [...]}`, `{any: [...]}`, `{not: ...}`.
 ///
 /// ```
-/// use hookwire_codegen::spec::{MatchTarget, Matcher, ToolSource};
+/// use hookwire_spec::{MatchTarget, Matcher, ToolSource};
 ///
 /// let m: Matcher = "read_*|write_file".parse().unwrap();
 /// assert!(m.matches(MatchTarget::new("read_dir", ToolSource::Function)));

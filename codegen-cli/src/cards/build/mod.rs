@@ -1,6 +1,9 @@
 //! Cards -> Rust files, and writing them: atomically, only where the content
 //! changed, and not at all when any card has an error.
 
+mod parallel;
+mod write;
+
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -9,6 +12,10 @@ use quote::{format_ident, quote};
 
 use super::{Card, Cards, Diagnostic, rust, text};
 use crate::emit::{self, EmitOptions};
+use parallel::*;
+pub use parallel::{STACK_SIZE, generate_parallel};
+pub use write::write_all;
+use write::*;
 
 /// How to generate and where to write.
 #[derive(Debug, Clone)]
@@ -332,151 +339,6 @@ fn module_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, Vec<
     })
 }
 
-/// How many threads generate `n` cards: one per core, at most one per
-/// hundred cards.
-fn threads_for(n: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(n / 100)
-        .max(1)
-}
-
-/// The stack of the threads that load cards (`cardgen`, [`crate::Builder`]
-/// and the worker threads of a build): the Rust files it parses may nest up to
-/// 100 levels (the limit `cardgen check` enforces), which `syn` (recursive descent)
-/// needs a few megabytes for in a debug build; the default 2 MiB is not
-/// enough. Only the pages used are committed.
-pub const STACK_SIZE: usize = 64 << 20;
-
-/// Runs `f` on a new scoped thread with [`STACK_SIZE`]; `None` if the
-/// thread cannot be made (its work is then done on the calling thread).
-fn worker<'scope, 'env, T: Send + 'scope>(
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    f: impl FnOnce() -> T + Send + 'scope,
-) -> Option<std::thread::ScopedJoinHandle<'scope, T>> {
-    std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .spawn_scoped(scope, f)
-        .ok()
-}
-
-/// Every `threads`-th item of `items`, starting at `part`.
-fn share<T>(items: &[T], part: usize, threads: usize) -> impl Iterator<Item = &T> {
-    items.iter().skip(part).step_by(threads.max(1))
-}
-
-/// The cards a share holds: (path, agent name), in order.
-type ShareIds = Vec<(PathBuf, String)>;
-
-fn share_ids<'a>(cards: impl Iterator<Item = &'a Card>) -> ShareIds {
-    cards
-        .map(|c| (c.path.clone(), c.spec.name.clone()))
-        .collect()
-}
-
-/// What a worker thread made of its share of the card files: the cards it
-/// loaded (to compare with what the checked load holds) and their parts.
-/// `None` if a card did not load.
-type SharePart = Option<(ShareIds, Result<Vec<CardPart>, Vec<Diagnostic>>)>;
-
-/// Loads the cards `paths` of `dir` on this thread (without the checks
-/// across cards) and generates their parts. The token trees of loaded cards
-/// cannot cross threads, so each worker loads its own share.
-fn load_and_generate(dir: &Path, paths: &[PathBuf]) -> SharePart {
-    let own = super::load_files(dir, paths)?;
-    Some((share_ids(own.iter()), card_parts(own.iter())))
-}
-
-/// A worker's parts, finished with `names`; `None` if the worker loaded
-/// other cards than `expected` (the folder changed meanwhile), failed, or
-/// made a part that `names` cannot finish.
-fn finish_share(
-    made: SharePart,
-    expected: &ShareIds,
-    names: &rust::Names,
-) -> Option<Result<Vec<GeneratedFile>, Vec<Diagnostic>>> {
-    match made {
-        Some((ids, Ok(parts))) if ids == *expected => parts
-            .into_iter()
-            .map(|p| p.finish(names))
-            .collect::<Option<Vec<_>>>()
-            .map(Ok),
-        Some((ids, Err(diags))) if ids == *expected => Some(Err(diags)),
-        _ => None,
-    }
-}
-
-/// Puts the parts (part `i` holds every `parts.len()`-th card from `i`)
-/// back into card order.
-fn interleave<T>(parts: Vec<Vec<T>>) -> Vec<T> {
-    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    let mut iters: Vec<_> = parts.into_iter().map(Vec::into_iter).collect();
-    'outer: loop {
-        for it in &mut iters {
-            match it.next() {
-                Some(x) => out.push(x),
-                None => break 'outer,
-            }
-        }
-    }
-    for it in iters {
-        out.extend(it);
-    }
-    out
-}
-
-/// [`generate`] for the cards of `dir`, on every core. The cards were
-/// loaded and checked on this thread; each extra thread loads again only
-/// the card files of its own share (every `threads`-th card: no cross-card
-/// checks, those were done) and generates them. The result is the same as
-/// [`generate`]'s; a share whose cards changed on disk meanwhile is
-/// generated here instead.
-pub fn generate_parallel(
-    dir: &Path,
-    cards: &Cards,
-    opts: &BuildOptions,
-) -> Result<Vec<GeneratedFile>, Vec<Diagnostic>> {
-    let threads = threads_for(cards.cards.len());
-    if threads == 1 {
-        return generate(cards, opts);
-    }
-    let paths: Vec<PathBuf> = cards.cards.iter().map(|c| c.path.clone()).collect();
-    let paths = &paths;
-    let names = &*cards.shared.names;
-    let (mine, theirs) = std::thread::scope(|scope| {
-        let workers: Vec<_> = (1..threads)
-            .map(|part| {
-                worker(scope, move || {
-                    let wanted: Vec<PathBuf> = share(paths, part, threads).cloned().collect();
-                    load_and_generate(dir, &wanted)
-                })
-            })
-            .collect();
-        let mine =
-            card_parts(share(&cards.cards, 0, threads)).and_then(|parts| finish_all(parts, names));
-        let theirs: Vec<SharePart> = workers
-            .into_iter()
-            .map(|w| w.and_then(|w| w.join().ok()).flatten())
-            .collect();
-        (mine, theirs)
-    });
-    let mut parts = vec![mine?];
-    for (i, part) in theirs.into_iter().enumerate() {
-        let expected = share_ids(share(&cards.cards, i + 1, threads));
-        match finish_share(part, &expected, names) {
-            Some(files) => parts.push(files?),
-            // The folder changed under us, or a worker failed: do its share here.
-            None => parts.push(finish_all(
-                card_parts(share(&cards.cards, i + 1, threads))?,
-                names,
-            )?),
-        }
-    }
-    let mut files = interleave(parts);
-    files.extend(shared_files(cards, opts)?);
-    Ok(files)
-}
-
 /// One card's module but for its imports: the card's own items go through
 /// `syn` and prettyplease here (prettyplease prints top-level items one
 /// after another, so the imports put before them are the same text as
@@ -577,102 +439,6 @@ fn absolute(p: &Path) -> PathBuf {
             _ => return abs,
         }
     }
-}
-
-/// A generated file on its way into the output folder.
-#[derive(Debug)]
-enum Staged {
-    /// The folder has it already, byte for byte.
-    Unchanged(PathBuf),
-    /// Written to `tmp` (next to `path`), not yet renamed over it.
-    Pending { tmp: PathBuf, path: PathBuf },
-}
-
-/// The suffix of this process's temporary files.
-fn tmp_suffix() -> String {
-    format!(".cardgen-tmp-{}", std::process::id())
-}
-
-/// Writes each of `files` that `out` does not hold already to a temporary
-/// file in `out`. On error, the temporary files written so far are removed.
-fn stage_all(out: &Path, files: &[GeneratedFile]) -> io::Result<Vec<Staged>> {
-    let suffix = tmp_suffix();
-    let mut staged = Vec::with_capacity(files.len());
-    for f in files {
-        let path = out.join(&f.name);
-        if std::fs::read(&path).is_ok_and(|old| old == f.content.as_bytes()) {
-            staged.push(Staged::Unchanged(path));
-            continue;
-        }
-        let tmp = out.join(format!(".{}{suffix}", f.name));
-        if let Err(e) = std::fs::write(&tmp, &f.content) {
-            let _ = std::fs::remove_file(&tmp);
-            unstage(&staged);
-            return Err(e);
-        }
-        staged.push(Staged::Pending { tmp, path });
-    }
-    Ok(staged)
-}
-
-/// Removes the temporary files of `staged`.
-fn unstage(staged: &[Staged]) {
-    for s in staged {
-        if let Staged::Pending { tmp, .. } = s {
-            let _ = std::fs::remove_file(tmp);
-        }
-    }
-}
-
-/// Renames every staged file over its place (each rename is atomic), then
-/// removes stale generated files: `.rs` files of `out` with cardgen's
-/// header that are not among `names`.
-fn commit(out: &Path, staged: Vec<Staged>, names: &[&str]) -> io::Result<BuildReport> {
-    let mut report = BuildReport::default();
-    let mut rest = staged.into_iter();
-    while let Some(s) = rest.next() {
-        match s {
-            Staged::Unchanged(path) => report.unchanged.push(path),
-            Staged::Pending { tmp, path } => {
-                if let Err(e) = std::fs::rename(&tmp, &path) {
-                    let _ = std::fs::remove_file(&tmp);
-                    unstage(rest.as_slice());
-                    return Err(e);
-                }
-                report.written.push(path);
-            }
-        }
-    }
-    let names: std::collections::HashSet<&str> = names.iter().copied().collect();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(out)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if !name.ends_with(".rs") || names.contains(name.as_str()) {
-            continue;
-        }
-        let is_ours = std::fs::read_to_string(&path).is_ok_and(|s| s.starts_with(HEADER));
-        if is_ours {
-            std::fs::remove_file(&path)?;
-            report.removed.push(path);
-        }
-    }
-    Ok(report)
-}
-
-/// Writes `files` into `out`: each atomically (a temporary file renamed over
-/// the old one), only where the content changed; stale generated files
-/// (with cardgen's header) are removed.
-pub fn write_all(out: &Path, files: &[GeneratedFile]) -> io::Result<BuildReport> {
-    std::fs::create_dir_all(out)?;
-    let staged = stage_all(out, files)?;
-    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-    commit(out, staged, &names)
 }
 
 /// Everything `cardgen build` does: load and check every card of `dir`,

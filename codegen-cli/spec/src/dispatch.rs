@@ -10,7 +10,7 @@
 //! code and the generator share the same hash.
 //!
 //! ```
-//! use hookwire_codegen::spec::dispatch::{PerfectHash, find, index};
+//! use hookwire_spec::dispatch::{PerfectHash, find, index};
 //!
 //! let names = ["read_file", "write_file", "list_dir"];
 //! let ph = PerfectHash::build(&names);

@@ -1,0 +1,44 @@
+//! The vocabulary hookwire shares between its runtime, its `#[agent]` macro
+//! and its AgentCards generator, in one small crate without syn:
+//!
+//! * [`ToolSource`] and [`Matcher`]: which tools a hook applies to, with
+//!   one evaluation at code generation time and at run time;
+//! * the tool-name rules ([`agent_tool_name`], [`SERVER_SEPARATOR`],
+//!   [`sanitize_tool_name`], [`injection_tool_names`]);
+//! * the words of a declaration ([`FailurePolicy`], [`HookKind`],
+//!   [`HookEvent`], [`HistorySource`], [`HistoryMergeTarget`],
+//!   [`Frequency`], [`RefreshCondition`]) with their spellings;
+//! * the agent spec ([`AgentSpec`]) both front ends lower to, and its
+//!   checks ([`AgentSpec::validate`]), which each front end reports in its
+//!   own terms (the macro on a span, the cards at `file:line:col`);
+//! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
+//!   the perfect hash generated dispatch uses ([`dispatch`]).
+
+mod agent;
+mod check;
+pub mod dispatch;
+mod matcher;
+mod names;
+mod source;
+mod suggest;
+mod vocab;
+
+pub use agent::{
+    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, HookRef, LifecycleRef,
+    McpToolsSpec, PathTokens, SpanInfo, ToolCallInjection, ToolRef,
+};
+pub use check::{
+    AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, SpecError, SpecField,
+    UniqueToolNames, UnmatchedHook, check_positive, check_tool_input_schema,
+};
+pub use matcher::{MatchTarget, Matcher, MatcherError};
+pub use names::{
+    AGENT_TOOL_PREFIX, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR, agent_tool_name, injection_tool_names,
+    invalid_tool_name_char, is_tool_name_char, is_valid_tool_name, sanitize_tool_name,
+};
+pub use source::{ToolSource, UnknownToolSource};
+pub use suggest::{did_you_mean, nearest_names};
+pub use vocab::{
+    FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent, HookKind,
+    RefreshCondition, UnknownValue,
+};

@@ -1,0 +1,402 @@
+//! The card's hook fields: `tool_hooks`, references in lists, and
+//! `hooks:` entries (lifecycle hooks and `kind: tool_call` injections).
+
+use super::*;
+
+pub(super) const EVENT_HOOK_FIELDS: [&str; 9] = [
+    "event",
+    "kind",
+    "name",
+    "toolset_name",
+    "tool_name",
+    "arguments",
+    "frequency",
+    "refresh_condition",
+    "timeout_sec",
+];
+
+pub(super) const REFRESH_FIELDS: [&str; 2] = ["kind", "ttl_minutes"];
+
+/// Events that `kind: tool_call` entries can fire at (what the runtime
+/// implements for config-driven hooks).
+pub(super) const TOOL_CALL_EVENTS: [HookEvent; 2] = HookEvent::TOOL_CALL_EVENTS;
+
+/// A list whose entries reference Rust code (see [`Ctx::ref_entry`]).
+#[derive(Clone, Copy)]
+pub(super) struct RefList {
+    /// The card field.
+    pub(super) field: &'static str,
+    /// The fields of an entry written as a mapping.
+    pub(super) allowed: &'static [&'static str],
+    /// What an entry is, for messages.
+    pub(super) what: &'static str,
+    /// What the reference names.
+    pub(super) kind: RefKind,
+    /// The help for a malformed reference.
+    pub(super) help: &'static str,
+}
+
+pub(super) const TOOL_HOOKS: RefList = RefList {
+    field: "tool_hooks",
+    allowed: &HOOK_FIELDS,
+    what: "a tool hook",
+    kind: RefKind::Function,
+    help: "write `hooks.rs:audit`: a file next to the card and a top-level async function in it",
+};
+
+pub(super) const LIFECYCLE_HOOKS: RefList = RefList {
+    field: "hooks",
+    allowed: &LIFECYCLE_FIELDS,
+    what: "a lifecycle hook",
+    kind: RefKind::Type,
+    help: "write `lifecycle.rs:Audit`: a file next to the card and a public type in it that implements `LifecycleHooks`",
+};
+
+/// An entry that references Rust code: `file.rs:name`, or a mapping with
+/// `hook: file.rs:name` and the other fields in `allowed` (checked here,
+/// read by the caller from the returned entries). Shared by `tool_hooks`
+/// and the lifecycle hooks of `hooks`.
+pub(super) struct RefEntry<'y> {
+    /// The reference, if it was given and is well formed.
+    pub(super) reference: Option<RefSpec>,
+    /// The mapping's entries (empty for a string).
+    pub(super) entries: &'y [(String, Yaml)],
+}
+
+impl Ctx<'_> {
+    pub(super) fn ref_entry<'y>(
+        &mut self,
+        list: &RefList,
+        i: usize,
+        item: &'y Yaml,
+    ) -> RefEntry<'y> {
+        let RefList {
+            field,
+            allowed,
+            what,
+            kind,
+            help,
+        } = *list;
+        let base = [Seg::Key(field), Seg::Index(i)];
+        let (text, in_map, entries): (Option<String>, bool, &'y [(String, Yaml)]) = match item {
+            Yaml::Str(s) => (Some(s.clone()), false, &[]),
+            Yaml::Map(entries) => {
+                self.unknown_keys(&base, entries, allowed, what);
+                let text = match entries.iter().find(|(k, _)| k == "hook") {
+                    Some((_, val)) => {
+                        let p = [Seg::Key(field), Seg::Index(i), Seg::Key("hook")];
+                        self.nonempty(&p, "hook", val)
+                    }
+                    None => {
+                        self.err(
+                            &base,
+                            true,
+                            format!(
+                                "{what} entry is missing `hook: {}`",
+                                kind.shape().trim_matches('`')
+                            ),
+                            None,
+                        );
+                        None
+                    }
+                };
+                (text, true, entries.as_slice())
+            }
+            other => {
+                self.wrong_type(
+                    &base,
+                    &format!("{field}[{i}]"),
+                    &format!("{} or a mapping with `hook:`", kind.shape()),
+                    other,
+                );
+                (None, false, &[])
+            }
+        };
+        let reference = text.and_then(|text| match split_ref(&text, kind) {
+            Ok((file, function)) => Some(RefSpec {
+                text,
+                file,
+                function,
+                field,
+                index: Some(i),
+                in_map,
+            }),
+            Err(m) => {
+                let mut path = base.to_vec();
+                if in_map {
+                    path.push(Seg::Key("hook"));
+                }
+                self.err(&path, true, m, Some(help.to_owned()));
+                None
+            }
+        });
+        RefEntry { reference, entries }
+    }
+
+    /// A `match:` pattern.
+    pub(super) fn matcher(&mut self, path: &[Seg<'_>], v: &Yaml) -> Option<Matcher> {
+        match v {
+            Yaml::Str(pattern) => match Matcher::parse(pattern) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    self.err(path, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `!pattern`".into()));
+                    None
+                }
+            },
+            other => {
+                self.wrong_type(path, "match", "a string", other);
+                None
+            }
+        }
+    }
+}
+
+pub(super) fn parse_tool_hooks(
+    cx: &mut Ctx<'_>,
+    v: &Yaml,
+    spec: &mut AgentSpec,
+    refs: &mut Vec<RefSpec>,
+) {
+    let items = match v {
+        Yaml::Seq(items) => items,
+        Yaml::Null => return,
+        other => {
+            cx.wrong_type(&[Seg::Key("tool_hooks")], "tool_hooks", "a list", other);
+            return;
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let entry = cx.ref_entry(&TOOL_HOOKS, i, item);
+        let mut hook = HookRef::new("");
+        for (k, val) in entry.entries {
+            let p = [Seg::Key("tool_hooks"), Seg::Index(i), Seg::Key(k.as_str())];
+            match k.as_str() {
+                "match" => {
+                    if let Some(m) = cx.matcher(&p, val) {
+                        hook.matcher = m;
+                    }
+                }
+                "on_failure" => {
+                    if let Some(policy) =
+                        cx.choice(&p, "on_failure", val, &FailurePolicy::SPELLINGS)
+                    {
+                        hook.policy = policy;
+                    }
+                }
+                "timeout_ms" => hook.timeout_ms = cx.positive(&p, "timeout_ms", val),
+                _ => {}
+            }
+        }
+        if let Some(r) = entry.reference {
+            hook.label = Some(r.text.clone());
+            refs.push(r);
+            spec.tool_hooks.push(hook);
+        }
+    }
+}
+
+/// A lifecycle hook under `hooks:`: `file.rs:Type` or `{hook: file.rs:Type,
+/// match: "..."}`.
+pub(super) fn parse_lifecycle_hook(
+    cx: &mut Ctx<'_>,
+    i: usize,
+    item: &Yaml,
+    spec: &mut AgentSpec,
+    refs: &mut Vec<RefSpec>,
+) {
+    let entry = cx.ref_entry(&LIFECYCLE_HOOKS, i, item);
+    let mut hook = LifecycleRef::new("");
+    for (k, val) in entry.entries {
+        if k == "match" {
+            let p = [Seg::Key("hooks"), Seg::Index(i), Seg::Key("match")];
+            if let Some(m) = cx.matcher(&p, val) {
+                hook.matcher = m;
+            }
+        }
+    }
+    if let Some(r) = entry.reference {
+        hook.label = Some(r.text.clone());
+        refs.push(r);
+        spec.lifecycle_hooks.push(hook);
+    }
+}
+
+pub(super) fn parse_event_hooks(
+    cx: &mut Ctx<'_>,
+    v: &Yaml,
+    spec: &mut AgentSpec,
+    lifecycle_refs: &mut Vec<RefSpec>,
+    event_hook_index: &mut Vec<usize>,
+) {
+    let items = match v {
+        Yaml::Seq(items) => items,
+        Yaml::Null => return,
+        other => {
+            cx.wrong_type(&[Seg::Key("hooks")], "hooks", "a list", other);
+            return;
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let base = [Seg::Key("hooks"), Seg::Index(i)];
+        // A string, or a mapping with `hook:`, names a lifecycle hook type;
+        // a mapping with `event:` is a config-driven (DIAL) hook.
+        let entries = match item {
+            Yaml::Str(_) => {
+                parse_lifecycle_hook(cx, i, item, spec, lifecycle_refs);
+                continue;
+            }
+            Yaml::Map(entries) if entries.iter().any(|(k, _)| k == "hook") => {
+                parse_lifecycle_hook(cx, i, item, spec, lifecycle_refs);
+                continue;
+            }
+            Yaml::Map(entries) => entries,
+            _ => {
+                cx.wrong_type(
+                    &base,
+                    &format!("hooks[{i}]"),
+                    "`file.rs:Type` (a lifecycle hook), a mapping with `hook:`, or a mapping with `event:`",
+                    item,
+                );
+                continue;
+            }
+        };
+        cx.unknown_keys(&base, entries, &EVENT_HOOK_FIELDS, "a hook");
+        let get = |k: &str| entries.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+        let at = |k: &'static str| [Seg::Key("hooks"), Seg::Index(i), Seg::Key(k)];
+        let before = cx.diags.len();
+        let event = match get("event") {
+            Some(e) => cx.choice(&at("event"), "event", e, &HookEvent::ALL),
+            None => {
+                cx.err(
+                    &base,
+                    true,
+                    format!(
+                        "hook entry is missing `event` (one of: {})",
+                        HookEvent::names().join(", ")
+                    ),
+                    Some("for a lifecycle hook type, write `file.rs:Type` or `{hook: file.rs:Type, match: ...}`".into()),
+                );
+                None
+            }
+        };
+        let kind = match get("kind") {
+            Some(k) => cx.choice(&at("kind"), "hook kind", k, &[("tool_call", ())]),
+            None => Some(()),
+        };
+        if let (Some(event), Some(())) = (event, kind)
+            && !TOOL_CALL_EVENTS.contains(&event)
+        {
+            {
+                let names: Vec<&str> = TOOL_CALL_EVENTS.iter().map(|e| e.as_str()).collect();
+                cx.err(
+                    &at("event"),
+                    true,
+                    format!(
+                        "`kind: tool_call` hooks cannot fire at `{event}` (supported: {})",
+                        names.join(", ")
+                    ),
+                    None,
+                );
+            }
+        }
+        let name = get("name").and_then(|v| cx.nonempty(&at("name"), "name", v));
+        let toolset_name =
+            get("toolset_name").and_then(|v| cx.nonempty(&at("toolset_name"), "toolset_name", v));
+        let tool_name = match get("tool_name") {
+            Some(v) => cx.nonempty(&at("tool_name"), "tool_name", v),
+            None => {
+                cx.err(
+                    &base,
+                    true,
+                    "`kind: tool_call` hook is missing `tool_name`".into(),
+                    None,
+                );
+                None
+            }
+        };
+        let arguments = match get("arguments") {
+            None | Some(Yaml::Null) => "{}".to_owned(),
+            Some(v @ Yaml::Map(_)) => {
+                serde_json::to_string(&v.to_json()).unwrap_or_else(|_| "{}".into())
+            }
+            Some(other) => {
+                cx.wrong_type(&at("arguments"), "arguments", "a mapping", other);
+                "{}".to_owned()
+            }
+        };
+        let frequency = get("frequency")
+            .and_then(|v| cx.choice(&at("frequency"), "frequency", v, &Frequency::ALL))
+            .unwrap_or_default();
+        let refresh_condition = match get("refresh_condition") {
+            None | Some(Yaml::Null) => None,
+            Some(Yaml::Map(rc)) => {
+                let rbase = at("refresh_condition");
+                cx.unknown_keys(&rbase, rc, &REFRESH_FIELDS, "a refresh condition");
+                let rget = |k: &str| rc.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+                let rat = |k: &'static str| {
+                    [
+                        Seg::Key("hooks"),
+                        Seg::Index(i),
+                        Seg::Key("refresh_condition"),
+                        Seg::Key(k),
+                    ]
+                };
+                match rget("kind") {
+                    Some(k) => {
+                        cx.choice(&rat("kind"), "refresh condition kind", k, &[("ttl", ())]);
+                    }
+                    None => cx.err(
+                        &rbase,
+                        false,
+                        "refresh condition is missing `kind: ttl`".into(),
+                        None,
+                    ),
+                }
+                match rget("ttl_minutes") {
+                    Some(v) => cx
+                        .positive(&rat("ttl_minutes"), "ttl_minutes", v)
+                        .map(|ttl_minutes| RefreshCondition::Ttl { ttl_minutes }),
+                    None => {
+                        cx.err(
+                            &rbase,
+                            false,
+                            "refresh condition is missing `ttl_minutes`".into(),
+                            None,
+                        );
+                        None
+                    }
+                }
+            }
+            Some(other) => {
+                cx.wrong_type(
+                    &at("refresh_condition"),
+                    "refresh_condition",
+                    "a mapping `{kind: ttl, ttl_minutes: N}`",
+                    other,
+                );
+                None
+            }
+        };
+        let timeout_sec =
+            get("timeout_sec").and_then(|v| cx.positive(&at("timeout_sec"), "timeout_sec", v));
+        if cx.diags.len() != before {
+            continue;
+        }
+        if let (Some(event), Some(tool_name)) = (event, tool_name) {
+            event_hook_index.push(i);
+            spec.hooks.push(EventHookSpec {
+                event,
+                name,
+                timeout_sec,
+                action: EventHookAction::ToolCall(ToolCallInjection {
+                    toolset_name,
+                    tool_name,
+                    arguments,
+                    frequency,
+                    refresh_condition,
+                }),
+                span: None,
+            });
+        }
+    }
+}

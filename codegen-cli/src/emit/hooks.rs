@@ -1,0 +1,399 @@
+//! Hooks in the generated code: how one hook reference is lowered into a
+//! chain, the matchers of agent-level hooks, `hooks_for`, lifecycle hooks
+//! and the run-time path for tools found at run time.
+
+use super::*;
+
+/// `deps` is the agent's dependency type: the hook is built from the
+/// agent's dependencies (`BuildHook`: its `Default`, or its `FromDeps`);
+/// without it (a tool's own hooks, built with the tool), from none.
+pub(crate) fn lower_hook(
+    krate: &syn::Path,
+    r: &HookRef,
+    deps: Option<&syn::Type>,
+) -> syn::Result<Hook> {
+    let span = span_of(&r.span);
+    let base = ref_type(&r.ty, &r.tokens, "hook", &r.span)?;
+    let base_init = match (&r.init, deps) {
+        (Some(init), _) => {
+            let e = parse_expr(init, "hook", span)?;
+            quote!(#e)
+        }
+        (None, Some(deps)) => {
+            quote_spanned!(span=> <#base as #krate::deps::BuildHook<#deps>>::build_hook(deps))
+        }
+        (None, None) => {
+            quote_spanned!(span=> <#base as #krate::deps::BuildHook<()>>::build_hook(&()))
+        }
+    };
+    let (mut ty, mut init) = match r.kind {
+        HookKind::Around => (quote!(#base), base_init),
+        HookKind::Pre => (quote!(#krate::Pre<#base>), quote!(#krate::Pre(#base_init))),
+        HookKind::Post => (
+            quote!(#krate::Post<#base>),
+            quote!(#krate::Post(#base_init)),
+        ),
+    };
+    if r.is_guarded() {
+        let policy = match r.policy {
+            FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
+            FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
+        };
+        let timeout = match r.timeout_ms {
+            Some(ms) => {
+                let ms = Literal::u64_suffixed(ms);
+                quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        init = quote!(#krate::Guarded::new(#init, #policy, #timeout));
+        ty = quote!(#krate::Guarded<#ty>);
+    }
+    Ok(Hook {
+        ty: syn::parse2(ty)?,
+        init,
+    })
+}
+
+/// The type-level checks of an agent, as `where` predicates spanned on the
+/// user's paths.
+#[derive(Default)]
+pub(super) struct Checks {
+    /// That each tool is a tool and each child an agent: the tool-set
+    /// struct's field types need them.
+    pub(super) types: Vec<TokenStream>,
+    /// That each hook is a hook: only the impls need them (a bound on the
+    /// struct would also be checked, with a second error, wherever the
+    /// struct is named outside them, such as the `static` in `tools()`).
+    pub(super) hooks: Vec<TokenStream>,
+}
+
+impl Checks {
+    pub(super) fn types(&self) -> TokenStream {
+        let types = &self.types;
+        quote!(where #(#types,)*)
+    }
+
+    pub(super) fn all(&self) -> TokenStream {
+        let (types, hooks) = (&self.types, &self.hooks);
+        quote!(where #(#types,)* #(#hooks,)*)
+    }
+}
+
+/// The matchers an agent's generated code evaluates at run time: those of
+/// its agent-level hooks (for tools found at run time, so only with MCP
+/// servers) and of its lifecycle hooks, each other than `*`. They are
+/// compiled once for the process, in one `static` array behind the agent's
+/// private `__hookwire_matchers()`, and every generated function that needs
+/// one (`call_dynamic`, `hooks_selecting_none`, `hooks_for`,
+/// `lifecycle_hooks`) borrows its slot, so each matcher is one `LazyLock`.
+pub(super) struct RuntimeMatchers {
+    exprs: Vec<TokenStream>,
+    agent_hooks: Vec<Option<usize>>,
+    lifecycle_hooks: Vec<Option<usize>>,
+}
+
+impl RuntimeMatchers {
+    /// The slots of `spec`'s matchers.
+    pub(super) fn new(krate: &syn::Path, spec: &AgentSpec) -> Self {
+        let mut exprs = Vec::new();
+        let mut slot = |m: &crate::spec::Matcher, needed: bool| {
+            (needed && !m.is_always()).then(|| {
+                exprs.push(matcher_expr(krate, m));
+                exprs.len() - 1
+            })
+        };
+        let dynamic = !spec.servers.is_empty();
+        let agent_hooks = spec
+            .tool_hooks
+            .iter()
+            .map(|h| slot(&h.matcher, dynamic))
+            .collect();
+        let lifecycle_hooks = spec
+            .lifecycle_hooks
+            .iter()
+            .map(|h| slot(&h.matcher, true))
+            .collect();
+        Self {
+            exprs,
+            agent_hooks,
+            lifecycle_hooks,
+        }
+    }
+
+    /// The private associated function holding the array (nothing when no
+    /// matcher is needed at run time).
+    pub(super) fn item(&self, krate: &syn::Path) -> TokenStream {
+        if self.exprs.is_empty() {
+            return quote!();
+        }
+        let n = proc_macro2::Literal::usize_unsuffixed(self.exprs.len());
+        let exprs = &self.exprs;
+        let ty = quote!(::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>);
+        quote! {
+            /// The matchers of this agent's hooks that are evaluated at run
+            /// time, compiled once.
+            fn __hookwire_matchers() -> &'static [#ty; #n] {
+                static MATCHERS: [#ty; #n] = [#(::std::sync::LazyLock::new(|| #exprs)),*];
+                &MATCHERS
+            }
+        }
+    }
+
+    fn access(slot: usize) -> TokenStream {
+        let slot = proc_macro2::Literal::usize_unsuffixed(slot);
+        quote!(&Self::__hookwire_matchers()[#slot])
+    }
+
+    /// `&'static LazyLock<Option<Matcher>>` of agent-level hook `i`, if it
+    /// has one at run time.
+    pub(super) fn agent_hook(&self, i: usize) -> Option<TokenStream> {
+        self.agent_hooks.get(i).copied().flatten().map(Self::access)
+    }
+
+    /// The same for lifecycle hook `i`.
+    pub(super) fn lifecycle_hook(&self, i: usize) -> Option<TokenStream> {
+        self.lifecycle_hooks
+            .get(i)
+            .copied()
+            .flatten()
+            .map(Self::access)
+    }
+}
+
+/// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
+/// around a tool discovered at run time. A hook whose matcher is not `*` is
+/// wrapped in `When`, which evaluates the matcher on each call (compiled
+/// once, in a `static`).
+pub(super) fn emit_call_dynamic(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    matchers: &RuntimeMatchers,
+) -> TokenStream {
+    // Only an agent with MCP servers has tools discovered at run time; for
+    // one without, the chain is never called, and compiling it would cost
+    // the recursion depth of a `When` per matched hook for nothing.
+    if spec.tool_hooks.is_empty() || spec.servers.is_empty() {
+        return quote!();
+    }
+    let mut layers = Vec::new();
+    // The hooks were built with the tool set, from the agent's dependencies
+    // (its `dynamic_hooks`); each call borrows them.
+    for i in 0..spec.tool_hooks.len() {
+        let index = syn::Index::from(i);
+        let init = quote!(&self.tools.dynamic_hooks.#index);
+        match matchers.agent_hook(i) {
+            None => layers.push(init.clone()),
+            Some(m) => layers.push(quote!(#krate::When::new(#m, #init))),
+        }
+    }
+    let mut chain = quote!(inner);
+    for layer in layers.iter().rev() {
+        chain = quote!(#krate::Layer::new(#layer, #chain));
+    }
+    quote! {
+        async fn call_dynamic<__C: #krate::Handler>(
+            &self,
+            cx: &mut #krate::ToolContext,
+            args: #krate::ToolArgs,
+            inner: &__C,
+        ) -> #krate::Outcome {
+            let chain = #chain;
+            #krate::catch_panics(&chain, cx, args).await
+        }
+    }
+}
+
+/// `AgentDecl::hooks_selecting_none`: for an agent with tools discovered
+/// at run time, which agent-level hooks with a matcher select none of the
+/// tools it has once they are known (each matcher compiled once, in a
+/// `static`). Nothing for an agent without servers: there the same check is
+/// a compile error.
+pub(super) fn emit_hooks_selecting_none(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    matchers: &RuntimeMatchers,
+) -> TokenStream {
+    if spec.servers.is_empty() || spec.tool_hooks.iter().all(|h| h.matcher.is_always()) {
+        return quote!();
+    }
+    let mut checks = Vec::new();
+    for (i, r) in spec.tool_hooks.iter().enumerate() {
+        let Some(m) = matchers.agent_hook(i) else {
+            continue;
+        };
+        let name = str_lit(r.display_name());
+        let pattern = str_lit(&r.matcher.to_string());
+        checks.push(quote! {
+            if !#krate::__private::selects_any(#m, tools) {
+                none.push((#name, ::std::string::String::from(#pattern)));
+            }
+        });
+    }
+    quote! {
+        fn hooks_selecting_none(
+            &self,
+            tools: &[(&str, #krate::ToolSource)],
+        ) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
+            let mut none = ::std::vec::Vec::new();
+            #(#checks)*
+            none
+        }
+    }
+}
+
+/// How the trace names a hook: its function or type name, the same for a
+/// card (`hooks.rs:audit` is `audit`) and `#[agent]`, and the name its
+/// denials carry.
+pub(super) fn trace_name(hook: &HookRef) -> &str {
+    let name = hook.display_name();
+    name.rsplit(':').next().unwrap_or(name)
+}
+
+/// `AgentDecl::hooks_for`: the hooks of a tool's chain, outermost first,
+/// for the trace: a static tool's resolved chain, and for a tool
+/// discovered at run time the agent-level hooks whose matcher selects it.
+pub(super) fn emit_hooks_for(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    tools: &[Lowered],
+    matchers: &RuntimeMatchers,
+) -> TokenStream {
+    if spec.tool_hooks.is_empty() && tools.iter().all(|t| t.hook_names.is_empty()) {
+        return quote!();
+    }
+    let arms = tools.iter().filter(|t| !t.hook_names.is_empty()).map(|t| {
+        let name = &t.name;
+        let hooks = &t.hook_names;
+        quote!(#name => ::std::vec![#(#hooks),*],)
+    });
+    // For a tool found at run time: each agent-level hook, with the
+    // matcher it needs (compiled once, see `RuntimeMatchers`) if it has one.
+    let mut entries = Vec::new();
+    if !spec.servers.is_empty() {
+        for (i, r) in spec.tool_hooks.iter().enumerate() {
+            let name = str_lit(trace_name(r));
+            match matchers.agent_hook(i) {
+                None => entries.push(quote!((#name, ::core::option::Option::None))),
+                Some(m) => entries.push(quote!((#name, ::core::option::Option::Some(#m)))),
+            }
+        }
+    }
+    let fallback = if entries.is_empty() {
+        quote!(_ => {
+            let _ = source;
+            ::std::vec::Vec::new()
+        })
+    } else {
+        quote!(_ => {
+            let hooks: &[(
+                &'static str,
+                ::core::option::Option<
+                    &::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>,
+                >,
+            )] = &[#(#entries),*];
+            hooks
+                .iter()
+                .filter(|(_, matcher)| {
+                    matcher.is_none_or(|m| #krate::__private::selects_any(m, &[(tool, source)]))
+                })
+                .map(|(name, _)| *name)
+                .collect()
+        })
+    };
+    quote! {
+        fn hooks_for(
+            &self,
+            tool: &str,
+            source: #krate::ToolSource,
+        ) -> ::std::vec::Vec<&'static str> {
+            match tool {
+                #(#arms)*
+                #fallback
+            }
+        }
+    }
+}
+
+/// `AgentDecl::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
+/// declared order; one with a matcher other than `*` is wrapped in
+/// `ForTools`, which limits its tool events to the tools it selects.
+pub(super) fn emit_lifecycle(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    checks: &mut Checks,
+    matchers: &RuntimeMatchers,
+) -> syn::Result<TokenStream> {
+    if spec.lifecycle_hooks.is_empty() {
+        return Ok(quote!());
+    }
+    let mut hooks = Vec::new();
+    for (i, r) in spec.lifecycle_hooks.iter().enumerate() {
+        let span = span_of(&r.span);
+        let ty = ref_type(&r.ty, &r.tokens, "lifecycle hook", &r.span)?;
+        checks.hooks.push(bound(
+            span,
+            quote!(#ty: #krate::agent::lifecycle::LifecycleHooks),
+        ));
+        let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
+        // The matcher is compiled once (see `RuntimeMatchers`), not each
+        // time the runner asks for the hooks.
+        match matchers.lifecycle_hook(i) {
+            None => hooks.push(init),
+            Some(m) => hooks.push(quote! {
+                #krate::agent::lifecycle::ForTools::new(
+                    |target: &#krate::matcher::MatchTarget<'_>| {
+                        #krate::__private::selects_any(#m, &[(target.tool, target.source)])
+                    },
+                    #init,
+                )
+            }),
+        }
+    }
+    Ok(quote! {
+        fn lifecycle_hooks(&self) -> impl #krate::agent::lifecycle::LifecycleHooks {
+            (#(#hooks,)*)
+        }
+    })
+}
+
+/// An expression of type `Option<Matcher>` that rebuilds `m` at run time.
+pub(super) fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> TokenStream {
+    use crate::spec::Matcher as M;
+    let ty = quote!(#krate::matcher::Matcher);
+    match m {
+        M::All(ms) | M::Any(ms) => {
+            let subs = ms.iter().map(|m| matcher_expr(krate, m));
+            let ctor = if matches!(m, M::All(_)) {
+                quote!(all)
+            } else {
+                quote!(any)
+            };
+            quote!((|| ::core::option::Option::Some(#ty::#ctor([#(#subs?),*])))())
+        }
+        M::Not(inner) => {
+            let sub = matcher_expr(krate, inner);
+            quote!((|| ::core::option::Option::Some(#ty::not(#sub?)))())
+        }
+        leaf => {
+            let text = leaf.to_string();
+            quote!(#ty::parse(#text).ok())
+        }
+    }
+}
+
+pub(super) fn hook_check(
+    krate: &syn::Path,
+    hook: &HookRef,
+    checks: &mut Checks,
+) -> syn::Result<()> {
+    let span = span_of(&hook.span);
+    let ty = ref_type(&hook.ty, &hook.tokens, "hook", &hook.span)?;
+    let check = match hook.kind {
+        HookKind::Around => bound(span, quote!(#ty: #krate::Hook)),
+        HookKind::Pre => bound(span, quote!(#ty: #krate::PreHook)),
+        HookKind::Post => bound(span, quote!(#ty: #krate::PostHook)),
+    };
+    checks.hooks.push(check);
+    Ok(())
+}

@@ -1,0 +1,369 @@
+//! The tool set: one field per tool (its whole chain), its construction,
+//! and `impl ToolSet` with dispatch by name.
+
+use super::*;
+
+/// One statically known tool with its resolved chain.
+pub(super) struct Lowered {
+    pub(super) name: String,
+    /// The tool's type (a `ToolDecl`).
+    pub(super) tool_ty: TokenStream,
+    pub(super) source: ToolSource,
+    pub(super) chain_ty: TokenStream,
+    pub(super) chain_init: TokenStream,
+    /// `.inner()` calls from the chain to the tool's own handler.
+    pub(super) depth: usize,
+    /// The hooks of the chain, outermost first, as traces name them.
+    pub(super) hook_names: Vec<String>,
+}
+
+/// The type of a tool and the expression that builds it, when the emitter
+/// makes them itself (a child agent's `AgentTool<Child>`) rather than read
+/// them from the spec's text.
+pub(super) struct TypedTool {
+    pub(super) ty: syn::Type,
+    pub(super) init: TokenStream,
+}
+
+pub(super) fn lower_tool(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    agent_hooks: &[Hook],
+    tool: &ToolRef,
+    typed: Option<TypedTool>,
+    deps_ty: &syn::Type,
+    checks: &mut Checks,
+) -> syn::Result<Lowered> {
+    let span = span_of(&tool.span);
+    let (ty, typed_init) = match typed {
+        Some(TypedTool { ty, init }) => (ty, Some(init)),
+        None => (ref_type(&tool.ty, &tool.tokens, "tool", &tool.span)?, None),
+    };
+    // A child agent's tool is checked through the agent (`DeclaredAgent`).
+    if tool.source != ToolSource::Agent {
+        checks
+            .types
+            .push(bound(span, quote!(#ty: #krate::ToolDecl)));
+    }
+    for hook in &tool.hooks {
+        hook_check(krate, hook, checks)?;
+    }
+    let init = match (typed_init, &tool.init) {
+        (Some(init), _) => init,
+        (None, Some(init)) => {
+            let e = parse_expr(init, "tool", span)?;
+            quote!(#e)
+        }
+        (None, None) => {
+            quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps))
+        }
+    };
+    let chain = spec.resolved_chain_ids(&tool.name, tool.source, &tool.hooks);
+    let mut hook_names = Vec::new();
+    let mut hooks = Vec::new();
+    for link in chain {
+        // An agent-level hook is lowered once for the agent; a tool-level
+        // one here.
+        let (hook, lowered) = match link {
+            ChainHook::Agent(i) => (&spec.tool_hooks[i], agent_hooks[i].clone()),
+            ChainHook::Tool(i) => {
+                let hook = &tool.hooks[i];
+                (hook, lower_hook(krate, hook, Some(deps_ty))?)
+            }
+        };
+        hook_names.push(trace_name(hook).to_owned());
+        hooks.push(lowered);
+    }
+    // The innermost handler is the tool's own chain (its own hooks, approval
+    // gate and error mapping), `ToolHandler<T>` for a tool without them.
+    let mut chain_ty = quote!(<#ty as #krate::ToolDecl>::Handler);
+    let mut chain_init = quote!(#krate::ToolDecl::into_handler(#init));
+    for hook in hooks.iter().rev() {
+        let hty = &hook.ty;
+        let hinit = &hook.init;
+        chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
+        chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
+    }
+    Ok(Lowered {
+        name: tool.name.clone(),
+        tool_ty: quote!(#ty),
+        source: tool.source,
+        chain_ty,
+        chain_init,
+        depth: hooks.len(),
+        hook_names,
+    })
+}
+
+/// What the tool-set struct is made of.
+pub(super) struct ToolSetParts<'a> {
+    /// Its name.
+    pub(super) ty: &'a syn::Ident,
+    /// The agent's dependency type, which `new` takes.
+    pub(super) deps_ty: &'a syn::Type,
+    /// The statically known tools, each with its chain.
+    pub(super) tools: &'a [Lowered],
+    /// The agent-level hooks, kept for tools discovered at run time.
+    pub(super) agent_hooks: &'a [Hook],
+}
+
+pub(super) fn emit_tools(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    vis: &syn::Visibility,
+    parts: &ToolSetParts<'_>,
+    checks: &Checks,
+) -> syn::Result<TokenStream> {
+    let ToolSetParts {
+        ty: tools_ty,
+        deps_ty,
+        tools,
+        agent_hooks,
+    } = *parts;
+    let types = checks.types();
+    let bounds = checks.all();
+    let doc = format!(
+        " The statically dispatched tools of the agent `{}`, each behind its chain of hooks.",
+        spec.name
+    );
+    let fields: Vec<syn::Ident> = (0..tools.len())
+        .map(|i| format_ident!("tool_{}", i))
+        .collect();
+    let chain_tys = tools.iter().map(|t| &t.chain_ty);
+    let chain_inits = tools.iter().map(|t| &t.chain_init);
+    let definition_exprs = tools.iter().zip(&fields).map(|(t, f)| {
+        let inners = (0..t.depth).map(|_| quote!(.inner()));
+        let ty = &t.tool_ty;
+        // `.inner()` already gives a reference.
+        let handler = if t.depth == 0 {
+            quote!(&this.#f)
+        } else {
+            quote!(this.#f #(#inners)*)
+        };
+        quote!(#krate::Tool::definition(<#ty as #krate::ToolDecl>::tool(#handler)))
+    });
+    let n = tools.len();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    // The agent-level hooks once more, for the chains of tools discovered
+    // at run time (`AgentDecl::call_dynamic` borrows them).
+    let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() || spec.servers.is_empty() {
+        (quote!(), quote!())
+    } else {
+        let tys = agent_hooks.iter().map(|h| &h.ty);
+        let inits = agent_hooks.iter().map(|h| &h.init);
+        (
+            quote!(dynamic_hooks: (#(#tys,)*),),
+            quote!(dynamic_hooks: (#(#inits,)*),),
+        )
+    };
+
+    let (index_fn, source_body, dispatch_fn) = if n == 0 {
+        (
+            quote!(),
+            quote!({
+                let _ = name;
+                ::core::option::Option::None
+            }),
+            quote! {
+                async fn dispatch(
+                    &self,
+                    _scope: &#krate::CallScope,
+                    call: #krate::ToolCall,
+                ) -> #krate::Outcome {
+                    ::core::result::Result::Err(#krate::ToolError::UnknownTool { name: call.name })
+                }
+            },
+        )
+    } else {
+        let ph = PerfectHash::try_build(&names).ok_or_else(|| {
+            syn::Error::new(Span::call_site(), "duplicate tool names in one agent")
+        })?;
+        let dispatch = Dispatch::new(krate, &ph, n);
+        let arms: Vec<TokenStream> = dispatch
+            .order
+            .iter()
+            .enumerate()
+            .map(|(slot, &i)| {
+                let t = &tools[i];
+                let f = &fields[i];
+                let pattern = dispatch.pattern(slot, &t.name, quote!(call.name));
+                let name = &t.name;
+                let source = source_tokens(krate, t.source);
+                quote! {
+                    #pattern => {
+                        let mut cx = scope.context(
+                            ::std::borrow::Cow::Borrowed(#name),
+                            #source,
+                            ::core::option::Option::None,
+                            call.id,
+                        );
+                        #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
+                    }
+                }
+            })
+            .collect();
+        let call_scrutinee = dispatch.scrutinee(quote!(call.name));
+        let source_body = if dispatch.hashed {
+            let arms = dispatch.order.iter().enumerate().map(|(slot, &i)| {
+                let slot = Literal::usize_unsuffixed(slot);
+                let tool = &tools[i].name;
+                let source = source_tokens(krate, tools[i].source);
+                quote!(#slot if name == #tool => ::core::option::Option::Some(#source),)
+            });
+            quote!({
+                match Self::index(name) {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            })
+        } else {
+            let arms = tools.iter().map(|t| {
+                let tool = &t.name;
+                let source = source_tokens(krate, t.source);
+                quote!(#tool => ::core::option::Option::Some(#source),)
+            });
+            quote!({
+                match name {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            })
+        };
+        (
+            dispatch.index_fn,
+            source_body,
+            quote! {
+                async fn dispatch(
+                    &self,
+                    scope: &#krate::CallScope,
+                    call: #krate::ToolCall,
+                ) -> #krate::Outcome {
+                    match #call_scrutinee {
+                        #(#arms)*
+                        _ => ::core::result::Result::Err(
+                            #krate::ToolError::UnknownTool { name: call.name },
+                        ),
+                    }
+                }
+            },
+        )
+    };
+
+    Ok(quote! {
+        #[doc = #doc]
+        // Each field's type is a whole chain: nested by design.
+        #[allow(clippy::type_complexity)]
+        #vis struct #tools_ty #types {
+            #(#fields: #chain_tys,)*
+            #dynamic_field
+            definitions: ::std::vec::Vec<#krate::ToolDefinition>,
+        }
+
+        impl #tools_ty #bounds {
+            /// Builds every tool and its chain from the agent's dependencies;
+            /// `config` is the agent's, whose options govern its calls of
+            /// child agents.
+            #[allow(unused_variables)]
+            #vis fn new(deps: &#deps_ty, config: &#krate::agent::AgentConfig) -> Self {
+                let mut this = Self {
+                    #(#fields: #chain_inits,)*
+                    #dynamic_init
+                    definitions: ::std::vec::Vec::new(),
+                };
+                this.definitions = ::std::vec![#(#definition_exprs),*];
+                this
+            }
+
+            #index_fn
+        }
+
+        impl ::core::fmt::Debug for #tools_ty #bounds {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(::core::stringify!(#tools_ty))
+                    .field("tools", &{
+                        let names: &[&str] = &[#(#names),*];
+                        names
+                    })
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl #krate::ToolSet for #tools_ty #bounds {
+            fn definitions(&self) -> ::std::vec::Vec<#krate::ToolDefinition> {
+                self.definitions.clone()
+            }
+
+            fn source(&self, name: &str) -> ::core::option::Option<#krate::ToolSource> #source_body
+
+            #dispatch_fn
+        }
+    })
+}
+
+/// Up to this many tools, a tool set dispatches with a plain `match` on the
+/// name (what a hand-written function does; the compiler switches on the
+/// length, then compares bytes); above it, through the perfect hash.
+pub(super) const MATCH_MAX: usize = 8;
+
+/// How a generated tool set finds a tool by name.
+pub(super) struct Dispatch {
+    /// Whether names go through the perfect hash (else a `match` on the name).
+    pub(super) hashed: bool,
+    /// The declared position of the tool in each slot.
+    pub(super) order: Vec<usize>,
+    /// The perfect hash's tables and `index` function (empty for a `match`).
+    pub(super) index_fn: TokenStream,
+}
+
+impl Dispatch {
+    fn new(krate: &syn::Path, ph: &PerfectHash, n: usize) -> Self {
+        if n <= MATCH_MAX {
+            return Self {
+                hashed: false,
+                order: (0..n).collect(),
+                index_fn: TokenStream::new(),
+            };
+        }
+        let key = Literal::u64_suffixed(ph.key);
+        let pilots = ph.pilots.iter().map(|p| Literal::u64_suffixed(*p));
+        let buckets = Literal::usize_unsuffixed(ph.pilots.len());
+        let n_lit = Literal::usize_unsuffixed(n);
+        let index_fn = quote! {
+            const KEY: u64 = #key;
+            const PILOTS: [u64; #buckets] = [#(#pilots),*];
+
+            /// The one slot the tool named `name` can be in (any name lands
+            /// on some slot: the caller compares it with that slot's name).
+            #[inline]
+            fn index(name: &str) -> usize {
+                #krate::__private::dispatch::index(Self::KEY, &Self::PILOTS, #n_lit, name.as_bytes())
+            }
+        };
+        Self {
+            hashed: true,
+            order: ph.map.clone(),
+            index_fn,
+        }
+    }
+
+    /// What a `match` on the name looks at.
+    fn scrutinee(&self, name: TokenStream) -> TokenStream {
+        if self.hashed {
+            quote!(Self::index(&#name))
+        } else {
+            quote!(&*#name)
+        }
+    }
+
+    /// The pattern of the arm for the tool `tool` in `slot`: the name itself,
+    /// or the slot guarded by a comparison with the name (one comparison
+    /// with a literal, which the compiler inlines).
+    fn pattern(&self, slot: usize, tool: &str, name: TokenStream) -> TokenStream {
+        if self.hashed {
+            let slot = Literal::usize_unsuffixed(slot);
+            quote!(#slot if #name == #tool)
+        } else {
+            quote!(#tool)
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! A tool's own chain (`#[tool(hooks = [..], needs_approval, on_error)]`):
+//! its `ToolDecl` impl, and the summary `cardgen explain` shows.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use super::tool::{Dependency, tool_attribute};
+use super::{NeedsApproval, ToolOptions};
+
+/// For a tool with its own hooks, approval rule or error mapping: the
+/// hidden tool type and the `ToolDecl` impl whose handler is, outermost
+/// first, the tool's own hooks, the approval gate, the error mapping and the
+/// tool. Each user path is checked on its own token: a hook through a
+/// `where` bound spanned on it (one error, there, and none in the chain
+/// type), the predicate and the mapping through the calls that use them.
+pub(crate) fn own_chain(
+    opts: &ToolOptions,
+    ty_ident: &syn::Ident,
+    name: &str,
+    args_ident: &syn::Ident,
+    deps: &[Dependency],
+) -> syn::Result<TokenStream> {
+    if !opts.has_own_chain() {
+        return Ok(TokenStream::new());
+    }
+    let krate = &opts.crate_path;
+    let mut items = Vec::new();
+    let mut bounds = Vec::new();
+    // Innermost first: the tool, then the error mapping, then the gate, then
+    // the hooks from the last declared to the first.
+    let idents: Vec<&syn::Ident> = deps.iter().map(|(ident, _, _)| ident).collect();
+    // The tool inside, made of the outer type's dependencies (moved when
+    // the handler is built, cloned to describe it).
+    let (tool_value, tool_copy) = if deps.is_empty() {
+        (quote!(__HookwireTool), quote!(__HookwireTool))
+    } else {
+        (
+            quote!(__HookwireTool { #(#idents: self.#idents,)* }),
+            quote!(__HookwireTool { #(#idents: ::core::clone::Clone::clone(&self.#idents),)* }),
+        )
+    };
+    let mut chain_ty = quote!(#krate::ToolHandler<__HookwireTool>);
+    let mut chain_init = quote!(#krate::ToolHandler(#tool_value));
+    let mut depth = 0usize;
+    if let Some(path) = &opts.on_error {
+        let call = quote_spanned! {path.span()=>
+            #krate::declare::map_error(#path, error, tool)
+        };
+        items.push(quote! {
+            /// The tool's `on_error` mapping.
+            #[derive(Debug, Clone, Copy, Default)]
+            pub struct __HookwireOnError;
+
+            impl #krate::declare::OnError for __HookwireOnError {
+                fn on_error(&self, error: #krate::ToolError, tool: &str) -> #krate::Outcome {
+                    #call
+                }
+            }
+        });
+        chain_ty = quote!(#krate::declare::MapError<__HookwireOnError, #chain_ty>);
+        chain_init = quote!(#krate::declare::MapError::new(__HookwireOnError, #chain_init));
+        depth += 1;
+    }
+    match &opts.needs_approval {
+        None => {}
+        Some(NeedsApproval::Always(_)) => {
+            chain_ty = quote!(#krate::Layer<#krate::approval::NeedsApproval<bool>, #chain_ty>);
+            chain_init =
+                quote!(#krate::Layer::new(#krate::approval::NeedsApproval::new(true), #chain_init));
+            depth += 1;
+        }
+        Some(NeedsApproval::When(path)) => {
+            let call = quote_spanned! {path.span()=>
+                #krate::declare::needs_approval_by::<#args_ident, _>(#path, args)
+            };
+            items.push(quote! {
+                /// The tool's `needs_approval` rule.
+                #[derive(Debug, Clone, Copy, Default)]
+                pub struct __HookwireApproval;
+
+                impl #krate::Predicate<#krate::serde_json::Value> for __HookwireApproval {
+                    fn test(&self, args: &#krate::serde_json::Value) -> bool {
+                        #call
+                    }
+                }
+            });
+            chain_ty = quote!(
+                #krate::Layer<#krate::approval::NeedsApproval<__HookwireApproval>, #chain_ty>
+            );
+            chain_init = quote!(#krate::Layer::new(
+                #krate::approval::NeedsApproval::new(__HookwireApproval),
+                #chain_init
+            ));
+            depth += 1;
+        }
+    }
+    for hook in opts.hooks.iter().rev() {
+        let lowered = crate::emit::lower_hook(krate, hook, None)?;
+        let span = hook.span.unwrap_or_else(proc_macro2::Span::call_site);
+        let base = crate::emit::ref_type(&hook.ty, &hook.tokens, "hook", &hook.span)?;
+        bounds.push(crate::emit::bound(span, quote!(#base: #krate::Hook)));
+        let (hty, hinit) = (&lowered.ty, &lowered.init);
+        chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
+        chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
+        depth += 1;
+    }
+    bounds.reverse();
+    let inners = (0..depth).map(|_| quote!(.inner()));
+    let _ = name;
+    Ok(quote! {
+        #(#items)*
+
+        // Nested by design: the tool's own chain.
+        #[allow(clippy::type_complexity)]
+        impl #krate::ToolDecl for #ty_ident
+        where
+            #(#bounds,)*
+        {
+            type Tool = __HookwireTool;
+            type Handler = #chain_ty;
+
+            fn into_handler(self) -> Self::Handler {
+                #chain_init
+            }
+
+            fn tool(handler: &Self::Handler) -> &__HookwireTool {
+                &handler #(#inners)* .0
+            }
+
+            fn describe(&self) -> #krate::ToolDefinition {
+                #krate::Tool::definition(&#tool_copy)
+            }
+        }
+    })
+}
+
+/// The tool's type and its `FromDeps` impl. Without dependencies, a unit
+/// struct built from any agent's dependencies; with them, a struct with one
+/// field per dependency, built from the dependencies `D` of any agent that
+/// provides them (`T: FromRef<D>`, spanned on the parameter, so a missing
+/// one is reported there and names the type).
+pub(crate) fn declare_tool_type(
+    krate: &syn::Path,
+    vis: &syn::Visibility,
+    ty_ident: &syn::Ident,
+    deps: &[Dependency],
+) -> (TokenStream, TokenStream) {
+    if deps.is_empty() {
+        return (
+            quote! {
+                #[allow(non_camel_case_types)]
+                #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+                #vis struct #ty_ident {}
+            },
+            quote! {
+                impl<__D> #krate::FromDeps<__D> for #ty_ident {
+                    #[inline]
+                    fn from_deps(_: &__D) -> Self {
+                        #ty_ident {}
+                    }
+                }
+            },
+        );
+    }
+    let fields = deps.iter().map(|(ident, ty, _)| quote!(#ident: #ty,));
+    let bounds = deps
+        .iter()
+        .map(|(_, ty, span)| quote_spanned!(*span=> #ty: #krate::FromRef<__D>));
+    let inits = deps
+        .iter()
+        .map(|(ident, ty, _)| quote!(#ident: <#ty as #krate::FromRef<__D>>::from_ref(deps),));
+    (
+        quote! {
+            #[allow(non_camel_case_types)]
+            #vis struct #ty_ident {
+                #(#fields)*
+            }
+
+            impl ::core::fmt::Debug for #ty_ident {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(::core::stringify!(#ty_ident)).finish_non_exhaustive()
+                }
+            }
+        },
+        quote! {
+            impl<__D> #krate::FromDeps<__D> for #ty_ident
+            where
+                #(#bounds,)*
+            {
+                fn from_deps(deps: &__D) -> Self {
+                    Self { #(#inits)* }
+                }
+            }
+        },
+    )
+}
+
+/// What a function's own `#[tool(..)]` attribute puts between the agent's
+/// hooks and the tool, in the order it runs: each of its `hooks` (with
+/// their options as written), then `needs_approval`, then `on_error`. Empty
+/// for a function without the attribute or without those keys. For
+/// `cardgen explain`; the macro itself checks the attribute.
+pub fn own_chain_summary(item: &ItemFn) -> Vec<String> {
+    use quote::ToTokens;
+    let Some(syn::Meta::List(list)) = tool_attribute(item).map(|a| &a.meta) else {
+        return Vec::new();
+    };
+    let Ok(metas) = list.parse_args_with(
+        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+    ) else {
+        return Vec::new();
+    };
+    let text = |t: &dyn ToTokens| {
+        t.to_token_stream()
+            .to_string()
+            .replace(" (", "(")
+            .replace(" :: ", "::")
+    };
+    let (mut hooks, mut approval, mut on_error) = (Vec::new(), None, None);
+    for meta in &metas {
+        match meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("hooks") => {
+                if let syn::Expr::Array(array) = &nv.value {
+                    hooks.extend(array.elems.iter().map(|e| text(e)));
+                }
+            }
+            syn::Meta::Path(p) if p.is_ident("needs_approval") => {
+                approval = Some("needs_approval".to_owned());
+            }
+            syn::Meta::NameValue(nv) if nv.path.is_ident("needs_approval") => {
+                approval = Some(format!("needs_approval = {}", text(&nv.value)));
+            }
+            syn::Meta::NameValue(nv) if nv.path.is_ident("on_error") => {
+                on_error = Some(format!("on_error = {}", text(&nv.value)));
+            }
+            _ => {}
+        }
+    }
+    hooks.into_iter().chain(approval).chain(on_error).collect()
+}

@@ -1,0 +1,462 @@
+//! What the runtime accepts: the signature rules for tool functions and for
+//! each kind of hook, checked on `syn` syntax trees.
+//!
+//! Both front ends call these checks: the `#[tool]`/`#[hook]` macros at
+//! expansion time and `cardgen` when it loads a card, so the two can never
+//! disagree about what a valid hook is. Every error is a [`syn::Error`]
+//! spanned on the offending token, whose first line says what is wrong and
+//! the expected signature in one sentence.
+
+mod tool;
+mod types;
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericArgument, PatType, PathArguments, ReturnType, Signature, Type};
+
+/// The kinds of hook a function can be, told apart by its signature (the
+/// shared vocabulary's hook kinds).
+pub use crate::spec::HookKind;
+pub use tool::{TOOL_EXPECTED, check_tool};
+pub(crate) use tool::{doc_line, join_docs, tool_params};
+use types::*;
+pub(crate) use types::{dep_inner, option_inner, show};
+
+/// The signature the runtime expects for a hook of kind `kind` named
+/// `name`, as one line of Rust.
+pub fn expected_signature(kind: HookKind, name: &str) -> String {
+    match kind {
+        HookKind::Around => {
+            format!("async fn {name}(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome")
+        }
+        HookKind::Pre => {
+            format!("async fn {name}(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision")
+        }
+        HookKind::Post => format!("async fn {name}(cx: &mut ToolContext, outcome: &mut Outcome)"),
+    }
+}
+
+/// How a pre or post hook reports failure, read off its return type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fallible {
+    /// `-> Decision` / `-> ()`.
+    No,
+    /// `-> Result<Decision, E>` / `-> Result<(), E>`.
+    Yes,
+}
+
+/// A hook signature that passed the checks.
+#[derive(Debug, Clone)]
+pub(crate) struct HookSig {
+    pub kind: HookKind,
+    pub fallible: Fallible,
+    /// For around hooks: the name of the handler type parameter of `Next`.
+    pub handler_param: Option<syn::Ident>,
+}
+
+/// One parameter of a tool function, as the generated argument struct sees
+/// it.
+#[derive(Debug, Clone)]
+pub(crate) enum ToolParam {
+    /// The `&ToolContext` parameter.
+    Context,
+    /// A dependency, `name: Dep<T>`: built from the agent's dependencies
+    /// (`T: FromRef<Deps>`), not part of the arguments.
+    Dep {
+        ident: syn::Ident,
+        /// The `T` of `Dep<T>`.
+        ty: Box<Type>,
+        /// The whole parameter type as written (for spans).
+        written: Box<Type>,
+    },
+    /// A model-supplied argument.
+    Arg {
+        ident: syn::Ident,
+        ty: Box<Type>,
+        docs: Vec<String>,
+    },
+}
+
+fn typed_args(sig: &Signature) -> syn::Result<Vec<&PatType>> {
+    sig.inputs
+        .iter()
+        .map(|arg| match arg {
+            FnArg::Typed(t) => Ok(t),
+            FnArg::Receiver(r) => Err(syn::Error::new_spanned(
+                r,
+                format!(
+                    "`{}` takes `self`, but a hookwire hook or tool is a free function: remove the receiver",
+                    sig.ident
+                ),
+            )),
+        })
+        .collect()
+}
+
+fn reject_modifiers(sig: &Signature, what: &str, expected: &str) -> syn::Result<()> {
+    if let Some(c) = &sig.constness {
+        return Err(syn::Error::new_spanned(
+            c,
+            format!(
+                "{what} `{}` cannot be `const`: expected `{expected}`",
+                sig.ident
+            ),
+        ));
+    }
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        return Err(syn::Error::new_spanned(
+            u,
+            format!(
+                "{what} `{}` cannot be `unsafe`: expected `{expected}`",
+                sig.ident
+            ),
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(syn::Error::new_spanned(
+            abi,
+            format!(
+                "{what} `{}` cannot have an ABI: expected `{expected}`",
+                sig.ident
+            ),
+        ));
+    }
+    if let Some(v) = &sig.variadic {
+        return Err(syn::Error::new_spanned(
+            v,
+            format!(
+                "{what} `{}` cannot be variadic: expected `{expected}`",
+                sig.ident
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Where to point when a parameter is missing: the parentheses.
+fn params_span(sig: &Signature) -> Span {
+    sig.paren_token.span.join()
+}
+
+/// Tells what kind of hook `sig` is, and checks that it is exactly what the
+/// runtime accepts for that kind.
+///
+/// Three parameters make an around hook; two make a pre hook when the second
+/// is `&mut ToolArgs` and a post hook when it is `&mut Outcome`. The error
+/// for anything else is spanned on the offending token and starts with what
+/// is wrong and the expected signature.
+///
+/// ```
+/// use hookwire_codegen::lower::{classify_hook, HookKind};
+///
+/// let f: syn::ItemFn = syn::parse_quote! {
+///     async fn deny_rm(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision { todo!() }
+/// };
+/// assert_eq!(classify_hook(&f.sig).unwrap(), HookKind::Pre);
+///
+/// let f: syn::ItemFn = syn::parse_quote! {
+///     fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome { todo!() }
+/// };
+/// let err = classify_hook(&f.sig).unwrap_err().to_string();
+/// assert!(err.starts_with("hook `audit` must be an `async fn`"));
+/// ```
+pub fn classify_hook(sig: &Signature) -> syn::Result<HookKind> {
+    check_hook(sig).map(|s| s.kind)
+}
+
+pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
+    let name = sig.ident.to_string();
+    let args = typed_args(sig)?;
+    let kind = match args.len() {
+        3 => HookKind::Around,
+        2 => {
+            let second = &args[1].ty;
+            match reference(second) {
+                Some((_, inner)) if is_named(inner, "ToolArgs") => HookKind::Pre,
+                Some((_, inner)) if is_named(inner, "Outcome") || is_named(inner, "Result") => {
+                    HookKind::Post
+                }
+                None if is_named(second, "ToolArgs") => {
+                    return Err(syn::Error::new(
+                        params_span(sig),
+                        format!(
+                            "around hook `{name}` is missing its `next` parameter: expected `{}`\n\
+                             help: or, to act before the call only, write a pre hook: `{}`",
+                            expected_signature(HookKind::Around, &name),
+                            expected_signature(HookKind::Pre, &name),
+                        ),
+                    ));
+                }
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        second,
+                        format!(
+                            "the second parameter of hook `{name}` must be `&mut ToolArgs` (a pre hook) or `&mut Outcome` (a post hook), found `{}`: expected `{}` or `{}`",
+                            show(second),
+                            expected_signature(HookKind::Pre, &name),
+                            expected_signature(HookKind::Post, &name),
+                        ),
+                    ));
+                }
+            }
+        }
+        n => {
+            let span = if n == 0 {
+                params_span(sig)
+            } else {
+                sig.inputs.span()
+            };
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "hook `{name}` takes {n} parameter{}, but a hook takes 3 (around) or 2 (pre/post): expected `{}`\n\
+                     help: a pre hook is `{}`, a post hook is `{}`",
+                    if n == 1 { "" } else { "s" },
+                    expected_signature(HookKind::Around, &name),
+                    expected_signature(HookKind::Pre, &name),
+                    expected_signature(HookKind::Post, &name),
+                ),
+            ));
+        }
+    };
+    let expected = expected_signature(kind, &name);
+    reject_modifiers(sig, &format!("{kind} hook"), &expected)?;
+    if sig.asyncness.is_none() {
+        return Err(syn::Error::new_spanned(
+            sig.fn_token,
+            format!("hook `{name}` must be an `async fn`: expected `{expected}`"),
+        ));
+    }
+
+    // The context.
+    let cx = &args[0].ty;
+    match reference(cx) {
+        Some((true, inner)) if is_named(inner, "ToolContext") => {}
+        _ => {
+            return Err(syn::Error::new_spanned(
+                cx,
+                format!(
+                    "the first parameter of hook `{name}` must be `&mut ToolContext`, found `{}`: expected `{expected}`",
+                    show(cx)
+                ),
+            ));
+        }
+    }
+
+    let mut handler_param = None;
+    let fallible = match kind {
+        HookKind::Around => {
+            let args_ty = &args[1].ty;
+            if let Some((m, inner)) = reference(args_ty)
+                && is_named(inner, "ToolArgs")
+            {
+                return Err(syn::Error::new_spanned(
+                    args_ty,
+                    format!(
+                        "around hook `{name}` must take `args: ToolArgs` by value (it hands them to `next`), found `{}`: expected `{expected}`{}",
+                        show(args_ty),
+                        if m {
+                            format!(
+                                "\nhelp: to rewrite arguments and go on, write a pre hook instead: `{}`",
+                                expected_signature(HookKind::Pre, &name)
+                            )
+                        } else {
+                            String::new()
+                        }
+                    ),
+                ));
+            }
+            if !is_named(args_ty, "ToolArgs") {
+                return Err(syn::Error::new_spanned(
+                    args_ty,
+                    format!(
+                        "the second parameter of around hook `{name}` must be `ToolArgs`, found `{}`: expected `{expected}`",
+                        show(args_ty)
+                    ),
+                ));
+            }
+            let next_ty = &args[2].ty;
+            handler_param = Some(check_next(next_ty, &name, &expected)?);
+            match &sig.output {
+                ReturnType::Type(_, ty) if is_outcome(ty) => {}
+                ReturnType::Type(_, ty) => {
+                    return Err(syn::Error::new_spanned(
+                        ty,
+                        format!(
+                            "around hook `{name}` must return `Outcome`, found `{}`: expected `{expected}`",
+                            show(ty)
+                        ),
+                    ));
+                }
+                ReturnType::Default => {
+                    return Err(syn::Error::new(
+                        params_span(sig),
+                        format!(
+                            "around hook `{name}` must return `Outcome` (the result of `next.run(cx, args).await`, or one of its own): expected `{expected}`"
+                        ),
+                    ));
+                }
+            }
+            check_generics(sig, handler_param.as_ref(), &name, &expected)?;
+            Fallible::No
+        }
+        HookKind::Pre => {
+            let args_ty = &args[1].ty;
+            if !matches!(reference(args_ty), Some((true, _))) {
+                return Err(syn::Error::new_spanned(
+                    args_ty,
+                    format!(
+                        "pre hook `{name}` must take `args: &mut ToolArgs` (so it can rewrite them), found `{}`: expected `{expected}`",
+                        show(args_ty)
+                    ),
+                ));
+            }
+            check_generics(sig, None, &name, &expected)?;
+            let bad = |span: &dyn ToTokens, found: String| {
+                syn::Error::new_spanned(
+                    span,
+                    format!(
+                        "pre hook `{name}` must return `Decision` or `Result<Decision, E>`, found `{found}`: expected `{expected}`"
+                    ),
+                )
+            };
+            match &sig.output {
+                ReturnType::Default => {
+                    return Err(syn::Error::new(
+                        params_span(sig),
+                        format!(
+                            "pre hook `{name}` must return a `Decision` (`Decision::Continue` to go on): expected `{expected}`"
+                        ),
+                    ));
+                }
+                ReturnType::Type(_, ty) if is_named(ty, "Decision") => Fallible::No,
+                ReturnType::Type(_, ty) if is_named(ty, "Result") => {
+                    let targs = type_args(ty);
+                    match targs.first() {
+                        Some(t) if is_named(t, "Decision") && targs.len() == 2 => Fallible::Yes,
+                        _ => return Err(bad(ty, show(ty))),
+                    }
+                }
+                ReturnType::Type(_, ty) => return Err(bad(ty, show(ty))),
+            }
+        }
+        HookKind::Post => {
+            let out_ty = &args[1].ty;
+            match reference(out_ty) {
+                Some((true, inner)) if is_outcome(inner) => {}
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        out_ty,
+                        format!(
+                            "post hook `{name}` must take `outcome: &mut Outcome`, found `{}`: expected `{expected}`",
+                            show(out_ty)
+                        ),
+                    ));
+                }
+            }
+            check_generics(sig, None, &name, &expected)?;
+            match &sig.output {
+                ReturnType::Default => Fallible::No,
+                ReturnType::Type(_, ty) if is_unit(ty) => Fallible::No,
+                ReturnType::Type(_, ty)
+                    if is_named(ty, "Result")
+                        && type_args(ty).len() == 2
+                        && type_args(ty).first().is_some_and(|t| is_unit(t)) =>
+                {
+                    Fallible::Yes
+                }
+                ReturnType::Type(_, ty) => {
+                    return Err(syn::Error::new_spanned(
+                        ty,
+                        format!(
+                            "post hook `{name}` must return `()` or `Result<(), E>` (it changes the outcome in place), found `{}`: expected `{expected}`",
+                            show(ty)
+                        ),
+                    ));
+                }
+            }
+        }
+    };
+    Ok(HookSig {
+        kind,
+        fallible,
+        handler_param,
+    })
+}
+
+fn is_outcome(ty: &Type) -> bool {
+    if is_named(ty, "Outcome") {
+        return true;
+    }
+    let targs = type_args(ty);
+    is_named(ty, "Result")
+        && targs.len() == 2
+        && is_named(targs[0], "ToolResult")
+        && is_named(targs[1], "ToolError")
+}
+
+/// `Next`, `Next<'_>`, `Next<'_, N>`: returns the handler parameter's name.
+fn check_next(ty: &Type, name: &str, expected: &str) -> syn::Result<syn::Ident> {
+    let wrong = |found: &Type| {
+        syn::Error::new_spanned(
+            found,
+            format!(
+                "the third parameter of around hook `{name}` must be `next: Next` (the rest of the chain), found `{}`: expected `{expected}`",
+                show(found)
+            ),
+        )
+    };
+    let Some(seg) = last_ident(ty) else {
+        return Err(wrong(ty));
+    };
+    if seg.ident != "Next" {
+        return Err(wrong(ty));
+    }
+    let mut handler = None;
+    if let PathArguments::AngleBracketed(a) = &seg.arguments {
+        for arg in &a.args {
+            match arg {
+                GenericArgument::Lifetime(_) => {}
+                GenericArgument::Type(t) if handler.is_none() => match last_ident(t) {
+                    Some(s) if s.arguments.is_empty() => handler = Some(s.ident.clone()),
+                    _ => return Err(wrong(ty)),
+                },
+                _ => return Err(wrong(ty)),
+            }
+        }
+    }
+    Ok(handler.unwrap_or_else(|| syn::Ident::new("__HookwireNext", Span::call_site())))
+}
+
+fn check_generics(
+    sig: &Signature,
+    handler: Option<&syn::Ident>,
+    name: &str,
+    expected: &str,
+) -> syn::Result<()> {
+    for param in &sig.generics.params {
+        let ok = match (param, handler) {
+            (syn::GenericParam::Type(t), Some(h)) => t.ident == *h,
+            _ => false,
+        };
+        if !ok {
+            return Err(syn::Error::new_spanned(
+                param,
+                format!(
+                    "hook `{name}` cannot have generic parameters other than the handler type of `Next`: expected `{expected}`"
+                ),
+            ));
+        }
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        return Err(syn::Error::new_spanned(
+            w,
+            format!("hook `{name}` cannot have a `where` clause: expected `{expected}`"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! The signature rules for tool functions, and their doc comments.
+
+use super::*;
+
+/// The shape the runtime accepts for a tool function, in one line.
+pub const TOOL_EXPECTED: &str = "fn name(param: T, ...) -> R` or `async fn name(cx: &ToolContext, param: T, ...) -> R` where each `T: Deserialize + JsonSchema` and `R: IntoOutcome";
+
+/// Checks that `sig` is a function the runtime can run as a tool: a free
+/// function, sync or async, not generic, whose parameters are plain names
+/// with owned types (each becomes a field of the argument object), and
+/// optionally one `&ToolContext`. In `strict` mode no parameter may be an
+/// `Option`.
+///
+/// Whether each parameter type is `Deserialize + JsonSchema` and whether
+/// the return type is `IntoOutcome` are checked by the compiler on the
+/// generated code (spanned on the user's tokens).
+///
+/// ```
+/// let f: syn::ItemFn = syn::parse_quote! { fn add(a: i64, b: &str) -> String { todo!() } };
+/// let err = hookwire_codegen::lower::check_tool(&f.sig, false).unwrap_err().to_string();
+/// assert!(err.starts_with("parameter `b` of tool `add` is a reference"));
+/// ```
+pub fn check_tool(sig: &Signature, strict: bool) -> syn::Result<()> {
+    tool_params(sig, strict).map(drop)
+}
+
+pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<ToolParam>> {
+    let name = sig.ident.to_string();
+    let expected = TOOL_EXPECTED;
+    reject_modifiers(sig, "tool", expected)?;
+    if let Some(p) = sig.generics.params.first() {
+        return Err(syn::Error::new_spanned(
+            p,
+            format!(
+                "tool `{name}` cannot be generic (its argument schema must be known): expected `{expected}`"
+            ),
+        ));
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        return Err(syn::Error::new_spanned(
+            w,
+            format!("tool `{name}` cannot have a `where` clause: expected `{expected}`"),
+        ));
+    }
+    let mut out = Vec::new();
+    let mut seen_cx = false;
+    for arg in typed_args(sig)? {
+        let ty = &*arg.ty;
+        if let Some((m, inner)) = reference(ty)
+            && is_named(inner, "ToolContext")
+        {
+            if m {
+                return Err(syn::Error::new_spanned(
+                    ty,
+                    format!(
+                        "tool `{name}` receives the context as `&ToolContext`, not `&mut ToolContext` (only hooks may change it): expected `{expected}`"
+                    ),
+                ));
+            }
+            if seen_cx {
+                return Err(syn::Error::new_spanned(
+                    ty,
+                    format!("tool `{name}` takes the context twice: expected `{expected}`"),
+                ));
+            }
+            seen_cx = true;
+            out.push(ToolParam::Context);
+            continue;
+        }
+        let ident = match &*arg.pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    format!(
+                        "a parameter of tool `{name}` must be a plain name (it becomes the JSON field of that name), found `{}`: expected `{expected}`",
+                        show(other)
+                    ),
+                ));
+            }
+        };
+        if let Some(inner) = dep_inner(ty) {
+            out.push(ToolParam::Dep {
+                ident: strip_raw(&ident),
+                ty: Box::new(inner.clone()),
+                written: Box::new(ty.clone()),
+            });
+            continue;
+        }
+        if reference(ty).is_some() {
+            return Err(syn::Error::new_spanned(
+                ty,
+                format!(
+                    "parameter `{ident}` of tool `{name}` is a reference (`{}`), but tool arguments are deserialized into owned values: use an owned type such as `String` or `Vec<T>`",
+                    show(ty)
+                ),
+            ));
+        }
+        if let Type::ImplTrait(_) = plain(ty) {
+            return Err(syn::Error::new_spanned(
+                ty,
+                format!(
+                    "parameter `{ident}` of tool `{name}` cannot be `impl Trait` (its JSON Schema must be known): use a concrete type that implements `Deserialize + JsonSchema`"
+                ),
+            ));
+        }
+        if option_inner(ty).is_some() && strict {
+            return Err(syn::Error::new_spanned(
+                ty,
+                format!(
+                    "strict tool `{name}` cannot take the optional parameter `{ident}: {}`: in strict mode every parameter is required, so use `{}` or drop `strict`",
+                    show(ty),
+                    option_inner(ty).map(show).unwrap_or_default()
+                ),
+            ));
+        }
+        let docs = arg.attrs.iter().filter_map(doc_line).collect();
+        out.push(ToolParam::Arg {
+            ident: strip_raw(&ident),
+            ty: Box::new(ty.clone()),
+            docs,
+        });
+    }
+    Ok(out)
+}
+
+pub(super) fn strip_raw(ident: &syn::Ident) -> syn::Ident {
+    // Keep raw identifiers as written: `r#type` stays a valid field name.
+    ident.clone()
+}
+
+/// The text of one `#[doc = "..."]` attribute.
+pub(crate) fn doc_line(attr: &syn::Attribute) -> Option<String> {
+    if !attr.path().is_ident("doc") {
+        return None;
+    }
+    match &attr.meta {
+        syn::Meta::NameValue(nv) => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Joins doc lines the way rustdoc shows them: one leading space dropped
+/// from each line, surrounding blank lines trimmed.
+pub(crate) fn join_docs(lines: &[String]) -> String {
+    let text: Vec<&str> = lines
+        .iter()
+        .flat_map(|l| l.split('\n'))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+        .collect();
+    text.join("\n").trim().to_owned()
+}

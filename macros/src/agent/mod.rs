@@ -1,0 +1,387 @@
+//! `#[agent(...)]`: parse the attribute into the shared `AgentSpec` and hand
+//! it to the shared emitter. No chain is built here.
+
+mod entries;
+
+use std::str::FromStr;
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use hookwire_codegen::emit::{self, EmitOptions};
+use hookwire_codegen::spec::{
+    AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, check_tool_input_schema,
+};
+use hookwire_codegen::spec::{
+    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
+    HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
+    RefreshCondition, ToolCallInjection, ToolRef,
+};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+
+use crate::keys::{positive, unknown_value};
+use crate::{keys, krate};
+use entries::*;
+pub(crate) use entries::{Entries, hook_ref};
+
+/// The keys of `#[agent(...)]`: the fields every declaration has
+/// (`hookwire_spec::AGENT_FIELDS`, a card's too), and `crate`.
+fn agent_keys() -> Vec<&'static str> {
+    AGENT_FIELDS.iter().copied().chain(["crate"]).collect()
+}
+const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks"];
+const AGENT_ENTRY_KEYS: &[&str] = &["name"];
+const EVENT_HOOK_KEYS: &[&str] = &[
+    "tool_name",
+    "toolset_name",
+    "arguments",
+    "frequency",
+    "ttl_minutes",
+    "name",
+    "timeout_sec",
+];
+
+#[derive(Debug, FromMeta)]
+struct AgentAttr {
+    #[darling(default)]
+    name: Option<syn::LitStr>,
+    #[darling(default)]
+    deps: Option<syn::Path>,
+    #[darling(default)]
+    instruction: Option<syn::LitStr>,
+    #[darling(default)]
+    description: Option<syn::LitStr>,
+    #[darling(default)]
+    default: bool,
+    #[darling(default)]
+    servers: Vec<syn::LitStr>,
+    #[darling(default)]
+    tools: McpTools,
+    #[darling(default)]
+    function_tools: Entries,
+    #[darling(default)]
+    agents: Entries,
+    #[darling(default)]
+    tool_hooks: Entries,
+    #[darling(default)]
+    hooks: Entries,
+    #[darling(default)]
+    max_parallel: Option<syn::Lit>,
+    #[darling(default)]
+    child_timeout_sec: Option<syn::Lit>,
+    #[darling(default)]
+    history_source: Option<syn::LitStr>,
+    #[darling(default)]
+    history_merge_target: Option<syn::LitStr>,
+    #[darling(default)]
+    max_display_instances: Option<syn::Lit>,
+    #[darling(default)]
+    model: Option<syn::LitStr>,
+    #[darling(default)]
+    use_history: Option<bool>,
+    #[darling(default)]
+    tool_input_schema: Option<syn::LitStr>,
+    #[darling(default, rename = "crate")]
+    krate: Option<syn::Path>,
+}
+
+pub(crate) fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = match syn::parse2::<syn::ItemStruct>(item.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let e = syn::Error::new(
+                e.span(),
+                format!(
+                    "`#[agent(...)]` goes on a struct, as in `#[agent(name = \"calc\")] struct Calc;`: {e}"
+                ),
+            );
+            let e = e.to_compile_error();
+            return quote!(#e #item);
+        }
+    };
+    // The emitter declares the struct (it gives it its fields: the tool set
+    // and the configuration); on error the user's struct stays as written,
+    // so that the error is the only one.
+    match expand(attr.clone(), &item) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            let e = e.to_compile_error();
+            let stub = stub_constructor(&attr, &item);
+            quote!(#item #e #stub)
+        }
+    }
+}
+
+/// On error, a constructor for the struct as written, so that the error is
+/// the only one: the code that builds the agent (`Name::new()`, or
+/// `Name::new(&deps)` with a `deps` key) still compiles.
+fn stub_constructor(attr: &TokenStream, item: &syn::ItemStruct) -> TokenStream {
+    if !matches!(item.fields, syn::Fields::Unit) {
+        return TokenStream::new();
+    }
+    let ident = &item.ident;
+    let vis = &item.vis;
+    let with_deps = attr.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "deps",
+        _ => false,
+    });
+    let param = with_deps.then(|| quote!(_deps: &impl ::core::any::Any));
+    quote! {
+        impl #ident {
+            #[allow(dead_code, missing_docs)]
+            #vis fn new(#param) -> Self {
+                #ident
+            }
+        }
+    }
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// The type of an entry as generated code names it. (Naming it through a
+/// check trait, `<T as IsHook>::Hook`, was tried: rustc then reports the
+/// failed projection once per use, which is worse than the emitter's own
+/// spanned check.)
+fn checked(_krate: &str, path: &syn::Path) -> String {
+    path_text(path)
+}
+
+fn last_name(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| crate::unraw(&s.ident))
+        .unwrap_or_default()
+}
+
+fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream> {
+    if !item.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &item.generics,
+            "an agent struct cannot be generic: expected `#[agent(...)] struct Name;`",
+        ));
+    }
+    if !matches!(item.fields, syn::Fields::Unit) {
+        return Err(syn::Error::new_spanned(
+            &item.fields,
+            "an agent struct has no fields of its own: `#[agent]` gives it its tool set; pass what its tools need as `deps = YourDeps` and build it with `Name::new(&deps)`. Expected `#[agent(...)] struct Name;`",
+        ));
+    }
+    // A derive the agent cannot have is reported, and left out, so that
+    // the rest still expands: one mistake, one error.
+    let (attrs, derive_error) = agent_attrs(item);
+    let (attr, lists) = split_lists(attr)?;
+    let metas = NestedMeta::parse_meta_list(attr)?;
+    keys::check(&metas, "`#[agent(...)]`", &agent_keys())?;
+    let mut a = AgentAttr::from_list(&metas).map_err(syn::Error::from)?;
+    for (key, span, entries) in lists {
+        let slot = match key.as_str() {
+            "function_tools" => &mut a.function_tools,
+            "agents" => &mut a.agents,
+            "tool_hooks" => &mut a.tool_hooks,
+            _ => &mut a.hooks,
+        };
+        if !slot.0.is_empty() {
+            return Err(syn::Error::new(
+                span,
+                format!("duplicate key `{key}` in `#[agent(...)]`: give each key once"),
+            ));
+        }
+        *slot = entries;
+    }
+    let krate_path = krate::hookwire(a.krate.clone());
+    let krate = path_text(&krate_path);
+    let name = match &a.name {
+        Some(n) if n.value().trim().is_empty() => {
+            return Err(syn::Error::new(
+                n.span(),
+                "the agent `name` cannot be empty: expected `name = \"calc\"`",
+            ));
+        }
+        Some(n) => n.value(),
+        None => crate::unraw(&item.ident),
+    };
+    let mut spec = AgentSpec::new(name);
+    spec.span = Some(item.ident.span());
+    spec.deps = a.deps.as_ref().map(path_text);
+    if let Some(i) = &a.instruction {
+        spec.instruction = i.value();
+    }
+    spec.description = a.description.as_ref().map(syn::LitStr::value);
+    spec.default = a.default;
+    spec.servers = a.servers.iter().map(syn::LitStr::value).collect();
+    spec.mcp_tools = a
+        .tools
+        .0
+        .into_iter()
+        .map(|(server, globs)| McpToolsSpec { server, globs })
+        .collect();
+
+    let mut errors: Option<syn::Error> = None;
+    let mut push_err = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+
+    for entry in &a.function_tools.0 {
+        match entry_args::<ToolEntryAttr>(entry, "this `function_tools` entry", TOOL_ENTRY_KEYS) {
+            Ok(t) => {
+                let tool_name = t
+                    .name
+                    .as_ref()
+                    .map_or_else(|| last_name(&entry.path), syn::LitStr::value);
+                let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
+                tool.span = Some(entry.path.span());
+                tool.tokens = Some(entry.path.to_token_stream());
+                for h in &t.hooks.0 {
+                    match hook_ref(&krate, h, "this `tool_hooks` entry", &HOOK_OPTIONS) {
+                        Ok(h) => tool = tool.with_hook(h),
+                        Err(e) => push_err(e),
+                    }
+                }
+                spec.function_tools.push(tool);
+            }
+            Err(e) => push_err(e),
+        }
+    }
+    for entry in &a.agents.0 {
+        match entry_args::<AgentEntryAttr>(entry, "this `agents` entry", AGENT_ENTRY_KEYS) {
+            Ok(c) => {
+                let mut child = AgentRef::new(
+                    c.name
+                        .as_ref()
+                        .map_or_else(|| last_name(&entry.path), syn::LitStr::value),
+                );
+                child.ty = Some(checked(&krate, &entry.path));
+                child.span = Some(entry.path.span());
+                child.tokens = Some(entry.path.to_token_stream());
+                spec.agents.push(child);
+            }
+            Err(e) => push_err(e),
+        }
+    }
+    for entry in &a.tool_hooks.0 {
+        match hook_ref(&krate, entry, "this `tool_hooks` entry", &HOOK_OPTIONS) {
+            Ok(h) => spec.tool_hooks.push(h),
+            Err(e) => push_err(e),
+        }
+    }
+    for entry in &a.hooks.0 {
+        if is_type_path(&entry.path) {
+            // A type (`NoShell`, `crate::hooks::Guard`): a lifecycle hook.
+            match lifecycle_ref(entry) {
+                Ok(l) => spec.lifecycle_hooks.push(l),
+                Err(e) => push_err(e),
+            }
+            continue;
+        }
+        match event_hook(entry) {
+            Ok(h) => spec.hooks.push(h),
+            Err(e) => push_err(e),
+        }
+    }
+    let mut number = |lit: &Option<syn::Lit>, key: &str, example: &str| match lit {
+        Some(l) => match positive(l, key, example) {
+            Ok(n) => Some(n),
+            Err(e) => {
+                push_err(e);
+                None
+            }
+        },
+        None => None,
+    };
+    spec.max_parallel = number(&a.max_parallel, "max_parallel", "4");
+    spec.child_timeout_sec = number(&a.child_timeout_sec, "child_timeout_sec", "60");
+    spec.max_display_instances = number(&a.max_display_instances, "max_display_instances", "20");
+    if let Some(h) = &a.history_source {
+        match HistorySource::from_str(&h.value()) {
+            Ok(v) => spec.history_source = v,
+            Err(e) => push_err(unknown_value(h, "history_source", &e)),
+        }
+    }
+    if let Some(h) = &a.history_merge_target {
+        match HistoryMergeTarget::from_str(&h.value()) {
+            Ok(v) => spec.history_merge_target = v,
+            Err(e) => push_err(unknown_value(h, "history_merge_target", &e)),
+        }
+    }
+    spec.model = a.model.as_ref().map(syn::LitStr::value);
+    spec.use_history = a.use_history;
+    if let Some(s) = &a.tool_input_schema {
+        let checked = serde_json::from_str::<serde_json::Value>(&s.value())
+            .map_err(|_| "`tool_input_schema` must be a JSON Schema object".to_owned())
+            .and_then(|schema| check_tool_input_schema(&schema));
+        match checked {
+            Ok(()) => spec.tool_input_schema = Some(s.value()),
+            Err(message) => push_err(syn::Error::new(
+                s.span(),
+                format!(
+                    "{message}: expected `tool_input_schema = r#\"{{\"type\": \"object\", ...}}\"#`"
+                ),
+            )),
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+
+    let opts = EmitOptions::new(krate_path)
+        .agent_type(item.ident.clone())
+        .vis(item.vis.clone())
+        .agent_attrs(attrs);
+    let tokens = emit::agent(&spec, &opts)?;
+    let error = derive_error.map(|e| e.to_compile_error());
+    Ok(quote!(#error #tokens))
+}
+
+/// The struct's attributes without the derives an agent cannot have (it
+/// owns its tool set, so it is not `Copy` or `Clone`, and `#[agent]`
+/// implements `Default` itself without `deps`), and the error for the first
+/// one found.
+fn agent_attrs(item: &syn::ItemStruct) -> (Vec<syn::Attribute>, Option<syn::Error>) {
+    let mut error = None;
+    let mut attrs = Vec::new();
+    for attr in &item.attrs {
+        if !attr.path().is_ident("derive") {
+            attrs.push(attr.clone());
+            continue;
+        }
+        let Ok(paths) =
+            attr.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+        else {
+            attrs.push(attr.clone());
+            continue;
+        };
+        let mut kept: Vec<syn::Path> = Vec::new();
+        for path in paths {
+            let name = path.segments.last().map(|s| s.ident.to_string());
+            let why = match name.as_deref() {
+                Some("Copy" | "Clone") => {
+                    "an agent owns its tool set and is shared, not copied: remove it from the derive and share the agent in an `Arc`"
+                }
+                Some("Default") => {
+                    "`#[agent]` implements `Default` itself for an agent without `deps`: remove it from the derive"
+                }
+                _ => {
+                    kept.push(path);
+                    continue;
+                }
+            };
+            if error.is_none() {
+                let shown = name.unwrap_or_default();
+                error = Some(syn::Error::new_spanned(
+                    &path,
+                    format!("`#[agent]` struct cannot derive `{shown}`: {why}"),
+                ));
+            }
+        }
+        if !kept.is_empty() {
+            attrs.push(syn::parse_quote!(#[derive(#(#kept),*)]));
+        }
+    }
+    (attrs, error)
+}
