@@ -94,6 +94,8 @@ mod context;
 pub mod decision;
 pub mod declare;
 pub mod deps;
+#[cfg(feature = "durable")]
+pub mod durable;
 mod error;
 mod hook;
 pub mod hooks;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource};
-use super::runner::{PARENT, RunOutput, RunStatus, Runner};
+use super::runner::{CALL_STARTED, PARENT, RunOutput, RunStatus, Runner, remaining};
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
@@ -305,9 +305,13 @@ impl<A: AgentDecl> Tool for AgentTool<A> {
         // future does not contain the child's whole loop and chains by value.
         // Nested by value, a parent with children (and theirs) grows a
         // future type deep enough to hit rustc's query depth limit.
-        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> = Box::pin(runner.run(prompt));
+        // The child's own calls do not inherit the parent call's start.
+        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> =
+            Box::pin(CALL_STARTED.scope(None, runner.run(prompt)));
         let out = match self.timeout {
-            Some(limit) => match tokio::time::timeout(limit, run).await {
+            // Under a journal, a call run again after a restart has what is
+            // left of the timeout (a durable timer).
+            Some(limit) => match tokio::time::timeout(remaining(limit), run).await {
                 Ok(out) => out,
                 Err(_) => {
                     return Err(ToolError::TimedOut {

@@ -24,6 +24,7 @@ mod basic;
 mod decl;
 mod dynamic;
 pub mod inject;
+mod journal;
 pub mod lifecycle;
 mod runner;
 
@@ -32,6 +33,7 @@ pub use basic::BasicAgent;
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
+pub use journal::{Journal, JournalError};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,
     StateError, TraceEvent,

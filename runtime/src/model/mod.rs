@@ -237,7 +237,8 @@ impl ModelResponse {
 }
 
 /// Why a model call failed.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ModelError {
     /// A scripted model has no turn left.

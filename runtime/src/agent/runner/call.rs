@@ -20,7 +20,8 @@ use crate::error::ToolError;
 use crate::prepost::Decision;
 use crate::toolset::{CallScope, ToolSet};
 
-/// What one call left for its step.
+/// What one call left for its step (recorded as is under a journal).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct CallRecord {
     /// Its trace event.
     pub(super) trace: TraceEvent,
@@ -236,8 +237,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         };
         let what = format!("tool call `{}`", call.name);
         let call = dispatch_boxed(self.agent.tools(), &self.scope, call);
+        // A journaled call run again after a restart has what is left.
+        let left = super::remaining(after);
         async move {
-            match tokio::time::timeout(after, call).await {
+            match tokio::time::timeout(left, call).await {
                 Ok(outcome) => outcome,
                 Err(_) => {
                     tracing::warn!(target: "hookwire::audit", what, ?after, "tool call timed out");

@@ -1,5 +1,6 @@
 //! Why a run failed.
 
+use crate::agent::journal::JournalError;
 use crate::model::ModelError;
 
 /// Why a run failed.
@@ -22,4 +23,7 @@ pub enum RunError {
     /// A paused run still has calls waiting for a decision.
     #[error("{0} call(s) still wait for an approval decision")]
     StillPending(usize),
+    /// A journaled step could not be recorded or replayed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
 }

@@ -9,6 +9,7 @@
 //!   [`TraceEvent`]);
 //! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
 //! * `parent.rs`: what a run shares with the child agents it calls;
+//! * `journaled.rs`: the steps recorded under a [`Journal`];
 //! * `error.rs`: [`RunError`].
 
 use std::collections::BTreeMap;
@@ -22,6 +23,7 @@ use tracing::Instrument;
 
 use super::decl::AgentDecl;
 use super::inject::{Clock, HookEvent, SystemClock};
+use super::journal::Journal;
 use super::lifecycle::{ExecutionStart, Flow, LifecycleHooks, PromptSubmit};
 use crate::approval::{Approvals, Asker};
 use crate::context::ToolSource;
@@ -31,6 +33,7 @@ use crate::toolset::CallScope;
 
 mod call;
 mod error;
+mod journaled;
 mod parent;
 mod state;
 mod step;
@@ -38,6 +41,7 @@ mod trace;
 
 pub(crate) use call::dispatch_boxed;
 pub use error::RunError;
+pub(crate) use journaled::{CALL_STARTED, remaining};
 pub(crate) use parent::{ChildHistories, PARENT};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
 pub use trace::{RunOutput, RunStatus, TraceEvent};
@@ -336,12 +340,30 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// Runs one user message to the end.
     pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
+        self.run_inner(prompt.into(), None).await
+    }
+
+    /// [`run`](Self::run) with each model request, tool call and round of
+    /// injections recorded in `journal` as one step, or replayed from it
+    /// (see [`Journal`]). Tool calls of one step run one at a time.
+    pub async fn run_journaled(
+        &mut self,
+        prompt: impl Into<String>,
+        journal: &dyn Journal,
+    ) -> Result<RunOutput, RunError> {
+        self.run_inner(prompt.into(), Some(journal)).await
+    }
+
+    async fn run_inner(
+        &mut self,
+        mut prompt: String,
+        journal: Option<&dyn Journal>,
+    ) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
             correlation_id = %self.scope.correlation_id(),
         );
-        let mut prompt = prompt.into();
         async move {
             if self.pending.is_some() {
                 return Err(RunError::Paused);
@@ -407,8 +429,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 text: prompt.clone(),
             });
             Arc::make_mut(&mut self.history).push(Message::user(prompt));
-            self.inject(HookEvent::OnRequestStart).await;
-            self.drive(None).await
+            if let Err(e) = self.inject(HookEvent::OnRequestStart, journal).await {
+                return self.fail(e.into()).await;
+            }
+            self.drive(None, journal).await
         }
         .instrument(span)
         .await
@@ -417,6 +441,16 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     /// Resumes a run paused for approval, once every pending call has a
     /// decision ([`Approvals::resolve`]).
     pub async fn resume(&mut self) -> Result<RunOutput, RunError> {
+        self.resume_inner(None).await
+    }
+
+    /// [`resume`](Self::resume) with a journal, as
+    /// [`run_journaled`](Self::run_journaled).
+    pub async fn resume_journaled(&mut self, journal: &dyn Journal) -> Result<RunOutput, RunError> {
+        self.resume_inner(Some(journal)).await
+    }
+
+    async fn resume_inner(&mut self, journal: Option<&dyn Journal>) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
@@ -433,7 +467,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 return Err(RunError::StillPending(waiting));
             }
             self.trace.clear();
-            self.drive(Some(pending)).await
+            self.drive(Some(pending), journal).await
         }
         .instrument(span)
         .await

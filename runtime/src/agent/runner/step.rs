@@ -14,6 +14,7 @@ use super::trace::micros;
 use super::{PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
 use crate::agent::decl::AgentDecl;
 use crate::agent::inject::{HookEvent, run_injection};
+use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::{
     AgentFailed, ExecutionEnd, Flow, LifecycleHooks, StepEnd, StepStart, StopDecision, StopEvent,
 };
@@ -48,7 +49,11 @@ enum AfterModel {
 type Stopped = Option<(String, Option<String>)>;
 
 impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
-    pub(super) async fn inject(&mut self, event: HookEvent) {
+    pub(super) async fn inject(
+        &mut self,
+        event: HookEvent,
+        journal: Option<&dyn Journal>,
+    ) -> Result<(), JournalError> {
         let hooks: Vec<_> = self
             .agent
             .config()
@@ -57,6 +62,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             .filter(|h| h.event == event)
             .cloned()
             .collect();
+        if let (Some(journal), false) = (journal, hooks.is_empty()) {
+            let name = format!("inject {event:?}");
+            return self.journaled_injections(journal, &name, hooks).await;
+        }
         for hook in hooks {
             self.injections += 1;
             let action = run_injection(
@@ -73,6 +82,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                 action,
             });
         }
+        Ok(())
     }
 
     /// The loop: a paused step first if `resumed`, then step after step
@@ -80,6 +90,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     pub(super) async fn drive(
         &mut self,
         mut resumed: Option<PendingStep>,
+        journal: Option<&dyn Journal>,
     ) -> Result<RunOutput, RunError> {
         let definitions = self.agent.tools().definitions();
         loop {
@@ -97,13 +108,13 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
                     results: p.results,
                     started: Instant::now(),
                 },
-                None => match self.ask_model(&definitions).await {
+                None => match self.ask_model(&definitions, journal).await {
                     AfterModel::Calls(step) => step,
                     AfterModel::Again => continue,
                     AfterModel::Ended(out) => return out,
                 },
             };
-            if let Some(out) = self.run_step(step).await {
+            if let Some(out) = self.run_step(step, journal).await {
                 return out;
             }
         }
@@ -111,7 +122,11 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
 
     /// Starts a step: the step limit, the `step_start` hooks, the model's
     /// answer. A final answer goes to [`Self::final_answer`].
-    async fn ask_model(&mut self, definitions: &[ToolDefinition]) -> AfterModel {
+    async fn ask_model(
+        &mut self,
+        definitions: &[ToolDefinition],
+        journal: Option<&dyn Journal>,
+    ) -> AfterModel {
         let agent_name = self.agent.config().name.clone();
         if self.steps >= self.settings.max_steps {
             return AfterModel::Ended(self.fail(RunError::StepLimit(self.steps)).await);
@@ -141,7 +156,21 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             &self.history,
             definitions,
         );
-        let mut response = match self.model.complete(request).instrument(span.clone()).await {
+        let (answer, elapsed_us) = match journal {
+            None => {
+                let answer = self.model.complete(request).instrument(span.clone()).await;
+                (answer, micros(started.elapsed()))
+            }
+            Some(journal) => match self
+                .journaled_answer(journal, step, started, request)
+                .instrument(span.clone())
+                .await
+            {
+                Ok(answer) => answer,
+                Err(e) => return AfterModel::Ended(self.fail(e.into()).await),
+            },
+        };
+        let mut response = match answer {
             Ok(r) => r,
             Err(e) => return AfterModel::Ended(self.fail(RunError::Model(e)).await),
         };
@@ -156,10 +185,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             step,
             text: response.text.clone(),
             tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
-            elapsed_us: micros(started.elapsed()),
+            elapsed_us,
         });
         if response.tool_calls.is_empty() {
-            return self.final_answer(step, response, started).await;
+            return self.final_answer(step, response, started, journal).await;
         }
         Arc::make_mut(&mut self.history).push(Message::assistant_calls(
             response.text.clone(),
@@ -184,6 +213,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         step: usize,
         response: ModelResponse,
         started: Instant,
+        journal: Option<&dyn Journal>,
     ) -> AfterModel {
         let agent_name = self.agent.config().name.clone();
         Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
@@ -232,14 +262,20 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             }
             _ => {}
         }
-        self.inject(HookEvent::OnCompletion).await;
+        if let Err(e) = self.inject(HookEvent::OnCompletion, journal).await {
+            return AfterModel::Ended(self.fail(e.into()).await);
+        }
         AfterModel::Ended(self.finish(RunStatus::Completed, response.text).await)
     }
 
     /// Runs the step's calls that have no result yet and appends the
     /// results to the history; `Some` when the run ends with the step
     /// (paused or stopped).
-    async fn run_step(&mut self, step: Step) -> Option<Result<RunOutput, RunError>> {
+    async fn run_step(
+        &mut self,
+        step: Step,
+        journal: Option<&dyn Journal>,
+    ) -> Option<Result<RunOutput, RunError>> {
         let Step {
             step,
             response,
@@ -250,7 +286,10 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         } = step;
         // An imported state may be inconsistent: one slot per call.
         results.resize(calls.len(), None);
-        let (records, merged) = self.run_calls(step, &calls, &results, span).await;
+        let (records, merged) = match self.run_calls(step, &calls, &results, span, journal).await {
+            Ok(done) => done,
+            Err(e) => return Some(self.fail(e.into()).await),
+        };
         let mut stopped: Stopped = None;
         let mut paused = false;
         for (i, record) in records {
@@ -300,14 +339,17 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
     /// Runs the calls that have no result yet, concurrently (at most
     /// `max_parallel` at once), inside the [`PARENT`] that child agents
     /// read; their records in call order, and the messages children merge
-    /// into the history.
+    /// into the history. Under a journal each call is one recorded step,
+    /// and they run one at a time: the order of the steps must be the same
+    /// on every replay.
     async fn run_calls(
         &self,
         step: usize,
         calls: &[ToolCall],
         results: &[Option<ToolResult>],
         span: tracing::Span,
-    ) -> (Vec<(usize, CallRecord)>, Vec<Message>) {
+        journal: Option<&dyn Journal>,
+    ) -> Result<(Vec<(usize, CallRecord)>, Vec<Message>), JournalError> {
         let parent = Arc::new(ParentRun {
             history: self.history.clone(),
             model: self.model.clone(),
@@ -320,22 +362,40 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
             .filter(|(i, _)| results[*i].is_none())
             .map(|(i, c)| (i, c.clone()))
             .collect();
-        let max = self.settings.max_parallel.max(1);
-        let records = PARENT
+        let max = match journal {
+            Some(_) => 1,
+            None => self.settings.max_parallel.max(1),
+        };
+        let records: Vec<(usize, Result<CallRecord, JournalError>)> = PARENT
             .scope(
                 parent.clone(),
                 futures_util::stream::iter(todo)
-                    .map(|(i, call)| async move { (i, self.run_call(step, call).await) })
+                    .map(|(i, call)| {
+                        let parent = &parent;
+                        async move {
+                            let record = match journal {
+                                None => Ok(self.run_call(step, call).await),
+                                Some(journal) => {
+                                    self.journaled_call(journal, parent, step, call).await
+                                }
+                            };
+                            (i, record)
+                        }
+                    })
                     .buffered(max)
                     .collect(),
             )
             .instrument(span)
             .await;
+        let records = records
+            .into_iter()
+            .map(|(i, record)| record.map(|record| (i, record)))
+            .collect::<Result<Vec<_>, _>>()?;
         // The step's calls are done: release the parent's view of the
         // history, so that appending to it afterwards copies nothing.
         let merged = std::mem::take(&mut *lock(&parent.merged));
         drop(parent);
-        (records, merged)
+        Ok((records, merged))
     }
 
     /// Appends the step's results (a call still waiting is denied) and the
@@ -403,7 +463,7 @@ impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
         })
     }
 
-    async fn fail(&mut self, error: RunError) -> Result<RunOutput, RunError> {
+    pub(super) async fn fail(&mut self, error: RunError) -> Result<RunOutput, RunError> {
         tracing::warn!(
             target: "hookwire::audit",
             agent = %self.scope.agent(),

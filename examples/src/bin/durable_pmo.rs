@@ -1,0 +1,105 @@
+//! The durable PMO service: serves the orchestrator's sessions to a Restate
+//! server. See README, "Durable sessions".
+//!
+//! ```text
+//! durable_pmo [--listen 127.0.0.1:9080] [--register http://127.0.0.1:9070]
+//!             [--reuse-port] [--script FILE]
+//! ```
+//!
+//! `--register` registers the service with the server's admin API once it
+//! listens (again on every start: a new build is a new revision).
+//! `--reuse-port` lets several processes listen on one address (replicas).
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use hookwire::durable::{DurableAgent, DurableClient};
+use hookwire_examples::durable_pmo::{ConversationScript, session_runner};
+
+struct Args {
+    listen: SocketAddr,
+    register: Option<String>,
+    reuse_port: bool,
+    script: Option<String>,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut args = Args {
+        listen: SocketAddr::from(([127, 0, 0, 1], 9080)),
+        register: None,
+        reuse_port: false,
+        script: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--listen" => {
+                let v = value()?;
+                args.listen = v.parse().map_err(|e| format!("--listen {v}: {e}"))?;
+            }
+            "--register" => args.register = Some(value()?),
+            "--script" => args.script = Some(value()?),
+            "--reuse-port" => args.reuse_port = true,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(args)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = match parse() {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("durable_pmo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let model = match &args.script {
+        Some(path) => ConversationScript::from_file(path),
+        None => ConversationScript::default_script(),
+    };
+    let model = match model {
+        Ok(model) => Arc::new(model),
+        Err(e) => {
+            eprintln!("durable_pmo: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let listener = match DurableAgent::listener(args.listen, args.reuse_port) {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!("durable_pmo: cannot listen on {}: {e}", args.listen);
+            return ExitCode::FAILURE;
+        }
+    };
+    let service = DurableAgent::new(move |_session| session_runner(model.clone()));
+    let serving = tokio::spawn(service.serve(listener));
+    eprintln!("durable_pmo: serving on http://{}", args.listen);
+    if let Some(admin) = &args.register {
+        let registered = match DurableClient::new("http://127.0.0.1:8080") {
+            Ok(client) => {
+                client
+                    .register(admin, &format!("http://{}", args.listen))
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        match registered {
+            Ok(_) => eprintln!("durable_pmo: registered with {admin}"),
+            Err(e) => {
+                eprintln!("durable_pmo: cannot register: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    match serving.await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("durable_pmo: the server stopped: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

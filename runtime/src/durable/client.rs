@@ -1,0 +1,243 @@
+//! A client of a durable agent through Restate's HTTP ingress and admin
+//! APIs.
+
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{ApproveRequest, Decided, RunRequest, Verdict};
+use crate::agent::{RunOutput, RunState};
+
+/// Why a request to the Restate server failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The session id has characters the ingress does not take in a path.
+    #[error("invalid session id {id:?}: {why} (use 1 to 128 characters of A-Z a-z 0-9 . _ ~ -)")]
+    InvalidSessionId {
+        /// The id.
+        id: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// The server could not be reached.
+    #[error("the Restate server at {url} is unreachable: {message}")]
+    Unreachable {
+        /// The URL asked.
+        url: String,
+        /// Why.
+        message: String,
+    },
+    /// The server answered with an error.
+    #[error("{url} answered {status}: {message}")]
+    Rejected {
+        /// The URL asked.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The server's message.
+        message: String,
+    },
+    /// The answer is not what this client expects.
+    #[error("unexpected answer from {url}: {message}")]
+    Decode {
+        /// The URL asked.
+        url: String,
+        /// Why it did not parse.
+        message: String,
+    },
+}
+
+impl ClientError {
+    /// The HTTP status of a [`Rejected`](Self::Rejected) request.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Rejected { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// Checks a session id: 1 to 128 characters, each an unreserved URL
+/// character (`A-Z a-z 0-9 . _ ~ -`), not `.` or `..`. Other ids are
+/// refused before any request: in a URL path the ingress would reject them
+/// or read another object.
+pub fn check_session_id(id: &str) -> Result<(), ClientError> {
+    let why = if id.is_empty() {
+        Some("it is empty")
+    } else if id.len() > 128 {
+        Some("it is longer than 128 characters")
+    } else if id == "." || id == ".." {
+        Some("it is a path segment")
+    } else if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '~' | '-'))
+    {
+        Some("it has a character outside the unreserved URL characters")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(ClientError::InvalidSessionId {
+            id: id.to_owned(),
+            why,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Starts runs, decides waiting calls and reads sessions of a durable agent
+/// through Restate's ingress (`http://127.0.0.1:8080` by default), and
+/// registers services through its admin API.
+#[derive(Debug, Clone)]
+pub struct DurableClient {
+    ingress: String,
+    http: reqwest::Client,
+}
+
+impl DurableClient {
+    /// A client of the ingress at `ingress` (`http://127.0.0.1:8080`).
+    pub fn new(ingress: impl Into<String>) -> Result<Self, ClientError> {
+        let ingress = ingress.into().trim_end_matches('/').to_owned();
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .map_err(|e| ClientError::Unreachable {
+                url: ingress.clone(),
+                message: e.to_string(),
+            })?;
+        Ok(Self { ingress, http })
+    }
+
+    /// Registers the durable service at `service` (`http://127.0.0.1:9080`)
+    /// with the server whose admin API is at `admin`
+    /// (`http://127.0.0.1:9070`); again with `force` for a new build.
+    pub async fn register(&self, admin: &str, service: &str) -> Result<Value, ClientError> {
+        let url = format!("{}/deployments", admin.trim_end_matches('/'));
+        self.send(
+            self.http
+                .post(&url)
+                .json(&json!({"uri": service, "force": true})),
+            &url,
+        )
+        .await
+    }
+
+    /// Starts a run of `prompt` in `session` without waiting for it, and
+    /// returns Restate's invocation id. With an `idempotency_key`, a second
+    /// start with the same key is the same run.
+    pub async fn start(
+        &self,
+        session: &str,
+        prompt: &str,
+        idempotency_key: Option<&str>,
+    ) -> Result<String, ClientError> {
+        check_session_id(session)?;
+        let url = format!("{}/AgentSession/{session}/run/send", self.ingress);
+        let mut request = self.http.post(&url).json(&RunRequest {
+            prompt: prompt.to_owned(),
+        });
+        if let Some(key) = idempotency_key {
+            request = request.header("idempotency-key", key);
+        }
+        let answer: Value = self.send(request, &url).await?;
+        answer
+            .get("invocationId")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| ClientError::Decode {
+                url,
+                message: format!("no invocationId in {answer}"),
+            })
+    }
+
+    /// Waits for the run started as `invocation` and returns its output.
+    pub async fn output(&self, invocation: &str) -> Result<RunOutput, ClientError> {
+        let url = format!("{}/restate/invocation/{invocation}/attach", self.ingress);
+        self.send(self.http.get(&url), &url).await
+    }
+
+    /// Runs `prompt` in `session` and waits for the output.
+    pub async fn run(&self, session: &str, prompt: &str) -> Result<RunOutput, ClientError> {
+        check_session_id(session)?;
+        let url = format!("{}/AgentSession/{session}/run", self.ingress);
+        self.send(
+            self.http.post(&url).json(&RunRequest {
+                prompt: prompt.to_owned(),
+            }),
+            &url,
+        )
+        .await
+    }
+
+    /// Decides the waiting call `id` of `session`.
+    pub async fn decide(
+        &self,
+        session: &str,
+        id: &str,
+        verdict: Verdict,
+    ) -> Result<Decided, ClientError> {
+        check_session_id(session)?;
+        let url = format!("{}/AgentSession/{session}/approve", self.ingress);
+        let body = ApproveRequest {
+            id: id.to_owned(),
+            verdict,
+        };
+        self.send(self.http.post(&url).json(&body), &url).await
+    }
+
+    /// The session's state (`None` before its first run).
+    pub async fn state(&self, session: &str) -> Result<Option<RunState>, ClientError> {
+        check_session_id(session)?;
+        let url = format!("{}/AgentSession/{session}/state", self.ingress);
+        self.send(self.http.post(&url), &url).await
+    }
+
+    async fn send<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+        url: &str,
+    ) -> Result<T, ClientError> {
+        let response = request.send().await.map_err(|e| ClientError::Unreachable {
+            url: url.to_owned(),
+            message: error_chain(&e),
+        })?;
+        let status = response.status();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| ClientError::Unreachable {
+                url: url.to_owned(),
+                message: error_chain(&e),
+            })?;
+        if !status.is_success() {
+            // Restate answers errors as {"message": ".."}.
+            let message = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or(text);
+            return Err(ClientError::Rejected {
+                url: url.to_owned(),
+                status: status.as_u16(),
+                message,
+            });
+        }
+        serde_json::from_str(&text).map_err(|e| ClientError::Decode {
+            url: url.to_owned(),
+            message: format!("{e}: {text}"),
+        })
+    }
+}
+
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}

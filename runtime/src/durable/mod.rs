@@ -1,0 +1,303 @@
+//! Durable agent sessions on a [Restate](https://restate.dev) server
+//! (feature `durable`).
+//!
+//! A session is a Restate virtual object, `AgentSession`, keyed by the
+//! session id: Restate runs one call of a session at a time and keeps its
+//! [`RunState`] (history, sticky decisions, waiting calls). Its `run`
+//! handler drives the ordinary [`Runner`] with a
+//! [`Journal`] on the handler's context: every model
+//! response and every tool call (with its lifecycle hooks, approval
+//! settings, chain hooks and tool) is one `ctx.run` step. After a crash or a
+//! deploy Restate calls the handler again, which replays the recorded steps
+//! instead of running them, so no completed model request or tool call runs
+//! twice.
+//!
+//! A call that needs approval becomes a Restate awakeable; a person decides
+//! it through the ingress, minutes or days later, from any process:
+//! `POST /AgentSession/<session>/approve` with `{"id": "<tool-use id>",
+//! "decision": "approve"}` (or `deny` with a `reason`, `always_approve`,
+//! `always_deny`: the sticky ones become session state). Each waiting call
+//! has its own `AgentApproval` object, `<session>/<tool-use id>`, which
+//! takes one decision: a second one is refused (409), one for a call that
+//! does not wait is refused (404).
+//!
+//! Timers survive a restart: a call with a timeout (the run's
+//! `tool_call_timeout`, a child agent's) records when it started, and run
+//! again after a restart it has only what is left of it; the injection
+//! TTL's expiry is a wall-clock time in the recorded history.
+//!
+//! [`DurableAgent`] serves both objects over HTTP (the Restate SDK's
+//! server); [`DurableClient`] starts runs, decides calls, reads state and
+//! registers a service through the ingress and admin APIs. Everything here
+//! is the official `restate-sdk` (pinned `=0.13.0`) against
+//! `restate-server` 1.7.12; the pairing is checked by `examples/tests/durable.rs`.
+//!
+//! The service names are fixed (`AgentSession`, `AgentApproval`): one
+//! durable agent per Restate cluster. Run several processes of it behind one
+//! address (replicas); Restate retries a call on another when one dies.
+
+mod client;
+mod session;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::lifecycle::LifecycleHooks;
+use crate::agent::{AgentDecl, Journal, RunError, RunOutput, RunState, Runner, StateError};
+use crate::approval::{Approvals, BoxFuture, DeferAll};
+
+pub use client::{ClientError, DurableClient, check_session_id};
+pub use session::{ApproveRequest, Decided, RunRequest};
+
+/// A person's decision about a waiting call, as the ingress receives it:
+/// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}`,
+/// `{"decision": "always_approve"}`, `{"decision": "always_deny"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Run this call.
+    Approve,
+    /// Do not run it; the reason goes to the model.
+    Deny {
+        /// Why (a default is given when missing).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Run it, and every later call of the tool in this session.
+    AlwaysApprove,
+    /// Deny it, and every later call of the tool in this session.
+    AlwaysDeny,
+}
+
+impl Verdict {
+    /// `approve`, `deny`, `always_approve`, `always_deny`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Approve => "approve",
+            Self::Deny { .. } => "deny",
+            Self::AlwaysApprove => "always_approve",
+            Self::AlwaysDeny => "always_deny",
+        }
+    }
+}
+
+/// A runner as the durable session drives it, whatever its agent type.
+pub(crate) trait DurableRunner: Send {
+    fn import_state(&mut self, state: RunState) -> Result<(), StateError>;
+    fn export_state(&self) -> RunState;
+    fn approvals(&self) -> &Approvals;
+    fn run<'a>(
+        &'a mut self,
+        prompt: String,
+        journal: &'a dyn Journal,
+    ) -> BoxFuture<'a, Result<RunOutput, RunError>>;
+    fn resume<'a>(
+        &'a mut self,
+        journal: &'a dyn Journal,
+    ) -> BoxFuture<'a, Result<RunOutput, RunError>>;
+}
+
+impl<A, H> DurableRunner for Runner<A, H>
+where
+    A: AgentDecl + Send + Sync + 'static,
+    H: LifecycleHooks + Send + Sync + 'static,
+{
+    fn import_state(&mut self, state: RunState) -> Result<(), StateError> {
+        Runner::import_state(self, state)
+    }
+    fn export_state(&self) -> RunState {
+        Runner::export_state(self)
+    }
+    fn approvals(&self) -> &Approvals {
+        Runner::approvals(self)
+    }
+    fn run<'a>(
+        &'a mut self,
+        prompt: String,
+        journal: &'a dyn Journal,
+    ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
+        Box::pin(self.run_journaled(prompt, journal))
+    }
+    fn resume<'a>(
+        &'a mut self,
+        journal: &'a dyn Journal,
+    ) -> BoxFuture<'a, Result<RunOutput, RunError>> {
+        Box::pin(self.resume_journaled(journal))
+    }
+}
+
+/// Builds a session's runner from its id.
+pub(crate) type MakeRunner = dyn Fn(&str) -> Box<dyn DurableRunner> + Send + Sync;
+
+/// An agent served as durable Restate sessions.
+///
+/// `make` builds the runner of a session (called for every attempt of
+/// every call, with the session id): the agent, the model, the hooks, the
+/// settings. Its approvals are replaced: a call that needs approval waits
+/// for a decision through the ingress. Its correlation id is the session id.
+///
+/// ```no_run
+/// # use hookwire::agent::{AgentConfig, AgentDecl, Runner};
+/// # use hookwire::model::PassthroughModel;
+/// # use hookwire::Router;
+/// # struct Echo { config: AgentConfig, tools: Router }
+/// # impl AgentDecl for Echo {
+/// #     type Tools = Router;
+/// #     fn config(&self) -> &AgentConfig { &self.config }
+/// #     fn tools(&self) -> &Router { &self.tools }
+/// # }
+/// use hookwire::durable::DurableAgent;
+/// # async fn serve() -> std::io::Result<()> {
+/// let listener = DurableAgent::listener("127.0.0.1:9080".parse().unwrap(), false)?;
+/// DurableAgent::new(|_session| {
+///     let agent = Echo { config: AgentConfig::new("echo"), tools: Router::new() };
+///     Runner::new(agent, PassthroughModel::new())
+/// })
+/// .serve(listener)
+/// .await;
+/// # Ok(()) }
+/// ```
+pub struct DurableAgent {
+    make: Arc<MakeRunner>,
+    retry_initial: Duration,
+    retry_max: Duration,
+}
+
+impl std::fmt::Debug for DurableAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DurableAgent")
+            .field("retry_initial", &self.retry_initial)
+            .field("retry_max", &self.retry_max)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DurableAgent {
+    /// Sessions whose runners `make` builds.
+    pub fn new<A, H, F>(make: F) -> Self
+    where
+        A: AgentDecl + Send + Sync + 'static,
+        H: LifecycleHooks + Send + Sync + 'static,
+        F: Fn(&str) -> Runner<A, H> + Send + Sync + 'static,
+    {
+        let make = move |session: &str| -> Box<dyn DurableRunner> {
+            Box::new(
+                make(session)
+                    .with_asker(DeferAll)
+                    .with_correlation_id(session),
+            )
+        };
+        Self {
+            make: Arc::new(make),
+            retry_initial: Duration::from_millis(100),
+            retry_max: Duration::from_secs(2),
+        }
+    }
+
+    /// How soon Restate retries a call whose service died (first retry,
+    /// and the longest wait between retries); 100 ms and 2 s by default.
+    pub fn with_retry(mut self, initial: Duration, max: Duration) -> Self {
+        self.retry_initial = initial;
+        self.retry_max = max.max(initial);
+        self
+    }
+
+    fn endpoint(&self) -> restate_sdk::endpoint::Endpoint {
+        use restate_sdk::endpoint::{Endpoint, ServiceOptions};
+        use restate_sdk::service::IntoServiceDefinition;
+        let options = || {
+            ServiceOptions::new()
+                .retry_policy_initial_interval(self.retry_initial)
+                .retry_policy_max_interval(self.retry_max)
+                .retry_policy_exponentiation_factor(2.0)
+        };
+        let session = session::AgentSession {
+            make: self.make.clone(),
+        };
+        Endpoint::builder()
+            .bind(session.into_service_definition().options(options()))
+            .bind(
+                session::AgentApproval
+                    .into_service_definition()
+                    .options(options()),
+            )
+            .build()
+    }
+
+    /// A listener on `address` for [`serve`](Self::serve): with
+    /// `TCP_NODELAY`, which the connections it accepts inherit (without it,
+    /// Nagle's algorithm holds back each journal message of a step that
+    /// does not finish at once for about 40 ms, the peer's delayed ACK),
+    /// and with `SO_REUSEPORT` when `reuse_port` is set, so that several
+    /// processes (replicas) listen on the one address Restate knows.
+    pub fn listener(
+        address: std::net::SocketAddr,
+        reuse_port: bool,
+    ) -> std::io::Result<tokio::net::TcpListener> {
+        let socket = match address {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.set_nodelay(true)?;
+        socket.set_reuseaddr(true)?;
+        if reuse_port {
+            socket.set_reuseport(true)?;
+        }
+        socket.bind(address)?;
+        socket.listen(1024)
+    }
+
+    /// Serves the sessions on `listener` (best made by
+    /// [`listener`](Self::listener)) until the process ends.
+    pub async fn serve(self, listener: tokio::net::TcpListener) {
+        restate_sdk::http_server::HttpServer::new(self.endpoint())
+            .serve(listener)
+            .await;
+    }
+
+    /// Serves the sessions on `listener` until `shutdown` completes.
+    pub async fn serve_until(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) {
+        restate_sdk::http_server::HttpServer::new(self.endpoint())
+            .serve_with_cancel(listener, shutdown)
+            .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verdict_reads_as_the_readme_writes_it() {
+        let read = |text: &str| serde_json::from_str::<Verdict>(text).ok();
+        assert_eq!(read(r#"{"decision": "approve"}"#), Some(Verdict::Approve));
+        assert_eq!(
+            read(r#"{"decision": "deny", "reason": "no"}"#),
+            Some(Verdict::Deny {
+                reason: Some("no".into())
+            })
+        );
+        assert_eq!(
+            read(r#"{"decision": "deny"}"#),
+            Some(Verdict::Deny { reason: None })
+        );
+        assert_eq!(
+            read(r#"{"decision": "always_approve"}"#),
+            Some(Verdict::AlwaysApprove)
+        );
+        assert_eq!(
+            read(r#"{"decision": "always_deny"}"#),
+            Some(Verdict::AlwaysDeny)
+        );
+        assert_eq!(read(r#"{"decision": "maybe"}"#), None);
+        assert_eq!(read(r#"{"id": "t1"}"#), None);
+    }
+}

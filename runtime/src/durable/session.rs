@@ -1,0 +1,236 @@
+//! The two Restate virtual objects of a durable agent: `AgentSession` (one
+//! per session id: the run, its state, approvals by id) and `AgentApproval`
+//! (one per waiting call: resolved exactly once).
+
+use std::sync::Arc;
+
+use restate_sdk::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus};
+use crate::approval::{ApprovalDecision, BoxFuture, PendingApproval, Sticky};
+
+use super::{DurableRunner, MakeRunner, Verdict};
+
+/// The state key of a session's [`RunState`].
+const STATE: &str = "state";
+/// The state keys of an approval gate.
+const AWAKEABLE: &str = "awakeable";
+const PENDING: &str = "pending";
+const DECIDED: &str = "decided";
+
+/// The key of the approval gate of call `id` in `session`.
+pub(crate) fn gate_key(session: &str, id: &str) -> String {
+    format!("{session}/{id}")
+}
+
+/// A [`Journal`] on a Restate handler's context: each step is a `ctx.run`.
+struct RestateJournal<'c, 'ctx>(&'c ObjectContext<'ctx>);
+
+impl Journal for RestateJournal<'_, '_> {
+    fn step<'a>(
+        &'a self,
+        name: &'a str,
+        effect: BoxFuture<'a, Value>,
+    ) -> BoxFuture<'a, Result<Value, JournalError>> {
+        // The context lives as long as the handler, longer than the step.
+        let ctx: &'a ObjectContext<'a> = self.0;
+        Box::pin(async move {
+            ctx.run(|| async move { Ok(Json(effect.await)) })
+                .name(name)
+                .await
+                .map(Json::into_inner)
+                .map_err(|e| JournalError::new(name, e.to_string()))
+        })
+    }
+}
+
+/// The request body of `AgentSession/<id>/run`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRequest {
+    /// The user's message.
+    pub prompt: String,
+}
+
+/// The request body of `AgentSession/<id>/approve`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApproveRequest {
+    /// The tool-use id of the waiting call.
+    pub id: String,
+    /// The decision.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// What `AgentApproval/<session>/<id>/open` receives from the session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Opened {
+    awakeable: String,
+    pending: PendingApproval,
+}
+
+/// The answer to an approval: which call was decided, how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decided {
+    /// The call.
+    pub pending: PendingApproval,
+    /// The decision.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// The `AgentSession` virtual object: a session's runs, keyed by session id.
+pub(crate) struct AgentSession {
+    pub(crate) make: Arc<MakeRunner>,
+}
+
+fn terminal(code: u16, message: impl std::fmt::Display) -> HandlerError {
+    TerminalError::new_with_code(code, message.to_string()).into()
+}
+
+#[restate_sdk::object(name = "AgentSession")]
+impl AgentSession {
+    /// Runs one user message to the end; waits (durably) for approvals.
+    #[handler]
+    async fn run(
+        &self,
+        ctx: ObjectContext<'_>,
+        Json(request): Json<RunRequest>,
+    ) -> Result<Json<RunOutput>, HandlerError> {
+        let session = ctx.key().to_owned();
+        let mut runner: Box<dyn DurableRunner> = (self.make)(&session);
+        if let Some(Json(state)) = ctx.get::<Json<RunState>>(STATE).await? {
+            runner.import_state(state).map_err(|e| terminal(500, e))?;
+        }
+        let journal = RestateJournal(&ctx);
+        let mut result = runner.run(request.prompt, &journal).await;
+        loop {
+            // The state is the session's, whatever happened: the history so
+            // far, the sticky decisions, the pending calls.
+            ctx.set(STATE, Json(runner.export_state()));
+            let output = result.map_err(|e| terminal(500, e))?;
+            let RunStatus::Paused { pending } = &output.status else {
+                return Ok(Json(output));
+            };
+            let mut waits = Vec::with_capacity(pending.len());
+            for call in pending {
+                let (awakeable, decision) = ctx.awakeable::<Json<Verdict>>();
+                ctx.object_client::<AgentApprovalClient<'_>>(gate_key(&session, &call.tool_use_id))
+                    .open(Json(Opened {
+                        awakeable,
+                        pending: call.clone(),
+                    }))
+                    .send();
+                waits.push((call.clone(), decision));
+            }
+            for (call, decision) in waits {
+                let Json(verdict) = decision.await?;
+                apply(runner.as_ref(), &call, verdict);
+            }
+            result = runner.resume(&journal).await;
+        }
+    }
+
+    /// Decides a waiting call: `{"id": "<tool-use id>", "decision":
+    /// "approve" | "deny" | "always_approve" | "always_deny", "reason": ".."}`.
+    #[handler]
+    async fn approve(
+        &self,
+        ctx: SharedObjectContext<'_>,
+        Json(request): Json<ApproveRequest>,
+    ) -> Result<Json<Decided>, HandlerError> {
+        let key = gate_key(ctx.key(), &request.id);
+        let decided = ctx
+            .object_client::<AgentApprovalClient<'_>>(key)
+            .decide(Json(request.verdict))
+            .call()
+            .await?;
+        Ok(decided)
+    }
+
+    /// The session's state: history, sticky decisions, waiting calls.
+    #[handler]
+    async fn state(
+        &self,
+        ctx: SharedObjectContext<'_>,
+    ) -> Result<Json<Option<RunState>>, HandlerError> {
+        Ok(Json(
+            ctx.get::<Json<RunState>>(STATE)
+                .await?
+                .map(Json::into_inner),
+        ))
+    }
+}
+
+/// Gives the decision to the runner: sticky ones become session state.
+fn apply(runner: &dyn DurableRunner, call: &PendingApproval, verdict: Verdict) {
+    let approvals = runner.approvals();
+    let resolution = match verdict {
+        Verdict::Approve => ApprovalDecision::Approve,
+        Verdict::AlwaysApprove => {
+            approvals.set_sticky(call.tool.clone(), Sticky::AlwaysApprove);
+            ApprovalDecision::Approve
+        }
+        Verdict::Deny { reason } => {
+            ApprovalDecision::Deny(reason.unwrap_or_else(|| "denied by a person".to_owned()))
+        }
+        Verdict::AlwaysDeny => {
+            approvals.set_sticky(call.tool.clone(), Sticky::AlwaysDeny);
+            ApprovalDecision::Deny(format!("calls of `{}` are always denied", call.tool))
+        }
+    };
+    approvals.resolve(&call.tool_use_id, resolution);
+}
+
+/// The `AgentApproval` virtual object: one waiting call, keyed by
+/// `<session>/<tool-use id>`, decided at most once.
+pub(crate) struct AgentApproval;
+
+#[restate_sdk::object(name = "AgentApproval")]
+impl AgentApproval {
+    /// Opens the gate (the session calls it when a call starts waiting).
+    #[handler]
+    async fn open(
+        &self,
+        ctx: ObjectContext<'_>,
+        Json(opened): Json<Opened>,
+    ) -> Result<(), HandlerError> {
+        ctx.set(AWAKEABLE, opened.awakeable);
+        ctx.set(PENDING, Json(opened.pending));
+        ctx.clear(DECIDED);
+        Ok(())
+    }
+
+    /// Decides the call, once.
+    #[handler]
+    async fn decide(
+        &self,
+        ctx: ObjectContext<'_>,
+        Json(verdict): Json<Verdict>,
+    ) -> Result<Json<Decided>, HandlerError> {
+        let (session, id) = ctx.key().split_once('/').unwrap_or((ctx.key(), ""));
+        let (Some(awakeable), Some(Json(pending))) = (
+            ctx.get::<String>(AWAKEABLE).await?,
+            ctx.get::<Json<PendingApproval>>(PENDING).await?,
+        ) else {
+            return Err(terminal(
+                404,
+                format!("no call `{id}` waits for approval in session `{session}`"),
+            ));
+        };
+        if let Some(Json(earlier)) = ctx.get::<Json<Verdict>>(DECIDED).await? {
+            return Err(terminal(
+                409,
+                format!(
+                    "call `{id}` of session `{session}` was already decided ({}); \
+                     this decision is ignored",
+                    earlier.as_str()
+                ),
+            ));
+        }
+        ctx.set(DECIDED, Json(verdict.clone()));
+        ctx.resolve_awakeable(&awakeable, Json(verdict.clone()));
+        Ok(Json(Decided { pending, verdict }))
+    }
+}
