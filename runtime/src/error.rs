@@ -109,15 +109,15 @@ fn ms(d: &Duration) -> String {
 /// An error that carries only a message: what a `Display`-only error from a
 /// tool turns into.
 #[derive(Debug, Clone)]
-pub struct Message(pub String);
+pub struct ErrorMessage(pub String);
 
-impl fmt::Display for Message {
+impl fmt::Display for ErrorMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl StdError for Message {}
+impl StdError for ErrorMessage {}
 
 impl ToolError {
     /// An invalid-arguments error.
@@ -162,7 +162,7 @@ impl ToolError {
     ) -> Self {
         Self::ToolFailed {
             tool: tool.into(),
-            source: Arc::new(Message(message.to_string())),
+            source: Arc::new(ErrorMessage(message.to_string())),
             retryable,
         }
     }
@@ -245,7 +245,7 @@ pub struct HookError(Box<dyn StdError + Send + Sync>);
 impl HookError {
     /// A hook error with a message.
     pub fn msg(message: impl fmt::Display) -> Self {
-        Self(Box::new(Message(message.to_string())))
+        Self(Box::new(ErrorMessage(message.to_string())))
     }
 
     /// The underlying error.

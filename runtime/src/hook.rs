@@ -12,11 +12,11 @@ use crate::context::ToolContext;
 use crate::error::{ToolError, panic_message};
 
 /// Anything that turns a call into an outcome: a tool, or a tool wrapped in
-/// hooks. A chain is a `Handler` built of nested [`Layer`]s, one concrete
+/// hooks. A chain is a `Handler` built of nested [`Hooked`]s, one concrete
 /// type per chain, so every call through it is statically dispatched.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a hookwire handler (a tool or a chain of hooks around one)",
-    note = "wrap a `Tool` in `ToolHandler`, and hooks around it with `Layer` or `hookwire::chain!`"
+    note = "wrap a `Tool` in `ToolHandler`, and hooks around it with `Hooked` or `hookwire::chain!`"
 )]
 pub trait Handler: Send + Sync {
     /// Runs the call.
@@ -210,7 +210,7 @@ impl<H: Hook + ?Sized> Hook for &H {
 
 /// One hook around an inner handler: the building block of every chain.
 ///
-/// A `Layer` does not catch panics itself: that would cost a `catch_unwind`
+/// A `Hooked` does not catch panics itself: that would cost a `catch_unwind`
 /// per hook on every call. It only *attributes* them: while the hook runs, a
 /// guard on the stack notes the hook's name if a panic unwinds through it,
 /// and the root of the call ([`CatchPanics`], which every tool set puts
@@ -223,12 +223,12 @@ impl<H: Hook + ?Sized> Hook for &H {
 /// until the next call's root: a second panic in the same call is then
 /// named after the first one's culprit. `Guarded` clears it.)
 #[derive(Debug, Clone, Default)]
-pub struct Layer<H, N> {
+pub struct Hooked<H, N> {
     hook: H,
     inner: N,
 }
 
-impl<H, N> Layer<H, N> {
+impl<H, N> Hooked<H, N> {
     /// `hook` around `inner`.
     pub const fn new(hook: H, inner: N) -> Self {
         Self { hook, inner }
@@ -245,7 +245,7 @@ impl<H, N> Layer<H, N> {
     }
 }
 
-impl<H: Hook, N: Handler> Handler for Layer<H, N> {
+impl<H: Hook, N: Handler> Handler for Hooked<H, N> {
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         Attributed::new(
@@ -327,7 +327,7 @@ pub(crate) trait Attribute {
     fn record(&self);
 }
 
-/// The guard of a [`Layer`]: attributes a panic to the hook.
+/// The guard of a [`Hooked`]: attributes a panic to the hook.
 pub(crate) struct HookCulprit<'a, H>(pub(crate) &'a H);
 
 impl<H: Hook> Attribute for HookCulprit<'_, H> {
@@ -368,7 +368,7 @@ pub(crate) fn attributed<A: Attribute, R>(culprit: &A, f: impl FnOnce() -> R) ->
 }
 
 pin_project_lite::pin_project! {
-    /// A future whose panics are attributed to `culprit` (see [`Layer`]);
+    /// A future whose panics are attributed to `culprit` (see [`Hooked`]);
     /// they are not caught here.
     pub(crate) struct Attributed<F, A> {
         #[pin]
@@ -478,9 +478,9 @@ pub fn catch_panics<H: Handler + ?Sized>(
 /// A handler run as the root of a call: [`catch_panics`] as a [`Handler`].
 ///
 /// ```
-/// # use hookwire::{CatchPanics, chain, Layer};
+/// # use hookwire::{CatchPanics, chain, Hooked};
 /// # struct A; struct T;
-/// let root: CatchPanics<Layer<A, T>> = CatchPanics(chain!(A => T));
+/// let root: CatchPanics<Hooked<A, T>> = CatchPanics(chain!(A => T));
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CatchPanics<H>(pub H);
@@ -496,15 +496,15 @@ impl<H: Handler> Handler for CatchPanics<H> {
 /// handler.
 ///
 /// ```
-/// # use hookwire::{chain, Layer};
+/// # use hookwire::{chain, Hooked};
 /// # struct A; struct B; struct T;
 /// let c = chain!(A, B => T);
-/// let _: Layer<A, Layer<B, T>> = c;
+/// let _: Hooked<A, Hooked<B, T>> = c;
 /// ```
 #[macro_export]
 macro_rules! chain {
     (=> $handler:expr $(,)?) => { $handler };
     ($hook:expr $(, $rest:expr)* => $handler:expr $(,)?) => {
-        $crate::Layer::new($hook, $crate::chain!($($rest),* => $handler))
+        $crate::Hooked::new($hook, $crate::chain!($($rest),* => $handler))
     };
 }

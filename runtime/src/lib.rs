@@ -5,7 +5,7 @@
 //! A hook is code that runs around a tool call: audit, guard, rewrite
 //! arguments, redact results, ask a human, time out, retry. hookwire builds
 //! the hooks around each tool into **one concrete nested type** (a chain of
-//! [`Layer`]s around a [`ToolHandler`]), so a call through it is statically
+//! [`Hooked`]s around a [`ToolHandler`]), so a call through it is statically
 //! dispatched: no `Box<dyn>`, no allocation per call.
 //!
 //! ## The one ordering rule
@@ -74,7 +74,7 @@
 //!
 //! Panics are caught once per call, at its root: every tool set runs each
 //! chain through [`catch_panics`], which ends the call with an error result
-//! naming the innermost hook or the tool that panicked. Each [`Layer`] and
+//! naming the innermost hook or the tool that panicked. Each [`Hooked`] and
 //! [`ToolHandler`] only attributes a panic (a guard on the stack that costs
 //! nothing unless the stack unwinds), so a chain has no per-hook
 //! `catch_unwind`. A panic in a fail-closed hook or in the tool therefore
@@ -135,23 +135,23 @@ pub use decision::Decision;
 pub use declare::{ArgsOf, ToolDecl};
 pub use deps::{Dep, FromDeps, FromRef};
 pub use error::ArgumentError;
-pub use error::{HookError, Message, ToolError};
+pub use error::{ErrorMessage, HookError, ToolError};
 pub use hook::{CatchPanics, catch_panics};
-pub use hook::{Handler, Hook, Layer, Next};
+pub use hook::{Handler, Hook, Hooked, Next};
 pub use hooks::Attempts;
 /// `#[derive(FromDeps)]`: a hand-written tool or hook type built from an
 /// agent's dependencies (see [`deps`]).
 pub use hookwire_macros::FromDeps;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, args, hook, tool};
-/// Joining tool sets (static tools and MCP tools): `a.chain(b)`.
+/// Joining tool sets (static tools and MCP tools): `a.join(b)`.
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};
 pub use policy::{FailurePolicy, Guarded};
 pub use predicate::Predicate;
 pub use prepost::{Post, PostHook, Pre, PreHook};
 pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
-pub use toolset::{CallScope, End, Route, Router, Routes, SessionValues, ToolSet};
+pub use toolset::{CallScope, Router, RouterEnd, RouterEntry, RouterList, SessionValues, ToolSet};
 pub use when::When;
 
 /// Re-exports for generated code, so user crates need no extra dependencies.

@@ -33,7 +33,7 @@ pub use hookwire_spec::FailurePolicy;
 ///
 /// Panics: a `Guarded` hook catches its own panics (one `catch_unwind` per
 /// call), so hooks outside it see its failure as an `Err` from `next`. A
-/// panic further in (a plain [`Layer`](crate::Layer) or the tool) is not its
+/// panic further in (a plain [`Hooked`](crate::Hooked) or the tool) is not its
 /// failure: it goes on to the root of the call
 /// ([`catch_panics`](crate::catch_panics)), which ends the call with an
 /// error naming the hook or tool that panicked.

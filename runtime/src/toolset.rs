@@ -280,17 +280,17 @@ pub trait ToolSet: Send + Sync {
 /// # }
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct Router<R = End> {
+pub struct Router<R = RouterEnd> {
     routes: R,
 }
 
 /// The end of a [`Router`]'s list.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct End;
+pub struct RouterEnd;
 
 /// One route of a [`Router`]: a name, its chain, and the rest.
 #[derive(Debug, Clone)]
-pub struct Route<C, R> {
+pub struct RouterEntry<C, R> {
     definition: ToolDefinition,
     name: Cow<'static, str>,
     source: ToolSource,
@@ -298,23 +298,23 @@ pub struct Route<C, R> {
     rest: R,
 }
 
-impl Router<End> {
+impl Router<RouterEnd> {
     /// An empty router.
     pub fn new() -> Self {
-        Self { routes: End }
+        Self { routes: RouterEnd }
     }
 }
 
-impl<R: Routes> Router<R> {
+impl<R: RouterList> Router<R> {
     /// Adds a route for `definition.name` through `chain`.
     pub fn route<C: Handler>(
         self,
         definition: ToolDefinition,
         source: ToolSource,
         chain: C,
-    ) -> Router<Route<C, R>> {
+    ) -> Router<RouterEntry<C, R>> {
         Router {
-            routes: Route {
+            routes: RouterEntry {
                 name: Cow::Owned(definition.name.clone()),
                 definition,
                 source,
@@ -328,7 +328,7 @@ impl<R: Routes> Router<R> {
     /// runs through [`ToolHandler`](crate::ToolHandler), and a tool declared with
     /// `#[hookwire::tool(hooks = [..], needs_approval, on_error = ..)]` through
     /// its own chain ([`ToolDecl::Handler`]).
-    pub fn tool<T: ToolDecl>(self, tool: T) -> Router<Route<T::Handler, R>> {
+    pub fn tool<T: ToolDecl>(self, tool: T) -> Router<RouterEntry<T::Handler, R>> {
         let definition = tool.describe();
         let handler = tool.into_handler();
         let source = T::tool(&handler).source();
@@ -336,8 +336,8 @@ impl<R: Routes> Router<R> {
     }
 }
 
-/// The list behind a [`Router`]; implemented by [`End`] and [`Route`].
-pub trait Routes: Send + Sync {
+/// The list behind a [`Router`]; implemented by [`RouterEnd`] and [`RouterEntry`].
+pub trait RouterList: Send + Sync {
     /// Appends the definitions, in the order the routes were added.
     fn collect(&self, out: &mut Vec<ToolDefinition>);
     /// The source of the route with this name, if there is one.
@@ -346,7 +346,7 @@ pub trait Routes: Send + Sync {
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send;
 }
 
-impl Routes for End {
+impl RouterList for RouterEnd {
     fn collect(&self, _out: &mut Vec<ToolDefinition>) {}
 
     fn source(&self, _name: &str) -> Option<ToolSource> {
@@ -358,7 +358,7 @@ impl Routes for End {
     }
 }
 
-impl<C: Handler, R: Routes> Routes for Route<C, R> {
+impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
     fn collect(&self, out: &mut Vec<ToolDefinition>) {
         self.rest.collect(out);
         out.push(self.definition.clone());
@@ -385,7 +385,7 @@ impl<C: Handler, R: Routes> Routes for Route<C, R> {
     }
 }
 
-impl<R: Routes> ToolSet for Router<R> {
+impl<R: RouterList> ToolSet for Router<R> {
     fn definitions(&self) -> Vec<ToolDefinition> {
         let mut out = Vec::new();
         self.routes.collect(&mut out);

@@ -189,7 +189,7 @@ pub(super) fn emit_call_dynamic(
     }
     let mut chain = quote!(inner);
     for layer in layers.iter().rev() {
-        chain = quote!(#krate::Layer::new(#layer, #chain));
+        chain = quote!(#krate::Hooked::new(#layer, #chain));
     }
     quote! {
         async fn call_dynamic<__C: #krate::Handler>(

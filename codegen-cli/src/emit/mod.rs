@@ -34,7 +34,7 @@
 //! let tokens = emit::agent(&spec, &EmitOptions::new(syn::parse_quote!(::hookwire))).unwrap();
 //! let code = emit::format_file(tokens, "example").unwrap();
 //! assert!(code.starts_with("// @generated"));
-//! assert!(code.contains("::hookwire::Layer<Audit, <AddOne as ::hookwire::ToolDecl>::Handler>"));
+//! assert!(code.contains("::hookwire::Hooked<Audit, <AddOne as ::hookwire::ToolDecl>::Handler>"));
 //! ```
 
 mod config;

@@ -38,10 +38,10 @@ fn chains_follow_the_ordering_rule_and_drop_non_matching_hooks() {
         );
     let code = emit(&spec);
     assert!(code.contains(
-        "tool_0: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            Reads,\n            ::hookwire::Layer<\n                ::hookwire::Guarded<Slow>,\n                ::hookwire::Layer<T, <ReadFile as ::hookwire::ToolDecl>::Handler>,"
+        "tool_0: ::hookwire::Hooked<\n        Outer,\n        ::hookwire::Hooked<\n            Reads,\n            ::hookwire::Hooked<\n                ::hookwire::Guarded<Slow>,\n                ::hookwire::Hooked<T, <ReadFile as ::hookwire::ToolDecl>::Handler>,"
     ), "{code}");
     assert!(code.contains(
-        "tool_1: ::hookwire::Layer<\n        Outer,\n        ::hookwire::Layer<\n            ::hookwire::Guarded<Slow>,\n            <Shell as ::hookwire::ToolDecl>::Handler,\n        >,\n    >,"
+        "tool_1: ::hookwire::Hooked<\n        Outer,\n        ::hookwire::Hooked<\n            ::hookwire::Guarded<Slow>,\n            <Shell as ::hookwire::ToolDecl>::Handler,\n        >,\n    >,"
     ), "{code}");
     assert!(code.contains("::core::time::Duration::from_millis(250u64)"));
     assert!(code.contains("::hookwire::FailurePolicy::FailOpen"));
@@ -129,8 +129,8 @@ fn a_front_ends_tokens_are_used_as_they_are_not_the_text_parsed_again() {
             .with_tool_hook(hook),
     );
     assert!(
-        code.contains("::hookwire::Layer<\n        crate::hooks::Audit,\n        <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler,")
-            || code.contains("::hookwire::Layer<crate::hooks::Audit, <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler>"),
+        code.contains("::hookwire::Hooked<\n        crate::hooks::Audit,\n        <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler,")
+            || code.contains("::hookwire::Hooked<crate::hooks::Audit, <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler>"),
         "{code}"
     );
 }

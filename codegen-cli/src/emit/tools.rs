@@ -81,8 +81,8 @@ pub(super) fn lower_tool(
     for hook in hooks.iter().rev() {
         let hty = &hook.ty;
         let hinit = &hook.init;
-        chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
-        chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
+        chain_ty = quote!(#krate::Hooked<#hty, #chain_ty>);
+        chain_init = quote!(#krate::Hooked::new(#hinit, #chain_init));
     }
     Ok(Lowered {
         name: tool.name.clone(),

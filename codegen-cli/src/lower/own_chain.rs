@@ -66,9 +66,8 @@ pub(crate) fn own_chain(
     match &opts.needs_approval {
         None => {}
         Some(NeedsApproval::Always(_)) => {
-            chain_ty = quote!(#krate::Layer<#krate::approval::NeedsApproval<bool>, #chain_ty>);
-            chain_init =
-                quote!(#krate::Layer::new(#krate::approval::NeedsApproval::new(true), #chain_init));
+            chain_ty = quote!(#krate::Hooked<#krate::approval::NeedsApproval<bool>, #chain_ty>);
+            chain_init = quote!(#krate::Hooked::new(#krate::approval::NeedsApproval::new(true), #chain_init));
             depth += 1;
         }
         Some(NeedsApproval::When(path)) => {
@@ -87,9 +86,9 @@ pub(crate) fn own_chain(
                 }
             });
             chain_ty = quote!(
-                #krate::Layer<#krate::approval::NeedsApproval<__HookwireApproval>, #chain_ty>
+                #krate::Hooked<#krate::approval::NeedsApproval<__HookwireApproval>, #chain_ty>
             );
-            chain_init = quote!(#krate::Layer::new(
+            chain_init = quote!(#krate::Hooked::new(
                 #krate::approval::NeedsApproval::new(__HookwireApproval),
                 #chain_init
             ));
@@ -102,8 +101,8 @@ pub(crate) fn own_chain(
         let base = crate::emit::ref_type(&hook.ty, &hook.tokens, "hook", &hook.span)?;
         bounds.push(crate::emit::bound(span, quote!(#base: #krate::Hook)));
         let (hty, hinit) = (&lowered.ty, &lowered.init);
-        chain_ty = quote!(#krate::Layer<#hty, #chain_ty>);
-        chain_init = quote!(#krate::Layer::new(#hinit, #chain_init));
+        chain_ty = quote!(#krate::Hooked<#hty, #chain_ty>);
+        chain_init = quote!(#krate::Hooked::new(#hinit, #chain_init));
         depth += 1;
     }
     bounds.reverse();

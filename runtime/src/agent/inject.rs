@@ -48,7 +48,7 @@ fn tool_call_event<'de, D: serde::Deserializer<'de>>(de: D) -> Result<HookEvent,
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum HookKind {
+pub enum RequestHookKind {
     /// Run a tool and inject the (call, result) pair.
     #[default]
     ToolCall,
@@ -63,7 +63,7 @@ pub struct RequestHook {
     pub event: HookEvent,
     /// What it does (`tool_call`, the default).
     #[serde(default)]
-    pub kind: HookKind,
+    pub kind: RequestHookKind,
     /// A label for logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -93,7 +93,7 @@ impl RequestHook {
     pub fn on_request_start(tool_name: impl Into<String>) -> Self {
         Self {
             event: HookEvent::OnRequestStart,
-            kind: HookKind::ToolCall,
+            kind: RequestHookKind::ToolCall,
             name: None,
             toolset_name: None,
             tool_name: tool_name.into(),

@@ -32,7 +32,7 @@ pub use as_tool::{AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
 pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
 pub use dynamic::AgentHooked;
-pub use inject::{Frequency, HookEvent, HookKind, RefreshCondition, RequestHook};
+pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};
 pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,

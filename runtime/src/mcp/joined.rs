@@ -5,7 +5,7 @@ use crate::tool::ToolDefinition;
 use crate::toolset::{CallScope, ToolSet};
 
 /// Two tool sets offered as one: typically an agent's static tools and its
-/// MCP tools. Built with [`ToolSetExt::chain`].
+/// MCP tools. Built with [`ToolSetExt::join`].
 ///
 /// A call goes to the first set if it has a tool of that name, else to the
 /// second. If both have a tool of the same name, the first set's tool wins
@@ -72,11 +72,11 @@ pub trait ToolSetExt: ToolSet + Sized {
     ///
     /// let a = Router::new().tool(FnTool::new("a", "A.", |_: NoArgs| async { Json(1) }));
     /// let b = Router::new().tool(FnTool::new("b", "B.", |_: NoArgs| async { Json(2) }));
-    /// let both = a.chain(b);
+    /// let both = a.join(b);
     /// let names: Vec<_> = both.definitions().into_iter().map(|d| d.name).collect();
     /// assert_eq!(names, ["a", "b"]);
     /// ```
-    fn chain<B: ToolSet>(self, other: B) -> Joined<Self, B> {
+    fn join<B: ToolSet>(self, other: B) -> Joined<Self, B> {
         Joined::new(self, other)
     }
 }

@@ -11,13 +11,13 @@
 //! 3. Each tool is exposed as `server__tool` ([`names`] has the 64-character
 //!    cap and the collision rule).
 //! 4. [`McpServers::tool_set_with`] gives a [`McpToolSet`]: every call runs
-//!    through one chain of hooks (the same [`Layer`](crate::Layer),
+//!    through one chain of hooks (the same [`Hooked`](crate::Hooked),
 //!    [`Guarded`](crate::Guarded), [`Pre`](crate::Pre), [`Post`](crate::Post)
 //!    types as static tools) around an [`McpCall`], with the context's source
 //!    set to `mcp` and its server to the tool's server. Hooks meant for some
 //!    tools only are wrapped in [`When`], whose matcher is evaluated at run
 //!    time.
-//! 5. [`ToolSetExt::chain`] joins the agent's static tools and its MCP tools
+//! 5. [`ToolSetExt::join`] joins the agent's static tools and its MCP tools
 //!    into one tool set; [`McpAgent`] does steps 2 to 5 for an agent
 //!    declaration (its `servers:` and `tools:`) and is itself an
 //!    [`AgentDecl`](crate::agent::AgentDecl) the agent loop runs.
@@ -40,7 +40,7 @@
 //! let servers = McpServers::connect(&config, McpOptions::new()).await?;
 //! let utc = When::matching("time__*", Pre(Utc))?;
 //! let mcp = servers.tool_set_with(|call| chain!(utc => call));
-//! let tools = Router::new().chain(mcp);
+//! let tools = Router::new().join(mcp);
 //! let call = ToolCall::new("c1", "time__get_current_time", ToolArgs::from_json("{}"));
 //! let result = tools.call(&CallScope::new("demo"), call).await;
 //! println!("{}", result.text_content());

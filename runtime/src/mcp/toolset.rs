@@ -82,8 +82,8 @@ impl<C> McpToolSet<C> {
         &self.servers
     }
 
-    /// The chain every call runs through.
-    pub fn chain(&self) -> &C {
+    /// The hooks every call runs through, around the call of the MCP tool.
+    pub fn hooks(&self) -> &C {
         &self.chain
     }
 }

@@ -20,11 +20,11 @@ use hookwire::model::{
     Message, Model, ModelError, ModelRequest, ModelResponse, PassthroughModel, ScriptedModel, Turn,
 };
 use hookwire::{
-    End, Handler, Router, Tool, ToolArgs, ToolContext, ToolHandler, ToolResult, ToolSource,
+    Handler, Router, RouterEnd, Tool, ToolArgs, ToolContext, ToolHandler, ToolResult, ToolSource,
 };
 use serde_json::json;
 
-fn child(name: &'static str) -> TestAgent<Router<End>> {
+fn child(name: &'static str) -> TestAgent<Router<RouterEnd>> {
     let mut agent = test_agent(name, Router::new());
     *agent.config_mut() = agent
         .config_mut()

@@ -93,7 +93,7 @@ impl Default for RunSettings {
 /// ```
 /// use hookwire::agent::{AgentConfig, AgentDecl, Runner};
 /// use hookwire::model::{ScriptedModel, Turn};
-/// use hookwire::{FnTool, Json, Router, End, Route, ToolHandler};
+/// use hookwire::{FnTool, Json, Router, RouterEnd, RouterEntry, ToolHandler};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Add { a: i64, b: i64 }

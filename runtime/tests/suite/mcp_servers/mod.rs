@@ -263,7 +263,7 @@ async fn hooks_rewrite_and_block_mcp_calls_with_run_time_matchers() {
         "Adds one.",
         |a: AddOne| async move { Json(a.x + 1) },
     ));
-    let tools = static_tools.chain(mcp);
+    let tools = static_tools.join(mcp);
     let listed = names(&tools);
     assert_eq!(listed[0], "add_one");
     assert!(
