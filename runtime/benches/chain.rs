@@ -79,100 +79,34 @@
 
 use std::future::Future;
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::task::{Context, Poll, Waker};
 use std::time::SystemTime;
 
+#[path = "chain_parts/boxed.rs"]
+mod boxed;
 #[path = "../tests/chain_fixtures/mod.rs"]
 mod chain_fixtures;
+#[path = "chain_parts/ratios.rs"]
+mod ratios;
+#[path = "chain_parts/tools.rs"]
+mod tools;
+
+use boxed::{BoxedChain, DynCount, DynHook, DynTyped};
+use ratios::report;
+use tools::{Echo, EchoArgs, Mul, MulArgs, Typed, echo, mul};
 
 use chain_fixtures::{AddOne, AddOneArgs, Allow, Keep, Noop, add_one};
 use criterion::{BatchSize, Criterion};
 use hookwire::agent::AgentDecl;
 use hookwire::{
-    CallScope, CatchPanics, FailurePolicy, Guarded, Handler, Hook, IntoOutcome, Json, Next,
-    Outcome, Post, Pre, Router, Tool, ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet,
-    ToolSource, chain, into_result,
+    CallScope, CatchPanics, FailurePolicy, Guarded, Handler, Hook, Next, Outcome, Post, Pre,
+    Router, Tool, ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, chain,
+    into_result,
 };
-
-// ---------------------------------------------------------------------------
-// The tools.
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct MulArgs {
-    a: i64,
-    b: i64,
-}
-
-async fn mul(args: MulArgs) -> i64 {
-    args.a.wrapping_mul(args.b)
-}
-
-/// A second tool, so that dispatch by name has something to skip.
-struct Mul;
-
-impl Tool for Mul {
-    type Args = MulArgs;
-
-    fn name(&self) -> &str {
-        "mul"
-    }
-
-    fn description(&self) -> &str {
-        "Multiplies."
-    }
-
-    async fn call(&self, _cx: &ToolContext, args: MulArgs) -> Outcome {
-        Json(mul(args).await).into_outcome(self.name())
-    }
-}
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct EchoArgs {
-    text: String,
-}
-
-async fn echo(args: EchoArgs) -> String {
-    args.text
-}
-
-/// A third tool.
-struct Echo;
-
-impl Tool for Echo {
-    type Args = EchoArgs;
-
-    fn name(&self) -> &str {
-        "echo"
-    }
-
-    fn description(&self) -> &str {
-        "Echoes."
-    }
-
-    async fn call(&self, _cx: &ToolContext, args: EchoArgs) -> Outcome {
-        Json(echo(args).await).into_outcome(self.name())
-    }
-}
-
-/// The innermost handler of the `chain` group: `Tool::call` with typed
-/// arguments, exactly what `direct` does. The `ToolArgs` that travelled
-/// through the chain are dropped unread (no hook in that group reads them
-/// either), so the difference to `direct` is the cost of the layers alone;
-/// argument parsing is measured in the `e2e` group. Shaped like
-/// `ToolHandler`: the arguments are dealt with in `call` and the future is
-/// the tool's own.
-struct Typed(AddOne);
-
-impl Handler for Typed {
-    fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
-        drop(args);
-        self.0.call(cx, AddOneArgs { x: black_box(41) })
-    }
-}
 
 // ---------------------------------------------------------------------------
 // Hooks.
@@ -283,91 +217,6 @@ impl Inline {
             bump(counter);
         }
         outcome
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The baseline: a vector of boxed hooks with boxed futures, as the Rust peers
-// build it. `next` is an index into the vector (a slice of the hooks still to
-// run) plus the boxed tool; every hook and the tool return a boxed future.
-
-type BoxFuture<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
-
-trait DynHook: Send + Sync {
-    fn around<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        args: ToolArgs,
-        next: DynNext<'a>,
-    ) -> BoxFuture<'a>;
-}
-
-trait DynTool: Send + Sync {
-    fn call<'a>(&'a self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a>;
-}
-
-#[derive(Clone, Copy)]
-struct DynNext<'a> {
-    hooks: &'a [Arc<dyn DynHook>],
-    tool: &'a dyn DynTool,
-}
-
-impl<'a> DynNext<'a> {
-    fn run(self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a> {
-        match self.hooks.split_first() {
-            Some((hook, rest)) => hook.around(
-                cx,
-                args,
-                DynNext {
-                    hooks: rest,
-                    tool: self.tool,
-                },
-            ),
-            None => self.tool.call(cx, args),
-        }
-    }
-}
-
-#[derive(Default)]
-struct DynCount(AtomicU64);
-
-impl DynHook for DynCount {
-    fn around<'a>(
-        &'a self,
-        cx: &'a mut ToolContext,
-        args: ToolArgs,
-        next: DynNext<'a>,
-    ) -> BoxFuture<'a> {
-        Box::pin(async move {
-            bump(&self.0);
-            let outcome = next.run(cx, args).await;
-            bump(&self.0);
-            outcome
-        })
-    }
-}
-
-struct DynTyped(AddOne);
-
-impl DynTool for DynTyped {
-    fn call<'a>(&'a self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a> {
-        drop(args);
-        Box::pin(self.0.call(cx, AddOneArgs { x: black_box(41) }))
-    }
-}
-
-struct BoxedChain {
-    hooks: Vec<Arc<dyn DynHook>>,
-    tool: Arc<dyn DynTool>,
-}
-
-impl BoxedChain {
-    fn call<'a>(&'a self, cx: &'a mut ToolContext, args: ToolArgs) -> BoxFuture<'a> {
-        DynNext {
-            hooks: &self.hooks,
-            tool: &*self.tool,
-        }
-        .run(cx, args)
     }
 }
 
@@ -715,159 +564,6 @@ fn e2e_cases(mode: &mut Mode<'_>) {
     mode.batched("e2e/generated_4_hooks", model_call, |input| {
         via_router(generated_hooked, &scope, input)
     });
-}
-
-// ---------------------------------------------------------------------------
-// Ratios.
-
-/// One ratio to report: `numerator / denominator` and its target.
-struct Ratio {
-    what: &'static str,
-    numerator: &'static str,
-    denominator: &'static str,
-    target: Target,
-}
-
-enum Target {
-    AtMost(f64),
-    AtLeast(f64),
-    Info,
-}
-
-const RATIOS: &[Ratio] = &[
-    Ratio {
-        what: "the root of a call, no hook / direct",
-        numerator: "chain/root",
-        denominator: "chain/direct",
-        target: Target::Info,
-    },
-    Ratio {
-        what: "1 no-op hook / direct",
-        numerator: "chain/noop_1",
-        denominator: "chain/direct",
-        target: Target::Info,
-    },
-    Ratio {
-        what: "4 no-op hooks / direct",
-        numerator: "chain/noop_4",
-        denominator: "chain/direct",
-        target: Target::Info,
-    },
-    Ratio {
-        what: "16 no-op hooks / direct",
-        numerator: "chain/noop_16",
-        denominator: "chain/direct",
-        target: Target::AtMost(2.0),
-    },
-    Ratio {
-        what: "16 counting hooks / hand-inlined",
-        numerator: "chain/count16_hookwire",
-        denominator: "chain/count16_inline",
-        target: Target::AtMost(1.10),
-    },
-    Ratio {
-        what: "16 pass-through named-future hooks / direct",
-        numerator: "chain/noop16_poll",
-        denominator: "chain/direct",
-        target: Target::Info,
-    },
-    Ratio {
-        what: "16 counting named-future hooks / hand-inlined",
-        numerator: "chain/count16_poll",
-        denominator: "chain/count16_inline",
-        target: Target::Info,
-    },
-    Ratio {
-        what: "boxed Vec<Arc<dyn>> chain / ours (16 counting)",
-        numerator: "chain/count16_boxed",
-        denominator: "chain/count16_hookwire",
-        target: Target::AtLeast(5.0),
-    },
-    Ratio {
-        what: "e2e Router, no hooks / hand-written",
-        numerator: "e2e/hookwire_0_hooks",
-        denominator: "e2e/hand_written",
-        target: Target::AtMost(1.25),
-    },
-    Ratio {
-        what: "e2e generated tool set, no hooks / hand-written",
-        numerator: "e2e/generated_0_hooks",
-        denominator: "e2e/hand_written",
-        target: Target::AtMost(1.25),
-    },
-    Ratio {
-        what: "e2e generated, perfect-hash dispatch, no hooks / hand-written",
-        numerator: "e2e/generated_0_hooks_hashed",
-        denominator: "e2e/hand_written",
-        target: Target::Info,
-    },
-    Ratio {
-        what: "e2e generated tool set, 4 hooks / hand-written",
-        numerator: "e2e/generated_4_hooks",
-        denominator: "e2e/hand_written",
-        target: Target::Info,
-    },
-    Ratio {
-        what: "e2e Router, 4 hooks / hand-written",
-        numerator: "e2e/hookwire_4_hooks",
-        denominator: "e2e/hand_written",
-        target: Target::Info,
-    },
-];
-
-/// criterion's output folder: `$CRITERION_HOME`, or `criterion/` in the
-/// target folder this binary was built in (`<target>/release/deps/chain-*`).
-fn criterion_home() -> Option<PathBuf> {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return Some(home.into());
-    }
-    let exe = std::env::current_exe().ok()?;
-    Some(exe.parent()?.parent()?.parent()?.join("criterion"))
-}
-
-/// The mean (ns) criterion estimated for `id` in this run, if it ran.
-fn mean_ns(home: &Path, id: &str, since: SystemTime) -> Option<f64> {
-    let path = home.join(id).join("new").join("estimates.json");
-    let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
-    if modified < since {
-        return None;
-    }
-    let text = std::fs::read_to_string(&path).ok()?;
-    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
-    json["mean"]["point_estimate"].as_f64()
-}
-
-fn report(since: SystemTime) {
-    let Some(home) = criterion_home() else {
-        return;
-    };
-    let mut lines = Vec::new();
-    for ratio in RATIOS {
-        let (Some(num), Some(den)) = (
-            mean_ns(&home, ratio.numerator, since),
-            mean_ns(&home, ratio.denominator, since),
-        ) else {
-            continue;
-        };
-        let value = num / den;
-        let verdict = match ratio.target {
-            Target::AtMost(max) if value <= max => format!("ok (<= {max:.2}x)"),
-            Target::AtMost(max) => format!("MISSED (target <= {max:.2}x)"),
-            Target::AtLeast(min) if value >= min => format!("ok (>= {min:.2}x)"),
-            Target::AtLeast(min) => format!("MISSED (target >= {min:.2}x)"),
-            Target::Info => String::new(),
-        };
-        lines.push(format!(
-            "  {:<48} {:>7.2}x  ({:>8.1} ns / {:>8.1} ns)  {}",
-            ratio.what, value, num, den, verdict
-        ));
-    }
-    if !lines.is_empty() {
-        println!("\nhookwire chain ratios (criterion means, this run):");
-        for line in lines {
-            println!("{line}");
-        }
-    }
 }
 
 fn main() {
