@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookwire::ToolResult;
-use hookwire::agent::{AgentDecl, RunError, RunOutput, Runner, TraceEvent};
+use hookwire::agent::{Agent, RunError, RunOutput, Runner, TraceEvent};
 use hookwire::mcp::{ConfigError, McpAgent, McpConfig, ServerSpec};
 use hookwire::model::{Model, ModelError, ScriptedModel};
 
@@ -110,7 +110,7 @@ pub async fn run(
     }
 }
 
-async fn run_agent<A: AgentDecl>(
+async fn run_agent<A: Agent>(
     agent: A,
     model: Arc<dyn Model>,
     mcp: &McpConfig,

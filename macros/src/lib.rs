@@ -109,7 +109,7 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Declares an agent on a unit struct: the same keys as an AgentCard.
 /// Generates the agent's statically dispatched tool set (every tool behind
-/// its chain of hooks) and its `hookwire::agent::AgentDecl` impl, through the
+/// its chain of hooks) and its `hookwire::agent::Agent` impl, through the
 /// emitter `cardgen` uses, and gives the struct its fields: an agent is a
 /// value that owns its tool set. Build it with `Name::new()` (it is
 /// `Default` too), or `Name::new(&deps)` with `deps = T`; share it (an

@@ -101,7 +101,7 @@ use tools::{Echo, EchoArgs, Mul, MulArgs, Typed, echo, mul};
 
 use chain_fixtures::{AddOne, AddOneArgs, Allow, Keep, Noop, add_one};
 use criterion::{BatchSize, Criterion};
-use hookwire::agent::AgentDecl;
+use hookwire::agent::Agent;
 use hookwire::{
     CallScope, CatchPanics, FailurePolicy, Guarded, Handler, Hook, Next, Outcome, Post, Pre,
     Router, Tool, ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, chain,

@@ -8,7 +8,7 @@
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::agent::AgentDecl;
+use crate::agent::Agent;
 use crate::hook::Hook;
 use crate::tool::{IntoOutcome, Tool};
 
@@ -33,4 +33,4 @@ pub const fn hook<T: Hook>(_: &T) {}
 pub const fn tool<T: Tool>(_: &T) {}
 
 /// Checks an `agents` entry.
-pub const fn agent<T: AgentDecl>(_: &T) {}
+pub const fn agent<T: Agent>(_: &T) {}

@@ -86,7 +86,7 @@ fn bench_set<T: ToolSet>(c: &mut Criterion, group: &str, tools: &T, n: usize) {
 }
 
 fn dispatch(c: &mut Criterion) {
-    use hookwire::agent::AgentDecl;
+    use hookwire::agent::Agent;
     bench_set(c, "dispatch", t10::Bench10::new().tools(), 10);
     bench_set(c, "dispatch", t100::Bench100::new().tools(), 100);
     bench_set(c, "dispatch", t1000::Bench1000::new().tools(), 1000);

@@ -4,7 +4,7 @@
 #![recursion_limit = "256"]
 #![allow(clippy::unwrap_used)]
 
-use hookwire::agent::AgentDecl;
+use hookwire::agent::Agent;
 mod deep_common;
 
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};

@@ -385,7 +385,7 @@ pub struct AgentRef {
     /// The child agent's name.
     pub name: String,
     /// The path of the child's type (implementing
-    /// `hookwire::agent::AgentDecl`), as Rust source, when the front end
+    /// `hookwire::agent::Agent`), as Rust source, when the front end
     /// knows it.
     pub ty: Option<String>,
     /// Where the reference is.

@@ -161,7 +161,7 @@ impl RuntimeMatchers {
     }
 }
 
-/// `AgentDecl::call_dynamic`: the agent-level hooks, in declared order,
+/// `Agent::call_dynamic`: the agent-level hooks, in declared order,
 /// around a tool discovered at run time. A hook whose matcher is not `*` is
 /// wrapped in `When`, which evaluates the matcher on each call (compiled
 /// once, in a `static`).
@@ -204,7 +204,7 @@ pub(super) fn emit_call_dynamic(
     }
 }
 
-/// `AgentDecl::hooks_selecting_none`: for an agent with tools discovered
+/// `Agent::hooks_selecting_none`: for an agent with tools discovered
 /// at run time, which agent-level hooks with a matcher select none of the
 /// tools it has once they are known (each matcher compiled once, in a
 /// `static`). Nothing for an agent without servers: there the same check is
@@ -250,7 +250,7 @@ pub(super) fn trace_name(hook: &HookRef) -> &str {
     name.rsplit(':').next().unwrap_or(name)
 }
 
-/// `AgentDecl::hooks_for`: the hooks of a tool's chain, outermost first,
+/// `Agent::hooks_for`: the hooks of a tool's chain, outermost first,
 /// for the trace: a static tool's resolved chain, and for a tool
 /// discovered at run time the agent-level hooks whose matcher selects it.
 pub(super) fn emit_hooks_for(
@@ -315,7 +315,7 @@ pub(super) fn emit_hooks_for(
     }
 }
 
-/// `AgentDecl::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
+/// `Agent::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
 /// declared order; one with a matcher other than `*` is wrapped in
 /// `ForTools`, which limits its tool events to the tools it selects.
 pub(super) fn emit_lifecycle(

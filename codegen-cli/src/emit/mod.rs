@@ -13,10 +13,10 @@
 //!   failure policy or a timeout is wrapped in `Guarded`;
 //! * `impl ToolSet` for it, dispatching by name in constant time through a
 //!   perfect hash computed here ([`spec::dispatch`](crate::spec::dispatch));
-//! * `impl AgentDecl` for the agent type, whose `config()` carries every
+//! * `impl Agent` for the agent type, whose `config()` carries every
 //!   other field;
 //! * type-level checks: `where` bounds on the generated struct and impls
-//!   (`Path: ToolDecl`, `Path: Hook`, `Path: DeclaredAgent`, ..) that turn a
+//!   (`Path: ToolDecl`, `Path: Hook`, `Path: GeneratedAgent`, ..) that turn a
 //!   path that is not a tool, hook or agent into one
 //!   `#[diagnostic::on_unimplemented]` sentence, spanned on the reference
 //!   when the front end has a span (the bodies assume the bounds, so they
@@ -67,7 +67,7 @@ pub struct EmitOptions {
     /// The path of the `hookwire` crate in the generated code (`::hookwire`,
     /// or what `proc-macro-crate` resolved for a renamed dependency).
     pub crate_path: syn::Path,
-    /// The type that gets `impl AgentDecl`; `None` means the PascalCase
+    /// The type that gets `impl Agent`; `None` means the PascalCase
     /// form of the agent's name (see [`type_name_for`]).
     pub agent_type: Option<syn::Ident>,
     /// The name of the generated tool-set struct; `None` means
@@ -178,7 +178,7 @@ pub(crate) struct Hook {
     pub(crate) init: TokenStream,
 }
 
-/// Emits the tool set and the `AgentDecl` impl of `spec`.
+/// Emits the tool set and the `Agent` impl of `spec`.
 ///
 /// Errors (spanned on the offending reference when the spec carries spans):
 /// a type path or init expression that does not parse, two tools with the
@@ -307,7 +307,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         let ty = ref_type(&child_ty, tokens, "agent", &child.span)?;
         checks
             .types
-            .push(bound(span, quote!(#ty: #krate::declare::DeclaredAgent)));
+            .push(bound(span, quote!(#ty: #krate::declare::GeneratedAgent)));
         // The tool name the parent uses must be the child's own
         // (`agent__<declared name>`): checked at compile time.
         let used = child.name.as_str();
@@ -316,7 +316,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             span,
             quote! {
                 const _: () = #krate::__private::child_agent_name(
-                    <#ty as #krate::declare::DeclaredAgent>::NAME,
+                    <#ty as #krate::declare::GeneratedAgent>::NAME,
                     #used,
                     #path_text,
                 );
@@ -493,7 +493,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
         #debug
 
-        impl #krate::agent::AgentDecl for #agent_ty #bounds {
+        impl #krate::agent::Agent for #agent_ty #bounds {
             type Tools = #tools_ty;
 
             fn config(&self) -> &#krate::agent::AgentConfig {
@@ -513,7 +513,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             #lifecycle
         }
 
-        impl #krate::declare::DeclaredAgent for #agent_ty #bounds {
+        impl #krate::declare::GeneratedAgent for #agent_ty #bounds {
             const NAME: &'static str = #agent_name_lit;
         }
 

@@ -39,7 +39,7 @@ pub(super) fn lower_tool(
         Some(TypedTool { ty, init }) => (ty, Some(init)),
         None => (ref_type(&tool.ty, &tool.tokens, "tool", &tool.span)?, None),
     };
-    // A child agent's tool is checked through the agent (`DeclaredAgent`).
+    // A child agent's tool is checked through the agent (`GeneratedAgent`).
     if tool.source != ToolSource::Agent {
         checks
             .types
@@ -145,7 +145,7 @@ pub(super) fn emit_tools(
     let n = tools.len();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     // The agent-level hooks once more, for the chains of tools discovered
-    // at run time (`AgentDecl::call_dynamic` borrows them).
+    // at run time (`Agent::call_dynamic` borrows them).
     let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() || spec.servers.is_empty() {
         (quote!(), quote!())
     } else {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource};
+use super::decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource};
 use super::runner::{CALL_STARTED, PARENT, RunOutput, RunStatus, Runner, remaining};
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
@@ -74,7 +74,7 @@ impl<A> std::fmt::Debug for AgentTool<A> {
 
 pub use hookwire_spec::agent_tool_name;
 
-impl<A: AgentDecl> AgentTool<A> {
+impl<A: Agent> AgentTool<A> {
     /// The child `agent`, asking `model`.
     pub fn new(agent: impl Into<Arc<A>>, model: Arc<dyn Model>) -> Self {
         Self::with_model_factory(agent, move || model.clone())
@@ -254,7 +254,7 @@ impl Model for Broken {
     }
 }
 
-impl<A: AgentDecl> Tool for AgentTool<A> {
+impl<A: Agent> Tool for AgentTool<A> {
     type Args = Map<String, Value>;
 
     fn name(&self) -> &str {

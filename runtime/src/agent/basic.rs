@@ -1,12 +1,12 @@
 //! An agent from parts, for agents assembled at run time (and tests).
 
-use super::decl::{AgentConfig, AgentDecl};
+use super::decl::{Agent, AgentConfig};
 use super::lifecycle::LifecycleHooks;
 use crate::toolset::ToolSet;
 
 /// An agent made of a configuration, any [`ToolSet`] (a [`Router`](crate::Router),
 /// an MCP tool set, a generated one) and lifecycle hooks: the
-/// [`AgentDecl`] to use when the agent is assembled at run time instead of
+/// [`Agent`] to use when the agent is assembled at run time instead of
 /// declared with `#[agent]` or a card.
 ///
 /// ```
@@ -54,7 +54,7 @@ impl<T, H> BasicAgent<T, H> {
     }
 }
 
-impl<T: ToolSet + 'static, H: LifecycleHooks + 'static> AgentDecl for BasicAgent<T, H> {
+impl<T: ToolSet + 'static, H: LifecycleHooks + 'static> Agent for BasicAgent<T, H> {
     type Tools = T;
 
     fn config(&self) -> &AgentConfig {

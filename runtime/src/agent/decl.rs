@@ -191,7 +191,7 @@ impl AgentConfig {
     label = "not an agent",
     note = "agents are structs marked `#[hookwire::agent(...)]`, or generated from AgentCards by `cardgen`"
 )]
-pub trait AgentDecl: Send + Sync + 'static {
+pub trait Agent: Send + Sync + 'static {
     /// The statically dispatched tool set.
     type Tools: ToolSet;
 

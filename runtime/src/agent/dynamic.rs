@@ -11,10 +11,10 @@ use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::hook::Handler;
 
-use super::decl::AgentDecl;
+use super::decl::Agent;
 
 /// A handler for a tool discovered at run time, wrapped in its agent's
-/// agent-level hooks ([`AgentDecl::call_dynamic`]).
+/// agent-level hooks ([`Agent::call_dynamic`]).
 pub struct AgentHooked<A, C> {
     agent: Arc<A>,
     inner: C,
@@ -33,7 +33,7 @@ impl<A, C> std::fmt::Debug for AgentHooked<A, C> {
     }
 }
 
-impl<A: AgentDecl, C: Handler> Handler for AgentHooked<A, C> {
+impl<A: Agent, C: Handler> Handler for AgentHooked<A, C> {
     fn call(
         &self,
         cx: &mut ToolContext,

@@ -1,7 +1,7 @@
 //! Agents: the declaration that `#[agent]` and `cardgen` generate, and the
 //! loop that runs it.
 //!
-//! * [`AgentDecl`] / [`AgentConfig`]: what a declaration says: its tools
+//! * [`Agent`] / [`AgentConfig`]: what a declaration says: its tools
 //!   (each behind its generated chain), its fields, its
 //!   [lifecycle hooks](lifecycle) and its config-driven
 //!   [`RequestHook`]s.
@@ -10,7 +10,7 @@
 //!   until a final answer, a stop, a pause for approval or the step limit.
 //!   Every tool call passes the lifecycle `pre_tool_use` hooks, the
 //!   agent-level approval settings, and then the tool's own chain
-//!   (`AgentDecl::tools().dispatch`). It returns a [`RunOutput`] with a
+//!   (`Agent::tools().dispatch`). It returns a [`RunOutput`] with a
 //!   [`TraceEvent`] trace, and exports/imports a [`RunState`].
 //! * [`AgentTool`]: a child agent as the tool `agent__<Name>`.
 //!
@@ -30,7 +30,7 @@ mod runner;
 
 pub use as_tool::{AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
-pub use decl::{AgentConfig, AgentDecl, HistoryMergeTarget, HistorySource, McpFilter};
+pub use decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource, McpFilter};
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};

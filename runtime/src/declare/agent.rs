@@ -3,7 +3,7 @@
 
 /// Whether `matcher` (a generated agent's compiled matcher; `None` if its
 /// pattern did not compile) selects any of `tools`: what a generated
-/// `AgentDecl::hooks_selecting_none` asks of each of its hooks.
+/// `Agent::hooks_selecting_none` asks of each of its hooks.
 #[doc(hidden)]
 pub fn selects_any(
     matcher: &Option<crate::matcher::Matcher>,
@@ -24,7 +24,7 @@ pub fn selects_any(
     label = "not an agent",
     note = "agents are structs marked `#[hookwire::agent(...)]`, or generated from AgentCards by `cardgen`"
 )]
-pub trait DeclaredAgent: crate::agent::AgentDecl {
+pub trait GeneratedAgent: crate::agent::Agent {
     /// The declared name (`name = "..."`, or the struct's name).
     const NAME: &'static str;
 }

@@ -1,11 +1,11 @@
 //! What a declaration carries beyond the core traits: a tool's own hooks,
 //! approval rule and error mapping ([`ToolDecl`]), and an agent's declared
-//! name ([`DeclaredAgent`]).
+//! name ([`GeneratedAgent`]).
 //!
 //! This file holds [`ToolDecl`] and [`ArgsOf`]; `on_error.rs` the error
 //! mapping ([`OnError`], [`MapError`]); `approval.rs` the typed
 //! `needs_approval` predicate; `agent.rs` what generated agents check
-//! about themselves ([`DeclaredAgent`]).
+//! about themselves ([`GeneratedAgent`]).
 //!
 //! `#[hookwire::tool(hooks = [..], needs_approval, on_error = ..)]` cannot
 //! tell the `#[agent]` macro what the tool carries (each macro sees only its
@@ -92,7 +92,7 @@ mod agent;
 mod approval;
 mod on_error;
 
-pub use agent::{DeclaredAgent, child_agent_name, selects_any};
+pub use agent::{GeneratedAgent, child_agent_name, selects_any};
 pub use approval::needs_approval_by;
 pub use on_error::{MapError, OnError, error_text, map_error};
 

@@ -46,7 +46,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::agent::{AgentDecl, Journal, RunError, RunOutput, RunState, Runner, StateError};
+use crate::agent::{Agent, Journal, RunError, RunOutput, RunState, Runner, StateError};
 use crate::approval::{Approvals, BoxFuture, DeferAll};
 
 pub use client::{ClientError, DurableClient, check_session_id};
@@ -103,7 +103,7 @@ pub(crate) trait DurableRunner: Send {
 
 impl<A, H> DurableRunner for Runner<A, H>
 where
-    A: AgentDecl + Send + Sync + 'static,
+    A: Agent + Send + Sync + 'static,
     H: LifecycleHooks + Send + Sync + 'static,
 {
     fn import_state(&mut self, state: RunState) -> Result<(), StateError> {
@@ -141,11 +141,11 @@ pub(crate) type MakeRunner = dyn Fn(&str) -> Box<dyn DurableRunner> + Send + Syn
 /// for a decision through the ingress. Its correlation id is the session id.
 ///
 /// ```no_run
-/// # use hookwire::agent::{AgentConfig, AgentDecl, Runner};
+/// # use hookwire::agent::{AgentConfig, Agent, Runner};
 /// # use hookwire::model::PassthroughModel;
 /// # use hookwire::Router;
 /// # struct Echo { config: AgentConfig, tools: Router }
-/// # impl AgentDecl for Echo {
+/// # impl Agent for Echo {
 /// #     type Tools = Router;
 /// #     fn config(&self) -> &AgentConfig { &self.config }
 /// #     fn tools(&self) -> &Router { &self.tools }
@@ -180,7 +180,7 @@ impl DurableAgent {
     /// Sessions whose runners `make` builds.
     pub fn new<A, H, F>(make: F) -> Self
     where
-        A: AgentDecl + Send + Sync + 'static,
+        A: Agent + Send + Sync + 'static,
         H: LifecycleHooks + Send + Sync + 'static,
         F: Fn(&str) -> Runner<A, H> + Send + Sync + 'static,
     {

@@ -6,7 +6,7 @@ use super::client::{McpOptions, McpServers};
 use super::config::{ConfigError, McpConfig};
 use super::joined::Joined;
 use super::toolset::{McpCall, McpToolSet};
-use crate::agent::{AgentConfig, AgentDecl, AgentHooked};
+use crate::agent::{Agent, AgentConfig, AgentHooked};
 use crate::call::{Outcome, ToolCall};
 use crate::hook::Handler;
 use crate::tool::ToolDefinition;
@@ -34,7 +34,7 @@ impl<A> std::fmt::Debug for StaticTools<A> {
     }
 }
 
-impl<A: AgentDecl> ToolSet for StaticTools<A> {
+impl<A: Agent> ToolSet for StaticTools<A> {
     fn definitions(&self) -> Vec<ToolDefinition> {
         self.0.tools().definitions()
     }
@@ -51,10 +51,10 @@ impl<A: AgentDecl> ToolSet for StaticTools<A> {
 /// An agent declaration together with its connected MCP servers: its tools
 /// are the declaration's static tools followed by the MCP tools of the
 /// servers its `servers:` names, filtered by its `tools:` filters. It is an
-/// [`AgentDecl`] itself, so the agent loop runs it like any other agent.
+/// [`Agent`] itself, so the agent loop runs it like any other agent.
 ///
 /// ```no_run
-/// # async fn demo<A: hookwire::agent::AgentDecl>(agent: A) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo<A: hookwire::agent::Agent>(agent: A) -> Result<(), Box<dyn std::error::Error>> {
 /// use hookwire::mcp::{McpAgent, McpConfig};
 ///
 /// let config = McpConfig::load("hookwire.yaml")?;
@@ -69,17 +69,17 @@ pub struct McpAgent<A, C = McpCall> {
     warnings: Vec<String>,
 }
 
-impl<A: AgentDecl> McpAgent<A, McpCall> {
+impl<A: Agent> McpAgent<A, McpCall> {
     /// Connects the servers `agent` names (in parallel). Every MCP call runs
     /// through the agent's own agent-level hooks
-    /// ([`AgentDecl::call_dynamic`]: declared order, matchers evaluated at
+    /// ([`Agent::call_dynamic`]: declared order, matchers evaluated at
     /// run time), exactly as its static tools do.
     pub async fn connect(agent: A, config: &McpConfig) -> Result<Self, ConfigError> {
         Self::connect_with(agent, config, |call| call).await
     }
 }
 
-impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
+impl<A: Agent, C: Handler> McpAgent<A, C> {
     /// Connects the servers `agent` names (in parallel); every MCP call
     /// runs through the agent's agent-level hooks and then through the
     /// extra chain `build` makes around the [`McpCall`].
@@ -144,7 +144,7 @@ impl<A: AgentDecl, C: Handler> McpAgent<A, C> {
 /// that its servers are connected (its static tools and the MCP tools
 /// found), one warning each. A server that did not start has no tools yet,
 /// so the warning says how many tools were known.
-fn unmatched_hooks<A: AgentDecl, T: ToolSet>(agent: &A, tools: &T) -> Vec<String> {
+fn unmatched_hooks<A: Agent, T: ToolSet>(agent: &A, tools: &T) -> Vec<String> {
     let known: Vec<(String, crate::context::ToolSource)> = tools
         .definitions()
         .into_iter()
@@ -170,7 +170,7 @@ fn unmatched_hooks<A: AgentDecl, T: ToolSet>(agent: &A, tools: &T) -> Vec<String
         .collect()
 }
 
-impl<A: AgentDecl, C: Handler + 'static> AgentDecl for McpAgent<A, C> {
+impl<A: Agent, C: Handler + 'static> Agent for McpAgent<A, C> {
     type Tools = Joined<StaticTools<A>, McpToolSet<AgentHooked<A, C>>>;
 
     fn config(&self) -> &AgentConfig {

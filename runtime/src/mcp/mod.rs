@@ -20,7 +20,7 @@
 //! 5. [`ToolSetExt::join`] joins the agent's static tools and its MCP tools
 //!    into one tool set; [`McpAgent`] does steps 2 to 5 for an agent
 //!    declaration (its `servers:` and `tools:`) and is itself an
-//!    [`AgentDecl`](crate::agent::AgentDecl) the agent loop runs.
+//!    [`Agent`](crate::agent::Agent) the agent loop runs.
 //!
 //! ```no_run
 //! use hookwire::mcp::{McpConfig, McpOptions, McpServers, ToolSetExt, When};

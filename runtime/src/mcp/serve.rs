@@ -100,7 +100,7 @@ pub async fn serve_stdio<T: ToolSet + 'static>(
 /// Serves an agent's tools (each behind its generated chain) as an MCP
 /// server over stdin and stdout, with the agent's name as the server's name
 /// and in every call's context.
-pub async fn serve_agent_stdio<A: crate::agent::AgentDecl>(agent: A) -> Result<(), ServeError> {
+pub async fn serve_agent_stdio<A: crate::agent::Agent>(agent: A) -> Result<(), ServeError> {
     let scope = CallScope::new(agent.config().name.to_string());
     let tools = super::agent::StaticTools::new(Arc::new(agent));
     McpServer::new(tools, scope).serve_stdio().await

@@ -6,7 +6,7 @@
 
 use crate::mcp_support;
 
-use hookwire::agent::{AgentConfig, AgentDecl, Runner};
+use hookwire::agent::{Agent, AgentConfig, Runner};
 use hookwire::mcp::{McpAgent, McpConfig, ServerSpec, ServerStatus, When};
 use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{
@@ -24,7 +24,7 @@ struct Pmo<T> {
     tools: T,
 }
 
-impl<T: ToolSet + 'static> AgentDecl for Pmo<T> {
+impl<T: ToolSet + 'static> Agent for Pmo<T> {
     type Tools = T;
     fn config(&self) -> &AgentConfig {
         &self.config

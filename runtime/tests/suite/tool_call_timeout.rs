@@ -48,7 +48,7 @@ impl Hook for Hangs {
     }
 }
 
-fn agent() -> impl hookwire::agent::AgentDecl {
+fn agent() -> impl hookwire::agent::Agent {
     let hung = chain!(Hangs => stuck {}.into_handler());
     test_agent(
         "t",

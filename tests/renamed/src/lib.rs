@@ -74,7 +74,7 @@ pub struct Calc;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hw::agent::AgentDecl;
+    use hw::agent::Agent;
     use hw::{CallScope, ToolCall, ToolSet};
 
     /// Polls a future that never waits to completion (no runtime needed:

@@ -5,7 +5,7 @@
 //! run in declared order.
 
 use crate::deep_common;
-use hookwire::agent::AgentDecl;
+use hookwire::agent::Agent;
 
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
 

@@ -64,12 +64,12 @@ fn check<T: ToolSet>(tools: &T, known: &[&str], probe: &str) -> Result<(), TestC
 
 fn few() -> &'static FewTools {
     static FEW: std::sync::LazyLock<Few> = std::sync::LazyLock::new(Few::new);
-    hookwire::agent::AgentDecl::tools(&*FEW)
+    hookwire::agent::Agent::tools(&*FEW)
 }
 
 fn many() -> &'static ManyTools {
     static MANY: std::sync::LazyLock<Many> = std::sync::LazyLock::new(Many::new);
-    hookwire::agent::AgentDecl::tools(&*MANY)
+    hookwire::agent::Agent::tools(&*MANY)
 }
 
 #[test]

@@ -1,9 +1,9 @@
 #![allow(clippy::unwrap_used)]
 //! Agent-level hooks around tools discovered at run time (MCP tools):
-//! the generated `AgentDecl::call_dynamic` applies them in declared order,
+//! the generated `Agent::call_dynamic` applies them in declared order,
 //! each only where its matcher selects the tool, evaluated at run time.
 
-use hookwire::agent::AgentDecl;
+use hookwire::agent::Agent;
 use hookwire::{Handler, Next, Outcome, ToolArgs, ToolContext, ToolResult, ToolSource};
 
 /// Tags results with `[all]`.

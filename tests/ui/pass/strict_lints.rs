@@ -2,7 +2,7 @@
 //! needs no dependency besides `hookwire`.
 #![deny(missing_docs, unsafe_code, warnings, rust_2018_idioms, unreachable_pub)]
 
-use hookwire::agent::AgentDecl;
+use hookwire::agent::Agent;
 use hookwire::{Decision, Json, Next, Outcome, ToolArgs, ToolContext, ToolSet};
 
 /// Adds two numbers.

@@ -78,7 +78,7 @@ fn generated_files_are_headed_formatted_and_include_the_referenced_sources() {
     let module = &files[6].content;
     assert!(module.contains("pub mod __rust_refs;\n"), "{module}");
     assert!(!module.contains("#[path"), "relative output: {module}");
-    assert!(pmo.contains("impl ::hookwire::agent::AgentDecl for PmoOrchestrator"));
+    assert!(pmo.contains("impl ::hookwire::agent::Agent for PmoOrchestrator"));
     // Chains resolved at codegen time: audit, then the fail-open clamp.
     assert!(pmo.contains("::hookwire::Guarded<ClampHook>"), "{pmo}");
     // Formatting is prettyplease's: parse and format again, same text.

@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use super::trace::micros;
 use super::{Runner, TraceEvent, caught};
-use crate::agent::decl::AgentDecl;
+use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, gate};
 use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
@@ -33,7 +33,7 @@ pub(super) struct CallRecord {
     pub(super) stopped: Option<(String, Option<String>)>,
 }
 
-impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Runs one call of `step` and records it.
     pub(super) async fn run_call(&self, step: usize, call: ToolCall) -> CallRecord {
         let agent_name = self.scope.agent();

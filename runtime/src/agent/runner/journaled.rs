@@ -14,7 +14,7 @@ use super::call::CallRecord;
 use super::parent::{ChildHistories, ParentRun};
 use super::trace::micros;
 use super::{Runner, TraceEvent};
-use crate::agent::decl::AgentDecl;
+use crate::agent::decl::Agent;
 use crate::agent::inject::{RequestHook, run_injection};
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::LifecycleHooks;
@@ -59,7 +59,7 @@ pub(super) type Answer = (Result<ModelResponse, ModelError>, u64);
 /// and the children's messages for the parent's history.
 type CallEntry = (CallRecord, ApprovalState, ChildHistories, Vec<Message>);
 
-impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Asks the model inside one recorded step: a replay does not even call
     /// the model.
     pub(super) async fn journaled_answer(

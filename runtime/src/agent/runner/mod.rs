@@ -21,7 +21,7 @@ use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
 use tracing::Instrument;
 
-use super::decl::AgentDecl;
+use super::decl::Agent;
 use super::inject::{Clock, HookEvent, SystemClock};
 use super::journal::Journal;
 use super::lifecycle::{ExecutionStart, Flow, LifecycleHooks, PromptSubmit};
@@ -91,7 +91,7 @@ impl Default for RunSettings {
 /// lifecycle hooks `H` (run after the agent's own) and the correlation id.
 ///
 /// ```
-/// use hookwire::agent::{AgentConfig, AgentDecl, Runner};
+/// use hookwire::agent::{AgentConfig, Agent, Runner};
 /// use hookwire::model::{ScriptedModel, Turn};
 /// use hookwire::{FnTool, Json, Router, RouterEnd, RouterEntry, ToolHandler};
 ///
@@ -99,7 +99,7 @@ impl Default for RunSettings {
 /// struct Add { a: i64, b: i64 }
 ///
 /// struct Calc<T> { config: AgentConfig, tools: T }
-/// impl<T: hookwire::ToolSet + 'static> AgentDecl for Calc<T> {
+/// impl<T: hookwire::ToolSet + 'static> Agent for Calc<T> {
 ///     type Tools = T;
 ///     fn config(&self) -> &AgentConfig { &self.config }
 ///     fn tools(&self) -> &T { &self.tools }
@@ -121,7 +121,7 @@ impl Default for RunSettings {
 /// assert_eq!(runner.history()[2].text(), "5"); // the tool result the model read
 /// # });
 /// ```
-pub struct Runner<A: AgentDecl, H = ()> {
+pub struct Runner<A: Agent, H = ()> {
     agent: A,
     model: Arc<dyn Model>,
     hooks: H,
@@ -139,7 +139,7 @@ pub struct Runner<A: AgentDecl, H = ()> {
     injections: u64,
 }
 
-impl<A: AgentDecl, H> fmt::Debug for Runner<A, H> {
+impl<A: Agent, H> fmt::Debug for Runner<A, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Runner")
             .field("agent", &self.agent.config().name)
@@ -164,7 +164,7 @@ fn fresh_id() -> u64 {
     h.finish()
 }
 
-impl<A: AgentDecl> Runner<A, ()> {
+impl<A: Agent> Runner<A, ()> {
     /// A runner for `agent` asking `model`, with no extra hooks and no
     /// approver (calls that need approval are denied).
     pub fn new(agent: A, model: impl Model + 'static) -> Self {
@@ -204,7 +204,7 @@ impl<A: AgentDecl> Runner<A, ()> {
     }
 }
 
-impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Adds lifecycle hooks, run after the agent's own hooks.
     pub fn with_hooks<H2: LifecycleHooks>(self, hooks: H2) -> Runner<A, H2> {
         Runner {
@@ -492,7 +492,7 @@ async fn caught<T>(event: &'static str, fut: impl Future<Output = T>) -> Result<
     }
 }
 
-impl<A: AgentDecl> AgentDecl for Arc<A> {
+impl<A: Agent> Agent for Arc<A> {
     type Tools = A::Tools;
 
     fn config(&self) -> &super::decl::AgentConfig {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{RunSettings, Runner, TraceEvent};
-use crate::agent::decl::AgentDecl;
+use crate::agent::decl::Agent;
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::ApprovalState;
 use crate::call::{ToolCall, ToolResult};
@@ -115,7 +115,7 @@ pub enum StateError {
 impl RunState {
     /// Checks the state against `agent`: its version, its agent, and that
     /// every tool and call id it names exists.
-    fn check<A: AgentDecl>(&self, agent: &A) -> Result<(), StateError> {
+    fn check<A: Agent>(&self, agent: &A) -> Result<(), StateError> {
         if self.version != STATE_VERSION {
             return Err(StateError::Version {
                 found: self.version,
@@ -197,7 +197,7 @@ impl RunState {
     }
 }
 
-impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// The resumable state.
     pub fn export_state(&self) -> RunState {
         RunState {

@@ -12,7 +12,7 @@ use super::call::CallRecord;
 use super::parent::{PARENT, ParentRun};
 use super::trace::micros;
 use super::{PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
-use crate::agent::decl::AgentDecl;
+use crate::agent::decl::Agent;
 use crate::agent::inject::{HookEvent, run_injection};
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::{
@@ -48,7 +48,7 @@ enum AfterModel {
 /// A stop of the step: the reason and the hook that decided.
 type Stopped = Option<(String, Option<String>)>;
 
-impl<A: AgentDecl, H: LifecycleHooks> Runner<A, H> {
+impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     pub(super) async fn inject(
         &mut self,
         event: HookEvent,

@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk};
-use hookwire::agent::{AgentDecl, Runner, TraceEvent};
+use hookwire::agent::{Agent, Runner, TraceEvent};
 use hookwire::approval::BoxFuture;
 use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};

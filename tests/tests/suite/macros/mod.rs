@@ -248,7 +248,7 @@ pub struct Calc;
 
 mod agent_tests {
     use super::*;
-    use hookwire::agent::{AgentDecl, HistorySource};
+    use hookwire::agent::{Agent, HistorySource};
 
     #[test]
     fn agent_config_mirrors_the_attribute() {
@@ -519,8 +519,8 @@ mod own_chain_run_tests {
 /// A child agent listed under its declared name.
 mod child_name_tests {
     use hookwire::ToolSet;
-    use hookwire::agent::AgentDecl;
-    use hookwire::declare::DeclaredAgent;
+    use hookwire::agent::Agent;
+    use hookwire::declare::GeneratedAgent;
 
     /// The child.
     #[hookwire::agent(name = "helper", instruction = "Help.")]
@@ -532,7 +532,7 @@ mod child_name_tests {
 
     #[test]
     fn the_child_tool_is_named_after_the_childs_declared_name() {
-        assert_eq!(<Helper as DeclaredAgent>::NAME, "helper");
+        assert_eq!(<Helper as GeneratedAgent>::NAME, "helper");
         let names: Vec<String> = Boss::new()
             .tools()
             .definitions()

@@ -88,7 +88,7 @@ pub struct Files;
 
 fn files() -> &'static FilesTools {
     static FILES: std::sync::LazyLock<Files> = std::sync::LazyLock::new(Files::new);
-    hookwire::agent::AgentDecl::tools(&*FILES)
+    hookwire::agent::Agent::tools(&*FILES)
 }
 
 /// A scope whose approver approves `/etc/*` and denies the rest, and
