@@ -7,7 +7,7 @@
 //! generator, run
 //!
 //! ```text
-//! HOOKWIRE_BLESS=1 cargo test -p hookwire-codegen --test expected
+//! HOOKWIRE_BLESS=1 cargo test -p hookwire-codegen --test suite expected
 //! ```
 //!
 //! which rewrites them, then read every line of `git diff
@@ -136,7 +136,7 @@ fn explain_shows_each_good_card_as_the_runtime_runs_it() {
 fn emit_file(spec: &AgentSpec) -> String {
     let tokens = emit::agent(spec, &EmitOptions::new(syn::parse_quote!(::hookwire)))
         .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
-    emit::format_file(tokens, &format!("tests/expected.rs: {}", spec.name)).unwrap()
+    emit::format_file(tokens, &format!("tests/suite/expected.rs: {}", spec.name)).unwrap()
 }
 
 /// Hooks of every kind around function tools: an around hook for all,
