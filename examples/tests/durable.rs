@@ -62,11 +62,7 @@ async fn a_crash_after_the_third_tool_replays_and_no_tool_runs_twice() {
         timeout_ms: None,
     };
     let mut service = Service::start(&spec);
-    let client = server.client();
-    client
-        .register(&server.admin, &format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
+    let client = server.registered_client(port).await;
     let invocation = client.start("crash-1", "check P1..P5", None).await.unwrap();
 
     // The 4th call starts only once the 3rd's result is recorded: kill the
@@ -121,11 +117,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         timeout_ms: None,
     };
     let mut service = Service::start(&spec);
-    let client = server.client();
-    client
-        .register(&server.admin, &format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
+    let client = server.registered_client(port).await;
     let invocation = client
         .start("pay-1", "pay the vendors", None)
         .await
@@ -264,11 +256,7 @@ async fn two_replicas_serve_one_agent_and_one_dies_mid_run() {
     };
     // Two processes on one address (SO_REUSEPORT), registered once.
     let mut replicas = [Service::start(&spec), Service::start(&spec)];
-    let client = server.client();
-    client
-        .register(&server.admin, &format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
+    let client = server.registered_client(port).await;
     let invocation = client
         .start("replica-1", "check P1..P5", None)
         .await
@@ -374,11 +362,7 @@ async fn bad_input_gives_clear_errors() {
         reuse_port: false,
         timeout_ms: None,
     });
-    let client = server.client();
-    client
-        .register(&server.admin, &format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
+    let client = server.registered_client(port).await;
     let e = client.run("short-1", "check P1").await.unwrap_err();
     assert_eq!(e.status(), Some(500), "{e}");
     assert!(e.to_string().contains("ran out after 1 turn(s)"), "{e}");
@@ -405,11 +389,7 @@ async fn a_call_run_again_after_a_restart_has_what_is_left_of_its_timeout() {
         timeout_ms: Some(3000),
     };
     let mut service = Service::start(&spec);
-    let client = server.client();
-    client
-        .register(&server.admin, &format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap();
+    let client = server.registered_client(port).await;
     let invocation = client.start("timer-1", "check P1", None).await.unwrap();
     wait_ledger(&ledger, "start project_status P1");
     // The call dies half a second in; the service is back 1.5 s later.

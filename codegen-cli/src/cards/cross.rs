@@ -187,9 +187,8 @@ fn check_spec(p: &Parsed, diags: &mut Vec<Diagnostic>) {
         // A child listed twice has the same tool name twice; it is reported
         // once, as listed twice (above, in `cross_check`).
         if let SpecField::Agent(i) = error.field
-            && p.spec.agents[..i.min(p.spec.agents.len())]
-                .iter()
-                .any(|c| p.spec.agents.get(i).is_some_and(|a| a.name == c.name))
+            && let Some(child) = p.spec.agents.get(i)
+            && p.spec.agents[..i].iter().any(|c| c.name == child.name)
         {
             continue;
         }

@@ -177,6 +177,16 @@ impl Server {
     pub fn client(&self) -> DurableClient {
         DurableClient::new(&self.ingress).unwrap()
     }
+
+    /// A client, once the service listening on `port` is registered.
+    pub async fn registered_client(&self, port: u16) -> DurableClient {
+        let client = self.client();
+        client
+            .register(&self.admin, &format!("http://127.0.0.1:{port}"))
+            .await
+            .unwrap();
+        client
+    }
 }
 
 /// The `durable_pmo` service (the example binary) on `port`, writing its
