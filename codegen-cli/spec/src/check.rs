@@ -206,7 +206,11 @@ impl AgentSpec {
     /// spec.max_parallel = Some(0);
     /// let errors = spec.validate();
     /// assert_eq!(errors[0].field, SpecField::MaxParallel);
-    /// assert_eq!(errors[1].message, "duplicate tool name `add` in agent `calc`");
+    /// assert_eq!(
+    ///     errors[1].message,
+    ///     "duplicate tool name `add` in agent `calc`: `function_tools[0]` has this name too; \
+    ///      each tool of an agent needs its own name: give one of them another `name = \"...\"`"
+    /// );
     /// ```
     pub fn validate(&self) -> Vec<SpecError> {
         let mut out = Vec::new();
@@ -250,10 +254,15 @@ impl AgentSpec {
         let all: Vec<(SpecField, String)> = fields.zip(tools.chain(agents)).collect();
         for (i, (field, name)) in all.iter().enumerate() {
             if let Err(first) = names.insert(name, i) {
+                let first = all[first].0;
                 out.push(SpecError {
                     field: *field,
-                    message: UniqueToolNames::duplicate_message(name, &self.name),
-                    first: Some(all[first].0),
+                    message: format!(
+                        "{}: {}",
+                        UniqueToolNames::duplicate_message(name, &self.name),
+                        self.duplicate_advice(*field, first)
+                    ),
+                    first: Some(first),
                 });
             }
         }
@@ -398,6 +407,36 @@ pub enum HookPlace {
 }
 
 impl AgentSpec {
+    /// What to change when the entries `second` and `first` give an agent the
+    /// same tool name: the same tool or child listed twice, or two tools that
+    /// take one name.
+    fn duplicate_advice(&self, second: SpecField, first: SpecField) -> String {
+        let place = |field: SpecField| match field {
+            SpecField::FunctionTool(i) => format!("`function_tools[{i}]`"),
+            SpecField::Agent(i) => format!("`agents[{i}]`"),
+            _ => "another entry".to_owned(),
+        };
+        let same = match (second, first) {
+            (SpecField::FunctionTool(a), SpecField::FunctionTool(b)) => {
+                let ty = |i: usize| self.function_tools.get(i).map(|t| t.ty.as_str());
+                ty(a).is_some() && ty(a) == ty(b)
+            }
+            (SpecField::Agent(a), SpecField::Agent(b)) => {
+                let name = |i: usize| self.agents.get(i).map(|c| c.name.as_str());
+                name(a).is_some() && name(a) == name(b)
+            }
+            _ => false,
+        };
+        if same {
+            format!("it is also {}; list it once", place(first))
+        } else {
+            format!(
+                "{} has this name too; each tool of an agent needs its own name: give one of them another `name = \"...\"`",
+                place(first)
+            )
+        }
+    }
+
     /// The tools known when the agent is declared, with their sources:
     /// the function tools and the child agents (`agent__<name>`).
     pub fn static_tools(&self) -> Vec<(String, ToolSource)> {

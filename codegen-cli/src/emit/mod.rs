@@ -57,7 +57,7 @@ use tools::*;
 use crate::spec::dispatch::PerfectHash;
 use crate::spec::{
     AgentSpec, ChainHook, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef,
-    SpecField, ToolRef, ToolSource,
+    ToolRef, ToolSource,
 };
 
 /// How to emit an agent.
@@ -218,19 +218,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     // error on the entry it is about.
     let mut invalid: Option<syn::Error> = None;
     for error in spec.validate() {
-        let mut error_here = syn::Error::new(field_span(spec, error.field), &error.message);
-        if let Some(first) = error.first {
-            // A tool name given twice: one error, on the second, saying
-            // which entry has it first and what to change.
-            error_here = syn::Error::new(
-                field_span(spec, error.field),
-                format!(
-                    "{}: {}",
-                    error.message,
-                    duplicate_advice(spec, error.field, first)
-                ),
-            );
-        }
+        let error_here = syn::Error::new(field_span(spec, error.field), &error.message);
         match &mut invalid {
             Some(all) => all.combine(error_here),
             None => invalid = Some(error_here),
@@ -521,33 +509,3 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
 #[cfg(test)]
 mod tests;
-
-/// What to change when the entries `second` and `first` give an agent the
-/// same tool name: the same tool or child listed twice, or two tools that
-/// take one name.
-fn duplicate_advice(spec: &AgentSpec, second: SpecField, first: SpecField) -> String {
-    let place = |field: SpecField| match field {
-        SpecField::FunctionTool(i) => format!("`function_tools[{i}]`"),
-        SpecField::Agent(i) => format!("`agents[{i}]`"),
-        _ => "another entry".to_owned(),
-    };
-    let same = match (second, first) {
-        (SpecField::FunctionTool(a), SpecField::FunctionTool(b)) => {
-            let ty = |i: usize| spec.function_tools.get(i).map(|t| t.ty.as_str());
-            ty(a).is_some() && ty(a) == ty(b)
-        }
-        (SpecField::Agent(a), SpecField::Agent(b)) => {
-            let name = |i: usize| spec.agents.get(i).map(|c| c.name.as_str());
-            name(a).is_some() && name(a) == name(b)
-        }
-        _ => false,
-    };
-    if same {
-        format!("it is also {}; list it once", place(first))
-    } else {
-        format!(
-            "{} has this name too; each tool of an agent needs its own name: give one of them another `name = \"...\"`",
-            place(first)
-        )
-    }
-}
