@@ -201,7 +201,7 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn, stub: Stub, krate: &syn::Pat
 
 /// The `crate = path` of an attribute that may not parse as a whole: the
 /// stand-in of a failed item names hookwire as the item would have.
-fn stub_crate(attr: &TokenStream) -> syn::Path {
+pub(crate) fn stub_crate(attr: &TokenStream) -> syn::Path {
     let path = NestedMeta::parse_meta_list(attr.clone())
         .ok()
         .and_then(|metas| {

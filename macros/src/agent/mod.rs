@@ -129,6 +129,9 @@ fn stub_constructor(attr: &TokenStream, item: &syn::ItemStruct) -> TokenStream {
         _ => false,
     });
     let param = with_deps.then(|| quote!(_deps: &impl ::core::any::Any));
+    let krate = crate::tool_hook::stub_crate(attr);
+    let name = stub_name(attr).unwrap_or_else(|| crate::unraw(ident));
+    let never = format!("the `#[agent]` declaration of `{ident}` did not compile");
     quote! {
         impl #ident {
             #[allow(dead_code, missing_docs)]
@@ -136,7 +139,50 @@ fn stub_constructor(attr: &TokenStream, item: &syn::ItemStruct) -> TokenStream {
                 #ident
             }
         }
+        // What code that uses the agent asks of it (`Runner::new`, a
+        // parent's `agents = [..]`), so that the error above stays the only
+        // one. It never runs: the crate does not compile.
+        const _: () = {
+            impl #krate::agent::Agent for #ident {
+                type Tools = #krate::Router;
+
+                fn config(&self) -> &#krate::agent::AgentConfig {
+                    ::core::unreachable!(#never)
+                }
+
+                fn tools(&self) -> &#krate::Router {
+                    ::core::unreachable!(#never)
+                }
+            }
+
+            impl #krate::declare::GeneratedAgent for #ident {
+                const NAME: &'static str = #name;
+            }
+
+            impl<__D> #krate::FromDeps<__D> for #ident {
+                fn from_deps(_: &__D) -> Self {
+                    #ident
+                }
+            }
+        };
     }
+}
+
+/// The `name = ".."` of an attribute that may not parse as a whole, for the
+/// stand-in of a failed agent (a parent checks its child's name).
+fn stub_name(attr: &TokenStream) -> Option<String> {
+    let mut tokens = attr.clone().into_iter();
+    while let Some(token) = tokens.next() {
+        if let proc_macro2::TokenTree::Ident(key) = &token
+            && key == "name"
+            && matches!(tokens.next(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '=')
+            && let Some(proc_macro2::TokenTree::Literal(lit)) = tokens.next()
+            && let Ok(lit) = syn::parse_str::<syn::LitStr>(&lit.to_string())
+        {
+            return Some(lit.value());
+        }
+    }
+    None
 }
 
 fn path_text(path: &syn::Path) -> String {

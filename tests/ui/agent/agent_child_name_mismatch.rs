@@ -6,4 +6,9 @@ struct Ny;
 #[hookwire::agent(name = "pmo", agents = [Ny])]
 struct Pmo;
 
-fn main() {}
+fn main() {
+    let _ = hookwire::agent::Runner::new(
+        Pmo::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
+}

@@ -3,5 +3,8 @@
 struct Calc;
 
 fn main() {
-    let _ = Calc::new();
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
 }

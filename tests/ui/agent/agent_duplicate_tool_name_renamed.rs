@@ -22,4 +22,9 @@ fn plus_one(x: i64) -> hookwire::Json<i64> {
 #[hookwire::agent(name = "calc", function_tools = [add_one, plus_one(name = "add_one")])]
 struct Calc;
 
-fn main() {}
+fn main() {
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
+}

@@ -10,4 +10,9 @@ struct NotAHook;
 #[hookwire::agent(name = "calc", function_tools = [add_one(hooks = [NotAHook])])]
 struct Calc;
 
-fn main() {}
+fn main() {
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
+}

@@ -11,4 +11,9 @@ struct NoShell;
 #[hookwire::agent(name = "calc", function_tools = [add_one], hooks = [NoShell])]
 struct Calc;
 
-fn main() {}
+fn main() {
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
+}

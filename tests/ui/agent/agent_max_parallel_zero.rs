@@ -16,4 +16,9 @@ async fn gate(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
 #[hookwire::agent(name = "calc", function_tools = [add_one], max_parallel = 0)]
 struct Calc;
 
-fn main() {}
+fn main() {
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
+}

@@ -20,4 +20,9 @@ fn lookup(db: Dep<Db>, id: u64) -> String {
 #[hookwire::agent(name = "users", deps = AppDeps, function_tools = [lookup])]
 struct Users;
 
-fn main() {}
+fn main() {
+    let _ = hookwire::agent::Runner::new(
+        Users::new(&AppDeps { clock: 0 }),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
+}

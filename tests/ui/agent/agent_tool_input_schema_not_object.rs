@@ -13,4 +13,9 @@ fn add_one(x: i64) -> hookwire::Json<i64> {
 )]
 struct Calc;
 
-fn main() {}
+fn main() {
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
+}

@@ -20,5 +20,8 @@ pub async fn audit(cx: &ToolContext, args: ToolArgs, next: Next) -> Outcome {
 pub struct Calc;
 
 fn main() {
-    let _ = Calc::new();
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
 }

@@ -16,5 +16,8 @@ fn add_one(x: i64) -> hookwire::Json<i64> {
 struct Calc;
 
 fn main() {
-    let _ = Calc::new();
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
 }

@@ -7,5 +7,8 @@ fn greet(name: String) -> String {
 struct Calc;
 
 fn main() {
-    let _ = Calc::new();
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
 }

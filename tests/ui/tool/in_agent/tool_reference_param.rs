@@ -8,5 +8,8 @@ fn greet(name: &str) -> String {
 struct Calc;
 
 fn main() {
-    let _ = Calc::new();
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
 }

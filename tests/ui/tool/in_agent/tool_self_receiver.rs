@@ -12,5 +12,8 @@ impl S {
 struct Calc;
 
 fn main() {
-    let _ = Calc::new();
+    let _ = hookwire::agent::Runner::new(
+        Calc::new(),
+        hookwire::model::ScriptedModel::from_turns([]),
+    );
 }
