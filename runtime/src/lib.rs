@@ -164,6 +164,11 @@ pub mod __private {
     /// Whether a hook's matcher selects any tool, and the compile-time
     /// check of a child agent's name, for generated code.
     pub use crate::declare::{child_agent_name, selects_any};
+    /// How generated code holds the hooks a user lists: one checked slot
+    /// per hook.
+    pub mod slot {
+        pub use crate::declare::slot::*;
+    }
     /// Perfect hashing of tool names, for the dispatch code that `#[agent]`
     /// and `cardgen` generate.
     pub use hookwire_spec::dispatch;

@@ -4,33 +4,87 @@
 
 use super::*;
 
+/// Lowers one hook reference into a chain: its type there and the
+/// expression that builds it, both through the slot `marker`, which the
+/// returned items declare (see `hookwire::__private::slot`): the marker's
+/// `Slot` impl names the user's type and builds it, and its kind impl
+/// (`AroundSlot`, ..), spanned on the user's path, is the one check that
+/// the path is a hook of that kind. Nothing else asks anything of the
+/// user's type, so a path that is not a hook is one error, there.
+///
 /// `deps` is the agent's dependency type: the hook is built from the
 /// agent's dependencies (`BuildHook`: its `Default`, or its `FromDeps`);
 /// without it (a tool's own hooks, built with the tool), from none.
+///
+/// The marker is `prefix` and the hook type's own name, so that a chain
+/// type reads `Slotted<__HookwireCalcHook0_Audit>`, with visibility `vis`:
+/// an agent's are private to its module; a tool's own have the tool's (in
+/// its anonymous `const` block, so not nameable), since its
+/// `ToolDecl::Handler` names them.
 pub(crate) fn lower_hook(
     krate: &syn::Path,
     r: &HookRef,
     deps: Option<&syn::Type>,
+    prefix: &str,
+    vis: Option<&syn::Visibility>,
 ) -> syn::Result<Hook> {
     let span = span_of(&r.span);
     let base = ref_type(&r.ty, &r.tokens, "hook", &r.span)?;
-    let base_init = match (&r.init, deps) {
-        (Some(init), _) => {
+    let marker = marker_ident(prefix, &base);
+    let marker = &marker;
+    let slot = quote!(#krate::__private::slot);
+    let (deps_ty, deps_arg) = match deps {
+        Some(deps) => (quote!(#deps), quote!(deps)),
+        None => (quote!(()), quote!(&())),
+    };
+    let (kind, kind_trait) = match r.kind {
+        HookKind::Around => (quote!(Around), quote!(AroundSlot)),
+        HookKind::Pre => (quote!(Pre), quote!(PreSlot)),
+        HookKind::Post => (quote!(Post), quote!(PostSlot)),
+    };
+    let build = match &r.init {
+        Some(init) => {
             let e = parse_expr(init, "hook", span)?;
             quote!(#e)
         }
-        (None, Some(deps)) => {
-            quote_spanned!(span=> <#base as #krate::deps::BuildHook<#deps>>::build_hook(deps))
-        }
-        (None, None) => {
-            quote_spanned!(span=> <#base as #krate::deps::BuildHook<()>>::build_hook(&()))
-        }
+        None => bound(
+            span,
+            quote!((&#slot::Build::<#base, #deps_ty, #slot::kind::#kind>::new()).build(deps)),
+        ),
     };
+    // Every token on the user's path, so that rustc reports the bound there.
+    let kind_impl = bound(span, quote!(impl #slot::#kind_trait for #marker {}));
+    let items = quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #marker;
+
+        impl #slot::Slot for #marker {
+            type Deps = #deps_ty;
+            type Hook = #base;
+
+            #[inline]
+            // The borrow picks the branch of `Build` (see its docs).
+            #[allow(unused_variables, clippy::needless_borrow)]
+            fn build(deps: &#deps_ty) -> #base {
+                #[allow(unused_imports)]
+                use #slot::{BuildKind as _, BuildNotAHook as _};
+                #build
+            }
+        }
+
+        #kind_impl
+    };
+    let slotted = quote!(#slot::Slotted<#marker>);
+    let base_init = quote!(#slot::Slotted::<#marker>::new(#deps_arg));
     let (mut ty, mut init) = match r.kind {
-        HookKind::Around => (quote!(#base), base_init),
-        HookKind::Pre => (quote!(#krate::Pre<#base>), quote!(#krate::Pre(#base_init))),
+        HookKind::Around => (slotted, base_init),
+        HookKind::Pre => (
+            quote!(#krate::Pre<#slotted>),
+            quote!(#krate::Pre(#base_init)),
+        ),
         HookKind::Post => (
-            quote!(#krate::Post<#base>),
+            quote!(#krate::Post<#slotted>),
             quote!(#krate::Post(#base_init)),
         ),
     };
@@ -52,31 +106,23 @@ pub(crate) fn lower_hook(
     Ok(Hook {
         ty: syn::parse2(ty)?,
         init,
+        items,
     })
 }
 
 /// The type-level checks of an agent, as `where` predicates spanned on the
-/// user's paths.
+/// user's paths: that each tool is a tool and each child an agent (the
+/// tool-set struct's field types need them). Hooks are checked through
+/// their slots instead (see [`lower_hook`]).
 #[derive(Default)]
 pub(super) struct Checks {
-    /// That each tool is a tool and each child an agent: the tool-set
-    /// struct's field types need them.
     pub(super) types: Vec<TokenStream>,
-    /// That each hook is a hook: only the impls need them (a bound on the
-    /// struct would also be checked, with a second error, wherever the
-    /// struct is named outside them, such as the `static` in `tools()`).
-    pub(super) hooks: Vec<TokenStream>,
 }
 
 impl Checks {
     pub(super) fn types(&self) -> TokenStream {
         let types = &self.types;
         quote!(where #(#types,)*)
-    }
-
-    pub(super) fn all(&self) -> TokenStream {
-        let (types, hooks) = (&self.types, &self.hooks);
-        quote!(where #(#types,)* #(#hooks,)*)
     }
 }
 
@@ -321,21 +367,48 @@ pub(super) fn emit_hooks_for(
 pub(super) fn emit_lifecycle(
     krate: &syn::Path,
     spec: &AgentSpec,
-    checks: &mut Checks,
+    agent_ty: &syn::Ident,
     matchers: &RuntimeMatchers,
-) -> syn::Result<TokenStream> {
+) -> syn::Result<(TokenStream, TokenStream)> {
     if spec.lifecycle_hooks.is_empty() {
-        return Ok(quote!());
+        return Ok((quote!(), quote!()));
     }
+    let slot = quote!(#krate::__private::slot);
     let mut hooks = Vec::new();
+    let mut items = Vec::new();
     for (i, r) in spec.lifecycle_hooks.iter().enumerate() {
         let span = span_of(&r.span);
         let ty = ref_type(&r.ty, &r.tokens, "lifecycle hook", &r.span)?;
-        checks.hooks.push(bound(
+        // One slot per lifecycle hook, as for tool hooks (`lower_hook`):
+        // its `LifecycleSlot` impl, spanned on the path, is the one check.
+        let marker = marker_ident(&format!("__Hookwire{agent_ty}Lifecycle{i}"), &ty);
+        let kind_impl = bound(span, quote!(impl #slot::LifecycleSlot for #marker {}));
+        let build = bound(
             span,
-            quote!(#ty: #krate::agent::lifecycle::LifecycleHooks),
-        ));
-        let init = quote_spanned!(span=> <#ty as ::core::default::Default>::default());
+            quote!((&#slot::Build::<#ty, (), #slot::kind::Lifecycle>::new()).build(deps)),
+        );
+        items.push(quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #marker;
+
+            impl #slot::Slot for #marker {
+                type Deps = ();
+                type Hook = #ty;
+
+                #[inline]
+                // The borrow picks the branch of `Build` (see its docs).
+                #[allow(clippy::needless_borrow)]
+                fn build(deps: &()) -> #ty {
+                    #[allow(unused_imports)]
+                    use #slot::{BuildLifecycle as _, BuildNotAHook as _};
+                    #build
+                }
+            }
+
+            #kind_impl
+        });
+        let init = quote!(#slot::Slotted::<#marker>::new(&()));
         // The matcher is compiled once (see `RuntimeMatchers`), not each
         // time the runner asks for the hooks.
         match matchers.lifecycle_hook(i) {
@@ -350,11 +423,14 @@ pub(super) fn emit_lifecycle(
             }),
         }
     }
-    Ok(quote! {
-        fn lifecycle_hooks(&self) -> impl #krate::agent::lifecycle::LifecycleHooks {
-            (#(#hooks,)*)
-        }
-    })
+    Ok((
+        quote! {
+            fn lifecycle_hooks(&self) -> impl #krate::agent::lifecycle::LifecycleHooks {
+                (#(#hooks,)*)
+            }
+        },
+        quote!(#(#items)*),
+    ))
 }
 
 /// An expression of type `Option<Matcher>` that rebuilds `m` at run time.
@@ -382,18 +458,19 @@ pub(super) fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> Token
     }
 }
 
-pub(super) fn hook_check(
-    krate: &syn::Path,
-    hook: &HookRef,
-    checks: &mut Checks,
-) -> syn::Result<()> {
-    let span = span_of(&hook.span);
-    let ty = ref_type(&hook.ty, &hook.tokens, "hook", &hook.span)?;
-    let check = match hook.kind {
-        HookKind::Around => bound(span, quote!(#ty: #krate::Hook)),
-        HookKind::Pre => bound(span, quote!(#ty: #krate::PreHook)),
-        HookKind::Post => bound(span, quote!(#ty: #krate::PostHook)),
+/// The marker type of a slot: `prefix`, then the last segment of the
+/// user's type (`Audit` in `crate::hooks::Audit`), for readable chain types.
+fn marker_ident(prefix: &str, ty: &syn::Type) -> syn::Ident {
+    let last = match ty {
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string().trim_start_matches("r#").to_owned()),
+        _ => None,
     };
-    checks.hooks.push(check);
-    Ok(())
+    match last {
+        Some(last) => format_ident!("{}_{}", prefix, last),
+        None => format_ident!("{}", prefix),
+    }
 }

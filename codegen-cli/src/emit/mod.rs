@@ -15,12 +15,17 @@
 //!   perfect hash computed here ([`spec::dispatch`](crate::spec::dispatch));
 //! * `impl Agent` for the agent type, whose `config()` carries every
 //!   other field;
-//! * type-level checks: `where` bounds on the generated struct and impls
-//!   (`Path: ToolDecl`, `Path: Hook`, `Path: GeneratedAgent`, ..) that turn a
-//!   path that is not a tool, hook or agent into one
-//!   `#[diagnostic::on_unimplemented]` sentence, spanned on the reference
-//!   when the front end has a span (the bodies assume the bounds, so they
-//!   add no error of their own);
+//! * one slot per listed hook (`hookwire::__private::slot`): a marker type
+//!   whose impls name the user's type, build it, and check that it is a
+//!   hook of its kind, spanned on the reference when the front end has a
+//!   span. Chains hold `Slotted<Marker>`, so nothing else asks anything of
+//!   the hook's type: a path that is not a hook is one error, there, and
+//!   the code that builds and runs the agent adds none;
+//! * type-level checks of tools and child agents: `where` bounds on the
+//!   generated struct and impls (`Path: ToolDecl`, `Path: GeneratedAgent`)
+//!   that turn a path that is not a tool or agent into one
+//!   `#[diagnostic::on_unimplemented]` sentence on the reference (the
+//!   bodies assume the bounds, so they add no error of their own);
 //! * for each child agent, a constant that fails to compile when the child
 //!   is listed under another name than it was declared with.
 //!
@@ -176,6 +181,8 @@ pub fn format_file(tokens: TokenStream, source: &str) -> syn::Result<String> {
 pub(crate) struct Hook {
     pub(crate) ty: syn::Type,
     pub(crate) init: TokenStream,
+    /// Its slot: the marker type and its impls, declared once.
+    pub(crate) items: TokenStream,
 }
 
 /// Emits the tool set and the `Agent` impl of `spec`.
@@ -228,17 +235,27 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         return Err(error);
     }
 
-    // Type-level checks as `where` bounds on the generated impls, each
-    // spanned on the path the user wrote: a path that is not a tool, hook or
-    // agent is one error, on that path, and the impls' bodies (which assume
-    // the bounds) add none.
+    // Type-level checks of tools and children as `where` bounds on the
+    // generated impls, each spanned on the path the user wrote: a path that
+    // is not a tool or agent is an error on that path, and the impls' bodies
+    // (which assume the bounds) add none. Hooks are checked through their
+    // slots (`lower_hook`), which add no bound anywhere.
     let mut checks = Checks::default();
     // Agent-level hooks are lowered once (and so checked even if they match
     // no static tool), then reused in every chain they are part of.
     let agent_hooks = spec
         .tool_hooks
         .iter()
-        .map(|h| lower_hook(krate, h, Some(&deps_ty)))
+        .enumerate()
+        .map(|(i, h)| {
+            lower_hook(
+                krate,
+                h,
+                Some(&deps_ty),
+                &format!("__Hookwire{agent_ty}Hook{i}"),
+                None,
+            )
+        })
         .collect::<syn::Result<Vec<_>>>()?;
     let mut seen = HashSet::new();
     let mut lowered = Vec::new();
@@ -253,13 +270,18 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 ),
             ));
         }
+        let at = ToolAt {
+            agent_ty: &agent_ty,
+            index: lowered.len(),
+            deps_ty: &deps_ty,
+        };
         lowered.push(lower_tool(
             krate,
             spec,
             &agent_hooks,
             tool,
+            at,
             None,
-            &deps_ty,
             &mut checks,
         )?);
     }
@@ -339,23 +361,25 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 format!("duplicate agent `{}` in agent `{}`", child.name, spec.name),
             ));
         }
+        let at = ToolAt {
+            agent_ty: &agent_ty,
+            index: lowered.len(),
+            deps_ty: &deps_ty,
+        };
         lowered.push(lower_tool(
             krate,
             spec,
             &agent_hooks,
             &tool,
+            at,
             Some(typed),
-            &deps_ty,
             &mut checks,
         )?);
     }
-    for hook in &spec.tool_hooks {
-        hook_check(krate, hook, &mut checks)?;
-    }
 
     let matchers = RuntimeMatchers::new(krate, spec);
-    let lifecycle = emit_lifecycle(krate, spec, &mut checks, &matchers)?;
-    let bounds = checks.all();
+    let (lifecycle, lifecycle_slots) = emit_lifecycle(krate, spec, &agent_ty, &matchers)?;
+    let bounds = checks.types();
     let parts = ToolSetParts {
         ty: &tools_ty,
         deps_ty: &deps_ty,
@@ -468,6 +492,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     Ok(quote! {
         #declare
         #tools_struct
+        #lifecycle_slots
 
         impl #agent_ty #bounds {
             #constructor

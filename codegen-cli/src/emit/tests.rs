@@ -37,12 +37,43 @@ fn chains_follow_the_ordering_rule_and_drop_non_matching_hooks() {
                 .with_timeout_ms(250),
         );
     let code = emit(&spec);
-    assert!(code.contains(
-        "tool_0: ::hookwire::Hooked<\n        Outer,\n        ::hookwire::Hooked<\n            Reads,\n            ::hookwire::Hooked<\n                ::hookwire::Guarded<Slow>,\n                ::hookwire::Hooked<T, <ReadFile as ::hookwire::ToolDecl>::Handler>,"
-    ), "{code}");
-    assert!(code.contains(
-        "tool_1: ::hookwire::Hooked<\n        Outer,\n        ::hookwire::Hooked<\n            ::hookwire::Guarded<Slow>,\n            <Shell as ::hookwire::ToolDecl>::Handler,\n        >,\n    >,"
-    ), "{code}");
+    // Each hook is held through its slot, named after it.
+    let slot = |m: &str| format!("::hookwire::__private::slot::Slotted<{m}>");
+    let (outer, reads, slow, t) = (
+        slot("__HookwireAHook0_Outer"),
+        slot("__HookwireAHook1_Reads"),
+        slot("__HookwireAHook2_Slow"),
+        slot("__HookwireATool0Hook0_T"),
+    );
+    assert!(code.contains(&format!(
+        "tool_0: ::hookwire::Hooked<\n        {outer},\n        ::hookwire::Hooked<\n            {reads},\n            ::hookwire::Hooked<\n                ::hookwire::Guarded<\n                    {slow},\n                >,\n                ::hookwire::Hooked<\n                    {t},\n                    <ReadFile as ::hookwire::ToolDecl>::Handler,\n                >,"
+    )), "{code}");
+    assert!(code.contains(&format!(
+        "tool_1: ::hookwire::Hooked<\n        {outer},\n        ::hookwire::Hooked<\n            ::hookwire::Guarded<\n                {slow},\n            >,\n            <Shell as ::hookwire::ToolDecl>::Handler,\n        >,\n    >,"
+    )), "{code}");
+    // Each slot names the user's type once, and checks it there.
+    for (marker, ty) in [
+        ("__HookwireAHook0_Outer", "Outer"),
+        ("__HookwireAHook1_Reads", "Reads"),
+        ("__HookwireAHook2_Slow", "Slow"),
+        ("__HookwireATool0Hook0_T", "T"),
+    ] {
+        assert!(
+            code.contains(&format!(
+                "impl ::hookwire::__private::slot::Slot for {marker} {{\n    type Deps = ();\n    type Hook = {ty};"
+            )),
+            "{code}"
+        );
+        assert!(
+            code.contains(&format!(
+                "impl ::hookwire::__private::slot::AroundSlot for {marker} {{}}"
+            )),
+            "{code}"
+        );
+    }
+    // No bound on the hooks anywhere else: a path that is not a hook is
+    // one error, at its slot.
+    assert!(!code.contains(": ::hookwire::Hook,"), "{code}");
     assert!(code.contains("::core::time::Duration::from_millis(250u64)"));
     assert!(code.contains("::hookwire::FailurePolicy::FailOpen"));
 }
@@ -129,8 +160,8 @@ fn a_front_ends_tokens_are_used_as_they_are_not_the_text_parsed_again() {
             .with_tool_hook(hook),
     );
     assert!(
-        code.contains("::hookwire::Hooked<\n        crate::hooks::Audit,\n        <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler,")
-            || code.contains("::hookwire::Hooked<crate::hooks::Audit, <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler>"),
+        code.contains("::hookwire::Hooked<\n        ::hookwire::__private::slot::Slotted<__HookwireCalcHook0_Audit>,\n        <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler,"),
         "{code}"
     );
+    assert!(code.contains("type Hook = crate::hooks::Audit;"), "{code}");
 }

@@ -15,6 +15,8 @@ pub(super) struct Lowered {
     pub(super) depth: usize,
     /// The hooks of the chain, outermost first, as traces name them.
     pub(super) hook_names: Vec<String>,
+    /// The slots of its tool-level hooks (see `lower_hook`).
+    pub(super) items: TokenStream,
 }
 
 /// The type of a tool and the expression that builds it, when the emitter
@@ -25,15 +27,25 @@ pub(super) struct TypedTool {
     pub(super) init: TokenStream,
 }
 
+/// Where a tool sits: its agent's type and its position among the
+/// agent's tools (which name the slots of its tool-level hooks), and the
+/// agent's dependency type (which builds it and its hooks).
+pub(super) struct ToolAt<'a> {
+    pub(super) agent_ty: &'a syn::Ident,
+    pub(super) index: usize,
+    pub(super) deps_ty: &'a syn::Type,
+}
+
 pub(super) fn lower_tool(
     krate: &syn::Path,
     spec: &AgentSpec,
     agent_hooks: &[Hook],
     tool: &ToolRef,
+    at: ToolAt<'_>,
     typed: Option<TypedTool>,
-    deps_ty: &syn::Type,
     checks: &mut Checks,
 ) -> syn::Result<Lowered> {
+    let deps_ty = at.deps_ty;
     let span = span_of(&tool.span);
     let (ty, typed_init) = match typed {
         Some(TypedTool { ty, init }) => (ty, Some(init)),
@@ -44,9 +56,6 @@ pub(super) fn lower_tool(
         checks
             .types
             .push(bound(span, quote!(#ty: #krate::ToolDecl)));
-    }
-    for hook in &tool.hooks {
-        hook_check(krate, hook, checks)?;
     }
     let init = match (typed_init, &tool.init) {
         (Some(init), _) => init,
@@ -59,17 +68,26 @@ pub(super) fn lower_tool(
         }
     };
     let chain = spec.resolved_chain_ids(&tool.name, tool.source, &tool.hooks);
+    // A tool-level hook is lowered (and gets its slot) even when its
+    // matcher keeps it out of the chain, so that it is checked.
+    let own: Vec<Hook> = tool
+        .hooks
+        .iter()
+        .enumerate()
+        .map(|(j, hook)| {
+            let prefix = format!("__Hookwire{}Tool{}Hook{}", at.agent_ty, at.index, j);
+            lower_hook(krate, hook, Some(deps_ty), &prefix, None)
+        })
+        .collect::<syn::Result<_>>()?;
+    let items: TokenStream = own.iter().map(|h| h.items.clone()).collect();
     let mut hook_names = Vec::new();
     let mut hooks = Vec::new();
     for link in chain {
         // An agent-level hook is lowered once for the agent; a tool-level
-        // one here.
+        // one above.
         let (hook, lowered) = match link {
-            ChainHook::Agent(i) => (&spec.tool_hooks[i], agent_hooks[i].clone()),
-            ChainHook::Tool(i) => {
-                let hook = &tool.hooks[i];
-                (hook, lower_hook(krate, hook, Some(deps_ty))?)
-            }
+            ChainHook::Agent(i) => (&spec.tool_hooks[i], &agent_hooks[i]),
+            ChainHook::Tool(i) => (&tool.hooks[i], &own[i]),
         };
         hook_names.push(trace_name(hook).to_owned());
         hooks.push(lowered);
@@ -92,6 +110,7 @@ pub(super) fn lower_tool(
         chain_init,
         depth: hooks.len(),
         hook_names,
+        items,
     })
 }
 
@@ -121,7 +140,9 @@ pub(super) fn emit_tools(
         agent_hooks,
     } = *parts;
     let types = checks.types();
-    let bounds = checks.all();
+    let bounds = &types;
+    let items = tools.iter().map(|t| &t.items);
+    let hook_items = agent_hooks.iter().map(|h| &h.items);
     let doc = format!(
         " The statically dispatched tools of the agent `{}`, each behind its chain of hooks.",
         spec.name
@@ -250,6 +271,9 @@ pub(super) fn emit_tools(
     };
 
     Ok(quote! {
+        #(#hook_items)*
+        #(#items)*
+
         #[doc = #doc]
         // Each field's type is a whole chain: nested by design.
         #[allow(clippy::type_complexity)]

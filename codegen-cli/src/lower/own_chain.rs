@@ -12,22 +12,22 @@ use super::{NeedsApproval, ToolOptions};
 /// For a tool with its own hooks, approval rule or error mapping: the
 /// hidden tool type and the `ToolDecl` impl whose handler is, outermost
 /// first, the tool's own hooks, the approval gate, the error mapping and the
-/// tool. Each user path is checked on its own token: a hook through a
-/// `where` bound spanned on it (one error, there, and none in the chain
-/// type), the predicate and the mapping through the calls that use them.
+/// tool. Each user path is checked on its own token: a hook through its
+/// slot (one error, there, and none where the tool is used), the predicate
+/// and the mapping through the calls that use them.
 pub(crate) fn own_chain(
     opts: &ToolOptions,
     ty_ident: &syn::Ident,
     name: &str,
     args_ident: &syn::Ident,
     deps: &[Dependency],
+    vis: &syn::Visibility,
 ) -> syn::Result<TokenStream> {
     if !opts.has_own_chain() {
         return Ok(TokenStream::new());
     }
     let krate = &opts.crate_path;
     let mut items = Vec::new();
-    let mut bounds = Vec::new();
     // Innermost first: the tool, then the error mapping, then the gate, then
     // the hooks from the last declared to the first.
     let idents: Vec<&syn::Ident> = deps.iter().map(|(ident, _, _)| ident).collect();
@@ -95,17 +95,18 @@ pub(crate) fn own_chain(
             depth += 1;
         }
     }
-    for hook in opts.hooks.iter().rev() {
-        let lowered = crate::emit::lower_hook(krate, hook, None)?;
-        let span = hook.span.unwrap_or_else(proc_macro2::Span::call_site);
-        let base = crate::emit::ref_type(&hook.ty, &hook.tokens, "hook", &hook.span)?;
-        bounds.push(crate::emit::bound(span, quote!(#base: #krate::Hook)));
+    for (j, hook) in opts.hooks.iter().enumerate().rev() {
+        // Each hook through its slot, whose kind impl (spanned on the path)
+        // is the one check that it is a hook: the `ToolDecl` impl itself
+        // has no bound, so an agent that lists the tool adds no error.
+        let prefix = format!("__HookwireHook{j}");
+        let lowered = crate::emit::lower_hook(krate, hook, None, &prefix, Some(vis))?;
+        items.push(lowered.items.clone());
         let (hty, hinit) = (&lowered.ty, &lowered.init);
         chain_ty = quote!(#krate::Hooked<#hty, #chain_ty>);
         chain_init = quote!(#krate::Hooked::new(#hinit, #chain_init));
         depth += 1;
     }
-    bounds.reverse();
     let inners = (0..depth).map(|_| quote!(.inner()));
     let _ = name;
     Ok(quote! {
@@ -113,10 +114,7 @@ pub(crate) fn own_chain(
 
         // Nested by design: the tool's own chain.
         #[allow(clippy::type_complexity)]
-        impl #krate::ToolDecl for #ty_ident
-        where
-            #(#bounds,)*
-        {
+        impl #krate::ToolDecl for #ty_ident {
             type Tool = __HookwireTool;
             type Handler = #chain_ty;
 

@@ -91,6 +91,7 @@ use crate::tool::{Tool, ToolHandler};
 mod agent;
 mod approval;
 mod on_error;
+pub(crate) mod slot;
 
 pub use agent::{GeneratedAgent, child_agent_name, selects_any};
 pub use approval::needs_approval_by;

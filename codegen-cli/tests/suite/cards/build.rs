@@ -79,8 +79,16 @@ fn generated_files_are_headed_formatted_and_include_the_referenced_sources() {
     assert!(module.contains("pub mod __rust_refs;\n"), "{module}");
     assert!(!module.contains("#[path"), "relative output: {module}");
     assert!(pmo.contains("impl ::hookwire::agent::Agent for PmoOrchestrator"));
-    // Chains resolved at codegen time: audit, then the fail-open clamp.
-    assert!(pmo.contains("::hookwire::Guarded<ClampHook>"), "{pmo}");
+    // Chains resolved at codegen time: audit, then the fail-open clamp,
+    // each held through its slot, which names the card's hook type.
+    let audit =
+        pmo.find("::hookwire::__private::slot::Slotted<__HookwirePmoOrchestratorHook0_AuditHook>");
+    let clamp = pmo.find("::hookwire::Guarded<\n                ::hookwire::__private::slot::Slotted<\n                    __HookwirePmoOrchestratorHook1_ClampHook,");
+    assert!(audit.is_some() && audit < clamp, "{pmo}");
+    assert!(
+        pmo.contains("for __HookwirePmoOrchestratorHook1_ClampHook {\n    type Deps = ();\n    type Hook = ClampHook;"),
+        "{pmo}"
+    );
     // Formatting is prettyplease's: parse and format again, same text.
     let body = pmo.split_once("\n\n").unwrap().1;
     let reparsed = prettyplease::unparse(&syn::parse_file(body).unwrap());
@@ -333,7 +341,7 @@ fn worker_threads_finish_their_cards_with_the_build_wide_names() {
         ),
         "{c151}"
     );
-    assert!(c151.contains("<life_rs::Audit as ::core::default::Default>::default()"));
+    assert!(c151.contains("    type Hook = life_rs::Audit;\n"), "{c151}");
     let refs = std::fs::read_to_string(out.path().join("__rust_refs.rs")).unwrap();
     assert!(refs.contains("pub(super) mod life_rs;"), "{refs}");
     assert_eq!(refs.matches("pub struct AddOneTool").count(), 2, "{refs}");

@@ -236,10 +236,20 @@ pub type Strict = Guard;
         code.contains("use super::__rust_refs::lifecycle_rs;\n"),
         "{code}"
     );
+    // Each lifecycle hook has its slot, which names the card's type...
+    for (i, ty) in ["Audit", "Guard", "Strict"].iter().enumerate() {
+        assert!(
+            code.contains(&format!(
+                "Lifecycle{i}_{ty} {{\n    type Deps = ();\n    type Hook = lifecycle_rs::{ty};"
+            )),
+            "{code}"
+        );
+    }
+    // ...and the hooks run in declared order.
     let body = code.split("fn lifecycle_hooks").nth(1).unwrap();
-    let audit = body.find("<lifecycle_rs::Audit as ::core::default::Default>::default()");
-    let guard = body.find("<lifecycle_rs::Guard as ::core::default::Default>::default()");
-    let strict = body.find("<lifecycle_rs::Strict as ::core::default::Default>::default()");
+    let audit = body.find("Lifecycle0_Audit");
+    let guard = body.find("Lifecycle1_Guard");
+    let strict = body.find("Lifecycle2_Strict");
     assert!(audit < guard && guard < strict, "declared order\n{body}");
     assert!(audit.is_some() && body.contains("ForTools::new"), "{body}");
 }
