@@ -460,7 +460,7 @@ pub(super) fn matcher_expr(krate: &syn::Path, m: &crate::spec::Matcher) -> Token
 
 /// The marker type of a slot: `prefix`, then the last segment of the
 /// user's type (`Audit` in `crate::hooks::Audit`), for readable chain types.
-fn marker_ident(prefix: &str, ty: &syn::Type) -> syn::Ident {
+pub(super) fn marker_ident(prefix: &str, ty: &syn::Type) -> syn::Ident {
     let last = match ty {
         syn::Type::Path(p) => p
             .path

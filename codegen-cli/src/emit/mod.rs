@@ -21,9 +21,10 @@
 //!   span. Chains hold `Slotted<Marker>`, so nothing else asks anything of
 //!   the hook's type: a path that is not a hook is one error, there, and
 //!   the code that builds and runs the agent adds none;
-//! * type-level checks of tools and child agents: `where` bounds on the
-//!   generated struct and impls (`Path: ToolDecl`, `Path: GeneratedAgent`)
-//!   that turn a path that is not a tool or agent into one
+//!   A child agent gets a slot too (`AgentSlot`), and the parent's tool is
+//!   an `AgentTool<Child<Marker>>`;
+//! * type-level checks of tools: `where` bounds on the generated struct and
+//!   impls (`Path: ToolDecl`) that turn a path that is not a tool into one
 //!   `#[diagnostic::on_unimplemented]` sentence on the reference (the
 //!   bodies assume the bounds, so they add no error of their own);
 //! * for each child agent, a constant that fails to compile when the child
@@ -39,7 +40,11 @@
 //! let tokens = emit::agent(&spec, &EmitOptions::new(syn::parse_quote!(::hookwire))).unwrap();
 //! let code = emit::format_file(tokens, "example").unwrap();
 //! assert!(code.starts_with("// @generated"));
-//! assert!(code.contains("::hookwire::Hooked<Audit, <AddOne as ::hookwire::ToolDecl>::Handler>"));
+//! // The hook is held through its slot, which names `Audit`.
+//! assert!(code.contains("type Hook = Audit;"));
+//! assert!(code.contains(
+//!     "::hookwire::Hooked<\n        ::hookwire::__private::slot::Slotted<__HookwireCalcHook0_Audit>,\n        <AddOne as ::hookwire::ToolDecl>::Handler,"
+//! ));
 //! ```
 
 mod config;
@@ -286,6 +291,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         )?);
     }
     let mut name_checks = Vec::new();
+    let mut child_items = Vec::new();
     for child in &spec.agents {
         // A child agent is a tool like any other: `agent__<Name>`, an
         // `AgentTool` that runs a fresh child per call, wrapped in the
@@ -313,9 +319,37 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             &None
         };
         let ty = ref_type(&child_ty, tokens, "agent", &child.span)?;
-        checks
-            .types
-            .push(bound(span, quote!(#ty: #krate::declare::GeneratedAgent)));
+        // The child through its slot (see `hookwire::__private::slot`):
+        // the slot's `type Agent`, on the child's path, is the one check
+        // that it is an agent; the parent's tool is an
+        // `AgentTool<Child<Marker>>`, which asks nothing more of the path.
+        let slot = quote!(#krate::__private::slot);
+        let marker = marker_ident(
+            &format!("__Hookwire{agent_ty}Agent{}", child_items.len()),
+            &ty,
+        );
+        let build = bound(
+            span,
+            quote!((&#slot::Build::<#ty, #deps_ty, #slot::kind::Agent>::new()).build(deps)),
+        );
+        child_items.push(quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #marker;
+
+            impl #slot::AgentSlot for #marker {
+                type Deps = #deps_ty;
+                type Agent = #ty;
+
+                // The borrow picks the branch of `Build` (see its docs).
+                #[allow(unused_variables, clippy::needless_borrow)]
+                fn build(deps: &#deps_ty) -> #ty {
+                    #[allow(unused_imports)]
+                    use #slot::{BuildChild as _, BuildNotAHook as _};
+                    #build
+                }
+            }
+        });
         // The tool name the parent uses must be the child's own
         // (`agent__<declared name>`): checked at compile time.
         let used = child.name.as_str();
@@ -324,7 +358,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             span,
             quote! {
                 const _: () = #krate::__private::child_agent_name(
-                    <#ty as #krate::declare::GeneratedAgent>::NAME,
+                    <#marker as #slot::AgentSlot>::NAME,
                     #used,
                     #path_text,
                 );
@@ -337,11 +371,14 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         // (The type carries the child's span, as the agent's other tool
         // types carry theirs; the expression the macro's own.)
         let typed = TypedTool {
-            ty: respan_type(syn::parse_quote!(#krate::agent::AgentTool<#ty>), span),
+            ty: respan_type(
+                syn::parse_quote!(#krate::agent::AgentTool<#slot::Child<#marker>>),
+                span,
+            ),
             init: bound(
                 Span::call_site(),
                 quote!(#krate::agent::AgentTool::with_configured_model(
-                    <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps)
+                    #slot::Child::<#marker>::new(deps)
                 )
                 .with_orchestrator(config)),
             ),
@@ -527,6 +564,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         impl #krate::declare::GeneratedAgent for #agent_ty #bounds {
             const NAME: &'static str = #agent_name_lit;
         }
+
+        #(#child_items)*
 
         #(#name_checks)*
     })

@@ -51,7 +51,7 @@ pub(super) fn lower_tool(
         Some(TypedTool { ty, init }) => (ty, Some(init)),
         None => (ref_type(&tool.ty, &tool.tokens, "tool", &tool.span)?, None),
     };
-    // A child agent's tool is checked through the agent (`GeneratedAgent`).
+    // A child agent is checked through its slot (`AgentSlot`), not here.
     if tool.source != ToolSource::Agent {
         checks
             .types

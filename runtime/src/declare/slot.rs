@@ -22,8 +22,12 @@
 //! is not a hook of the kind at all is not asked to be buildable, so that it
 //! gets the one error above rather than a second one about `Default`.
 //!
-//! `Slotted` is a newtype whose methods forward to the hook: it costs
-//! nothing at run time.
+//! A child agent (`agents = [..]`) gets a slot too ([`AgentSlot`]): the
+//! parent's tool is an `AgentTool<Child<Marker>>`, and [`Child`] forwards
+//! to the child, so a path that is not an agent is one error as well.
+//!
+//! `Slotted` and `Child` are newtypes whose methods forward to what they
+//! hold: they cost nothing at run time.
 
 use std::marker::PhantomData;
 
@@ -31,8 +35,10 @@ use crate::agent::lifecycle::{
     AgentFailed, ExecutionEnd, ExecutionStart, LifecycleHooks, PostToolUse, PreToolUse,
     PromptSubmit, StepEnd, StepStart, StopEvent,
 };
+use crate::agent::{Agent, AgentConfig};
 use crate::decision::{Decision, Flow, StopDecision};
-use crate::deps::BuildHook;
+use crate::declare::GeneratedAgent;
+use crate::deps::{BuildHook, FromDeps};
 use crate::{Handler, Hook, HookError, Next, Outcome, PostHook, PreHook, ToolArgs, ToolContext};
 
 /// A hook as a generated agent or tool holds it: generated code implements
@@ -205,6 +211,9 @@ pub mod kind {
     /// Lifecycle hooks ([`LifecycleHooks`](crate::agent::lifecycle::LifecycleHooks)).
     #[derive(Debug)]
     pub enum Lifecycle {}
+    /// A child agent ([`GeneratedAgent`](crate::declare::GeneratedAgent)).
+    #[derive(Debug)]
+    pub enum Agent {}
 }
 
 /// Builds a hook of type `H` and kind `K` in a [`Slot::build`] body, with
@@ -297,6 +306,25 @@ impl<H: LifecycleHooks> BuildLifecycle<H> for Build<H, (), kind::Lifecycle> {
     }
 }
 
+/// The branch of [`Build`] for a child agent, which is built from the
+/// parent's dependencies with [`FromDeps`].
+pub trait BuildChild<A, D> {
+    /// Builds the child.
+    fn build(&self, deps: &D) -> A
+    where
+        A: FromDeps<D>;
+}
+
+impl<A: GeneratedAgent, D> BuildChild<A, D> for Build<A, D, kind::Agent> {
+    #[inline]
+    fn build(&self, deps: &D) -> A
+    where
+        A: FromDeps<D>,
+    {
+        A::from_deps(deps)
+    }
+}
+
 /// The branch of [`Build`] for a type that is not a hook of the slot's
 /// kind: its slot's bound is the error; this adds none, and never runs.
 pub trait BuildNotAHook<H, D> {
@@ -309,4 +337,85 @@ impl<H, D, K> BuildNotAHook<H, D> for &Build<H, D, K> {
     fn build(&self, _: &D) -> H {
         unreachable!("a slot whose type is not a hook of its kind does not compile")
     }
+}
+
+/// A child agent as a parent holds it: generated code implements it for
+/// one marker type per listed child. The bound on [`Agent`](Self::Agent)
+/// is the check that the path is an agent.
+pub trait AgentSlot: 'static {
+    /// What the child is built from: the parent's dependencies.
+    type Deps;
+    /// The user's agent type, as written.
+    type Agent: GeneratedAgent;
+    /// The child's declared name, which the parent's compile-time name
+    /// check reads (through the slot, so that a path that is not an agent
+    /// adds no error there).
+    const NAME: &'static str = <Self::Agent as GeneratedAgent>::NAME;
+
+    /// Builds the child.
+    fn build(deps: &Self::Deps) -> Self::Agent;
+}
+
+/// The child agent of slot `M`, as a parent's `AgentTool` holds it: an
+/// agent that forwards every method to the child.
+pub struct Child<M: AgentSlot>(M::Agent);
+
+impl<M: AgentSlot> Child<M> {
+    /// Builds the child of slot `M`.
+    #[inline]
+    pub fn new(deps: &M::Deps) -> Self {
+        Self(M::build(deps))
+    }
+}
+
+impl<M: AgentSlot> std::fmt::Debug for Child<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Child").field(&M::NAME).finish()
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<M: AgentSlot> Agent for Child<M> {
+    type Tools = <M::Agent as Agent>::Tools;
+
+    fn config(&self) -> &AgentConfig {
+        self.0.config()
+    }
+
+    fn tools(&self) -> &Self::Tools {
+        self.0.tools()
+    }
+
+    fn lifecycle_hooks(&self) -> impl LifecycleHooks {
+        self.0.lifecycle_hooks()
+    }
+
+    fn hooks_selecting_none(
+        &self,
+        tools: &[(&str, crate::ToolSource)],
+    ) -> Vec<(&'static str, String)> {
+        self.0.hooks_selecting_none(tools)
+    }
+
+    fn hooks_for(&self, tool: &str, source: crate::ToolSource) -> Vec<&'static str> {
+        self.0.hooks_for(tool, source)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.0.warnings()
+    }
+
+    fn call_dynamic<C: Handler>(
+        &self,
+        cx: &mut ToolContext,
+        args: ToolArgs,
+        inner: &C,
+    ) -> impl Future<Output = Outcome> + Send {
+        self.0.call_dynamic(cx, args, inner)
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<M: AgentSlot> GeneratedAgent for Child<M> {
+    const NAME: &'static str = M::NAME;
 }
