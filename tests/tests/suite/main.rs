@@ -22,4 +22,5 @@ mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
 mod sessions;
+mod slots;
 mod trace;
