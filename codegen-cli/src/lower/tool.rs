@@ -100,6 +100,24 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
         }
     }
     let deny_unknown = opts.strict.then(|| quote!(#[serde(deny_unknown_fields)]));
+    // The parameters' bounds as serde's `bound` attribute, one string whose
+    // span is the first parameter's type (serde parses it there).
+    let bound = {
+        let text = checks
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let span = params
+            .iter()
+            .find_map(|p| match p {
+                ToolParam::Arg { ty, .. } => Some(ty.span()),
+                _ => None,
+            })
+            .unwrap_or_else(proc_macro2::Span::call_site);
+        syn::LitStr::new(&text, span)
+    };
+    let schema_name = args_ident.to_string();
 
     // Where the body lives.
     let is_async = sig.asyncness.is_some();
@@ -204,21 +222,25 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
             #[serde(crate = #serde_path)]
             #[schemars(crate = #schemars_path)]
+            // A parameter type that is not `Deserialize + JsonSchema` is
+            // reported once, in one sentence that points at the user's
+            // type: serde's and schemars' impls get this bound instead of
+            // failing inside their bodies, and the tool's `Tool` impl, which
+            // needs them, fails on it once. The bound is on the impls, not on
+            // the struct (it would be checked a second time wherever the
+            // struct is named), so the struct has a type parameter, for the
+            // derives to take it; and it is higher-ranked (`for<'_> T:
+            // ToolArg`) so that rustc does not check it where the impls are
+            // declared (a trivially false bound is an error of its own).
+            #[serde(bound = #bound)]
+            #[schemars(rename = #schema_name, bound = #bound)]
             #deny_unknown
             #[allow(non_camel_case_types)]
-            // A parameter type that is not `Deserialize + JsonSchema` is
-            // reported in one sentence that points at the user's type:
-            // serde's and schemars' impls copy this bound and assume it
-            // instead of failing inside their bodies. The bound is
-            // higher-ranked (`for<'_> T: ToolArg`) so that rustc does not
-            // also check it, and each supertrait of it, where it is
-            // declared (a trivially false bound is an error of its own);
-            // it fails where the tool needs the struct, in its `Tool` impl.
-            pub struct #args_ident
-            where
-                #(#checks,)*
-            {
+            pub struct #args_ident<__HookwireArgs: ?::core::marker::Sized = ()> {
                 #(#fields)*
+                #[serde(skip)]
+                #[schemars(skip)]
+                __hookwire: ::core::marker::PhantomData<__HookwireArgs>,
             }
 
             #from_deps
@@ -245,7 +267,7 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                     #cx_pat: &#krate::ToolContext,
                     args: Self::Args,
                 ) -> #krate::Outcome {
-                    let #args_ident { #(#idents),* } = args;
+                    let #args_ident { #(#idents,)* .. } = args;
                     let __hookwire_ret = #callee(#(#call_args),*) #await_call;
                     #convert
                 }
