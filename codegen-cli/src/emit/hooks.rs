@@ -37,44 +37,23 @@ pub(crate) fn lower_hook(
         Some(deps) => (quote!(#deps), quote!(deps)),
         None => (quote!(()), quote!(&())),
     };
-    let (kind, kind_trait) = match r.kind {
-        HookKind::Around => (quote!(Around), quote!(AroundSlot)),
-        HookKind::Pre => (quote!(Pre), quote!(PreSlot)),
-        HookKind::Post => (quote!(Post), quote!(PostSlot)),
-    };
-    let build = match &r.init {
-        Some(init) => {
-            let e = parse_expr(init, "hook", span)?;
-            quote!(#e)
-        }
-        None => bound(
+    let init = r
+        .init
+        .as_ref()
+        .map(|init| parse_expr(init, "hook", span).map(|e| quote!(#e)))
+        .transpose()?;
+    let items = slot_items(
+        krate,
+        &SlotItems {
+            marker,
+            vis,
+            ty: &base,
+            deps_ty: &deps_ty,
             span,
-            quote!((&#slot::Build::<#base, #deps_ty, #slot::kind::#kind>::new()).build(deps)),
-        ),
-    };
-    // Every token on the user's path, so that rustc reports the bound there.
-    let kind_impl = bound(span, quote!(impl #slot::#kind_trait for #marker {}));
-    let items = quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #marker;
-
-        impl #slot::Slot for #marker {
-            type Deps = #deps_ty;
-            type Hook = #base;
-
-            #[inline]
-            // The borrow picks the branch of `Build` (see its docs).
-            #[allow(unused_variables, clippy::needless_borrow)]
-            fn build(deps: &#deps_ty) -> #base {
-                #[allow(unused_imports)]
-                use #slot::{BuildKind as _, BuildNotAHook as _};
-                #build
-            }
-        }
-
-        #kind_impl
-    };
+            slot: SlotKind::Hook(r.kind),
+            init,
+        },
+    );
     let slotted = quote!(#slot::Slotted<#marker>);
     let base_init = quote!(#slot::Slotted::<#marker>::new(#deps_arg));
     let (mut ty, mut init) = match r.kind {
@@ -382,32 +361,18 @@ pub(super) fn emit_lifecycle(
         // One slot per lifecycle hook, as for tool hooks (`lower_hook`):
         // its `LifecycleSlot` impl, spanned on the path, is the one check.
         let marker = marker_ident(&format!("__Hookwire{agent_ty}Lifecycle{i}"), &ty);
-        let kind_impl = bound(span, quote!(impl #slot::LifecycleSlot for #marker {}));
-        let build = bound(
-            span,
-            quote!((&#slot::Build::<#ty, (), #slot::kind::Lifecycle>::new()).build(deps)),
-        );
-        items.push(quote! {
-            #[doc(hidden)]
-            #[allow(non_camel_case_types, dead_code)]
-            struct #marker;
-
-            impl #slot::Slot for #marker {
-                type Deps = ();
-                type Hook = #ty;
-
-                #[inline]
-                // The borrow picks the branch of `Build` (see its docs).
-                #[allow(clippy::needless_borrow)]
-                fn build(deps: &()) -> #ty {
-                    #[allow(unused_imports)]
-                    use #slot::{BuildLifecycle as _, BuildNotAHook as _};
-                    #build
-                }
-            }
-
-            #kind_impl
-        });
+        items.push(slot_items(
+            krate,
+            &SlotItems {
+                marker: &marker,
+                vis: None,
+                ty: &ty,
+                deps_ty: &quote!(()),
+                span,
+                slot: SlotKind::Lifecycle,
+                init: None,
+            },
+        ));
         let init = quote!(#slot::Slotted::<#marker>::new(&()));
         // The matcher is compiled once (see `RuntimeMatchers`), not each
         // time the runner asks for the hooks.
@@ -472,5 +437,113 @@ pub(super) fn marker_ident(prefix: &str, ty: &syn::Type) -> syn::Ident {
     match last {
         Some(last) => format_ident!("{}_{}", prefix, last),
         None => format_ident!("{}", prefix),
+    }
+}
+
+/// What a slot holds, for [`slot_items`].
+pub(super) enum SlotKind {
+    /// A hook of that kind (`AroundSlot`, `PreSlot`, `PostSlot`).
+    Hook(HookKind),
+    /// Lifecycle hooks (`LifecycleSlot`).
+    Lifecycle,
+    /// A child agent (`AgentSlot`, whose `type Agent` bound is the check).
+    Agent,
+}
+
+/// One slot (see `hookwire::__private::slot`): its marker, the user's type
+/// and where it was written.
+pub(super) struct SlotItems<'a> {
+    pub(super) marker: &'a syn::Ident,
+    pub(super) vis: Option<&'a syn::Visibility>,
+    pub(super) ty: &'a syn::Type,
+    pub(super) deps_ty: &'a TokenStream,
+    pub(super) span: Span,
+    pub(super) slot: SlotKind,
+    /// An expression that builds the value, instead of `Build`.
+    pub(super) init: Option<TokenStream>,
+}
+
+/// The items of one slot: the marker type and its impls, which name the
+/// user's type, build it (through `Build`, which asks a type to be
+/// buildable only if it is of the slot's kind) and check it, every check
+/// spanned on the user's path, so that rustc reports it there.
+pub(super) fn slot_items(krate: &syn::Path, s: &SlotItems<'_>) -> TokenStream {
+    let slot = quote!(#krate::__private::slot);
+    let SlotItems {
+        marker,
+        vis,
+        ty,
+        deps_ty,
+        span,
+        ..
+    } = *s;
+    // The slot trait and its associated type, the `kind` marker and branch
+    // of `Build`, and the kind trait whose bound is the check (for a child,
+    // `AgentSlot`'s own bound is).
+    let (slot_trait, assoc, kind, branch, kind_trait) = match s.slot {
+        SlotKind::Hook(HookKind::Around) => (
+            quote!(Slot),
+            quote!(Hook),
+            quote!(Around),
+            quote!(BuildKind),
+            Some(quote!(AroundSlot)),
+        ),
+        SlotKind::Hook(HookKind::Pre) => (
+            quote!(Slot),
+            quote!(Hook),
+            quote!(Pre),
+            quote!(BuildKind),
+            Some(quote!(PreSlot)),
+        ),
+        SlotKind::Hook(HookKind::Post) => (
+            quote!(Slot),
+            quote!(Hook),
+            quote!(Post),
+            quote!(BuildKind),
+            Some(quote!(PostSlot)),
+        ),
+        SlotKind::Lifecycle => (
+            quote!(Slot),
+            quote!(Hook),
+            quote!(Lifecycle),
+            quote!(BuildLifecycle),
+            Some(quote!(LifecycleSlot)),
+        ),
+        SlotKind::Agent => (
+            quote!(AgentSlot),
+            quote!(Agent),
+            quote!(Agent),
+            quote!(BuildChild),
+            None,
+        ),
+    };
+    let kind_impl = kind_trait.map(|t| bound(span, quote!(impl #slot::#t for #marker {})));
+    let build = match &s.init {
+        Some(init) => init.clone(),
+        None => bound(
+            span,
+            quote!((&#slot::Build::<#ty, #deps_ty, #slot::kind::#kind>::new()).build(deps)),
+        ),
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #marker;
+
+        impl #slot::#slot_trait for #marker {
+            type Deps = #deps_ty;
+            type #assoc = #ty;
+
+            #[inline]
+            // The borrow picks the branch of `Build` (see its docs).
+            #[allow(unused_variables, clippy::needless_borrow)]
+            fn build(deps: &#deps_ty) -> #ty {
+                #[allow(unused_imports)]
+                use #slot::{#branch as _, BuildNotAHook as _};
+                #build
+            }
+        }
+
+        #kind_impl
     }
 }

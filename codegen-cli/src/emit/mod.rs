@@ -328,28 +328,18 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             &format!("__Hookwire{agent_ty}Agent{}", child_items.len()),
             &ty,
         );
-        let build = bound(
-            span,
-            quote!((&#slot::Build::<#ty, #deps_ty, #slot::kind::Agent>::new()).build(deps)),
-        );
-        child_items.push(quote! {
-            #[doc(hidden)]
-            #[allow(non_camel_case_types, dead_code)]
-            struct #marker;
-
-            impl #slot::AgentSlot for #marker {
-                type Deps = #deps_ty;
-                type Agent = #ty;
-
-                // The borrow picks the branch of `Build` (see its docs).
-                #[allow(unused_variables, clippy::needless_borrow)]
-                fn build(deps: &#deps_ty) -> #ty {
-                    #[allow(unused_imports)]
-                    use #slot::{BuildChild as _, BuildNotAHook as _};
-                    #build
-                }
-            }
-        });
+        child_items.push(slot_items(
+            krate,
+            &SlotItems {
+                marker: &marker,
+                vis: None,
+                ty: &ty,
+                deps_ty: &quote!(#deps_ty),
+                span,
+                slot: SlotKind::Agent,
+                init: None,
+            },
+        ));
         // The tool name the parent uses must be the child's own
         // (`agent__<declared name>`): checked at compile time.
         let used = child.name.as_str();
