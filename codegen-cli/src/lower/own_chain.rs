@@ -19,7 +19,6 @@ pub(crate) fn own_chain(
     opts: &ToolOptions,
     ty_ident: &syn::Ident,
     name: &str,
-    args_ident: &syn::Ident,
     deps: &[Dependency],
     vis: &syn::Visibility,
 ) -> syn::Result<TokenStream> {
@@ -72,7 +71,7 @@ pub(crate) fn own_chain(
         }
         Some(NeedsApproval::When(path)) => {
             let call = quote_spanned! {path.span()=>
-                #krate::declare::needs_approval_by::<#args_ident, _>(#path, args)
+                #krate::declare::needs_approval_for::<__HookwireTool, _>(#path, args)
             };
             items.push(quote! {
                 /// The tool's `needs_approval` rule.

@@ -189,7 +189,7 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     } else {
         quote!(#ty_ident)
     };
-    let own_chain = own_chain(opts, &ty_ident, &name, &args_ident, &deps, &item.vis)?;
+    let own_chain = own_chain(opts, &ty_ident, &name, &deps, &item.vis)?;
     let (declare, from_deps) = declare_tool_type(krate, vis, &ty_ident, &deps);
     let hidden_fields = deps.iter().map(|(ident, ty, _)| quote!(#ident: #ty,));
     let tool_struct = if opts.has_own_chain() {

@@ -21,6 +21,19 @@ where
     }
 }
 
+/// [`needs_approval_by`] on the arguments of the tool `T`
+/// (`<T as Tool>::Args`), which is what `#[tool(needs_approval = ..)]`
+/// generates: through `T`, so that a tool whose arguments are not
+/// `Deserialize + JsonSchema` is reported once, at its `Tool` impl, and not
+/// again here.
+pub fn needs_approval_for<T, P>(predicate: P, args: &Value) -> bool
+where
+    T: crate::Tool,
+    P: Predicate<T::Args>,
+{
+    needs_approval_by::<T::Args, P>(predicate, args)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

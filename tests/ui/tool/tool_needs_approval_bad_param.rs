@@ -1,0 +1,15 @@
+struct Point {
+    x: i64,
+}
+
+fn risky(args: &hookwire::ArgsOf<plot>) -> bool {
+    args.point.x > 0
+}
+
+/// Plots a point.
+#[hookwire::tool(needs_approval = risky)]
+fn plot(point: Point) -> String {
+    point.x.to_string()
+}
+
+fn main() {}
