@@ -65,6 +65,12 @@ pub fn format_all() -> String {
 #[hookwire::agent(name = "helper")]
 pub struct Helper;
 
+/// Watches the run, and nothing more.
+#[derive(Default)]
+pub struct Watch;
+
+impl hookwire::agent::lifecycle::LifecycleHooks for Watch {}
+
 /// The calculator.
 #[hookwire::agent(
     name = "calc",
@@ -72,6 +78,7 @@ pub struct Helper;
     function_tools = [add(hooks = [keep]), greet(name = "hello"), delete, format_all],
     agents = [Helper(name = "helper")],
     tool_hooks = [audit, gate(match = "add", on_failure = "closed", timeout_ms = 100)],
+    hooks = [Watch(match = "add")],
     max_parallel = 2,
 )]
 pub struct Calc;
