@@ -202,24 +202,27 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn, stub: Stub, krate: &syn::Pat
 /// The `crate = path` of an attribute that may not parse as a whole: the
 /// stand-in of a failed item names hookwire as the item would have.
 pub(crate) fn stub_crate(attr: &TokenStream) -> syn::Path {
-    let path = NestedMeta::parse_meta_list(attr.clone())
-        .ok()
-        .and_then(|metas| {
-            metas.into_iter().find_map(|meta| match meta {
-                NestedMeta::Meta(syn::Meta::NameValue(nv)) if nv.path.is_ident("crate") => {
-                    match nv.value {
-                        syn::Expr::Path(p) => Some(p.path),
-                        syn::Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Str(s),
-                            ..
-                        }) => s.parse().ok(),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            })
-        });
+    let path = stub_value(attr, "crate").and_then(|value| match value {
+        syn::Expr::Path(p) => Some(p.path),
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => s.parse().ok(),
+        _ => None,
+    });
     krate::hookwire(path)
+}
+
+/// The value of `key = value` in an attribute whose keys or values may be
+/// wrong (it failed), for the stand-in of the failed item.
+pub(crate) fn stub_value(attr: &TokenStream, key: &str) -> Option<syn::Expr> {
+    NestedMeta::parse_meta_list(attr.clone())
+        .ok()?
+        .into_iter()
+        .find_map(|meta| match meta {
+            NestedMeta::Meta(syn::Meta::NameValue(nv)) if nv.path.is_ident(key) => Some(nv.value),
+            _ => None,
+        })
 }
 
 /// The paths (without generic arguments) of the types in a signature,

@@ -90,18 +90,19 @@ pub(crate) fn lower_hook(
 }
 
 /// The type-level checks of an agent, as `where` predicates spanned on the
-/// user's paths: that each tool is a tool and each child an agent (the
-/// tool-set struct's field types need them). Hooks are checked through
-/// their slots instead (see [`lower_hook`]).
+/// user's paths: that each tool is a tool (the tool-set struct's field
+/// types need it). Hooks and child agents are checked through their slots
+/// instead (see [`slot_items`]).
 #[derive(Default)]
 pub(super) struct Checks {
-    pub(super) types: Vec<TokenStream>,
+    pub(super) tools: Vec<TokenStream>,
 }
 
 impl Checks {
-    pub(super) fn types(&self) -> TokenStream {
-        let types = &self.types;
-        quote!(where #(#types,)*)
+    /// The `where` clause of the agent's structs and impls.
+    pub(super) fn where_clause(&self) -> TokenStream {
+        let tools = &self.tools;
+        quote!(where #(#tools,)*)
     }
 }
 

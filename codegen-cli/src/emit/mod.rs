@@ -240,11 +240,11 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         return Err(error);
     }
 
-    // Type-level checks of tools and children as `where` bounds on the
-    // generated impls, each spanned on the path the user wrote: a path that
-    // is not a tool or agent is an error on that path, and the impls' bodies
-    // (which assume the bounds) add none. Hooks are checked through their
-    // slots (`lower_hook`), which add no bound anywhere.
+    // Type-level checks of tools as `where` bounds on the generated structs
+    // and impls, each spanned on the path the user wrote: a path that is not
+    // a tool is an error on that path, and the impls' bodies (which assume
+    // the bounds) add none. Hooks and children are checked through their
+    // slots (`slot_items`), which add no bound anywhere.
     let mut checks = Checks::default();
     // Agent-level hooks are lowered once (and so checked even if they match
     // no static tool), then reused in every chain they are part of.
@@ -406,7 +406,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
     let matchers = RuntimeMatchers::new(krate, spec);
     let (lifecycle, lifecycle_slots) = emit_lifecycle(krate, spec, &agent_ty, &matchers)?;
-    let bounds = checks.types();
+    let bounds = checks.where_clause();
     let parts = ToolSetParts {
         ty: &tools_ty,
         deps_ty: &deps_ty,
@@ -434,13 +434,12 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         let attrs = &opts.agent_attrs;
         quote!(#(#attrs)*)
     };
-    let types = checks.types();
     // The agent is a value: it owns its tool set (each tool behind its
     // chain, child agents built once) and its configuration. Nothing of it
     // lives in a `static`.
     let declare = quote! {
         #attrs
-        #vis struct #agent_ty #types {
+        #vis struct #agent_ty #bounds {
             tools: #tools_ty,
             config: #krate::agent::AgentConfig,
         }

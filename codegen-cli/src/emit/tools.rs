@@ -54,7 +54,7 @@ pub(super) fn lower_tool(
     // A child agent is checked through its slot (`AgentSlot`), not here.
     if tool.source != ToolSource::Agent {
         checks
-            .types
+            .tools
             .push(bound(span, quote!(#ty: #krate::ToolDecl)));
     }
     let init = match (typed_init, &tool.init) {
@@ -139,8 +139,7 @@ pub(super) fn emit_tools(
         tools,
         agent_hooks,
     } = *parts;
-    let types = checks.types();
-    let bounds = &types;
+    let bounds = checks.where_clause();
     let items = tools.iter().map(|t| &t.items);
     let hook_items = agent_hooks.iter().map(|h| &h.items);
     let doc = format!(
@@ -277,7 +276,7 @@ pub(super) fn emit_tools(
         #[doc = #doc]
         // Each field's type is a whole chain: nested by design.
         #[allow(clippy::type_complexity)]
-        #vis struct #tools_ty #types {
+        #vis struct #tools_ty #bounds {
             #(#fields: #chain_tys,)*
             #dynamic_field
             definitions: ::std::vec::Vec<#krate::ToolDefinition>,

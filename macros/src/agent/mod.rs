@@ -168,21 +168,16 @@ fn stub_constructor(attr: &TokenStream, item: &syn::ItemStruct) -> TokenStream {
     }
 }
 
-/// The `name = ".."` of an attribute that may not parse as a whole, for the
-/// stand-in of a failed agent (a parent checks its child's name).
+/// The `name = ".."` of an attribute that failed, for the stand-in of the
+/// agent (a parent checks its child's name).
 fn stub_name(attr: &TokenStream) -> Option<String> {
-    let mut tokens = attr.clone().into_iter();
-    while let Some(token) = tokens.next() {
-        if let proc_macro2::TokenTree::Ident(key) = &token
-            && key == "name"
-            && matches!(tokens.next(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '=')
-            && let Some(proc_macro2::TokenTree::Literal(lit)) = tokens.next()
-            && let Ok(lit) = syn::parse_str::<syn::LitStr>(&lit.to_string())
-        {
-            return Some(lit.value());
-        }
+    match crate::tool_hook::stub_value(attr, "name")? {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
     }
-    None
 }
 
 fn path_text(path: &syn::Path) -> String {

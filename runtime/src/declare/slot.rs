@@ -75,12 +75,6 @@ impl<M: Slot> Slotted<M> {
     pub fn new(deps: &M::Deps) -> Self {
         Self(M::build(deps))
     }
-
-    /// The hook.
-    #[inline]
-    pub fn get(&self) -> &M::Hook {
-        &self.0
-    }
 }
 
 impl<M: Slot> std::fmt::Debug for Slotted<M> {
