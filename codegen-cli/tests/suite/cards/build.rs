@@ -148,18 +148,33 @@ fn many_cards(n: usize) -> tempfile::TempDir {
     dir
 }
 
-#[test]
-fn a_build_spread_over_threads_writes_what_generate_gives_and_rebuilds_nothing() {
-    // 250 cards: enough for `build` to use every core (one per 100 cards).
-    let dir = many_cards(250);
+/// Builds `dir` into a new folder, checks that `build` wrote `files` files
+/// and that each is what `generate` gives; the folder, the report and the
+/// generated files.
+fn build_as_generated(
+    dir: &Path,
+    files: usize,
+) -> (
+    tempfile::TempDir,
+    cards::BuildReport,
+    Vec<cards::GeneratedFile>,
+) {
     let out = tempfile::tempdir().unwrap();
-    let (loaded, report) = cards::build(dir.path(), &BuildOptions::new(out.path())).unwrap();
-    assert_eq!(report.written.len(), 252);
+    let (loaded, report) = cards::build(dir, &BuildOptions::new(out.path())).unwrap();
+    assert_eq!(report.written.len(), files);
     let expected = cards::generate(&loaded, &BuildOptions::new(out.path())).unwrap();
     for f in &expected {
         let written = std::fs::read_to_string(out.path().join(&f.name)).unwrap();
         assert_eq!(written, f.content, "{}", f.name);
     }
+    (out, report, expected)
+}
+
+#[test]
+fn a_build_spread_over_threads_writes_what_generate_gives_and_rebuilds_nothing() {
+    // 250 cards: enough for `build` to use every core (one per 100 cards).
+    let dir = many_cards(250);
+    let (out, report, expected) = build_as_generated(dir.path(), 252);
     let mut names: Vec<String> = std::fs::read_dir(out.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -326,14 +341,7 @@ fn worker_threads_finish_their_cards_with_the_build_wide_names() {
         dir.path().join("c151.md"),
         "---\nname: c151\nfunction_tools: [more/tools.rs:add_one]\nhooks: [life.rs:Audit]\n---\nHi.\n",
     );
-    let out = tempfile::tempdir().unwrap();
-    let (loaded, report) = cards::build(dir.path(), &BuildOptions::new(out.path())).unwrap();
-    assert_eq!(report.written.len(), 252);
-    let expected = cards::generate(&loaded, &BuildOptions::new(out.path())).unwrap();
-    for f in &expected {
-        let written = std::fs::read_to_string(out.path().join(&f.name)).unwrap();
-        assert_eq!(written, f.content, "{}", f.name);
-    }
+    let (out, _, _) = build_as_generated(dir.path(), 252);
     let c151 = std::fs::read_to_string(out.path().join("c151.rs")).unwrap();
     assert!(
         c151.contains(
