@@ -108,6 +108,7 @@ mod prepost;
 mod strict_json;
 mod tool;
 mod toolset;
+mod wait;
 mod when;
 
 /// Locks `mutex`, and goes on with its value when a panic poisoned it:

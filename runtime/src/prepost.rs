@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use crate::approval::{ApprovalRequest, gate};
+use crate::approval::gate_call;
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 pub use crate::decision::Decision;
@@ -94,9 +94,7 @@ impl<P: PreHook> Hook for Pre<P> {
                 hook: Some(hook.into()),
             }),
             Decision::Ask(reason) => {
-                let approver = cx.approver().map(|a| &**a);
-                let request = ApprovalRequest::for_call(cx, &args, &reason);
-                gate(approver, request, hook).await?;
+                gate_call(cx, &args, &reason, hook).await?;
                 next.run(cx, args).await
             }
         }

@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::{Arc, LazyLock};
 
-use crate::approval::Approver;
+use crate::approval::identity::CallPlace;
+use crate::approval::{Approver, CallSite};
 use crate::call::{Outcome, ToolCall, ToolResult, into_result};
 use crate::context::{ToolContext, ToolSource};
 use crate::declare::ToolDecl;
@@ -38,6 +39,10 @@ struct Shared {
     approver: Option<Arc<dyn Approver>>,
     session: SessionValues,
     log: Option<Arc<CallLog>>,
+    /// The ancestor calls of a child agent's run (empty at the root).
+    path: Arc<[CallSite]>,
+    /// The step of the run whose calls this scope makes.
+    step: usize,
 }
 
 /// Where the calls of a run note what their tool received, for the run's
@@ -158,6 +163,42 @@ impl CallScope {
     /// Who answers `Decision::Ask`, if anyone.
     pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
         self.shared.approver.as_ref()
+    }
+
+    /// The ancestor calls of this run: empty for a root agent, the parent's
+    /// call (and its parent's) for a child agent's run.
+    pub fn path(&self) -> &[CallSite] {
+        &self.shared.path
+    }
+
+    /// The step of the run whose calls this scope makes (0 outside a run).
+    pub fn step(&self) -> usize {
+        self.shared.step
+    }
+
+    /// Where a call made in this scope is made: what its [`CallKey`](crate::approval::CallKey) names.
+    pub(crate) fn place(&self) -> CallPlace<'_> {
+        CallPlace {
+            session: self.correlation_id(),
+            path: self.path(),
+            agent: self.agent(),
+            step: self.step(),
+        }
+    }
+
+    /// This scope for the calls of `step` (one copy of the shared fields
+    /// when the step changes).
+    pub(crate) fn at_step(&self, step: usize) -> Self {
+        let mut scope = self.clone();
+        if scope.step() != step {
+            scope.fields().step = step;
+        }
+        scope
+    }
+
+    /// Sets the ancestor calls (a child agent's run).
+    pub(crate) fn set_path(&mut self, path: Arc<[CallSite]>) {
+        self.fields().path = path;
     }
 
     /// Where calls note what their tool received (set by the agent loop).

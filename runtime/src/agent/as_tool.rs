@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource};
-use super::runner::{CALL_STARTED, PARENT, RunOutput, RunStatus, Runner, remaining};
+use super::runner::{
+    CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, remaining,
+};
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
@@ -293,25 +295,45 @@ impl<A: Agent> Tool for AgentTool<A> {
     }
 
     async fn call(&self, cx: &ToolContext, args: Map<String, Value>) -> Outcome {
-        let prompt = self.prompt(&args)?;
-        let history = self.start_history(&args)?;
-        let start = history.len();
+        let id = cx.tool_use_id();
+        // A run of this child that paused for approval at this very call
+        // (same step, same call id) continues where it paused.
+        let paused = PARENT.try_with(|p| p.take_paused(id)).ok().flatten();
+        let parent_approvals = PARENT.try_with(|p| p.approvals.clone()).ok();
         let mut runner = Runner::with_model_arc(self.agent.clone(), (self.model)())
-            .with_history(history)
             .with_correlation_id(cx.correlation_id());
-        runner.inherit_scope(cx.scope());
+        runner.inherit_scope(cx, parent_approvals);
+        let (start, resumed) = match paused {
+            Some(PausedChild { state, start }) => {
+                runner.restore_child(state).map_err(|e| {
+                    ToolError::tool_message(self.name.clone(), e, false)
+                })?;
+                (start, true)
+            }
+            None => {
+                let history = self.start_history(&args)?;
+                let start = history.len();
+                *runner.history_mut() = history;
+                (start, false)
+            }
+        };
+        let prompt = if resumed { String::new() } else { self.prompt(&args)? };
         // The child's run is boxed: one allocation per child run (which
         // allocates a runner and a history anyway), so that the parent's
         // future does not contain the child's whole loop and chains by value.
         // Nested by value, a parent with children (and theirs) grows a
         // future type deep enough to hit rustc's query depth limit.
         // The child's own calls do not inherit the parent call's start.
-        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> =
-            Box::pin(CALL_STARTED.scope(None, runner.run(prompt)));
+        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> = if resumed {
+            Box::pin(CALL_STARTED.scope(None, runner.resume()))
+        } else {
+            Box::pin(CALL_STARTED.scope(None, runner.run(prompt)))
+        };
         let out = match self.timeout {
             // Under a journal, a call run again after a restart has what is
-            // left of the timeout (a durable timer).
-            Some(limit) => match tokio::time::timeout(remaining(limit), run).await {
+            // left of the timeout (a durable timer). Waiting for a person is
+            // not part of it.
+            Some(limit) => match crate::wait::limit(remaining(limit), run).await {
                 Ok(out) => out,
                 Err(_) => {
                     return Err(ToolError::TimedOut {
@@ -323,6 +345,22 @@ impl<A: Agent> Tool for AgentTool<A> {
             None => run.await,
         };
         let out = out.map_err(|e| ToolError::tool_message(self.name.clone(), e, false))?;
+        if let RunStatus::Paused { .. } = &out.status {
+            // The child waits for a person: its parent's run pauses too, and
+            // this call runs again (and the child resumes) once every
+            // waiting call is decided. Outside a parent run there is nothing
+            // to resume it: the extractor reports the pause.
+            let child = PausedChild {
+                state: runner.export_child(),
+                start,
+            };
+            if PARENT.try_with(|p| p.keep_paused(id, child)).is_ok() {
+                return Err(ToolError::Denied {
+                    reason: crate::approval::PENDING_REASON.to_owned(),
+                    hook: Some("approver".into()),
+                });
+            }
+        }
         let history = runner.history();
         match self.merge_target {
             HistoryMergeTarget::None => {}

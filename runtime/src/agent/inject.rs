@@ -23,10 +23,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::runner::dispatch_boxed;
 use crate::call::{ToolArgs, ToolCall, ToolResult};
 use crate::model::Message;
-use crate::toolset::{CallScope, ToolSet};
+use crate::toolset::ToolSet;
 
 pub use hookwire_spec::{Frequency, HookEvent, RefreshCondition, sanitize_tool_name};
 
@@ -247,16 +246,22 @@ fn expiry_of(id: &str, prefix: &str) -> Option<u64> {
         .ok()
 }
 
-/// Runs one entry against `history`. Never fails: a failing tool is logged
-/// and skipped.
-pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
+/// Runs one entry against `history`, its call through `run` (the loop's
+/// one path for a tool call: lifecycle hooks, approval gate, chain). Never
+/// fails: a failing or refused tool is logged and skipped.
+pub(crate) async fn run_injection<T, F, Fut>(
     hook: &RequestHook,
     tools: &T,
-    scope: &CallScope,
     history: &mut Vec<Message>,
     clock: &dyn Clock,
     counter: u64,
-) -> InjectionAction {
+    run: F,
+) -> InjectionAction
+where
+    T: ToolSet + ?Sized,
+    F: FnOnce(ToolCall) -> Fut,
+    Fut: Future<Output = ToolResult>,
+{
     let name = hook.resolve_name(tools);
     let prefix = hook.call_id_prefix(&name);
     let now = clock.now_unix();
@@ -290,16 +295,10 @@ pub(crate) async fn run_injection<T: ToolSet + ?Sized>(
     let limit = Duration::try_from_secs_f64(hook.timeout_sec.unwrap_or(30.0).max(0.0))
         .unwrap_or(YEAR)
         .min(YEAR);
-    let outcome = tokio::time::timeout(limit, dispatch_boxed(tools, scope, call.clone())).await;
-    // An injected call is not traced as a tool call: drop what its tool
-    // noted having received.
-    if let Some(log) = scope.call_log() {
-        log.take(&id);
-    }
-    let result: ToolResult = match outcome {
-        Ok(Ok(result)) if !result.is_error => result,
-        Ok(Ok(result)) => return skipped(hook, &name, result.text_content()),
-        Ok(Err(error)) => return skipped(hook, &name, error.to_string()),
+    // Waiting for a person is not part of the limit.
+    let result: ToolResult = match crate::wait::limit(limit, run(call.clone())).await {
+        Ok(result) if !result.is_error => result,
+        Ok(result) => return skipped(hook, &name, result.text_content()),
         Err(_) => return skipped(hook, &name, format!("timed out after {limit:?}")),
     };
     if hook.frequency == Frequency::AppendIfChanged {

@@ -1,14 +1,15 @@
 //! [`Approvals`]: the approver an agent run uses, with its sticky
 //! decisions, pending calls and given decisions as serde data.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, BoxFuture, PENDING_REASON,
+    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, BoxFuture, CallKey, CallSite,
+    PENDING_REASON,
 };
 
 /// A sticky decision about one tool.
@@ -25,24 +26,96 @@ pub enum Sticky {
 /// of any approval hooks in the chains).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalSettings {
-    /// Tools whose every call needs approval.
+    /// Tools whose every call needs approval, by scoped name (see
+    /// [`Approvals::require`]): `pay` for the root agent's tool, `ny/pay`
+    /// for its child `ny`'s.
     #[serde(default)]
     pub needs_approval: BTreeSet<String>,
 }
 
-/// A call waiting for a decision.
+/// A call waiting for a decision, as the person is shown it.
+///
+/// It serializes with two more fields for a person's screen: `id` (the
+/// decision id, [`PendingApproval::id`]) and `path` (`pmo / ny / pay`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "ShownApproval")]
+#[non_exhaustive]
 pub struct PendingApproval {
-    /// The agent.
-    pub agent: String,
-    /// The tool.
-    pub tool: String,
-    /// The model's id for the call.
-    pub tool_use_id: String,
-    /// The arguments the tool would receive (`null` if they did not parse).
+    /// The call's identity.
+    pub key: CallKey,
+    /// The arguments the tool would receive, as the approver saw them
+    /// (`null` if they did not parse).
     pub arguments: Value,
     /// Why approval is needed.
     pub reason: String,
+}
+
+/// [`PendingApproval`] as it is written: with its id and path.
+#[derive(Serialize)]
+struct ShownApproval {
+    id: String,
+    path: String,
+    key: CallKey,
+    arguments: Value,
+    reason: String,
+}
+
+impl From<PendingApproval> for ShownApproval {
+    fn from(p: PendingApproval) -> Self {
+        Self {
+            id: p.key.id(),
+            path: p.key.path_display(),
+            key: p.key,
+            arguments: p.arguments,
+            reason: p.reason,
+        }
+    }
+}
+
+impl PendingApproval {
+    /// The decision id: what [`Approvals::resolve`] takes. It names the
+    /// call's whole identity ([`CallKey::id`]).
+    pub fn id(&self) -> String {
+        self.key.id()
+    }
+
+    /// The agent making the call.
+    pub fn agent(&self) -> &str {
+        &self.key.agent
+    }
+
+    /// The tool.
+    pub fn tool(&self) -> &str {
+        &self.key.tool
+    }
+
+    /// The model's id for the call (unique within its step).
+    pub fn tool_use_id(&self) -> &str {
+        &self.key.id
+    }
+
+    /// `pmo / ny / pay`: the agents from the root, then the tool.
+    pub fn path(&self) -> String {
+        self.key.path_display()
+    }
+
+    /// Whether the shown arguments are the ones the key was made for.
+    pub(crate) fn is_consistent(&self) -> bool {
+        self.key.matches(&self.key.tool, &self.arguments)
+            || (self.arguments.is_null() && !self.key.digest.is_empty())
+    }
+}
+
+/// A decision given for a pending call, not yet used: it is used when the
+/// call runs again with the same identity (on resume), and dropped when
+/// the call's step ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ResolvedApproval {
+    /// The call, as it was shown.
+    pub call: PendingApproval,
+    /// The decision.
+    pub decision: ApprovalDecision,
 }
 
 /// Everything approval remembers, as plain serde data: settings, sticky
@@ -52,15 +125,36 @@ pub struct ApprovalState {
     /// The settings.
     #[serde(default)]
     pub settings: ApprovalSettings,
-    /// Sticky decisions by tool name.
+    /// Sticky decisions by scoped tool name (`pay`, `ny/pay`).
     #[serde(default)]
     pub sticky: BTreeMap<String, Sticky>,
     /// Calls waiting for a decision.
     #[serde(default)]
     pub pending: Vec<PendingApproval>,
-    /// Decisions given for pending calls, by tool-use id.
+    /// Decisions given for pending calls, not yet used.
     #[serde(default)]
-    pub resolved: BTreeMap<String, ApprovalDecision>,
+    pub resolved: Vec<ResolvedApproval>,
+}
+
+/// Why [`Approvals::resolve`] refused a decision. Nothing was kept.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResolveError {
+    /// No call waits under this id.
+    #[error(
+        "no call waits for a decision under id `{0}`: give the `id` of an entry of \
+         `Approvals::pending()` (it names the call's agent path, step, call id, tool and \
+         arguments); a decision is never kept for a later call"
+    )]
+    NotPending(String),
+    /// The call was decided already.
+    #[error("call `{path}` (id `{id}`) was already decided; this decision is ignored")]
+    AlreadyDecided {
+        /// The decision id.
+        id: String,
+        /// The call's path (`pmo / ny / pay`).
+        path: String,
+    },
 }
 
 /// The approver an agent run uses: sticky decisions first, then decisions
@@ -75,6 +169,9 @@ pub struct ApprovalState {
 #[derive(Clone)]
 pub struct Approvals {
     state: Arc<Mutex<ApprovalState>>,
+    /// The ids of decisions used to run a call: never accepted again, not
+    /// even from an imported state.
+    spent: Arc<Mutex<HashSet<String>>>,
     asker: Option<Arc<dyn Asker>>,
 }
 
@@ -103,6 +200,7 @@ impl Approvals {
     pub fn from_arc(asker: Arc<dyn Asker>) -> Self {
         Self {
             state: Arc::default(),
+            spent: Arc::default(),
             asker: Some(asker),
         }
     }
@@ -112,6 +210,7 @@ impl Approvals {
     pub fn none() -> Self {
         Self {
             state: Arc::default(),
+            spent: Arc::default(),
             asker: None,
         }
     }
@@ -136,77 +235,159 @@ impl Approvals {
         self.lock().clone()
     }
 
-    /// Records a sticky decision for `tool`.
+    /// Whether someone is asked (an [`Asker`]); without one, every request
+    /// that no sticky or given decision answers is denied.
+    pub fn has_asker(&self) -> bool {
+        self.asker.is_some()
+    }
+
+    /// Records a sticky decision for a tool, by scoped name: `pay` is the
+    /// root agent's tool, `ny/pay` the tool `pay` of its child agent `ny`
+    /// (called as `agent__ny`), `ny/audit/pay` one level further down. A
+    /// decision for one agent's tool never applies to another agent's tool
+    /// of the same name.
     pub fn set_sticky(&self, tool: impl Into<String>, sticky: Sticky) {
         self.lock().sticky.insert(tool.into(), sticky);
     }
 
-    /// Makes every call of `tool` need approval.
+    /// Makes every call of a tool need approval, by scoped name (as
+    /// [`set_sticky`](Self::set_sticky)): `require("ny/pay")` reaches the
+    /// child agent `ny`'s tool `pay`.
     pub fn require(&self, tool: impl Into<String>) {
         self.lock().settings.needs_approval.insert(tool.into());
     }
 
-    /// Whether `tool` needs approval by the settings.
+    /// Whether a tool needs approval by the settings, by scoped name.
     pub fn is_required(&self, tool: &str) -> bool {
         self.lock().settings.needs_approval.contains(tool)
     }
 
-    /// Calls waiting for a decision.
+    /// Calls waiting for a decision (of every session these approvals
+    /// serve).
     pub fn pending(&self) -> Vec<PendingApproval> {
         self.lock().pending.clone()
     }
 
-    /// Gives the decision for a pending call; it is used when the call is
-    /// run again (on resume). Returns whether such a call was pending: a
-    /// decision for an id that is not pending is refused and changes
-    /// nothing (it must not approve a later call that happens to get that
-    /// id).
-    pub fn resolve(&self, tool_use_id: &str, decision: ApprovalDecision) -> bool {
+    /// Gives the decision for a pending call, by its
+    /// [`id`](PendingApproval::id); it is used when the call runs again
+    /// with the same identity (on resume), and only then. Returns the call
+    /// decided.
+    ///
+    /// A decision for an id that is not pending is refused and changes
+    /// nothing: it is never kept for a later call. If the call's arguments
+    /// are not the ones shown when it runs again, the decision does not
+    /// apply to it.
+    pub fn resolve(
+        &self,
+        id: &str,
+        decision: ApprovalDecision,
+    ) -> Result<PendingApproval, ResolveError> {
         let mut state = self.lock();
-        let before = state.pending.len();
-        state.pending.retain(|p| p.tool_use_id != tool_use_id);
-        if state.pending.len() == before {
-            return false;
+        if let Some(done) = state.resolved.iter().find(|r| r.call.key.id() == id) {
+            return Err(ResolveError::AlreadyDecided {
+                id: id.to_owned(),
+                path: done.call.path(),
+            });
         }
-        state.resolved.insert(tool_use_id.to_owned(), decision);
-        true
+        let Some(at) = state.pending.iter().position(|p| p.key.id() == id) else {
+            return Err(ResolveError::NotPending(id.to_owned()));
+        };
+        let call = state.pending.remove(at);
+        tracing::info!(
+            target: "hookwire::audit",
+            path = %call.path(),
+            id,
+            decision = match &decision {
+                ApprovalDecision::Approve => "approved",
+                ApprovalDecision::Deny(_) => "rejected",
+            },
+            "approval given"
+        );
+        state.resolved.push(ResolvedApproval {
+            call: call.clone(),
+            decision,
+        });
+        Ok(call)
     }
 
     /// Drops the calls waiting for a decision and the decisions not yet
-    /// used (sticky decisions and settings stay): what a new run does, since
-    /// they belong to a run that is over.
+    /// used (sticky decisions and settings stay).
     pub fn clear_waiting(&self) {
         let mut state = self.lock();
         state.pending.clear();
         state.resolved.clear();
     }
 
-    /// Whether a call with this id is pending.
-    pub fn is_pending(&self, tool_use_id: &str) -> bool {
+    /// Whether a decision id was used to run a call (in this value or a
+    /// clone of it).
+    pub(crate) fn is_spent(&self, id: &str) -> bool {
+        crate::lock(&self.spent).contains(id)
+    }
+
+    /// Whether the call at `site` of the run at `path` (or a call of an
+    /// agent it runs) waits for a decision, or has one not yet used.
+    pub(crate) fn waits_at(&self, session: &str, path: &[CallSite], site: &CallSite) -> bool {
+        let state = self.lock();
+        state
+            .pending
+            .iter()
+            .map(|p| &p.key)
+            .chain(state.resolved.iter().map(|r| &r.call.key))
+            .any(|k| k.is_at_or_below(session, path, site))
+    }
+
+    /// Drops what waits at the call at `site` of the run at `path`, and
+    /// below it.
+    pub(crate) fn forget_at(&self, session: &str, path: &[CallSite], site: &CallSite) {
+        let mut state = self.lock();
+        state
+            .pending
+            .retain(|p| !p.key.is_at_or_below(session, path, site));
+        state
+            .resolved
+            .retain(|r| !r.call.key.is_at_or_below(session, path, site));
+    }
+
+    /// The calls of the run at `path` (and of the agents below it) that
+    /// wait for a decision.
+    pub(crate) fn pending_within(&self, session: &str, path: &[CallSite]) -> Vec<PendingApproval> {
         self.lock()
             .pending
             .iter()
-            .any(|p| p.tool_use_id == tool_use_id)
+            .filter(|p| p.key.is_within(session, path))
+            .cloned()
+            .collect()
+    }
+
+    /// Drops what waits in the run at `path` and below: a run that starts,
+    /// or a step that ended, leaves nothing a later call could match.
+    pub(crate) fn forget_within(&self, session: &str, path: &[CallSite]) {
+        let mut state = self.lock();
+        state.pending.retain(|p| !p.key.is_within(session, path));
+        state.resolved.retain(|r| !r.call.key.is_within(session, path));
     }
 }
 
 impl Approver for Approvals {
     fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
         Box::pin(async move {
+            let key = request.key;
+            let scoped = key.scoped_tool();
             {
                 let mut state = self.lock();
-                match state.sticky.get(request.tool) {
+                match state.sticky.get(&scoped) {
                     Some(Sticky::AlwaysApprove) => return ApprovalDecision::Approve,
                     Some(Sticky::AlwaysDeny) => {
                         return ApprovalDecision::Deny(format!(
-                            "calls of `{}` are always denied",
-                            request.tool
+                            "calls of `{scoped}` are always denied"
                         ));
                     }
                     None => {}
                 }
-                if let Some(decision) = state.resolved.remove(request.tool_use_id) {
-                    return decision;
+                if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
+                    let used = state.resolved.remove(at);
+                    crate::lock(&self.spent).insert(key.id());
+                    return used.decision;
                 }
             }
             let Some(asker) = &self.asker else {
@@ -215,11 +396,8 @@ impl Approver for Approvals {
                     request.reason
                 ));
             };
-            let tool = request.tool.to_owned();
             let pending = PendingApproval {
-                agent: request.agent.to_owned(),
-                tool: tool.clone(),
-                tool_use_id: request.tool_use_id.to_owned(),
+                key: key.clone(),
                 arguments: request.arguments.to_value().unwrap_or(Value::Null),
                 reason: request.reason.to_owned(),
             };
@@ -227,19 +405,17 @@ impl Approver for Approvals {
                 Answer::Approve => ApprovalDecision::Approve,
                 Answer::Deny(reason) => ApprovalDecision::Deny(reason),
                 Answer::AlwaysApprove => {
-                    self.set_sticky(tool, Sticky::AlwaysApprove);
+                    self.set_sticky(scoped, Sticky::AlwaysApprove);
                     ApprovalDecision::Approve
                 }
                 Answer::AlwaysDeny => {
-                    let reason = format!("calls of `{tool}` are always denied");
-                    self.set_sticky(tool, Sticky::AlwaysDeny);
+                    let reason = format!("calls of `{scoped}` are always denied");
+                    self.set_sticky(scoped, Sticky::AlwaysDeny);
                     ApprovalDecision::Deny(reason)
                 }
                 Answer::Defer => {
                     let mut state = self.lock();
-                    state
-                        .pending
-                        .retain(|p| p.tool_use_id != pending.tool_use_id);
+                    state.pending.retain(|p| p.key != pending.key);
                     state.pending.push(pending);
                     ApprovalDecision::Deny(PENDING_REASON.to_owned())
                 }

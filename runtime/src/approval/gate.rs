@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{ApprovalDecision, ApprovalRequest, Approver};
+use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey};
 use crate::call::Outcome;
 use crate::context::ToolContext;
 use crate::error::ToolError;
@@ -66,15 +66,27 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
                 cx.tool()
             ),
         };
-        let approver = cx.approver().map(|a| &**a);
-        let request = ApprovalRequest::for_call(cx, &args, &reason);
-        gate(approver, request, "needs_approval").await?;
+        gate_call(cx, &args, &reason, "needs_approval").await?;
         next.run(cx, args).await
     }
 
     fn name(&self) -> &'static str {
         "needs_approval"
     }
+}
+
+/// A chain's gate (a pre hook's `Ask`, [`NeedsApproval`]): the call of
+/// `cx` with `args` as they are now passes [`gate`] with the context's
+/// approver.
+pub(crate) async fn gate_call(
+    cx: &ToolContext,
+    args: &crate::call::ToolArgs,
+    reason: &str,
+    hook: &'static str,
+) -> Result<(), ToolError> {
+    let key = CallKey::at(&cx.scope().place(), cx.tool_use_id(), cx.tool(), args);
+    let approver = cx.approver().map(|a| &**a);
+    gate(approver, ApprovalRequest::new(&key, args, reason), hook).await
 }
 
 /// The approval gate: the one path by which a call that needs approval
@@ -88,9 +100,13 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
 /// 2. a pre hook's [`Decision::Ask`](crate::Decision::Ask) in the chain;
 /// 3. a chain's [`NeedsApproval`].
 ///
-/// The chain's gates ask the context's approver (the run's approvals, or
-/// the parent's for a child agent). Without an approver the call is denied
-/// (fail closed). Every decision is logged (target `hookwire::audit`,
+/// Each asks about the call's [`CallKey`], built where it asks: the
+/// arguments as they are at that gate are the ones the decision binds to.
+/// The chain's gates ask the context's approver (the run's approvals,
+/// which a child agent's run shares). Without an approver the call is
+/// denied (fail closed). The time spent waiting for the decision is not
+/// part of any run-level time limit (`tool_call_timeout`, a child's
+/// timeout, an injection's): see `crate::wait`. Every decision is logged (target `hookwire::audit`,
 /// `approval decision`). `Ok` lets the call go on; a denial is
 /// [`ToolError::Denied`] naming `hook`.
 pub(crate) async fn gate(
@@ -99,8 +115,12 @@ pub(crate) async fn gate(
     hook: &'static str,
 ) -> Result<(), ToolError> {
     let (agent, tool, tool_use_id) = (request.agent, request.tool, request.tool_use_id);
+    let path = request.key.path_display();
     let decision = match approver {
-        Some(approver) => approver.decide(request).await,
+        Some(approver) => {
+            let _waiting = crate::wait::waiting();
+            approver.decide(request).await
+        }
         None => ApprovalDecision::Deny(format!(
             "approval required ({}) but no approver is configured",
             request.reason
@@ -111,6 +131,7 @@ pub(crate) async fn gate(
         agent,
         tool,
         tool_use_id,
+        path,
         decision = match &decision {
             ApprovalDecision::Approve => "approved",
             ApprovalDecision::Deny(_) => "rejected",

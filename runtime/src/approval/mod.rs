@@ -6,7 +6,10 @@
 //!   (once, always, never, later);
 //! * `approvals.rs`: [`Approvals`], the run's approver, with its sticky
 //!   decisions and pending calls as serde data ([`ApprovalState`]);
-//! * `gate.rs`: [`NeedsApproval`], the per-tool approval gate in a chain;
+//! * `identity.rs`: [`CallKey`], the identity of a call that every decision
+//!   names;
+//! * `gate.rs`: [`NeedsApproval`], the per-tool approval gate in a chain,
+//!   and the one gate every approval passes;
 //! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
 
 use std::future::Future;
@@ -17,13 +20,18 @@ use crate::call::ToolArgs;
 mod approvals;
 mod ask;
 mod gate;
+pub(crate) mod identity;
 mod terminal;
 
 pub use crate::decision::{Answer, ApprovalDecision};
-pub use approvals::{ApprovalSettings, ApprovalState, Approvals, PendingApproval, Sticky};
+pub use approvals::{
+    ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
+    Sticky,
+};
 pub use ask::{Asker, DeferAll, FnAsker};
 pub use gate::NeedsApproval;
-pub(crate) use gate::gate;
+pub(crate) use gate::{gate, gate_call};
+pub use identity::{CallKey, CallSite};
 pub use terminal::TerminalApprover;
 
 /// What an approver is asked about.
@@ -40,22 +48,28 @@ pub struct ApprovalRequest<'a> {
     pub arguments: &'a ToolArgs,
     /// Why approval is needed (the asking hook's reason).
     pub reason: &'a str,
+    /// The call's identity: a decision given for it applies to this call,
+    /// with these arguments, only.
+    pub key: &'a CallKey,
 }
 
 impl<'a> ApprovalRequest<'a> {
-    /// The request about the call of `cx` with `arguments`.
-    pub(crate) fn for_call(
-        cx: &'a crate::context::ToolContext,
-        arguments: &'a ToolArgs,
-        reason: &'a str,
-    ) -> Self {
+    /// The request about the call with `key` and `arguments`.
+    pub(crate) fn new(key: &'a CallKey, arguments: &'a ToolArgs, reason: &'a str) -> Self {
         Self {
-            agent: cx.agent(),
-            tool: cx.tool(),
-            tool_use_id: cx.tool_use_id(),
+            agent: &key.agent,
+            tool: &key.tool,
+            tool_use_id: &key.id,
             arguments,
             reason,
+            key,
         }
+    }
+
+    /// The arguments as a JSON value (`null` if they do not parse): what an
+    /// approver shows. `arguments.get(..)` needs `&mut`; this does not.
+    pub fn arguments_value(&self) -> serde_json::Value {
+        self.arguments.to_value().unwrap_or(serde_json::Value::Null)
     }
 }
 

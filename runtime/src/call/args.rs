@@ -145,6 +145,14 @@ impl ToolArgs {
         }
     }
 
+    /// The model's text, if the arguments were never parsed.
+    pub(crate) fn raw_text(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Json(text) => Some(text),
+            Repr::Object(_) => None,
+        }
+    }
+
     /// The arguments as a JSON value (a copy).
     pub fn to_value(&self) -> Result<Value, ToolError> {
         match &self.repr {

@@ -20,7 +20,9 @@ const AWAKEABLE: &str = "awakeable";
 const PENDING: &str = "pending";
 const DECIDED: &str = "decided";
 
-/// The key of the approval gate of call `id` in `session`.
+/// The key of the approval gate of the call with decision id `id` in
+/// `session`. The id is hex (no `/`), so the session is what precedes the
+/// last `/`, whatever it contains.
 pub(crate) fn gate_key(session: &str, id: &str) -> String {
     format!("{session}/{id}")
 }
@@ -56,7 +58,9 @@ pub struct RunRequest {
 /// The request body of `AgentSession/<id>/approve`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ApproveRequest {
-    /// The tool-use id of the waiting call.
+    /// The decision id of the waiting call
+    /// ([`PendingApproval::id`](crate::approval::PendingApproval::id), the
+    /// `id` of each entry of a paused run's `pending` list).
     pub id: String,
     /// The decision.
     #[serde(flatten)]
@@ -116,7 +120,7 @@ impl AgentSession {
             let mut waits = Vec::with_capacity(pending.len());
             for call in pending {
                 let (awakeable, decision) = ctx.awakeable::<Json<Verdict>>();
-                ctx.object_client::<AgentApprovalClient<'_>>(gate_key(&session, &call.tool_use_id))
+                ctx.object_client::<AgentApprovalClient<'_>>(gate_key(&session, &call.id()))
                     .open(Json(Opened {
                         awakeable,
                         pending: call.clone(),
@@ -166,21 +170,27 @@ impl AgentSession {
 /// Gives the decision to the runner: sticky ones become session state.
 fn apply(runner: &dyn DurableRunner, call: &PendingApproval, verdict: Verdict) {
     let approvals = runner.approvals();
+    let scoped = call.key.scoped_tool();
     let resolution = match verdict {
         Verdict::Approve => ApprovalDecision::Approve,
         Verdict::AlwaysApprove => {
-            approvals.set_sticky(call.tool.clone(), Sticky::AlwaysApprove);
+            approvals.set_sticky(scoped, Sticky::AlwaysApprove);
             ApprovalDecision::Approve
         }
         Verdict::Deny { reason } => {
             ApprovalDecision::Deny(reason.unwrap_or_else(|| "denied by a person".to_owned()))
         }
         Verdict::AlwaysDeny => {
-            approvals.set_sticky(call.tool.clone(), Sticky::AlwaysDeny);
-            ApprovalDecision::Deny(format!("calls of `{}` are always denied", call.tool))
+            let reason = format!("calls of `{scoped}` are always denied");
+            approvals.set_sticky(scoped, Sticky::AlwaysDeny);
+            ApprovalDecision::Deny(reason)
         }
     };
-    approvals.resolve(&call.tool_use_id, resolution);
+    if let Err(error) = approvals.resolve(&call.id(), resolution) {
+        // The run's state is the journaled one: the call waits, so this
+        // does not happen; if it did, the call is asked about again.
+        tracing::warn!(target: "hookwire::audit", %error, "durable decision not applied");
+    }
 }
 
 /// The `AgentApproval` virtual object: one waiting call, keyed by
@@ -209,7 +219,7 @@ impl AgentApproval {
         ctx: ObjectContext<'_>,
         Json(verdict): Json<Verdict>,
     ) -> Result<Json<Decided>, HandlerError> {
-        let (session, id) = ctx.key().split_once('/').unwrap_or((ctx.key(), ""));
+        let (session, id) = ctx.key().rsplit_once('/').unwrap_or((ctx.key(), ""));
         let (Some(awakeable), Some(Json(pending))) = (
             ctx.get::<String>(AWAKEABLE).await?,
             ctx.get::<Json<PendingApproval>>(PENDING).await?,

@@ -13,7 +13,7 @@ use super::trace::micros;
 use super::{Runner, TraceEvent, caught};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
-use crate::approval::{ApprovalRequest, gate};
+use crate::approval::{ApprovalRequest, CallKey, CallSite, gate};
 use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
@@ -34,8 +34,9 @@ pub(super) struct CallRecord {
 }
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
-    /// Runs one call of `step` and records it.
-    pub(super) async fn run_call(&self, step: usize, call: ToolCall) -> CallRecord {
+    /// Runs one call of `step` (whose calls `scope` makes) and records it.
+    pub(super) async fn run_call(&self, scope: &CallScope, call: ToolCall) -> CallRecord {
+        let step = scope.step();
         let agent_name = self.scope.agent();
         // The source dispatch knows. A name the tool set does not have
         // never runs (dispatch answers `UnknownTool`); hooks and the trace
@@ -79,9 +80,20 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 )
                 .await;
             let mut outcome = self
-                .execute(decision, decided_by.clone(), &id, &name, &arguments)
+                .execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
                 .await;
-            let pending = self.approvals.is_pending(&id);
+            // Whether the call (or a call of a child agent it runs) waits for
+            // a decision, or was given one while its hooks were finishing:
+            // either way the step pauses, and the decision is used when the
+            // call runs again, never by another call.
+            let site = CallSite {
+                agent: agent_name.to_owned(),
+                step,
+                id: id.clone(),
+            };
+            let pending = self
+                .approvals
+                .waits_at(scope.correlation_id(), scope.path(), &site);
             let call = ToolCall::new(id, name, arguments);
             if !pending {
                 let failed = !matches!(&outcome, Ok(r) if !r.is_error);
@@ -177,8 +189,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Carries out the decision: refuses the call, or runs it through the
     /// loop's approval gate.
-    async fn execute(
+    pub(super) async fn execute(
         &self,
+        scope: &CallScope,
         decision: Decision,
         decided_by: Option<String>,
         id: &str,
@@ -186,7 +199,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         arguments: &ToolArgs,
     ) -> Outcome {
         match decision {
-            Decision::Continue => self.gated(id, name, arguments, None).await,
+            Decision::Continue => self.gated(scope, id, name, arguments, None).await,
             Decision::Deny(reason) => Err(ToolError::Denied {
                 reason,
                 hook: decided_by.map(Into::into),
@@ -195,7 +208,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 reason,
                 hook: decided_by.map(Into::into),
             }),
-            Decision::Ask(reason) => self.gated(id, name, arguments, Some(reason)).await,
+            Decision::Ask(reason) => self.gated(scope, id, name, arguments, Some(reason)).await,
         }
     }
 
@@ -205,42 +218,41 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// the one approval [`gate`] before it is dispatched.
     async fn gated(
         &self,
+        scope: &CallScope,
         id: &str,
         name: &str,
         arguments: &ToolArgs,
         asked: Option<String>,
     ) -> Outcome {
+        let key = CallKey::at(&scope.place(), id, name, arguments);
         let reason = match asked {
             Some(reason) => Some(reason),
-            None if self.approvals.is_required(name) => Some(format!("`{name}` needs approval")),
+            None if self.approvals.is_required(&key.scoped_tool()) => {
+                Some(format!("`{name}` needs approval"))
+            }
             None => None,
         };
         if let Some(reason) = reason {
-            let request = ApprovalRequest {
-                agent: self.scope.agent(),
-                tool: name,
-                tool_use_id: id,
-                arguments,
-                reason: &reason,
-            };
+            let request = ApprovalRequest::new(&key, arguments, &reason);
             gate(Some(&self.approvals), request, "approver").await?;
         }
-        self.dispatch(ToolCall::new(id, name, arguments.clone()))
+        self.dispatch(scope, ToolCall::new(id, name, arguments.clone()))
             .await
     }
 
     /// Runs one call through the agent's tool set, within the run's
-    /// `tool_call_timeout` if it has one.
-    fn dispatch(&self, call: ToolCall) -> BoxFuture<'_, Outcome> {
+    /// `tool_call_timeout` if it has one (not counting the time its
+    /// chain's approval gates wait for a person).
+    fn dispatch<'a>(&'a self, scope: &'a CallScope, call: ToolCall) -> BoxFuture<'a, Outcome> {
         let Some(after) = self.settings.tool_call_timeout else {
-            return dispatch_boxed(self.agent.tools(), &self.scope, call);
+            return dispatch_boxed(self.agent.tools(), scope, call);
         };
         let what = format!("tool call `{}`", call.name);
-        let call = dispatch_boxed(self.agent.tools(), &self.scope, call);
+        let call = dispatch_boxed(self.agent.tools(), scope, call);
         // A journaled call run again after a restart has what is left.
         let left = super::remaining(after);
         async move {
-            match tokio::time::timeout(left, call).await {
+            match crate::wait::limit(left, call).await {
                 Ok(outcome) => outcome,
                 Err(_) => {
                     tracing::warn!(target: "hookwire::audit", what, ?after, "tool call timed out");
@@ -283,7 +295,7 @@ fn verdict(
 /// containing the chain's by value, which would add the two depths: with a
 /// deep chain (16 hooks) under the loop (and a child agent's loop inside
 /// that) the run's future type would pass rustc's query depth limit.
-pub(crate) fn dispatch_boxed<'a, T: ToolSet + ?Sized>(
+fn dispatch_boxed<'a, T: ToolSet + ?Sized>(
     tools: &'a T,
     scope: &'a CallScope,
     call: ToolCall,

@@ -11,18 +11,18 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::call::CallRecord;
-use super::parent::{ChildHistories, ParentRun};
+use super::parent::{ChildHistories, ParentRun, PausedChildren};
 use super::trace::micros;
 use super::{Runner, TraceEvent};
 use crate::agent::decl::Agent;
-use crate::agent::inject::{RequestHook, run_injection};
+use crate::agent::inject::RequestHook;
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::{ApprovalState, BoxFuture};
 use crate::call::ToolCall;
 use crate::lock;
 use crate::model::{Message, ModelError, ModelRequest, ModelResponse};
-use crate::toolset::ToolSet;
+use crate::toolset::{CallScope, ToolSet};
 
 tokio::task_local! {
     /// When the journaled call being run first started (wall clock, as
@@ -55,9 +55,16 @@ async fn step<T: DeserializeOwned>(
 pub(super) type Answer = (Result<ModelResponse, ModelError>, u64);
 
 /// What a recorded tool call changed: its record, the approvals (a call
-/// that now waits, a decision used), the child histories the session keeps
-/// and the children's messages for the parent's history.
-type CallEntry = (CallRecord, ApprovalState, ChildHistories, Vec<Message>);
+/// that now waits, a decision used), the child histories the session keeps,
+/// the children's messages for the parent's history and the child runs
+/// paused for approval.
+type CallEntry = (
+    CallRecord,
+    ApprovalState,
+    ChildHistories,
+    Vec<Message>,
+    PausedChildren,
+);
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Asks the model inside one recorded step: a replay does not even call
@@ -85,7 +92,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         &self,
         journal: &dyn Journal,
         parent: &ParentRun,
-        step: usize,
+        scope: &CallScope,
         call: ToolCall,
     ) -> Result<CallRecord, JournalError> {
         let name = format!("tool {} {}", call.name, call.id);
@@ -104,16 +111,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             None
         };
         let effect = CALL_STARTED.scope(started, async {
-            let record = self.run_call(step, call).await;
+            let record = self.run_call(scope, call).await;
             let merged = std::mem::take(&mut *lock(&parent.merged));
             let children = lock(&self.children).clone();
-            let entry: CallEntry = (record, self.approvals.state(), children, merged);
+            let paused = lock(&self.paused_children).clone();
+            let entry: CallEntry = (record, self.approvals.state(), children, merged, paused);
             serde_json::to_value(entry).unwrap_or(Value::Null)
         });
-        let (record, approvals, children, merged): CallEntry =
+        let (record, approvals, children, merged, paused): CallEntry =
             self::step(journal, &name, effect.boxed()).await?;
         self.approvals.replace_state(approvals);
         *lock(&self.children) = children;
+        *lock(&self.paused_children) = paused;
         lock(&parent.merged).extend(merged);
         Ok(record)
     }
@@ -130,24 +139,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let mut history = self.history.to_vec();
         let this = &*self;
         let effect = async move {
-            let mut traces = Vec::with_capacity(hooks.len());
-            let mut counter = this.injections;
-            for hook in &hooks {
-                counter += 1;
-                let action = run_injection(
-                    hook,
-                    this.agent.tools(),
-                    &this.scope,
-                    &mut history,
-                    &*this.clock,
-                    counter,
-                )
-                .await;
-                traces.push(TraceEvent::Injection {
-                    tool: hook.resolve_name(this.agent.tools()),
-                    action,
-                });
-            }
+            let (traces, counter) = this.injection_round(&hooks, &mut history).await;
             serde_json::to_value((history, traces, counter)).unwrap_or(Value::Null)
         };
         let (history, traces, counter): (Vec<Message>, Vec<TraceEvent>, u64) =

@@ -39,10 +39,10 @@ mod state;
 mod step;
 mod trace;
 
-pub(crate) use call::dispatch_boxed;
 pub use error::RunError;
 pub(crate) use journaled::{CALL_STARTED, remaining};
-pub(crate) use parent::{ChildHistories, PARENT};
+pub(crate) use parent::{ChildHistories, PARENT, PausedChildren};
+pub use parent::PausedChild;
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
 pub use trace::{RunOutput, RunStatus, TraceEvent};
 
@@ -129,6 +129,7 @@ pub struct Runner<A: Agent, H = ()> {
     scope: CallScope,
     history: Arc<Vec<Message>>,
     children: Arc<Mutex<ChildHistories>>,
+    paused_children: Arc<Mutex<PausedChildren>>,
     forced: usize,
     settings: RunSettings,
     clock: Arc<dyn Clock>,
@@ -192,6 +193,7 @@ impl<A: Agent> Runner<A, ()> {
             scope,
             history: Arc::default(),
             children: Arc::default(),
+            paused_children: Arc::default(),
             forced: 0,
             settings,
             clock: Arc::new(SystemClock),
@@ -215,6 +217,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             scope: self.scope,
             history: self.history,
             children: self.children,
+            paused_children: self.paused_children,
             forced: self.forced,
             settings: self.settings,
             clock: self.clock,
@@ -239,14 +242,34 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self
     }
 
-    /// Takes what a child's session inherits from the call that runs it:
-    /// the approver the tool chains consult (`Decision::Ask` in a chain,
-    /// leaving the run's own approvals as they are) and the session values.
-    pub(crate) fn inherit_scope(&mut self, parent: &CallScope) {
-        if let Some(approver) = parent.approver() {
-            self.scope.set_approver(Some(approver.clone()));
+    /// Takes what a child's session inherits from the call `cx` that runs
+    /// it: its place in the run tree (the parent's call is the last of its
+    /// path), the session values, and the approvals. Inside a parent run the
+    /// child shares the parent's [`Approvals`] (their settings, sticky
+    /// decisions and pending calls, scoped by path); outside one, its
+    /// chains consult the call's approver.
+    pub(crate) fn inherit_scope(&mut self, cx: &crate::context::ToolContext, parent: Option<Approvals>) {
+        let scope = cx.scope();
+        let site = crate::approval::CallSite {
+            agent: cx.agent().to_owned(),
+            step: scope.step(),
+            id: cx.tool_use_id().to_owned(),
+        };
+        let path: Arc<[crate::approval::CallSite]> =
+            scope.path().iter().cloned().chain([site]).collect();
+        self.scope.set_path(path);
+        *self.scope.session_mut() = scope.session().clone();
+        match parent {
+            Some(approvals) => {
+                self.scope.set_approver(Some(Arc::new(approvals.clone())));
+                self.approvals = approvals;
+            }
+            None => {
+                if let Some(approver) = scope.approver() {
+                    self.scope.set_approver(Some(approver.clone()));
+                }
+            }
         }
-        *self.scope.session_mut() = parent.session().clone();
     }
 
     /// Sets a typed value of this session (the user's id, their
@@ -374,8 +397,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.forced = 0;
             // Approvals waiting from a run that ended without pausing (a
             // stop in the same step) belong to no call any more: drop them,
-            // so that a later call that reuses an id is not taken for one.
-            self.approvals.clear_waiting();
+            // so that no later call is taken for one.
+            self.approvals
+                .forget_within(self.scope.correlation_id(), self.scope.path());
+            lock(&self.paused_children).clear();
             if !self.agent.config().use_history {
                 Arc::make_mut(&mut self.history).clear();
             }
@@ -461,7 +486,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let Some(pending) = self.pending.take() else {
                 return Err(RunError::NotPaused);
             };
-            let waiting = self.approvals.pending().len();
+            let waiting = self
+                .approvals
+                .pending_within(self.scope.correlation_id(), self.scope.path())
+                .len();
             if waiting > 0 {
                 self.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));

@@ -3,6 +3,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use serde::{Deserialize, Serialize};
+
+use super::RunState;
+use crate::approval::Approvals;
 use crate::lock;
 use crate::model::{Message, Model};
 
@@ -17,7 +21,25 @@ pub(crate) struct ParentRun {
     pub(super) merged: Mutex<Vec<Message>>,
     /// The session's child histories (`history_merge_target: child`).
     pub(super) children: Arc<Mutex<ChildHistories>>,
+    /// The parent's approvals, which its children's runs share.
+    pub(crate) approvals: Approvals,
+    /// The runs of children paused for approval, by the parent's call id.
+    pub(super) paused: Arc<Mutex<PausedChildren>>,
 }
+
+/// A child agent's run paused for approval: its state, and where its own
+/// conversation began in its history (for `history_merge_target:
+/// orchestrator`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PausedChild {
+    /// The child's state (its approvals are the parent's, not in here).
+    pub state: RunState,
+    /// The length of the history the child started from.
+    pub start: usize,
+}
+
+/// The paused runs of a step's child agents, by the parent's call id.
+pub(crate) type PausedChildren = BTreeMap<String, PausedChild>;
 
 /// The histories a session keeps for its child agents, by tool name.
 pub(crate) type ChildHistories = BTreeMap<String, Vec<Message>>;
@@ -31,6 +53,17 @@ impl ParentRun {
     /// Keeps the child's history for its next call in this session.
     pub(crate) fn keep_child_history(&self, tool: &str, history: Vec<Message>) {
         lock(&self.children).insert(tool.to_owned(), history);
+    }
+
+    /// Takes the paused run of the child that call `id` runs, if it paused.
+    pub(crate) fn take_paused(&self, id: &str) -> Option<PausedChild> {
+        lock(&self.paused).remove(id)
+    }
+
+    /// Keeps the paused run of the child that call `id` runs, to resume it
+    /// when the call runs again.
+    pub(crate) fn keep_paused(&self, id: &str, child: PausedChild) {
+        lock(&self.paused).insert(id.to_owned(), child);
     }
 
     /// Appends a child's messages to the parent's history after the step.

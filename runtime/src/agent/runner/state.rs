@@ -6,11 +6,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RunSettings, Runner, TraceEvent};
+use super::{PausedChild, RunSettings, Runner, TraceEvent};
+use crate::agent::as_tool::agent_tool_name;
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::approval::ApprovalState;
+use crate::approval::{ApprovalState, Approvals, CallKey, Sticky};
 use crate::call::{ToolCall, ToolResult};
+use crate::context::ToolSource;
 use crate::lock;
 use crate::model::{Message, ModelResponse};
 use crate::toolset::ToolSet;
@@ -61,10 +63,20 @@ pub struct RunState {
     /// The trace of the current run so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TraceEvent>,
+    /// The runs of child agents paused for approval in the paused step, by
+    /// the call id that runs them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub paused_children: BTreeMap<String, PausedChild>,
+    /// Request-start and completion injections made in this session so far
+    /// (their call ids count on from it, so they stay unique across
+    /// export, import and durable requests).
+    #[serde(default)]
+    pub injections: u64,
 }
 
 /// The format version of [`RunState`] that this hookwire writes and reads.
-pub const STATE_VERSION: u32 = 1;
+/// Version 2 identifies approvals by [`CallKey`](crate::approval::CallKey).
+pub const STATE_VERSION: u32 = 2;
 
 /// Why [`Runner::import_state`] refused a state. The runner is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,14 +119,35 @@ pub enum StateError {
         /// The id.
         id: String,
     },
-    /// The paused step contradicts itself.
+    /// The paused step contradicts itself or the model's recorded answer.
     #[error("the state's paused step is inconsistent: {0}")]
     Inconsistent(String),
+    /// An approval in the state does not match the call it names.
+    #[error("the state's {what} for `{path}` does not match its call: {why}")]
+    ApprovalMismatch {
+        /// Where the state names it.
+        what: &'static str,
+        /// The call's path (`pmo / ny / pay`).
+        path: String,
+        /// What differs.
+        why: String,
+    },
+    /// The state holds a decision that this runner already used to run a
+    /// call: importing it again would run that call twice.
+    #[error(
+        "the state's approval for `{path}` was already used in this session: a state is \
+         imported once per pause, and an approved call never runs twice"
+    )]
+    Replayed {
+        /// The call's path.
+        path: String,
+    },
 }
 
 impl RunState {
-    /// Checks the state against `agent`: its version, its agent, and that
-    /// every tool and call id it names exists.
+    /// Checks the state against `agent`: its version, its agent, that
+    /// every tool it names exists, and that its paused step is the model's
+    /// recorded answer.
     fn check<A: Agent>(&self, agent: &A) -> Result<(), StateError> {
         if self.version != STATE_VERSION {
             return Err(StateError::Version {
@@ -140,48 +173,189 @@ impl RunState {
                 return Err(unknown("child histories", tool));
             }
         }
-        let mut waiting = std::collections::HashSet::new();
+        let waiting = self.waiting_calls()?;
         if let Some(step) = &self.pending_step {
-            if step.results.len() != step.calls.len() {
-                return Err(StateError::Inconsistent(format!(
-                    "{} call(s) but {} result slot(s)",
-                    step.calls.len(),
-                    step.results.len()
-                )));
-            }
-            let mut ids = std::collections::HashSet::new();
-            for (call, result) in step.calls.iter().zip(&step.results) {
+            for call in &step.calls {
                 if !tools.contains(&call.name) {
                     return Err(unknown("paused step", &call.name));
                 }
-                if call.id.is_empty() || !ids.insert(call.id.as_str()) {
-                    return Err(StateError::Inconsistent(format!(
-                        "call id `{}` is empty or used twice",
-                        call.id
-                    )));
-                }
-                if result.is_none() {
-                    waiting.insert(call.id.as_str());
-                }
             }
         }
-        for p in &self.approvals.pending {
-            if !waiting.contains(p.tool_use_id.as_str()) {
+        for (id, child) in &self.paused_children {
+            let Some(call) = waiting.get(id.as_str()) else {
                 return Err(StateError::UnknownCall {
-                    what: "pending approvals",
-                    id: p.tool_use_id.clone(),
-                });
-            }
-        }
-        for id in self.approvals.resolved.keys() {
-            if !waiting.contains(id.as_str()) {
-                return Err(StateError::UnknownCall {
-                    what: "approval decisions",
+                    what: "paused children",
                     id: id.clone(),
                 });
+            };
+            if tools.source(&call.name) != Some(ToolSource::Agent)
+                || call.name != agent_tool_name(&child.state.agent)
+            {
+                return Err(StateError::Inconsistent(format!(
+                    "call `{id}` of `{}` does not run agent `{}`",
+                    call.name, child.state.agent
+                )));
+            }
+        }
+        let settings = &self.approvals.settings.needs_approval;
+        for scoped in settings.iter().chain(self.approvals.sticky.keys()) {
+            let known = match scoped.split_once('/') {
+                None => tools.contains(scoped),
+                Some((child, _)) => {
+                    tools.source(&agent_tool_name(child)) == Some(ToolSource::Agent)
+                }
+            };
+            if !known {
+                return Err(unknown("approval settings", scoped));
             }
         }
         Ok(())
+    }
+
+    /// The paused step's calls that wait, by id, after checking that the
+    /// step is the model's recorded answer: the same calls as the answer,
+    /// in the history as its last message, one result slot per call, ids
+    /// unique.
+    fn waiting_calls(&self) -> Result<BTreeMap<&str, &ToolCall>, StateError> {
+        let mut waiting = BTreeMap::new();
+        let Some(step) = &self.pending_step else {
+            return Ok(waiting);
+        };
+        let bad = |why: String| Err(StateError::Inconsistent(why));
+        if step.results.len() != step.calls.len() {
+            return bad(format!(
+                "{} call(s) but {} result slot(s)",
+                step.calls.len(),
+                step.results.len()
+            ));
+        }
+        if step.calls != step.response.tool_calls {
+            return bad("its calls are not the ones of the model's recorded answer".into());
+        }
+        let answer = Message::assistant_calls(step.response.text.clone(), step.calls.clone());
+        if self.history.last() != Some(&answer) {
+            return bad("the history does not end with the model's answer that made its calls".into());
+        }
+        if step.step.checked_add(1) != Some(self.steps) {
+            return bad(format!(
+                "it is step {} but the run made {} model request(s)",
+                step.step, self.steps
+            ));
+        }
+        let mut ids = std::collections::HashSet::new();
+        for (call, result) in step.calls.iter().zip(&step.results) {
+            if call.id.is_empty() || !ids.insert(call.id.as_str()) {
+                return bad(format!("call id `{}` is empty or used twice", call.id));
+            }
+            if result.is_none() {
+                waiting.insert(call.id.as_str(), call);
+            }
+        }
+        Ok(waiting)
+    }
+
+    /// Checks that `key` names a waiting call of this state (or of a paused
+    /// child's, down its path), with the tool that call has.
+    fn check_key(&self, what: &'static str, session: &str, key: &CallKey) -> Result<(), StateError> {
+        let mismatch = |why: String| StateError::ApprovalMismatch {
+            what,
+            path: key.path_display(),
+            why,
+        };
+        if key.session != session {
+            return Err(mismatch(format!(
+                "it is for session `{}`, not `{session}`",
+                key.session
+            )));
+        }
+        let mut state = self;
+        let sites = key.path.iter().map(|s| (&s.agent, s.step, &s.id));
+        let last = std::iter::once((&key.agent, key.step, &key.id));
+        let levels = key.path.len();
+        for (depth, (agent, step, id)) in sites.chain(last).enumerate() {
+            let paused_step = state.pending_step.as_ref().map(|p| p.step);
+            if *agent != state.agent || paused_step != Some(step) {
+                return Err(mismatch(format!(
+                    "agent `{}` is not paused at step {step}",
+                    agent
+                )));
+            }
+            let waiting = state.waiting_calls()?;
+            let Some(call) = waiting.get(id.as_str()) else {
+                return Err(StateError::UnknownCall {
+                    what,
+                    id: id.clone(),
+                });
+            };
+            if depth == levels {
+                if call.name != key.tool {
+                    return Err(mismatch(format!(
+                        "call `{id}` is of `{}`, not `{}`",
+                        call.name, key.tool
+                    )));
+                }
+                return Ok(());
+            }
+            state = match state.paused_children.get(id.as_str()) {
+                Some(child) => &child.state,
+                None => {
+                    return Err(mismatch(format!("call `{id}` has no paused child run")));
+                }
+            };
+        }
+        Ok(())
+    }
+
+    /// Checks the approvals: each pending call and each decision names a
+    /// waiting call, with the arguments it shows, once.
+    fn check_approvals(&self, approvals: &Approvals) -> Result<(), StateError> {
+        let session = self.correlation_id.as_str();
+        let mut seen = std::collections::HashSet::new();
+        let calls = self
+            .approvals
+            .pending
+            .iter()
+            .map(|p| ("pending approvals", p))
+            .chain(
+                self.approvals
+                    .resolved
+                    .iter()
+                    .map(|r| ("approval decisions", &r.call)),
+            );
+        for (what, call) in calls {
+            self.check_key(what, session, &call.key)?;
+            if !call.is_consistent() {
+                return Err(StateError::ApprovalMismatch {
+                    what,
+                    path: call.path(),
+                    why: "the arguments shown are not the ones its key names".into(),
+                });
+            }
+            let id = call.id();
+            if !seen.insert(id.clone()) {
+                return Err(StateError::Inconsistent(format!(
+                    "call `{}` is waiting or decided twice",
+                    call.path()
+                )));
+            }
+            if approvals.is_spent(&id) {
+                return Err(StateError::Replayed { path: call.path() });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The stricter of two limits: `a` unless `b` is stricter.
+fn stricter(a: RunSettings, b: RunSettings) -> RunSettings {
+    RunSettings {
+        max_steps: a.max_steps.min(b.max_steps),
+        max_parallel: a.max_parallel.min(b.max_parallel).max(1),
+        max_forced_continues: a.max_forced_continues.min(b.max_forced_continues),
+        tool_call_timeout: match (a.tool_call_timeout, b.tool_call_timeout) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        },
     }
 }
 
@@ -212,29 +386,100 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             children: lock(&self.children).clone(),
             forced_continues: self.forced,
             trace: self.trace.clone(),
+            paused_children: lock(&self.paused_children).clone(),
+            injections: self.injections,
         }
     }
 
     /// Restores an exported state: history, child histories, approvals, a
-    /// paused step, the trace so far.
+    /// paused step (with its paused child runs), the trace so far.
     ///
-    /// A state of another format version or another agent, or one that
-    /// names tools the agent does not have or call ids that are not waiting
-    /// calls of its paused step, is refused with a [`StateError`], and the
-    /// runner is left as it was.
+    /// The state is checked first, and refused with a [`StateError`]
+    /// (leaving the runner as it was) when it is of another format version
+    /// or agent, names tools the agent does not have, or its paused step is
+    /// not the model's recorded answer (the same calls, ending the
+    /// history); when a pending approval or a decision does not name a
+    /// waiting call with the arguments it shows, or names one twice; or
+    /// when it holds a decision this runner already used.
+    ///
+    /// A state never loosens the runner: its limits (`max_steps`,
+    /// `max_parallel`, `max_forced_continues`, `tool_call_timeout`) are the
+    /// stricter of the runner's and the state's; the tools the runner
+    /// requires approval for stay required (the state's are added); the
+    /// runner's "always deny" decisions stay; and a runner with no
+    /// [`Asker`](crate::approval::Asker) takes no "always approve" decision
+    /// from a state. [`adopt_state`](Self::adopt_state) takes the state's
+    /// limits and approval settings as they are.
     pub fn import_state(&mut self, state: RunState) -> Result<(), StateError> {
+        self.restore(state, false)
+    }
+
+    /// [`import_state`](Self::import_state), taking the state's limits and
+    /// approval settings (requirements, sticky decisions) as they are,
+    /// even where they are looser than the runner's: only for a state you
+    /// trust as much as your own code.
+    pub fn adopt_state(&mut self, state: RunState) -> Result<(), StateError> {
+        self.restore(state, true)
+    }
+
+    fn restore(&mut self, state: RunState, adopt: bool) -> Result<(), StateError> {
         state.check(&self.agent)?;
+        state.check_approvals(&self.approvals)?;
+        let mut approvals = state.approvals;
+        let mut settings = state.settings;
+        if !adopt {
+            let own = self.approvals.state();
+            settings = stricter(self.settings, settings);
+            approvals
+                .settings
+                .needs_approval
+                .extend(own.settings.needs_approval);
+            if !self.approvals.has_asker() {
+                approvals.sticky.retain(|_, s| *s != Sticky::AlwaysApprove);
+            }
+            for (tool, sticky) in own.sticky {
+                if sticky == Sticky::AlwaysDeny || !approvals.sticky.contains_key(&tool) {
+                    approvals.sticky.insert(tool, sticky);
+                }
+            }
+        }
         self.history = Arc::new(state.history);
         *lock(&self.children) = state.children;
-        self.approvals.replace_state(state.approvals);
+        *lock(&self.paused_children) = state.paused_children;
+        self.approvals.replace_state(approvals);
         self.scope
             .set_approver(Some(Arc::new(self.approvals.clone())));
         self.scope.set_correlation_id(state.correlation_id);
         self.pending = state.pending_step;
         self.steps = state.steps;
         self.forced = state.forced_continues;
-        self.settings = state.settings;
+        self.settings = settings;
         self.trace = state.trace;
+        self.injections = state.injections;
+        Ok(())
+    }
+
+    /// A paused child run's state, for its parent to keep: everything but
+    /// the approvals, which are the parent's.
+    pub(crate) fn export_child(&self) -> RunState {
+        let mut state = self.export_state();
+        state.approvals = ApprovalState::default();
+        state
+    }
+
+    /// Restores a paused child run kept by its parent (checked against the
+    /// child agent), keeping the runner's approvals (the parent's), limits
+    /// and correlation id.
+    pub(crate) fn restore_child(&mut self, state: RunState) -> Result<(), StateError> {
+        state.check(&self.agent)?;
+        self.history = Arc::new(state.history);
+        *lock(&self.children) = state.children;
+        *lock(&self.paused_children) = state.paused_children;
+        self.pending = state.pending_step;
+        self.steps = state.steps;
+        self.forced = state.forced_continues;
+        self.trace = state.trace;
+        self.injections = state.injections;
         Ok(())
     }
 

@@ -62,27 +62,73 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .filter(|h| h.event == event)
             .cloned()
             .collect();
-        if let (Some(journal), false) = (journal, hooks.is_empty()) {
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        if let Some(journal) = journal {
             let name = format!("inject {event:?}");
             return self.journaled_injections(journal, &name, hooks).await;
         }
+        let mut history = std::mem::take(Arc::make_mut(&mut self.history));
+        let (traces, counter) = self.injection_round(&hooks, &mut history).await;
+        self.history = Arc::new(history);
+        self.trace.extend(traces);
+        self.injections = counter;
+        Ok(())
+    }
+
+    /// Runs `hooks` against `history`: each injection's call takes the
+    /// one path of every tool call ([`run_call`](Self::run_call): the
+    /// lifecycle hooks, the approval gate, the chain). An injection cannot
+    /// pause the run: a call that would wait for a person is skipped, and
+    /// nothing of it stays waiting. Its trace events and the injection
+    /// counter after it (ids count on from the session's, exported with
+    /// its state).
+    pub(super) async fn injection_round(
+        &self,
+        hooks: &[crate::agent::inject::RequestHook],
+        history: &mut Vec<Message>,
+    ) -> (Vec<TraceEvent>, u64) {
+        let scope = self.scope.at_step(self.steps);
+        let mut traces = Vec::with_capacity(hooks.len());
+        let mut counter = self.injections;
         for hook in hooks {
-            self.injections += 1;
+            counter += 1;
+            let scope = &scope;
             let action = run_injection(
-                &hook,
+                hook,
                 self.agent.tools(),
-                &self.scope,
-                Arc::make_mut(&mut self.history),
+                history,
                 &*self.clock,
-                self.injections,
+                counter,
+                |call| async move {
+                    let id = call.id.clone();
+                    let record = self.run_call(scope, call).await;
+                    if record.pending {
+                        let site = crate::approval::CallSite {
+                            agent: scope.agent().to_owned(),
+                            step: scope.step(),
+                            id,
+                        };
+                        self.approvals
+                            .forget_at(scope.correlation_id(), scope.path(), &site);
+                        return ToolResult::error(
+                            "approval pending: an injection cannot wait for a person",
+                        );
+                    }
+                    match record.stopped {
+                        Some((reason, _)) => ToolResult::error(format!("stopped: {reason}")),
+                        None => record.result,
+                    }
+                },
             )
             .await;
-            self.trace.push(TraceEvent::Injection {
+            traces.push(TraceEvent::Injection {
                 tool: hook.resolve_name(self.agent.tools()),
                 action,
             });
         }
-        Ok(())
+        (traces, counter)
     }
 
     /// The loop: a paused step first if `resumed`, then step after step
@@ -304,7 +350,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.trace.push(record.trace);
         }
         if paused && stopped.is_none() {
-            let pending = self.approvals.pending();
+            let pending = self
+                .approvals
+                .pending_within(self.scope.correlation_id(), self.scope.path());
             self.pending = Some(PendingStep {
                 step,
                 response,
@@ -316,6 +364,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     .await,
             );
         }
+        // The step is over: nothing of it (or of the children it ran) waits
+        // any more, and no decision given for it may outlive it.
+        self.approvals
+            .forget_within(self.scope.correlation_id(), self.scope.path());
+        lock(&self.paused_children).clear();
         let tool_messages = self.append_results(&calls, results, merged);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let _ = caught(
@@ -355,7 +408,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             model: self.model.clone(),
             merged: Mutex::new(Vec::new()),
             children: self.children.clone(),
+            approvals: self.approvals.clone(),
+            paused: self.paused_children.clone(),
         });
+        let scope = self.scope.at_step(step);
         let todo: Vec<(usize, ToolCall)> = calls
             .iter()
             .enumerate()
@@ -371,12 +427,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 parent.clone(),
                 futures_util::stream::iter(todo)
                     .map(|(i, call)| {
-                        let parent = &parent;
+                        let (parent, scope) = (&parent, &scope);
                         async move {
                             let record = match journal {
-                                None => Ok(self.run_call(step, call).await),
+                                None => Ok(self.run_call(scope, call).await),
                                 Some(journal) => {
-                                    self.journaled_call(journal, parent, step, call).await
+                                    self.journaled_call(journal, parent, scope, call).await
                                 }
                             };
                             (i, record)
