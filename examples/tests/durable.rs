@@ -16,6 +16,7 @@ use durable_support::{
     wait_ledger,
 };
 use hookwire::agent::{RunStatus, TraceEvent};
+use hookwire::approval::PendingApproval;
 use hookwire::durable::{ClientError, DurableClient, Verdict, check_session_id};
 use hookwire::model::Message;
 
@@ -125,7 +126,12 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
 
     // Both calls wait: nothing was paid.
     let pending = wait_pending(&client, "pay-1", 2).await;
-    assert_eq!(pending, ["pay_ok", "pay_bad"]);
+    let calls: Vec<&str> = pending.iter().map(|p| p.tool_use_id()).collect();
+    assert_eq!(calls, ["pay_ok", "pay_bad"]);
+    // A decision names the call's whole identity: its id is a digest, not
+    // the model's call id.
+    let (pay_ok, pay_bad) = (pending[0].id(), pending[1].id());
+    assert_eq!(pending[0].path(), "durable-PMO / pay_vendor");
     assert!(
         !ledger_counts(&ledger)
             .keys()
@@ -139,25 +145,25 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
 
     // An id that does not wait: refused, nothing changes.
     let unknown = client
-        .decide("pay-1", "pay_nope", Verdict::Approve)
+        .decide("pay-1", "pay_ok", Verdict::Approve)
         .await
         .unwrap_err();
     assert_eq!(unknown.status(), Some(404), "{unknown}");
     assert!(
-        unknown.to_string().contains("no call `pay_nope` waits"),
+        unknown.to_string().contains("no call `pay_ok` waits"),
         "{unknown}"
     );
 
     let decided = client
-        .decide("pay-1", "pay_ok", Verdict::Approve)
+        .decide("pay-1", &pay_ok, Verdict::Approve)
         .await
         .unwrap();
-    assert_eq!(decided.pending.tool, "pay_vendor");
+    assert_eq!(decided.pending.tool(), "pay_vendor");
     // A second decision for the same call: refused, the first one holds.
     let twice = client
         .decide(
             "pay-1",
-            "pay_ok",
+            &pay_ok,
             Verdict::Deny {
                 reason: Some("changed my mind".into()),
             },
@@ -172,7 +178,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     client
         .decide(
             "pay-1",
-            "pay_bad",
+            &pay_bad,
             Verdict::Deny {
                 reason: Some("not a vendor of ours".into()),
             },
@@ -205,7 +211,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     assert!(text.contains("not a vendor of ours"), "{text}");
     // Deciding after the run is over: still refused, still once.
     let late = client
-        .decide("pay-1", "pay_ok", Verdict::Approve)
+        .decide("pay-1", &pay_ok, Verdict::Approve)
         .await
         .unwrap_err();
     assert_eq!(late.status(), Some(409), "{late}");
@@ -221,17 +227,11 @@ async fn finish(client: &DurableClient, invocation: &str) -> hookwire::agent::Ru
         .unwrap()
 }
 
-async fn wait_pending(client: &DurableClient, session: &str, n: usize) -> Vec<String> {
+async fn wait_pending(client: &DurableClient, session: &str, n: usize) -> Vec<PendingApproval> {
     for _ in 0..600 {
         if let Some(state) = client.state(session).await.unwrap() {
-            let ids: Vec<String> = state
-                .approvals
-                .pending
-                .iter()
-                .map(|p| p.tool_use_id.clone())
-                .collect();
-            if ids.len() == n {
-                return ids;
+            if state.approvals.pending.len() == n {
+                return state.approvals.pending;
             }
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -186,6 +186,16 @@ impl CallScope {
         }
     }
 
+    /// The scoped name of this run's tool `tool` (see
+    /// [`Approvals::require`](crate::approval::Approvals::require)).
+    pub(crate) fn scoped_tool(&self, tool: &str) -> String {
+        crate::approval::identity::scoped_name(
+            self.path().iter().map(|s| s.agent.as_str()),
+            self.agent(),
+            tool,
+        )
+    }
+
     /// This scope for the calls of `step` (one copy of the shared fields
     /// when the step changes).
     pub(crate) fn at_step(&self, step: usize) -> Self {

@@ -72,6 +72,13 @@ impl From<PendingApproval> for ShownApproval {
     }
 }
 
+impl ResolvedApproval {
+    /// A decision for `call`.
+    pub fn new(call: PendingApproval, decision: ApprovalDecision) -> Self {
+        Self { call, decision }
+    }
+}
+
 impl PendingApproval {
     /// The decision id: what [`Approvals::resolve`] takes. It names the
     /// call's whole identity ([`CallKey::id`]).
@@ -260,6 +267,17 @@ impl Approvals {
     /// Whether a tool needs approval by the settings, by scoped name.
     pub fn is_required(&self, tool: &str) -> bool {
         self.lock().settings.needs_approval.contains(tool)
+    }
+
+    /// Whether the tool `tool` of the run of `scope` needs approval by the
+    /// settings (nothing is allocated when no tool is required).
+    pub(crate) fn requires(&self, scope: &crate::CallScope, tool: &str) -> bool {
+        let state = self.lock();
+        !state.settings.needs_approval.is_empty()
+            && state
+                .settings
+                .needs_approval
+                .contains(&scope.scoped_tool(tool))
     }
 
     /// Calls waiting for a decision (of every session these approvals

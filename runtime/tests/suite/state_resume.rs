@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunState, RunStatus, Runner};
-use hookwire::approval::{ApprovalDecision, DeferAll, NeedsApproval, Sticky};
+use hookwire::approval::{ApprovalDecision, DeferAll, NeedsApproval, ResolvedApproval, Sticky};
 use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::json;
@@ -75,7 +75,7 @@ async fn pause() -> (RunState, Log) {
     match &out.status {
         RunStatus::Paused { pending } => {
             assert_eq!(pending.len(), 1);
-            assert_eq!(pending[0].tool, "deploy");
+            assert_eq!(pending[0].tool(), "deploy");
             assert_eq!(pending[0].arguments, json!({"target": "prod"}));
         }
         other => panic!("expected a pause, got {other:?}"),
@@ -91,7 +91,8 @@ async fn state_round_trips_through_json() {
     let text = state.to_json().unwrap();
     let back = RunState::from_json(&text).unwrap();
     assert_eq!(back, state);
-    assert_eq!(back.approvals.pending[0].tool_use_id, "call_0_1");
+    assert_eq!(back.approvals.pending[0].tool_use_id(), "call_0_1");
+    let id = back.approvals.pending[0].id();
     assert_eq!(back.correlation_id, "run-42");
     // Resuming before deciding is refused, and nothing runs.
     let ran: Log = Arc::default();
@@ -106,7 +107,8 @@ async fn state_round_trips_through_json() {
     // A denial resumes too: the model reads the reason.
     runner
         .approvals()
-        .resolve("call_0_1", ApprovalDecision::Deny("not today".into()));
+        .resolve(&id, ApprovalDecision::Deny("not today".into()))
+        .unwrap();
     let model_err = runner.resume().await.unwrap_err();
     assert!(
         model_err.to_string().contains("deployed prod"),
@@ -182,11 +184,10 @@ async fn resume_child() {
     assert!(runner.is_paused());
     assert_eq!(runner.correlation_id(), "run-42");
     let pending = runner.approvals().pending();
-    assert!(
-        runner
-            .approvals()
-            .resolve(&pending[0].tool_use_id, ApprovalDecision::Approve)
-    );
+    runner
+        .approvals()
+        .resolve(&pending[0].id(), ApprovalDecision::Approve)
+        .unwrap();
     let out = runner.resume().await.unwrap();
     assert_eq!(out.status, RunStatus::Completed);
     let report = json!({
@@ -232,9 +233,11 @@ async fn a_lifecycle_ask_can_pause_too_and_a_paused_run_refuses_new_prompts() {
         Err(RunError::Paused)
     ));
     assert!(ran.lock().unwrap().is_empty());
+    let pending = runner.approvals().pending();
     runner
         .approvals()
-        .resolve("call_0_0", ApprovalDecision::Approve);
+        .resolve(&pending[0].id(), ApprovalDecision::Approve)
+        .unwrap();
     let out = runner.resume().await.unwrap();
     assert_eq!(out.text, "db checked");
     assert_eq!(*ran.lock().unwrap(), ["status db"]);
@@ -259,7 +262,7 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
     match &out.status {
         RunStatus::Paused { pending } => {
             assert_eq!(pending.len(), 1);
-            assert_eq!(pending[0].tool, "status");
+            assert_eq!(pending[0].tool(), "status");
         }
         other => panic!("expected a pause, got {other:?}"),
     }
@@ -271,14 +274,29 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
         .with_asker(DeferAll)
         .with_state(state)
         .unwrap();
-    assert!(
-        runner
-            .approvals()
-            .resolve("call_0_0", ApprovalDecision::Approve)
-    );
+    let pending = runner.approvals().pending();
+    runner
+        .approvals()
+        .resolve(&pending[0].id(), ApprovalDecision::Approve)
+        .unwrap();
     let out = runner.resume().await.unwrap();
     assert_eq!(out.text, "db checked");
     assert_eq!(*ran.lock().unwrap(), ["status db"]);
+}
+
+/// Edits the paused step's calls everywhere the state holds them (the
+/// step, the model's recorded answer, the history), as a careful forger
+/// would.
+fn edit_calls(state: &mut RunState, edit: impl Fn(&mut Vec<hookwire::ToolCall>)) {
+    let Some(step) = state.pending_step.as_mut() else {
+        panic!("the state is not paused")
+    };
+    edit(&mut step.calls);
+    edit(&mut step.response.tool_calls);
+    match state.history.last_mut() {
+        Some(Message::Assistant { tool_calls, .. }) => edit(tool_calls),
+        other => panic!("the history ends with {other:?}"),
+    }
 }
 
 /// A state that does not fit the agent is refused with a clear error, and
@@ -290,30 +308,26 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
     let (good, _) = pause().await;
     type Break = Box<dyn Fn(&mut RunState)>;
     let cases: Vec<(&str, Break)> = vec![
-        ("format version 2", Box::new(|s| s.version = 2)),
+        ("format version 1", Box::new(|s| s.version = 1)),
         (
             "belongs to agent `billing`",
             Box::new(|s| s.agent = "billing".into()),
         ),
         (
             "names tool `wipe`",
-            Box::new(|s| {
-                if let Some(step) = s.pending_step.as_mut() {
-                    step.calls[1].name = "wipe".into();
-                }
-            }),
+            Box::new(|s| edit_calls(s, |calls| calls[1].name = "wipe".into())),
         ),
         (
             "names call id `zzz`",
             Box::new(|s| {
-                s.approvals
-                    .resolved
-                    .insert("zzz".into(), ApprovalDecision::Approve);
+                let mut call = s.approvals.pending[0].clone();
+                call.key.id = "zzz".into();
+                s.approvals.resolved.push(ResolvedApproval::new(call, ApprovalDecision::Approve));
             }),
         ),
         (
             "names call id `call_0_0`",
-            Box::new(|s| s.approvals.pending[0].tool_use_id = "call_0_0".into()),
+            Box::new(|s| s.approvals.pending[0].key.id = "call_0_0".into()),
         ),
         (
             "2 call(s) but 0 result slot(s)",
@@ -325,11 +339,7 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
         ),
         (
             "used twice",
-            Box::new(|s| {
-                if let Some(step) = s.pending_step.as_mut() {
-                    step.calls[1].id = "call_0_0".into();
-                }
-            }),
+            Box::new(|s| edit_calls(s, |calls| calls[1].id = "call_0_0".into())),
         ),
         (
             "child histories names tool `agent__Ghost`",

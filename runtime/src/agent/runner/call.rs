@@ -224,15 +224,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         arguments: &ToolArgs,
         asked: Option<String>,
     ) -> Outcome {
-        let key = CallKey::at(&scope.place(), id, name, arguments);
         let reason = match asked {
             Some(reason) => Some(reason),
-            None if self.approvals.is_required(&key.scoped_tool()) => {
+            None if self.approvals.requires(scope, name) => {
                 Some(format!("`{name}` needs approval"))
             }
             None => None,
         };
         if let Some(reason) = reason {
+            // The identity (a digest of the arguments) is made only for a
+            // call that is asked about.
+            let key = CallKey::at(&scope.place(), id, name, arguments);
             let request = ApprovalRequest::new(&key, arguments, &reason);
             gate(Some(&self.approvals), request, "approver").await?;
         }
