@@ -436,3 +436,283 @@ impl LifecycleHooks for AskAll {
         Decision::Ask("a person looks at every call".into())
     }
 }
+
+/// A run of `shop` (`pay` gated, `note` free) paused on `pay vendor 1`,
+/// and its state.
+async fn paused_shop(ledger: &Ledger) -> (RunState, Runner<impl Agent + 'static>) {
+    let mut runner = Runner::new(shop(ledger), shop_model())
+        .with_asker(DeferAll)
+        .with_correlation_id("alice");
+    let out = runner.run("pay").await.unwrap();
+    assert_eq!(pending_of(&out).len(), 1);
+    (runner.export_state(), runner)
+}
+
+fn shop(ledger: &Ledger) -> impl Agent + 'static {
+    let pay = pay_tool(ledger.clone(), "shop");
+    test_agent(
+        "shop",
+        Router::new().route(
+            pay.definition(),
+            hookwire::ToolSource::Function,
+            chain!(NeedsApproval::new(true) => ToolHandler(pay.clone())),
+        ),
+    )
+}
+
+fn shop_model() -> ScriptedModel {
+    ScriptedModel::from_turns([
+        calls(vec![call("c1", "pay", json!({"to": "vendor", "amount": 1}))]),
+        Turn::text("paid"),
+    ])
+}
+
+/// Edits the paused step's calls everywhere the state holds them (the
+/// step, the model's recorded answer, the history).
+fn edit_calls(state: &mut RunState, edit: impl Fn(&mut Vec<hookwire::ToolCall>)) {
+    let step = state.pending_step.as_mut().unwrap();
+    edit(&mut step.calls);
+    edit(&mut step.response.tool_calls);
+    match state.history.last_mut() {
+        Some(Message::Assistant { tool_calls, .. }) => edit(tool_calls),
+        other => panic!("the history ends with {other:?}"),
+    }
+}
+
+fn mallory(calls: &mut Vec<hookwire::ToolCall>) {
+    calls[0].arguments = ToolArgs::from_value(json!({"to": "mallory", "amount": 1})).unwrap();
+}
+
+#[tokio::test]
+async fn a_state_edited_in_one_place_is_refused() {
+    let ledger: Ledger = Arc::default();
+    let (good, _) = paused_shop(&ledger).await;
+    type Edit = Box<dyn Fn(&mut RunState)>;
+    let cases: Vec<(&str, Edit)> = vec![
+        (
+            "not the ones of the model's recorded answer",
+            Box::new(|s| mallory(&mut s.pending_step.as_mut().unwrap().calls)),
+        ),
+        (
+            "does not end with the model's answer",
+            Box::new(|s| {
+                let step = s.pending_step.as_mut().unwrap();
+                mallory(&mut step.calls);
+                mallory(&mut step.response.tool_calls);
+            }),
+        ),
+        (
+            "the arguments shown are not the ones its key names",
+            Box::new(|s| s.approvals.pending[0].arguments = json!({"to": "mallory", "amount": 1})),
+        ),
+        (
+            "is waiting or decided twice",
+            Box::new(|s| {
+                let again = s.approvals.pending[0].clone();
+                s.approvals.pending.push(again);
+            }),
+        ),
+        (
+            "is of `pay`, not `note`",
+            Box::new(|s| s.approvals.pending[0].key.tool = "note".into()),
+        ),
+        (
+            "it is for session `bob`",
+            Box::new(|s| s.approvals.pending[0].key.session = "bob".into()),
+        ),
+        (
+            "approval settings names tool `wipe`",
+            Box::new(|s| {
+                s.approvals.settings.needs_approval.insert("wipe".into());
+            }),
+        ),
+        (
+            "approval settings names tool `ghost/pay`",
+            Box::new(|s| {
+                s.approvals.sticky.insert("ghost/pay".into(), Sticky::AlwaysApprove);
+            }),
+        ),
+        (
+            "is not paused at step 3",
+            Box::new(|s| s.approvals.pending[0].key.step = 3),
+        ),
+    ];
+    for (expected, edit) in cases {
+        let mut state = good.clone();
+        edit(&mut state);
+        let mut runner = Runner::new(shop(&ledger), shop_model().skip(1)).with_asker(DeferAll);
+        let before = runner.export_state();
+        let error = runner.import_state(state).unwrap_err();
+        assert!(error.to_string().contains(expected), "{expected}: got `{error}`");
+        assert_eq!(runner.export_state(), before, "{expected}: the runner changed");
+    }
+    // Edited consistently everywhere, the call is another call: the
+    // decision given for what the person saw does not run it.
+    let mut forged = good.clone();
+    edit_calls(&mut forged, mallory);
+    let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
+        .with_asker(DeferAll)
+        .with_state(forged)
+        .unwrap();
+    let id = runner.approvals().pending()[0].id();
+    runner.approvals().resolve(&id, ApprovalDecision::Approve).unwrap();
+    let out = runner.resume().await.unwrap();
+    let pending = pending_of(&out);
+    assert_eq!(pending[0].arguments, json!({"to": "mallory", "amount": 1}));
+    assert!(paid(&ledger).is_empty(), "the approval for vendor paid mallory");
+}
+
+#[tokio::test]
+async fn an_import_never_loosens_the_runner() {
+    let ledger: Ledger = Arc::default();
+    let (mut state, _) = paused_shop(&ledger).await;
+    state.settings.max_steps = 1_000;
+    state.settings.tool_call_timeout = None;
+    state.approvals.settings.needs_approval.clear();
+    let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
+        .with_max_steps(5)
+        .with_tool_call_timeout(Duration::from_secs(2));
+    runner.approvals().require("pay");
+    runner.import_state(state.clone()).unwrap();
+    let kept = runner.export_state();
+    assert_eq!(kept.settings.max_steps, 5);
+    assert_eq!(kept.settings.tool_call_timeout, Some(Duration::from_secs(2)));
+    assert!(kept.approvals.settings.needs_approval.contains("pay"));
+    // Asked explicitly, the state's limits are taken as they are.
+    runner.adopt_state(state).unwrap();
+    assert_eq!(runner.export_state().settings.max_steps, 1_000);
+
+    // An "always approve" in a state does not reach a runner with nobody
+    // to ask: the gated call is denied, not run.
+    let model = ScriptedModel::from_turns([
+        calls(vec![call("c9", "pay", json!({"to": "vendor", "amount": 2}))]),
+        Turn::text("done"),
+    ]);
+    let mut state = Runner::new(shop(&ledger), ScriptedModel::from_turns([])).export_state();
+    state.approvals.sticky.insert("pay".into(), Sticky::AlwaysApprove);
+    let mut open = Runner::new(shop(&ledger), model).with_state(state).unwrap();
+    let out = open.run("pay").await.unwrap();
+    assert_eq!(out.status, RunStatus::Completed);
+    assert!(paid(&ledger).is_empty(), "{:?}", paid(&ledger));
+}
+
+#[tokio::test]
+async fn a_state_imported_twice_never_runs_an_approved_call_twice() {
+    let ledger: Ledger = Arc::default();
+    let (_, mut runner) = paused_shop(&ledger).await;
+    let id = runner.approvals().pending()[0].id();
+    runner.approvals().resolve(&id, ApprovalDecision::Approve).unwrap();
+    let decided = runner.export_state();
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.status, RunStatus::Completed);
+    assert_eq!(paid(&ledger), ["shop paid vendor 1"]);
+    let error = runner.import_state(decided).unwrap_err();
+    assert!(error.to_string().contains("already used in this session"), "{error}");
+    assert_eq!(paid(&ledger), ["shop paid vendor 1"]);
+}
+
+#[tokio::test]
+async fn one_approvals_value_shared_by_two_sessions_keeps_their_decisions_apart() {
+    let ledger: Ledger = Arc::default();
+    let shared = Approvals::new(DeferAll);
+    let mut alice = Runner::new(shop(&ledger), shop_model())
+        .with_approvals(shared.clone())
+        .with_correlation_id("alice");
+    let mut bob = Runner::new(shop(&ledger), shop_model())
+        .with_approvals(shared.clone())
+        .with_correlation_id("bob");
+    // The same call (id, tool, arguments) in both sessions.
+    let a = pending_of(&alice.run("pay").await.unwrap());
+    let b = pending_of(&bob.run("pay").await.unwrap());
+    assert_ne!(a[0].id(), b[0].id());
+    shared.resolve(&b[0].id(), ApprovalDecision::Approve).unwrap();
+    assert!(matches!(alice.resume().await, Err(RunError::StillPending(1))));
+    assert!(paid(&ledger).is_empty());
+    assert_eq!(bob.resume().await.unwrap().status, RunStatus::Completed);
+    assert_eq!(paid(&ledger), ["shop paid vendor 1"]);
+    assert_eq!(shared.pending().len(), 1, "alice's call still waits");
+}
+
+/// Denies every `pay` from a lifecycle hook.
+struct NoPay;
+
+impl LifecycleHooks for NoPay {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        if cx.tool == "pay" {
+            Decision::Deny("no payments".into())
+        } else {
+            Decision::Continue
+        }
+    }
+}
+
+fn injecting(ledger: &Ledger) -> hookwire::agent::BasicAgent<impl hookwire::ToolSet + 'static> {
+    let mut agent = test_agent("shop", Router::new().tool(pay_tool(ledger.clone(), "inject")));
+    let hook = hookwire::agent::RequestHook::on_request_start("pay")
+        .with_arguments(
+            json!({"to": "payroll", "amount": 10})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
+        .with_frequency(hookwire::agent::Frequency::Always);
+    *agent.config_mut() = agent.config_mut().clone().with_request_hook(hook);
+    agent
+}
+
+#[tokio::test]
+async fn an_injection_passes_the_same_lifecycle_hooks_and_approval_gate() {
+    let ledger: Ledger = Arc::default();
+    let model = || ScriptedModel::from_turns([Turn::text("ok")]);
+    // A lifecycle hook denies it: it does not run.
+    let mut denied = Runner::new(injecting(&ledger).with_hooks(NoPay), model());
+    assert_eq!(denied.run("go").await.unwrap().text, "ok");
+    assert!(paid(&ledger).is_empty());
+    // The approval settings name it: it waits for nobody (an injection
+    // cannot pause the run), so it is skipped, and nothing stays waiting.
+    let mut gated = Runner::new(injecting(&ledger), model()).with_asker(DeferAll);
+    gated.approvals().require("pay");
+    assert_eq!(gated.run("go").await.unwrap().text, "ok");
+    assert!(paid(&ledger).is_empty());
+    assert!(gated.approvals().pending().is_empty());
+    // Without either, it runs.
+    let mut free = Runner::new(injecting(&ledger), model());
+    free.run("go").await.unwrap();
+    assert_eq!(paid(&ledger), ["inject paid payroll 10"]);
+}
+
+#[tokio::test]
+async fn injection_ids_stay_unique_across_export_and_import() {
+    let ledger: Ledger = Arc::default();
+    let model = || ScriptedModel::from_turns([Turn::text("ok")]);
+    let agent = || {
+        let mut agent = injecting(&ledger);
+        *agent.config_mut() = agent.config_mut().clone().with_use_history(true);
+        agent
+    };
+    let mut first = Runner::new(agent(), model());
+    first.run("one").await.unwrap();
+    let state = first.export_state();
+    assert_eq!(state.injections, 1);
+    // A durable session imports its state at every request, as here.
+    let mut second = Runner::new(agent(), model()).with_state(state).unwrap();
+    second.run("two").await.unwrap();
+    // Every call id once, each result right after its call.
+    let history = second.history();
+    let mut ids = Vec::new();
+    for (i, m) in history.iter().enumerate() {
+        if let Message::Assistant { tool_calls, .. } = m {
+            for c in tool_calls {
+                ids.push(c.id.clone());
+                assert!(
+                    matches!(history.get(i + 1), Some(Message::Tool { tool_call_id, .. }) if *tool_call_id == c.id),
+                    "call {} is not answered by the next message",
+                    c.id
+                );
+            }
+        }
+    }
+    let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+    assert_eq!(ids.len(), 2);
+    assert_eq!(unique.len(), 2, "{ids:?}");
+}
