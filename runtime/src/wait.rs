@@ -151,7 +151,10 @@ mod tests {
         };
         // 900 ms of work, 5 s of waiting: within 1 s, inside 2 s.
         let inner = limit(Duration::from_secs(1), work);
-        assert_eq!(limit(Duration::from_secs(2), inner).await.unwrap().unwrap(), 7);
+        assert_eq!(
+            limit(Duration::from_secs(2), inner).await.unwrap().unwrap(),
+            7
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -8,9 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource};
-use super::runner::{
-    CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, remaining,
-};
+use super::runner::{CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, remaining};
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
@@ -302,12 +300,22 @@ impl<A: Agent> Tool for AgentTool<A> {
         let parent_approvals = PARENT.try_with(|p| p.approvals.clone()).ok();
         let mut runner = Runner::with_model_arc(self.agent.clone(), (self.model)())
             .with_correlation_id(cx.correlation_id());
-        runner.inherit_scope(cx, parent_approvals);
+        runner.inherit_scope(cx, parent_approvals.clone());
         let (start, resumed) = match paused {
             Some(PausedChild { state, start }) => {
-                runner.restore_child(state).map_err(|e| {
-                    ToolError::tool_message(self.name.clone(), e, false)
-                })?;
+                if let Err(e) = runner.restore_child(state) {
+                    // The paused run does not fit the child: nothing can
+                    // resume it, so nothing of it may stay waiting.
+                    if let Some(approvals) = &parent_approvals {
+                        let site = crate::approval::CallSite {
+                            agent: cx.agent().to_owned(),
+                            step: cx.scope().step(),
+                            id: id.to_owned(),
+                        };
+                        approvals.forget_at(cx.correlation_id(), cx.scope().path(), &site);
+                    }
+                    return Err(ToolError::tool_message(self.name.clone(), e, false));
+                }
                 (start, true)
             }
             None => {
@@ -317,7 +325,11 @@ impl<A: Agent> Tool for AgentTool<A> {
                 (start, false)
             }
         };
-        let prompt = if resumed { String::new() } else { self.prompt(&args)? };
+        let prompt = if resumed {
+            String::new()
+        } else {
+            self.prompt(&args)?
+        };
         // The child's run is boxed: one allocation per child run (which
         // allocates a runner and a history anyway), so that the parent's
         // future does not contain the child's whole loop and chains by value.

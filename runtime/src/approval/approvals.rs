@@ -382,7 +382,9 @@ impl Approvals {
     pub(crate) fn forget_within(&self, session: &str, path: &[CallSite]) {
         let mut state = self.lock();
         state.pending.retain(|p| !p.key.is_within(session, path));
-        state.resolved.retain(|r| !r.call.key.is_within(session, path));
+        state
+            .resolved
+            .retain(|r| !r.call.key.is_within(session, path));
     }
 }
 

@@ -131,7 +131,11 @@ impl CallKey {
     /// call's tool, relative to the root agent: `pay` for the root agent's
     /// own tool, `ny/pay` for its child `ny`'s, `ny/audit/pay` below that.
     pub fn scoped_tool(&self) -> String {
-        scoped_name(self.path.iter().map(|s| s.agent.as_str()), &self.agent, &self.tool)
+        scoped_name(
+            self.path.iter().map(|s| s.agent.as_str()),
+            &self.agent,
+            &self.tool,
+        )
     }
 
     /// The site of this call, as its children's keys name it.
@@ -269,7 +273,10 @@ mod tests {
     #[test]
     fn canonical_json_sorts_keys_at_every_depth() {
         let mut a = String::new();
-        canonical(&json!({"b": {"y": 1, "x": [2, {"d": 1, "c": 0}]}, "a": "s"}), &mut a);
+        canonical(
+            &json!({"b": {"y": 1, "x": [2, {"d": 1, "c": 0}]}, "a": "s"}),
+            &mut a,
+        );
         assert_eq!(a, r#"{"a":"s","b":{"x":[2,{"c":0,"d":1}],"y":1}}"#);
     }
 
@@ -279,7 +286,10 @@ mod tests {
         let d = digest_value("pay", &args);
         assert_ne!(d, digest_value("refund", &args));
         assert_ne!(d, digest_value("pay", &json!({"to": "v1", "amount": 2})));
-        assert_eq!(d, digest_args("pay", &ToolArgs::from_json(r#"{"amount":1,"to":"v1"}"#)));
+        assert_eq!(
+            d,
+            digest_args("pay", &ToolArgs::from_json(r#"{"amount":1,"to":"v1"}"#))
+        );
         // A text that is not an object is digested as text: two of them differ.
         assert_ne!(
             digest_args("pay", &ToolArgs::from_json("[1]")),
@@ -290,15 +300,25 @@ mod tests {
     #[test]
     fn a_key_names_its_place_and_scope() {
         let mut key = CallKey::root("s", "pmo", 2, "c1", "pay", &json!({}));
-        assert_eq!((key.scoped_tool(), key.path_display()), ("pay".into(), "pmo / pay".into()));
-        let parent = CallSite { agent: "pmo".into(), step: 0, id: "c9".into() };
+        assert_eq!(
+            (key.scoped_tool(), key.path_display()),
+            ("pay".into(), "pmo / pay".into())
+        );
+        let parent = CallSite {
+            agent: "pmo".into(),
+            step: 0,
+            id: "c9".into(),
+        };
         key.path = vec![parent.clone()];
         key.agent = "ny".into();
         assert_eq!(key.scoped_tool(), "ny/pay");
         assert_eq!(key.path_display(), "pmo / ny / pay");
         assert!(key.is_at_or_below("s", &[], &parent));
         assert!(!key.is_at_or_below("other", &[], &parent));
-        let sibling = CallSite { id: "c8".into(), ..parent };
+        let sibling = CallSite {
+            id: "c8".into(),
+            ..parent
+        };
         assert!(!key.is_at_or_below("s", &[], &sibling));
         assert!(key.is_within("s", &[]));
         assert!(!key.id().contains('/'));

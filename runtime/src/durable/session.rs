@@ -144,6 +144,20 @@ impl AgentSession {
         ctx: SharedObjectContext<'_>,
         Json(request): Json<ApproveRequest>,
     ) -> Result<Json<Decided>, HandlerError> {
+        // A decision id is 64 hex digits (a digest of the call's identity):
+        // anything else (a model's call id, a path with `/` that would
+        // reach another session's gate) waits nowhere.
+        if request.id.len() != 64 || !request.id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(terminal(
+                404,
+                format!(
+                    "no call `{}` waits for approval in session `{}`: give the `id` of a \
+                     pending approval (64 hex digits)",
+                    request.id,
+                    ctx.key()
+                ),
+            ));
+        }
         let key = gate_key(ctx.key(), &request.id);
         let decided = ctx
             .object_client::<AgentApprovalClient<'_>>(key)

@@ -11,24 +11,21 @@ use std::time::Duration;
 
 use agent_common::test_agent;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
-use hookwire::agent::{
-    Agent, AgentTool, RunError, RunState, RunStatus, Runner, TraceEvent,
-};
+use hookwire::agent::{Agent, AgentTool, RunError, RunState, RunStatus, Runner, TraceEvent};
 use hookwire::approval::{
     Answer, ApprovalDecision, ApprovalRequest, Approvals, Asker, BoxFuture, DeferAll,
     NeedsApproval, PendingApproval, Sticky,
 };
 use hookwire::model::{Message, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{
-    Decision, Handler, Hook, Next, Outcome, Router, Tool, ToolArgs, ToolContext, ToolHandler,
-    chain,
+    Decision, Handler, Hook, Next, Outcome, Router, Tool, ToolArgs, ToolContext, ToolHandler, chain,
 };
 use serde_json::{Value, json};
 
-type Ledger = Arc<Mutex<Vec<String>>>;
+pub(super) type Ledger = Arc<Mutex<Vec<String>>>;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Pay {
+pub(super) struct Pay {
     to: String,
     amount: u64,
 }
@@ -36,7 +33,7 @@ struct Pay {
 /// `pay` (or `slow_pay`, which works 1.5 s first): writes
 /// `<who> paid <to> <amount>` to the ledger.
 #[derive(Clone)]
-struct PayTool {
+pub(super) struct PayTool {
     ledger: Ledger,
     who: &'static str,
     slow: bool,
@@ -65,7 +62,7 @@ impl Tool for PayTool {
     }
 }
 
-fn pay_tool(ledger: Ledger, who: &'static str) -> PayTool {
+pub(super) fn pay_tool(ledger: Ledger, who: &'static str) -> PayTool {
     PayTool {
         ledger,
         who,
@@ -130,9 +127,17 @@ async fn a_late_decision_pauses_the_run_and_approves_only_its_own_call() {
         chain!(DecideLate(approvals.clone()), NeedsApproval::new(true) => ToolHandler(pay_tool(ledger.clone(), "root"))),
     );
     let model = ScriptedModel::from_turns([
-        calls(vec![call("c1", "pay", json!({"to": "vendor", "amount": 1}))]),
+        calls(vec![call(
+            "c1",
+            "pay",
+            json!({"to": "vendor", "amount": 1}),
+        )]),
         // The same id, other arguments: a later call.
-        calls(vec![call("c1", "pay", json!({"to": "attacker", "amount": 999}))]),
+        calls(vec![call(
+            "c1",
+            "pay",
+            json!({"to": "attacker", "amount": 999}),
+        )]),
         Turn::text("done"),
     ]);
     let mut runner =
@@ -196,8 +201,8 @@ fn ny_model(to: &str, amount: u64) -> ScriptedModel {
 #[tokio::test]
 async fn parent_and_child_calls_with_the_same_id_are_decided_apart() {
     let ledger: Ledger = Arc::default();
-    let mut runner = Runner::new(pmo(&ledger, ny_model("mallory", 1_000_000)), pmo_model())
-        .with_asker(DeferAll);
+    let mut runner =
+        Runner::new(pmo(&ledger, ny_model("mallory", 1_000_000)), pmo_model()).with_asker(DeferAll);
     let out = runner.run("pay everyone").await.unwrap();
     // The child's call pauses the whole run; both are listed, by path, and
     // the person sees the child's own arguments.
@@ -239,15 +244,18 @@ async fn parent_and_child_calls_with_the_same_id_are_decided_apart() {
 #[tokio::test]
 async fn a_sticky_decision_is_for_one_agents_tool() {
     let ledger: Ledger = Arc::default();
-    let mut runner = Runner::new(pmo(&ledger, ny_model("mallory", 5)), pmo_model())
-        .with_asker(DeferAll);
+    let mut runner =
+        Runner::new(pmo(&ledger, ny_model("mallory", 5)), pmo_model()).with_asker(DeferAll);
     runner.approvals().set_sticky("pay", Sticky::AlwaysApprove);
     let out = runner.run("pay everyone").await.unwrap();
     let pending = pending_of(&out);
     // The parent's `pay` ran without asking; the child's `pay` waits.
     assert_eq!(paid(&ledger), ["pmo paid vendor 1"]);
     assert_eq!(
-        pending.iter().map(PendingApproval::path).collect::<Vec<_>>(),
+        pending
+            .iter()
+            .map(PendingApproval::path)
+            .collect::<Vec<_>>(),
         ["pmo / ny / pay"]
     );
     // A sticky decision for the child's tool names it by path.
@@ -274,7 +282,10 @@ async fn a_childs_pause_is_the_parents_and_resumes_across_export_and_import() {
     let build = |model: Arc<ScriptedModel>| {
         test_agent(
             "pmo",
-            Router::new().tool(AgentTool::new(ny.clone(), model as Arc<dyn hookwire::model::Model>)),
+            Router::new().tool(AgentTool::new(
+                ny.clone(),
+                model as Arc<dyn hookwire::model::Model>,
+            )),
         )
     };
     let parent_model = || {
@@ -361,7 +372,11 @@ fn slow_pay(ledger: &Ledger) -> PayTool {
 async fn under_a_limit(tools: impl hookwire::ToolSet + 'static) -> Vec<String> {
     let model = ScriptedModel::from_turns([
         calls(vec![call("c1", "pay", json!({"to": "v", "amount": 1}))]),
-        calls(vec![call("c2", "slow_pay", json!({"to": "w", "amount": 2}))]),
+        calls(vec![call(
+            "c2",
+            "slow_pay",
+            json!({"to": "w", "amount": 2}),
+        )]),
         Turn::text("done"),
     ]);
     let mut runner = Runner::new(test_agent("shop", tools), model)
@@ -383,17 +398,37 @@ async fn waiting_for_a_person_is_not_part_of_a_calls_time() {
     let ledger: Ledger = Arc::default();
     let (pay, slow) = (pay_tool(ledger.clone(), "root"), slow_pay(&ledger));
     let gated = Router::new()
-        .route(pay.definition(), f, chain!(NeedsApproval::new(true) => ToolHandler(pay.clone())))
-        .route(slow.definition(), f, chain!(NeedsApproval::new(true) => ToolHandler(slow.clone())));
+        .route(
+            pay.definition(),
+            f,
+            chain!(NeedsApproval::new(true) => ToolHandler(pay.clone())),
+        )
+        .route(
+            slow.definition(),
+            f,
+            chain!(NeedsApproval::new(true) => ToolHandler(slow.clone())),
+        );
     let asked = Router::new()
-        .route(pay.definition(), f, chain!(hookwire::Pre(AskPre) => ToolHandler(pay.clone())))
-        .route(slow.definition(), f, chain!(hookwire::Pre(AskPre) => ToolHandler(slow.clone())));
+        .route(
+            pay.definition(),
+            f,
+            chain!(hookwire::Pre(AskPre) => ToolHandler(pay.clone())),
+        )
+        .route(
+            slow.definition(),
+            f,
+            chain!(hookwire::Pre(AskPre) => ToolHandler(slow.clone())),
+        );
     // The loop's own gate: a lifecycle hook asks.
-    let lifecycle = test_agent("shop", Router::new().tool(pay.clone()).tool(slow.clone()))
-        .with_hooks(AskAll);
+    let lifecycle =
+        test_agent("shop", Router::new().tool(pay.clone()).tool(slow.clone())).with_hooks(AskAll);
     let model = ScriptedModel::from_turns([
         calls(vec![call("c1", "pay", json!({"to": "v", "amount": 1}))]),
-        calls(vec![call("c2", "slow_pay", json!({"to": "w", "amount": 2}))]),
+        calls(vec![call(
+            "c2",
+            "slow_pay",
+            json!({"to": "w", "amount": 2}),
+        )]),
         Turn::text("done"),
     ]);
     let mut runner = Runner::new(lifecycle, model)
@@ -462,7 +497,11 @@ fn shop(ledger: &Ledger) -> impl Agent + 'static {
 
 fn shop_model() -> ScriptedModel {
     ScriptedModel::from_turns([
-        calls(vec![call("c1", "pay", json!({"to": "vendor", "amount": 1}))]),
+        calls(vec![call(
+            "c1",
+            "pay",
+            json!({"to": "vendor", "amount": 1}),
+        )]),
         Turn::text("paid"),
     ])
 }
@@ -529,7 +568,9 @@ async fn a_state_edited_in_one_place_is_refused() {
         (
             "approval settings names tool `ghost/pay`",
             Box::new(|s| {
-                s.approvals.sticky.insert("ghost/pay".into(), Sticky::AlwaysApprove);
+                s.approvals
+                    .sticky
+                    .insert("ghost/pay".into(), Sticky::AlwaysApprove);
             }),
         ),
         (
@@ -543,8 +584,15 @@ async fn a_state_edited_in_one_place_is_refused() {
         let mut runner = Runner::new(shop(&ledger), shop_model().skip(1)).with_asker(DeferAll);
         let before = runner.export_state();
         let error = runner.import_state(state).unwrap_err();
-        assert!(error.to_string().contains(expected), "{expected}: got `{error}`");
-        assert_eq!(runner.export_state(), before, "{expected}: the runner changed");
+        assert!(
+            error.to_string().contains(expected),
+            "{expected}: got `{error}`"
+        );
+        assert_eq!(
+            runner.export_state(),
+            before,
+            "{expected}: the runner changed"
+        );
     }
     // Edited consistently everywhere, the call is another call: the
     // decision given for what the person saw does not run it.
@@ -555,11 +603,17 @@ async fn a_state_edited_in_one_place_is_refused() {
         .with_state(forged)
         .unwrap();
     let id = runner.approvals().pending()[0].id();
-    runner.approvals().resolve(&id, ApprovalDecision::Approve).unwrap();
+    runner
+        .approvals()
+        .resolve(&id, ApprovalDecision::Approve)
+        .unwrap();
     let out = runner.resume().await.unwrap();
     let pending = pending_of(&out);
     assert_eq!(pending[0].arguments, json!({"to": "mallory", "amount": 1}));
-    assert!(paid(&ledger).is_empty(), "the approval for vendor paid mallory");
+    assert!(
+        paid(&ledger).is_empty(),
+        "the approval for vendor paid mallory"
+    );
 }
 
 #[tokio::test]
@@ -576,7 +630,10 @@ async fn an_import_never_loosens_the_runner() {
     runner.import_state(state.clone()).unwrap();
     let kept = runner.export_state();
     assert_eq!(kept.settings.max_steps, 5);
-    assert_eq!(kept.settings.tool_call_timeout, Some(Duration::from_secs(2)));
+    assert_eq!(
+        kept.settings.tool_call_timeout,
+        Some(Duration::from_secs(2))
+    );
     assert!(kept.approvals.settings.needs_approval.contains("pay"));
     // Asked explicitly, the state's limits are taken as they are.
     runner.adopt_state(state).unwrap();
@@ -585,11 +642,18 @@ async fn an_import_never_loosens_the_runner() {
     // An "always approve" in a state does not reach a runner with nobody
     // to ask: the gated call is denied, not run.
     let model = ScriptedModel::from_turns([
-        calls(vec![call("c9", "pay", json!({"to": "vendor", "amount": 2}))]),
+        calls(vec![call(
+            "c9",
+            "pay",
+            json!({"to": "vendor", "amount": 2}),
+        )]),
         Turn::text("done"),
     ]);
     let mut state = Runner::new(shop(&ledger), ScriptedModel::from_turns([])).export_state();
-    state.approvals.sticky.insert("pay".into(), Sticky::AlwaysApprove);
+    state
+        .approvals
+        .sticky
+        .insert("pay".into(), Sticky::AlwaysApprove);
     let mut open = Runner::new(shop(&ledger), model).with_state(state).unwrap();
     let out = open.run("pay").await.unwrap();
     assert_eq!(out.status, RunStatus::Completed);
@@ -601,13 +665,19 @@ async fn a_state_imported_twice_never_runs_an_approved_call_twice() {
     let ledger: Ledger = Arc::default();
     let (_, mut runner) = paused_shop(&ledger).await;
     let id = runner.approvals().pending()[0].id();
-    runner.approvals().resolve(&id, ApprovalDecision::Approve).unwrap();
+    runner
+        .approvals()
+        .resolve(&id, ApprovalDecision::Approve)
+        .unwrap();
     let decided = runner.export_state();
     let out = runner.resume().await.unwrap();
     assert_eq!(out.status, RunStatus::Completed);
     assert_eq!(paid(&ledger), ["shop paid vendor 1"]);
     let error = runner.import_state(decided).unwrap_err();
-    assert!(error.to_string().contains("already used in this session"), "{error}");
+    assert!(
+        error.to_string().contains("already used in this session"),
+        "{error}"
+    );
     assert_eq!(paid(&ledger), ["shop paid vendor 1"]);
 }
 
@@ -625,8 +695,13 @@ async fn one_approvals_value_shared_by_two_sessions_keeps_their_decisions_apart(
     let a = pending_of(&alice.run("pay").await.unwrap());
     let b = pending_of(&bob.run("pay").await.unwrap());
     assert_ne!(a[0].id(), b[0].id());
-    shared.resolve(&b[0].id(), ApprovalDecision::Approve).unwrap();
-    assert!(matches!(alice.resume().await, Err(RunError::StillPending(1))));
+    shared
+        .resolve(&b[0].id(), ApprovalDecision::Approve)
+        .unwrap();
+    assert!(matches!(
+        alice.resume().await,
+        Err(RunError::StillPending(1))
+    ));
     assert!(paid(&ledger).is_empty());
     assert_eq!(bob.resume().await.unwrap().status, RunStatus::Completed);
     assert_eq!(paid(&ledger), ["shop paid vendor 1"]);
@@ -647,7 +722,10 @@ impl LifecycleHooks for NoPay {
 }
 
 fn injecting(ledger: &Ledger) -> hookwire::agent::BasicAgent<impl hookwire::ToolSet + 'static> {
-    let mut agent = test_agent("shop", Router::new().tool(pay_tool(ledger.clone(), "inject")));
+    let mut agent = test_agent(
+        "shop",
+        Router::new().tool(pay_tool(ledger.clone(), "inject")),
+    );
     let hook = hookwire::agent::RequestHook::on_request_start("pay")
         .with_arguments(
             json!({"to": "payroll", "amount": 10})

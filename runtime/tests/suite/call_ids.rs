@@ -172,7 +172,11 @@ async fn a_decision_for_an_id_that_is_not_waiting_is_refused_and_changes_nothing
         .approvals()
         .resolve("zzz", ApprovalDecision::Approve)
         .unwrap_err();
-    assert!(refused.to_string().contains("no call waits for a decision under id `zzz`"));
+    assert!(
+        refused
+            .to_string()
+            .contains("no call waits for a decision under id `zzz`")
+    );
     assert_eq!(runner.approvals().state(), before);
     // The call that later gets that id is asked about, not approved.
     let out = runner.run("deploy").await.unwrap();

@@ -26,6 +26,7 @@ mod agent_lifecycle;
 mod agent_loop;
 mod agent_openai;
 mod approval_identity;
+mod approval_prop;
 mod approval_sticky;
 mod approval_terminal;
 mod call_ids;

@@ -322,7 +322,9 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
             Box::new(|s| {
                 let mut call = s.approvals.pending[0].clone();
                 call.key.id = "zzz".into();
-                s.approvals.resolved.push(ResolvedApproval::new(call, ApprovalDecision::Approve));
+                s.approvals
+                    .resolved
+                    .push(ResolvedApproval::new(call, ApprovalDecision::Approve));
             }),
         ),
         (

@@ -41,8 +41,8 @@ mod trace;
 
 pub use error::RunError;
 pub(crate) use journaled::{CALL_STARTED, remaining};
-pub(crate) use parent::{ChildHistories, PARENT, PausedChildren};
 pub use parent::PausedChild;
+pub(crate) use parent::{ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
 pub use trace::{RunOutput, RunStatus, TraceEvent};
 
@@ -248,7 +248,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// child shares the parent's [`Approvals`] (their settings, sticky
     /// decisions and pending calls, scoped by path); outside one, its
     /// chains consult the call's approver.
-    pub(crate) fn inherit_scope(&mut self, cx: &crate::context::ToolContext, parent: Option<Approvals>) {
+    pub(crate) fn inherit_scope(
+        &mut self,
+        cx: &crate::context::ToolContext,
+        parent: Option<Approvals>,
+    ) {
         let scope = cx.scope();
         let site = crate::approval::CallSite {
             agent: cx.agent().to_owned(),

@@ -234,7 +234,9 @@ impl RunState {
         }
         let answer = Message::assistant_calls(step.response.text.clone(), step.calls.clone());
         if self.history.last() != Some(&answer) {
-            return bad("the history does not end with the model's answer that made its calls".into());
+            return bad(
+                "the history does not end with the model's answer that made its calls".into(),
+            );
         }
         if step.step.checked_add(1) != Some(self.steps) {
             return bad(format!(
@@ -256,7 +258,12 @@ impl RunState {
 
     /// Checks that `key` names a waiting call of this state (or of a paused
     /// child's, down its path), with the tool that call has.
-    fn check_key(&self, what: &'static str, session: &str, key: &CallKey) -> Result<(), StateError> {
+    fn check_key(
+        &self,
+        what: &'static str,
+        session: &str,
+        key: &CallKey,
+    ) -> Result<(), StateError> {
         let mismatch = |why: String| StateError::ApprovalMismatch {
             what,
             path: key.path_display(),
