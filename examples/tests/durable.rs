@@ -229,10 +229,10 @@ async fn finish(client: &DurableClient, invocation: &str) -> hookwire::agent::Ru
 
 async fn wait_pending(client: &DurableClient, session: &str, n: usize) -> Vec<PendingApproval> {
     for _ in 0..600 {
-        if let Some(state) = client.state(session).await.unwrap() {
-            if state.approvals.pending.len() == n {
-                return state.approvals.pending;
-            }
+        if let Some(state) = client.state(session).await.unwrap()
+            && state.approvals.pending.len() == n
+        {
+            return state.approvals.pending;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

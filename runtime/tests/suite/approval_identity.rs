@@ -508,7 +508,7 @@ fn shop_model() -> ScriptedModel {
 
 /// Edits the paused step's calls everywhere the state holds them (the
 /// step, the model's recorded answer, the history).
-fn edit_calls(state: &mut RunState, edit: impl Fn(&mut Vec<hookwire::ToolCall>)) {
+fn edit_calls(state: &mut RunState, edit: impl Fn(&mut [hookwire::ToolCall])) {
     let step = state.pending_step.as_mut().unwrap();
     edit(&mut step.calls);
     edit(&mut step.response.tool_calls);
@@ -518,7 +518,7 @@ fn edit_calls(state: &mut RunState, edit: impl Fn(&mut Vec<hookwire::ToolCall>))
     }
 }
 
-fn mallory(calls: &mut Vec<hookwire::ToolCall>) {
+fn mallory(calls: &mut [hookwire::ToolCall]) {
     calls[0].arguments = ToolArgs::from_value(json!({"to": "mallory", "amount": 1})).unwrap();
 }
 
