@@ -21,6 +21,7 @@ mod dispatch_names;
 mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
+mod readme_approvals;
 mod sessions;
 mod slots;
 mod trace;
