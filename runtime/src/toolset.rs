@@ -196,6 +196,16 @@ impl CallScope {
         )
     }
 
+    /// The site of call `id` made in this scope, as the calls of a child
+    /// agent it runs name it.
+    pub(crate) fn site(&self, id: &str) -> CallSite {
+        CallSite {
+            agent: self.agent().to_owned(),
+            step: self.step(),
+            id: id.to_owned(),
+        }
+    }
+
     /// This scope for the calls of `step` (one copy of the shared fields
     /// when the step changes).
     pub(crate) fn at_step(&self, step: usize) -> Self {

@@ -301,34 +301,26 @@ impl<A: Agent> Tool for AgentTool<A> {
         let mut runner = Runner::with_model_arc(self.agent.clone(), (self.model)())
             .with_correlation_id(cx.correlation_id());
         runner.inherit_scope(cx, parent_approvals.clone());
-        let (start, resumed) = match paused {
+        // The prompt of a new run; `None` to resume the paused one.
+        let (start, prompt) = match paused {
             Some(PausedChild { state, start }) => {
                 if let Err(e) = runner.restore_child(state) {
                     // The paused run does not fit the child: nothing can
                     // resume it, so nothing of it may stay waiting.
                     if let Some(approvals) = &parent_approvals {
-                        let site = crate::approval::CallSite {
-                            agent: cx.agent().to_owned(),
-                            step: cx.scope().step(),
-                            id: id.to_owned(),
-                        };
-                        approvals.forget_at(cx.correlation_id(), cx.scope().path(), &site);
+                        approvals.forget_at(cx.scope(), id);
                     }
                     return Err(ToolError::tool_message(self.name.clone(), e, false));
                 }
-                (start, true)
+                (start, None)
             }
             None => {
+                let prompt = self.prompt(&args)?;
                 let history = self.start_history(&args)?;
                 let start = history.len();
                 *runner.history_mut() = history;
-                (start, false)
+                (start, Some(prompt))
             }
-        };
-        let prompt = if resumed {
-            String::new()
-        } else {
-            self.prompt(&args)?
         };
         // The child's run is boxed: one allocation per child run (which
         // allocates a runner and a history anyway), so that the parent's
@@ -336,10 +328,9 @@ impl<A: Agent> Tool for AgentTool<A> {
         // Nested by value, a parent with children (and theirs) grows a
         // future type deep enough to hit rustc's query depth limit.
         // The child's own calls do not inherit the parent call's start.
-        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> = if resumed {
-            Box::pin(CALL_STARTED.scope(None, runner.resume()))
-        } else {
-            Box::pin(CALL_STARTED.scope(None, runner.run(prompt)))
+        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> = match prompt {
+            None => Box::pin(CALL_STARTED.scope(None, runner.resume())),
+            Some(prompt) => Box::pin(CALL_STARTED.scope(None, runner.run(prompt))),
         };
         let out = match self.timeout {
             // Under a journal, a call run again after a restart has what is

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, BoxFuture, CallKey, CallSite,
-    PENDING_REASON,
+    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, BoxFuture, CallKey, PENDING_REASON,
 };
+use crate::toolset::CallScope;
 
 /// A sticky decision about one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,8 +108,9 @@ impl PendingApproval {
 
     /// Whether the shown arguments are the ones the key was made for.
     pub(crate) fn is_consistent(&self) -> bool {
-        self.key.matches(&self.key.tool, &self.arguments)
-            || (self.arguments.is_null() && !self.key.digest.is_empty())
+        // Arguments that did not parse are shown as `null`; their digest is
+        // of the text, which the state does not keep.
+        self.arguments.is_null() || self.key.matches(&self.key.tool, &self.arguments)
     }
 }
 
@@ -342,49 +343,48 @@ impl Approvals {
         crate::lock(&self.spent).contains(id)
     }
 
-    /// Whether the call at `site` of the run at `path` (or a call of an
-    /// agent it runs) waits for a decision, or has one not yet used.
-    pub(crate) fn waits_at(&self, session: &str, path: &[CallSite], site: &CallSite) -> bool {
+    /// Whether the call `id` made in `scope` (or a call of an agent it
+    /// runs) waits for a decision, or has one not yet used.
+    pub(crate) fn waits_at(&self, scope: &CallScope, id: &str) -> bool {
+        let site = scope.site(id);
         let state = self.lock();
         state
             .pending
             .iter()
             .map(|p| &p.key)
             .chain(state.resolved.iter().map(|r| &r.call.key))
-            .any(|k| k.is_at_or_below(session, path, site))
+            .any(|k| k.is_at_or_below(scope.correlation_id(), scope.path(), &site))
     }
 
-    /// Drops what waits at the call at `site` of the run at `path`, and
-    /// below it.
-    pub(crate) fn forget_at(&self, session: &str, path: &[CallSite], site: &CallSite) {
-        let mut state = self.lock();
-        state
-            .pending
-            .retain(|p| !p.key.is_at_or_below(session, path, site));
-        state
-            .resolved
-            .retain(|r| !r.call.key.is_at_or_below(session, path, site));
-    }
-
-    /// The calls of the run at `path` (and of the agents below it) that
+    /// The calls of the run of `scope` (and of the agents below it) that
     /// wait for a decision.
-    pub(crate) fn pending_within(&self, session: &str, path: &[CallSite]) -> Vec<PendingApproval> {
+    pub(crate) fn pending_within(&self, scope: &CallScope) -> Vec<PendingApproval> {
         self.lock()
             .pending
             .iter()
-            .filter(|p| p.key.is_within(session, path))
+            .filter(|p| p.key.is_within(scope.correlation_id(), scope.path()))
             .cloned()
             .collect()
     }
 
-    /// Drops what waits in the run at `path` and below: a run that starts,
-    /// or a step that ended, leaves nothing a later call could match.
-    pub(crate) fn forget_within(&self, session: &str, path: &[CallSite]) {
+    /// Drops what waits at the call `id` made in `scope`, and below it.
+    pub(crate) fn forget_at(&self, scope: &CallScope, id: &str) {
+        let site = scope.site(id);
+        self.forget(|k| k.is_at_or_below(scope.correlation_id(), scope.path(), &site));
+    }
+
+    /// Drops what waits in the run of `scope` and below: a run that
+    /// starts, or a step that ended, leaves nothing a later call could
+    /// match.
+    pub(crate) fn forget_within(&self, scope: &CallScope) {
+        self.forget(|k| k.is_within(scope.correlation_id(), scope.path()));
+    }
+
+    /// Drops the pending calls and unused decisions whose key `gone` picks.
+    fn forget(&self, gone: impl Fn(&CallKey) -> bool) {
         let mut state = self.lock();
-        state.pending.retain(|p| !p.key.is_within(session, path));
-        state
-            .resolved
-            .retain(|r| !r.call.key.is_within(session, path));
+        state.pending.retain(|p| !gone(&p.key));
+        state.resolved.retain(|r| !gone(&r.call.key));
     }
 }
 

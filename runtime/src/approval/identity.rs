@@ -138,15 +138,6 @@ impl CallKey {
         )
     }
 
-    /// The site of this call, as its children's keys name it.
-    pub fn site(&self) -> CallSite {
-        CallSite {
-            agent: self.agent.clone(),
-            step: self.step,
-            id: self.id.clone(),
-        }
-    }
-
     /// Whether this key is the call at `site` below `path` of `session`, or
     /// a call of an agent that call runs (a child, a grandchild).
     pub(crate) fn is_at_or_below(&self, session: &str, path: &[CallSite], site: &CallSite) -> bool {

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::agent_common;
+use crate::state_resume::{assert_refused, edit_calls};
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -367,9 +368,9 @@ fn slow_pay(ledger: &Ledger) -> PayTool {
     }
 }
 
-/// Runs `pay` then `slow_pay`, both asked about by `tools`' gates, with a
+/// Runs `pay` then `slow_pay`, both asked about by `agent`'s gates, with a
 /// 1 s call limit and an asker that takes 5 s; the results the model read.
-async fn under_a_limit(tools: impl hookwire::ToolSet + 'static) -> Vec<String> {
+async fn under_a_limit(agent: impl Agent + 'static) -> Vec<String> {
     let model = ScriptedModel::from_turns([
         calls(vec![call("c1", "pay", json!({"to": "v", "amount": 1}))]),
         calls(vec![call(
@@ -379,7 +380,7 @@ async fn under_a_limit(tools: impl hookwire::ToolSet + 'static) -> Vec<String> {
         )]),
         Turn::text("done"),
     ]);
-    let mut runner = Runner::new(test_agent("shop", tools), model)
+    let mut runner = Runner::new(agent, model)
         .with_asker(Slow(Duration::from_secs(5)))
         .with_tool_call_timeout(Duration::from_secs(1));
     let out = runner.run("pay").await.unwrap();
@@ -422,31 +423,16 @@ async fn waiting_for_a_person_is_not_part_of_a_calls_time() {
     // The loop's own gate: a lifecycle hook asks.
     let lifecycle =
         test_agent("shop", Router::new().tool(pay.clone()).tool(slow.clone())).with_hooks(AskAll);
-    let model = ScriptedModel::from_turns([
-        calls(vec![call("c1", "pay", json!({"to": "v", "amount": 1}))]),
-        calls(vec![call(
-            "c2",
-            "slow_pay",
-            json!({"to": "w", "amount": 2}),
-        )]),
-        Turn::text("done"),
-    ]);
-    let mut runner = Runner::new(lifecycle, model)
-        .with_asker(Slow(Duration::from_secs(5)))
-        .with_tool_call_timeout(Duration::from_secs(1));
-    let out = runner.run("pay").await.unwrap();
-    let from_loop: Vec<String> = out
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
-            _ => None,
-        })
-        .collect();
     for (gate, results) in [
-        ("needs_approval", under_a_limit(gated).await),
-        ("a pre hook's Ask", under_a_limit(asked).await),
-        ("a lifecycle Ask", from_loop),
+        (
+            "needs_approval",
+            under_a_limit(test_agent("shop", gated)).await,
+        ),
+        (
+            "a pre hook's Ask",
+            under_a_limit(test_agent("shop", asked)).await,
+        ),
+        ("a lifecycle Ask", under_a_limit(lifecycle).await),
     ] {
         // A 5 s wait inside a 1 s limit: the call ran. The work after the
         // wait (1.5 s) is still limited.
@@ -504,18 +490,6 @@ fn shop_model() -> ScriptedModel {
         )]),
         Turn::text("paid"),
     ])
-}
-
-/// Edits the paused step's calls everywhere the state holds them (the
-/// step, the model's recorded answer, the history).
-fn edit_calls(state: &mut RunState, edit: impl Fn(&mut [hookwire::ToolCall])) {
-    let step = state.pending_step.as_mut().unwrap();
-    edit(&mut step.calls);
-    edit(&mut step.response.tool_calls);
-    match state.history.last_mut() {
-        Some(Message::Assistant { tool_calls, .. }) => edit(tool_calls),
-        other => panic!("the history ends with {other:?}"),
-    }
 }
 
 fn mallory(calls: &mut [hookwire::ToolCall]) {
@@ -582,17 +556,7 @@ async fn a_state_edited_in_one_place_is_refused() {
         let mut state = good.clone();
         edit(&mut state);
         let mut runner = Runner::new(shop(&ledger), shop_model().skip(1)).with_asker(DeferAll);
-        let before = runner.export_state();
-        let error = runner.import_state(state).unwrap_err();
-        assert!(
-            error.to_string().contains(expected),
-            "{expected}: got `{error}`"
-        );
-        assert_eq!(
-            runner.export_state(),
-            before,
-            "{expected}: the runner changed"
-        );
+        assert_refused(&mut runner, state, expected);
     }
     // Edited consistently everywhere, the call is another call: the
     // decision given for what the person saw does not run it.

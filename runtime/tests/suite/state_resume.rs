@@ -287,7 +287,7 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
 /// Edits the paused step's calls everywhere the state holds them (the
 /// step, the model's recorded answer, the history), as a careful forger
 /// would.
-fn edit_calls(state: &mut RunState, edit: impl Fn(&mut Vec<hookwire::ToolCall>)) {
+pub(crate) fn edit_calls(state: &mut RunState, edit: impl Fn(&mut [hookwire::ToolCall])) {
     let Some(step) = state.pending_step.as_mut() else {
         panic!("the state is not paused")
     };
@@ -297,6 +297,26 @@ fn edit_calls(state: &mut RunState, edit: impl Fn(&mut Vec<hookwire::ToolCall>))
         Some(Message::Assistant { tool_calls, .. }) => edit(tool_calls),
         other => panic!("the history ends with {other:?}"),
     }
+}
+
+/// Asserts that `runner` refuses `state` with an error saying `expected`,
+/// and is left as it was.
+pub(crate) fn assert_refused<A, H>(runner: &mut Runner<A, H>, state: RunState, expected: &str)
+where
+    A: hookwire::agent::Agent,
+    H: hookwire::agent::lifecycle::LifecycleHooks,
+{
+    let before = runner.export_state();
+    let error = runner.import_state(state).unwrap_err();
+    assert!(
+        error.to_string().contains(expected),
+        "{expected}: got `{error}`"
+    );
+    assert_eq!(
+        runner.export_state(),
+        before,
+        "{expected}: the runner changed"
+    );
 }
 
 /// A state that does not fit the agent is refused with a clear error, and
@@ -355,17 +375,7 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
         break_it(&mut state);
         let ran: Log = Arc::default();
         let mut runner = Runner::new(agent(ran.clone()), script().skip(1));
-        let before = runner.export_state();
-        let error = runner.import_state(state).unwrap_err();
-        assert!(
-            error.to_string().contains(expected),
-            "{expected}: got `{error}`"
-        );
-        assert_eq!(
-            runner.export_state(),
-            before,
-            "{expected}: the runner changed"
-        );
+        assert_refused(&mut runner, state, expected);
         assert!(!runner.is_paused());
     }
     // The good state imports.

@@ -13,7 +13,7 @@ use super::trace::micros;
 use super::{Runner, TraceEvent, caught};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
-use crate::approval::{ApprovalRequest, CallKey, CallSite, gate};
+use crate::approval::{ApprovalRequest, CallKey, gate};
 use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
@@ -86,14 +86,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // a decision, or was given one while its hooks were finishing:
             // either way the step pauses, and the decision is used when the
             // call runs again, never by another call.
-            let site = CallSite {
-                agent: agent_name.to_owned(),
-                step,
-                id: id.clone(),
-            };
-            let pending = self
-                .approvals
-                .waits_at(scope.correlation_id(), scope.path(), &site);
+            let pending = self.approvals.waits_at(scope, &id);
             let call = ToolCall::new(id, name, arguments);
             if !pending {
                 let failed = !matches!(&outcome, Ok(r) if !r.is_error);

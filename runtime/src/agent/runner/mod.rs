@@ -254,13 +254,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         parent: Option<Approvals>,
     ) {
         let scope = cx.scope();
-        let site = crate::approval::CallSite {
-            agent: cx.agent().to_owned(),
-            step: scope.step(),
-            id: cx.tool_use_id().to_owned(),
-        };
-        let path: Arc<[crate::approval::CallSite]> =
-            scope.path().iter().cloned().chain([site]).collect();
+        let path: Arc<[crate::approval::CallSite]> = scope
+            .path()
+            .iter()
+            .cloned()
+            .chain([scope.site(cx.tool_use_id())])
+            .collect();
         self.scope.set_path(path);
         *self.scope.session_mut() = scope.session().clone();
         match parent {
@@ -274,6 +273,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 }
             }
         }
+    }
+
+    /// Drops what waits in this run and below it (pending calls, unused
+    /// decisions, paused child runs): a run that starts, or a step that
+    /// ended, leaves nothing a later call could be taken for.
+    fn forget_waiting(&mut self) {
+        self.approvals.forget_within(&self.scope);
+        lock(&self.paused_children).clear();
     }
 
     /// Sets a typed value of this session (the user's id, their
@@ -402,9 +409,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // Approvals waiting from a run that ended without pausing (a
             // stop in the same step) belong to no call any more: drop them,
             // so that no later call is taken for one.
-            self.approvals
-                .forget_within(self.scope.correlation_id(), self.scope.path());
-            lock(&self.paused_children).clear();
+            self.forget_waiting();
             if !self.agent.config().use_history {
                 Arc::make_mut(&mut self.history).clear();
             }
@@ -490,10 +495,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let Some(pending) = self.pending.take() else {
                 return Err(RunError::NotPaused);
             };
-            let waiting = self
-                .approvals
-                .pending_within(self.scope.correlation_id(), self.scope.path())
-                .len();
+            let waiting = self.approvals.pending_within(&self.scope).len();
             if waiting > 0 {
                 self.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));

@@ -429,10 +429,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.restore(state, true)
     }
 
-    fn restore(&mut self, state: RunState, adopt: bool) -> Result<(), StateError> {
+    fn restore(&mut self, mut state: RunState, adopt: bool) -> Result<(), StateError> {
         state.check(&self.agent)?;
         state.check_approvals(&self.approvals)?;
-        let mut approvals = state.approvals;
+        let mut approvals = std::mem::take(&mut state.approvals);
         let mut settings = state.settings;
         if !adopt {
             let own = self.approvals.state();
@@ -450,20 +450,27 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 }
             }
         }
-        self.history = Arc::new(state.history);
-        *lock(&self.children) = state.children;
-        *lock(&self.paused_children) = state.paused_children;
         self.approvals.replace_state(approvals);
         self.scope
             .set_approver(Some(Arc::new(self.approvals.clone())));
-        self.scope.set_correlation_id(state.correlation_id);
+        self.scope
+            .set_correlation_id(std::mem::take(&mut state.correlation_id));
+        self.settings = settings;
+        self.take_run(state);
+        Ok(())
+    }
+
+    /// Takes the run of a checked state: history, child histories and
+    /// paused child runs, the paused step, the counters, the trace.
+    fn take_run(&mut self, state: RunState) {
+        self.history = Arc::new(state.history);
+        *lock(&self.children) = state.children;
+        *lock(&self.paused_children) = state.paused_children;
         self.pending = state.pending_step;
         self.steps = state.steps;
         self.forced = state.forced_continues;
-        self.settings = settings;
         self.trace = state.trace;
         self.injections = state.injections;
-        Ok(())
     }
 
     /// A paused child run's state, for its parent to keep: everything but
@@ -479,14 +486,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// and correlation id.
     pub(crate) fn restore_child(&mut self, state: RunState) -> Result<(), StateError> {
         state.check(&self.agent)?;
-        self.history = Arc::new(state.history);
-        *lock(&self.children) = state.children;
-        *lock(&self.paused_children) = state.paused_children;
-        self.pending = state.pending_step;
-        self.steps = state.steps;
-        self.forced = state.forced_continues;
-        self.trace = state.trace;
-        self.injections = state.injections;
+        self.take_run(state);
         Ok(())
     }
 

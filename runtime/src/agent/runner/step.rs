@@ -105,13 +105,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     let id = call.id.clone();
                     let record = self.run_call(scope, call).await;
                     if record.pending {
-                        let site = crate::approval::CallSite {
-                            agent: scope.agent().to_owned(),
-                            step: scope.step(),
-                            id,
-                        };
-                        self.approvals
-                            .forget_at(scope.correlation_id(), scope.path(), &site);
+                        self.approvals.forget_at(scope, &id);
                         return ToolResult::error(
                             "approval pending: an injection cannot wait for a person",
                         );
@@ -350,9 +344,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.trace.push(record.trace);
         }
         if paused && stopped.is_none() {
-            let pending = self
-                .approvals
-                .pending_within(self.scope.correlation_id(), self.scope.path());
+            let pending = self.approvals.pending_within(&self.scope);
             self.pending = Some(PendingStep {
                 step,
                 response,
@@ -366,9 +358,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
         // The step is over: nothing of it (or of the children it ran) waits
         // any more, and no decision given for it may outlive it.
-        self.approvals
-            .forget_within(self.scope.correlation_id(), self.scope.path());
-        lock(&self.paused_children).clear();
+        self.forget_waiting();
         let tool_messages = self.append_results(&calls, results, merged);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let _ = caught(
