@@ -52,6 +52,10 @@ struct Shared {
 #[derive(Default)]
 pub(crate) struct CallLog {
     received: std::sync::Mutex<std::collections::HashMap<String, crate::call::ToolArgs>>,
+    /// The approval gates each call passed, in order.
+    approvals: std::sync::Mutex<
+        std::collections::HashMap<String, Vec<crate::approval::ApprovalNote>>,
+    >,
 }
 
 impl CallLog {
@@ -64,6 +68,19 @@ impl CallLog {
     /// Takes what the tool of call `id` received, if it ran.
     pub(crate) fn take(&self, id: &str) -> Option<crate::call::ToolArgs> {
         crate::lock(&self.received).remove(id)
+    }
+
+    /// Notes an approval gate call `id` passed.
+    pub(crate) fn approval(&self, id: &str, note: crate::approval::ApprovalNote) {
+        crate::lock(&self.approvals)
+            .entry(id.to_owned())
+            .or_default()
+            .push(note);
+    }
+
+    /// Takes the approval gates call `id` passed, in order.
+    pub(crate) fn take_approvals(&self, id: &str) -> Vec<crate::approval::ApprovalNote> {
+        crate::lock(&self.approvals).remove(id).unwrap_or_default()
     }
 }
 

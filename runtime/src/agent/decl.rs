@@ -210,7 +210,7 @@ pub trait Agent: Send + Sync + 'static {
     /// name and source of every tool the agent has), as `(hook, matcher)`.
     /// A hook that selects no static tool is a compile error, unless the
     /// agent also has tools discovered at run time; then this is asked once
-    /// they are known ([`McpAgent`](crate::mcp::McpAgent) does when it
+    /// they are known (`mcp::McpAgent`, feature `mcp`, does when it
     /// connects, and every run then reports it). Generated agents implement
     /// it; the default reports none.
     fn hooks_selecting_none(

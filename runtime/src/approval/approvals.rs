@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, BoxFuture, CallKey, PENDING_REASON,
+    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, BoxFuture, CallKey, DecidedBy,
+    PENDING_REASON,
 };
 use crate::toolset::CallScope;
 
@@ -390,31 +391,40 @@ impl Approvals {
 
 impl Approver for Approvals {
     fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
+        Box::pin(async move { self.decide_noted(request).await.0 })
+    }
+
+    fn decide_noted<'a>(
+        &'a self,
+        request: ApprovalRequest<'a>,
+    ) -> BoxFuture<'a, (ApprovalDecision, DecidedBy)> {
         Box::pin(async move {
             let key = request.key;
             let scoped = key.scoped_tool();
             {
                 let mut state = self.lock();
                 match state.sticky.get(&scoped) {
-                    Some(Sticky::AlwaysApprove) => return ApprovalDecision::Approve,
+                    Some(Sticky::AlwaysApprove) => {
+                        return (ApprovalDecision::Approve, DecidedBy::Sticky);
+                    }
                     Some(Sticky::AlwaysDeny) => {
-                        return ApprovalDecision::Deny(format!(
-                            "calls of `{scoped}` are always denied"
-                        ));
+                        let reason = format!("calls of `{scoped}` are always denied");
+                        return (ApprovalDecision::Deny(reason), DecidedBy::Sticky);
                     }
                     None => {}
                 }
                 if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
                     let used = state.resolved.remove(at);
                     crate::lock(&self.spent).insert(key.id());
-                    return used.decision;
+                    return (used.decision, DecidedBy::Resolved);
                 }
             }
             let Some(asker) = &self.asker else {
-                return ApprovalDecision::Deny(format!(
+                let reason = format!(
                     "approval required ({}) but no approver is configured",
                     request.reason
-                ));
+                );
+                return (ApprovalDecision::Deny(reason), DecidedBy::NoApprover);
             };
             let pending = PendingApproval {
                 key: key.clone(),
@@ -422,22 +432,23 @@ impl Approver for Approvals {
                 reason: request.reason.to_owned(),
             };
             match asker.ask(request).await {
-                Answer::Approve => ApprovalDecision::Approve,
-                Answer::Deny(reason) => ApprovalDecision::Deny(reason),
+                Answer::Approve => (ApprovalDecision::Approve, DecidedBy::Asker),
+                Answer::Deny(reason) => (ApprovalDecision::Deny(reason), DecidedBy::Asker),
                 Answer::AlwaysApprove => {
                     self.set_sticky(scoped, Sticky::AlwaysApprove);
-                    ApprovalDecision::Approve
+                    (ApprovalDecision::Approve, DecidedBy::AskerAlways)
                 }
                 Answer::AlwaysDeny => {
                     let reason = format!("calls of `{scoped}` are always denied");
                     self.set_sticky(scoped, Sticky::AlwaysDeny);
-                    ApprovalDecision::Deny(reason)
+                    (ApprovalDecision::Deny(reason), DecidedBy::AskerAlways)
                 }
                 Answer::Defer => {
                     let mut state = self.lock();
                     state.pending.retain(|p| p.key != pending.key);
                     state.pending.push(pending);
-                    ApprovalDecision::Deny(PENDING_REASON.to_owned())
+                    let reason = PENDING_REASON.to_owned();
+                    (ApprovalDecision::Deny(reason), DecidedBy::Deferred)
                 }
             }
         })

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey};
+use super::{ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy};
+use crate::toolset::CallLog;
 use crate::call::Outcome;
 use crate::context::ToolContext;
 use crate::error::ToolError;
@@ -66,7 +67,7 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
                 cx.tool()
             ),
         };
-        gate_call(cx, &args, &reason, "needs_approval").await?;
+        gate_call(cx, &mut args, &reason, "needs_approval").await?;
         next.run(cx, args).await
     }
 
@@ -80,13 +81,16 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
 /// approver.
 pub(crate) async fn gate_call(
     cx: &ToolContext,
-    args: &crate::call::ToolArgs,
+    args: &mut crate::call::ToolArgs,
     reason: &str,
     hook: &'static str,
 ) -> Result<(), ToolError> {
+    args.share();
+    let args = &*args;
     let key = CallKey::at(&cx.scope().place(), cx.tool_use_id(), cx.tool(), args);
     let approver = cx.approver().map(|a| &**a);
-    gate(approver, ApprovalRequest::new(&key, args, reason), hook).await
+    let request = ApprovalRequest::new(&key, args, reason);
+    gate(approver, request, hook, cx.scope().call_log().map(|l| &**l)).await
 }
 
 /// The approval gate: the one path by which a call that needs approval
@@ -113,19 +117,33 @@ pub(crate) async fn gate(
     approver: Option<&dyn Approver>,
     request: ApprovalRequest<'_>,
     hook: &'static str,
+    log: Option<&CallLog>,
 ) -> Result<(), ToolError> {
     let (agent, tool, tool_use_id) = (request.agent, request.tool, request.tool_use_id);
     let path = request.key.path_display();
-    let decision = match approver {
+    let (decision, by) = match approver {
         Some(approver) => {
             let _waiting = crate::wait::waiting();
-            approver.decide(request).await
+            approver.decide_noted(request).await
         }
-        None => ApprovalDecision::Deny(format!(
-            "approval required ({}) but no approver is configured",
-            request.reason
-        )),
+        None => (
+            ApprovalDecision::Deny(format!(
+                "approval required ({}) but no approver is configured",
+                request.reason
+            )),
+            DecidedBy::NoApprover,
+        ),
     };
+    if let Some(log) = log {
+        log.approval(
+            tool_use_id,
+            ApprovalNote {
+                gate: hook.to_owned(),
+                approved: matches!(decision, ApprovalDecision::Approve),
+                by,
+            },
+        );
+    }
     tracing::info!(
         target: "hookwire::audit",
         agent,
@@ -136,7 +154,8 @@ pub(crate) async fn gate(
             ApprovalDecision::Approve => "approved",
             ApprovalDecision::Deny(_) => "rejected",
         },
-        hook = "approver",
+        hook,
+        by = by.as_str(),
         "approval decision"
     );
     match decision {

@@ -44,7 +44,9 @@ pub struct ApprovalRequest<'a> {
     pub tool: &'a str,
     /// The model's id for the call.
     pub tool_use_id: &'a str,
-    /// The arguments the tool would receive (after every rewrite so far).
+    /// The arguments the tool would receive (after every rewrite so far),
+    /// parsed when they parse: read them with [`get`](Self::get) or
+    /// [`arguments_value`](Self::arguments_value).
     pub arguments: &'a ToolArgs,
     /// Why approval is needed (the asking hook's reason).
     pub reason: &'a str,
@@ -54,7 +56,9 @@ pub struct ApprovalRequest<'a> {
 }
 
 impl<'a> ApprovalRequest<'a> {
-    /// The request about the call with `key` and `arguments`.
+    /// The request about the call with `key` and `arguments`, which the
+    /// gate has parsed ([`ToolArgs::share`]) so that [`get`](Self::get)
+    /// can read them.
     pub(crate) fn new(key: &'a CallKey, arguments: &'a ToolArgs, reason: &'a str) -> Self {
         Self {
             agent: &key.agent,
@@ -66,10 +70,94 @@ impl<'a> ApprovalRequest<'a> {
         }
     }
 
+    /// One argument, by name: `req.get("order")` is the JSON value of the
+    /// tool's `order` parameter (a struct parameter is an object). `None`
+    /// if the call has no such argument, or if its arguments do not parse
+    /// as a JSON object (then [`arguments_value`](Self::arguments_value)
+    /// is `null`).
+    ///
+    /// ```
+    /// # use hookwire::approval::{Answer, FnAsker};
+    /// let asker = FnAsker::new(|req| match req.get("amount").and_then(|a| a.as_f64()) {
+    ///     Some(amount) if amount <= 100.0 => Answer::Approve,
+    ///     _ => Answer::Deny("over the limit".into()),
+    /// });
+    /// # let _ = asker;
+    /// ```
+    pub fn get(&self, name: &str) -> Option<&'a serde_json::Value> {
+        self.arguments.parsed()?.get(name)
+    }
+
     /// The arguments as a JSON value (`null` if they do not parse): what an
-    /// approver shows. `arguments.get(..)` needs `&mut`; this does not.
+    /// approver shows.
     pub fn arguments_value(&self) -> serde_json::Value {
         self.arguments.to_value().unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// How a gate's approval was decided, as the run's trace records it
+/// ([`TraceEvent::ToolCall`](crate::agent::TraceEvent::ToolCall)'s
+/// `approvals`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DecidedBy {
+    /// The run's [`Asker`], for this call only.
+    Asker,
+    /// The run's [`Asker`], for this call and every later call of the tool
+    /// ([`Answer::AlwaysApprove`] / [`Answer::AlwaysDeny`]).
+    AskerAlways,
+    /// A sticky decision given earlier for the tool.
+    Sticky,
+    /// A decision given for this call while it waited
+    /// ([`Approvals::resolve`], a durable session's `approve`).
+    Resolved,
+    /// The asker deferred: the call waits for a decision.
+    Deferred,
+    /// An [`Approver`] other than the run's [`Approvals`].
+    Approver,
+    /// Nobody: no approver is configured, so the call was denied.
+    NoApprover,
+}
+
+impl DecidedBy {
+    /// The name the trace prints (`asker`, `asker (always)`, `sticky`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Asker => "asker",
+            Self::AskerAlways => "asker (always)",
+            Self::Sticky => "sticky decision",
+            Self::Resolved => "decision given while waiting",
+            Self::Deferred => "asker (deferred)",
+            Self::Approver => "approver",
+            Self::NoApprover => "no approver configured",
+        }
+    }
+}
+
+/// One approval gate a call passed, as the run's trace records it: the
+/// gate, what it decided and who decided.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct ApprovalNote {
+    /// The gate: `approver` (the loop's gate: a lifecycle hook's `Ask` or an
+    /// agent-level requirement), `needs_approval`, or the pre hook that
+    /// asked.
+    pub gate: String,
+    /// Whether the call was approved.
+    pub approved: bool,
+    /// Who decided.
+    pub by: DecidedBy,
+}
+
+impl std::fmt::Display for ApprovalNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match (self.approved, self.by) {
+            (true, _) => "approved",
+            (false, DecidedBy::Deferred) => "waiting",
+            (false, _) => "denied",
+        };
+        write!(f, "{what} at {} by {}", self.gate, self.by.as_str())
     }
 }
 
@@ -83,6 +171,17 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait Approver: Send + Sync {
     /// Decides on one request.
     fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision>;
+
+    /// Decides on one request and says who decided, for the run's trace.
+    /// The default calls [`decide`](Self::decide) and names
+    /// [`DecidedBy::Approver`]; [`Approvals`] tells its sticky decisions,
+    /// given decisions and asker apart.
+    fn decide_noted<'a>(
+        &'a self,
+        request: ApprovalRequest<'a>,
+    ) -> BoxFuture<'a, (ApprovalDecision, DecidedBy)> {
+        Box::pin(async move { (self.decide(request).await, DecidedBy::Approver) })
+    }
 }
 
 /// An approver from a synchronous function: the programmatic approver.

@@ -130,6 +130,18 @@ impl ToolArgs {
         self.object().ok()?.get(key)
     }
 
+    /// The arguments as a JSON object through a shared reference: `Some`
+    /// once they are parsed ([`share`](Self::share), [`object`](Self::object),
+    /// or built from a map), `None` while they are still the model's text.
+    /// An approver's [`ApprovalRequest`](crate::approval::ApprovalRequest)
+    /// always sees parsed arguments when they parse.
+    pub fn parsed(&self) -> Option<&Map<String, Value>> {
+        match &self.repr {
+            Repr::Object(map) => Some(map),
+            Repr::Json(_) => None,
+        }
+    }
+
     /// Sets one field, parsing the arguments first if needed.
     pub fn insert(&mut self, key: impl Into<String>, value: Value) -> Result<(), ToolError> {
         self.object_mut()?.insert(key.into(), value);

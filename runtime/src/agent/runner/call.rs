@@ -135,6 +135,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .call_log()
                 .and_then(|log| log.take(&call.id))
                 .filter(|received| !received.is_shared_with(&sent) && *received != sent);
+            let approvals = self
+                .scope
+                .call_log()
+                .map(|log| log.take_approvals(&call.id))
+                .unwrap_or_default();
             let hooks = self
                 .agent
                 .hooks_for(&call.name, source)
@@ -150,6 +155,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     arguments: sent,
                     received,
                     hooks,
+                    approvals,
                     decision: label.to_owned(),
                     hook,
                     result: result.clone(),
@@ -227,9 +233,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         if let Some(reason) = reason {
             // The identity (a digest of the arguments) is made only for a
             // call that is asked about.
-            let key = CallKey::at(&scope.place(), id, name, arguments);
-            let request = ApprovalRequest::new(&key, arguments, &reason);
-            gate(Some(&self.approvals), request, "approver").await?;
+            // Parsed for the approver (the loop parsed a model's call already;
+            // an injection's text is parsed here).
+            let mut shown = arguments.clone();
+            shown.share();
+            let key = CallKey::at(&scope.place(), id, name, &shown);
+            let request = ApprovalRequest::new(&key, &shown, &reason);
+            let log = scope.call_log().map(|l| &**l);
+            gate(Some(&self.approvals), request, "approver", log).await?;
         }
         self.dispatch(scope, ToolCall::new(id, name, arguments.clone()))
             .await

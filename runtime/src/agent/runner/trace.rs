@@ -104,6 +104,11 @@ pub enum TraceEvent {
         /// entry hooks), whether it was allowed or not.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         hooks: Vec<String>,
+        /// The approval gates the call passed, outermost first: each with
+        /// its decision and who decided (the run's asker, a sticky
+        /// decision, a decision given while the call waited, ...).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        approvals: Vec<crate::approval::ApprovalNote>,
         /// `allowed`, `denied`, `stopped`, `error`, `pending`.
         decision: String,
         /// The hook that decided, when one did.
@@ -161,6 +166,7 @@ impl fmt::Display for TraceEvent {
                 arguments,
                 received,
                 hooks,
+                approvals,
                 decision,
                 hook,
                 result,
@@ -174,6 +180,9 @@ impl fmt::Display for TraceEvent {
                 write!(f, " -> {decision}")?;
                 if let Some(hook) = hook {
                     write!(f, " by {hook}")?;
+                }
+                for note in approvals {
+                    write!(f, " ({note})")?;
                 }
                 if !hooks.is_empty() {
                     write!(f, " [hooks: {}]", hooks.join(", "))?;
