@@ -53,9 +53,8 @@ struct Shared {
 pub(crate) struct CallLog {
     received: std::sync::Mutex<std::collections::HashMap<String, crate::call::ToolArgs>>,
     /// The approval gates each call passed, in order.
-    approvals: std::sync::Mutex<
-        std::collections::HashMap<String, Vec<crate::approval::ApprovalNote>>,
-    >,
+    approvals:
+        std::sync::Mutex<std::collections::HashMap<String, Vec<crate::approval::ApprovalNote>>>,
 }
 
 impl CallLog {

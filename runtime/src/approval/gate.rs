@@ -4,12 +4,12 @@
 use serde_json::Value;
 
 use super::{ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy};
-use crate::toolset::CallLog;
 use crate::call::Outcome;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::hook::{Handler, Hook, Next};
 use crate::predicate::Predicate;
+use crate::toolset::CallLog;
 
 /// Per-tool `needs_approval` as an around-hook: when its rule (a
 /// [`Predicate`] over the arguments: `true`, or a closure) says so, the

@@ -29,6 +29,7 @@ mod approval_identity;
 mod approval_prop;
 mod approval_sticky;
 mod approval_terminal;
+mod approval_trace;
 mod call_ids;
 mod chain;
 mod duplicate_keys;

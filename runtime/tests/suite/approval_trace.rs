@@ -1,0 +1,212 @@
+//! Approvals in the trace: every call that went through a gate says how it
+//! was decided (approved by whom, sticky or not, given while it waited, or
+//! denied by which gate), and an approver reads the arguments through
+//! `&self` (`ApprovalRequest::get`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::agent_common::test_agent;
+use crate::approval_identity::{Ledger, pay_tool};
+
+use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
+use hookwire::agent::{RunOutput, RunStatus, Runner, TraceEvent};
+use hookwire::approval::{
+    Answer, ApprovalDecision, ApprovalNote, Approvals, DecidedBy, DeferAll, FnAsker, NeedsApproval,
+};
+use hookwire::model::{ScriptedModel, ScriptedToolCall, Turn};
+use hookwire::{Decision, Router, Tool, ToolHandler, ToolSource, chain};
+use serde_json::json;
+
+fn shop(ledger: &Ledger) -> impl hookwire::agent::Agent + 'static {
+    let pay = pay_tool(ledger.clone(), "shop");
+    let tools = Router::new().route(
+        pay.definition(),
+        ToolSource::Function,
+        chain!(NeedsApproval::new(true) => ToolHandler(pay)),
+    );
+    test_agent("shop", tools)
+}
+
+/// `pay` to `to` for each amount, one step each, then "done".
+fn payments(to: &str, amounts: &[u64]) -> ScriptedModel {
+    let mut turns: Vec<Turn> = amounts
+        .iter()
+        .enumerate()
+        .map(|(n, amount)| Turn {
+            tool_calls: vec![ScriptedToolCall {
+                id: Some(format!("c{n}")),
+                name: "pay".into(),
+                arguments: json!({"to": to, "amount": amount}),
+            }],
+            ..Turn::default()
+        })
+        .collect();
+    turns.push(Turn::text("done"));
+    ScriptedModel::from_turns(turns)
+}
+
+/// Each tool call's `(decision, approvals)`, in order.
+fn gates(out: &RunOutput) -> Vec<(String, Vec<ApprovalNote>)> {
+    out.trace
+        .iter()
+        .filter_map(|event| match event {
+            TraceEvent::ToolCall {
+                decision,
+                approvals,
+                ..
+            } => Some((decision.clone(), approvals.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn note(gate: &str, approved: bool, by: DecidedBy) -> ApprovalNote {
+    serde_json::from_value(json!({"gate": gate, "approved": approved, "by": by})).unwrap()
+}
+
+#[tokio::test]
+async fn an_asker_reads_the_arguments_through_a_shared_reference() {
+    let ledger = Ledger::default();
+    // The approver of the README: small payments pass, others do not.
+    let asker = FnAsker::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
+        Some(amount) if amount <= 100 => Answer::Approve,
+        _ => Answer::Deny(format!(
+            "{} is over the limit",
+            req.arguments_value()["amount"]
+        )),
+    });
+    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[40, 4000])).with_asker(asker);
+    let out = runner.run("pay").await.unwrap();
+    assert_eq!(*ledger.lock().unwrap(), ["shop paid vendor 40"]);
+    assert_eq!(
+        gates(&out),
+        [
+            (
+                "allowed".to_owned(),
+                vec![note("needs_approval", true, DecidedBy::Asker)]
+            ),
+            (
+                "denied".to_owned(),
+                vec![note("needs_approval", false, DecidedBy::Asker)]
+            ),
+        ]
+    );
+    let text = out.trace_text();
+    assert!(
+        text.contains("-> allowed (approved at needs_approval by asker)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("-> denied by needs_approval (denied at needs_approval by asker)"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn the_trace_tells_always_sticky_and_no_approver_apart() {
+    let ledger = Ledger::default();
+    let always = FnAsker::new(|_| Answer::AlwaysApprove);
+    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[1, 2])).with_asker(always);
+    let out = runner.run("pay").await.unwrap();
+    assert_eq!(
+        gates(&out),
+        [
+            (
+                "allowed".to_owned(),
+                vec![note("needs_approval", true, DecidedBy::AskerAlways)]
+            ),
+            (
+                "allowed".to_owned(),
+                vec![note("needs_approval", true, DecidedBy::Sticky)]
+            ),
+        ]
+    );
+    assert!(
+        out.trace_text()
+            .contains("(approved at needs_approval by sticky decision)")
+    );
+
+    // No approver at all: denied, and the trace says so.
+    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[3]));
+    let out = runner.run("pay").await.unwrap();
+    assert_eq!(
+        gates(&out),
+        [(
+            "denied".to_owned(),
+            vec![note("needs_approval", false, DecidedBy::NoApprover)]
+        )]
+    );
+    assert_eq!(ledger.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_deferred_call_shows_the_wait_then_the_decision_given() {
+    let ledger = Ledger::default();
+    let approvals = Approvals::new(DeferAll);
+    let mut runner =
+        Runner::new(shop(&ledger), payments("vendor", &[7])).with_approvals(approvals.clone());
+    let out = runner.run("pay").await.unwrap();
+    let RunStatus::Paused { pending } = &out.status else {
+        panic!("{out:?}")
+    };
+    assert_eq!(
+        gates(&out),
+        [(
+            "pending".to_owned(),
+            vec![note("needs_approval", false, DecidedBy::Deferred)]
+        )]
+    );
+    approvals
+        .resolve(&pending[0].id(), ApprovalDecision::Approve)
+        .unwrap();
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.status, RunStatus::Completed);
+    assert_eq!(*ledger.lock().unwrap(), ["shop paid vendor 7"]);
+    let last = gates(&out).pop().unwrap();
+    assert_eq!(
+        last,
+        (
+            "allowed".to_owned(),
+            vec![note("needs_approval", true, DecidedBy::Resolved)]
+        )
+    );
+}
+
+/// Asks about every call (the loop's own gate).
+struct AskAll;
+
+impl LifecycleHooks for AskAll {
+    async fn pre_tool_use(&self, _cx: &mut PreToolUse<'_>) -> Decision {
+        Decision::Ask("a person looks at every call".into())
+    }
+}
+
+#[tokio::test]
+async fn every_gate_of_a_call_is_noted_outermost_first() {
+    let ledger = Ledger::default();
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = asked.clone();
+    let asker = FnAsker::new(move |_| {
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Answer::Approve
+    });
+    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[5]))
+        .with_hooks(AskAll)
+        .with_asker(asker);
+    let out = runner.run("pay").await.unwrap();
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(
+        gates(&out),
+        [(
+            "allowed".to_owned(),
+            vec![
+                note("approver", true, DecidedBy::Asker),
+                note("needs_approval", true, DecidedBy::Asker),
+            ]
+        )]
+    );
+    // A call no gate looked at has no note.
+    let free = Router::new().tool(pay_tool(ledger.clone(), "free"));
+    let mut runner = Runner::new(test_agent("free", free), payments("x", &[1]));
+    let out = runner.run("pay").await.unwrap();
+    assert_eq!(gates(&out), [("allowed".to_owned(), vec![])]);
+}
