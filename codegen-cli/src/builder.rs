@@ -6,16 +6,22 @@ use crate::cards::{self, BuildError, BuildOptions, BuildReport};
 
 /// Compiles a folder of AgentCards from a build script, into `OUT_DIR`.
 ///
-/// It prints `cargo:rerun-if-changed` for the folder, every card and every
-/// referenced `.rs` file, and on error prints every diagnostic (cargo shows
-/// them when the build script fails) and writes nothing.
+/// [`compile`](Self::compile) is the build script's one line: on a card
+/// error it shows every diagnostic (`file:line:col: error: ...`, with the
+/// offending line and the help) as cargo errors and fails the build, so
+/// nothing further (the `include_agents!()`) is compiled. [`try_compile`](Self::try_compile)
+/// returns the errors instead, for a build script that handles them itself.
+///
+/// Both print `cargo:rerun-if-changed` for the cards folder, every card,
+/// every referenced `.rs` file and the MCP server config beside the cards
+/// (`hookwire.yaml`), so cargo runs the build script again when one of them
+/// changes (a card added or removed changes the folder), and only then.
 ///
 /// ```no_run
 /// // build.rs
-/// # fn main() -> Result<(), hookwire_codegen::cards::BuildError> {
-/// hookwire_codegen::Builder::new("cards").compile()?;
-/// # Ok(())
-/// # }
+/// fn main() {
+///     hookwire_codegen::Builder::new("cards").compile();
+/// }
 /// ```
 ///
 /// ```ignore
@@ -57,13 +63,40 @@ impl Builder {
         self
     }
 
+    /// Checks the cards, then generates and writes the code, as a build
+    /// script does: returns the path of the generated `mod.rs`. On any
+    /// error it prints every diagnostic to cargo (`cargo::error=` lines,
+    /// which cargo shows as `error: <file>:<line>:<col>: ...`, and the full
+    /// diagnostics on standard error) and ends the build script with a
+    /// failure: the crate is not compiled against stale or missing agents.
+    pub fn compile(self) -> PathBuf {
+        match self.try_compile() {
+            Ok((module, _)) => module,
+            Err(error) => {
+                let lines = cargo_errors(&error);
+                for line in &lines {
+                    println!("{line}");
+                }
+                if let BuildError::Cards(diags) = &error {
+                    for d in diags {
+                        eprintln!("{d}");
+                    }
+                }
+                eprintln!("{error}");
+                std::process::exit(1)
+            }
+        }
+    }
+
     /// Checks the cards, then generates and writes the code. Returns the
-    /// path of the generated `mod.rs` and what was written.
+    /// path of the generated `mod.rs` and what was written, or the errors,
+    /// with nothing written; prints nothing but the `rerun-if-changed`
+    /// lines.
     ///
     /// The work runs on a thread with a large stack (the Rust files the
     /// cards reference are parsed by recursive descent), so a build script's
     /// main thread is enough.
-    pub fn compile(self) -> Result<(PathBuf, BuildReport), BuildError> {
+    pub fn try_compile(self) -> Result<(PathBuf, BuildReport), BuildError> {
         let stack = std::thread::Builder::new().stack_size(cards::STACK_SIZE);
         match stack.spawn(move || self.compile_here()) {
             Ok(thread) => thread
@@ -92,9 +125,6 @@ impl Builder {
         let cards = match loaded {
             Ok(c) => c,
             Err(diags) => {
-                for d in &diags {
-                    eprintln!("{d}");
-                }
                 if self.emit_rerun {
                     rerun_for_dir(&self.dir);
                 }
@@ -102,7 +132,11 @@ impl Builder {
             }
         };
         if self.emit_rerun {
-            for input in cards.inputs() {
+            let configs = cards::SERVER_CONFIG_FILES
+                .iter()
+                .map(|f| self.dir.join(f))
+                .filter(|f| f.is_file());
+            for input in cards.inputs().into_iter().chain(configs) {
                 println!("cargo:rerun-if-changed={}", input.display());
             }
         }
@@ -110,6 +144,31 @@ impl Builder {
         let files = cards::generate(&cards, &opts).map_err(BuildError::Cards)?;
         let report = cards::write_all(&out, &files)?;
         Ok((out.join(cards::MODULE_FILE), report))
+    }
+}
+
+/// The `cargo::error=` lines for `error`: one per diagnostic, its first
+/// line (`file:line:col: error: message`; a directive is one line, and the
+/// message is escaped to one).
+fn cargo_errors(error: &BuildError) -> Vec<String> {
+    match error {
+        BuildError::Cards(diags) => diags
+            .iter()
+            .map(|d| {
+                let text = d.to_string();
+                let first = text.lines().next().unwrap_or_default().to_owned();
+                let help = d
+                    .help
+                    .as_deref()
+                    .map(|h| format!(" (help: {})", h.replace(['\n', '\r'], " ")))
+                    .unwrap_or_default();
+                format!("cargo::error={first}{help}")
+            })
+            .collect(),
+        other => vec![format!(
+            "cargo::error={}",
+            other.to_string().replace(['\n', '\r'], " ")
+        )],
     }
 }
 

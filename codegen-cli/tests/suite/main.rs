@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod build_script;
 mod cards;
 mod expected;
 mod fuzz_corpus;

@@ -361,7 +361,7 @@ fn a_build_script_gets_an_error_not_a_stack_overflow_for_deep_rust() {
     let result = hookwire_codegen::Builder::new(fixtures().join("bad/rs_too_deep"))
         .out_dir(out.path())
         .emit_rerun_if_changed(false)
-        .compile();
+        .try_compile();
     let Err(BuildError::Cards(diags)) = result else {
         panic!("expected card errors, got {:?}", result.map(|_| ()));
     };
