@@ -18,10 +18,8 @@ use crate::cards::{self, BuildError, BuildOptions, BuildReport};
 /// changes (a card added or removed changes the folder), and only then.
 ///
 /// ```no_run
-/// // build.rs
-/// fn main() {
-///     hookwire_codegen::Builder::new("cards").compile();
-/// }
+/// // build.rs, in `fn main()`
+/// hookwire_codegen::Builder::new("cards").compile();
 /// ```
 ///
 /// ```ignore
