@@ -104,19 +104,22 @@ pub async fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome 
 #[derive(Debug)]
 pub struct DurablePmo;
 
-/// A scripted model that answers by the conversation, not by a counter: the
-/// turn after `n` assistant messages is turn `n` of the script. A restarted
-/// process, whose earlier model answers the journal replays, asks it for
-/// the next turn and gets it (a counter would start again at the first).
-#[derive(Debug, Clone)]
+/// The library's scripted model answering by the conversation
+/// ([`ScriptedModel::by_conversation`]: the turn after `n` assistant
+/// messages is turn `n`, so a restarted process, whose earlier model
+/// answers the journal replays, gets the next turn), with each request
+/// written to the ledger.
+#[derive(Debug)]
 pub struct ConversationScript {
-    script: Script,
+    model: ScriptedModel,
 }
 
 impl ConversationScript {
     /// Plays `script`.
     pub fn new(script: Script) -> Self {
-        Self { script }
+        Self {
+            model: ScriptedModel::new(script).by_conversation(),
+        }
     }
 
     /// The script in `path` (YAML).
@@ -148,12 +151,7 @@ impl Model for ConversationScript {
             .filter(|m| matches!(m, Message::Assistant { .. }))
             .count();
         ledger(&format!("model {turn}"));
-        Box::pin(async move {
-            ScriptedModel::new(self.script.clone())
-                .skip(turn)
-                .complete(request)
-                .await
-        })
+        self.model.complete(request)
     }
 }
 

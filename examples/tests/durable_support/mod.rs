@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use hookwire::durable::DurableClient;
 
-fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_owned)

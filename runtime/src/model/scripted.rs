@@ -12,6 +12,7 @@ use crate::call::{ToolArgs, ToolCall};
 /// How a [`ScriptedModel`] picks the next turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ScriptMode {
     /// Turns are played in order; a turn whose expectation does not hold is
     /// an error ([`ModelError::ScriptMismatch`]).
@@ -20,6 +21,14 @@ pub enum ScriptMode {
     /// Each request plays the first unplayed turn whose expectation holds
     /// (for agents called concurrently, where the order is not fixed).
     Match,
+    /// The answer depends on the conversation alone: a request whose
+    /// messages hold `n` assistant messages gets turn `n` (its expectation
+    /// checked as in order). The model keeps no count of its own, so one
+    /// value serves any number of sessions, and a run replayed or resumed
+    /// in another process (a durable session after a restart, a run
+    /// imported from its state) gets the answers it would have got. Set
+    /// with [`ScriptedModel::by_conversation`] or `mode: conversation`.
+    Conversation,
 }
 
 /// What a turn expects of the request it answers. Every field set must hold.
@@ -336,6 +345,32 @@ impl ScriptedModel {
         )))
     }
 
+    /// Answers by the conversation ([`ScriptMode::Conversation`]): the turn
+    /// after `n` assistant messages is turn `n`, whatever this value played
+    /// before. The model for durable sessions, and for one agent value
+    /// serving many sessions from one script.
+    ///
+    /// ```
+    /// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel, Turn};
+    /// let model = ScriptedModel::from_turns([Turn::text("first"), Turn::text("second")])
+    ///     .by_conversation();
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// # rt.block_on(async {
+    /// let fresh = [Message::user("hi")];
+    /// let later = [Message::user("hi"), Message::assistant("first"), Message::user("and?")];
+    /// for _ in 0..2 {
+    ///     // Asked again, it answers again: the conversation decides.
+    ///     let a = model.complete(ModelRequest::new("a", "", &fresh, &[])).await.unwrap();
+    ///     let b = model.complete(ModelRequest::new("a", "", &later, &[])).await.unwrap();
+    ///     assert_eq!((a.text.as_str(), b.text.as_str()), ("first", "second"));
+    /// }
+    /// # });
+    /// ```
+    pub fn by_conversation(mut self) -> Self {
+        self.mode = ScriptMode::Conversation;
+        self
+    }
+
     /// Skips the first `n` turns (to resume a run in a new process).
     pub fn skip(self, n: usize) -> Self {
         {
@@ -364,10 +399,26 @@ impl ScriptedModel {
     fn next(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
         let mut played = self.lock();
         let done = played.done;
+        let index = match self.mode {
+            ScriptMode::InOrder => played.first_open(),
+            ScriptMode::Conversation => {
+                let answered = request
+                    .messages
+                    .iter()
+                    .filter(|m| matches!(m, crate::model::Message::Assistant { .. }))
+                    .count();
+                (answered < self.turns.len()).then_some(answered)
+            }
+            ScriptMode::Match => None,
+        };
         match self.mode {
-            ScriptMode::InOrder => {
-                let Some(index) = played.first_open() else {
-                    return Err(self.exhausted(done));
+            ScriptMode::InOrder | ScriptMode::Conversation => {
+                let Some(index) = index else {
+                    return Err(self.exhausted(match self.mode {
+                        // Every turn was played, in this conversation.
+                        ScriptMode::Conversation => self.turns.len(),
+                        _ => done,
+                    }));
                 };
                 let turn = &self.turns[index];
                 if let Some(expect) = &turn.expect {
