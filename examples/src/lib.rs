@@ -10,3 +10,15 @@ pub mod durable_pmo;
 pub mod pmo;
 pub mod pmo_cards;
 pub mod pmo_macro;
+
+/// README.md's Rust examples, compiled and run as doctests
+/// (`cargo test --doc -p hookwire-examples`), so the front page cannot
+/// drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
+/// codegen-cli/CARDS.md's Rust examples, as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../codegen-cli/CARDS.md")]
+pub struct CardsDoctests;
