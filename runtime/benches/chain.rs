@@ -49,7 +49,17 @@
 //!     around hook, a pre hook, a post hook and a counting around-hook on
 //!     `add_one`, all `#[hookwire::hook]`s but the counter;
 //!   - `hookwire_0_hooks`, `hookwire_4_hooks`: the same two through a
-//!     hand-built `Router` (a linear list of routes, each an `async fn`).
+//!     hand-built `Router` (a linear list of routes, each an `async fn`);
+//!   - `generated_reads_args`: the three generated tools, `add_one` behind
+//!     one `#[hookwire::hook]` pre hook that reads its argument `x`.
+//! * group `loop`, whole sessions of the agent loop (`Runner`) over the
+//!   generated `e2e` agent (shared in an `Arc`, as a server shares one
+//!   agent value), on a model that answers at once from a fixed answer:
+//!   - `answer_only`: a new session, one prompt, a final answer (target:
+//!     at most 8x `e2e/generated_0_hooks`, a bare dispatch);
+//!   - `one_call`: a new session, one prompt, one `add_one` call, then the
+//!     answer; `one_call` minus `answer_only` is the tool-call step
+//!     (target: at most 8x the bare dispatch).
 //!
 //! Instruction counts, which the noise of a shared machine does not touch:
 //! `HOOKWIRE_BENCH_LOOP=<group>/<case>:<iterations>` runs one case in a
@@ -303,6 +313,13 @@ mod generated {
         Decision::Continue
     }
 
+    /// Reads the argument `x` (parsing the model's text if no one did).
+    #[hookwire::hook]
+    pub async fn read_x(_cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
+        std::hint::black_box(args.get("x").and_then(|x| x.as_i64()));
+        Decision::Continue
+    }
+
     /// Looks at the outcome and keeps it.
     #[hookwire::hook]
     pub async fn keep(_cx: &mut ToolContext, outcome: &mut Outcome) {
@@ -327,6 +344,51 @@ mod generated {
         function_tools = [add_one(hooks = [noop(on_failure = "open"), allow, keep, super::Count]), mul, echo],
     )]
     pub struct Hooked;
+
+    /// The three tools, `add_one` behind a pre hook that reads `x`.
+    #[hookwire::agent(
+        name = "e2e_reads",
+        function_tools = [add_one(hooks = [read_x]), mul, echo],
+    )]
+    pub struct Reads;
+}
+
+/// A model that answers at once: a call of `add_one` while the last message
+/// is the user's (if `call`), else the final answer `done`.
+struct Answers {
+    call: bool,
+}
+
+impl hookwire::model::Model for Answers {
+    fn name(&self) -> &str {
+        "answers"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: hookwire::model::ModelRequest<'a>,
+    ) -> hookwire::approval::BoxFuture<
+        'a,
+        Result<hookwire::model::ModelResponse, hookwire::model::ModelError>,
+    > {
+        let last_is_user = matches!(
+            request.messages.last(),
+            Some(hookwire::model::Message::User { .. })
+        );
+        let response = if self.call && last_is_user {
+            hookwire::model::ModelResponse::tool_calls(
+                "",
+                vec![ToolCall::new(
+                    "call_0001",
+                    "add_one",
+                    ToolArgs::from_json(r#"{"x":41}"#),
+                )],
+            )
+        } else {
+            hookwire::model::ModelResponse::text("done")
+        };
+        Box::pin(std::future::ready(Ok(response)))
+    }
 }
 
 /// hookwire's path: a `ToolCall` from the model's strings, dispatched by a
@@ -564,6 +626,33 @@ fn e2e_cases(mode: &mut Mode<'_>) {
     mode.batched("e2e/generated_4_hooks", model_call, |input| {
         via_router(generated_hooked, &scope, input)
     });
+
+    let reads = generated::Reads::new();
+    check(via_router(reads.tools(), &scope, model_call()));
+    mode.batched("e2e/generated_reads_args", model_call, |input| {
+        via_router(reads.tools(), &scope, input)
+    });
+}
+
+/// One session of the loop: a new `Runner` over the shared agent, one
+/// prompt, run to its answer.
+fn session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
+    let model: Arc<dyn hookwire::model::Model> = model.clone();
+    let mut runner = hookwire::agent::Runner::with_model_arc(agent.clone(), model);
+    match ready(runner.run("add one to 41")) {
+        Ok(out) => out.text,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn loop_cases(mode: &mut Mode<'_>) {
+    let agent = Arc::new(generated::Plain::new());
+    let answer = Arc::new(Answers { call: false });
+    let call = Arc::new(Answers { call: true });
+    assert_eq!(session(&agent, &answer), "done");
+    assert_eq!(session(&agent, &call), "done");
+    mode.case("loop/answer_only", || session(&agent, &answer));
+    mode.case("loop/one_call", || session(&agent, &call));
 }
 
 fn main() {
@@ -577,12 +666,14 @@ fn main() {
         };
         chain_cases(&mut mode);
         e2e_cases(&mut mode);
+        loop_cases(&mut mode);
         return;
     }
     let started = SystemTime::now();
     let mut criterion = Criterion::default().configure_from_args();
     chain_cases(&mut Mode::Criterion(&mut criterion));
     e2e_cases(&mut Mode::Criterion(&mut criterion));
+    loop_cases(&mut Mode::Criterion(&mut criterion));
     criterion.final_summary();
     report(started);
 }

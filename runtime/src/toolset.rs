@@ -312,6 +312,16 @@ pub trait ToolSet: Send + Sync {
     /// Every tool's definition, in declared order.
     fn definitions(&self) -> Vec<ToolDefinition>;
 
+    /// The same definitions, shared: what the agent loop offers the model
+    /// on every run. A tool set whose tools are fixed when it is built
+    /// makes them once and hands out the one `Arc` (generated tool sets and
+    /// [`Router`] do), so a run copies no schema; the default makes them
+    /// from [`definitions`](Self::definitions) on each call, as a tool set
+    /// whose tools change at run time (an MCP server's) must.
+    fn shared_definitions(&self) -> Arc<[ToolDefinition]> {
+        self.definitions().into()
+    }
+
     /// Where the tool of this name comes from, `None` when there is no
     /// such tool: what the loop tells lifecycle hooks, matchers and the
     /// trace before it dispatches the call (the source dispatch itself
@@ -359,6 +369,8 @@ pub trait ToolSet: Send + Sync {
 #[derive(Debug, Clone, Default)]
 pub struct Router<R = RouterEnd> {
     routes: R,
+    /// The definitions, made once on first use and shared by every run.
+    shared: std::sync::OnceLock<Arc<[ToolDefinition]>>,
 }
 
 /// The end of a [`Router`]'s list.
@@ -378,7 +390,7 @@ pub struct RouterEntry<C, R> {
 impl Router<RouterEnd> {
     /// An empty router.
     pub fn new() -> Self {
-        Self { routes: RouterEnd }
+        Self::default()
     }
 }
 
@@ -398,6 +410,7 @@ impl<R: RouterList> Router<R> {
                 chain,
                 rest: self.routes,
             },
+            shared: std::sync::OnceLock::new(),
         }
     }
 
@@ -467,6 +480,12 @@ impl<R: RouterList> ToolSet for Router<R> {
         let mut out = Vec::new();
         self.routes.collect(&mut out);
         out
+    }
+
+    fn shared_definitions(&self) -> Arc<[ToolDefinition]> {
+        self.shared
+            .get_or_init(|| self.definitions().into())
+            .clone()
     }
 
     fn source(&self, name: &str) -> Option<ToolSource> {

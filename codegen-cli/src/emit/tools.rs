@@ -279,7 +279,7 @@ pub(super) fn emit_tools(
         #vis struct #tools_ty #bounds {
             #(#fields: #chain_tys,)*
             #dynamic_field
-            definitions: ::std::vec::Vec<#krate::ToolDefinition>,
+            definitions: ::std::sync::Arc<[#krate::ToolDefinition]>,
         }
 
         impl #tools_ty #bounds {
@@ -291,9 +291,9 @@ pub(super) fn emit_tools(
                 let mut this = Self {
                     #(#fields: #chain_inits,)*
                     #dynamic_init
-                    definitions: ::std::vec::Vec::new(),
+                    definitions: ::std::sync::Arc::new([]),
                 };
-                this.definitions = ::std::vec![#(#definition_exprs),*];
+                this.definitions = ::std::sync::Arc::from(::std::vec![#(#definition_exprs),*]);
                 this
             }
 
@@ -313,7 +313,11 @@ pub(super) fn emit_tools(
 
         impl #krate::ToolSet for #tools_ty #bounds {
             fn definitions(&self) -> ::std::vec::Vec<#krate::ToolDefinition> {
-                self.definitions.clone()
+                self.definitions.to_vec()
+            }
+
+            fn shared_definitions(&self) -> ::std::sync::Arc<[#krate::ToolDefinition]> {
+                ::std::sync::Arc::clone(&self.definitions)
             }
 
             fn source(&self, name: &str) -> ::core::option::Option<#krate::ToolSource> #source_body

@@ -39,6 +39,10 @@ impl<A: Agent> ToolSet for StaticTools<A> {
         self.0.tools().definitions()
     }
 
+    fn shared_definitions(&self) -> std::sync::Arc<[ToolDefinition]> {
+        self.0.tools().shared_definitions()
+    }
+
     fn source(&self, name: &str) -> Option<crate::context::ToolSource> {
         self.0.tools().source(name)
     }

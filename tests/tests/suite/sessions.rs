@@ -158,3 +158,55 @@ async fn a_thousand_concurrent_sessions_over_one_agent_never_see_each_other() {
             .all(|(user, n)| user.starts_with("secret-") && *n == 2)
     );
 }
+
+/// Notes where the tool definitions it is offered live, then waits until
+/// three requests are in (so three runs hold their definitions at once).
+struct SeesDefinitions {
+    seen: Mutex<Vec<(usize, usize)>>,
+    all_in: tokio::sync::Barrier,
+}
+
+impl Model for SeesDefinitions {
+    fn name(&self) -> &str {
+        "sees-definitions"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.seen
+            .lock()
+            .unwrap()
+            .push((request.tools.as_ptr() as usize, request.tools.len()));
+        Box::pin(async move {
+            self.all_in.wait().await;
+            Ok(ModelResponse::text("ok"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn every_session_is_offered_the_one_copy_of_the_tool_definitions() {
+    let agent = Arc::new(Desk::new(&Deps::default()));
+    let model = Arc::new(SeesDefinitions {
+        seen: Mutex::default(),
+        all_in: tokio::sync::Barrier::new(3),
+    });
+    let session = |user: &str| {
+        let mut runner = Runner::with_model_arc(agent.clone(), model.clone())
+            .with_session_value(User(user.into()));
+        async move { runner.run("hi").await.map(|out| out.text) }
+    };
+    // Three runs at once, each inside its model request at the same time.
+    let (a, b, c) = tokio::join!(session("alice"), session("bob"), session("carol"));
+    assert_eq!(
+        (a.unwrap(), b.unwrap(), c.unwrap()),
+        ("ok".into(), "ok".into(), "ok".into())
+    );
+    let seen = model.seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 3);
+    assert!(seen[0].1 >= 2, "{seen:?}");
+    // The same slice each time: built with the agent, not per run.
+    assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
+}

@@ -132,7 +132,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         mut resumed: Option<PendingStep>,
         journal: Option<&dyn Journal>,
     ) -> Result<RunOutput, RunError> {
-        let definitions = self.agent.tools().definitions();
+        let definitions = self.agent.tools().shared_definitions();
         loop {
             let step = match resumed.take() {
                 Some(p) => Step {
