@@ -392,7 +392,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             settings: self.settings,
             children: lock(&self.children).clone(),
             forced_continues: self.forced,
-            trace: self.trace.clone(),
+            trace: (*self.trace).clone(),
             paused_children: lock(&self.paused_children).clone(),
             injections: self.injections,
         }
@@ -469,7 +469,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.pending = state.pending_step;
         self.steps = state.steps;
         self.forced = state.forced_continues;
-        self.trace = state.trace;
+        self.trace = Arc::new(state.trace);
         self.injections = state.injections;
     }
 

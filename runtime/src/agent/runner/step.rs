@@ -72,7 +72,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let mut history = std::mem::take(Arc::make_mut(&mut self.history));
         let (traces, counter) = self.injection_round(&hooks, &mut history).await;
         self.history = Arc::new(history);
-        self.trace.extend(traces);
+        Arc::make_mut(&mut self.trace).extend(traces);
         self.injections = counter;
         Ok(())
     }
@@ -221,7 +221,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             call.arguments.share();
         }
         self.usage += response.usage;
-        self.trace.push(TraceEvent::Model {
+        Arc::make_mut(&mut self.trace).push(TraceEvent::Model {
             step,
             text: response.text.clone(),
             tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
@@ -284,7 +284,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         match decision {
             StopDecision::Continue(message) if self.forced < self.settings.max_forced_continues => {
                 self.forced += 1;
-                self.trace.push(TraceEvent::Hook {
+                Arc::make_mut(&mut self.trace).push(TraceEvent::Hook {
                     event: "stop".into(),
                     decision: "continue".into(),
                     reason: message.clone(),
@@ -341,7 +341,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if stopped.is_none() {
                 stopped = record.stopped.clone();
             }
-            self.trace.push(record.trace);
+            Arc::make_mut(&mut self.trace).push(record.trace);
         }
         if paused && stopped.is_none() {
             let pending = self.approvals.pending_within(&self.scope);
@@ -470,7 +470,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         reason: String,
         hook: Option<String>,
     ) -> Result<RunOutput, RunError> {
-        self.trace.push(TraceEvent::Hook {
+        Arc::make_mut(&mut self.trace).push(TraceEvent::Hook {
             event: event.to_owned(),
             decision: "stop".into(),
             reason: reason.clone(),
@@ -484,7 +484,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             RunStatus::Stopped { reason, .. } => reason.clone(),
             _ => text.clone(),
         };
-        self.trace.push(TraceEvent::Finished {
+        Arc::make_mut(&mut self.trace).push(TraceEvent::Finished {
             status: status.as_str().to_owned(),
             text: shown,
         });
@@ -503,7 +503,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         Ok(RunOutput {
             status,
             text,
-            trace: self.trace.clone(),
+            trace: Arc::clone(&self.trace),
             usage: self.usage,
             steps: self.steps,
         })

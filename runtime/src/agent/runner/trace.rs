@@ -203,8 +203,10 @@ pub struct RunOutput {
     pub status: RunStatus,
     /// The final answer (empty unless completed).
     pub text: String,
-    /// What happened, in order.
-    pub trace: Vec<TraceEvent>,
+    /// What happened, in order: shared with the session (its runner keeps
+    /// it for `export_state` until the next run), so returning it copies
+    /// nothing.
+    pub trace: std::sync::Arc<Vec<TraceEvent>>,
     /// Tokens used.
     pub usage: Usage,
     /// Model requests made.
