@@ -111,8 +111,7 @@ pub(super) fn parse_card(
         }
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
-    let is_md = display.extension().and_then(|e| e.to_str()) == Some("md");
-    let (raw_yaml, offset, body, body_line) = if is_md {
+    let (raw_yaml, offset, body, body_line) = if is_md(display) {
         split_frontmatter(display, &text)?
     } else {
         (text.clone(), 0, None, 0)

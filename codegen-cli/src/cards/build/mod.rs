@@ -14,6 +14,7 @@ use super::{Card, Cards, Diagnostic, rust, text};
 use crate::emit::{self, EmitOptions};
 use parallel::*;
 pub use parallel::{STACK_SIZE, generate_parallel};
+pub(crate) use write::check_output;
 pub use write::write_all;
 use write::*;
 
@@ -458,6 +459,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
     let threads = threads_for(paths.len());
     if threads == 1 {
         let cards = super::load_dir(dir).map_err(BuildError::Cards)?;
+        check_output(&opts.out_dir, &cards)?;
         let files = generate(&cards, opts).map_err(BuildError::Cards)?;
         let report = write_all(&opts.out_dir, &files)?;
         return Ok((cards, report));
@@ -484,6 +486,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
         }
         // Returning early drops the senders: the workers stage nothing.
         let cards = super::load_dir(dir).map_err(BuildError::Cards)?;
+        check_output(out, &cards)?;
         std::fs::create_dir_all(out)?;
         for (i, tx) in go.into_iter().enumerate() {
             let expected = share_ids(share(&cards.cards, i + 1, threads));
@@ -546,7 +549,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
             Ok(mut s) => staged.append(&mut s),
             Err(e) => {
                 unstage(&staged);
-                return Err(BuildError::Io(e));
+                return Err(e);
             }
         }
         files.extend(shared);
@@ -566,4 +569,14 @@ pub enum BuildError {
     /// Writing failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] io::Error),
+    /// The output would replace or remove a file cardgen did not generate
+    /// (or the output folder is where the cards are read from); nothing
+    /// was written.
+    #[error("refusing to write `{}`: {reason}; nothing was written", super::diag::escape(&.path.display().to_string()))]
+    Refused {
+        /// The file (or output folder) refused.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
 }
