@@ -11,7 +11,7 @@ pub(crate) struct Source {
     /// Where each line of `text` starts (byte offsets).
     pub(super) line_starts: Vec<usize>,
     /// The YAML as written (`${ENV}` references are resolved in the parsed
-    /// values, never in the text).
+    /// values, never in the text: `env.rs`).
     pub yaml: String,
     /// The YAML's lines, indexed to locate keys and values.
     pub(super) index: yaml::Index,
@@ -56,6 +56,11 @@ impl Source {
             .map_or(self.text.len(), |next| next - 1);
         let l = self.text.get(start..end)?;
         Some(l.strip_suffix('\r').unwrap_or(l))
+    }
+
+    /// How many lines the file has.
+    pub(super) fn line_count(&self) -> usize {
+        self.line_starts.len()
     }
 
     /// A diagnostic at the key (or the value) at `path` in the YAML.
@@ -116,10 +121,9 @@ pub(super) fn parse_card(
     } else {
         (text.clone(), 0, None, 0)
     };
-    let (placeheld, resolved) = env::prepare(display, &text, &raw_yaml, offset, env)?;
     let src = Source::new(display.to_owned(), text, raw_yaml, offset, body, body_line);
-    let value = match yaml::parse(&placeheld) {
-        Ok(v) => resolved.substitute(v),
+    let value = match yaml::parse(&src.yaml) {
+        Ok(v) => env::expand(&src, v, env)?,
         Err(e) => {
             // An error at the end of the input points at the last YAML line,
             // not at the closing `---`.
@@ -130,6 +134,10 @@ pub(super) fn parse_card(
             } else {
                 (e.line, e.col)
             };
+            let help = src
+                .source_line(line + offset)
+                .and_then(env::syntax_help)
+                .unwrap_or("check the indentation and the `key: value` syntax near this line");
             return Err(vec![
                 src.line(
                     line + offset,
@@ -137,7 +145,7 @@ pub(super) fn parse_card(
                     1,
                     format!("invalid YAML: {}", e.message),
                 )
-                .help("check the indentation and the `key: value` syntax near this line"),
+                .help(help),
             ]);
         }
     };
