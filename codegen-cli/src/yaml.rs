@@ -90,10 +90,21 @@ impl fmt::Display for YamlError {
 /// Parses YAML text.
 pub fn parse(text: &str) -> Result<Yaml, YamlError> {
     let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
-        let (line, col) = e
-            .location()
-            .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
         let mut message = e.to_string();
+        // Some errors (a control character) give a byte offset in the
+        // message instead of a location.
+        let offset = message.rfind(" at position ").and_then(|at| {
+            let n = message[at + " at position ".len()..]
+                .parse::<usize>()
+                .ok()?;
+            message.truncate(at);
+            Some(n)
+        });
+        let (line, col) = match (offset, e.location()) {
+            (Some(n), _) => crate::cards::line_col(text.as_bytes(), n),
+            (None, Some(l)) => (l.line().max(1), l.column().max(1)),
+            (None, None) => (1, 1),
+        };
         if let Some(at) = message.find(" at line ") {
             message.truncate(at);
         }
@@ -260,22 +271,42 @@ impl Region {
                 region.items.push(i);
             }
             for (colon, _) in rest.match_indices(':') {
-                let key = rest[..colon].trim_end_matches(' ');
-                if key.is_empty() {
-                    continue;
-                }
-                region.keys.entry(key.to_owned()).or_insert(i);
-                let unquoted = key
-                    .strip_prefix('"')
-                    .and_then(|k| k.strip_suffix('"'))
-                    .or_else(|| key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')));
-                if let Some(k) = unquoted {
-                    region.keys.entry(k.to_owned()).or_insert(i);
+                for key in key_forms(&rest[..colon]) {
+                    region.keys.entry(key).or_insert(i);
                 }
             }
         }
         region
     }
+}
+
+/// The keys `written` (the text before a `:`) may stand for: as written,
+/// and unquoted (a double-quoted key with escapes decoded, so that a key
+/// holding a line break is found on its line).
+fn key_forms(written: &str) -> Vec<String> {
+    let key = written.trim_end_matches(' ');
+    if key.is_empty() {
+        return Vec::new();
+    }
+    let mut forms = vec![key.to_owned()];
+    let single = key.strip_prefix('\'').and_then(|k| k.strip_suffix('\''));
+    if let Some(k) = single {
+        forms.push(k.replace("''", "'"));
+    } else if key.starts_with('"') && key.ends_with('"') && key.len() > 1 {
+        match parse(key) {
+            Ok(Yaml::Str(k)) => forms.push(k),
+            _ => forms.push(key[1..key.len() - 1].to_owned()),
+        }
+    }
+    forms
+}
+
+/// The byte offset of the `:` that ends the key `key` at the start of
+/// `rest` (the first `:` whose text before it stands for `key`).
+fn key_colon(rest: &str, key: &str) -> Option<usize> {
+    rest.match_indices(':')
+        .map(|(colon, _)| colon)
+        .find(|&colon| key_forms(&rest[..colon]).iter().any(|k| k == key))
 }
 
 impl Index {
@@ -388,7 +419,7 @@ impl Index {
                     };
                     let Some(l) = self.line(&scope, k) else { break };
                     let rest = &l.text[indent..];
-                    let colon = rest.find(':').unwrap_or(0);
+                    let colon = key_colon(rest, key).or_else(|| rest.find(':')).unwrap_or(0);
                     let after = &rest[colon + 1..];
                     let value_start = after.len() - after.trim_start().len();
                     let value = &after[value_start..];

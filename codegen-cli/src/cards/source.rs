@@ -134,10 +134,13 @@ pub(super) fn parse_card(
             } else {
                 (e.line, e.col)
             };
-            let help = src
-                .source_line(line + offset)
-                .and_then(env::syntax_help)
-                .unwrap_or("check the indentation and the `key: value` syntax near this line");
+            let help = if e.message.starts_with("control characters") {
+                "remove the control character, or write it as an escape in double quotes (`\"\\e\"`)"
+            } else {
+                src.source_line(line + offset)
+                    .and_then(env::syntax_help)
+                    .unwrap_or("check the indentation and the `key: value` syntax near this line")
+            };
             return Err(vec![
                 src.line(
                     line + offset,
