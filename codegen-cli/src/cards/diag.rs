@@ -266,6 +266,30 @@ mod tests {
     }
 
     #[test]
+    fn user_text_is_escaped_and_the_caret_follows_it() {
+        let d = Diagnostic::new(
+            Path::new("cards/a\nb.md"),
+            Some("name: \u{1b}[31m\u{202e}x\tbad\n"),
+            1,
+            7,
+            7,
+            "agent name `\u{1b}[31m\u{202e}x` is bad\ncards/z.md:1:1: error: forged",
+        )
+        .help("not `\u{7}`")
+        .note("a\rb");
+        assert_eq!(
+            d.to_string(),
+            "cards/a\\nb.md:1:7: error: agent name `\\u{1b}[31m\\u{202e}x` is bad\\ncards/z.md:1:1: error: forged\n\
+             \x20 |\n\
+             1 | name: \\u{1b}[31m\\u{202e}x bad\n\
+             \x20 |       ^^^^^^^^^^^^^^^^^^^\n\
+             \x20 = help: not `\\u{7}`\n\
+             \x20 = note: a\\rb\n"
+        );
+        assert_eq!(escape("plain `text` é"), "plain `text` é");
+    }
+
+    #[test]
     fn suggestions() {
         let fields = ["name", "instruction", "max_parallel", "tool_hooks"];
         assert_eq!(did_you_mean("nmae", fields), Some("name"));

@@ -101,7 +101,7 @@ pub(crate) fn check_output(out: &Path, cards: &Cards) -> Result<(), BuildError> 
                 reason: format!(
                     "the output folder holds `{}`, which the cards are read from; \
                      give the generated files a folder of their own",
-                    input.file_name().unwrap_or_default().to_string_lossy()
+                    super::super::escape(&input.file_name().unwrap_or_default().to_string_lossy())
                 ),
             });
         }
