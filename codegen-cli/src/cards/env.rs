@@ -132,7 +132,8 @@ fn position(src: &Source, path: &[Seg<'_>], n: usize) -> Option<(usize, usize, u
     let (col, _) = loc.value_or_key();
     let first = loc.line + src.offset;
     let mut seen = 0;
-    for line in first..=src.line_count() {
+    let last = src.offset + src.yaml.split('\n').count();
+    for line in first..=last {
         let text = src.source_line(line)?;
         let skip = if line == first { col - 1 } else { 0 };
         let start = text.char_indices().nth(skip).map_or(text.len(), |(b, _)| b);

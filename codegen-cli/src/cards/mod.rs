@@ -196,27 +196,10 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
         let display = shown(file);
         let real = match regular_card(&root, file) {
             Ok(real) => real,
-            Err(CardFileError::Outside(why)) => {
+            Err(e) => {
                 diags.push(
-                    Diagnostic::new(&display, None, 1, 1, 1, format!("card {why}")).help(
-                        "symlinks must not point out of the cards folder; copy the card in instead",
-                    ),
-                );
-                continue;
-            }
-            Err(CardFileError::Missing(why)) => {
-                diags.push(
-                    Diagnostic::new(&display, None, 1, 1, 1, format!("card {why}"))
-                        .help("a symlink that points to nothing: point it at a card, or remove it"),
-                );
-                continue;
-            }
-            Err(CardFileError::NotRegular(why)) => {
-                diags.push(
-                    Diagnostic::new(&display, None, 1, 1, 1, format!("card {why}")).help(
-                        "a card is a regular file; remove it, or rename it so that it does not \
-                         end in `.md`, `.yaml` or `.yml`",
-                    ),
+                    Diagnostic::new(&display, None, 1, 1, 1, format!("card {}", e.why()))
+                        .help(e.help()),
                 );
                 continue;
             }
@@ -297,6 +280,31 @@ enum CardFileError {
     NotRegular(String),
     /// It cannot be found: a symlink that points to nothing.
     Missing(String),
+}
+
+impl CardFileError {
+    /// Why, after the file's name.
+    fn why(&self) -> &str {
+        match self {
+            Self::Outside(why) | Self::NotRegular(why) | Self::Missing(why) => why,
+        }
+    }
+
+    /// How to fix it.
+    fn help(&self) -> &'static str {
+        match self {
+            Self::Outside(_) => {
+                "symlinks must not point out of the cards folder; copy the card in instead"
+            }
+            Self::NotRegular(_) => {
+                "a card is a regular file; remove it, or rename it so that it does not end in \
+                 `.md`, `.yaml` or `.yml`"
+            }
+            Self::Missing(_) => {
+                "a symlink that points to nothing: point it at a card, or remove it"
+            }
+        }
+    }
 }
 
 /// The real path of the card `path` of the folder `root`, if it may be read:
@@ -404,11 +412,7 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
     };
     let shown = dir.join(file);
     let text = match regular_card(root, &root.join(file))
-        .map_err(
-            |(CardFileError::Outside(why)
-             | CardFileError::NotRegular(why)
-             | CardFileError::Missing(why))| { std::io::Error::other(why) },
-        )
+        .map_err(|e| std::io::Error::other(e.why().to_owned()))
         .and_then(std::fs::read_to_string)
     {
         Ok(text) => text,

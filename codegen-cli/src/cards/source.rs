@@ -58,11 +58,6 @@ impl Source {
         Some(l.strip_suffix('\r').unwrap_or(l))
     }
 
-    /// How many lines the file has.
-    pub(super) fn line_count(&self) -> usize {
-        self.line_starts.len()
-    }
-
     /// A diagnostic at the key (or the value) at `path` in the YAML.
     pub fn at(&self, path: &[Seg<'_>], value: bool, message: impl Into<String>) -> Diagnostic {
         let loc = self.index.locate(path);

@@ -157,7 +157,8 @@ fn write_new(tmp: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(tmp)?;
+        .open(tmp)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", tmp.display())))?;
     file.write_all(bytes).inspect_err(|_| {
         let _ = std::fs::remove_file(tmp);
     })
