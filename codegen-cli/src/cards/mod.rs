@@ -428,6 +428,9 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
             return;
         }
     };
+    let at = |line: usize, col: usize, len: usize, message: String| {
+        Diagnostic::new(&shown, Some(&text), line, col, len, message)
+    };
     let declared: Vec<String> = match yaml::parse(&text) {
         Ok(yaml::Yaml::Map(top)) => match top.into_iter().find(|(k, _)| k == "servers") {
             Some((_, yaml::Yaml::Map(servers))) => {
@@ -435,25 +438,24 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
             }
             Some((_, yaml::Yaml::Null)) | None => Vec::new(),
             Some((_, other)) => {
-                diags.push(Diagnostic::new(
-                    &shown,
-                    None,
-                    1,
-                    1,
-                    1,
+                let loc = yaml::locate(&text, &[Seg::Key("servers")]);
+                let (col, len) = loc.value_or_key();
+                diags.push(at(
+                    loc.line,
+                    col,
+                    len,
                     format!(
                         "`servers` must be a mapping from server name to server, found {}",
                         other.kind()
                     ),
-                ));
+                )
+                .help("name each server under `servers:`, for example `time: {command: uvx, args: [mcp-server-time]}`"));
                 return;
             }
         },
         Ok(yaml::Yaml::Null) => Vec::new(),
         Ok(other) => {
-            diags.push(Diagnostic::new(
-                &shown,
-                None,
+            diags.push(at(
                 1,
                 1,
                 1,
@@ -465,13 +467,11 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
             return;
         }
         Err(e) => {
-            diags.push(Diagnostic::new(
-                &shown,
-                None,
+            diags.push(at(
+                e.line,
+                e.col,
                 1,
-                1,
-                1,
-                format!("the server configuration is not valid YAML: {e}"),
+                format!("the server configuration is not valid YAML: {}", e.message),
             ));
             return;
         }
