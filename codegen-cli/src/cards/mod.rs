@@ -498,15 +498,21 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
 }
 
 /// Whether `p` names a card: `.md`, `.yaml` or `.yml` in any case, but not
-/// a README, a hidden file or a server configuration file
+/// a README, a hidden file or the server configuration
 /// ([`SERVER_CONFIG_FILES`]).
 fn is_card_file(p: &Path) -> bool {
     let name = p
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    if name == "readme.md" || name.starts_with('.') || SERVER_CONFIG_FILES.contains(&name.as_str())
-    {
+    // The server configuration under its exact name (what
+    // `check_servers` reads); `HOOKWIRE.YAML` is read as a card, not
+    // skipped.
+    let is_config = p
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| SERVER_CONFIG_FILES.contains(&n));
+    if name == "readme.md" || name.starts_with('.') || is_config {
         return false;
     }
     is_md(p) || has_extension(p, &["yaml", "yml"])
