@@ -411,11 +411,29 @@ impl Index {
             let region = self.region(&scope);
             match *seg {
                 Seg::Key(key) => {
-                    let Some(indent) = region.indent else {
-                        break;
-                    };
-                    let Some(&k) = region.keys.get(key) else {
-                        break;
+                    let found = region
+                        .indent
+                        .and_then(|indent| Some((indent, *region.keys.get(key)?)));
+                    let Some((indent, k)) = found else {
+                        // A key of a flow mapping (`{a: 1, b: 2}`) on the line.
+                        let Some((col, text)) = inline.take() else {
+                            break;
+                        };
+                        let Some(entry) = flow_key(&text, key) else {
+                            break;
+                        };
+                        cur.key_col = col + entry.key;
+                        cur.key_len = entry.key_len;
+                        cur.value_col = col + entry.value;
+                        cur.value_len = entry.value_len;
+                        inline = (entry.value_len > 0)
+                            .then(|| (cur.value_col, text.chars().skip(entry.value).collect()));
+                        scope = Scope {
+                            first: None,
+                            start: 0,
+                            end: 0,
+                        };
+                        continue;
                     };
                     let Some(l) = self.line(&scope, k) else { break };
                     let rest = &l.text[indent..];
@@ -472,6 +490,7 @@ impl Index {
                             cur.value_len = len;
                             cur.key_col = cur.value_col;
                             cur.key_len = len;
+                            inline = Some((cur.value_col, text.chars().skip(offset).collect()));
                         }
                         scope = Scope {
                             first: None,
@@ -486,6 +505,75 @@ impl Index {
         }
         cur
     }
+}
+
+/// Where an entry of a flow mapping is, in characters from its `{`.
+struct FlowEntry {
+    key: usize,
+    key_len: usize,
+    value: usize,
+    value_len: usize,
+}
+
+/// The entry `key` of the flow mapping `text` (`{a: 1, b: [x, y]}`) at its
+/// top level.
+fn flow_key(text: &str, key: &str) -> Option<FlowEntry> {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.first() != Some(&'{') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    // The start of the current entry, and its colon once seen.
+    let mut start = 1;
+    let mut colon: Option<usize> = None;
+    let trimmed = |from: usize, to: usize| {
+        let part = &chars[from..to];
+        let lead = part.iter().take_while(|c| c.is_whitespace()).count();
+        let len = part.iter().collect::<String>().trim().chars().count();
+        (from + lead, len)
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '[' | '{' => depth += 1,
+            ':' if depth == 1 && colon.is_none() => {
+                let next = chars.get(i + 1);
+                if next.is_none_or(|n| n.is_whitespace() || matches!(n, ',' | '}')) {
+                    colon = Some(i);
+                }
+            }
+            ']' | '}' | ',' if depth == 1 => {
+                if let Some(at) = colon {
+                    let written: String = chars[start..at].iter().collect();
+                    if key_forms(written.trim()).iter().any(|k| k == key) {
+                        let (k, key_len) = trimmed(start, at);
+                        let (value, value_len) = trimmed(at + 1, i);
+                        return Some(FlowEntry {
+                            key: k,
+                            key_len,
+                            value,
+                            value_len,
+                        });
+                    }
+                }
+                if c != ',' {
+                    return None;
+                }
+                start = i + 1;
+                colon = None;
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The character offset and length of item `n` of a flat flow sequence
@@ -592,5 +680,21 @@ tools:
         assert_eq!((l.line, l.value_col, l.value_len), (12, 10, 8));
         let l = locate(DOC, &[Seg::Key("nope")]);
         assert_eq!(l.line, 1);
+    }
+
+    #[test]
+    fn locates_flow_mapping_entries_and_keys_with_escapes() {
+        let doc = "a: 1\nhooks: [{hook: h.rs:x, 'mtch': \"q\"}]\ntools: {time: [get_time, 5]}\n\"x\\ny\": 2\n";
+        let l = locate(doc, &[Seg::Key("hooks"), Seg::Index(0), Seg::Key("mtch")]);
+        assert_eq!(
+            (l.line, l.key_col, l.key_len, l.value_col, l.value_len),
+            (2, 24, 6, 32, 3)
+        );
+        let l = locate(doc, &[Seg::Key("hooks"), Seg::Index(0), Seg::Key("hook")]);
+        assert_eq!((l.key_col, l.value_col, l.value_len), (10, 16, 6));
+        let l = locate(doc, &[Seg::Key("tools"), Seg::Key("time"), Seg::Index(1)]);
+        assert_eq!((l.line, l.value_col, l.value_len), (3, 26, 1));
+        let l = locate(doc, &[Seg::Key("x\ny")]);
+        assert_eq!((l.line, l.key_col, l.key_len, l.value_col), (4, 1, 6, 9));
     }
 }
