@@ -293,9 +293,10 @@ fn key_forms(written: &str) -> Vec<String> {
     if let Some(k) = single {
         forms.push(k.replace("''", "'"));
     } else if key.starts_with('"') && key.ends_with('"') && key.len() > 1 {
-        match parse(key) {
-            Ok(Yaml::Str(k)) => forms.push(k),
-            _ => forms.push(key[1..key.len() - 1].to_owned()),
+        let inner = &key[1..key.len() - 1];
+        match inner.contains('\\').then(|| parse(key)) {
+            Some(Ok(Yaml::Str(k))) => forms.push(k),
+            _ => forms.push(inner.to_owned()),
         }
     }
     forms
