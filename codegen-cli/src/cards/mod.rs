@@ -2,7 +2,9 @@
 //!
 //! A card is a `.md` file with YAML frontmatter (the body is the
 //! instruction; a leading `---SYSTEM` line is allowed) or a `.yaml`/`.yml`
-//! file. [`load_dir`] reads every card of a folder in sorted order, checks
+//! file (extensions in any case; the server configuration
+//! [`SERVER_CONFIG_FILES`] is not a card, and an entry named like a card
+//! that is not a regular file is an error, never skipped). [`load_dir`] reads every card of a folder in sorted order, checks
 //! everything (fields, types, ranges, names, agent references and cycles,
 //! the Rust functions referenced as `file.rs:function` and their
 //! signatures, the lifecycle hook types referenced as `file.rs:Type` under
