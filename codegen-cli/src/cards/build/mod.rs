@@ -412,13 +412,26 @@ fn relative(from: &Path, path: &Path) -> String {
     parts.join("/")
 }
 
-/// An absolute form of `p` with symlinks of its existing part resolved.
+/// An absolute form of `p` with symlinks of its existing part resolved,
+/// and `..` taken where the path leads (`out/new/..` is `out`, even while
+/// `new` does not exist).
 fn absolute(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() {
+    let joined = if p.is_absolute() {
         p.to_owned()
     } else {
         std::env::current_dir().unwrap_or_default().join(p)
     };
+    let mut abs = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                abs = std::fs::canonicalize(&abs).unwrap_or(abs);
+                abs.pop();
+            }
+            other => abs.push(other),
+        }
+    }
     let mut existing = abs.clone();
     let mut rest = Vec::new();
     loop {

@@ -170,6 +170,13 @@ fn build_refuses_an_output_folder_holding_a_referenced_file_or_the_cards() {
         cards::build(dir.path(), &BuildOptions::new(&to_cards)),
         Err(BuildError::Refused { .. })
     ));
+    // So is a path that leads back to it through a folder not made yet.
+    let back = dir.path().join("not-yet/..");
+    assert!(matches!(
+        cards::build(dir.path(), &BuildOptions::new(&back)),
+        Err(BuildError::Refused { .. })
+    ));
+    assert!(!dir.path().join("not-yet").exists());
     // The default, `generated/` inside the cards folder, is fine.
     cards::build(dir.path(), &BuildOptions::new(dir.path().join("generated"))).unwrap();
 }
