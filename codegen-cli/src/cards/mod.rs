@@ -4,10 +4,10 @@
 //! instruction; a leading `---SYSTEM` line is allowed) or a `.yaml`/`.yml`
 //! file (extensions in any case; the server configuration
 //! [`SERVER_CONFIG_FILES`] is not a card, and an entry named like a card
-//! that is not a regular file is an error, never skipped). [`load_dir`] reads every card of a folder in sorted order, checks
-//! everything (fields, types, ranges, names, agent references and cycles,
-//! the Rust functions referenced as `file.rs:function` and their
-//! signatures, the lifecycle hook types referenced as `file.rs:Type` under
+//! that is not a regular file is an error, never skipped). [`load_dir`]
+//! reads every card of a folder in sorted order, checks everything
+//! (fields, types, ranges, names, agent references and cycles, the Rust
+//! functions referenced as `file.rs:function` and their signatures, the lifecycle hook types referenced as `file.rs:Type` under
 //! `hooks:`) and returns either the loaded cards or **every** error, each a
 //! [`Diagnostic`] pointing at the file, line and column.
 //!
@@ -275,8 +275,7 @@ pub(crate) fn inside_root(root: &Path, path: &Path) -> Result<PathBuf, String> {
 
 /// Why a card file is not read.
 enum CardFileError {
-    /// It lies outside the cards folder, or is a symlink that resolves to
-    /// nothing.
+    /// It lies outside the cards folder.
     Outside(String),
     /// It is not a regular file (a folder, a FIFO, a socket, a device).
     NotRegular(String),

@@ -209,7 +209,8 @@ pub(super) fn commit(
         if !name.ends_with(".rs") || names.contains(name.as_str()) {
             continue;
         }
-        if let Existing::Ours(_) = existing(&path)? {
+        // Only a regular file with the header; anything unreadable stays.
+        if let Ok(Existing::Ours(_)) = existing(&path) {
             std::fs::remove_file(&path)?;
             report.removed.push(path);
         }
