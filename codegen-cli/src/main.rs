@@ -114,7 +114,7 @@ fn run() -> ExitCode {
                     println!(
                         "{} card(s) -> {}: {} written, {} unchanged, {} removed",
                         c.cards.len(),
-                        out.display(),
+                        cards::escape(&out.display().to_string()),
                         r.written.len(),
                         r.unchanged.len(),
                         r.removed.len()
