@@ -516,24 +516,25 @@ struct FlowEntry {
     value_len: usize,
 }
 
-/// The entry `key` of the flow mapping `text` (`{a: 1, b: [x, y]}`) at its
-/// top level.
-fn flow_key(text: &str, key: &str) -> Option<FlowEntry> {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.first() != Some(&'{') {
-        return None;
+/// One top-level entry of a flow collection: its characters `start..end`
+/// and, in a mapping, the `:` after its key.
+struct FlowPart {
+    start: usize,
+    end: usize,
+    colon: Option<usize>,
+}
+
+/// The top-level entries of the flow collection `chars` opened by `open`
+/// (`[` or `{`) at its first character, up to its closing bracket.
+fn flow_parts(chars: &[char], open: char) -> Vec<FlowPart> {
+    let mut parts = Vec::new();
+    if chars.first() != Some(&open) {
+        return parts;
     }
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
-    // The start of the current entry, and its colon once seen.
     let mut start = 1;
     let mut colon: Option<usize> = None;
-    let trimmed = |from: usize, to: usize| {
-        let part = &chars[from..to];
-        let lead = part.iter().take_while(|c| c.is_whitespace()).count();
-        let len = part.iter().collect::<String>().trim().chars().count();
-        (from + lead, len)
-    };
     for (i, &c) in chars.iter().enumerate() {
         if let Some(q) = quote {
             if c == q {
@@ -551,76 +552,61 @@ fn flow_key(text: &str, key: &str) -> Option<FlowEntry> {
                 }
             }
             ']' | '}' | ',' if depth == 1 => {
-                if let Some(at) = colon {
-                    let written: String = chars[start..at].iter().collect();
-                    if key_forms(written.trim()).iter().any(|k| k == key) {
-                        let (k, key_len) = trimmed(start, at);
-                        let (value, value_len) = trimmed(at + 1, i);
-                        return Some(FlowEntry {
-                            key: k,
-                            key_len,
-                            value,
-                            value_len,
-                        });
-                    }
-                }
+                parts.push(FlowPart {
+                    start,
+                    end: i,
+                    colon: colon.take(),
+                });
                 if c != ',' {
-                    return None;
+                    return parts;
                 }
                 start = i + 1;
-                colon = None;
             }
             ']' | '}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    None
+    // Not closed on this line: the entries seen are still where they are.
+    parts
 }
 
-/// The character offset and length of item `n` of a flat flow sequence
+/// The offset (after leading blanks) and length of `chars[from..to]`
+/// trimmed.
+fn trimmed(chars: &[char], from: usize, to: usize) -> (usize, usize) {
+    let part = &chars[from..to];
+    let lead = part.iter().take_while(|c| c.is_whitespace()).count();
+    let len = part.iter().collect::<String>().trim().chars().count();
+    (from + lead, len)
+}
+
+/// The entry `key` of the flow mapping `text` (`{a: 1, b: [x, y]}`) at its
+/// top level.
+fn flow_key(text: &str, key: &str) -> Option<FlowEntry> {
+    let chars: Vec<char> = text.chars().collect();
+    flow_parts(&chars, '{').into_iter().find_map(|part| {
+        let at = part.colon?;
+        let written: String = chars[part.start..at].iter().collect();
+        if !key_forms(written.trim()).iter().any(|k| k == key) {
+            return None;
+        }
+        let (key, key_len) = trimmed(&chars, part.start, at);
+        let (value, value_len) = trimmed(&chars, at + 1, part.end);
+        Some(FlowEntry {
+            key,
+            key_len,
+            value,
+            value_len,
+        })
+    })
+}
+
+/// The character offset and length of item `n` of a flow sequence
 /// `[a, b, c]`.
 fn flow_item(text: &str, n: usize) -> Option<(usize, usize)> {
     let chars: Vec<char> = text.chars().collect();
-    if chars.first() != Some(&'[') {
-        return None;
-    }
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut index = 0;
-    let mut start = 1;
-    let item = |start: usize, end: usize| {
-        let item: String = chars[start..end].iter().collect();
-        let lead = item.chars().take_while(|c| c.is_whitespace()).count();
-        let len = item.trim().chars().count();
-        (len > 0).then_some((start + lead, len))
-    };
-    for (i, &c) in chars.iter().enumerate() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '[' | '{' => depth += 1,
-            ']' | '}' => {
-                if depth == 1 {
-                    return if index == n { item(start, i) } else { None };
-                }
-                depth = depth.saturating_sub(1);
-            }
-            ',' if depth == 1 => {
-                if index == n {
-                    return item(start, i);
-                }
-                index += 1;
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    None
+    let part = flow_parts(&chars, '[').into_iter().nth(n)?;
+    let (start, len) = trimmed(&chars, part.start, part.end);
+    (len > 0).then_some((start, len))
 }
 
 #[cfg(test)]
