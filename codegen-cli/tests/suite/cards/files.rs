@@ -405,3 +405,28 @@ fn no_diagnostic_shows_a_raw_control_or_bidi_character_or_forges_a_line() {
         assert_eq!(error_lines, diags.len(), "{}:\n{text}", dir.display());
     }
 }
+
+#[test]
+fn a_build_spread_over_threads_refuses_the_same_files_before_staging_any() {
+    // 250 cards: `build` spreads them over every core.
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..250 {
+        put(
+            dir.path().join(format!("c{i:03}.md")),
+            format!("---\nname: c{i}\n---\nCard {i}.\n"),
+        );
+    }
+    let out = tempfile::tempdir().unwrap();
+    put(out.path().join("c249.rs"), "// mine\n");
+    let before = tree(out.path());
+    let result = cards::build(dir.path(), &BuildOptions::new(out.path()));
+    let Err(BuildError::Refused { path, .. }) = result else {
+        panic!("expected a refusal, got {:?}", result.map(|_| ()));
+    };
+    assert_eq!(path, out.path().join("c249.rs"));
+    assert_eq!(
+        tree(out.path()),
+        before,
+        "no file and no temporary file written"
+    );
+}
