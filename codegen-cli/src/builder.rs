@@ -139,6 +139,7 @@ impl Builder {
             }
         }
         let opts = BuildOptions::new(&out).absolute_paths(true);
+        cards::check_output(&out, &cards)?;
         let files = cards::generate(&cards, &opts).map_err(BuildError::Cards)?;
         let report = cards::write_all(&out, &files)?;
         Ok((out.join(cards::MODULE_FILE), report))

@@ -114,7 +114,7 @@ fn run() -> ExitCode {
                     println!(
                         "{} card(s) -> {}: {} written, {} unchanged, {} removed",
                         c.cards.len(),
-                        out.display(),
+                        cards::escape(&out.display().to_string()),
                         r.written.len(),
                         r.unchanged.len(),
                         r.removed.len()
@@ -123,11 +123,14 @@ fn run() -> ExitCode {
                 }
                 Err(cards::BuildError::Cards(diags)) => {
                     let code = report(&diags);
-                    eprintln!("nothing was written to {}", out.display());
+                    eprintln!(
+                        "nothing was written to {}",
+                        cards::escape(&out.display().to_string())
+                    );
                     code
                 }
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprintln!("error: {}", cards::escape(&e.to_string()));
                     ExitCode::FAILURE
                 }
             }
@@ -140,11 +143,11 @@ fn run() -> ExitCode {
                 }
                 None => {
                     let names: Vec<&str> = c.cards.iter().map(|c| c.spec.name.as_str()).collect();
-                    eprintln!("error: no agent named `{agent}`");
+                    eprintln!("error: no agent named `{}`", cards::escape(&agent));
                     if let Some(s) = cards::did_you_mean(&agent, names.iter().copied()) {
-                        eprintln!("  = help: did you mean `{s}`?");
+                        eprintln!("  = help: did you mean `{}`?", cards::escape(s));
                     }
-                    eprintln!("  = note: agents: {}", names.join(", "));
+                    eprintln!("  = note: agents: {}", cards::escape(&names.join(", ")));
                     ExitCode::FAILURE
                 }
             },

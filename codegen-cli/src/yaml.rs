@@ -90,10 +90,21 @@ impl fmt::Display for YamlError {
 /// Parses YAML text.
 pub fn parse(text: &str) -> Result<Yaml, YamlError> {
     let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| {
-        let (line, col) = e
-            .location()
-            .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
         let mut message = e.to_string();
+        // Some errors (a control character) give a byte offset in the
+        // message instead of a location.
+        let offset = message.rfind(" at position ").and_then(|at| {
+            let n = message[at + " at position ".len()..]
+                .parse::<usize>()
+                .ok()?;
+            message.truncate(at);
+            Some(n)
+        });
+        let (line, col) = match (offset, e.location()) {
+            (Some(n), _) => crate::cards::line_col(text.as_bytes(), n),
+            (None, Some(l)) => (l.line().max(1), l.column().max(1)),
+            (None, None) => (1, 1),
+        };
         if let Some(at) = message.find(" at line ") {
             message.truncate(at);
         }
@@ -260,22 +271,43 @@ impl Region {
                 region.items.push(i);
             }
             for (colon, _) in rest.match_indices(':') {
-                let key = rest[..colon].trim_end_matches(' ');
-                if key.is_empty() {
-                    continue;
-                }
-                region.keys.entry(key.to_owned()).or_insert(i);
-                let unquoted = key
-                    .strip_prefix('"')
-                    .and_then(|k| k.strip_suffix('"'))
-                    .or_else(|| key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')));
-                if let Some(k) = unquoted {
-                    region.keys.entry(k.to_owned()).or_insert(i);
+                for key in key_forms(&rest[..colon]) {
+                    region.keys.entry(key).or_insert(i);
                 }
             }
         }
         region
     }
+}
+
+/// The keys `written` (the text before a `:`) may stand for: as written,
+/// and unquoted (a double-quoted key with escapes decoded, so that a key
+/// holding a line break is found on its line).
+fn key_forms(written: &str) -> Vec<String> {
+    let key = written.trim_end_matches(' ');
+    if key.is_empty() {
+        return Vec::new();
+    }
+    let mut forms = vec![key.to_owned()];
+    let single = key.strip_prefix('\'').and_then(|k| k.strip_suffix('\''));
+    if let Some(k) = single {
+        forms.push(k.replace("''", "'"));
+    } else if key.starts_with('"') && key.ends_with('"') && key.len() > 1 {
+        let inner = &key[1..key.len() - 1];
+        match inner.contains('\\').then(|| parse(key)) {
+            Some(Ok(Yaml::Str(k))) => forms.push(k),
+            _ => forms.push(inner.to_owned()),
+        }
+    }
+    forms
+}
+
+/// The byte offset of the `:` that ends the key `key` at the start of
+/// `rest` (the first `:` whose text before it stands for `key`).
+fn key_colon(rest: &str, key: &str) -> Option<usize> {
+    rest.match_indices(':')
+        .map(|(colon, _)| colon)
+        .find(|&colon| key_forms(&rest[..colon]).iter().any(|k| k == key))
 }
 
 impl Index {
@@ -380,15 +412,33 @@ impl Index {
             let region = self.region(&scope);
             match *seg {
                 Seg::Key(key) => {
-                    let Some(indent) = region.indent else {
-                        break;
-                    };
-                    let Some(&k) = region.keys.get(key) else {
-                        break;
+                    let found = region
+                        .indent
+                        .and_then(|indent| Some((indent, *region.keys.get(key)?)));
+                    let Some((indent, k)) = found else {
+                        // A key of a flow mapping (`{a: 1, b: 2}`) on the line.
+                        let Some((col, text)) = inline.take() else {
+                            break;
+                        };
+                        let Some(entry) = flow_key(&text, key) else {
+                            break;
+                        };
+                        cur.key_col = col + entry.key;
+                        cur.key_len = entry.key_len;
+                        cur.value_col = col + entry.value;
+                        cur.value_len = entry.value_len;
+                        inline = (entry.value_len > 0)
+                            .then(|| (cur.value_col, text.chars().skip(entry.value).collect()));
+                        scope = Scope {
+                            first: None,
+                            start: 0,
+                            end: 0,
+                        };
+                        continue;
                     };
                     let Some(l) = self.line(&scope, k) else { break };
                     let rest = &l.text[indent..];
-                    let colon = rest.find(':').unwrap_or(0);
+                    let colon = key_colon(rest, key).or_else(|| rest.find(':')).unwrap_or(0);
                     let after = &rest[colon + 1..];
                     let value_start = after.len() - after.trim_start().len();
                     let value = &after[value_start..];
@@ -441,6 +491,7 @@ impl Index {
                             cur.value_len = len;
                             cur.key_col = cur.value_col;
                             cur.key_len = len;
+                            inline = Some((cur.value_col, text.chars().skip(offset).collect()));
                         }
                         scope = Scope {
                             first: None,
@@ -457,23 +508,33 @@ impl Index {
     }
 }
 
-/// The character offset and length of item `n` of a flat flow sequence
-/// `[a, b, c]`.
-fn flow_item(text: &str, n: usize) -> Option<(usize, usize)> {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.first() != Some(&'[') {
-        return None;
+/// Where an entry of a flow mapping is, in characters from its `{`.
+struct FlowEntry {
+    key: usize,
+    key_len: usize,
+    value: usize,
+    value_len: usize,
+}
+
+/// One top-level entry of a flow collection: its characters `start..end`
+/// and, in a mapping, the `:` after its key.
+struct FlowPart {
+    start: usize,
+    end: usize,
+    colon: Option<usize>,
+}
+
+/// The top-level entries of the flow collection `chars` opened by `open`
+/// (`[` or `{`) at its first character, up to its closing bracket.
+fn flow_parts(chars: &[char], open: char) -> Vec<FlowPart> {
+    let mut parts = Vec::new();
+    if chars.first() != Some(&open) {
+        return parts;
     }
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
-    let mut index = 0;
     let mut start = 1;
-    let item = |start: usize, end: usize| {
-        let item: String = chars[start..end].iter().collect();
-        let lead = item.chars().take_while(|c| c.is_whitespace()).count();
-        let len = item.trim().chars().count();
-        (len > 0).then_some((start + lead, len))
-    };
+    let mut colon: Option<usize> = None;
     for (i, &c) in chars.iter().enumerate() {
         if let Some(q) = quote {
             if c == q {
@@ -484,23 +545,68 @@ fn flow_item(text: &str, n: usize) -> Option<(usize, usize)> {
         match c {
             '"' | '\'' => quote = Some(c),
             '[' | '{' => depth += 1,
-            ']' | '}' => {
-                if depth == 1 {
-                    return if index == n { item(start, i) } else { None };
+            ':' if depth == 1 && colon.is_none() => {
+                let next = chars.get(i + 1);
+                if next.is_none_or(|n| n.is_whitespace() || matches!(n, ',' | '}')) {
+                    colon = Some(i);
                 }
-                depth = depth.saturating_sub(1);
             }
-            ',' if depth == 1 => {
-                if index == n {
-                    return item(start, i);
+            ']' | '}' | ',' if depth == 1 => {
+                parts.push(FlowPart {
+                    start,
+                    end: i,
+                    colon: colon.take(),
+                });
+                if c != ',' {
+                    return parts;
                 }
-                index += 1;
                 start = i + 1;
             }
+            ']' | '}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    None
+    // Not closed on this line: the entries seen are still where they are.
+    parts
+}
+
+/// The offset (after leading blanks) and length of `chars[from..to]`
+/// trimmed.
+fn trimmed(chars: &[char], from: usize, to: usize) -> (usize, usize) {
+    let part = &chars[from..to];
+    let lead = part.iter().take_while(|c| c.is_whitespace()).count();
+    let len = part.iter().collect::<String>().trim().chars().count();
+    (from + lead, len)
+}
+
+/// The entry `key` of the flow mapping `text` (`{a: 1, b: [x, y]}`) at its
+/// top level.
+fn flow_key(text: &str, key: &str) -> Option<FlowEntry> {
+    let chars: Vec<char> = text.chars().collect();
+    flow_parts(&chars, '{').into_iter().find_map(|part| {
+        let at = part.colon?;
+        let written: String = chars[part.start..at].iter().collect();
+        if !key_forms(written.trim()).iter().any(|k| k == key) {
+            return None;
+        }
+        let (key, key_len) = trimmed(&chars, part.start, at);
+        let (value, value_len) = trimmed(&chars, at + 1, part.end);
+        Some(FlowEntry {
+            key,
+            key_len,
+            value,
+            value_len,
+        })
+    })
+}
+
+/// The character offset and length of item `n` of a flow sequence
+/// `[a, b, c]`.
+fn flow_item(text: &str, n: usize) -> Option<(usize, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    let part = flow_parts(&chars, '[').into_iter().nth(n)?;
+    let (start, len) = trimmed(&chars, part.start, part.end);
+    (len > 0).then_some((start, len))
 }
 
 #[cfg(test)]
@@ -561,5 +667,21 @@ tools:
         assert_eq!((l.line, l.value_col, l.value_len), (12, 10, 8));
         let l = locate(DOC, &[Seg::Key("nope")]);
         assert_eq!(l.line, 1);
+    }
+
+    #[test]
+    fn locates_flow_mapping_entries_and_keys_with_escapes() {
+        let doc = "a: 1\nhooks: [{hook: h.rs:x, 'mtch': \"q\"}]\ntools: {time: [get_time, 5]}\n\"x\\ny\": 2\n";
+        let l = locate(doc, &[Seg::Key("hooks"), Seg::Index(0), Seg::Key("mtch")]);
+        assert_eq!(
+            (l.line, l.key_col, l.key_len, l.value_col, l.value_len),
+            (2, 24, 6, 32, 3)
+        );
+        let l = locate(doc, &[Seg::Key("hooks"), Seg::Index(0), Seg::Key("hook")]);
+        assert_eq!((l.key_col, l.value_col, l.value_len), (10, 16, 6));
+        let l = locate(doc, &[Seg::Key("tools"), Seg::Key("time"), Seg::Index(1)]);
+        assert_eq!((l.line, l.value_col, l.value_len), (3, 26, 1));
+        let l = locate(doc, &[Seg::Key("x\ny")]);
+        assert_eq!((l.line, l.key_col, l.key_len, l.value_col), (4, 1, 6, 9));
     }
 }

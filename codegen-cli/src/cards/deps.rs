@@ -352,30 +352,41 @@ impl Scope {
         if path.leading_colon.is_some() || depth > 8 {
             return;
         }
+        let len = path.segments.len();
         let Some(first) = path.segments.first_mut() else {
             return;
         };
         let name = first.ident.to_string();
+        let span = first.ident.span();
         let module = &self.module;
-        match name.as_str() {
-            "crate" | "Self" => {}
+        // The segments kept as the file wrote them, after the new prefix.
+        let kept = match name.as_str() {
+            "crate" | "Self" => return,
             // The file's parent is the generated module itself.
-            "super" => first.ident = syn::Ident::new("self", first.ident.span()),
+            "super" => {
+                first.ident = syn::Ident::new("self", span);
+                return;
+            }
             "self" => {
                 let rest: Vec<syn::PathSegment> = path.segments.iter().skip(1).cloned().collect();
+                let kept = rest.len();
                 let mut new: syn::Path = syn::parse_quote!(self::#module);
                 new.segments.extend(rest);
                 *path = new;
+                kept
             }
             _ if self.local.contains(&name) => {
+                let kept = len;
                 let mut new: syn::Path = syn::parse_quote!(self::#module);
                 new.segments.extend(path.segments.iter().cloned());
                 *path = new;
+                kept
             }
             _ => {
                 let Some(imported) = self.uses.get(&name) else {
                     return;
                 };
+                let kept = len - 1;
                 let mut new = imported.clone();
                 let args = first.arguments.clone();
                 if let Some(last) = new.segments.last_mut() {
@@ -384,7 +395,26 @@ impl Scope {
                 new.segments.extend(path.segments.iter().skip(1).cloned());
                 self.qualify_path(&mut new, depth + 1);
                 *path = new;
+                kept
             }
+        };
+        let put = path.segments.len().saturating_sub(kept);
+        respan(path, put, span);
+    }
+}
+
+/// Gives the first `n` segments of `path` (and the `::`s before and
+/// between them) `span`: the tokens put in place of the name the file
+/// wrote, which would otherwise carry the span of its `use` line (or none),
+/// so that an error on the type points at the type the file wrote.
+fn respan(path: &mut syn::Path, n: usize, span: proc_macro2::Span) {
+    if let Some(colon) = &mut path.leading_colon {
+        colon.spans = [span; 2];
+    }
+    for mut pair in path.segments.pairs_mut().take(n) {
+        pair.value_mut().ident.set_span(span);
+        if let Some(punct) = pair.punct_mut() {
+            punct.spans = [span; 2];
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Card diagnostics: `path:line:col: error: ...` with the source line, a
 //! caret and a help line.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -51,14 +52,23 @@ impl Diagnostic {
         len: usize,
         message: impl Into<String>,
     ) -> Self {
+        // The lowering shared with `#[agent]` writes its advice after the
+        // message, as rustc shows it (`...\nhelp: ...`): here it is the
+        // help line.
+        let mut message: String = message.into();
+        let help = message.find("\nhelp: ").map(|at| {
+            let help = message[at + "\nhelp: ".len()..].to_owned();
+            message.truncate(at);
+            help
+        });
         Self {
             path: path.to_owned(),
             line: line.max(1),
             col: col.max(1),
             len: len.max(1),
-            message: message.into(),
+            message,
             source_line: source_line.map(str::to_owned),
-            help: None,
+            help,
             notes: Vec::new(),
         }
     }
@@ -84,37 +94,89 @@ impl Diagnostic {
     }
 }
 
+/// Every user string reaches the terminal through here: the path, the
+/// message, the source line, the help and the notes are written with
+/// [`escape`], so a name holding a line break cannot forge a second
+/// `file:line: error:` line, nor an escape sequence or a text-direction
+/// character change what the terminal shows. The caret follows the
+/// escaped source line.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "{}:{}:{}: error: {}",
-            self.path.display(),
+            escape(&self.path.display().to_string()),
             self.line,
             self.col,
-            self.message
+            escape(&self.message)
         )?;
         let gutter = self.line.to_string().len();
         let pad = " ".repeat(gutter);
         if let Some(src) = &self.source_line {
-            let src = src.replace('\t', " ");
+            // Each character's escaped text (a tab shows as one space).
+            let shown: Vec<Cow<'_, str>> = src
+                .chars()
+                .map(|c| match c {
+                    '\t' => Cow::Borrowed(" "),
+                    c => escape_char(c),
+                })
+                .collect();
+            let width = |chars: &[Cow<'_, str>]| chars.iter().map(|s| s.chars().count()).sum();
+            let start = (self.col - 1).min(shown.len());
+            let end = (start + self.len).min(shown.len());
+            let before: usize = width(&shown[..start]) + (self.col - 1 - start);
+            let len: usize = width(&shown[start..end]);
+            let line: String = shown.concat();
             writeln!(f, "{pad} |")?;
-            writeln!(f, "{} | {}", self.line, src)?;
-            let width = src.chars().count();
-            let len = self
-                .len
-                .min(width.saturating_sub(self.col - 1).max(1))
-                .max(1);
-            writeln!(f, "{pad} | {}{}", " ".repeat(self.col - 1), "^".repeat(len))?;
+            writeln!(f, "{} | {}", self.line, line)?;
+            writeln!(
+                f,
+                "{pad} | {}{}",
+                " ".repeat(before),
+                "^".repeat(len.max(1))
+            )?;
         }
         if let Some(help) = &self.help {
-            writeln!(f, "{pad} = help: {help}")?;
+            writeln!(f, "{pad} = help: {}", escape(help))?;
         }
         for note in &self.notes {
-            writeln!(f, "{pad} = note: {note}")?;
+            writeln!(f, "{pad} = note: {}", escape(note))?;
         }
         Ok(())
     }
+}
+
+/// Whether `c` is written as an escape in a diagnostic: control characters
+/// (line breaks, tabs, ESC, BEL), other line and paragraph separators,
+/// text-direction controls and invisible formatting characters.
+fn needs_escape(c: char) -> bool {
+    super::text::unsafe_in_comment(c)
+        || matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{180E}')
+}
+
+/// `c` as a diagnostic shows it: `\n`, `\r`, `\t`, `\u{1b}`, or itself.
+fn escape_char(c: char) -> Cow<'static, str> {
+    match c {
+        '\n' => Cow::Borrowed("\\n"),
+        '\r' => Cow::Borrowed("\\r"),
+        '\t' => Cow::Borrowed("\\t"),
+        c if needs_escape(c) => Cow::Owned(c.escape_unicode().to_string()),
+        c => {
+            let mut s = String::with_capacity(4);
+            s.push(c);
+            Cow::Owned(s)
+        }
+    }
+}
+
+/// `text` safe to print on one line of a terminal: line breaks, control
+/// characters, text-direction and invisible formatting characters written
+/// as escapes (`\n`, `\u{1b}`, `\u{202e}`); everything else as it is.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().map(escape_char).collect())
 }
 
 pub use crate::spec::did_you_mean;
@@ -201,6 +263,30 @@ mod tests {
             d.to_string(),
             "cards/a.md:2:1: error: unknown field `nmae`\n  |\n2 | nmae: x\n  | ^^^^\n  = help: did you mean `name`?\n"
         );
+    }
+
+    #[test]
+    fn user_text_is_escaped_and_the_caret_follows_it() {
+        let d = Diagnostic::new(
+            Path::new("cards/a\nb.md"),
+            Some("name: \u{1b}[31m\u{202e}x\tbad\n"),
+            1,
+            7,
+            7,
+            "agent name `\u{1b}[31m\u{202e}x` is bad\ncards/z.md:1:1: error: forged",
+        )
+        .help("not `\u{7}`")
+        .note("a\rb");
+        assert_eq!(
+            d.to_string(),
+            "cards/a\\nb.md:1:7: error: agent name `\\u{1b}[31m\\u{202e}x` is bad\\ncards/z.md:1:1: error: forged\n\
+             \x20 |\n\
+             1 | name: \\u{1b}[31m\\u{202e}x bad\n\
+             \x20 |       ^^^^^^^^^^^^^^^^^^^\n\
+             \x20 = help: not `\\u{7}`\n\
+             \x20 = note: a\\rb\n"
+        );
+        assert_eq!(escape("plain `text` é"), "plain `text` é");
     }
 
     #[test]

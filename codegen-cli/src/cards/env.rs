@@ -1,225 +1,318 @@
 //! `${NAME}` and `${NAME:-default}` in a card's YAML.
 //!
-//! A value from the environment is substituted into the *parsed* YAML,
-//! never into its text: a variable that holds a line break and
-//! `model: ...` stays one string and cannot add or change fields. Each
-//! reference is first replaced in the text by a placeholder that YAML
-//! reads as plain characters anywhere (in a plain, quoted or flow scalar),
-//! the text is parsed, and then every placeholder in the parsed strings is
-//! replaced by its value. A reference that is a whole unquoted scalar
-//! (`max_parallel: ${N}`) is typed as YAML types a scalar (`4` is an
+//! The YAML is parsed first, as written; then the references are resolved
+//! in the string scalars that are *values* of the parsed tree, never in
+//! mapping keys (a reference cannot rename a field) and never in comments
+//! (which the tree does not hold). A value from the environment is one
+//! string: a variable that holds a line break and `model: ...` cannot add
+//! or change fields. A value that is one unquoted reference
+//! (`max_parallel: ${N}`) is typed as YAML types a plain scalar (`4` is an
 //! integer, `true` a boolean); quoted (`"${N}"`), it stays a string.
+//!
+//! `$${` is a literal `${`. A reference that is not closed, holds another
+//! one (`${A:-${B}}`) or has an invalid name is an error at its
+//! `file:line:col`, found by reading the value's text in the card the same
+//! way (the parsed tree has no positions; [`Source`] locates a value).
 
-use std::path::Path;
+use super::{Diagnostic, EnvLookup, Source};
+use crate::yaml::{Seg, Yaml};
 
-use super::Diagnostic;
-use crate::yaml::Yaml;
-
-/// Starts a placeholder; then its number in [`DIGIT0`]-based digits, then
-/// [`END`], then [`PAD`]s up to the width of the reference it stands for
-/// (so that columns of YAML syntax errors stay those of the text). All are
-/// private-use characters, which YAML reads as plain characters.
-const START: char = '\u{E000}';
-const END: char = '\u{E001}';
-const PAD: char = '\u{E002}';
-const DIGIT0: u32 = 0xE010;
-
-/// The references of a card's YAML, resolved.
-#[derive(Debug, Default)]
-pub(crate) struct Resolved {
-    /// Per reference: its value, and whether it is written between quotes.
-    values: Vec<(String, bool)>,
+/// What is wrong with a reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Problem {
+    /// No closing `}`.
+    Unclosed,
+    /// `${` inside it.
+    Nested,
+    /// Not a variable name.
+    Invalid,
 }
 
-/// Replaces every `${NAME}` / `${NAME:-default}` of `yaml` (a card's YAML,
-/// starting `offset` lines into `text`) by a placeholder and resolves it
-/// with `env`; an unset variable without a default, an unclosed or invalid
-/// reference is an error at its position.
-pub(crate) fn prepare(
-    display: &Path,
-    text: &str,
-    yaml: &str,
-    offset: usize,
-    env: super::EnvLookup<'_>,
-) -> Result<(String, Resolved), Vec<Diagnostic>> {
-    if !yaml.contains("${") {
-        return Ok((yaml.to_owned(), Resolved::default()));
-    }
-    let mut out = String::with_capacity(yaml.len());
-    let mut resolved = Resolved::default();
-    let mut diags = Vec::new();
-    for (i, line) in yaml.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
+/// One piece of a string, as [`scan`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece<'s> {
+    /// Text as it is (`$${` gives `${`).
+    Text(&'s str),
+    /// A reference: its byte offset and text (`${NAME:-default}`), its name
+    /// and default, or what is wrong with it.
+    Ref {
+        at: usize,
+        text: &'s str,
+        name: &'s str,
+        default: Option<&'s str>,
+        problem: Option<Problem>,
+    },
+}
+
+/// The pieces of `s`, in order.
+fn scan(s: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut text_start = 0;
+    while let Some(found) = s[i..].find('$') {
+        let at = i + found;
+        let rest = &s[at..];
+        if rest.starts_with("$${") {
+            out.push(Piece::Text(&s[text_start..at]));
+            out.push(Piece::Text("${"));
+            i = at + 3;
+            text_start = i;
+            continue;
         }
-        let at = |col: usize, width: usize, message: String| {
-            Diagnostic::new(display, Some(text), i + 1 + offset, col, width, message)
-        };
-        let mut rest = line;
-        let mut col = 1;
-        while let Some(start) = rest.find("${") {
-            out.push_str(&rest[..start]);
-            col += rest[..start].chars().count();
-            let before = rest[..start].chars().next_back();
-            let after = &rest[start + 2..];
-            let Some(end) = after.find('}') else {
-                diags.push(
-                    at(col, 2, "unclosed `${` environment reference".into())
-                        .help("write `${NAME}` or `${NAME:-default}`"),
-                );
-                out.push_str(&rest[start..]);
-                rest = "";
-                break;
-            };
-            let inner = &after[..end];
-            let (name, default) = match inner.split_once(":-") {
-                Some((n, d)) => (n, Some(d)),
-                None => (inner, None),
-            };
-            let valid = name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            let width = inner.chars().count() + 3;
-            if !valid {
-                diags.push(
-                    at(
-                        col,
-                        width,
-                        format!("invalid environment reference `${{{inner}}}`"),
-                    )
-                    .help("a variable name is letters, digits and `_`, not starting with a digit"),
-                );
-            } else {
-                match env(name).or_else(|| default.map(str::to_owned)) {
-                    Some(value) => {
-                        let next = after[end + 1..].chars().next();
-                        let quoted = matches!(before, Some('"' | '\'')) && next == before;
-                        out.push_str(&placeholder(resolved.values.len(), width));
-                        resolved.values.push((value, quoted));
-                    }
-                    None => diags.push(
-                        at(
-                            col,
-                            width,
-                            format!("environment variable `{name}` is not set"),
-                        )
-                        .help(format!(
-                            "set `{name}`, or give a default: `${{{name}:-value}}`"
-                        )),
-                    ),
+        if !rest.starts_with("${") {
+            i = at + 1;
+            continue;
+        }
+        out.push(Piece::Text(&s[text_start..at]));
+        let inner_start = at + 2;
+        let (end, problem) = match s[inner_start..].find('}') {
+            None => (s.len(), Some(Problem::Unclosed)),
+            Some(close) if s[inner_start..inner_start + close].contains("${") => {
+                match matching_brace(s, inner_start) {
+                    Some(end) => (end, Some(Problem::Nested)),
+                    None => (s.len(), Some(Problem::Unclosed)),
                 }
             }
-            col += width;
-            rest = &after[end + 1..];
-        }
-        out.push_str(rest);
+            Some(close) => (inner_start + close + 1, None),
+        };
+        let inner = &s[inner_start..end.saturating_sub(1).max(inner_start)];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let problem = problem.or((!valid).then_some(Problem::Invalid));
+        out.push(Piece::Ref {
+            at,
+            text: &s[at..end],
+            name,
+            default,
+            problem,
+        });
+        i = end;
+        text_start = i;
     }
+    out.push(Piece::Text(&s[text_start..]));
+    out
+}
+
+/// The end (after its `}`) of the reference whose text starts at
+/// `inner_start`, counting the `${` inside it.
+fn matching_brace(s: &str, inner_start: usize) -> Option<usize> {
+    let mut depth = 1usize;
+    let bytes = s.as_bytes();
+    let mut i = inner_start;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(b"${") {
+            depth += 1;
+            i += 2;
+            continue;
+        }
+        if bytes[i] == b'}' {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i + 1);
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Where the `n`-th reference (0-based) of the value at `path` is written:
+/// its file line, column and width. The value's text is read from where
+/// [`Source`] locates it, on, with the same [`scan`]; `None` if it is not
+/// found there (the value's own line is then shown).
+fn position(src: &Source, path: &[Seg<'_>], n: usize) -> Option<(usize, usize, usize)> {
+    let loc = src.index.locate(path);
+    let (col, _) = loc.value_or_key();
+    let first = loc.line + src.offset;
+    let mut seen = 0;
+    let last = src.offset + src.yaml.split('\n').count();
+    for line in first..=last {
+        let text = src.source_line(line)?;
+        let skip = if line == first { col - 1 } else { 0 };
+        let start = text.char_indices().nth(skip).map_or(text.len(), |(b, _)| b);
+        for piece in scan(&text[start..]) {
+            if let Piece::Ref {
+                at,
+                text: r,
+                problem,
+                ..
+            } = piece
+            {
+                if seen == n {
+                    let col = text[..start + at].chars().count() + 1;
+                    // An unclosed one: its `${`.
+                    let len = if problem == Some(Problem::Unclosed) {
+                        2
+                    } else {
+                        r.chars().count()
+                    };
+                    return Some((line, col, len));
+                }
+                seen += 1;
+            }
+        }
+    }
+    None
+}
+
+/// Whether the value at `path` is written as the reference `r` alone,
+/// unquoted (then its value is typed).
+fn unquoted_alone(src: &Source, path: &[Seg<'_>], r: &str) -> bool {
+    let loc = src.index.locate(path);
+    let Some(line) = src.source_line(loc.line + src.offset) else {
+        return false;
+    };
+    let (col, _) = loc.value_or_key();
+    let rest: String = line.chars().skip(col - 1).collect();
+    match rest.find(r) {
+        Some(at) => !matches!(rest[..at].chars().next_back(), Some('"' | '\'')),
+        None => false,
+    }
+}
+
+/// An owned step of a path into the tree.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Resolves the references of `value` (the card `src`'s parsed YAML) with
+/// `env`: every error at its position.
+pub(crate) fn expand(
+    src: &Source,
+    value: Yaml,
+    env: EnvLookup<'_>,
+) -> Result<Yaml, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut path = Vec::new();
+    let value = walk(src, value, env, &mut path, &mut diags);
     if diags.is_empty() {
-        Ok((out, resolved))
+        Ok(value)
     } else {
         Err(diags)
     }
 }
 
-/// The placeholder of reference `n`, padded to `width` characters.
-fn placeholder(n: usize, width: usize) -> String {
-    let mut s = String::new();
-    s.push(START);
-    let digits = n.to_string();
-    for d in digits.bytes() {
-        s.extend(char::from_u32(DIGIT0 + u32::from(d - b'0')));
+fn walk(
+    src: &Source,
+    value: Yaml,
+    env: EnvLookup<'_>,
+    path: &mut Vec<Step>,
+    diags: &mut Vec<Diagnostic>,
+) -> Yaml {
+    match value {
+        Yaml::Str(s) if s.contains('$') => string(src, s, env, path, diags),
+        Yaml::Seq(items) => Yaml::Seq(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    path.push(Step::Index(i));
+                    let v = walk(src, v, env, path, diags);
+                    path.pop();
+                    v
+                })
+                .collect(),
+        ),
+        // Keys stay as written.
+        Yaml::Map(entries) => Yaml::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| {
+                    path.push(Step::Key(k.clone()));
+                    let v = walk(src, v, env, path, diags);
+                    path.pop();
+                    (k, v)
+                })
+                .collect(),
+        ),
+        other => other,
     }
-    s.push(END);
-    let used = digits.len() + 2;
-    s.extend(std::iter::repeat_n(PAD, width.saturating_sub(used)));
-    s
 }
 
-impl Resolved {
-    /// `value` with every placeholder replaced by its value (in strings
-    /// and mapping keys, at any depth).
-    pub(crate) fn substitute(&self, value: Yaml) -> Yaml {
-        if self.values.is_empty() {
-            return value;
-        }
-        match value {
-            Yaml::Str(s) => self.scalar(s),
-            Yaml::Seq(items) => Yaml::Seq(items.into_iter().map(|v| self.substitute(v)).collect()),
-            Yaml::Map(entries) => Yaml::Map(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (self.text(&k), self.substitute(v)))
-                    .collect(),
-            ),
-            other => other,
-        }
-    }
-
-    /// A string scalar: a lone unquoted reference is typed as YAML types a
-    /// plain scalar; anything else is text.
-    fn scalar(&self, s: String) -> Yaml {
-        let mut chars = s.chars();
-        if let Some((n, rest)) = self.reference(&mut chars)
-            && rest.as_str().is_empty()
-            && let Some((value, false)) = self.values.get(n)
-        {
-            return typed(value);
-        }
-        Yaml::Str(self.text(&s))
-    }
-
-    /// `s` with its placeholders replaced by their values.
-    fn text(&self, s: &str) -> String {
-        if !s.contains(START) {
-            return s.to_owned();
-        }
-        let mut out = String::with_capacity(s.len());
-        let mut chars = s.chars();
-        while let Some(c) = chars.clone().next() {
-            if c == START
-                && let Some((n, rest)) = self.reference(&mut chars.clone())
-                && let Some((value, _)) = self.values.get(n)
-            {
-                out.push_str(value);
-                chars = rest;
+/// One string value, resolved.
+fn string(
+    src: &Source,
+    s: String,
+    env: EnvLookup<'_>,
+    path: &[Step],
+    diags: &mut Vec<Diagnostic>,
+) -> Yaml {
+    let segs: Vec<Seg<'_>> = path
+        .iter()
+        .map(|s| match s {
+            Step::Key(k) => Seg::Key(k),
+            Step::Index(i) => Seg::Index(*i),
+        })
+        .collect();
+    let pieces = scan(&s);
+    let mut out = String::with_capacity(s.len());
+    let mut n = 0;
+    let mut lone = None;
+    for piece in &pieces {
+        let (text, name, default, problem) = match piece {
+            Piece::Text(t) => {
+                out.push_str(t);
                 continue;
             }
-            out.push(c);
-            chars.next();
+            Piece::Ref {
+                text,
+                name,
+                default,
+                problem,
+                ..
+            } => (*text, *name, *default, *problem),
+        };
+        let mut at =
+            |message: String| {
+                let d = match position(src, &segs, n) {
+                    Some((line, col, len)) => src.line(line, col, len, message),
+                    None => src.at(&segs, true, message),
+                };
+                diags.push(d.help(match problem {
+                Some(Problem::Nested) => {
+                    "references cannot be nested: write the default as text, `${NAME:-value}`"
+                        .to_owned()
+                }
+                Some(_) => "write `${NAME}` or `${NAME:-default}` (a name is letters, digits \
+                            and `_`, not starting with a digit); for a literal `${`, write `$${`"
+                    .to_owned(),
+                None => format!("set `{name}`, or give a default: `${{{name}:-value}}`"),
+            }));
+            };
+        match problem {
+            Some(Problem::Unclosed) => at("unclosed `${` environment reference".to_owned()),
+            Some(Problem::Nested) => at(format!("nested environment reference in `{text}`")),
+            Some(Problem::Invalid) => at(format!("invalid environment reference `{text}`")),
+            None => match env(name).or_else(|| default.map(str::to_owned)) {
+                Some(value) => {
+                    out.push_str(&value);
+                    lone = Some((text, value));
+                }
+                None => at(format!("environment variable `{name}` is not set")),
+            },
         }
-        out
+        n += 1;
     }
-
-    /// The reference a placeholder at the start of `chars` stands for, and
-    /// the characters after it.
-    fn reference<'s>(
-        &self,
-        chars: &mut std::str::Chars<'s>,
-    ) -> Option<(usize, std::str::Chars<'s>)> {
-        if chars.next()? != START {
-            return None;
-        }
-        let mut n: usize = 0;
-        let mut digits = 0;
-        loop {
-            let c = chars.next()?;
-            if c == END {
-                break;
-            }
-            let d = (c as u32).checked_sub(DIGIT0).filter(|d| *d < 10)?;
-            n = n.checked_mul(10)?.checked_add(d as usize)?;
-            digits += 1;
-        }
-        if digits == 0 {
-            return None;
-        }
-        while chars.clone().next() == Some(PAD) {
-            chars.next();
-        }
-        Some((n, chars.clone()))
+    let alone = pieces
+        .iter()
+        .filter(|p| !matches!(p, Piece::Text("")))
+        .count()
+        == 1;
+    if let Some((text, value)) = lone
+        && alone
+        && unquoted_alone(src, &segs, text)
+    {
+        return typed(&value);
     }
+    Yaml::Str(out)
 }
 
 /// `value` typed as YAML types a plain scalar on one line: an integer, a
@@ -236,10 +329,21 @@ fn typed(value: &str) -> Yaml {
     }
 }
 
+/// A help for a YAML syntax error on `line`: a `${` reference inside a flow
+/// collection (`[..]`, `{..}`) must be quoted, as `{` starts a mapping
+/// there.
+pub(crate) fn syntax_help(line: &str) -> Option<&'static str> {
+    let first_flow = line.find(['[', '{'])?;
+    line[first_flow..]
+        .contains("${")
+        .then_some("inside `[...]` or `{...}`, quote an environment reference: `[\"${NAME}\"]`")
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn resolve(yaml: &str, env: &[(&str, &str)]) -> Result<Yaml, Vec<Diagnostic>> {
         let lookup = |name: &str| {
@@ -247,8 +351,15 @@ mod tests {
                 .find(|(n, _)| *n == name)
                 .map(|(_, v)| (*v).to_owned())
         };
-        let (text, resolved) = prepare(Path::new("a.yaml"), yaml, yaml, 0, &lookup)?;
-        Ok(resolved.substitute(crate::yaml::parse(&text).unwrap()))
+        let src = Source::new(
+            PathBuf::from("a.yaml"),
+            yaml.to_owned(),
+            yaml.to_owned(),
+            0,
+            None,
+            0,
+        );
+        expand(&src, crate::yaml::parse(yaml).unwrap(), &lookup)
     }
 
     fn map(entries: &[(&str, Yaml)]) -> Yaml {
@@ -274,9 +385,9 @@ mod tests {
                 ("model", Yaml::Str("x".into())),
             ])
         );
-        // In flow lists, quotes and the middle of a string.
+        // In quoted flow lists and the middle of a string.
         let y = resolve(
-            "agents: [${A}, \"${B}\"]\nmodel: 'gpt-${V:-4}o'\n",
+            "agents: [\"${A}\", \"${B}\"]\nmodel: 'gpt-${V:-4}o'\n",
             &[("A", "x, y"), ("B", "\"q\"")],
         )
         .unwrap();
@@ -313,15 +424,37 @@ mod tests {
     }
 
     #[test]
-    fn errors_point_at_the_reference() {
-        let diags = resolve("model: ${UNSET}\nname: ${1x}\nx: ${", &[]).unwrap_err();
-        let at: Vec<(usize, usize)> = diags.iter().map(|d| (d.line, d.col)).collect();
-        assert_eq!(at, [(1, 8), (2, 7), (3, 4)]);
+    fn keys_comments_and_escapes_are_left_alone() {
+        let y = resolve(
+            "${X:-name}: mallory # ${UNSET}\n# ${ALSO_UNSET}\nmodel: \"$${X} costs $5 \u{E000}\u{E010}\u{E001}\"\n",
+            &[("X", "v")],
+        )
+        .unwrap();
+        assert_eq!(
+            y,
+            map(&[
+                ("${X:-name}", Yaml::Str("mallory".into())),
+                (
+                    "model",
+                    Yaml::Str("${X} costs $5 \u{E000}\u{E010}\u{E001}".into())
+                ),
+            ])
+        );
     }
 
     #[test]
-    fn placeholders_keep_the_width_of_short_references() {
-        assert_eq!(placeholder(7, 6).chars().count(), 6);
-        assert_eq!(placeholder(123, 4).chars().count(), 5);
+    fn errors_point_at_the_reference() {
+        let diags = resolve(
+            "model: ${UNSET}\nname: a ${1x}\nx: ${A:-${B}}\ny: \"${\"\nz: |\n  one\n  two ${Q\n",
+            &[],
+        )
+        .unwrap_err();
+        let at: Vec<(usize, usize, usize)> = diags.iter().map(|d| (d.line, d.col, d.len)).collect();
+        assert_eq!(at, [(1, 8, 8), (2, 9, 5), (3, 4, 10), (4, 5, 2), (7, 7, 2)]);
+        assert_eq!(
+            diags[2].message,
+            "nested environment reference in `${A:-${B}}`"
+        );
+        assert_eq!(diags[3].message, "unclosed `${` environment reference");
     }
 }

@@ -2,10 +2,12 @@
 //!
 //! A card is a `.md` file with YAML frontmatter (the body is the
 //! instruction; a leading `---SYSTEM` line is allowed) or a `.yaml`/`.yml`
-//! file. [`load_dir`] reads every card of a folder in sorted order, checks
-//! everything (fields, types, ranges, names, agent references and cycles,
-//! the Rust functions referenced as `file.rs:function` and their
-//! signatures, the lifecycle hook types referenced as `file.rs:Type` under
+//! file (extensions in any case; the server configuration
+//! [`SERVER_CONFIG_FILES`] is not a card, and an entry named like a card
+//! that is not a regular file is an error, never skipped). [`load_dir`]
+//! reads every card of a folder in sorted order, checks everything
+//! (fields, types, ranges, names, agent references and cycles, the Rust
+//! functions referenced as `file.rs:function` and their signatures, the lifecycle hook types referenced as `file.rs:Type` under
 //! `hooks:`) and returns either the loaded cards or **every** error, each a
 //! [`Diagnostic`] pointing at the file, line and column.
 //!
@@ -48,10 +50,11 @@ pub use build::{
     BuildError, BuildOptions, BuildReport, GeneratedFile, MODULE_FILE, RUST_REFS_FILE, STACK_SIZE,
     build, generate, generate_parallel, write_all,
 };
-pub use diag::{Diagnostic, did_you_mean, line_col};
+pub use diag::{Diagnostic, did_you_mean, escape, line_col};
 pub use fields::FIELDS;
 pub use report::{GraphFormat, explain, graph, schema};
 
+pub(crate) use build::check_output;
 pub(crate) use source::Source;
 use source::*;
 
@@ -193,15 +196,17 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
     let mut parsed = Vec::new();
     for file in &files {
         let display = shown(file);
-        if let Err(why) = inside_root(&root, file) {
-            diags.push(
-                Diagnostic::new(&display, None, 1, 1, 1, format!("card {why}")).help(
-                    "symlinks must not point out of the cards folder; copy the card in instead",
-                ),
-            );
-            continue;
-        }
-        match std::fs::read(file) {
+        let real = match regular_card(&root, file) {
+            Ok(real) => real,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::new(&display, None, 1, 1, 1, format!("card {}", e.why()))
+                        .help(e.help()),
+                );
+                continue;
+            }
+        };
+        match std::fs::read(real) {
             Ok(bytes) => match parse_card(&display, &bytes, env) {
                 Ok(card) => parsed.push(card),
                 Err(mut ds) => diags.append(&mut ds),
@@ -268,11 +273,93 @@ pub(crate) fn inside_root(root: &Path, path: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// The card files of the folder `root`, sorted.
+/// Why a card file is not read.
+enum CardFileError {
+    /// It lies outside the cards folder.
+    Outside(String),
+    /// It is not a regular file (a folder, a FIFO, a socket, a device).
+    NotRegular(String),
+    /// It cannot be found: a symlink that points to nothing.
+    Missing(String),
+}
+
+impl CardFileError {
+    /// Why, after the file's name.
+    fn why(&self) -> &str {
+        match self {
+            Self::Outside(why) | Self::NotRegular(why) | Self::Missing(why) => why,
+        }
+    }
+
+    /// How to fix it.
+    fn help(&self) -> &'static str {
+        match self {
+            Self::Outside(_) => {
+                "symlinks must not point out of the cards folder; copy the card in instead"
+            }
+            Self::NotRegular(_) => {
+                "a card is a regular file; remove it, or rename it so that it does not end in \
+                 `.md`, `.yaml` or `.yml`"
+            }
+            Self::Missing(_) => {
+                "a symlink that points to nothing: point it at a card, or remove it"
+            }
+        }
+    }
+}
+
+/// The real path of the card `path` of the folder `root`, if it may be read:
+/// [`inside_root`], and a regular file. Nothing is opened to find out (a
+/// FIFO would block).
+fn regular_card(root: &Path, path: &Path) -> Result<PathBuf, CardFileError> {
+    let name = path.strip_prefix(root).unwrap_or(path).display();
+    if let Err(e) = std::fs::metadata(path) {
+        return Err(CardFileError::Missing(format!(
+            "`{name}` cannot be read: {e}"
+        )));
+    }
+    let real = inside_root(root, path).map_err(CardFileError::Outside)?;
+    match std::fs::metadata(&real) {
+        Ok(meta) if meta.is_file() => Ok(real),
+        Ok(meta) => Err(CardFileError::NotRegular(format!(
+            "`{name}` is {}, not a regular file",
+            file_kind(meta.file_type())
+        ))),
+        Err(e) => Err(CardFileError::Missing(format!(
+            "`{name}` cannot be read: {e}"
+        ))),
+    }
+}
+
+/// What kind of file `t` is, for messages (`a FIFO`).
+fn file_kind(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "a special file"
+    }
+}
+
+/// The card files of the folder `root`, sorted: every entry whose name is
+/// a card's, whatever it is (a dangling symlink or a FIFO is reported by
+/// [`load_dir`], never skipped).
 fn card_files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root)?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && is_card_file(p))
+        .filter(|p| is_card_file(p))
         .collect();
     files.sort();
     Ok(files)
@@ -302,7 +389,7 @@ fn load_files(dir: &Path, paths: &[PathBuf]) -> Option<Vec<Card>> {
     paths
         .iter()
         .map(|display| {
-            let real = inside_root(&root, &root.join(display.file_name()?)).ok()?;
+            let real = regular_card(&root, &root.join(display.file_name()?)).ok()?;
             let bytes = std::fs::read(real).ok()?;
             let parsed = parse_card(display, &bytes, &env).ok()?;
             rust::resolve(&root, dir, parsed, &mut cache).ok()
@@ -318,12 +405,15 @@ pub const SERVER_CONFIG_FILES: [&str; 3] = ["hookwire.yaml", "hookwire.yml", "ho
 /// If the cards folder has a server configuration file, every name in a
 /// card's `servers:` must be declared in it.
 fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut Vec<Diagnostic>) {
-    let Some(file) = SERVER_CONFIG_FILES.iter().find(|f| root.join(f).is_file()) else {
+    let Some(file) = SERVER_CONFIG_FILES
+        .iter()
+        .find(|f| std::fs::symlink_metadata(root.join(f)).is_ok())
+    else {
         return;
     };
     let shown = dir.join(file);
-    let text = match inside_root(root, &root.join(file))
-        .map_err(std::io::Error::other)
+    let text = match regular_card(root, &root.join(file))
+        .map_err(|e| std::io::Error::other(e.why().to_owned()))
         .and_then(std::fs::read_to_string)
     {
         Ok(text) => text,
@@ -339,6 +429,9 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
             return;
         }
     };
+    let at = |line: usize, col: usize, len: usize, message: String| {
+        Diagnostic::new(&shown, Some(&text), line, col, len, message)
+    };
     let declared: Vec<String> = match yaml::parse(&text) {
         Ok(yaml::Yaml::Map(top)) => match top.into_iter().find(|(k, _)| k == "servers") {
             Some((_, yaml::Yaml::Map(servers))) => {
@@ -346,25 +439,24 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
             }
             Some((_, yaml::Yaml::Null)) | None => Vec::new(),
             Some((_, other)) => {
-                diags.push(Diagnostic::new(
-                    &shown,
-                    None,
-                    1,
-                    1,
-                    1,
+                let loc = yaml::locate(&text, &[Seg::Key("servers")]);
+                let (col, len) = loc.value_or_key();
+                diags.push(at(
+                    loc.line,
+                    col,
+                    len,
                     format!(
                         "`servers` must be a mapping from server name to server, found {}",
                         other.kind()
                     ),
-                ));
+                )
+                .help("name each server under `servers:`, for example `time: {command: uvx, args: [mcp-server-time]}`"));
                 return;
             }
         },
         Ok(yaml::Yaml::Null) => Vec::new(),
         Ok(other) => {
-            diags.push(Diagnostic::new(
-                &shown,
-                None,
+            diags.push(at(
                 1,
                 1,
                 1,
@@ -376,13 +468,11 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
             return;
         }
         Err(e) => {
-            diags.push(Diagnostic::new(
-                &shown,
-                None,
+            diags.push(at(
+                e.line,
+                e.col,
                 1,
-                1,
-                1,
-                format!("the server configuration is not valid YAML: {e}"),
+                format!("the server configuration is not valid YAML: {}", e.message),
             ));
             return;
         }
@@ -408,18 +498,37 @@ fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut
     }
 }
 
+/// Whether `p` names a card: `.md`, `.yaml` or `.yml` in any case, but not
+/// a README, a hidden file or the server configuration
+/// ([`SERVER_CONFIG_FILES`]).
 fn is_card_file(p: &Path) -> bool {
     let name = p
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    if name == "readme.md" || name.starts_with('.') {
+    // The server configuration under its exact name (what
+    // `check_servers` reads); `HOOKWIRE.YAML` is read as a card, not
+    // skipped.
+    let is_config = p
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| SERVER_CONFIG_FILES.contains(&n));
+    if name == "readme.md" || name.starts_with('.') || is_config {
         return false;
     }
-    matches!(
-        p.extension().and_then(|e| e.to_str()),
-        Some("md" | "yaml" | "yml")
-    )
+    is_md(p) || has_extension(p, &["yaml", "yml"])
+}
+
+/// Whether `p`'s extension is one of `exts` (lower case), in any case.
+fn has_extension(p: &Path, exts: &[&str]) -> bool {
+    p.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .is_some_and(|e| exts.contains(&e.as_str()))
+}
+
+/// Whether `p` is a Markdown card (`.md` in any case).
+pub(crate) fn is_md(p: &Path) -> bool {
+    has_extension(p, &["md"])
 }
 
 /// Checks one card from its bytes, without the file system: frontmatter,

@@ -21,7 +21,7 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
     let file = card
         .path
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| super::escape(&n.to_string_lossy()).into_owned())
         .unwrap_or_default();
     let mut out = format!("agent {} ({file})\n", spec.name);
     let mut tools: Vec<(String, ToolSource, String, &[String])> = spec

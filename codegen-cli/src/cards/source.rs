@@ -11,7 +11,7 @@ pub(crate) struct Source {
     /// Where each line of `text` starts (byte offsets).
     pub(super) line_starts: Vec<usize>,
     /// The YAML as written (`${ENV}` references are resolved in the parsed
-    /// values, never in the text).
+    /// values, never in the text: `env.rs`).
     pub yaml: String,
     /// The YAML's lines, indexed to locate keys and values.
     pub(super) index: yaml::Index,
@@ -111,16 +111,14 @@ pub(super) fn parse_card(
         }
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
-    let is_md = display.extension().and_then(|e| e.to_str()) == Some("md");
-    let (raw_yaml, offset, body, body_line) = if is_md {
+    let (raw_yaml, offset, body, body_line) = if is_md(display) {
         split_frontmatter(display, &text)?
     } else {
         (text.clone(), 0, None, 0)
     };
-    let (placeheld, resolved) = env::prepare(display, &text, &raw_yaml, offset, env)?;
     let src = Source::new(display.to_owned(), text, raw_yaml, offset, body, body_line);
-    let value = match yaml::parse(&placeheld) {
-        Ok(v) => resolved.substitute(v),
+    let value = match yaml::parse(&src.yaml) {
+        Ok(v) => env::expand(&src, v, env)?,
         Err(e) => {
             // An error at the end of the input points at the last YAML line,
             // not at the closing `---`.
@@ -131,6 +129,13 @@ pub(super) fn parse_card(
             } else {
                 (e.line, e.col)
             };
+            let help = if e.message.starts_with("control characters") {
+                "remove the control character, or write it as an escape in double quotes (`\"\\e\"`)"
+            } else {
+                src.source_line(line + offset)
+                    .and_then(env::syntax_help)
+                    .unwrap_or("check the indentation and the `key: value` syntax near this line")
+            };
             return Err(vec![
                 src.line(
                     line + offset,
@@ -138,7 +143,7 @@ pub(super) fn parse_card(
                     1,
                     format!("invalid YAML: {}", e.message),
                 )
-                .help("check the indentation and the `key: value` syntax near this line"),
+                .help(help),
             ]);
         }
     };

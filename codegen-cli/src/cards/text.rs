@@ -13,8 +13,9 @@
 use proc_macro2::{Delimiter, Group, Literal, TokenStream, TokenTree};
 
 /// Characters rustc rejects in comments (`text_direction_codepoint_in_comment`)
-/// or that read as line breaks, besides control characters.
-fn unsafe_in_comment(c: char) -> bool {
+/// or that read as line breaks, besides control characters. Diagnostics
+/// escape the same characters (`diag::escape`).
+pub(crate) fn unsafe_in_comment(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

@@ -14,6 +14,7 @@ use super::{Card, Cards, Diagnostic, rust, text};
 use crate::emit::{self, EmitOptions};
 use parallel::*;
 pub use parallel::{STACK_SIZE, generate_parallel};
+pub(crate) use write::check_output;
 pub use write::write_all;
 use write::*;
 
@@ -411,13 +412,26 @@ fn relative(from: &Path, path: &Path) -> String {
     parts.join("/")
 }
 
-/// An absolute form of `p` with symlinks of its existing part resolved.
+/// An absolute form of `p` with symlinks of its existing part resolved,
+/// and `..` taken where the path leads (`out/new/..` is `out`, even while
+/// `new` does not exist).
 fn absolute(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() {
+    let joined = if p.is_absolute() {
         p.to_owned()
     } else {
         std::env::current_dir().unwrap_or_default().join(p)
     };
+    let mut abs = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                abs = std::fs::canonicalize(&abs).unwrap_or(abs);
+                abs.pop();
+            }
+            other => abs.push(other),
+        }
+    }
     let mut existing = abs.clone();
     let mut rest = Vec::new();
     loop {
@@ -458,6 +472,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
     let threads = threads_for(paths.len());
     if threads == 1 {
         let cards = super::load_dir(dir).map_err(BuildError::Cards)?;
+        check_output(&opts.out_dir, &cards)?;
         let files = generate(&cards, opts).map_err(BuildError::Cards)?;
         let report = write_all(&opts.out_dir, &files)?;
         return Ok((cards, report));
@@ -484,6 +499,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
         }
         // Returning early drops the senders: the workers stage nothing.
         let cards = super::load_dir(dir).map_err(BuildError::Cards)?;
+        check_output(out, &cards)?;
         std::fs::create_dir_all(out)?;
         for (i, tx) in go.into_iter().enumerate() {
             let expected = share_ids(share(&cards.cards, i + 1, threads));
@@ -546,7 +562,7 @@ pub fn build(dir: &Path, opts: &BuildOptions) -> Result<(Cards, BuildReport), Bu
             Ok(mut s) => staged.append(&mut s),
             Err(e) => {
                 unstage(&staged);
-                return Err(BuildError::Io(e));
+                return Err(e);
             }
         }
         files.extend(shared);
@@ -566,4 +582,14 @@ pub enum BuildError {
     /// Writing failed.
     #[error("cannot write the output: {0}")]
     Io(#[from] io::Error),
+    /// The output would replace or remove a file cardgen did not generate
+    /// (or the output folder is where the cards are read from); nothing
+    /// was written.
+    #[error("refusing to write `{}`: {reason}; nothing was written", super::diag::escape(&.path.display().to_string()))]
+    Refused {
+        /// The file (or output folder) refused.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
 }

@@ -12,6 +12,7 @@ use hookwire_codegen::cards;
 mod bad;
 mod build;
 mod deps;
+mod files;
 mod report;
 
 fn fixtures() -> PathBuf {
