@@ -41,7 +41,7 @@ fn put(path: &Path, text: &str) {
 }
 
 /// A crate with `cards/shop.md`, whose tool is `list_orders` in
-/// `cards/tools.rs`; the card names
+/// `cards/tools.rs`, and a server config beside the cards; the card names
 /// the tool as `tool`.
 fn shop_crate(tool: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -53,6 +53,7 @@ fn shop_crate(tool: &str) -> tempfile::TempDir {
         &dir.path().join("cards/tools.rs"),
         "/// Lists the orders.\n#[hookwire::tool]\npub fn list_orders() -> String {\n    String::new()\n}\n",
     );
+    put(&dir.path().join("cards/hookwire.yaml"), "servers: {}\n");
     dir
 }
 
@@ -135,6 +136,7 @@ fn a_good_build_writes_the_module_and_reruns_only_for_its_inputs() {
         [
             "cargo:rerun-if-changed=cards",
             "cargo:rerun-if-changed=cards/audit.md",
+            "cargo:rerun-if-changed=cards/hookwire.yaml",
             "cargo:rerun-if-changed=cards/shared/more.rs",
             "cargo:rerun-if-changed=cards/shop.md",
             "cargo:rerun-if-changed=cards/tools.rs",
