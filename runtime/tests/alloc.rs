@@ -214,10 +214,10 @@ struct Text {
     text: String,
 }
 
-/// A model that answers once with a call of `size_of` whose arguments are
-/// a JSON text, as an API model's are (the scripted model's are parsed
+/// A model that answers once with a call of the tool `.0` whose arguments
+/// are a JSON text, as an API model's are (the scripted model's are parsed
 /// objects), then with "done".
-struct TextModel(std::sync::Mutex<Option<String>>);
+struct TextModel(&'static str, std::sync::Mutex<Option<String>>);
 
 impl hookwire::model::Model for TextModel {
     fn name(&self) -> &str {
@@ -235,12 +235,12 @@ impl hookwire::model::Model for TextModel {
         >,
     > {
         use hookwire::model::ModelResponse;
-        let next = self.0.lock().ok().and_then(|mut text| text.take());
+        let next = self.1.lock().ok().and_then(|mut text| text.take());
         Box::pin(async move {
             Ok(match next {
                 Some(text) => ModelResponse::tool_calls(
                     "",
-                    vec![ToolCall::new("c1", "size_of", ToolArgs::from_json(text))],
+                    vec![ToolCall::new("c1", self.0, ToolArgs::from_json(text))],
                 ),
                 None => ModelResponse::text("done"),
             })
@@ -305,7 +305,10 @@ fn a_large_argument_is_held_at_most_twice_through_a_run() {
         ("a parsed object", large_argument_peak(scripted, SIZE)),
         (
             "a JSON text",
-            large_argument_peak(TextModel(std::sync::Mutex::new(Some(text))), SIZE),
+            large_argument_peak(
+                TextModel("size_of", std::sync::Mutex::new(Some(text))),
+                SIZE,
+            ),
         ),
     ] {
         assert!(
@@ -313,4 +316,76 @@ fn a_large_argument_is_held_at_most_twice_through_a_run() {
             "a run with one 20 MB argument as {what} peaked at {peak:.1}x its size"
         );
     }
+}
+
+/// A pre hook that reads the argument `x`.
+struct ReadsX;
+
+impl hookwire::PreHook for ReadsX {
+    async fn before(
+        &self,
+        _cx: &mut ToolContext,
+        args: &mut ToolArgs,
+    ) -> Result<hookwire::Decision, hookwire::HookError> {
+        black_box(args.get("x").and_then(|x| x.as_i64()));
+        Ok(hookwire::Decision::Continue)
+    }
+}
+
+/// The allocations of one run in which a model calls `add_one` with the
+/// JSON text `{"x": 41}` (as an API model sends it), through `chain`.
+fn run_allocations<H: Handler + 'static>(chain: H) -> AllocationInfo {
+    use hookwire::agent::{AgentConfig, BasicAgent, Runner};
+
+    let rt = match tokio::runtime::Builder::new_current_thread().build() {
+        Ok(rt) => rt,
+        Err(e) => panic!("runtime: {e}"),
+    };
+    let tools = Router::new().route(AddOne.definition(), ToolSource::Function, chain);
+    let agent = Arc::new(BasicAgent::new(AgentConfig::new("calc"), tools));
+    let session = || {
+        let model = TextModel(
+            "add_one",
+            std::sync::Mutex::new(Some(r#"{"x": 41}"#.to_owned())),
+        );
+        Runner::new(agent.clone(), model)
+    };
+    let mut run = |mut runner: Runner<_>| match rt.block_on(runner.run("go")) {
+        Ok(out) => {
+            assert_eq!(out.text, "done");
+            out
+        }
+        Err(e) => panic!("the run failed: {e}"),
+    };
+    run(session());
+    let runner = session();
+    let mut output = None;
+    let info = measure(|| output = Some(run(runner)));
+    let Some(output) = output else {
+        panic!("the run did not finish")
+    };
+    let results: Vec<String> = output
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            hookwire::agent::TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, ["42"], "the tool ran behind the hook");
+    info
+}
+
+/// In a run, a hook that reads its arguments allocates nothing more than
+/// one that does not: the loop parses a model's argument text once per call
+/// (for the history and the trace), and the hook reads that object.
+#[test]
+fn in_a_run_a_hook_that_reads_its_arguments_allocates_nothing_more() {
+    let reads = run_allocations(chain!(Pre(ReadsX) => ToolHandler(AddOne)));
+    let ignores = run_allocations(chain!(Pre(Allow) => ToolHandler(AddOne)));
+    assert!(ignores.count_total >= 1, "{ignores:?}");
+    assert_eq!(
+        reads.count_total, ignores.count_total,
+        "a run whose hook reads `x` ({reads:?}) vs one whose hook does not ({ignores:?})"
+    );
 }

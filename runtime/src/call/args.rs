@@ -108,8 +108,17 @@ impl ToolArgs {
     }
 
     /// The arguments as a JSON object, parsing the text first if needed.
+    /// Reading never copies: an object shared with a clone (the history's,
+    /// the trace's) stays shared.
     pub fn object(&mut self) -> Result<&Map<String, Value>, ToolError> {
-        self.object_mut().map(|m| &*m)
+        if let Repr::Json(text) = &self.repr {
+            let map = parse_object(text)?;
+            self.repr = Repr::Object(Box::new(Arc::new(map)));
+        }
+        match &self.repr {
+            Repr::Object(map) => Ok(map),
+            Repr::Json(_) => unreachable!("the text was just parsed"),
+        }
     }
 
     /// The arguments as a mutable JSON object, for hooks that rewrite them.
