@@ -1,4 +1,4 @@
-//! What a chain of hooks costs, as ratios taken in one run (design.md section 5).
+//! What a chain of hooks costs, as ratios taken in one run (BENCHMARKS.md).
 //!
 //! Reproduce (modest settings, so the shared 2-core machine is not hogged):
 //!

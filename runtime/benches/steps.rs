@@ -1,5 +1,5 @@
 //! What one step of the agent loop costs as the conversation grows, and what
-//! an idle session holds (design.md section 5; issue "Agents as values",
+//! an idle session holds (figures: BENCHMARKS.md; issue "Agents as values",
 //! point 8). A bench binary, not a timed test: it prints ratios taken in one
 //! run.
 //!

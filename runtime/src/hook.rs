@@ -108,9 +108,10 @@ impl<'a, N: Handler + ?Sized> Next<'a, N> {
 /// context and `next` into the next hook's future: about 20 instructions
 /// per hook and call. For a hook on the hot path that does little work,
 /// `around` can instead be a plain function that returns a named future,
-/// as tower's middleware does: 16 such counting hooks cost about 1.4x one
-/// hand-written function doing the same bumps, against 2x for `async fn`s
-/// (`cargo bench -p hookwire --bench chain`). What `around` does before
+/// as tower's middleware does: 16 such counting hooks cost markedly less
+/// than 16 `async fn`s doing the same bumps (`cargo bench -p hookwire
+/// --bench chain`; the figures are in the repository's BENCHMARKS.md). What
+/// `around` does before
 /// returning the future runs as the call starts; for the outermost hook that
 /// is before the root of the call ([`catch_panics`]) polls anything, so
 /// keep it to code that cannot panic.

@@ -1,5 +1,5 @@
 //! A chain of hooks allocates nothing: the heap allocations of a call through
-//! sixteen layers are exactly those of the tool alone (design.md section 5).
+//! sixteen layers are exactly those of the tool alone (BENCHMARKS.md).
 //!
 //! `allocation-counter` installs a counting global allocator for this test
 //! binary; its counters are per thread, so the test harness's other threads
