@@ -412,3 +412,94 @@ async fn a_call_run_again_after_a_restart_has_what_is_left_of_its_timeout() {
     assert_eq!(count(&counts, "start project_status P1"), 2, "{counts:#?}");
     assert_eq!(count(&counts, "done project_status P1"), 0, "{counts:#?}");
 }
+
+/// POSTs `body` to `path` on `address` (host:port) as raw HTTP/1.1 and
+/// returns the status code and the response text.
+fn post(address: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let content_type = if body.is_empty() {
+        ""
+    } else {
+        "content-type: application/json\r\n"
+    };
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nhost: {address}\r\n{content_type}\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let code = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, answer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let port = free_port();
+    let _service = Service::start(&ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: None,
+        delay_ms: 0,
+        reuse_port: false,
+        timeout_ms: None,
+    });
+    let client = server.registered_client(port).await;
+    let address = server.ingress.trim_start_matches("http://").to_owned();
+
+    // A session waits on the payment's approval.
+    client
+        .start("door-1", "Weekly PMO round", None)
+        .await
+        .unwrap();
+    let pending = wait_pending(&client, "door-1", 1).await.remove(0);
+    let gate = format!("door-1%2F{}", pending.id());
+
+    // The approval gate is private: an outside `open` cannot replace the
+    // waiting call's awakeable, and an outside `decide` cannot skip the
+    // session's checks.
+    let open = hookwire::serde_json::json!({"awakeable": "sign_1forged", "pending": pending});
+    for (handler, body) in [
+        ("open", open.to_string()),
+        ("decide", r#"{"decision":"approve"}"#.to_owned()),
+    ] {
+        let (code, answer) = post(&address, &format!("/AgentApproval/{gate}/{handler}"), &body);
+        assert!(
+            (400..500).contains(&code),
+            "an outside call of AgentApproval/{handler} got {code}: {answer}"
+        );
+    }
+    // The call still waits for the person, and their decision still works.
+    let decided = client
+        .decide("door-1", &pending.id(), Verdict::Approve)
+        .await
+        .unwrap();
+    assert_eq!(decided.pending.id(), pending.id());
+
+    // A session id the client refuses is refused by the service too (the
+    // ingress decodes `%2F` into the key): 400, nothing runs.
+    for id in ["x%2Fy", "a%00b", "%2E%2E", &"k".repeat(200)] {
+        let (code, answer) = post(&address, &format!("/AgentSession/{id}/state"), "");
+        assert_eq!(code, 400, "session id {id:?}: {answer}");
+        assert!(answer.contains("invalid session id"), "{answer}");
+    }
+
+    // A prompt over the limit is refused up front with 413, and the
+    // session takes the next message at once.
+    let huge = format!(
+        r#"{{"prompt":"{}"}}"#,
+        "x".repeat(hookwire::durable::MAX_PROMPT_BYTES + 1)
+    );
+    let (code, answer) = post(&address, "/AgentSession/door-2/run", &huge);
+    assert_eq!(code, 413, "{}", &answer[..answer.len().min(300)]);
+    assert!(client.state("door-2").await.unwrap().is_none());
+}

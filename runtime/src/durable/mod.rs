@@ -50,7 +50,7 @@ use crate::agent::{Agent, Journal, RunError, RunOutput, RunState, Runner, StateE
 use crate::approval::{Approvals, BoxFuture, DeferAll};
 
 pub use client::{ClientError, DurableClient, check_session_id};
-pub use session::{ApproveRequest, Decided, RunRequest};
+pub use session::{ApproveRequest, Decided, MAX_PROMPT_BYTES, RunRequest};
 
 /// A person's decision about a waiting call, as the ingress receives it:
 /// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}`,

@@ -15,6 +15,13 @@ use super::{DurableRunner, MakeRunner, Verdict};
 
 /// The state key of a session's [`RunState`].
 const STATE: &str = "state";
+
+/// The largest prompt a session takes, in bytes (1 MiB). A session's state
+/// holds its prompts (in the history and the trace), and Restate refuses a
+/// state entry over its message limit (about 16 MiB by default): a larger
+/// prompt is refused up front (413), before anything is written, instead
+/// of failing every retry and blocking the session behind it.
+pub const MAX_PROMPT_BYTES: usize = 1 << 20;
 /// The state keys of an approval gate.
 const AWAKEABLE: &str = "awakeable";
 const PENDING: &str = "pending";
@@ -93,7 +100,30 @@ fn terminal(code: u16, message: impl std::fmt::Display) -> HandlerError {
     TerminalError::new_with_code(code, message.to_string()).into()
 }
 
-#[restate_sdk::object(name = "AgentSession")]
+/// The session id rule, the client's ([`check_session_id`](super::check_session_id)),
+/// enforced by the service too: an id the client would refuse (with a `/`
+/// that could reach another session's approval gate, control characters,
+/// too long) gets a 400 and nothing runs.
+fn checked_session(key: &str) -> Result<(), HandlerError> {
+    super::check_session_id(key).map_err(|e| terminal(400, e))
+}
+
+/// Retries: a failed attempt (the service down, a model request failing
+/// before it is journaled) is retried after 1 s, doubling to at most 60 s
+/// between attempts, 40 attempts in all (about half an hour); then the
+/// invocation is paused, not killed: `PATCH /invocations/<id>/resume` on
+/// the admin API (or `restate invocations resume <id>`) runs it again from
+/// its journal.
+#[restate_sdk::object(
+    name = "AgentSession",
+    invocation_retry_policy(
+        initial_interval = "1s",
+        factor = 2.0,
+        max_interval = "60s",
+        max_attempts = 40,
+        on_max_attempts = "pause",
+    )
+)]
 impl AgentSession {
     /// Runs one user message to the end; waits (durably) for approvals.
     #[handler]
@@ -103,6 +133,17 @@ impl AgentSession {
         Json(request): Json<RunRequest>,
     ) -> Result<Json<RunOutput>, HandlerError> {
         let session = ctx.key().to_owned();
+        checked_session(&session)?;
+        if request.prompt.len() > MAX_PROMPT_BYTES {
+            return Err(terminal(
+                413,
+                format!(
+                    "the prompt is {} bytes; a session takes prompts of at most {MAX_PROMPT_BYTES} \
+                     bytes (its state keeps each one)",
+                    request.prompt.len()
+                ),
+            ));
+        }
         let mut runner: Box<dyn DurableRunner> = (self.make)(&session);
         if let Some(Json(state)) = ctx.get::<Json<RunState>>(STATE).await? {
             runner.import_state(state).map_err(|e| terminal(500, e))?;
@@ -144,6 +185,7 @@ impl AgentSession {
         ctx: SharedObjectContext<'_>,
         Json(request): Json<ApproveRequest>,
     ) -> Result<Json<Decided>, HandlerError> {
+        checked_session(ctx.key())?;
         // A decision id is 64 hex digits (a digest of the call's identity):
         // anything else (a model's call id, a path with `/` that would
         // reach another session's gate) waits nowhere.
@@ -173,6 +215,7 @@ impl AgentSession {
         &self,
         ctx: SharedObjectContext<'_>,
     ) -> Result<Json<Option<RunState>>, HandlerError> {
+        checked_session(ctx.key())?;
         Ok(Json(
             ctx.get::<Json<RunState>>(STATE)
                 .await?
@@ -208,10 +251,15 @@ fn apply(runner: &dyn DurableRunner, call: &PendingApproval, verdict: Verdict) {
 }
 
 /// The `AgentApproval` virtual object: one waiting call, keyed by
-/// `<session>/<tool-use id>`, decided at most once.
+/// `<session>/<decision id>`, decided at most once. Private: only the
+/// session's handlers call it (`open` when a call starts waiting, `decide`
+/// from `approve`); the ingress refuses an outside call, so no one can
+/// replace a waiting call's awakeable or decide a call without the
+/// session's checks. The key cannot collide: a session id has no `/` (both
+/// the client and the service check it) and a decision id is hex.
 pub(crate) struct AgentApproval;
 
-#[restate_sdk::object(name = "AgentApproval")]
+#[restate_sdk::object(name = "AgentApproval", ingress_private)]
 impl AgentApproval {
     /// Opens the gate (the session calls it when a call starts waiting).
     #[handler]
