@@ -350,7 +350,7 @@ fn run_allocations<H: Handler + 'static>(chain: H) -> AllocationInfo {
         );
         Runner::new(agent.clone(), model)
     };
-    let mut run = |mut runner: Runner<_>| match rt.block_on(runner.run("go")) {
+    let run = |mut runner: Runner<_>| match rt.block_on(runner.run("go")) {
         Ok(out) => {
             assert_eq!(out.text, "done");
             out
