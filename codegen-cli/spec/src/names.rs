@@ -81,3 +81,127 @@ pub fn injection_tool_names(toolset: Option<&str>, tool: &str) -> Vec<String> {
         ],
     }
 }
+
+/// Why a name cannot be a tool or agent name: the message, and help that
+/// suggests a name that passes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+#[non_exhaustive]
+pub struct InvalidName {
+    /// What is wrong (on one line: the name is escaped).
+    pub message: String,
+    /// How to fix it, with a valid name where one can be made.
+    pub help: String,
+}
+
+impl InvalidName {
+    fn new(message: String, help: String) -> Self {
+        Self { message, help }
+    }
+}
+
+/// The one rule for tool names, from either front end (a card's tool, a
+/// `#[tool]` function or its `name = ".."`): what every model API accepts,
+/// 1 to [`MAX_TOOL_NAME_LEN`] ASCII letters, digits, `_` or `-`. `what`
+/// says what the name is (`tool name`, `agent name`).
+///
+/// ```
+/// use hookwire_spec::check_tool_name;
+///
+/// assert!(check_tool_name("get_time", "tool name").is_ok());
+/// let e = check_tool_name("caf\u{e9}", "tool name").unwrap_err();
+/// assert_eq!(e.message, "tool name `café` is not a valid tool name: `é` is not an ASCII letter, digit, `_` or `-`");
+/// assert_eq!(e.help, "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `caf`");
+/// ```
+pub fn check_tool_name(name: &str, what: &str) -> Result<(), InvalidName> {
+    if name.is_empty() {
+        return Err(InvalidName::new(
+            format!("{what} cannot be empty"),
+            "give a name of ASCII letters, digits, `_` and `-`, for example `assistant`".to_owned(),
+        ));
+    }
+    if let Some(bad) = invalid_tool_name_char(name) {
+        return Err(InvalidName::new(
+            format!(
+                "{what} `{}` is not a valid tool name: `{}` is not an ASCII letter, digit, `_` or `-`",
+                shown(name),
+                bad.escape_debug()
+            ),
+            format!(
+                "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `{}`",
+                suggest_tool_name(name, MAX_TOOL_NAME_LEN)
+            ),
+        ));
+    }
+    let len = name.len();
+    if len > MAX_TOOL_NAME_LEN {
+        return Err(InvalidName::new(
+            format!(
+                "{what} `{name}` is too long for a tool name: {len} characters, at most {MAX_TOOL_NAME_LEN}"
+            ),
+            format!(
+                "the model APIs accept tool names of at most {MAX_TOOL_NAME_LEN} characters, for example `{}`",
+                suggest_tool_name(name, MAX_TOOL_NAME_LEN)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The one rule for agent names, from either front end (`#[agent(name =
+/// ..)]`, a card's `name:` or file stem): a valid tool name whose tool name
+/// as a child, `agent__<name>`, is one too.
+///
+/// ```
+/// use hookwire_spec::check_agent_name;
+///
+/// assert!(check_agent_name("PMO-orchestrator").is_ok());
+/// let e = check_agent_name(&"a".repeat(58)).unwrap_err();
+/// assert_eq!(e.help, format!("shorten the name to at most 57 characters, for example `{}`", "a".repeat(57)));
+/// assert!(check_agent_name("calc\nfn evil() {}").unwrap_err().help.ends_with("`calc-fn-evil`"));
+/// ```
+pub fn check_agent_name(name: &str) -> Result<(), InvalidName> {
+    check_tool_name(name, "agent name")?;
+    let tool = agent_tool_name(name);
+    let max = MAX_TOOL_NAME_LEN - AGENT_TOOL_PREFIX.len();
+    if tool.len() > MAX_TOOL_NAME_LEN {
+        return Err(InvalidName::new(
+            format!(
+                "agent name `{name}` is too long: its tool name `{tool}` has {} characters, the model APIs accept at most {MAX_TOOL_NAME_LEN}",
+                tool.len()
+            ),
+            format!(
+                "shorten the name to at most {max} characters, for example `{}`",
+                suggest_tool_name(name, max)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `name` escaped for a one-line message, and cut short when very long.
+fn shown(name: &str) -> String {
+    const SHOWN: usize = 80;
+    let mut out: String = name.chars().take(SHOWN).flat_map(char::escape_debug).collect();
+    if name.chars().nth(SHOWN).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// A valid name close to `name`: every character a tool name cannot hold
+/// as `-`, the ends trimmed, at most `max` characters (`assistant` if
+/// nothing is left).
+fn suggest_tool_name(name: &str, max: usize) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if is_tool_name_char(c) { c } else { '-' })
+        .collect();
+    let s: String = s.trim_matches('-').chars().take(max).collect();
+    let s = s.trim_matches('-');
+    if s.is_empty() {
+        "assistant".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
