@@ -417,9 +417,22 @@ impl UnmatchedHook<'_> {
             _ if names.is_empty() => format!("any tool of agent `{}`, which has none", spec.name),
             _ => format!("any tool of agent `{}`", spec.name),
         };
-        let near = nearest_names(self.part.as_deref().unwrap_or(&self.pattern), &names);
+        let word = self.part.as_deref().unwrap_or(&self.pattern);
+        let mut names = names;
+        // `tiem__now`: the same tool of each declared server.
+        if let (false, Some((_, tool))) = (
+            matches!(self.place, HookPlace::ToolEntry { .. }),
+            word.split_once(crate::SERVER_SEPARATOR),
+        ) {
+            names.extend(
+                spec.servers
+                    .iter()
+                    .map(|s| format!("{s}{}{tool}", crate::SERVER_SEPARATOR)),
+            );
+        }
+        let near = nearest_names(word, &names);
         let hint = match near.as_slice() {
-            [] => String::new(),
+            [] => ".".to_owned(),
             [one] => format!("; did you mean `{one}`?"),
             more => format!(
                 "; did you mean one of {}?",

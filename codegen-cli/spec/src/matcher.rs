@@ -517,6 +517,89 @@ mod tests {
         ));
     }
 
+    /// Runs `f` on a thread with a 256 KiB stack: a recursive parse of
+    /// the inputs below would overflow it.
+    fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    #[test]
+    fn long_and_deep_matchers_are_errors_on_a_small_stack() {
+        let errors = on_small_stack(|| {
+            [
+                format!("{}shell", "!".repeat(200_000)),
+                format!("{}shell", "!".repeat(1_000)),
+                format!("{}shell", "!".repeat(MAX_MATCHER_DEPTH + 1)),
+                format!("/{}a{}/", "(".repeat(500), ")".repeat(500)),
+            ]
+            .map(|p| Matcher::parse(&p).unwrap_err())
+        });
+        assert_eq!(
+            errors[0],
+            MatcherError::TooLong {
+                len: 200_005,
+                max: MAX_MATCHER_LEN
+            }
+        );
+        assert_eq!(errors[1], MatcherError::TooDeep { max: MAX_MATCHER_DEPTH });
+        assert_eq!(errors[2], MatcherError::TooDeep { max: MAX_MATCHER_DEPTH });
+        assert!(matches!(errors[3], MatcherError::InvalidRegex { .. }), "{:?}", errors[3]);
+        let deepest = format!("{}shell", "!".repeat(MAX_MATCHER_DEPTH));
+        assert_eq!(Matcher::parse(&deepest).unwrap().depth(), MAX_MATCHER_DEPTH);
+    }
+
+    #[test]
+    fn the_yaml_form_is_depth_limited_too() {
+        let mut json = "\"shell\"".to_owned();
+        for _ in 0..MAX_MATCHER_DEPTH {
+            json = format!("{{\"not\": {json}}}");
+        }
+        assert!(serde_json::from_str::<Matcher>(&json).is_ok());
+        let deeper = format!("{{\"any\": [{json}]}}");
+        let e = serde_json::from_str::<Matcher>(&deeper).unwrap_err();
+        assert!(e.to_string().contains("nested too deeply"), "{e}");
+    }
+
+    #[test]
+    fn empty_and_everything_patterns_are_errors() {
+        assert_eq!(Matcher::parse("//"), Err(MatcherError::EmptyRegex));
+        assert_eq!(Matcher::parse("! //"), Err(MatcherError::EmptyRegex));
+        for p in ["/a|/", "/x*/", "/|shell/", "/(?:)/"] {
+            assert!(
+                matches!(Matcher::parse(p), Err(MatcherError::MatchesEverything(_))),
+                "{p}"
+            );
+        }
+        for p in ["{a,}", "x{,b}", "{}", "a{b,,c}"] {
+            assert!(
+                matches!(Matcher::parse(p), Err(MatcherError::EmptyGlobAlternative(_))),
+                "{p}"
+            );
+        }
+        for p in ["!", "a|", "|a", "! ", "a| |b"] {
+            assert!(matches!(Matcher::parse(p), Err(MatcherError::Empty(_))), "{p}");
+        }
+        // Anchored or non-empty regexes stay.
+        for p in ["/^$/", "/^fs__/", "/read|write/"] {
+            assert!(Matcher::parse(p).is_ok(), "{p}");
+        }
+    }
+
+    #[test]
+    fn parts_lists_every_alternative_and_negated_pattern() {
+        let m = Matcher::all([
+            Matcher::parse("!shel").unwrap(),
+            Matcher::parse("a|b*").unwrap(),
+        ]);
+        let parts: Vec<String> = m.parts().iter().map(|p| p.to_string()).collect();
+        assert_eq!(parts, ["all(!shel, a|b*)", "!shel", "shel", "a|b*", "a", "b*"]);
+    }
+
     #[test]
     fn display_round_trips() {
         for p in ["*", "a", "a_*", "a|b*", "/^x$/", "source:agent", "!a"] {
