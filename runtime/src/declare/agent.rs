@@ -37,9 +37,7 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
     if str_eq(declared, used) {
         return;
     }
-    let mut buf = [0u8; 1024];
-    let mut len = 0;
-    let parts = [
+    fail(&[
         "child agent `",
         path,
         "` is declared with `name = \"",
@@ -55,7 +53,42 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
         "(name = \"",
         declared,
         "\")]`",
-    ];
+    ]);
+}
+
+/// Checks, at compile time, that an agent lists the function tool `path`
+/// under the name the tool is declared with (`declared`, when the tool
+/// declares one: `#[tool(name = "..")]`): dispatch and matchers use the
+/// name the agent lists it under, the model the tool's own.
+#[doc(hidden)]
+pub const fn function_tool_name(declared: Option<&str>, used: &str, path: &str) {
+    let Some(declared) = declared else {
+        return;
+    };
+    if str_eq(declared, used) {
+        return;
+    }
+    fail(&[
+        "tool `",
+        path,
+        "` is declared with the name `",
+        declared,
+        "`, but the agent lists it under the name `",
+        used,
+        "`, so the model would be offered `",
+        declared,
+        "` and its calls would not reach the tool: write `function_tools = [",
+        path,
+        "(name = \"",
+        declared,
+        "\")]`",
+    ]);
+}
+
+/// Fails compilation with `parts` joined (at most 1024 bytes of them).
+const fn fail(parts: &[&str]) {
+    let mut buf = [0u8; 1024];
+    let mut len = 0;
     let mut i = 0;
     while i < parts.len() {
         let bytes = parts[i].as_bytes();
@@ -70,7 +103,7 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
     let (text, _) = buf.split_at(len);
     match core::str::from_utf8(text) {
         Ok(message) => panic!("{}", message),
-        Err(_) => panic!("a child agent is listed under another name than it was declared with"),
+        Err(_) => panic!("an agent lists a tool under another name than it was declared with"),
     }
 }
 
