@@ -38,7 +38,7 @@ pub use names::{
     invalid_tool_name_char, is_tool_name_char, is_valid_tool_name, sanitize_tool_name,
 };
 pub use source::{ToolSource, UnknownToolSource};
-pub use suggest::{did_you_mean, nearest_names};
+pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
 pub use vocab::{
     FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent, HookKind,
     RefreshCondition, UnknownValue,
