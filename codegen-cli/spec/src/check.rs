@@ -540,17 +540,18 @@ impl AgentSpec {
         let tools = self.static_tools();
         let servers = self.servers.as_slice();
         let mut out = Vec::new();
-        let mut check = |place, m: &Matcher, hook, span, tools: &[(String, ToolSource)], servers| {
-            if let Some(part) = dead_part(m, tools, servers) {
-                out.push(UnmatchedHook {
-                    place,
-                    hook,
-                    pattern: m.to_string(),
-                    part: (!std::ptr::eq(part, m)).then(|| part.to_string()),
-                    span,
-                });
-            }
-        };
+        let mut check =
+            |place, m: &Matcher, hook, span, tools: &[(String, ToolSource)], servers| {
+                if let Some(part) = dead_part(m, tools, servers) {
+                    out.push(UnmatchedHook {
+                        place,
+                        hook,
+                        pattern: m.to_string(),
+                        part: (!std::ptr::eq(part, m)).then(|| part.to_string()),
+                        span,
+                    });
+                }
+            };
         for (i, h) in self.tool_hooks.iter().enumerate() {
             let place = HookPlace::ToolHook(i);
             check(place, &h.matcher, h.display_name(), h.span, &tools, servers);
@@ -605,9 +606,10 @@ fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
     match m {
         Matcher::Always | Matcher::Not(_) | Matcher::Source(ToolSource::Mcp) => true,
         Matcher::Exact(_) | Matcher::Glob(_) => qualified(&m.to_string()),
-        Matcher::Regex(re) => servers
-            .iter()
-            .any(|s| re.as_str().contains(&format!("{s}{}", crate::SERVER_SEPARATOR))),
+        Matcher::Regex(re) => servers.iter().any(|s| {
+            re.as_str()
+                .contains(&format!("{s}{}", crate::SERVER_SEPARATOR))
+        }),
         Matcher::Any(ms) => ms.iter().any(|m| may_select_at_run_time(m, servers)),
         Matcher::All(ms) => ms.iter().all(|m| may_select_at_run_time(m, servers)),
         _ => false,

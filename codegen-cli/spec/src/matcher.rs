@@ -98,14 +98,20 @@ pub enum MatcherError {
     #[error("empty matcher pattern in `{0}`")]
     Empty(String),
     /// A `/regex/` between two slashes with nothing in them.
-    #[error("empty regex `//`: it would select every tool; write `*` for every tool, or put a pattern between the slashes")]
+    #[error(
+        "empty regex `//`: it would select every tool; write `*` for every tool, or put a pattern between the slashes"
+    )]
     EmptyRegex,
     /// A glob with an empty `{a,}` alternative.
-    #[error("empty alternative in glob `{0}`: every alternative between `{{` and `}}` needs a pattern")]
+    #[error(
+        "empty alternative in glob `{0}`: every alternative between `{{` and `}}` needs a pattern"
+    )]
     EmptyGlobAlternative(String),
     /// A `/regex/` that matches every name (it matches the empty string
     /// anywhere, as `/a|/` or `/x*/` do).
-    #[error("regex `{0}` selects every tool (it matches an empty string, as an empty alternative `a|` does); write `*` for every tool, or anchor and fill in the pattern")]
+    #[error(
+        "regex `{0}` selects every tool (it matches an empty string, as an empty alternative `a|` does); write `*` for every tool, or anchor and fill in the pattern"
+    )]
     MatchesEverything(String),
     /// A matcher longer than [`MAX_MATCHER_LEN`].
     #[error("matcher too long: {len} bytes, at most {max}")]
@@ -116,7 +122,9 @@ pub enum MatcherError {
         max: usize,
     },
     /// A matcher nested deeper than [`MAX_MATCHER_DEPTH`].
-    #[error("matcher nested too deeply: more than {max} levels of `!`, `not`, `any` or `all`; `!!p` is `p`, so remove the extra levels")]
+    #[error(
+        "matcher nested too deeply: more than {max} levels of `!`, `not`, `any` or `all`; `!!p` is `p`, so remove the extra levels"
+    )]
     TooDeep {
         /// [`MAX_MATCHER_DEPTH`].
         max: usize,
@@ -546,9 +554,23 @@ mod tests {
                 max: MAX_MATCHER_LEN
             }
         );
-        assert_eq!(errors[1], MatcherError::TooDeep { max: MAX_MATCHER_DEPTH });
-        assert_eq!(errors[2], MatcherError::TooDeep { max: MAX_MATCHER_DEPTH });
-        assert!(matches!(errors[3], MatcherError::InvalidRegex { .. }), "{:?}", errors[3]);
+        assert_eq!(
+            errors[1],
+            MatcherError::TooDeep {
+                max: MAX_MATCHER_DEPTH
+            }
+        );
+        assert_eq!(
+            errors[2],
+            MatcherError::TooDeep {
+                max: MAX_MATCHER_DEPTH
+            }
+        );
+        assert!(
+            matches!(errors[3], MatcherError::InvalidRegex { .. }),
+            "{:?}",
+            errors[3]
+        );
         let deepest = format!("{}shell", "!".repeat(MAX_MATCHER_DEPTH));
         assert_eq!(Matcher::parse(&deepest).unwrap().depth(), MAX_MATCHER_DEPTH);
     }
@@ -577,12 +599,18 @@ mod tests {
         }
         for p in ["{a,}", "x{,b}", "{}", "a{b,,c}"] {
             assert!(
-                matches!(Matcher::parse(p), Err(MatcherError::EmptyGlobAlternative(_))),
+                matches!(
+                    Matcher::parse(p),
+                    Err(MatcherError::EmptyGlobAlternative(_))
+                ),
                 "{p}"
             );
         }
         for p in ["!", "a|", "|a", "! ", "a| |b"] {
-            assert!(matches!(Matcher::parse(p), Err(MatcherError::Empty(_))), "{p}");
+            assert!(
+                matches!(Matcher::parse(p), Err(MatcherError::Empty(_))),
+                "{p}"
+            );
         }
         // Anchored or non-empty regexes stay.
         for p in ["/^$/", "/^fs__/", "/read|write/"] {
@@ -597,7 +625,10 @@ mod tests {
             Matcher::parse("a|b*").unwrap(),
         ]);
         let parts: Vec<String> = m.parts().iter().map(|p| p.to_string()).collect();
-        assert_eq!(parts, ["all(!shel, a|b*)", "!shel", "shel", "a|b*", "a", "b*"]);
+        assert_eq!(
+            parts,
+            ["all(!shel, a|b*)", "!shel", "shel", "a|b*", "a", "b*"]
+        );
     }
 
     #[test]

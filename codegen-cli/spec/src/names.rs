@@ -137,7 +137,8 @@ pub fn check_tool_name(name: &str, what: &str) -> Result<(), InvalidName> {
     if len > MAX_TOOL_NAME_LEN {
         return Err(InvalidName::new(
             format!(
-                "{what} `{name}` is too long for a tool name: {len} characters, at most {MAX_TOOL_NAME_LEN}"
+                "{what} `{}` is too long for a tool name: {len} characters, at most {MAX_TOOL_NAME_LEN}",
+                shown(name)
             ),
             format!(
                 "the model APIs accept tool names of at most {MAX_TOOL_NAME_LEN} characters, for example `{}`",
@@ -182,7 +183,11 @@ pub fn check_agent_name(name: &str) -> Result<(), InvalidName> {
 /// `name` escaped for a one-line message, and cut short when very long.
 fn shown(name: &str) -> String {
     const SHOWN: usize = 80;
-    let mut out: String = name.chars().take(SHOWN).flat_map(char::escape_debug).collect();
+    let mut out: String = name
+        .chars()
+        .take(SHOWN)
+        .flat_map(char::escape_debug)
+        .collect();
     if name.chars().nth(SHOWN).is_some() {
         out.push_str("...");
     }

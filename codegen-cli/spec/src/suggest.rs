@@ -105,13 +105,25 @@ mod tests {
     #[test]
     fn very_long_words_and_many_candidates_are_quick() {
         let long = "a".repeat(20_000);
-        let names: Vec<String> = (0..200).map(|i| format!("{}{i}", "a".repeat(5_000))).collect();
+        let names: Vec<String> = (0..200)
+            .map(|i| format!("{}{i}", "a".repeat(5_000)))
+            .collect();
         let start = std::time::Instant::now();
         assert_eq!(did_you_mean(&long, names.iter().map(String::as_str)), None);
         assert!(nearest_names(&long, &names).is_empty());
         let short: Vec<String> = (0..20_000).map(|i| format!("tool_{i}")).collect();
-        assert_eq!(did_you_mean("tool_19999x", short.iter().map(String::as_str)), Some("tool_19999"));
-        assert_eq!(nearest_names("tool_9999x", &short).first(), Some(&"tool_9999"));
-        assert!(start.elapsed() < std::time::Duration::from_secs(2), "{:?}", start.elapsed());
+        assert_eq!(
+            did_you_mean("tool_19999x", short.iter().map(String::as_str)),
+            Some("tool_19999")
+        );
+        assert_eq!(
+            nearest_names("tool_9999x", &short).first(),
+            Some(&"tool_9999")
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
     }
 }

@@ -8,7 +8,9 @@
 //! passes holds no line break, quote or path separator, so it is safe in
 //! comments, file names and diagnostics alike.
 
-use crate::spec::{check_agent_name as check_spec_agent_name, check_tool_name as check_spec_tool_name};
+use crate::spec::{
+    check_agent_name as check_spec_agent_name, check_tool_name as check_spec_tool_name,
+};
 
 /// Why `name` cannot be a tool name, as (message, help): the spec's rule
 /// (`hookwire_spec::check_tool_name`), the `#[tool]` macro's too.
@@ -105,7 +107,13 @@ mod tests {
         }
         let (message, help) = check_agent_name(&"a".repeat(58)).unwrap_err();
         assert!(message.contains("65 characters"), "{message}");
-        assert_eq!(help, format!("shorten the name to at most 57 characters, for example `{}`", "a".repeat(57)));
+        assert_eq!(
+            help,
+            format!(
+                "shorten the name to at most 57 characters, for example `{}`",
+                "a".repeat(57)
+            )
+        );
         let (message, help) = check_agent_name("calc\nfn evil() {}").unwrap_err();
         assert!(!message.contains('\n') && !help.contains('\n'), "{message}");
         assert!(help.ends_with("`calc-fn-evil`"), "{help}");

@@ -37,7 +37,7 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
     if str_eq(declared, used) {
         return;
     }
-    fail(&[
+    let (buf, len) = joined(&[
         "child agent `",
         path,
         "` is declared with `name = \"",
@@ -54,6 +54,11 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
         declared,
         "\")]`",
     ]);
+    let (text, _) = buf.split_at(len);
+    match core::str::from_utf8(text) {
+        Ok(message) => panic!("{}", message),
+        Err(_) => panic!("a child agent is listed under another name than it was declared with"),
+    }
 }
 
 /// Checks, at compile time, that an agent lists the function tool `path`
@@ -68,7 +73,7 @@ pub const fn function_tool_name(declared: Option<&str>, used: &str, path: &str) 
     if str_eq(declared, used) {
         return;
     }
-    fail(&[
+    let (buf, len) = joined(&[
         "tool `",
         path,
         "` is declared with the name `",
@@ -83,10 +88,16 @@ pub const fn function_tool_name(declared: Option<&str>, used: &str, path: &str) 
         declared,
         "\")]`",
     ]);
+    let (text, _) = buf.split_at(len);
+    match core::str::from_utf8(text) {
+        Ok(message) => panic!("{}", message),
+        Err(_) => panic!("a tool is listed under another name than it was declared with"),
+    }
 }
 
-/// Fails compilation with `parts` joined (at most 1024 bytes of them).
-const fn fail(parts: &[&str]) {
+/// `parts` joined into a buffer (at most 1024 bytes of them), and the
+/// length used: the message of a compile-time check.
+const fn joined(parts: &[&str]) -> ([u8; 1024], usize) {
     let mut buf = [0u8; 1024];
     let mut len = 0;
     let mut i = 0;
@@ -100,11 +111,7 @@ const fn fail(parts: &[&str]) {
         }
         i += 1;
     }
-    let (text, _) = buf.split_at(len);
-    match core::str::from_utf8(text) {
-        Ok(message) => panic!("{}", message),
-        Err(_) => panic!("an agent lists a tool under another name than it was declared with"),
-    }
+    (buf, len)
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {
