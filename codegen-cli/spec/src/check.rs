@@ -658,4 +658,104 @@ mod tests {
         assert_eq!(errors[2].first, Some(SpecField::FunctionTool(0)));
         assert!(AgentSpec::new("ok").validate().is_empty());
     }
+
+    fn agent(servers: &[&str], pattern: &str) -> AgentSpec {
+        let mut spec = AgentSpec::new("ops")
+            .with_function_tool(ToolRef::new("E", "echo"))
+            .with_function_tool(ToolRef::new("S", "shell"))
+            .with_tool_hook(HookRef::new("Guard").with_match(pattern).unwrap());
+        spec.servers = servers.iter().map(|s| (*s).to_owned()).collect();
+        spec
+    }
+
+    /// The part reported for `pattern` on an agent with `servers`: `None`
+    /// for no error, `Some(None)` for the whole matcher.
+    fn dead(servers: &[&str], pattern: &str) -> Option<Option<String>> {
+        let spec = agent(servers, pattern);
+        let found = spec.hooks_selecting_no_tool();
+        assert!(found.len() <= 1);
+        found.into_iter().next().map(|u| u.part)
+    }
+
+    #[test]
+    fn every_part_of_a_matcher_must_select_a_tool() {
+        let part = |p: &str| Some(Some(p.to_owned()));
+        assert_eq!(dead(&[], "shel|echo"), part("shel"));
+        assert_eq!(dead(&[], "echo|shel"), part("shel"));
+        assert_eq!(dead(&[], "!shel"), part("shel"));
+        assert_eq!(dead(&[], "!!shel"), Some(None));
+        assert_eq!(dead(&[], "!ecoh*|shell"), part("ecoh*"));
+        assert_eq!(dead(&[], "shel"), Some(None));
+        assert_eq!(dead(&[], "!*"), Some(None));
+        for ok in [
+            "echo|shell",
+            "!shell",
+            "*",
+            "sh*",
+            "!/^e/",
+            "source:function",
+        ] {
+            assert_eq!(dead(&[], ok), None, "{ok}");
+        }
+        // Composites from the YAML form: each branch counts.
+        let mut spec = agent(&[], "*");
+        spec.tool_hooks[0].matcher =
+            serde_json::from_str(r#"{"all": ["echo", {"not": "shel"}]}"#).unwrap();
+        let found = spec.hooks_selecting_no_tool();
+        assert_eq!(found[0].part.as_deref(), Some("shel"));
+    }
+
+    #[test]
+    fn run_time_parts_name_a_declared_server_or_source() {
+        let part = |p: &str| Some(Some(p.to_owned()));
+        for ok in [
+            "time__now",
+            "time__*",
+            "source:mcp",
+            "/^time__/",
+            "!shell",
+            "echo|time__get_*",
+        ] {
+            assert_eq!(dead(&["time"], ok), None, "{ok}");
+        }
+        assert_eq!(dead(&["time"], "shel|echo"), part("shel"));
+        assert_eq!(dead(&["time"], "!shel"), part("shel"));
+        assert_eq!(dead(&["time"], "tiem__now"), Some(None));
+        assert_eq!(dead(&["time"], "source:mcp|tiem__*"), part("tiem__*"));
+        assert_eq!(dead(&["time"], "/^tiem__/"), Some(None));
+        let spec = agent(&["time"], "source:mcp|tiem__now");
+        let message = spec.hooks_selecting_no_tool()[0].message(&spec);
+        assert!(message.contains("did you mean `time__now`?"), "{message}");
+    }
+
+    #[test]
+    fn mcp_filter_keys_name_a_declared_server() {
+        let mut spec = agent(&["time"], "*");
+        spec.mcp_tools = vec![
+            crate::McpToolsSpec {
+                server: "time".into(),
+                globs: vec!["get_*".into()],
+            },
+            crate::McpToolsSpec {
+                server: "tiem".into(),
+                globs: vec!["get_*".into()],
+            },
+        ];
+        let errors = spec.validate();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].field, SpecField::McpTools(1));
+        assert!(
+            errors[0].message.ends_with("did you mean `time`?"),
+            "{}",
+            errors[0].message
+        );
+        spec.servers.clear();
+        spec.mcp_tools.truncate(1);
+        let errors = spec.validate();
+        assert!(
+            errors[0].message.contains("the agent has no `servers`"),
+            "{}",
+            errors[0].message
+        );
+    }
 }
