@@ -114,25 +114,7 @@ impl InvalidName {
 /// assert_eq!(e.help, "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `caf`");
 /// ```
 pub fn check_tool_name(name: &str, what: &str) -> Result<(), InvalidName> {
-    if name.is_empty() {
-        return Err(InvalidName::new(
-            format!("{what} cannot be empty"),
-            "give a name of ASCII letters, digits, `_` and `-`, for example `assistant`".to_owned(),
-        ));
-    }
-    if let Some(bad) = invalid_tool_name_char(name) {
-        return Err(InvalidName::new(
-            format!(
-                "{what} `{}` is not a valid tool name: `{}` is not an ASCII letter, digit, `_` or `-`",
-                shown(name),
-                bad.escape_debug()
-            ),
-            format!(
-                "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `{}`",
-                suggest_tool_name(name, MAX_TOOL_NAME_LEN)
-            ),
-        ));
-    }
+    check_name_chars(name, what, MAX_TOOL_NAME_LEN)?;
     let len = name.len();
     if len > MAX_TOOL_NAME_LEN {
         return Err(InvalidName::new(
@@ -162,17 +144,44 @@ pub fn check_tool_name(name: &str, what: &str) -> Result<(), InvalidName> {
 /// assert!(check_agent_name("calc\nfn evil() {}").unwrap_err().help.ends_with("`calc-fn-evil`"));
 /// ```
 pub fn check_agent_name(name: &str) -> Result<(), InvalidName> {
-    check_tool_name(name, "agent name")?;
-    let tool = agent_tool_name(name);
     let max = MAX_TOOL_NAME_LEN - AGENT_TOOL_PREFIX.len();
+    check_name_chars(name, "agent name", max)?;
+    let tool = agent_tool_name(name);
     if tool.len() > MAX_TOOL_NAME_LEN {
         return Err(InvalidName::new(
             format!(
-                "agent name `{name}` is too long: its tool name `{tool}` has {} characters, the model APIs accept at most {MAX_TOOL_NAME_LEN}",
+                "agent name `{}` is too long: its tool name `agent__{}` has {} characters, the model APIs accept at most {MAX_TOOL_NAME_LEN}",
+                shown(name),
+                shown(name),
                 tool.len()
             ),
             format!(
                 "shorten the name to at most {max} characters, for example `{}`",
+                suggest_tool_name(name, max)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The characters of a tool name (and that it is not empty), with a
+/// suggestion of at most `max` characters.
+fn check_name_chars(name: &str, what: &str, max: usize) -> Result<(), InvalidName> {
+    if name.is_empty() {
+        return Err(InvalidName::new(
+            format!("{what} cannot be empty"),
+            "give a name of ASCII letters, digits, `_` and `-`, for example `assistant`".to_owned(),
+        ));
+    }
+    if let Some(bad) = invalid_tool_name_char(name) {
+        return Err(InvalidName::new(
+            format!(
+                "{what} `{}` is not a valid tool name: `{}` is not an ASCII letter, digit, `_` or `-`",
+                shown(name),
+                bad.escape_debug()
+            ),
+            format!(
+                "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `{}`",
                 suggest_tool_name(name, max)
             ),
         ));
@@ -208,5 +217,55 @@ fn suggest_tool_name(name: &str, max: usize) -> String {
         "assistant".to_owned()
     } else {
         s.to_owned()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The name a help suggests (`for example `x``), if any.
+    fn suggested(help: &str) -> Option<&str> {
+        let rest = help.split("for example `").nth(1)?;
+        rest.split('`').next()
+    }
+
+    #[test]
+    fn bad_names_are_refused_with_a_suggestion_that_passes() {
+        let long = "a".repeat(200);
+        let bad = [
+            "calc\nbot",
+            "\u{441}alc",
+            "calc\u{202e}bot",
+            long.as_str(),
+            "caf\u{e9}",
+            "a b",
+            "",
+        ];
+        for name in bad {
+            let agent = check_agent_name(name).unwrap_err();
+            let tool = check_tool_name(name, "tool name");
+            assert!(!agent.message.contains('\n') && !agent.help.contains('\n'));
+            assert!(!agent.message.contains('\u{202e}'), "{}", agent.message);
+            let fix = suggested(&agent.help).unwrap();
+            assert!(check_agent_name(fix).is_ok(), "{name:?}: {fix:?}");
+            if let Err(tool) = tool {
+                let fix = suggested(&tool.help).unwrap();
+                assert!(
+                    check_tool_name(fix, "tool name").is_ok(),
+                    "{name:?}: {fix:?}"
+                );
+            }
+        }
+        assert!(check_tool_name(&"a".repeat(64), "tool name").is_ok());
+        assert!(check_agent_name(&"a".repeat(57)).is_ok());
+        assert!(
+            check_tool_name(&long, "tool name")
+                .unwrap_err()
+                .message
+                .len()
+                < 200
+        );
     }
 }
