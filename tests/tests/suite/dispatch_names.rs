@@ -129,9 +129,9 @@ fn a_renamed_tool_is_offered_and_dispatched_under_its_declared_name() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let call = ToolCall::new("call-1", "say", ToolArgs::from_json(r#"{"text": "hi"}"#));
+    let say = ToolCall::new("call-1", "say", ToolArgs::from_json(r#"{"text": "hi"}"#));
     let result = runtime
-        .block_on(tools.dispatch(&CallScope::new("test"), call))
+        .block_on(tools.dispatch(&CallScope::new("test"), say))
         .unwrap();
     assert_eq!(result.text_content(), "hi");
     assert_eq!(call(tools, "echo"), Err("echo".to_owned()));
