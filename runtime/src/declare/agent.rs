@@ -54,11 +54,7 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
         declared,
         "\")]`",
     ]);
-    let (text, _) = buf.split_at(len);
-    match core::str::from_utf8(text) {
-        Ok(message) => panic!("{}", message),
-        Err(_) => panic!("a child agent is listed under another name than it was declared with"),
-    }
+    panic!("{}", text(&buf, len));
 }
 
 /// Checks, at compile time, that an agent lists the function tool `path`
@@ -88,10 +84,15 @@ pub const fn function_tool_name(declared: Option<&str>, used: &str, path: &str) 
         declared,
         "\")]`",
     ]);
-    let (text, _) = buf.split_at(len);
-    match core::str::from_utf8(text) {
-        Ok(message) => panic!("{}", message),
-        Err(_) => panic!("a tool is listed under another name than it was declared with"),
+    panic!("{}", text(&buf, len));
+}
+
+/// The first `len` bytes of `buf` as text.
+const fn text(buf: &[u8], len: usize) -> &str {
+    let (bytes, _) = buf.split_at(len);
+    match core::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(_) => "an agent lists a tool or child under another name than it was declared with",
     }
 }
 
