@@ -164,7 +164,7 @@ pub mod __private {
     }
     /// Whether a hook's matcher selects any tool, and the compile-time
     /// check of a child agent's name, for generated code.
-    pub use crate::declare::{child_agent_name, selects_any};
+    pub use crate::declare::{child_agent_name, function_tool_name, selects_any};
     /// How generated code holds the hooks a user lists: one checked slot
     /// per hook.
     pub mod slot {

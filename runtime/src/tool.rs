@@ -52,6 +52,13 @@ pub trait Tool: Send + Sync {
     /// The tool's name.
     fn name(&self) -> &str;
 
+    /// The name the tool is declared with, when it is known at compile
+    /// time (`#[hookwire::tool]` sets it to what [`name`](Tool::name)
+    /// returns): an agent that lists the tool checks at compile time that
+    /// it dispatches the tool under this name.
+    #[doc(hidden)]
+    const DECLARED_NAME: Option<&'static str> = None;
+
     /// What the tool does.
     fn description(&self) -> &str;
 

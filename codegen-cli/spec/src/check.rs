@@ -87,6 +87,46 @@ pub fn check_tool_input_schema(schema: &serde_json::Value) -> Result<(), String>
     }
 }
 
+/// Checks that the key `server` of an MCP tool filter (`tools:` in a card,
+/// `tools(..)` in `#[agent]`) names one of the agent's `servers`: a filter
+/// for a server the agent does not have would leave every tool of the
+/// server it meant unfiltered.
+///
+/// ```
+/// use hookwire_spec::check_mcp_filter_server;
+///
+/// let servers = ["time".to_owned()];
+/// assert!(check_mcp_filter_server("time", &servers).is_ok());
+/// assert_eq!(
+///     check_mcp_filter_server("tiem", &servers).unwrap_err(),
+///     "tool filter for unknown server `tiem`: the agent's `servers` are `time`, so this filter would filter nothing and leave every tool of the server it meant exposed; did you mean `time`?"
+/// );
+/// ```
+pub fn check_mcp_filter_server(server: &str, servers: &[String]) -> Result<(), String> {
+    if servers.iter().any(|s| s == server) {
+        return Ok(());
+    }
+    let declared = if servers.is_empty() {
+        "the agent has no `servers`".to_owned()
+    } else {
+        format!(
+            "the agent's `servers` are {}",
+            servers
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let hint = match crate::did_you_mean(server, servers.iter().map(String::as_str)) {
+        Some(s) => format!("; did you mean `{s}`?"),
+        None => "; add the server to `servers`, or remove the filter".to_owned(),
+    };
+    Err(format!(
+        "tool filter for unknown server `{server}`: {declared}, so this filter would filter nothing and leave every tool of the server it meant exposed{hint}"
+    ))
+}
+
 /// The tool names of one agent seen so far: each name may be given once.
 #[derive(Debug, Clone, Default)]
 pub struct UniqueToolNames {
@@ -141,6 +181,8 @@ pub enum SpecField {
     /// `hooks[i]` (a `kind: tool_call` entry, its `timeout_sec` or
     /// `ttl_minutes`).
     EventHook(usize),
+    /// `tools.<server>`, the `i`th MCP tool filter.
+    McpTools(usize),
 }
 
 /// A rule a spec breaks: where, and the message.
@@ -181,6 +223,7 @@ impl fmt::Display for SpecField {
                 write!(f, "function_tools[{tool}].hooks[{hook}]")
             }
             Self::Hook(HookPlace::Lifecycle(i)) | Self::EventHook(i) => write!(f, "hooks[{i}]"),
+            Self::McpTools(i) => write!(f, "tools[{i}]"),
         }
     }
 }
@@ -243,6 +286,11 @@ impl AgentSpec {
                 .and_then(|v| check_tool_input_schema(&v));
             if let Err(message) = checked {
                 out.push(SpecError::new(SpecField::ToolInputSchema, message));
+            }
+        }
+        for (i, filter) in self.mcp_tools.iter().enumerate() {
+            if let Err(message) = check_mcp_filter_server(&filter.server, &self.servers) {
+                out.push(SpecError::new(SpecField::McpTools(i), message));
             }
         }
         let mut names = UniqueToolNames::new();
@@ -339,6 +387,10 @@ pub struct UnmatchedHook<'a> {
     pub hook: &'a str,
     /// The matcher, in its string form.
     pub pattern: String,
+    /// The part of the matcher that selects no tool (an alternative of
+    /// `a|b`, the inner pattern of `!p`), when the matcher as a whole does;
+    /// `None` when the whole matcher selects none.
+    pub part: Option<String>,
     /// Where the hook's reference is.
     pub span: SpanInfo,
 }
@@ -365,9 +417,22 @@ impl UnmatchedHook<'_> {
             _ if names.is_empty() => format!("any tool of agent `{}`, which has none", spec.name),
             _ => format!("any tool of agent `{}`", spec.name),
         };
-        let near = nearest_names(&self.pattern, &names);
+        let word = self.part.as_deref().unwrap_or(&self.pattern);
+        let mut names = names;
+        // `tiem__now`: the same tool of each declared server.
+        if let (false, Some((_, tool))) = (
+            matches!(self.place, HookPlace::ToolEntry { .. }),
+            word.split_once(crate::SERVER_SEPARATOR),
+        ) {
+            names.extend(
+                spec.servers
+                    .iter()
+                    .map(|s| format!("{s}{}{tool}", crate::SERVER_SEPARATOR)),
+            );
+        }
+        let near = nearest_names(word, &names);
         let hint = match near.as_slice() {
-            [] => String::new(),
+            [] => ".".to_owned(),
             [one] => format!("; did you mean `{one}`?"),
             more => format!(
                 "; did you mean one of {}?",
@@ -377,16 +442,24 @@ impl UnmatchedHook<'_> {
                     .join(", ")
             ),
         };
-        format!(
-            "hook `{}` with match `{}` selects no tool: it does not match {scope}{hint} A hook that selects no tool would never run; fix the pattern, or remove the hook{}",
-            self.hook,
-            self.pattern,
-            if matches!(self.place, HookPlace::ToolEntry { .. }) || !spec.servers.is_empty() {
-                "."
-            } else {
-                " (a hook meant for tools discovered at run time needs the agent's `servers`)."
-            }
-        )
+        let entry = matches!(self.place, HookPlace::ToolEntry { .. });
+        let run_time = if entry {
+            "."
+        } else if spec.servers.is_empty() {
+            " (a hook meant for tools discovered at run time needs the agent's `servers`)."
+        } else {
+            " (a part meant for MCP tools names a declared server, as in `server__tool`, or is `source:mcp`)."
+        };
+        match &self.part {
+            None => format!(
+                "hook `{}` with match `{}` selects no tool: it does not match {scope}{hint} A hook that selects no tool would never run; fix the pattern, or remove the hook{run_time}",
+                self.hook, self.pattern,
+            ),
+            Some(part) => format!(
+                "hook `{}` with match `{}`: its part `{part}` selects no tool: it does not match {scope}{hint} Every alternative of `a|b` and the pattern under `!` must select a tool, or a typo would drop or widen the guard; fix the part, or remove it{run_time}",
+                self.hook, self.pattern,
+            ),
+        }
     }
 }
 
@@ -451,61 +524,95 @@ impl AgentSpec {
             .collect()
     }
 
-    /// The hooks whose matcher selects none of the tools they could apply
-    /// to: an agent-level or lifecycle hook that selects none of the
-    /// agent's statically known tools, or an entry hook that does not
-    /// select its own tool.
+    /// The hooks whose matcher, or a part of it, selects none of the tools
+    /// it could apply to: an agent-level or lifecycle hook checked against
+    /// the agent's statically known tools, an entry hook against its own
+    /// tool. Every part counts: each alternative of `a|b` (`any`, `all`)
+    /// and the pattern under `!p`, so that a typo in one of them cannot
+    /// drop the guard from a tool (`shel|add_one`) or widen it (`!shel`).
     ///
-    /// An agent with MCP servers also has tools that are only known once
-    /// it connects: its agent-level and lifecycle hooks are not reported
-    /// here, but checked when it connects (`McpAgent` warns about a hook
-    /// that selects no tool at all then). An entry hook always is.
+    /// An agent with MCP servers also has tools that are only known once it
+    /// connects: a part that selects none of the static tools is accepted
+    /// when it names a declared server (`server__tool`, `server__*`, a
+    /// regex that holds `server__`), is `source:mcp`, or is a negation
+    /// (`McpAgent` warns at connect time about a hook that selects no tool).
     pub fn hooks_selecting_no_tool(&self) -> Vec<UnmatchedHook<'_>> {
         let tools = self.static_tools();
-        let selects_none = |m: &Matcher| {
-            !m.is_always()
-                && !tools
-                    .iter()
-                    .any(|(name, source)| m.matches(super::MatchTarget::new(name, *source)))
-        };
-        let dynamic = !self.servers.is_empty();
+        let servers = self.servers.as_slice();
         let mut out = Vec::new();
-        if !dynamic {
-            for (i, h) in self.tool_hooks.iter().enumerate() {
-                if selects_none(&h.matcher) {
+        let mut check =
+            |place, m: &Matcher, hook, span, tools: &[(String, ToolSource)], servers| {
+                if let Some(part) = dead_part(m, tools, servers) {
                     out.push(UnmatchedHook {
-                        place: HookPlace::ToolHook(i),
-                        hook: h.display_name(),
-                        pattern: h.matcher.to_string(),
-                        span: h.span,
+                        place,
+                        hook,
+                        pattern: m.to_string(),
+                        part: (!std::ptr::eq(part, m)).then(|| part.to_string()),
+                        span,
                     });
                 }
-            }
-            for (i, h) in self.lifecycle_hooks.iter().enumerate() {
-                if selects_none(&h.matcher) {
-                    out.push(UnmatchedHook {
-                        place: HookPlace::Lifecycle(i),
-                        hook: h.display_name(),
-                        pattern: h.matcher.to_string(),
-                        span: h.span,
-                    });
-                }
-            }
+            };
+        for (i, h) in self.tool_hooks.iter().enumerate() {
+            let place = HookPlace::ToolHook(i);
+            check(place, &h.matcher, h.display_name(), h.span, &tools, servers);
+        }
+        for (i, h) in self.lifecycle_hooks.iter().enumerate() {
+            let place = HookPlace::Lifecycle(i);
+            check(place, &h.matcher, h.display_name(), h.span, &tools, servers);
         }
         for (t, tool) in self.function_tools.iter().enumerate() {
-            let target = super::MatchTarget::new(&tool.name, tool.source);
+            let own = [(tool.name.clone(), tool.source)];
             for (i, h) in tool.hooks.iter().enumerate() {
-                if !h.matcher.is_always() && !h.matcher.matches(target) {
-                    out.push(UnmatchedHook {
-                        place: HookPlace::ToolEntry { tool: t, hook: i },
-                        hook: h.display_name(),
-                        pattern: h.matcher.to_string(),
-                        span: h.span,
-                    });
-                }
+                let place = HookPlace::ToolEntry { tool: t, hook: i };
+                check(place, &h.matcher, h.display_name(), h.span, &own, &[]);
             }
         }
         out
+    }
+}
+
+/// The outermost part of `m` that selects none of `tools` and cannot
+/// select a tool of `servers` discovered at run time.
+fn dead_part<'m>(
+    m: &'m Matcher,
+    tools: &[(String, ToolSource)],
+    servers: &[String],
+) -> Option<&'m Matcher> {
+    if m.depth() > crate::MAX_MATCHER_DEPTH {
+        // Only a matcher built by hand gets here (parsing refuses it); it
+        // is not walked.
+        return None;
+    }
+    m.parts().into_iter().find(|part| {
+        !part.is_always()
+            && !tools
+                .iter()
+                .any(|(name, source)| part.matches(super::MatchTarget::new(name, *source)))
+            && !may_select_at_run_time(part, servers)
+    })
+}
+
+/// Whether `m` may select an MCP tool of one of `servers` (known only at
+/// run time): it must name a declared server or source.
+fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
+    if servers.is_empty() {
+        return false;
+    }
+    let qualified = |text: &str| {
+        servers
+            .iter()
+            .any(|s| text.starts_with(&format!("{s}{}", crate::SERVER_SEPARATOR)))
+    };
+    match m {
+        Matcher::Always | Matcher::Not(_) | Matcher::Source(ToolSource::Mcp) => true,
+        Matcher::Exact(_) | Matcher::Glob(_) => qualified(&m.to_string()),
+        Matcher::Regex(re) => servers.iter().any(|s| {
+            re.as_str()
+                .contains(&format!("{s}{}", crate::SERVER_SEPARATOR))
+        }),
+        Matcher::Any(ms) => ms.iter().any(|m| may_select_at_run_time(m, servers)),
+        Matcher::All(ms) => ms.iter().all(|m| may_select_at_run_time(m, servers)),
+        _ => false,
     }
 }
 
@@ -550,5 +657,105 @@ mod tests {
         );
         assert_eq!(errors[2].first, Some(SpecField::FunctionTool(0)));
         assert!(AgentSpec::new("ok").validate().is_empty());
+    }
+
+    fn agent(servers: &[&str], pattern: &str) -> AgentSpec {
+        let mut spec = AgentSpec::new("ops")
+            .with_function_tool(ToolRef::new("E", "echo"))
+            .with_function_tool(ToolRef::new("S", "shell"))
+            .with_tool_hook(HookRef::new("Guard").with_match(pattern).unwrap());
+        spec.servers = servers.iter().map(|s| (*s).to_owned()).collect();
+        spec
+    }
+
+    /// The part reported for `pattern` on an agent with `servers`: `None`
+    /// for no error, `Some(None)` for the whole matcher.
+    fn dead(servers: &[&str], pattern: &str) -> Option<Option<String>> {
+        let spec = agent(servers, pattern);
+        let found = spec.hooks_selecting_no_tool();
+        assert!(found.len() <= 1);
+        found.into_iter().next().map(|u| u.part)
+    }
+
+    #[test]
+    fn every_part_of_a_matcher_must_select_a_tool() {
+        let part = |p: &str| Some(Some(p.to_owned()));
+        assert_eq!(dead(&[], "shel|echo"), part("shel"));
+        assert_eq!(dead(&[], "echo|shel"), part("shel"));
+        assert_eq!(dead(&[], "!shel"), part("shel"));
+        assert_eq!(dead(&[], "!!shel"), Some(None));
+        assert_eq!(dead(&[], "!ecoh*|shell"), part("ecoh*"));
+        assert_eq!(dead(&[], "shel"), Some(None));
+        assert_eq!(dead(&[], "!*"), Some(None));
+        for ok in [
+            "echo|shell",
+            "!shell",
+            "*",
+            "sh*",
+            "!/^e/",
+            "source:function",
+        ] {
+            assert_eq!(dead(&[], ok), None, "{ok}");
+        }
+        // Composites from the YAML form: each branch counts.
+        let mut spec = agent(&[], "*");
+        spec.tool_hooks[0].matcher =
+            serde_json::from_str(r#"{"all": ["echo", {"not": "shel"}]}"#).unwrap();
+        let found = spec.hooks_selecting_no_tool();
+        assert_eq!(found[0].part.as_deref(), Some("shel"));
+    }
+
+    #[test]
+    fn run_time_parts_name_a_declared_server_or_source() {
+        let part = |p: &str| Some(Some(p.to_owned()));
+        for ok in [
+            "time__now",
+            "time__*",
+            "source:mcp",
+            "/^time__/",
+            "!shell",
+            "echo|time__get_*",
+        ] {
+            assert_eq!(dead(&["time"], ok), None, "{ok}");
+        }
+        assert_eq!(dead(&["time"], "shel|echo"), part("shel"));
+        assert_eq!(dead(&["time"], "!shel"), part("shel"));
+        assert_eq!(dead(&["time"], "tiem__now"), Some(None));
+        assert_eq!(dead(&["time"], "source:mcp|tiem__*"), part("tiem__*"));
+        assert_eq!(dead(&["time"], "/^tiem__/"), Some(None));
+        let spec = agent(&["time"], "source:mcp|tiem__now");
+        let message = spec.hooks_selecting_no_tool()[0].message(&spec);
+        assert!(message.contains("did you mean `time__now`?"), "{message}");
+    }
+
+    #[test]
+    fn mcp_filter_keys_name_a_declared_server() {
+        let mut spec = agent(&["time"], "*");
+        spec.mcp_tools = vec![
+            crate::McpToolsSpec {
+                server: "time".into(),
+                globs: vec!["get_*".into()],
+            },
+            crate::McpToolsSpec {
+                server: "tiem".into(),
+                globs: vec!["get_*".into()],
+            },
+        ];
+        let errors = spec.validate();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].field, SpecField::McpTools(1));
+        assert!(
+            errors[0].message.ends_with("did you mean `time`?"),
+            "{}",
+            errors[0].message
+        );
+        spec.servers.clear();
+        spec.mcp_tools.truncate(1);
+        let errors = spec.validate();
+        assert!(
+            errors[0].message.contains("the agent has no `servers`"),
+            "{}",
+            errors[0].message
+        );
     }
 }

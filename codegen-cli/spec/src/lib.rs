@@ -29,15 +29,17 @@ pub use agent::{
 };
 pub use check::{
     AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, SpecError, SpecField,
-    UniqueToolNames, UnmatchedHook, check_positive, check_tool_input_schema,
+    UniqueToolNames, UnmatchedHook, check_mcp_filter_server, check_positive,
+    check_tool_input_schema,
 };
-pub use matcher::{MatchTarget, Matcher, MatcherError};
+pub use matcher::{MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError};
 pub use names::{
-    AGENT_TOOL_PREFIX, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR, agent_tool_name, injection_tool_names,
-    invalid_tool_name_char, is_tool_name_char, is_valid_tool_name, sanitize_tool_name,
+    AGENT_TOOL_PREFIX, InvalidName, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR, agent_tool_name,
+    check_agent_name, check_tool_name, injection_tool_names, invalid_tool_name_char,
+    is_tool_name_char, is_valid_tool_name, sanitize_tool_name,
 };
 pub use source::{ToolSource, UnknownToolSource};
-pub use suggest::{did_you_mean, nearest_names};
+pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
 pub use vocab::{
     FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent, HookKind,
     RefreshCondition, UnknownValue,

@@ -82,6 +82,14 @@ impl Glob {
     }
 }
 
+/// The longest matcher string accepted, in bytes: a matcher is written by
+/// hand, and a longer one is a mistake (or an attack on the code generator).
+pub const MAX_MATCHER_LEN: usize = 1024;
+
+/// How deeply a matcher may nest: `!` prefixes in the string syntax,
+/// `{not: ..}`, `{any: [..]}` and `{all: [..]}` in the YAML form.
+pub const MAX_MATCHER_DEPTH: usize = 8;
+
 /// Why a matcher string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -89,6 +97,38 @@ pub enum MatcherError {
     /// The pattern, or one alternative of it, is empty.
     #[error("empty matcher pattern in `{0}`")]
     Empty(String),
+    /// A `/regex/` between two slashes with nothing in them.
+    #[error(
+        "empty regex `//`: it would select every tool; write `*` for every tool, or put a pattern between the slashes"
+    )]
+    EmptyRegex,
+    /// A glob with an empty `{a,}` alternative.
+    #[error(
+        "empty alternative in glob `{0}`: every alternative between `{{` and `}}` needs a pattern"
+    )]
+    EmptyGlobAlternative(String),
+    /// A `/regex/` that matches every name (it matches the empty string
+    /// anywhere, as `/a|/` or `/x*/` do).
+    #[error(
+        "regex `{0}` selects every tool (it matches an empty string, as an empty alternative `a|` does); write `*` for every tool, or anchor and fill in the pattern"
+    )]
+    MatchesEverything(String),
+    /// A matcher longer than [`MAX_MATCHER_LEN`].
+    #[error("matcher too long: {len} bytes, at most {max}")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+        /// [`MAX_MATCHER_LEN`].
+        max: usize,
+    },
+    /// A matcher nested deeper than [`MAX_MATCHER_DEPTH`].
+    #[error(
+        "matcher nested too deeply: more than {max} levels of `!`, `not`, `any` or `all`; `!!p` is `p`, so remove the extra levels"
+    )]
+    TooDeep {
+        /// [`MAX_MATCHER_DEPTH`].
+        max: usize,
+    },
     /// A `/regex/` that does not compile.
     #[error("invalid regex `{pattern}`: {message}")]
     InvalidRegex {
@@ -110,24 +150,50 @@ pub enum MatcherError {
     UnknownSource(#[from] super::UnknownToolSource),
 }
 
+/// A name no tool has (model APIs accept no control character in a tool
+/// name): a regex that matches it matches the empty string anywhere, so
+/// every name.
+const NO_TOOL: &str = "\u{0}";
+
 impl Matcher {
     /// Parses the string syntax described on [`Matcher`].
+    ///
+    /// At most [`MAX_MATCHER_LEN`] bytes and [`MAX_MATCHER_DEPTH`] `!`
+    /// prefixes; the parse is iterative, so no input can exhaust the stack.
+    /// An empty pattern, regex, alternative (`a||b`) or glob alternative
+    /// (`{a,}`) is an error, as is a regex that matches every name.
     pub fn parse(pattern: &str) -> Result<Self, MatcherError> {
-        let trimmed = pattern.trim();
+        if pattern.len() > MAX_MATCHER_LEN {
+            return Err(MatcherError::TooLong {
+                len: pattern.len(),
+                max: MAX_MATCHER_LEN,
+            });
+        }
+        let mut rest = pattern.trim();
+        let mut negations = 0;
+        while let Some(inner) = rest.strip_prefix('!') {
+            negations += 1;
+            if negations > MAX_MATCHER_DEPTH {
+                return Err(MatcherError::TooDeep {
+                    max: MAX_MATCHER_DEPTH,
+                });
+            }
+            rest = inner.trim_start();
+        }
+        let mut m = Self::parse_positive(pattern, rest)?;
+        for _ in 0..negations {
+            m = Self::not(m);
+        }
+        Ok(m)
+    }
+
+    /// A pattern without leading `!`: a regex, a union, or one simple part.
+    fn parse_positive(pattern: &str, trimmed: &str) -> Result<Self, MatcherError> {
         if trimmed.is_empty() {
             return Err(MatcherError::Empty(pattern.to_owned()));
         }
-        if let Some(rest) = trimmed.strip_prefix('!') {
-            return Ok(Self::not(Self::parse(rest)?));
-        }
         if trimmed.len() >= 2 && trimmed.starts_with('/') && trimmed.ends_with('/') {
-            let body = &trimmed[1..trimmed.len() - 1];
-            return regex::Regex::new(body).map(Self::Regex).map_err(|e| {
-                MatcherError::InvalidRegex {
-                    pattern: body.to_owned(),
-                    message: e.to_string(),
-                }
-            });
+            return Self::regex(&trimmed[1..trimmed.len() - 1]);
         }
         if trimmed.contains('|') {
             let alternatives = trimmed
@@ -145,6 +211,25 @@ impl Matcher {
         Self::parse_simple(trimmed)
     }
 
+    /// A regex matcher (`body` is the text between the slashes).
+    fn regex(body: &str) -> Result<Self, MatcherError> {
+        if body.is_empty() {
+            return Err(MatcherError::EmptyRegex);
+        }
+        let re = regex::RegexBuilder::new(body)
+            .size_limit(1 << 20)
+            .nest_limit(64)
+            .build()
+            .map_err(|e| MatcherError::InvalidRegex {
+                pattern: body.to_owned(),
+                message: e.to_string(),
+            })?;
+        if re.is_match(NO_TOOL) {
+            return Err(MatcherError::MatchesEverything(body.to_owned()));
+        }
+        Ok(Self::Regex(re))
+    }
+
     fn parse_simple(pattern: &str) -> Result<Self, MatcherError> {
         if pattern == "*" {
             return Ok(Self::Always);
@@ -160,6 +245,12 @@ impl Matcher {
 
     /// A glob matcher.
     pub fn glob(pattern: &str) -> Result<Self, MatcherError> {
+        if pattern.is_empty() {
+            return Err(MatcherError::Empty(pattern.to_owned()));
+        }
+        if ["{}", "{,", ",,", ",}"].iter().any(|e| pattern.contains(e)) {
+            return Err(MatcherError::EmptyGlobAlternative(pattern.to_owned()));
+        }
         globset::GlobBuilder::new(pattern)
             .literal_separator(false)
             .build()
@@ -282,20 +373,69 @@ impl TryFrom<MatcherRepr> for Matcher {
     type Error = MatcherError;
 
     fn try_from(repr: MatcherRepr) -> Result<Self, Self::Error> {
-        Ok(match repr {
+        Self::from_repr(repr, 0)
+    }
+}
+
+impl Matcher {
+    /// The YAML/JSON form at nesting `depth`, at most [`MAX_MATCHER_DEPTH`].
+    fn from_repr(repr: MatcherRepr, depth: usize) -> Result<Self, MatcherError> {
+        let composite = matches!(repr, MatcherRepr::Composite(_));
+        if composite && depth >= MAX_MATCHER_DEPTH {
+            return Err(MatcherError::TooDeep {
+                max: MAX_MATCHER_DEPTH,
+            });
+        }
+        let list = |ms: Vec<MatcherRepr>| {
+            ms.into_iter()
+                .map(|m| Self::from_repr(m, depth + 1))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let m = match repr {
             MatcherRepr::Pattern(p) => Self::parse(&p)?,
-            MatcherRepr::Composite(Composite::All(ms)) => Self::All(
-                ms.into_iter()
-                    .map(Self::try_from)
-                    .collect::<Result<_, _>>()?,
-            ),
-            MatcherRepr::Composite(Composite::Any(ms)) => Self::Any(
-                ms.into_iter()
-                    .map(Self::try_from)
-                    .collect::<Result<_, _>>()?,
-            ),
-            MatcherRepr::Composite(Composite::Not(m)) => Self::not(Self::try_from(*m)?),
-        })
+            MatcherRepr::Composite(Composite::All(ms)) => Self::All(list(ms)?),
+            MatcherRepr::Composite(Composite::Any(ms)) => Self::Any(list(ms)?),
+            MatcherRepr::Composite(Composite::Not(m)) => Self::not(Self::from_repr(*m, depth + 1)?),
+        };
+        if m.depth() > MAX_MATCHER_DEPTH {
+            return Err(MatcherError::TooDeep {
+                max: MAX_MATCHER_DEPTH,
+            });
+        }
+        Ok(m)
+    }
+
+    /// How many composites (`!`, `all`, `any`) are nested in this matcher
+    /// at the deepest point (a plain pattern is 0). Iterative: any matcher
+    /// built by hand can be measured.
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(self, 0)];
+        while let Some((m, d)) = stack.pop() {
+            deepest = deepest.max(d);
+            match m {
+                Self::All(ms) | Self::Any(ms) => stack.extend(ms.iter().map(|m| (m, d + 1))),
+                Self::Not(m) => stack.push((m, d + 1)),
+                _ => {}
+            }
+        }
+        deepest
+    }
+
+    /// This matcher and every part of it, outermost first: each
+    /// alternative of `a|b`, `any` and `all`, and the inner pattern of `!p`.
+    pub fn parts(&self) -> Vec<&Matcher> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(m) = stack.pop() {
+            out.push(m);
+            match m {
+                Self::All(ms) | Self::Any(ms) => stack.extend(ms.iter().rev()),
+                Self::Not(m) => stack.push(m),
+                _ => {}
+            }
+        }
+        out
     }
 }
 
@@ -383,6 +523,112 @@ mod tests {
             Matcher::parse("a[b"),
             Err(MatcherError::InvalidGlob { .. })
         ));
+    }
+
+    /// Runs `f` on a thread with a 256 KiB stack: a recursive parse of
+    /// the inputs below would overflow it.
+    fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(f)
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    #[test]
+    fn long_and_deep_matchers_are_errors_on_a_small_stack() {
+        let errors = on_small_stack(|| {
+            [
+                format!("{}shell", "!".repeat(200_000)),
+                format!("{}shell", "!".repeat(1_000)),
+                format!("{}shell", "!".repeat(MAX_MATCHER_DEPTH + 1)),
+                format!("/{}a{}/", "(".repeat(500), ")".repeat(500)),
+            ]
+            .map(|p| Matcher::parse(&p).unwrap_err())
+        });
+        assert_eq!(
+            errors[0],
+            MatcherError::TooLong {
+                len: 200_005,
+                max: MAX_MATCHER_LEN
+            }
+        );
+        assert_eq!(
+            errors[1],
+            MatcherError::TooDeep {
+                max: MAX_MATCHER_DEPTH
+            }
+        );
+        assert_eq!(
+            errors[2],
+            MatcherError::TooDeep {
+                max: MAX_MATCHER_DEPTH
+            }
+        );
+        assert!(
+            matches!(errors[3], MatcherError::InvalidRegex { .. }),
+            "{:?}",
+            errors[3]
+        );
+        let deepest = format!("{}shell", "!".repeat(MAX_MATCHER_DEPTH));
+        assert_eq!(Matcher::parse(&deepest).unwrap().depth(), MAX_MATCHER_DEPTH);
+    }
+
+    #[test]
+    fn the_yaml_form_is_depth_limited_too() {
+        let mut json = "\"shell\"".to_owned();
+        for _ in 0..MAX_MATCHER_DEPTH {
+            json = format!("{{\"not\": {json}}}");
+        }
+        assert!(serde_json::from_str::<Matcher>(&json).is_ok());
+        let deeper = format!("{{\"any\": [{json}]}}");
+        let e = serde_json::from_str::<Matcher>(&deeper).unwrap_err();
+        assert!(e.to_string().contains("nested too deeply"), "{e}");
+    }
+
+    #[test]
+    fn empty_and_everything_patterns_are_errors() {
+        assert_eq!(Matcher::parse("//"), Err(MatcherError::EmptyRegex));
+        assert_eq!(Matcher::parse("! //"), Err(MatcherError::EmptyRegex));
+        for p in ["/a|/", "/x*/", "/|shell/", "/(?:)/"] {
+            assert!(
+                matches!(Matcher::parse(p), Err(MatcherError::MatchesEverything(_))),
+                "{p}"
+            );
+        }
+        for p in ["{a,}", "x{,b}", "{}", "a{b,,c}"] {
+            assert!(
+                matches!(
+                    Matcher::parse(p),
+                    Err(MatcherError::EmptyGlobAlternative(_))
+                ),
+                "{p}"
+            );
+        }
+        for p in ["!", "a|", "|a", "! ", "a| |b"] {
+            assert!(
+                matches!(Matcher::parse(p), Err(MatcherError::Empty(_))),
+                "{p}"
+            );
+        }
+        // Anchored or non-empty regexes stay.
+        for p in ["/^$/", "/^fs__/", "/read|write/"] {
+            assert!(Matcher::parse(p).is_ok(), "{p}");
+        }
+    }
+
+    #[test]
+    fn parts_lists_every_alternative_and_negated_pattern() {
+        let m = Matcher::all([
+            Matcher::parse("!shel").unwrap(),
+            Matcher::parse("a|b*").unwrap(),
+        ]);
+        let parts: Vec<String> = m.parts().iter().map(|p| p.to_string()).collect();
+        assert_eq!(
+            parts,
+            ["all(!shel, a|b*)", "!shel", "shel", "a|b*", "a", "b*"]
+        );
     }
 
     #[test]

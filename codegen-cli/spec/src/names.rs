@@ -81,3 +81,191 @@ pub fn injection_tool_names(toolset: Option<&str>, tool: &str) -> Vec<String> {
         ],
     }
 }
+
+/// Why a name cannot be a tool or agent name: the message, and help that
+/// suggests a name that passes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+#[non_exhaustive]
+pub struct InvalidName {
+    /// What is wrong (on one line: the name is escaped).
+    pub message: String,
+    /// How to fix it, with a valid name where one can be made.
+    pub help: String,
+}
+
+impl InvalidName {
+    fn new(message: String, help: String) -> Self {
+        Self { message, help }
+    }
+}
+
+/// The one rule for tool names, from either front end (a card's tool, a
+/// `#[tool]` function or its `name = ".."`): what every model API accepts,
+/// 1 to [`MAX_TOOL_NAME_LEN`] ASCII letters, digits, `_` or `-`. `what`
+/// says what the name is (`tool name`, `agent name`).
+///
+/// ```
+/// use hookwire_spec::check_tool_name;
+///
+/// assert!(check_tool_name("get_time", "tool name").is_ok());
+/// let e = check_tool_name("caf\u{e9}", "tool name").unwrap_err();
+/// assert_eq!(e.message, "tool name `café` is not a valid tool name: `é` is not an ASCII letter, digit, `_` or `-`");
+/// assert_eq!(e.help, "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `caf`");
+/// ```
+pub fn check_tool_name(name: &str, what: &str) -> Result<(), InvalidName> {
+    check_name_chars(name, what, MAX_TOOL_NAME_LEN)?;
+    let len = name.len();
+    if len > MAX_TOOL_NAME_LEN {
+        return Err(InvalidName::new(
+            format!(
+                "{what} `{}` is too long for a tool name: {len} characters, at most {MAX_TOOL_NAME_LEN}",
+                shown(name)
+            ),
+            format!(
+                "the model APIs accept tool names of at most {MAX_TOOL_NAME_LEN} characters, for example `{}`",
+                suggest_tool_name(name, MAX_TOOL_NAME_LEN)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The one rule for agent names, from either front end (`#[agent(name =
+/// ..)]`, a card's `name:` or file stem): a valid tool name whose tool name
+/// as a child, `agent__<name>`, is one too.
+///
+/// ```
+/// use hookwire_spec::check_agent_name;
+///
+/// assert!(check_agent_name("PMO-orchestrator").is_ok());
+/// let e = check_agent_name(&"a".repeat(58)).unwrap_err();
+/// assert_eq!(e.help, format!("shorten the name to at most 57 characters, for example `{}`", "a".repeat(57)));
+/// assert!(check_agent_name("calc\nfn evil() {}").unwrap_err().help.ends_with("`calc-fn-evil`"));
+/// ```
+pub fn check_agent_name(name: &str) -> Result<(), InvalidName> {
+    let max = MAX_TOOL_NAME_LEN - AGENT_TOOL_PREFIX.len();
+    check_name_chars(name, "agent name", max)?;
+    let tool = agent_tool_name(name);
+    if tool.len() > MAX_TOOL_NAME_LEN {
+        return Err(InvalidName::new(
+            format!(
+                "agent name `{}` is too long: its tool name `agent__{}` has {} characters, the model APIs accept at most {MAX_TOOL_NAME_LEN}",
+                shown(name),
+                shown(name),
+                tool.len()
+            ),
+            format!(
+                "shorten the name to at most {max} characters, for example `{}`",
+                suggest_tool_name(name, max)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The characters of a tool name (and that it is not empty), with a
+/// suggestion of at most `max` characters.
+fn check_name_chars(name: &str, what: &str, max: usize) -> Result<(), InvalidName> {
+    if name.is_empty() {
+        return Err(InvalidName::new(
+            format!("{what} cannot be empty"),
+            "give a name of ASCII letters, digits, `_` and `-`, for example `assistant`".to_owned(),
+        ));
+    }
+    if let Some(bad) = invalid_tool_name_char(name) {
+        return Err(InvalidName::new(
+            format!(
+                "{what} `{}` is not a valid tool name: `{}` is not an ASCII letter, digit, `_` or `-`",
+                shown(name),
+                bad.escape_debug()
+            ),
+            format!(
+                "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `{}`",
+                suggest_tool_name(name, max)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `name` escaped for a one-line message, and cut short when very long.
+fn shown(name: &str) -> String {
+    const SHOWN: usize = 80;
+    let mut out: String = name
+        .chars()
+        .take(SHOWN)
+        .flat_map(char::escape_debug)
+        .collect();
+    if name.chars().nth(SHOWN).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// A valid name close to `name`: every character a tool name cannot hold
+/// as `-`, the ends trimmed, at most `max` characters (`assistant` if
+/// nothing is left).
+fn suggest_tool_name(name: &str, max: usize) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if is_tool_name_char(c) { c } else { '-' })
+        .collect();
+    let s: String = s.trim_matches('-').chars().take(max).collect();
+    let s = s.trim_matches('-');
+    if s.is_empty() {
+        "assistant".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The name a help suggests (`for example `x``), if any.
+    fn suggested(help: &str) -> Option<&str> {
+        let rest = help.split("for example `").nth(1)?;
+        rest.split('`').next()
+    }
+
+    #[test]
+    fn bad_names_are_refused_with_a_suggestion_that_passes() {
+        let long = "a".repeat(200);
+        let bad = [
+            "calc\nbot",
+            "\u{441}alc",
+            "calc\u{202e}bot",
+            long.as_str(),
+            "caf\u{e9}",
+            "a b",
+            "",
+        ];
+        for name in bad {
+            let agent = check_agent_name(name).unwrap_err();
+            let tool = check_tool_name(name, "tool name");
+            assert!(!agent.message.contains('\n') && !agent.help.contains('\n'));
+            assert!(!agent.message.contains('\u{202e}'), "{}", agent.message);
+            let fix = suggested(&agent.help).unwrap();
+            assert!(check_agent_name(fix).is_ok(), "{name:?}: {fix:?}");
+            if let Err(tool) = tool {
+                let fix = suggested(&tool.help).unwrap();
+                assert!(
+                    check_tool_name(fix, "tool name").is_ok(),
+                    "{name:?}: {fix:?}"
+                );
+            }
+        }
+        assert!(check_tool_name(&"a".repeat(64), "tool name").is_ok());
+        assert!(check_agent_name(&"a".repeat(57)).is_ok());
+        assert!(
+            check_tool_name(&long, "tool name")
+                .unwrap_err()
+                .message
+                .len()
+                < 200
+        );
+    }
+}

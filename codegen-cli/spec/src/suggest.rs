@@ -19,15 +19,31 @@ pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    if word.len() > MAX_SUGGESTED_LEN {
+        return None;
+    }
     candidates
         .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(word, c), c))
-        .filter(|(d, c)| {
-            *d <= (c.len().max(word.len()) / 3).max(1) || c.starts_with(word) && !word.is_empty()
+        .filter(|c| c.len() <= MAX_SUGGESTED_LEN)
+        .filter_map(|c| {
+            let prefix = c.starts_with(word) && !word.is_empty();
+            let limit = (c.len().max(word.len()) / 3).max(1);
+            // The distance is at least the difference in length: a
+            // candidate that far off is not compared at all.
+            if !prefix && c.len().abs_diff(word.len()) > limit {
+                return None;
+            }
+            let d = strsim::damerau_levenshtein(word, c);
+            (d <= limit || prefix).then_some((d, c))
         })
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
+
+/// The longest word (and candidate) [`did_you_mean`] and [`nearest_names`]
+/// compare, in bytes: names are at most 64 characters, and comparing two
+/// words takes time proportional to the product of their lengths.
+pub const MAX_SUGGESTED_LEN: usize = 128;
 
 /// The names in `names` near enough to `pattern` to be what a typo meant
 /// (edit distance over the pattern's letters, digits and `_`/`-`, at most a
@@ -37,19 +53,19 @@ pub fn nearest_names<'a>(pattern: &str, names: &'a [String]) -> Vec<&'a str> {
         .chars()
         .filter(|c| crate::is_tool_name_char(*c))
         .collect();
+    if word.len() > MAX_SUGGESTED_LEN {
+        return Vec::new();
+    }
+    // Near enough to be a typo: a third of the pattern's length, at least 2.
+    let limit = (word.len() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = names
         .iter()
+        .filter(|n| n.len() <= MAX_SUGGESTED_LEN && n.len().abs_diff(word.len()) <= limit)
         .map(|n| (strsim::levenshtein(&word, n), n.as_str()))
+        .filter(|(d, _)| *d <= limit)
         .collect();
     scored.sort();
-    // Near enough to be a typo: a third of the pattern's length, at least 2.
-    let limit = (word.chars().count() / 3).max(2);
-    scored
-        .into_iter()
-        .filter(|(d, _)| *d <= limit)
-        .take(3)
-        .map(|(_, n)| n)
-        .collect()
+    scored.into_iter().take(3).map(|(_, n)| n).collect()
 }
 
 #[cfg(test)]
@@ -84,5 +100,30 @@ mod tests {
             ["read_file", "read_files"]
         );
         assert!(nearest_names("zzz", &names).is_empty());
+    }
+
+    #[test]
+    fn very_long_words_and_many_candidates_are_quick() {
+        let long = "a".repeat(20_000);
+        let names: Vec<String> = (0..200)
+            .map(|i| format!("{}{i}", "a".repeat(5_000)))
+            .collect();
+        let start = std::time::Instant::now();
+        assert_eq!(did_you_mean(&long, names.iter().map(String::as_str)), None);
+        assert!(nearest_names(&long, &names).is_empty());
+        let short: Vec<String> = (0..20_000).map(|i| format!("tool_{i}")).collect();
+        assert_eq!(
+            did_you_mean("tool_19999x", short.iter().map(String::as_str)),
+            Some("tool_19999")
+        );
+        assert_eq!(
+            nearest_names("tool_9999x", &short).first(),
+            Some(&"tool_9999")
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
     }
 }

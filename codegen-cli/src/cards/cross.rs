@@ -200,6 +200,12 @@ fn check_spec(p: &Parsed, diags: &mut Vec<Diagnostic>) {
                 diags.push(p.src.at(&at, false, error.message));
                 continue;
             }
+            SpecField::McpTools(i) => {
+                let server = p.spec.mcp_tools.get(i).map_or("", |t| t.server.as_str());
+                let at = [Seg::Key("tools"), Seg::Key(server)];
+                diags.push(p.src.at(&at, false, error.message));
+                continue;
+            }
             _ => None,
         };
         let diag = match r {

@@ -9,51 +9,20 @@
 //! comments, file names and diagnostics alike.
 
 use crate::spec::{
-    AGENT_TOOL_PREFIX, MAX_TOOL_NAME_LEN as MAX_TOOL_NAME, agent_tool_name, invalid_tool_name_char,
-    is_tool_name_char,
+    check_agent_name as check_spec_agent_name, check_tool_name as check_spec_tool_name,
 };
 
-/// Why `name` cannot be a tool name, as (message, help).
+/// Why `name` cannot be a tool name, as (message, help): the spec's rule
+/// (`hookwire_spec::check_tool_name`), the `#[tool]` macro's too.
 pub(crate) fn check_tool_name(name: &str, what: &str) -> Result<(), (String, String)> {
-    if let Some(bad) = invalid_tool_name_char(name) {
-        return Err((
-            format!(
-                "{what} `{}` is not a valid tool name: `{}` is not an ASCII letter, digit, `_` or `-`",
-                name.escape_debug(),
-                bad.escape_debug()
-            ),
-            format!(
-                "the model APIs accept tool names of ASCII letters, digits, `_` and `-` only, for example `{}`",
-                suggest(name)
-            ),
-        ));
-    }
-    let len = name.len();
-    if len > MAX_TOOL_NAME {
-        return Err((
-            format!(
-                "{what} `{name}` is too long for a tool name: {len} characters, at most {MAX_TOOL_NAME}"
-            ),
-            format!("the model APIs accept tool names of at most {MAX_TOOL_NAME} characters"),
-        ));
-    }
-    Ok(())
+    check_spec_tool_name(name, what).map_err(|e| (e.message, e.help))
 }
 
-/// Why `name` cannot name an agent, as (message, help).
+/// Why `name` cannot name an agent, as (message, help): the spec's rule
+/// (`hookwire_spec::check_agent_name`), the `#[agent]` macro's too, and a
+/// name the generated code can make a Rust type of.
 pub(crate) fn check_agent_name(name: &str) -> Result<(), (String, String)> {
-    check_tool_name(name, "agent name")?;
-    let tool = agent_tool_name(name);
-    if tool.len() > MAX_TOOL_NAME {
-        let max = MAX_TOOL_NAME - AGENT_TOOL_PREFIX.len();
-        return Err((
-            format!(
-                "agent name `{name}` is too long: its tool name `{tool}` has {} characters, the model APIs accept at most {MAX_TOOL_NAME}",
-                tool.len()
-            ),
-            format!("shorten the name to at most {max} characters"),
-        ));
-    }
+    check_spec_agent_name(name).map_err(|e| (e.message, e.help))?;
     if Generated::for_agent(name).is_none() {
         return Err((
             format!(
@@ -63,22 +32,6 @@ pub(crate) fn check_agent_name(name: &str) -> Result<(), (String, String)> {
         ));
     }
     Ok(())
-}
-
-/// `name` with every character a tool name cannot hold replaced by `-`.
-fn suggest(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| if is_tool_name_char(c) { c } else { '-' })
-        .collect();
-    let s = s.trim_matches('-');
-    if s.is_empty() {
-        "assistant".to_owned()
-    } else {
-        s.chars()
-            .take(MAX_TOOL_NAME - AGENT_TOOL_PREFIX.len())
-            .collect()
-    }
 }
 
 /// The names the generated code gives an agent: all of them share the
@@ -116,6 +69,9 @@ impl Generated {
     }
 }
 
+/// Words reserved in edition 2024 that `syn` parses as identifiers.
+const RESERVED: &[&str] = &["gen"];
+
 /// `PmoOrchestrator` -> `pmo_orchestrator` (a keyword gets `_agent`).
 pub(crate) fn snake(pascal: &str) -> String {
     let mut out = String::new();
@@ -129,7 +85,9 @@ pub(crate) fn snake(pascal: &str) -> String {
             out.push(c);
         }
     }
-    if syn::parse_str::<syn::Ident>(&out).is_err() {
+    // `gen` is reserved in edition 2024, which `syn` still reads as an
+    // identifier.
+    if syn::parse_str::<syn::Ident>(&out).is_err() || RESERVED.contains(&out.as_str()) {
         out.push_str("_agent");
     }
     out
@@ -149,7 +107,13 @@ mod tests {
         }
         let (message, help) = check_agent_name(&"a".repeat(58)).unwrap_err();
         assert!(message.contains("65 characters"), "{message}");
-        assert_eq!(help, "shorten the name to at most 57 characters");
+        assert_eq!(
+            help,
+            format!(
+                "shorten the name to at most 57 characters, for example `{}`",
+                "a".repeat(57)
+            )
+        );
         let (message, help) = check_agent_name("calc\nfn evil() {}").unwrap_err();
         assert!(!message.contains('\n') && !help.contains('\n'), "{message}");
         assert!(help.ends_with("`calc-fn-evil`"), "{help}");
@@ -167,5 +131,11 @@ mod tests {
             ("CalcTools", "CalcToolsTools", "calc_tools")
         );
         assert_eq!(Generated::for_agent("self").unwrap().module, "self_agent");
+        for reserved in ["gen", "try", "async", "dyn", "abstract"] {
+            assert_eq!(
+                Generated::for_agent(reserved).unwrap().module,
+                format!("{reserved}_agent")
+            );
+        }
     }
 }

@@ -290,7 +290,29 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             &mut checks,
         )?);
     }
-    let mut name_checks = Vec::new();
+    // The name a function tool is listed under must be the one it is
+    // declared with (`#[tool(name = "..")]`): checked at compile time.
+    let mut name_checks: Vec<TokenStream> = spec
+        .function_tools
+        .iter()
+        .zip(&lowered)
+        .filter(|(tool, _)| tool.source != ToolSource::Agent)
+        .map(|(tool, lowered)| {
+            let ty = &lowered.tool_ty;
+            let used = tool.name.as_str();
+            let path_text = ty.to_string().replace(' ', "");
+            bound(
+                span_of(&tool.span),
+                quote! {
+                    const _: () = #krate::__private::function_tool_name(
+                        <<#ty as #krate::ToolDecl>::Tool as #krate::Tool>::DECLARED_NAME,
+                        #used,
+                        #path_text,
+                    );
+                },
+            )
+        })
+        .collect();
     let mut child_items = Vec::new();
     for child in &spec.agents {
         // A child agent is a tool like any other: `agent__<Name>`, an

@@ -9,7 +9,7 @@ use super::own_chain::{declare_tool_type, own_chain};
 use super::signature::{ToolParam, doc_line, join_docs, tool_params};
 use super::{ToolOptions, path_string, unraw};
 
-use crate::spec::is_valid_tool_name as valid_name;
+use crate::spec::check_tool_name;
 
 /// Lowers a tool function to a zero-sized type of the same name (or
 /// `opts.type_ident`) that implements `Tool`.
@@ -31,21 +31,23 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     let fn_ident = &sig.ident;
     let ty_ident = opts.type_ident.clone().unwrap_or_else(|| fn_ident.clone());
 
-    let name = match &opts.name {
-        Some(lit) => {
-            let name = lit.value();
-            if !valid_name(&name) {
-                return Err(syn::Error::new(
-                    lit.span(),
-                    format!(
-                        "invalid tool name `{name}`: a tool name is 1 to 64 ASCII letters, digits, `_` or `-`"
-                    ),
-                ));
-            }
-            name
-        }
-        None => unraw(fn_ident),
+    // The one name rule (the spec's, a card tool's too), on the token the
+    // name comes from: `name = ".."`, or the function's name.
+    let (name, name_span) = match &opts.name {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (unraw(fn_ident), fn_ident.span()),
     };
+    if let Err(e) = check_tool_name(&name, "tool name") {
+        let fix = if opts.name.is_some() {
+            String::new()
+        } else {
+            "; or keep the function and give the tool a name: `#[tool(name = \"...\")]`".to_owned()
+        };
+        return Err(syn::Error::new(
+            name_span,
+            format!("{}: {}{fix}", e.message, e.help),
+        ));
+    }
     let doc_lines: Vec<String> = item.attrs.iter().filter_map(doc_line).collect();
     let description = match &opts.description {
         Some(lit) => lit.value(),
@@ -251,6 +253,9 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
 
             impl #krate::Tool for #tool_ty {
                 type Args = #args_ident;
+
+                const DECLARED_NAME: ::core::option::Option<&'static str> =
+                    ::core::option::Option::Some(#name);
 
                 fn name(&self) -> &str {
                     #name

@@ -199,7 +199,7 @@ fn servers_spec() -> AgentSpec {
         globs: vec!["get_*".to_owned()],
     }];
     let mut lifecycle = LifecycleRef::new("crate::hooks::NoShell");
-    lifecycle.matcher = hookwire_codegen::spec::Matcher::parse("shell|exec").unwrap();
+    lifecycle.matcher = hookwire_codegen::spec::Matcher::parse("time__shell|time__exec").unwrap();
     spec.lifecycle_hooks.push(lifecycle);
     spec.hooks.push(EventHookSpec {
         event: HookEvent::OnRequestStart,

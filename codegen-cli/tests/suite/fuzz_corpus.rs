@@ -31,3 +31,35 @@ fn check_card_reports_without_the_file_system() {
     assert_eq!(diags.len(), 1);
     assert_eq!((diags[0].line, diags[0].col), (2, 15));
 }
+
+/// 200,000 `!` in a `match:` (which once overflowed cardgen's stack) is an
+/// error at the pattern, also on a thread with a 256 KiB stack: the parse
+/// is iterative and bounded.
+#[test]
+fn a_huge_negated_matcher_is_an_error_on_a_small_stack() {
+    let card = format!(
+        "---\nname: ops\ntool_hooks:\n  - hook: hooks.rs:guard\n    match: \"{}shell\"\n---\nHi.\n",
+        "!".repeat(200_000)
+    );
+    let diags = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            hookwire_codegen::cards::check_card(Path::new("a.md"), card.as_bytes())
+                .expect_err("the card is invalid")
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let found: Vec<(usize, usize, &str)> = diags
+        .iter()
+        .map(|d| (d.line, d.col, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            5,
+            12,
+            "invalid `match`: matcher too long: 200005 bytes, at most 1024"
+        )]
+    );
+}

@@ -79,7 +79,7 @@ impl FromMeta for Entries {
 
 /// `tools(server = ["glob", ..], ..)`.
 #[derive(Debug, Clone, Default)]
-pub(super) struct McpTools(pub(super) Vec<(String, Vec<String>)>);
+pub(super) struct McpTools(pub(super) Vec<(String, proc_macro2::Span, Vec<syn::LitStr>)>);
 
 impl FromMeta for McpTools {
     fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
@@ -91,7 +91,7 @@ impl FromMeta for McpTools {
                         darling::Error::custom("expected a server name").with_span(&nv.path)
                     })?;
                     let globs = Vec::<syn::LitStr>::from_expr(&nv.value)?;
-                    Ok((server, globs.iter().map(syn::LitStr::value).collect()))
+                    Ok((server, nv.path.span(), globs))
                 }
                 other => Err(darling::Error::custom(
                     "expected `server = [\"glob\", ..]`, as in `tools(fs = [\"read_*\"])`",

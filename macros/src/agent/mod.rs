@@ -9,7 +9,8 @@ use darling::FromMeta;
 use darling::ast::NestedMeta;
 use hookwire_codegen::emit::{self, EmitOptions};
 use hookwire_codegen::spec::{
-    AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, check_tool_input_schema,
+    AGENT_FIELDS, HOOK_OPTIONS, InvalidName, LIFECYCLE_OPTIONS, check_agent_name,
+    check_mcp_filter_server, check_tool_input_schema, check_tool_name,
 };
 use hookwire_codegen::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
@@ -180,6 +181,11 @@ fn stub_name(attr: &TokenStream) -> Option<String> {
     }
 }
 
+/// The error for a name the spec's name rule refuses, with its help.
+fn name_error(span: Span, e: &InvalidName) -> syn::Error {
+    syn::Error::new(span, format!("{}: {}", e.message, e.help))
+}
+
 fn path_text(path: &syn::Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
 }
@@ -236,16 +242,13 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     }
     let krate_path = krate::hookwire(a.krate.clone());
     let krate = path_text(&krate_path);
-    let name = match &a.name {
-        Some(n) if n.value().trim().is_empty() => {
-            return Err(syn::Error::new(
-                n.span(),
-                "the agent `name` cannot be empty: expected `name = \"calc\"`",
-            ));
-        }
-        Some(n) => n.value(),
-        None => crate::unraw(&item.ident),
+    let (name, name_span) = match &a.name {
+        Some(n) => (n.value(), n.span()),
+        None => (crate::unraw(&item.ident), item.ident.span()),
     };
+    if let Err(e) = check_agent_name(&name) {
+        return Err(name_error(name_span, &e));
+    }
     let mut spec = AgentSpec::new(name);
     spec.span = Some(item.ident.span());
     spec.deps = a.deps.as_ref().map(path_text);
@@ -255,18 +258,28 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     spec.description = a.description.as_ref().map(syn::LitStr::value);
     spec.default = a.default;
     spec.servers = a.servers.iter().map(syn::LitStr::value).collect();
-    spec.mcp_tools = a
-        .tools
-        .0
-        .into_iter()
-        .map(|(server, globs)| McpToolsSpec { server, globs })
-        .collect();
-
     let mut errors: Option<syn::Error> = None;
     let mut push_err = |e: syn::Error| match &mut errors {
         Some(all) => all.combine(e),
         None => errors = Some(e),
     };
+    for (server, span, globs) in a.tools.0 {
+        if let Err(message) = check_mcp_filter_server(&server, &spec.servers) {
+            push_err(syn::Error::new(span, message));
+        }
+        for glob in &globs {
+            if let Err(e) = Matcher::glob(&glob.value()) {
+                push_err(syn::Error::new(
+                    glob.span(),
+                    format!("invalid tool filter: {e}"),
+                ));
+            }
+        }
+        spec.mcp_tools.push(McpToolsSpec {
+            server,
+            globs: globs.iter().map(syn::LitStr::value).collect(),
+        });
+    }
 
     for entry in &a.function_tools.0 {
         match entry_args::<ToolEntryAttr>(entry, "this `function_tools` entry", TOOL_ENTRY_KEYS) {
@@ -275,6 +288,10 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                     .name
                     .as_ref()
                     .map_or_else(|| last_name(&entry.path), syn::LitStr::value);
+                if let Err(e) = check_tool_name(&tool_name, "tool name") {
+                    let span = t.name.as_ref().map_or(entry.path.span(), |n| n.span());
+                    push_err(name_error(span, &e));
+                }
                 let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
                 tool.span = Some(entry.path.span());
                 tool.tokens = Some(entry.path.to_token_stream());
@@ -297,6 +314,10 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                         .as_ref()
                         .map_or_else(|| last_name(&entry.path), syn::LitStr::value),
                 );
+                if let Err(e) = check_agent_name(&child.name) {
+                    let span = c.name.as_ref().map_or(entry.path.span(), |n| n.span());
+                    push_err(name_error(span, &e));
+                }
                 child.ty = Some(checked(&krate, &entry.path));
                 child.span = Some(entry.path.span());
                 child.tokens = Some(entry.path.to_token_stream());

@@ -37,9 +37,7 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
     if str_eq(declared, used) {
         return;
     }
-    let mut buf = [0u8; 1024];
-    let mut len = 0;
-    let parts = [
+    let (buf, len) = joined(&[
         "child agent `",
         path,
         "` is declared with `name = \"",
@@ -55,7 +53,54 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
         "(name = \"",
         declared,
         "\")]`",
-    ];
+    ]);
+    panic!("{}", text(&buf, len));
+}
+
+/// Checks, at compile time, that an agent lists the function tool `path`
+/// under the name the tool is declared with (`declared`, when the tool
+/// declares one: `#[tool(name = "..")]`): dispatch and matchers use the
+/// name the agent lists it under, the model the tool's own.
+#[doc(hidden)]
+pub const fn function_tool_name(declared: Option<&str>, used: &str, path: &str) {
+    let Some(declared) = declared else {
+        return;
+    };
+    if str_eq(declared, used) {
+        return;
+    }
+    let (buf, len) = joined(&[
+        "tool `",
+        path,
+        "` is declared with the name `",
+        declared,
+        "`, but the agent lists it under the name `",
+        used,
+        "`, so the model would be offered `",
+        declared,
+        "` and its calls would not reach the tool: write `function_tools = [",
+        path,
+        "(name = \"",
+        declared,
+        "\")]`",
+    ]);
+    panic!("{}", text(&buf, len));
+}
+
+/// The first `len` bytes of `buf` as text.
+const fn text(buf: &[u8], len: usize) -> &str {
+    let (bytes, _) = buf.split_at(len);
+    match core::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(_) => "an agent lists a tool or child under another name than it was declared with",
+    }
+}
+
+/// `parts` joined into a buffer (at most 1024 bytes of them), and the
+/// length used: the message of a compile-time check.
+const fn joined(parts: &[&str]) -> ([u8; 1024], usize) {
+    let mut buf = [0u8; 1024];
+    let mut len = 0;
     let mut i = 0;
     while i < parts.len() {
         let bytes = parts[i].as_bytes();
@@ -67,11 +112,7 @@ pub const fn child_agent_name(declared: &str, used: &str, path: &str) {
         }
         i += 1;
     }
-    let (text, _) = buf.split_at(len);
-    match core::str::from_utf8(text) {
-        Ok(message) => panic!("{}", message),
-        Err(_) => panic!("a child agent is listed under another name than it was declared with"),
-    }
+    (buf, len)
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {

@@ -107,3 +107,32 @@ proptest! {
         check(many(), &MANY, &probe)?;
     }
 }
+
+/// Echoes under the model-facing name `say`.
+#[hookwire::tool(name = "say")]
+fn echo(text: String) -> String {
+    text
+}
+
+/// `echo` listed under the name it is declared with (listing it as plain
+/// `echo` is a compile error that says to write this: see
+/// `ui/agent/agent_tool_listed_under_another_name.rs`).
+#[hookwire::agent(name = "sayer", function_tools = [echo(name = "say")])]
+pub struct Sayer;
+
+#[test]
+fn a_renamed_tool_is_offered_and_dispatched_under_its_declared_name() {
+    let agent = Sayer::new();
+    let tools = hookwire::agent::Agent::tools(&agent);
+    let offered: Vec<String> = tools.definitions().into_iter().map(|d| d.name).collect();
+    assert_eq!(offered, ["say"]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let say = ToolCall::new("call-1", "say", ToolArgs::from_json(r#"{"text": "hi"}"#));
+    let result = runtime
+        .block_on(tools.dispatch(&CallScope::new("test"), say))
+        .unwrap();
+    assert_eq!(result.text_content(), "hi");
+    assert_eq!(call(tools, "echo"), Err("echo".to_owned()));
+}

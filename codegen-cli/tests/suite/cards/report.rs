@@ -192,7 +192,7 @@ pub type Strict = Guard;
     );
     put(
         dir.path().join("a.md"),
-        "---\nname: a\nservers: [memory]\nhooks:\n  - lifecycle.rs:Audit\n  - event: on_request_start\n    kind: tool_call\n    toolset_name: memory\n    tool_name: get_memories\n  - hook: lifecycle.rs:Guard\n    match: \"shell|exec\"\n  - lifecycle.rs:Strict\n---\nHi.\n",
+        "---\nname: a\nservers: [memory]\nhooks:\n  - lifecycle.rs:Audit\n  - event: on_request_start\n    kind: tool_call\n    toolset_name: memory\n    tool_name: get_memories\n  - hook: lifecycle.rs:Guard\n    match: \"memory__shell|memory__exec\"\n  - lifecycle.rs:Strict\n---\nHi.\n",
     );
     let loaded = cards::load_dir(dir.path()).unwrap();
     let spec = &loaded.cards[0].spec;
@@ -208,7 +208,7 @@ pub type Strict = Guard;
             (
                 "lifecycle_rs::Guard",
                 "lifecycle.rs:Guard",
-                "shell|exec".to_owned()
+                "memory__shell|memory__exec".to_owned()
             ),
             (
                 "lifecycle_rs::Strict",

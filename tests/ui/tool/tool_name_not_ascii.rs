@@ -1,0 +1,7 @@
+/// Makes coffee.
+#[hookwire::tool]
+fn café(cups: u32) -> String {
+    format!("{cups} cups")
+}
+
+fn main() {}
