@@ -43,6 +43,7 @@ mod tool;
 pub use hook::hook;
 pub use own_chain::own_chain_summary;
 pub(crate) use signature::dep_inner;
+pub(crate) use signature::show as show_type;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
 pub use tool::tool;
 
