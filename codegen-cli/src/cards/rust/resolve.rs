@@ -155,15 +155,8 @@ impl<'f> Scope<'f> {
                                 ),
                             ));
                         }
-                        let args = match &p.path.segments[0].arguments {
-                            PathArguments::AngleBracketed(a) => a
-                                .args
-                                .iter()
-                                .filter_map(|a| match a {
-                                    GenericArgument::Type(t) => Some(t.clone()),
-                                    _ => None,
-                                })
-                                .collect(),
+                        let args: Vec<GenericArgument> = match &p.path.segments[0].arguments {
+                            PathArguments::AngleBracketed(a) => a.args.iter().cloned().collect(),
                             _ => Vec::new(),
                         };
                         let expanded = substitute(alias, &args);
@@ -267,18 +260,35 @@ fn single_or_last(ty: &Type) -> Option<&syn::Ident> {
     }
 }
 
-/// The target of `alias` with its type parameters replaced by `args`
-/// (missing ones by their defaults).
-fn substitute(alias: &syn::ItemType, args: &[Type]) -> Type {
-    let params: HashMap<String, Type> = alias
-        .generics
-        .type_params()
-        .enumerate()
-        .filter_map(|(i, p)| {
-            let arg = args.get(i).cloned().or_else(|| p.default.as_ref().map(|(_, t)| t.clone()))?;
-            Some((p.ident.to_string(), arg))
-        })
-        .collect();
+/// The target of `alias` with its type and lifetime parameters replaced by
+/// `args` (missing type arguments by their defaults).
+fn substitute(alias: &syn::ItemType, args: &[GenericArgument]) -> Type {
+    let mut types = args.iter().filter_map(|a| match a {
+        GenericArgument::Type(t) => Some(t.to_token_stream()),
+        _ => None,
+    });
+    let mut lifetimes = args.iter().filter_map(|a| match a {
+        GenericArgument::Lifetime(l) => Some(l.to_token_stream()),
+        _ => None,
+    });
+    let mut params: HashMap<String, TokenStream> = HashMap::new();
+    for param in &alias.generics.params {
+        match param {
+            syn::GenericParam::Type(p) => {
+                let arg = types
+                    .next()
+                    .or_else(|| p.default.as_ref().map(|(_, t)| t.to_token_stream()));
+                if let Some(arg) = arg {
+                    params.insert(p.ident.to_string(), arg);
+                }
+            }
+            syn::GenericParam::Lifetime(l) => {
+                let arg = lifetimes.next().unwrap_or_else(|| quote::quote!('_));
+                params.insert(format!("'{}", l.lifetime.ident), arg);
+            }
+            syn::GenericParam::Const(_) => {}
+        }
+    }
     if params.is_empty() {
         return (*alias.ty).clone();
     }
@@ -286,29 +296,42 @@ fn substitute(alias: &syn::ItemType, args: &[Type]) -> Type {
     syn::parse2(tokens).unwrap_or_else(|_| (*alias.ty).clone())
 }
 
-fn replace_idents(tokens: TokenStream, params: &HashMap<String, Type>) -> TokenStream {
-    tokens
-        .into_iter()
-        .flat_map(|t| match t {
-            TokenTree::Ident(i) => match params.get(&i.to_string()) {
-                Some(ty) => {
-                    let mut group = proc_macro2::Group::new(
-                        proc_macro2::Delimiter::None,
-                        ty.to_token_stream(),
-                    );
-                    group.set_span(i.span());
-                    TokenStream::from(TokenTree::Group(group))
+fn replace_idents(tokens: TokenStream, params: &HashMap<String, TokenStream>) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(t) = tokens.next() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == '\'' => {
+                let lifetime = match tokens.peek() {
+                    Some(TokenTree::Ident(i)) => params.get(&format!("'{i}")).cloned(),
+                    _ => None,
+                };
+                match lifetime {
+                    Some(arg) => {
+                        tokens.next();
+                        out.extend(arg);
+                    }
+                    None => out.extend([TokenTree::Punct(p)]),
                 }
-                None => TokenStream::from(TokenTree::Ident(i)),
+            }
+            TokenTree::Ident(i) => match params.get(&i.to_string()) {
+                Some(arg) => {
+                    let mut group = proc_macro2::Group::new(proc_macro2::Delimiter::None, arg.clone());
+                    group.set_span(i.span());
+                    out.extend([TokenTree::Group(group)]);
+                }
+                None => out.extend([TokenTree::Ident(i)]),
             },
             TokenTree::Group(g) => {
-                let mut out = proc_macro2::Group::new(g.delimiter(), replace_idents(g.stream(), params));
-                out.set_span(g.span());
-                TokenStream::from(TokenTree::Group(out))
+                let mut group =
+                    proc_macro2::Group::new(g.delimiter(), replace_idents(g.stream(), params));
+                group.set_span(g.span());
+                out.extend([TokenTree::Group(group)]);
             }
-            other => TokenStream::from(other),
-        })
-        .collect()
+            other => out.extend([other]),
+        }
+    }
+    out
 }
 
 /// `ty` with every token at `span` (where the alias is used, so that an
