@@ -340,7 +340,10 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
                 ReturnType::Type(_, ty) if is_named(ty, "Result") => {
                     let targs = type_args(ty);
                     match targs.first() {
-                        Some(t) if is_named(t, "Decision") && targs.len() == 2 => Fallible::Yes,
+                        Some(t) if is_named(t, "Decision") && targs.len() == 2 => {
+                            check_hook_error(targs[1], &name)?;
+                            Fallible::Yes
+                        }
                         _ => return Err(bad(ty, show(ty))),
                     }
                 }
@@ -370,6 +373,7 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
                         && type_args(ty).len() == 2
                         && type_args(ty).first().is_some_and(|t| is_unit(t)) =>
                 {
+                    check_hook_error(type_args(ty)[1], &name)?;
                     Fallible::Yes
                 }
                 ReturnType::Type(_, ty) => {
@@ -389,6 +393,39 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
         fallible,
         handler_param,
     })
+}
+
+/// The error of a fallible pre or post hook becomes a `HookError`, which
+/// takes any `std::error::Error + Send + Sync + 'static`: the types known
+/// not to be one are an error here rather than in the generated code.
+fn check_hook_error(ty: &Type, name: &str) -> syn::Result<()> {
+    let plain_ty = plain(ty);
+    let not_error = match plain_ty {
+        Type::Reference(_) | Type::Tuple(_) | Type::Slice(_) | Type::Array(_) => true,
+        Type::Path(p) if p.qself.is_none() => {
+            let first = p.path.segments.first().map(|s| s.ident.to_string());
+            let last = p.path.segments.last().map(|s| s.ident.to_string());
+            matches!(
+                last.as_deref(),
+                Some(
+                    "String" | "str" | "Box" | "Arc" | "Rc" | "Cow" | "bool" | "char" | "i8" | "i16"
+                        | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
+                        | "u128" | "usize" | "f32" | "f64" | "Report"
+                )
+            ) || (first.as_deref() == Some("anyhow") && last.as_deref() == Some("Error"))
+        }
+        _ => false,
+    };
+    if not_error {
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "the error of hook `{name}` becomes a `HookError`, which takes a type that implements `std::error::Error + Send + Sync + 'static`, and `{}` does not: return `hookwire::HookError` (`HookError::msg(..)`) or such an error type",
+                show(ty)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn is_outcome(ty: &Type) -> bool {
@@ -448,6 +485,17 @@ fn check_next(ty: &Type, name: &str, expected: &str) -> syn::Result<Option<syn::
                 _ => return Err(wrong(ty)),
             }
         }
+    }
+    let has_lifetime = matches!(&seg.arguments, PathArguments::AngleBracketed(a)
+        if a.args.iter().any(|a| matches!(a, GenericArgument::Lifetime(_))));
+    if (implied || handler.is_some()) && !has_lifetime {
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "`next` of around hook `{name}` must name its lifetime, as an `async fn` parameter: write `Next<'_, {}>`",
+                if implied { "impl Handler".to_owned() } else { handler.as_ref().map(ToString::to_string).unwrap_or_default() }
+            ),
+        ));
     }
     if implied {
         return Ok(None);

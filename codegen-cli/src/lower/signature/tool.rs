@@ -170,6 +170,10 @@ pub(crate) fn check_fn_attrs(attrs: &[syn::Attribute], name: &str, what: &str) -
     for attr in attrs {
         let path = attr.path();
         let last = path.segments.last().map(|s| s.ident.to_string());
+        let shown = match &attr.meta {
+            syn::Meta::Path(_) => format!("#[{}]", show(path)),
+            _ => format!("#[{}(..)]", show(path)),
+        };
         let advice = match last.as_deref() {
             Some("test" | "bench") => "it exists only in test builds: remove the attribute, or call the tool from a separate test function",
             Some("target_feature") if path.segments.len() == 1 => "it can only be called where that CPU feature is enabled: move the feature-specific code into a helper the tool calls after checking `is_x86_feature_detected!` (or its kin)",
@@ -177,7 +181,7 @@ pub(crate) fn check_fn_attrs(attrs: &[syn::Attribute], name: &str, what: &str) -
         };
         return Err(syn::Error::new_spanned(
             attr,
-            format!("{what} `{name}` cannot be `{}`: {advice}", show(attr)),
+            format!("{what} `{name}` cannot be `{shown}`: {advice}"),
         ));
     }
     Ok(())

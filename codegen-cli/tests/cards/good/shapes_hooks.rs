@@ -10,7 +10,7 @@ pub type Rest<'a, N> = Next<'a, N>;
 /// hookwire's outcome, under a name of this file.
 pub type Answer = hookwire::Outcome;
 /// A fallible result of this file.
-pub type Fallible<T> = Result<T, String>;
+pub type Fallible<T> = Result<T, std::io::Error>;
 
 /// Passes the call on (the handler bound in a `where` clause).
 pub async fn bounded_in_where<N>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Out
@@ -31,7 +31,7 @@ pub async fn aliased<N: Handler>(cx: &mut Cx, args: ToolArgs, next: Rest<'_, N>)
 }
 
 /// Passes the call on (hookwire's `Outcome` imported under another name).
-pub async fn renamed<N: hookwire::Handler>(cx: &mut Cx, args: ToolArgs, next: Next<N>) -> Out {
+pub async fn renamed<N: hookwire::Handler>(cx: &mut Cx, args: ToolArgs, next: Next<'_, N>) -> Out {
     next.run(cx, args).await
 }
 
