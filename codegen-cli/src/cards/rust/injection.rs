@@ -62,6 +62,9 @@ pub(super) fn check_arguments(
         } else {
             format!("parameters of `{tool}`: {}", names.join(", "))
         };
+        // A misspelt name is one mistake: the unknown key, not also the
+        // parameter it was meant to be.
+        let mut meant: Vec<&str> = Vec::new();
         for (key, value) in &args {
             let at = [
                 Seg::Key("hooks"),
@@ -70,15 +73,19 @@ pub(super) fn check_arguments(
                 Seg::Key(key.as_str()),
             ];
             match params.iter().find(|(n, _)| n == key) {
-                None => diags.push(
-                    p.src
-                        .at(&at, false, format!("tool `{tool}` has no parameter `{key}`"))
-                        .maybe_help(
-                            crate::cards::did_you_mean(key, names.iter().copied())
-                                .map(|s| format!("did you mean `{s}`?")),
-                        )
-                        .note(listing.clone()),
-                ),
+                None => {
+                    let suggestion = crate::cards::did_you_mean(
+                        key,
+                        names.iter().copied().filter(|n| !args.contains_key(*n)),
+                    );
+                    meant.extend(suggestion);
+                    diags.push(
+                        p.src
+                            .at(&at, false, format!("tool `{tool}` has no parameter `{key}`"))
+                            .maybe_help(suggestion.map(|s| format!("did you mean `{s}`?")))
+                            .note(listing.clone()),
+                    );
+                }
                 Some((_, ty)) => {
                     if let Some(expected) = mismatch(ty, value) {
                         diags.push(p.src.at(
@@ -96,7 +103,9 @@ pub(super) fn check_arguments(
         }
         let missing: Vec<&str> = params
             .iter()
-            .filter(|(n, ty)| !args.contains_key(n) && option_type(ty).is_none())
+            .filter(|(n, ty)| {
+                !args.contains_key(n) && option_type(ty).is_none() && !meant.contains(&n.as_str())
+            })
             .map(|(n, _)| n.as_str())
             .collect();
         if !missing.is_empty() {
@@ -162,6 +171,8 @@ fn mismatch(ty: &syn::Type, value: &Value) -> Option<String> {
             .or_else(|| value.as_u64().map(i128::from));
         match n {
             Some(n) if (lo..=hi).contains(&n) => None,
+            _ if hi == i128::from(u64::MAX) => Some("an integer from 0 up".to_owned()),
+            _ if lo == i128::from(i64::MIN) => Some("an integer".to_owned()),
             _ => Some(format!("an integer from {lo} to {hi}")),
         }
     };
