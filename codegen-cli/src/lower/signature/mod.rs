@@ -446,7 +446,7 @@ fn check_next(ty: &Type, name: &str, expected: &str) -> syn::Result<Option<syn::
         syn::Error::new_spanned(
             found,
             format!(
-                "the third parameter of around hook `{name}` must be `next: Next<'_, N>` (the rest of the chain), found `{}`: expected `{expected}`",
+                "the third parameter of around hook `{name}` must be `next: Next` (the rest of the chain), found `{}`: expected `{expected}`",
                 show(found)
             ),
         )
