@@ -449,10 +449,7 @@ mod primitive_outputs {
             let Err(e) = outcome else {
                 panic!("{value} gave {outcome:?}");
             };
-            assert!(
-                e.to_string().contains("a number JSON cannot hold"),
-                "{e}"
-            );
+            assert!(e.to_string().contains("a number JSON cannot hold"), "{e}");
         }
         assert!(f32::NAN.into_outcome("ratio").is_err());
     }

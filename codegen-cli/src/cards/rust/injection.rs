@@ -81,7 +81,11 @@ pub(super) fn check_arguments(
                     meant.extend(suggestion);
                     diags.push(
                         p.src
-                            .at(&at, false, format!("tool `{tool}` has no parameter `{key}`"))
+                            .at(
+                                &at,
+                                false,
+                                format!("tool `{tool}` has no parameter `{key}`"),
+                            )
                             .maybe_help(suggestion.map(|s| format!("did you mean `{s}`?")))
                             .note(listing.clone()),
                     );

@@ -197,7 +197,12 @@ impl<'f> Scope<'f> {
 
     /// `Name` imported as `full`: written as the imported item's own name
     /// when it is hookwire's, an error when it hides one of hookwire's.
-    fn rename(&self, path: &mut syn::Path, full: &[syn::Ident], name: &syn::Ident) -> syn::Result<()> {
+    fn rename(
+        &self,
+        path: &mut syn::Path,
+        full: &[syn::Ident],
+        name: &syn::Ident,
+    ) -> syn::Result<()> {
         let from_hookwire = full.first().is_some_and(|f| f == "hookwire");
         let Some(original) = full.last() else {
             return Ok(());
@@ -316,7 +321,8 @@ fn replace_idents(tokens: TokenStream, params: &HashMap<String, TokenStream>) ->
             }
             TokenTree::Ident(i) => match params.get(&i.to_string()) {
                 Some(arg) => {
-                    let mut group = proc_macro2::Group::new(proc_macro2::Delimiter::None, arg.clone());
+                    let mut group =
+                        proc_macro2::Group::new(proc_macro2::Delimiter::None, arg.clone());
                     group.set_span(i.span());
                     out.extend([TokenTree::Group(group)]);
                 }
@@ -392,8 +398,25 @@ fn imports<'f>(
 
 /// What a tool may return, by name: what `IntoOutcome` is implemented for.
 const RETURNS: &[&str] = &[
-    "String", "ToolResult", "Outcome", "Json", "bool", "i8", "i16", "i32", "i64", "i128",
-    "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64",
+    "String",
+    "ToolResult",
+    "Outcome",
+    "Json",
+    "bool",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "f32",
+    "f64",
 ];
 
 /// The return type of a tool a card lowers must be one `IntoOutcome` is

@@ -408,9 +408,29 @@ fn check_hook_error(ty: &Type, name: &str) -> syn::Result<()> {
             matches!(
                 last.as_deref(),
                 Some(
-                    "String" | "str" | "Box" | "Arc" | "Rc" | "Cow" | "bool" | "char" | "i8" | "i16"
-                        | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
-                        | "u128" | "usize" | "f32" | "f64" | "Report"
+                    "String"
+                        | "str"
+                        | "Box"
+                        | "Arc"
+                        | "Rc"
+                        | "Cow"
+                        | "bool"
+                        | "char"
+                        | "i8"
+                        | "i16"
+                        | "i32"
+                        | "i64"
+                        | "i128"
+                        | "isize"
+                        | "u8"
+                        | "u16"
+                        | "u32"
+                        | "u64"
+                        | "u128"
+                        | "usize"
+                        | "f32"
+                        | "f64"
+                        | "Report"
                 )
             ) || (first.as_deref() == Some("anyhow") && last.as_deref() == Some("Error"))
         }
@@ -493,7 +513,14 @@ fn check_next(ty: &Type, name: &str, expected: &str) -> syn::Result<Option<syn::
             ty,
             format!(
                 "`next` of around hook `{name}` must name its lifetime, as an `async fn` parameter: write `Next<'_, {}>`",
-                if implied { "impl Handler".to_owned() } else { handler.as_ref().map(ToString::to_string).unwrap_or_default() }
+                if implied {
+                    "impl Handler".to_owned()
+                } else {
+                    handler
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                }
             ),
         ));
     }
@@ -518,9 +545,10 @@ fn check_handler_bounds<'a>(
             syn::TypeParamBound::Trait(t)
                 if t.lifetimes.is_none()
                     && t.maybe.is_none()
-                    && t.path.segments.last().is_some_and(|s| {
-                        s.ident == "Handler" && s.arguments.is_empty()
-                    }) =>
+                    && t.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "Handler" && s.arguments.is_empty()) =>
             {
                 handlers += 1;
             }
@@ -538,7 +566,9 @@ fn check_handler_bounds<'a>(
     if handlers == 0 {
         return Err(syn::Error::new_spanned(
             at,
-            format!("the handler of around hook `{name}` must be bound by `Handler`: write `N: Handler`"),
+            format!(
+                "the handler of around hook `{name}` must be bound by `Handler`: write `N: Handler`"
+            ),
         ));
     }
     Ok(handlers)
@@ -554,7 +584,9 @@ fn check_generics(
     let mut declared = None;
     for param in &sig.generics.params {
         match (param, handler) {
-            (syn::GenericParam::Type(t), Some(h)) if t.ident == *h && t.default.is_none() && t.attrs.is_empty() => {
+            (syn::GenericParam::Type(t), Some(h))
+                if t.ident == *h && t.default.is_none() && t.attrs.is_empty() =>
+            {
                 bounds.extend(&t.bounds);
                 declared = Some(t);
             }
@@ -596,7 +628,9 @@ fn check_generics(
     {
         return Err(syn::Error::new_spanned(
             t,
-            format!("the handler of around hook `{name}` is bound by `Handler` twice: write it once"),
+            format!(
+                "the handler of around hook `{name}` is bound by `Handler` twice: write it once"
+            ),
         ));
     }
     Ok(())

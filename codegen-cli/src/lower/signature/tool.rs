@@ -78,9 +78,11 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
             out.push(ToolParam::Context);
             continue;
         }
-        if let Some(attr) = arg.attrs.iter().find(|a| {
-            a.path().is_ident("cfg") || a.path().is_ident("cfg_attr")
-        }) {
+        if let Some(attr) = arg
+            .attrs
+            .iter()
+            .find(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        {
             return Err(syn::Error::new_spanned(
                 attr,
                 format!(
@@ -175,8 +177,12 @@ pub(crate) fn check_fn_attrs(attrs: &[syn::Attribute], name: &str, what: &str) -
             _ => format!("#[{}(..)]", show(path)),
         };
         let advice = match last.as_deref() {
-            Some("test" | "bench") => "it exists only in test builds: remove the attribute, or call the tool from a separate test function",
-            Some("target_feature") if path.segments.len() == 1 => "it can only be called where that CPU feature is enabled: move the feature-specific code into a helper the tool calls after checking `is_x86_feature_detected!` (or its kin)",
+            Some("test" | "bench") => {
+                "it exists only in test builds: remove the attribute, or call the tool from a separate test function"
+            }
+            Some("target_feature") if path.segments.len() == 1 => {
+                "it can only be called where that CPU feature is enabled: move the feature-specific code into a helper the tool calls after checking `is_x86_feature_detected!` (or its kin)"
+            }
             _ => continue,
         };
         return Err(syn::Error::new_spanned(
