@@ -161,7 +161,7 @@ impl<'f> Scope<'f> {
                         };
                         let expanded = substitute(alias, &args);
                         if is_hookwire_name(&name)
-                            && !single_or_last(&expanded).is_some_and(|n| *n == name)
+                            && single_or_last(&expanded).is_none_or(|n| *n != name)
                         {
                             return Err(shadow_error(&name, "type", &alias.ident));
                         }
