@@ -457,6 +457,7 @@ fn lower_adapter(
         // The tool's parameter types are named in the generated code as
         // written; the resolved signature is only checked.
         lower::check_tool(&resolved.sig, false)?;
+        resolve::same_tool_params(&item.sig, &resolved.sig)?;
         resolve::check_tool_return(&resolved.sig, |ty| implements(file, ty, "IntoOutcome"))?;
         super::deps::qualify(item, file, module)
     } else {

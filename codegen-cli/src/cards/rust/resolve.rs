@@ -477,3 +477,54 @@ pub(super) fn check_tool_return(
         ),
     ))
 }
+
+/// A tool's parameters are named in the generated code as written, so the
+/// context and `Dep<T>` must be written as such, not through an alias of
+/// the file (the alias is followed for the check, not in the adapter).
+pub(super) fn same_tool_params(
+    written: &syn::Signature,
+    resolved: &syn::Signature,
+) -> syn::Result<()> {
+    use crate::lower::{ToolParam, tool_params};
+    let before = tool_params(written, false);
+    let after = tool_params(resolved, false)?;
+    let kinds = |params: &[ToolParam]| -> Vec<u8> {
+        params
+            .iter()
+            .map(|p| match p {
+                ToolParam::Context => 0,
+                ToolParam::Dep { .. } => 1,
+                ToolParam::Arg { .. } => 2,
+            })
+            .collect()
+    };
+    let differs = before.as_ref().map_or(true, |b| kinds(b) != kinds(&after));
+    if !differs {
+        return Ok(());
+    }
+    let position = match before {
+        Ok(b) => kinds(&b)
+            .iter()
+            .zip(kinds(&after))
+            .position(|(x, y)| *x != y),
+        Err(_) => kinds(&after).iter().position(|k| *k != 2),
+    };
+    let inputs: Vec<&syn::FnArg> = written.inputs.iter().collect();
+    let (Some(i), Some(syn::FnArg::Typed(arg))) =
+        (position, position.and_then(|i| inputs.get(i).copied()))
+    else {
+        return tool_params(written, false).map(drop);
+    };
+    let wanted = match kinds(&after).get(i) {
+        Some(0) => "`&ToolContext` (or `&hookwire::ToolContext`)".to_owned(),
+        _ => "`Dep<T>` (or `hookwire::Dep<T>`)".to_owned(),
+    };
+    Err(syn::Error::new_spanned(
+        &arg.ty,
+        format!(
+            "parameter {} of tool `{}` reaches hookwire's type through an alias of this file, which the generated code does not follow: write {wanted}",
+            i + 1,
+            written.ident
+        ),
+    ))
+}
