@@ -361,6 +361,20 @@ fn respan(ty: &Type, span: Span) -> Type {
     syn::parse2(go(ty.to_token_stream(), span)).unwrap_or_else(|_| ty.clone())
 }
 
+/// `prefix::item`, imported as `local`.
+fn import(
+    prefix: &[syn::Ident],
+    item: &syn::Ident,
+    local: &syn::Ident,
+    names: &mut HashMap<String, Local<'_>>,
+) {
+    let mut full = prefix.to_vec();
+    full.push(item.clone());
+    names
+        .entry(local.to_string())
+        .or_insert(Local::Import(full));
+}
+
 /// The names a `use` tree brings in, with the full path of each.
 fn imports<'f>(
     tree: &'f syn::UseTree,
@@ -373,20 +387,8 @@ fn imports<'f>(
             imports(&p.tree, prefix, names);
             prefix.pop();
         }
-        syn::UseTree::Name(n) => {
-            let mut full = prefix.clone();
-            full.push(n.ident.clone());
-            names
-                .entry(n.ident.to_string())
-                .or_insert(Local::Import(full));
-        }
-        syn::UseTree::Rename(r) => {
-            let mut full = prefix.clone();
-            full.push(r.ident.clone());
-            names
-                .entry(r.rename.to_string())
-                .or_insert(Local::Import(full));
-        }
+        syn::UseTree::Name(n) => import(prefix, &n.ident, &n.ident, names),
+        syn::UseTree::Rename(r) => import(prefix, &r.ident, &r.rename, names),
         syn::UseTree::Group(g) => {
             for item in &g.items {
                 imports(item, prefix, names);
