@@ -130,12 +130,14 @@ fn make_strict(value: &mut Value) {
 }
 
 /// What a tool function may return: [`ToolResult`], `String`, `&'static
-/// str`, [`Json<T>`], or a `Result` of one of these whose error is
-/// `Display` (it becomes [`ToolError::ToolFailed`], or is passed through if
-/// it is a [`ToolError`]).
+/// str`, [`Json<T>`], a number or a `bool` (its JSON text: `42`, `0.5`,
+/// `true`), or a `Result` of one of these whose error is `Display` (it
+/// becomes [`ToolError::ToolFailed`], or is passed through if it is a
+/// [`ToolError`]). A float that is not finite has no JSON form: the call
+/// fails with [`ToolError::ToolFailed`] saying so.
 #[diagnostic::on_unimplemented(
     message = "a tool cannot return `{Self}`",
-    note = "a tool returns `ToolResult`, `String`, `&'static str`, `Json<T: Serialize>`, or `Result<one of those, E: Display>`"
+    note = "a tool returns `ToolResult`, `String`, `&'static str`, `Json<T: Serialize>`, a number, a `bool`, or `Result<one of those, E: Display>`"
 )]
 pub trait IntoOutcome {
     /// Converts the return value of the tool `tool`.
@@ -159,6 +161,45 @@ impl IntoOutcome for &'static str {
         Ok(ToolResult::text(self))
     }
 }
+
+/// Integers and `bool`: their JSON text, as `Json` would write it.
+macro_rules! json_text {
+    ($($t:ty),*) => {$(
+        impl IntoOutcome for $t {
+            fn into_outcome(self, _tool: &str) -> Outcome {
+                Ok(ToolResult::text(self.to_string()))
+            }
+        }
+    )*};
+}
+
+json_text!(
+    bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+/// Floats: their JSON text (`0.5`, `3.0`); NaN and the infinities have none,
+/// and fail the call instead of reaching the model as `null`.
+macro_rules! json_float {
+    ($($t:ty),*) => {$(
+        impl IntoOutcome for $t {
+            fn into_outcome(self, tool: &str) -> Outcome {
+                if self.is_finite() {
+                    serde_json::to_string(&self)
+                        .map(ToolResult::text)
+                        .map_err(|e| ToolError::tool_failed(tool, e))
+                } else {
+                    Err(ToolError::tool_message(
+                        tool,
+                        format!("returned `{self}`, a number JSON cannot hold"),
+                        false,
+                    ))
+                }
+            }
+        }
+    )*};
+}
+
+json_float!(f32, f64);
 
 /// A return value serialized to JSON text for the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -380,3 +421,43 @@ where
 /// fields).
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
 pub struct NoArgs {}
+
+#[cfg(test)]
+mod primitive_outputs {
+    use super::*;
+
+    fn text(outcome: Outcome) -> String {
+        match outcome {
+            Ok(r) => r.text_content(),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    #[test]
+    fn numbers_and_bools_reach_the_model_as_json() {
+        assert_eq!(text(42i64.into_outcome("t")), "42");
+        assert_eq!(text((-7i8).into_outcome("t")), "-7");
+        assert_eq!(text(u128::MAX.into_outcome("t")), u128::MAX.to_string());
+        assert_eq!(text(true.into_outcome("t")), "true");
+        assert_eq!(text(0.5f64.into_outcome("t")), "0.5");
+        assert_eq!(text(3.0f64.into_outcome("t")), "3.0");
+        assert_eq!(text(0.1f32.into_outcome("t")), "0.1");
+        assert_eq!(
+            text(Ok::<u32, String>(7).into_outcome("t")),
+            "7",
+            "inside a Result too"
+        );
+    }
+
+    #[test]
+    fn a_float_that_is_not_finite_fails_the_call_without_panicking() {
+        for value in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let outcome = value.into_outcome("ratio");
+            let Err(e) = outcome else {
+                panic!("{value} gave {outcome:?}");
+            };
+            assert!(e.to_string().contains("a number JSON cannot hold"), "{e}");
+        }
+        assert!(f32::NAN.into_outcome("ratio").is_err());
+    }
+}

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{FnArg, GenericArgument, ItemFn, PathArguments, Type};
 
-use super::signature::{Fallible, HookKind, check_hook};
+use super::signature::{Fallible, HookKind, check_fn_attrs, check_hook};
 use super::{HookOptions, unraw};
 use crate::spec::{FailurePolicy, Matcher};
 
@@ -21,7 +21,11 @@ use crate::spec::{FailurePolicy, Matcher};
 /// (evaluated at run time; the pattern is checked here). With `on_failure =
 /// open` or a timeout, it runs inside `Guarded`.
 pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
+    check_fn_attrs(&item.attrs, &unraw(&item.sig.ident), "hook")?;
     if let (Some(path), Some(_)) = (&opts.fn_path, hook_attribute(item)) {
+        // The macro checks the same signature where the function is: a
+        // card that `check` accepts then compiles.
+        check_hook(&item.sig)?;
         return Ok(declared_elsewhere(item, opts, path));
     }
     let krate = &opts.crate_path;

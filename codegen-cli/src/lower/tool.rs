@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, ReturnType};
 
 use super::own_chain::{declare_tool_type, own_chain};
-use super::signature::{ToolParam, doc_line, join_docs, tool_params};
+use super::signature::{ToolParam, check_fn_attrs, doc_line, join_docs, tool_params};
 use super::{ToolOptions, path_string, unraw};
 
 use crate::spec::check_tool_name;
@@ -22,6 +22,7 @@ use crate::spec::check_tool_name;
 /// not `Deserialize + JsonSchema`, a return type that is not `IntoOutcome`)
 /// are reported by the compiler spanned on the user's tokens.
 pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
+    check_fn_attrs(&item.attrs, &unraw(&item.sig.ident), "tool")?;
     if let (Some(path), Some(attr)) = (&opts.fn_path, tool_attribute(item)) {
         return declared_elsewhere(item, opts, path, attr);
     }
@@ -307,11 +308,13 @@ fn declared_elsewhere(
     attr: &syn::Attribute,
 ) -> syn::Result<TokenStream> {
     let fn_name = unraw(&item.sig.ident);
+    let mut strict = false;
     if let syn::Meta::List(list) = &attr.meta {
         let metas = list.parse_args_with(
             syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
         );
         for meta in metas.iter().flatten() {
+            strict |= matches!(meta, syn::Meta::Path(p) if p.is_ident("strict"));
             if let syn::Meta::NameValue(nv) = meta
                 && nv.path.is_ident("name")
                 && let syn::Expr::Lit(syn::ExprLit {
@@ -330,6 +333,9 @@ fn declared_elsewhere(
             }
         }
     }
+    // The macro checks the same signature where the function is: a card
+    // that `check` accepts then compiles.
+    tool_params(&item.sig, strict)?;
     let ty_ident = opts
         .type_ident
         .clone()

@@ -16,7 +16,7 @@ use crate::tool::IntoOutcome;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an `on_error` mapping",
     label = "expected `fn(ToolError) -> R` where `R: IntoOutcome`",
-    note = "an `on_error` mapping is a function such as `fn on_error(error: hookwire::ToolError) -> String`; it may return `String`, `ToolResult`, `Json<T>` or `Outcome`"
+    note = "an `on_error` mapping is a function such as `fn on_error(error: hookwire::ToolError) -> String`; it may return `String`, `ToolResult`, `Json<T>`, a number, a `bool` or `Outcome`"
 )]
 pub trait OnError: Send + Sync {
     /// Maps the error of the tool named `tool`.

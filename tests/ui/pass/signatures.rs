@@ -92,10 +92,44 @@ async fn nested(points: Vec<(i32, i32)>, tags: std::collections::BTreeMap<String
     format!("{} {}", points.len(), tags.len())
 }
 
+/// Around, with the handler bound in a `where` clause.
+#[hookwire::hook]
+async fn around_where<N>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome
+where
+    N: Handler,
+{
+    next.run(cx, args).await
+}
+
+/// Around, with `impl Handler`.
+#[hookwire::hook]
+async fn around_impl(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, impl Handler>) -> Outcome {
+    next.run(cx, args).await
+}
+
+/// A `const fn` tool returning a number.
+#[hookwire::tool]
+const fn double(x: i64) -> i64 {
+    x * 2
+}
+
+/// A tool returning a bool in a `Result`.
+#[hookwire::tool]
+fn positive(x: f64) -> Result<bool, Oops> {
+    if x.is_nan() { Err(Oops) } else { Ok(x > 0.0) }
+}
+
+/// A tool returning a float.
+#[hookwire::tool]
+async fn half(x: f32) -> f32 {
+    x / 2.0
+}
+
 fn main() {
     let _ = hookwire::chain!(
         around_elided {}, around_generic {}, around_paths {}, pre_hook_error {},
-        pre_std_error {}, post_fallible {}, post_unit {} => hookwire::ToolHandler(with_context {})
+        pre_std_error {}, post_fallible {}, post_unit {}, around_where {}, around_impl {}
+            => hookwire::ToolHandler(with_context {})
     );
-    let _ = (fallible {}, raw {}, nested {});
+    let _ = (fallible {}, raw {}, nested {}, double {}, positive {}, half {});
 }

@@ -1,8 +1,8 @@
 use hookwire::ToolError;
 
 /// Returns nothing the model could read.
-fn explain(error: ToolError) -> bool {
-    error.is_retryable()
+fn explain(error: ToolError) -> Option<bool> {
+    Some(error.is_retryable())
 }
 
 /// Adds one.

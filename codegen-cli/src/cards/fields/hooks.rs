@@ -317,7 +317,11 @@ pub(super) fn parse_event_hooks(
         let arguments = match get("arguments") {
             None | Some(Yaml::Null) => "{}".to_owned(),
             Some(v @ Yaml::Map(_)) => {
-                serde_json::to_string(&v.to_json()).unwrap_or_else(|_| "{}".into())
+                let mut path = at("arguments").to_vec();
+                match exact_json(v, &mut path, cx) {
+                    Some(json) => serde_json::to_string(&json).unwrap_or_else(|_| "{}".into()),
+                    None => "{}".to_owned(),
+                }
             }
             Some(other) => {
                 cx.wrong_type(&at("arguments"), "arguments", "a mapping", other);
@@ -398,5 +402,76 @@ pub(super) fn parse_event_hooks(
                 span: None,
             });
         }
+    }
+}
+
+/// `value` as JSON, exactly: what would change on the way is an error at
+/// its place (`path`): a tag (`!secret x`, which JSON cannot carry), a
+/// number JSON cannot hold (`.nan`, `.inf`), and keys that are one key once
+/// written as JSON text (`1` and `"1"`). `None`: reported.
+fn exact_json<'y>(
+    value: &'y Yaml,
+    path: &mut Vec<Seg<'y>>,
+    cx: &mut Ctx<'_>,
+) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    match value {
+        Yaml::Tagged(tag) => {
+            cx.err(
+                path,
+                true,
+                format!("injection arguments cannot carry the YAML tag `{tag}`: JSON has no tags"),
+                Some("write the value without the tag (quote it, `\"!text\"`, if the `!` is part of a string)".into()),
+            );
+            None
+        }
+        Yaml::Float(f) if !f.is_finite() => {
+            cx.err(
+                path,
+                true,
+                format!("injection arguments cannot hold `{f}`: JSON has no such number"),
+                Some("write a finite number, or quote it (`\".nan\"`) to pass a string".into()),
+            );
+            None
+        }
+        Yaml::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            let mut ok = true;
+            for (i, item) in items.iter().enumerate() {
+                path.push(Seg::Index(i));
+                match exact_json(item, path, cx) {
+                    Some(v) => out.push(v),
+                    None => ok = false,
+                }
+                path.pop();
+            }
+            ok.then_some(Value::Array(out))
+        }
+        Yaml::Map(entries) => {
+            let mut out = serde_json::Map::new();
+            let mut ok = true;
+            for (key, item) in entries {
+                path.push(Seg::Key(key.as_str()));
+                if out.contains_key(key) {
+                    cx.err(
+                        path,
+                        false,
+                        format!("key `{key}` is given twice once written as JSON (a number key and a string key, or the same text)"),
+                        Some(format!("keep one `{key}`")),
+                    );
+                    ok = false;
+                } else {
+                    match exact_json(item, path, cx) {
+                        Some(v) => {
+                            out.insert(key.clone(), v);
+                        }
+                        None => ok = false,
+                    }
+                }
+                path.pop();
+            }
+            ok.then_some(Value::Object(out))
+        }
+        other => Some(other.to_json()),
     }
 }

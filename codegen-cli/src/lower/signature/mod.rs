@@ -19,7 +19,7 @@ use syn::{FnArg, GenericArgument, PatType, PathArguments, ReturnType, Signature,
 /// shared vocabulary's hook kinds).
 pub use crate::spec::HookKind;
 pub use tool::{TOOL_EXPECTED, check_tool};
-pub(crate) use tool::{doc_line, join_docs, tool_params};
+pub(crate) use tool::{check_fn_attrs, doc_line, join_docs, tool_params};
 use types::*;
 pub(crate) use types::{dep_inner, option_inner, show};
 
@@ -51,7 +51,8 @@ pub(crate) enum Fallible {
 pub(crate) struct HookSig {
     pub kind: HookKind,
     pub fallible: Fallible,
-    /// For around hooks: the name of the handler type parameter of `Next`.
+    /// For around hooks: the name of the handler type parameter of `Next`
+    /// (`None` for `Next<'_, impl Handler>`, and for pre and post hooks).
     pub handler_param: Option<syn::Ident>,
 }
 
@@ -94,8 +95,13 @@ fn typed_args(sig: &Signature) -> syn::Result<Vec<&PatType>> {
         .collect()
 }
 
-fn reject_modifiers(sig: &Signature, what: &str, expected: &str) -> syn::Result<()> {
-    if let Some(c) = &sig.constness {
+fn reject_modifiers(
+    sig: &Signature,
+    what: &str,
+    expected: &str,
+    allow_const: bool,
+) -> syn::Result<()> {
+    if let Some(c) = sig.constness.as_ref().filter(|_| !allow_const) {
         return Err(syn::Error::new_spanned(
             c,
             format!(
@@ -221,7 +227,7 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
         }
     };
     let expected = expected_signature(kind, &name);
-    reject_modifiers(sig, &format!("{kind} hook"), &expected)?;
+    reject_modifiers(sig, &format!("{kind} hook"), &expected, false)?;
     if sig.asyncness.is_none() {
         return Err(syn::Error::new_spanned(
             sig.fn_token,
@@ -277,7 +283,7 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
                 ));
             }
             let next_ty = &args[2].ty;
-            handler_param = Some(check_next(next_ty, &name, &expected)?);
+            handler_param = check_next(next_ty, &name, &expected)?;
             match &sig.output {
                 ReturnType::Type(_, ty) if is_outcome(ty) => {}
                 ReturnType::Type(_, ty) => {
@@ -334,7 +340,10 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
                 ReturnType::Type(_, ty) if is_named(ty, "Result") => {
                     let targs = type_args(ty);
                     match targs.first() {
-                        Some(t) if is_named(t, "Decision") && targs.len() == 2 => Fallible::Yes,
+                        Some(t) if is_named(t, "Decision") && targs.len() == 2 => {
+                            check_hook_error(targs[1], &name)?;
+                            Fallible::Yes
+                        }
                         _ => return Err(bad(ty, show(ty))),
                     }
                 }
@@ -364,6 +373,7 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
                         && type_args(ty).len() == 2
                         && type_args(ty).first().is_some_and(|t| is_unit(t)) =>
                 {
+                    check_hook_error(type_args(ty)[1], &name)?;
                     Fallible::Yes
                 }
                 ReturnType::Type(_, ty) => {
@@ -385,6 +395,59 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
     })
 }
 
+/// The error of a fallible pre or post hook becomes a `HookError`, which
+/// takes any `std::error::Error + Send + Sync + 'static`: the types known
+/// not to be one are an error here rather than in the generated code.
+fn check_hook_error(ty: &Type, name: &str) -> syn::Result<()> {
+    let plain_ty = plain(ty);
+    let not_error = match plain_ty {
+        Type::Reference(_) | Type::Tuple(_) | Type::Slice(_) | Type::Array(_) => true,
+        Type::Path(p) if p.qself.is_none() => {
+            let first = p.path.segments.first().map(|s| s.ident.to_string());
+            let last = p.path.segments.last().map(|s| s.ident.to_string());
+            matches!(
+                last.as_deref(),
+                Some(
+                    "String"
+                        | "str"
+                        | "Box"
+                        | "Arc"
+                        | "Rc"
+                        | "Cow"
+                        | "bool"
+                        | "char"
+                        | "i8"
+                        | "i16"
+                        | "i32"
+                        | "i64"
+                        | "i128"
+                        | "isize"
+                        | "u8"
+                        | "u16"
+                        | "u32"
+                        | "u64"
+                        | "u128"
+                        | "usize"
+                        | "f32"
+                        | "f64"
+                        | "Report"
+                )
+            ) || (first.as_deref() == Some("anyhow") && last.as_deref() == Some("Error"))
+        }
+        _ => false,
+    };
+    if not_error {
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "the error of hook `{name}` becomes a `HookError`, which takes a type that implements `std::error::Error + Send + Sync + 'static`, and `{}` does not: return `hookwire::HookError` (`HookError::msg(..)`) or such an error type",
+                show(ty)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn is_outcome(ty: &Type) -> bool {
     if is_named(ty, "Outcome") {
         return true;
@@ -396,8 +459,9 @@ fn is_outcome(ty: &Type) -> bool {
         && is_named(targs[1], "ToolError")
 }
 
-/// `Next`, `Next<'_>`, `Next<'_, N>`: returns the handler parameter's name.
-fn check_next(ty: &Type, name: &str, expected: &str) -> syn::Result<syn::Ident> {
+/// `Next`, `Next<'_>`, `Next<'_, N>`, `Next<'_, impl Handler>`: returns
+/// the handler parameter's name (`None` for `impl Handler`).
+fn check_next(ty: &Type, name: &str, expected: &str) -> syn::Result<Option<syn::Ident>> {
     let wrong = |found: &Type| {
         syn::Error::new_spanned(
             found,
@@ -414,19 +478,100 @@ fn check_next(ty: &Type, name: &str, expected: &str) -> syn::Result<syn::Ident> 
         return Err(wrong(ty));
     }
     let mut handler = None;
+    let mut implied = false;
     if let PathArguments::AngleBracketed(a) = &seg.arguments {
         for arg in &a.args {
             match arg {
-                GenericArgument::Lifetime(_) => {}
-                GenericArgument::Type(t) if handler.is_none() => match last_ident(t) {
-                    Some(s) if s.arguments.is_empty() => handler = Some(s.ident.clone()),
-                    _ => return Err(wrong(ty)),
+                GenericArgument::Lifetime(l) if l.ident == "_" => {}
+                GenericArgument::Lifetime(l) => {
+                    return Err(syn::Error::new_spanned(
+                        l,
+                        format!(
+                            "`next` of around hook `{name}` borrows the rest of the chain only for the call, so its lifetime cannot be `{}`: write `Next<'_, N>`",
+                            show(l)
+                        ),
+                    ));
+                }
+                GenericArgument::Type(t) if handler.is_none() && !implied => match plain(t) {
+                    Type::ImplTrait(i) => {
+                        check_handler_bounds(i.bounds.iter(), t, name)?;
+                        implied = true;
+                    }
+                    _ => match last_ident(t) {
+                        Some(s) if s.arguments.is_empty() => handler = Some(s.ident.clone()),
+                        _ => return Err(wrong(ty)),
+                    },
                 },
                 _ => return Err(wrong(ty)),
             }
         }
     }
-    Ok(handler.unwrap_or_else(|| syn::Ident::new("__HookwireNext", Span::call_site())))
+    let has_lifetime = matches!(&seg.arguments, PathArguments::AngleBracketed(a)
+        if a.args.iter().any(|a| matches!(a, GenericArgument::Lifetime(_))));
+    if (implied || handler.is_some()) && !has_lifetime {
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "`next` of around hook `{name}` must name its lifetime, as an `async fn` parameter: write `Next<'_, {}>`",
+                if implied {
+                    "impl Handler".to_owned()
+                } else {
+                    handler
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                }
+            ),
+        ));
+    }
+    if implied {
+        return Ok(None);
+    }
+    Ok(Some(handler.unwrap_or_else(|| {
+        syn::Ident::new("__HookwireNext", Span::call_site())
+    })))
+}
+
+/// The bounds of the handler type: exactly `Handler` (the generated code
+/// passes a type that is only known to be a `Handler`).
+fn check_handler_bounds<'a>(
+    bounds: impl Iterator<Item = &'a syn::TypeParamBound>,
+    at: &dyn ToTokens,
+    name: &str,
+) -> syn::Result<usize> {
+    let mut handlers = 0;
+    for bound in bounds {
+        match bound {
+            syn::TypeParamBound::Trait(t)
+                if t.lifetimes.is_none()
+                    && t.maybe.is_none()
+                    && t.path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "Handler" && s.arguments.is_empty()) =>
+            {
+                handlers += 1;
+            }
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    format!(
+                        "the handler of around hook `{name}` can only be bound by `Handler` (the rest of the chain is known to be nothing more), found `{}`: write `N: Handler`",
+                        show(other)
+                    ),
+                ));
+            }
+        }
+    }
+    if handlers == 0 {
+        return Err(syn::Error::new_spanned(
+            at,
+            format!(
+                "the handler of around hook `{name}` must be bound by `Handler`: write `N: Handler`"
+            ),
+        ));
+    }
+    Ok(handlers)
 }
 
 fn check_generics(
@@ -435,24 +580,57 @@ fn check_generics(
     name: &str,
     expected: &str,
 ) -> syn::Result<()> {
+    let mut bounds: Vec<&syn::TypeParamBound> = Vec::new();
+    let mut declared = None;
     for param in &sig.generics.params {
-        let ok = match (param, handler) {
-            (syn::GenericParam::Type(t), Some(h)) => t.ident == *h,
-            _ => false,
-        };
-        if !ok {
-            return Err(syn::Error::new_spanned(
-                param,
-                format!(
-                    "hook `{name}` cannot have generic parameters other than the handler type of `Next`: expected `{expected}`"
-                ),
-            ));
+        match (param, handler) {
+            (syn::GenericParam::Type(t), Some(h))
+                if t.ident == *h && t.default.is_none() && t.attrs.is_empty() =>
+            {
+                bounds.extend(&t.bounds);
+                declared = Some(t);
+            }
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    param,
+                    format!(
+                        "hook `{name}` cannot have generic parameters other than the handler type of `Next`: expected `{expected}`"
+                    ),
+                ));
+            }
         }
     }
     if let Some(w) = &sig.generics.where_clause {
+        for predicate in &w.predicates {
+            match (predicate, handler) {
+                (syn::WherePredicate::Type(p), Some(h))
+                    if p.lifetimes.is_none()
+                        && declared.is_some()
+                        && last_ident(&p.bounded_ty)
+                            .is_some_and(|s| s.ident == *h && s.arguments.is_empty())
+                        && matches!(plain(&p.bounded_ty), Type::Path(tp) if tp.path.segments.len() == 1) =>
+                {
+                    bounds.extend(&p.bounds);
+                }
+                _ => {
+                    return Err(syn::Error::new_spanned(
+                        predicate,
+                        format!(
+                            "hook `{name}` can only bound the handler type of `Next` in its `where` clause (`where N: Handler`): expected `{expected}`"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(t) = declared
+        && check_handler_bounds(bounds.into_iter(), t, name)? > 1
+    {
         return Err(syn::Error::new_spanned(
-            w,
-            format!("hook `{name}` cannot have a `where` clause: expected `{expected}`"),
+            t,
+            format!(
+                "the handler of around hook `{name}` is bound by `Handler` twice: write it once"
+            ),
         ));
     }
     Ok(())

@@ -29,7 +29,7 @@ fn accepts_the_three_kinds() {
     assert_eq!(checked.map(|c| c.fallible), Some(Fallible::Yes));
     let post = "async fn p(cx: &mut ToolContext, outcome: &mut Outcome) {}";
     assert_eq!(classify_hook(&sig(post)).ok(), Some(HookKind::Post));
-    let post = "async fn p(cx: &mut ToolContext, outcome: &mut Result<ToolResult, ToolError>) -> Result<(), String> {}";
+    let post = "async fn p(cx: &mut ToolContext, outcome: &mut Result<ToolResult, ToolError>) -> Result<(), std::io::Error> {}";
     assert_eq!(classify_hook(&sig(post)).ok(), Some(HookKind::Post));
 }
 
@@ -151,4 +151,79 @@ fn tool_rules() {
         e.starts_with("a parameter of tool `t` must be a plain name"),
         "{e}"
     );
+}
+
+#[test]
+fn the_handler_may_be_bound_in_where_or_be_impl_handler_but_only_by_handler() {
+    let around = "async fn a<N>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome where N: Handler {}";
+    assert_eq!(
+        check_hook(&sig(around))
+            .ok()
+            .and_then(|c| c.handler_param)
+            .map(|i| i.to_string()),
+        Some("N".to_owned())
+    );
+    let around = "async fn a(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, impl Handler>) -> Outcome {}";
+    assert!(check_hook(&sig(around)).is_ok_and(|c| c.handler_param.is_none()));
+    let e = err(
+        "async fn a<N: Handler + Clone>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {}",
+    );
+    assert!(
+        e.starts_with("the handler of around hook `a` can only be bound by `Handler`"),
+        "{e}"
+    );
+    let e =
+        err("async fn a<N>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome {}");
+    assert!(
+        e.starts_with("the handler of around hook `a` must be bound by `Handler`"),
+        "{e}"
+    );
+    let e = err(
+        "async fn a<N: Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<'static, N>) -> Outcome {}",
+    );
+    assert!(
+        e.contains("its lifetime cannot be `'static`: write `Next<'_, N>`"),
+        "{e}"
+    );
+    let e = err(
+        "async fn a<N: Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<N>) -> Outcome {}",
+    );
+    assert!(e.ends_with("write `Next<'_, N>`"), "{e}");
+    let e =
+        err("async fn p(cx: &mut ToolContext, args: &mut ToolArgs) -> Result<Decision, String> {}");
+    assert!(
+        e.starts_with("the error of hook `p` becomes a `HookError`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn tools_may_be_const_but_not_return_impl_trait_nor_hide_or_reserve_parameters() {
+    assert!(check_tool(&sig("const fn t(x: i64) -> i64 {}"), false).is_ok());
+    let e = |src: &str| {
+        check_tool(&sig(src), false)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert!(e("fn t() -> impl Display {}").starts_with("tool `t` cannot return `impl Trait`"));
+    assert!(
+        e("fn t(#[cfg(x)] a: i64) -> i64 {}")
+            .starts_with("a parameter of tool `t` cannot be behind `#[cfg(..)]`")
+    );
+    assert!(
+        e("fn t(__hookwire_cx: i64) -> i64 {}")
+            .starts_with("parameter `__hookwire_cx` of tool `t` starts with `__hookwire`")
+    );
+    let f: syn::ItemFn = syn::parse_quote!(
+        #[tokio::test]
+        async fn t() -> i64 {
+            1
+        }
+    );
+    let e = check_fn_attrs(&f.attrs, "t", "tool")
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(e.starts_with("tool `t` cannot be `#[tokio::test]`"), "{e}");
 }

@@ -27,7 +27,18 @@ pub fn check_tool(sig: &Signature, strict: bool) -> syn::Result<()> {
 pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<ToolParam>> {
     let name = sig.ident.to_string();
     let expected = TOOL_EXPECTED;
-    reject_modifiers(sig, "tool", expected)?;
+    // A `const fn` is called like any other.
+    reject_modifiers(sig, "tool", expected, true)?;
+    if let ReturnType::Type(_, ty) = &sig.output
+        && let Type::ImplTrait(_) = plain(ty)
+    {
+        return Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "tool `{name}` cannot return `impl Trait` (its result is converted with `IntoOutcome`, which needs the type): return a concrete type such as `String`, `i64`, `ToolResult` or `Json<T>`"
+            ),
+        ));
+    }
     if let Some(p) = sig.generics.params.first() {
         return Err(syn::Error::new_spanned(
             p,
@@ -67,6 +78,18 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
             out.push(ToolParam::Context);
             continue;
         }
+        if let Some(attr) = arg
+            .attrs
+            .iter()
+            .find(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        {
+            return Err(syn::Error::new_spanned(
+                attr,
+                format!(
+                    "a parameter of tool `{name}` cannot be behind `#[cfg(..)]` (the argument schema lists it either way): remove the attribute, or make the parameter an `Option<T>`"
+                ),
+            ));
+        }
         let ident = match &*arg.pat {
             syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
             other => {
@@ -79,6 +102,14 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
                 ));
             }
         };
+        if unraw_str(&ident).starts_with(RESERVED) {
+            return Err(syn::Error::new_spanned(
+                &ident,
+                format!(
+                    "parameter `{ident}` of tool `{name}` starts with `{RESERVED}`, which names the code generated for the tool: rename the parameter"
+                ),
+            ));
+        }
         if let Some(inner) = dep_inner(ty) {
             out.push(ToolParam::Dep {
                 ident: strip_raw(&ident),
@@ -122,6 +153,44 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
         });
     }
     Ok(out)
+}
+
+/// The prefix of every name the generated code gives its own fields and
+/// bindings.
+const RESERVED: &str = "__hookwire";
+
+fn unraw_str(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+/// Attributes that make a function something the generated code cannot
+/// call as written: `#[test]`/`#[bench]` (and `#[tokio::test]` and kin),
+/// which exist only in test builds, and `#[target_feature]`, callable only
+/// where the feature is enabled.
+pub(crate) fn check_fn_attrs(attrs: &[syn::Attribute], name: &str, what: &str) -> syn::Result<()> {
+    for attr in attrs {
+        let path = attr.path();
+        let last = path.segments.last().map(|s| s.ident.to_string());
+        let shown = match &attr.meta {
+            syn::Meta::Path(_) => format!("#[{}]", show(path)),
+            _ => format!("#[{}(..)]", show(path)),
+        };
+        let advice = match last.as_deref() {
+            Some("test" | "bench") => {
+                "it exists only in test builds: remove the attribute, or call the tool from a separate test function"
+            }
+            Some("target_feature") if path.segments.len() == 1 => {
+                "it can only be called where that CPU feature is enabled: move the feature-specific code into a helper the tool calls after checking `is_x86_feature_detected!` (or its kin)"
+            }
+            _ => continue,
+        };
+        return Err(syn::Error::new_spanned(
+            attr,
+            format!("{what} `{name}` cannot be `{shown}`: {advice}"),
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn strip_raw(ident: &syn::Ident) -> syn::Ident {

@@ -105,6 +105,33 @@ fn card_hooks_run_in_declared_order_around_the_tool() {
 }
 
 #[test]
+fn the_shapes_cards_tools_return_numbers_and_bools_as_json_through_every_hook_shape() {
+    use agents::Shapes;
+    let text = |tool: &str, args: &str| {
+        let result = run(Shapes::new().tools(), tool, args);
+        (result.is_error, result.text_content())
+    };
+    assert_eq!(
+        text("count", r#"{"text": "héllo"}"#),
+        (false, "5".to_owned())
+    );
+    assert_eq!(text("is_even", r#"{"n": 4}"#), (false, "true".to_owned()));
+    assert_eq!(text("half", r#"{"x": 3}"#), (false, "1.5".to_owned()));
+    assert_eq!(text("small", r#"{"n": 7}"#), (false, "7".to_owned()));
+    assert_eq!(
+        text("checked", r#"{"n": 1}"#),
+        (false, "positive".to_owned())
+    );
+    let (is_error, message) = text("small", r#"{"n": 300}"#);
+    assert!(is_error, "{message}");
+    let (is_error, message) = text("ratio", r#"{"a": 1, "b": 0}"#);
+    assert!(
+        is_error && message.contains("a number JSON cannot hold"),
+        "{message}"
+    );
+}
+
+#[test]
 fn unknown_tools_and_bad_arguments_are_error_results() {
     let result = run(PmoOrchestrator::new().tools(), "project_status", "{}");
     assert!(result.is_error);

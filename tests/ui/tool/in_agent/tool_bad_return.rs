@@ -1,7 +1,7 @@
 /// Adds one.
 #[hookwire::tool]
-fn add_one(x: i64) -> i64 {
-    x + 1
+fn add_one(x: i64) -> Vec<i64> {
+    vec![x + 1]
 }
 
 #[hookwire::agent(name = "calc", function_tools = [add_one])]

@@ -1,0 +1,7 @@
+//! Tools.
+
+/// Adds.
+#[test]
+pub fn add() -> i64 {
+    1
+}
