@@ -347,7 +347,13 @@ pub(crate) fn resolve(
             Some((function.clone(), injection::params(&sig)?))
         })
         .collect();
-    check_injections(&p, &spec, &tool_names, &mut diags);
+    // A tool whose reference failed was reported at the reference: an
+    // injection calling it by that name is not a second mistake.
+    let mut named = tool_names.clone();
+    for (i, r) in p.tool_refs.iter().enumerate() {
+        named.entry(r.function.clone()).or_insert(i);
+    }
+    check_injections(&p, &spec, &named, &mut diags);
     injection::check_arguments(&p, &spec, &params, &mut diags);
     for child in &spec.agents {
         if tool_names.contains_key(&child.tool_name()) {

@@ -1,0 +1,4 @@
+/// Lists the orders.
+pub fn list_orders() -> String {
+    String::new()
+}
