@@ -158,6 +158,10 @@ pub struct Adapter {
     /// attribute: its own hooks, approval rule and error mapping, in the
     /// order they run (innermost in every chain of the tool).
     pub own_chain: Vec<String>,
+    /// For a tool: its arguments as the model sends them, one JSON field
+    /// per parameter (`Dep<T>` and the context are not arguments), with the
+    /// parameter's Rust type as the file writes it.
+    pub arguments: Vec<(String, String)>,
 }
 
 /// How environment references `${NAME}` are resolved.

@@ -24,7 +24,8 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
         .map(|n| super::escape(&n.to_string_lossy()).into_owned())
         .unwrap_or_default();
     let mut out = format!("agent {} ({file})\n", spec.name);
-    let mut tools: Vec<(String, ToolSource, String, &[String])> = spec
+    type Arguments<'a> = Option<&'a [(String, String)]>;
+    let mut tools: Vec<(String, ToolSource, String, &[String], Arguments<'_>)> = spec
         .function_tools
         .iter()
         .map(|t| {
@@ -34,7 +35,8 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
                 .find(|a| a.is_tool && a.reference.ends_with(&format!(":{}", t.name)));
             let from = adapter.map(|a| a.reference.clone()).unwrap_or_default();
             let own = adapter.map(|a| a.own_chain.as_slice()).unwrap_or_default();
-            (t.name.clone(), t.source, from, own)
+            let arguments = adapter.map(|a| a.arguments.as_slice());
+            (t.name.clone(), t.source, from, own, arguments)
         })
         .collect();
     for child in &spec.agents {
@@ -43,18 +45,22 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
             ToolSource::Agent,
             format!("agent {}", child.name),
             &[],
+            None,
         ));
     }
     if tools.is_empty() {
         out.push_str("  (no statically known tools)\n");
     }
-    for (name, source, from, own) in &tools {
+    for (name, source, from, own, arguments) in &tools {
         let from = if from.is_empty() {
             String::new()
         } else {
             format!(", {from}")
         };
         let _ = writeln!(out, "\ntool {name} ({source}{from})");
+        if let Some(arguments) = arguments {
+            let _ = writeln!(out, "  arguments: {}", arguments_shape(arguments));
+        }
         let chain = spec.resolved_chain(name, *source, &[]);
         for (i, h) in chain.iter().enumerate() {
             let _ = writeln!(out, "  {}. {}", i + 1, hook_line(h));
@@ -400,4 +406,19 @@ pub fn schema() -> serde_json::Value {
             "tool_input_schema": {"type": "object"}
         }
     })
+}
+
+/// A tool's arguments as the model sends them: one JSON object, a field per
+/// parameter, each with the parameter's Rust type (a struct parameter's
+/// field holds that struct as an object): `{"item": String, "count": u32}`.
+fn arguments_shape(arguments: &[(String, String)]) -> String {
+    let fields: Vec<String> = arguments
+        .iter()
+        .map(|(name, ty)| {
+            // The type's tokens, spaced as code is written.
+            let ty = ty.replace(' ', "").replace(',', ", ");
+            format!("\"{}\": {}", super::escape(name), super::escape(&ty))
+        })
+        .collect();
+    format!("{{{}}}", fields.join(", "))
 }

@@ -252,6 +252,17 @@ pub(crate) fn resolve(
                         } else {
                             Vec::new()
                         },
+                        arguments: if is_tool {
+                            injection::params(&item.sig)
+                                .unwrap_or_default()
+                                .into_iter()
+                                .map(|(name, ty)| {
+                                    (name, quote::ToTokens::to_token_stream(&ty).to_string())
+                                })
+                                .collect()
+                        } else {
+                            Vec::new()
+                        },
                     }),
                     _ => continue,
                 }

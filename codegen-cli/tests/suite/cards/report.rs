@@ -13,7 +13,7 @@ fn explain_prints_each_chain_in_run_order() {
     let add_one = add_one.split("\n\n").next().unwrap();
     assert_eq!(
         add_one,
-        " (function, tools.rs:add_one)\n  1. hooks.rs:audit_hook [match *, fail_closed]\n  2. hooks.rs:clamp [match add_*, fail_open, timeout 500 ms]\n  3. hooks.rs:tag [match *, fail_closed]\n  -> add_one"
+        " (function, tools.rs:add_one)\n  arguments: {\"x\": i64}\n  1. hooks.rs:audit_hook [match *, fail_closed]\n  2. hooks.rs:clamp [match add_*, fail_open, timeout 500 ms]\n  3. hooks.rs:tag [match *, fail_closed]\n  -> add_one"
     );
     assert!(text.contains(
         "(not applied: hooks.rs:clamp [match add_*, fail_open, timeout 500 ms] does not match)"
@@ -41,7 +41,7 @@ fn explain_ends_a_chain_with_the_tools_own_hooks_approval_and_error_mapping() {
     let chain = text.split("\ntool write_file").nth(1).unwrap();
     assert_eq!(
         chain.split("\n\n").next().unwrap(),
-        " (function, tools.rs:write_file)\n  1. hooks.rs:audit [match *, fail_closed]\n  2. no_secrets [the tool's own]\n  3. redact(on_failure = \"open\") [the tool's own]\n  4. needs_approval = checks::outside_tmp [the tool's own]\n  5. on_error = explain [the tool's own]\n  -> write_file\n"
+        " (function, tools.rs:write_file)\n  arguments: {\"path\": String}\n  1. hooks.rs:audit [match *, fail_closed]\n  2. no_secrets [the tool's own]\n  3. redact(on_failure = \"open\") [the tool's own]\n  4. needs_approval = checks::outside_tmp [the tool's own]\n  5. on_error = explain [the tool's own]\n  -> write_file\n"
     );
 }
 
@@ -259,7 +259,7 @@ fn explain_graph_and_schema_show_lifecycle_hooks() {
     let loaded = cards::load_dir(&fixtures().join("good")).unwrap();
     let text = cards::explain(&loaded, "NY-Project-Manager").unwrap();
     assert!(
-        text.contains("tool project_status (function, tools.rs:project_status)\n  -> project_status\n  lifecycle hooks on its calls (pre/post tool use): 1. lifecycle.rs:Recorder, 2. lifecycle.rs:Deny\n"),
+        text.contains("tool project_status (function, tools.rs:project_status)\n  arguments: {\"project\": String}\n  -> project_status\n  lifecycle hooks on its calls (pre/post tool use): 1. lifecycle.rs:Recorder, 2. lifecycle.rs:Deny\n"),
         "{text}"
     );
     assert!(
