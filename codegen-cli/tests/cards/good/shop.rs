@@ -47,3 +47,10 @@ pub fn order(inventory: Dep<Inventory>, lines: Vec<Line>) -> String {
 pub fn greet(name: String) -> String {
     format!("hello {name}")
 }
+
+/// Refunds `amount` to `customer`: every call waits for a person's
+/// approval (the tool's own gate, kept when a card lists it).
+#[hookwire::tool(needs_approval)]
+pub fn refund(customer: String, amount: u64) -> String {
+    format!("refunded {amount} to {customer}")
+}
