@@ -563,7 +563,8 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
     let out = rt
         .block_on(Runner::new(agent, model).with_asker(asker).run("refunds"))
         .unwrap();
-    let calls: Vec<(String, String, Vec<(String, bool, DecidedBy)>)> = out
+    type Gates = Vec<(String, bool, DecidedBy)>;
+    let calls: Vec<(String, String, Gates)> = out
         .trace
         .iter()
         .filter_map(|e| match e {
