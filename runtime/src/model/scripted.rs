@@ -483,3 +483,45 @@ impl Model for ScriptedModel {
         Box::pin(std::future::ready(self.next(&request)))
     }
 }
+
+#[cfg(all(test, feature = "yaml"))]
+mod tests {
+    use super::*;
+    use crate::model::Message;
+
+    #[test]
+    fn a_yaml_script_with_mode_conversation_answers_by_the_conversation() {
+        let model = match ScriptedModel::from_yaml(
+            "mode: conversation\nturns:\n  - text: one\n  - text: two\n",
+        ) {
+            Ok(model) => model,
+            Err(e) => panic!("{e}"),
+        };
+        let fresh = [Message::user("a")];
+        let later = [
+            Message::user("a"),
+            Message::assistant("one"),
+            Message::user("b"),
+        ];
+        let done = [
+            Message::user("a"),
+            Message::assistant("one"),
+            Message::user("b"),
+            Message::assistant("two"),
+            Message::user("c"),
+        ];
+        for _ in 0..2 {
+            let text = |m: &[Message]| {
+                model
+                    .next(&ModelRequest::new("a", "", m, &[]))
+                    .map(|r| r.text)
+            };
+            assert_eq!(text(&later).ok().as_deref(), Some("two"));
+            assert_eq!(text(&fresh).ok().as_deref(), Some("one"));
+            assert!(matches!(
+                text(&done),
+                Err(ModelError::ScriptExhausted { played: 2, .. })
+            ));
+        }
+    }
+}
