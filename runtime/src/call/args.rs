@@ -107,30 +107,31 @@ impl ToolArgs {
         }
     }
 
-    /// The arguments as a JSON object, parsing the text first if needed.
-    /// Reading never copies: an object shared with a clone (the history's,
-    /// the trace's) stays shared.
-    pub fn object(&mut self) -> Result<&Map<String, Value>, ToolError> {
-        if let Repr::Json(text) = &self.repr {
-            let map = parse_object(text)?;
-            self.repr = Repr::Object(Box::new(Arc::new(map)));
-        }
-        match &self.repr {
-            Repr::Object(map) => Ok(map),
-            Repr::Json(_) => unreachable!("the text was just parsed"),
-        }
-    }
-
-    /// The arguments as a mutable JSON object, for hooks that rewrite them.
-    pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
+    /// The parsed object, parsing the text first if needed: what
+    /// [`object`](Self::object) reads and [`object_mut`](Self::object_mut)
+    /// writes through.
+    fn parsed_arc(&mut self) -> Result<&mut Arc<Map<String, Value>>, ToolError> {
         if let Repr::Json(text) = &self.repr {
             let map = parse_object(text)?;
             self.repr = Repr::Object(Box::new(Arc::new(map)));
         }
         match &mut self.repr {
-            Repr::Object(map) => Ok(Arc::make_mut(map)),
+            Repr::Object(map) => Ok(&mut **map),
             Repr::Json(_) => unreachable!("the text was just parsed"),
         }
+    }
+
+    /// The arguments as a JSON object, parsing the text first if needed.
+    /// Reading never copies: an object shared with a clone (the history's,
+    /// the trace's) stays shared.
+    pub fn object(&mut self) -> Result<&Map<String, Value>, ToolError> {
+        self.parsed_arc().map(|map| &**map)
+    }
+
+    /// The arguments as a mutable JSON object, for hooks that rewrite them
+    /// (an object shared with a clone is copied first).
+    pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
+        self.parsed_arc().map(Arc::make_mut)
     }
 
     /// One field of the arguments (`None` if absent or if the arguments do
