@@ -45,41 +45,47 @@ struct Shared {
     step: usize,
 }
 
-/// Where the calls of a run note what their tool received, for the run's
-/// trace: set by the agent loop on its scope; `None` elsewhere, so that a
+/// Where the calls of a run note what their tool received and the approval
+/// gates they passed, for the run's trace: set by the agent loop on its scope; `None` elsewhere, so that a
 /// call outside a run notes nothing (one branch per call, in the tool's
 /// handler).
 #[derive(Default)]
 pub(crate) struct CallLog {
-    received: std::sync::Mutex<std::collections::HashMap<String, crate::call::ToolArgs>>,
-    /// The approval gates each call passed, in order.
-    approvals:
-        std::sync::Mutex<std::collections::HashMap<String, Vec<crate::approval::ApprovalNote>>>,
+    calls: std::sync::Mutex<std::collections::HashMap<String, CallNotes>>,
+}
+
+/// What one call of a run noted for its trace record.
+#[derive(Default)]
+pub(crate) struct CallNotes {
+    /// The arguments its tool received (after every hook's rewrites), if
+    /// the tool ran.
+    pub(crate) received: Option<crate::call::ToolArgs>,
+    /// The approval gates it passed, outermost first.
+    pub(crate) approvals: Vec<crate::approval::ApprovalNote>,
 }
 
 impl CallLog {
     /// Notes the arguments the tool of call `id` received (after every
     /// hook's rewrites): a clone, which shares them.
     pub(crate) fn received(&self, id: &str, args: &crate::call::ToolArgs) {
-        crate::lock(&self.received).insert(id.to_owned(), args.clone());
-    }
-
-    /// Takes what the tool of call `id` received, if it ran.
-    pub(crate) fn take(&self, id: &str) -> Option<crate::call::ToolArgs> {
-        crate::lock(&self.received).remove(id)
+        crate::lock(&self.calls)
+            .entry(id.to_owned())
+            .or_default()
+            .received = Some(args.clone());
     }
 
     /// Notes an approval gate call `id` passed.
     pub(crate) fn approval(&self, id: &str, note: crate::approval::ApprovalNote) {
-        crate::lock(&self.approvals)
+        crate::lock(&self.calls)
             .entry(id.to_owned())
             .or_default()
+            .approvals
             .push(note);
     }
 
-    /// Takes the approval gates call `id` passed, in order.
-    pub(crate) fn take_approvals(&self, id: &str) -> Vec<crate::approval::ApprovalNote> {
-        crate::lock(&self.approvals).remove(id).unwrap_or_default()
+    /// Takes what call `id` noted.
+    pub(crate) fn take(&self, id: &str) -> CallNotes {
+        crate::lock(&self.calls).remove(id).unwrap_or_default()
     }
 }
 

@@ -130,16 +130,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let result = into_result(outcome);
             // What the tool received, if it ran and got something else than
             // the model sent.
-            let received = self
+            let notes = self
                 .scope
                 .call_log()
-                .and_then(|log| log.take(&call.id))
-                .filter(|received| !received.is_shared_with(&sent) && *received != sent);
-            let approvals = self
-                .scope
-                .call_log()
-                .map(|log| log.take_approvals(&call.id))
+                .map(|log| log.take(&call.id))
                 .unwrap_or_default();
+            let received = notes
+                .received
+                .filter(|received| !received.is_shared_with(&sent) && *received != sent);
+            let approvals = notes.approvals;
             let hooks = self
                 .agent
                 .hooks_for(&call.name, source)
