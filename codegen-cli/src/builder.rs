@@ -147,26 +147,26 @@ impl Builder {
 }
 
 /// The `cargo::error=` lines for `error`: one per diagnostic, its first
-/// line (`file:line:col: error: message`; a directive is one line, and the
-/// message is escaped to one).
+/// line (`file:line:col: error: message`) and its help. A directive is one
+/// line, so each part is escaped as the diagnostics escape user text.
 fn cargo_errors(error: &BuildError) -> Vec<String> {
     match error {
         BuildError::Cards(diags) => diags
             .iter()
             .map(|d| {
                 let text = d.to_string();
-                let first = text.lines().next().unwrap_or_default().to_owned();
+                let first = text.lines().next().unwrap_or_default();
                 let help = d
                     .help
                     .as_deref()
-                    .map(|h| format!(" (help: {})", h.replace(['\n', '\r'], " ")))
+                    .map(|h| format!(" (help: {})", cards::escape(h)))
                     .unwrap_or_default();
                 format!("cargo::error={first}{help}")
             })
             .collect(),
         other => vec![format!(
             "cargo::error={}",
-            other.to_string().replace(['\n', '\r'], " ")
+            cards::escape(&other.to_string())
         )],
     }
 }
