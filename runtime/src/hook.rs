@@ -246,6 +246,42 @@ impl<H, N> Hooked<H, N> {
     }
 }
 
+/// A handler whose calls are boxed: `inner`'s future behind one
+/// allocation per call.
+///
+/// A chain is one nested type, and so is its future: rustc's layout
+/// queries go some six levels deeper per `async` hook, and a tool behind
+/// more than about twenty hooks exceeds the default recursion limit. The
+/// code `#[agent]` and `cardgen` generate puts one `Boxed` between every
+/// twelve agent-level hooks (and every eight of a tool's own) on the
+/// longer chains only, so those compile at any length; a chain of up to
+/// twelve agent-level hooks allocates nothing per call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Boxed<N> {
+    inner: N,
+}
+
+impl<N> Boxed<N> {
+    /// `inner`, with its calls boxed.
+    pub const fn new(inner: N) -> Self {
+        Self { inner }
+    }
+
+    /// The inner handler.
+    pub fn inner(&self) -> &N {
+        &self.inner
+    }
+}
+
+impl<N: Handler> Handler for Boxed<N> {
+    async fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> Outcome {
+        // This future holds the box only: its layout does not reach `N`'s.
+        let call: Pin<Box<dyn Future<Output = Outcome> + Send + '_>> =
+            Box::pin(self.inner.call(cx, args));
+        call.await
+    }
+}
+
 impl<H: Hook, N: Handler> Handler for Hooked<H, N> {
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {

@@ -137,8 +137,8 @@ pub use declare::{ArgsOf, ToolDecl};
 pub use deps::{Dep, FromDeps, FromRef};
 pub use error::ArgumentError;
 pub use error::{ErrorMessage, HookError, ToolError};
+pub use hook::{Boxed, Handler, Hook, Hooked, Next};
 pub use hook::{CatchPanics, catch_panics};
-pub use hook::{Handler, Hook, Hooked, Next};
 pub use hooks::Attempts;
 /// `#[derive(FromDeps)]`: a hand-written tool or hook type built from an
 /// agent's dependencies (see [`deps`]).

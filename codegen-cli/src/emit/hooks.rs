@@ -213,8 +213,13 @@ pub(super) fn emit_call_dynamic(
             Some(m) => layers.push(quote!(#krate::When::new(#m, #init))),
         }
     }
+    // Cut into segments like the static chains (see `Boxed`); a `When`
+    // nests deeper than a plain hook, so the segments are shorter.
     let mut chain = quote!(inner);
-    for layer in layers.iter().rev() {
+    for (k, layer) in layers.iter().rev().enumerate() {
+        if k > 0 && k.is_multiple_of(super::OWN_SEGMENT) {
+            chain = quote!(#krate::Boxed::new(#chain));
+        }
         chain = quote!(#krate::Hooked::new(#layer, #chain));
     }
     quote! {

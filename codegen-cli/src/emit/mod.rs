@@ -63,6 +63,7 @@ use hooks::*;
 use tokens::*;
 pub(crate) use tokens::{bound, parse_path_at, ref_type};
 use tools::*;
+pub(crate) use tools::{OWN_SEGMENT, boxed};
 
 use crate::spec::dispatch::PerfectHash;
 use crate::spec::{

@@ -96,11 +96,25 @@ pub(super) fn lower_tool(
     // gate and error mapping), `ToolHandler<T>` for a tool without them.
     let mut chain_ty = quote!(<#ty as #krate::ToolDecl>::Handler);
     let mut chain_init = quote!(#krate::ToolDecl::into_handler(#init));
-    for hook in hooks.iter().rev() {
+    // A long chain is cut into segments (see `Boxed`): the tool's own
+    // chain, then every `AGENT_SEGMENT` hooks, so no future nests more
+    // than a segment and a tool's own (segmented) hooks.
+    let long = hooks.len() > AGENT_SEGMENT;
+    let mut layers = 0;
+    if long {
+        boxed(krate, &mut chain_ty, &mut chain_init);
+        layers += 1;
+    }
+    for (k, hook) in hooks.iter().rev().enumerate() {
+        if long && k > 0 && k.is_multiple_of(AGENT_SEGMENT) {
+            boxed(krate, &mut chain_ty, &mut chain_init);
+            layers += 1;
+        }
         let hty = &hook.ty;
         let hinit = &hook.init;
         chain_ty = quote!(#krate::Hooked<#hty, #chain_ty>);
         chain_init = quote!(#krate::Hooked::new(#hinit, #chain_init));
+        layers += 1;
     }
     Ok(Lowered {
         name: tool.name.clone(),
@@ -108,10 +122,25 @@ pub(super) fn lower_tool(
         source: tool.source,
         chain_ty,
         chain_init,
-        depth: hooks.len(),
+        depth: layers,
         hook_names,
         items,
     })
+}
+
+/// The most agent-level hooks a chain nests without a [`boxed`] layer; a
+/// tool's own chain nests at most [`OWN_SEGMENT`] more, and the two stay
+/// under the depth rustc's default recursion limit compiles (about 20
+/// `async` hooks).
+pub(crate) const AGENT_SEGMENT: usize = 12;
+/// The most layers of a tool's own chain without a [`boxed`] layer.
+pub(crate) const OWN_SEGMENT: usize = 8;
+
+/// Wraps the chain built so far in `Boxed`: its future behind one
+/// allocation per call, so that the layers outside do not nest it.
+pub(crate) fn boxed(krate: &syn::Path, chain_ty: &mut TokenStream, chain_init: &mut TokenStream) {
+    *chain_ty = quote!(#krate::Boxed<#chain_ty>);
+    *chain_init = quote!(#krate::Boxed::new(#chain_init));
 }
 
 /// What the tool-set struct is made of.

@@ -43,6 +43,8 @@ pub(crate) fn own_chain(
     let mut chain_ty = quote!(#krate::ToolHandler<__HookwireTool>);
     let mut chain_init = quote!(#krate::ToolHandler(#tool_value));
     let mut depth = 0usize;
+    // The `Boxed` layers among them.
+    let mut boxes = 0usize;
     if let Some(path) = &opts.on_error {
         let call = quote_spanned! {path.span()=>
             #krate::declare::map_error(#path, error, tool)
@@ -95,6 +97,13 @@ pub(crate) fn own_chain(
         }
     }
     for (j, hook) in opts.hooks.iter().enumerate().rev() {
+        if depth - boxes == crate::emit::OWN_SEGMENT * (boxes + 1) {
+            // See `Boxed`: no segment of the chain nests more than
+            // `OWN_SEGMENT` layers.
+            crate::emit::boxed(krate, &mut chain_ty, &mut chain_init);
+            depth += 1;
+            boxes += 1;
+        }
         // Each hook through its slot, whose kind impl (spanned on the path)
         // is the one check that it is a hook: the `ToolDecl` impl itself
         // has no bound, so an agent that lists the tool adds no error.

@@ -1,7 +1,6 @@
 //! Agents as tools: a child agent exposed to a parent as `agent__<Name>`.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource};
 use super::runner::{CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, remaining};
+use crate::approval::BoxFuture;
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
@@ -50,9 +50,22 @@ type ModelFactory = dyn Fn() -> Arc<dyn Model> + Send + Sync;
 /// * The output extractor turns the child's run into the tool result
 ///   (default: the final text).
 pub struct AgentTool<A> {
+    opts: Options,
+    /// The child, behind the one interface a call needs. Holding it as
+    /// `Arc<A>` would make every parent type contain its children's types
+    /// (and theirs): rustc proves `Send`, `Sync` and drop facts through
+    /// that nesting, and a chain of some twenty agents ran out of its
+    /// recursion limit (E0275). Behind a trait object, a parent's type
+    /// stops at its children, whatever their depth.
+    child: Arc<dyn ChildRun>,
+    _agent: PhantomData<fn() -> A>,
+}
+
+/// What governs a call of the child: everything of an [`AgentTool`] but
+/// the child itself.
+struct Options {
     name: String,
     description: String,
-    agent: Arc<A>,
     model: Arc<ModelFactory>,
     input_schema: Option<Value>,
     timeout: Option<Duration>,
@@ -64,10 +77,10 @@ pub struct AgentTool<A> {
 impl<A> std::fmt::Debug for AgentTool<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AgentTool")
-            .field("name", &self.name)
-            .field("timeout", &self.timeout)
-            .field("history_source", &self.history_source)
-            .field("history_merge_target", &self.merge_target)
+            .field("name", &self.opts.name)
+            .field("timeout", &self.opts.timeout)
+            .field("history_source", &self.opts.history_source)
+            .field("history_merge_target", &self.opts.merge_target)
             .finish_non_exhaustive()
     }
 }
@@ -121,23 +134,26 @@ impl<A: Agent> AgentTool<A> {
             .unwrap_or_else(|| config.instruction.clone())
             .into_owned();
         Self {
-            name: agent_tool_name(&config.name),
-            description,
-            input_schema: config.tool_input_schema.clone(),
-            timeout: None,
-            history_source: HistorySource::None,
-            merge_target: HistoryMergeTarget::None,
-            extractor: Arc::new(|out: &RunOutput, _: &[Message]| match &out.status {
-                RunStatus::Completed => ToolResult::text(out.text.clone()),
-                RunStatus::Stopped { reason, .. } => {
-                    ToolResult::error(format!("the agent stopped: {reason}"))
-                }
-                RunStatus::Paused { .. } => {
-                    ToolResult::error("the agent paused for approval".to_owned())
-                }
-            }),
-            agent,
-            model: Arc::new(model),
+            opts: Options {
+                name: agent_tool_name(&config.name),
+                description,
+                input_schema: config.tool_input_schema.clone(),
+                timeout: None,
+                history_source: HistorySource::None,
+                merge_target: HistoryMergeTarget::None,
+                extractor: Arc::new(|out: &RunOutput, _: &[Message]| match &out.status {
+                    RunStatus::Completed => ToolResult::text(out.text.clone()),
+                    RunStatus::Stopped { reason, .. } => {
+                        ToolResult::error(format!("the agent stopped: {reason}"))
+                    }
+                    RunStatus::Paused { .. } => {
+                        ToolResult::error("the agent paused for approval".to_owned())
+                    }
+                }),
+                model: Arc::new(model),
+            },
+            child: Arc::new(Erased(agent)),
+            _agent: PhantomData,
         }
     }
 
@@ -145,9 +161,9 @@ impl<A: Agent> AgentTool<A> {
     /// orchestrator's declaration: `child_timeout`, `history_source` and
     /// `history_merge_target`.
     pub fn with_orchestrator(mut self, orchestrator: &AgentConfig) -> Self {
-        self.timeout = orchestrator.child_timeout;
-        self.history_source = orchestrator.history_source;
-        self.merge_target = orchestrator.history_merge_target;
+        self.opts.timeout = orchestrator.child_timeout;
+        self.opts.history_source = orchestrator.history_source;
+        self.opts.merge_target = orchestrator.history_merge_target;
         self
     }
 
@@ -157,33 +173,35 @@ impl<A: Agent> AgentTool<A> {
         mut self,
         extract: impl Fn(&RunOutput, &[Message]) -> ToolResult + Send + Sync + 'static,
     ) -> Self {
-        self.extractor = Arc::new(extract);
+        self.opts.extractor = Arc::new(extract);
         self
     }
 
     /// Sets the child timeout.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.opts.timeout = Some(timeout);
         self
     }
 
     /// Sets which history the child starts from.
     pub fn with_history_source(mut self, source: HistorySource) -> Self {
-        self.history_source = source;
+        self.opts.history_source = source;
         self
     }
 
     /// Sets where the child's conversation goes afterwards.
     pub fn with_history_merge_target(mut self, target: HistoryMergeTarget) -> Self {
-        self.merge_target = target;
+        self.opts.merge_target = target;
         self
     }
 
-    /// The child agent.
-    pub fn agent(&self) -> &Arc<A> {
-        &self.agent
+    /// The child agent's declaration.
+    pub fn config(&self) -> &AgentConfig {
+        self.child.config()
     }
+}
 
+impl Options {
     fn prompt(&self, args: &Map<String, Value>) -> Result<String, ToolError> {
         if self.input_schema.is_some() {
             return Ok(Value::Object(args.clone()).to_string());
@@ -258,11 +276,11 @@ impl<A: Agent> Tool for AgentTool<A> {
     type Args = Map<String, Value>;
 
     fn name(&self) -> &str {
-        &self.name
+        &self.opts.name
     }
 
     fn description(&self) -> &str {
-        &self.description
+        &self.opts.description
     }
 
     fn source(&self) -> ToolSource {
@@ -270,9 +288,9 @@ impl<A: Agent> Tool for AgentTool<A> {
     }
 
     fn input_schema(&self) -> Value {
-        match &self.input_schema {
+        match &self.opts.input_schema {
             Some(schema) => schema.clone(),
-            None if self.history_source == HistorySource::Messages => json!({
+            None if self.opts.history_source == HistorySource::Messages => json!({
                 "type": "object",
                 "properties": {
                     "message": {"type": "string", "description": "The message for the agent."},
@@ -293,89 +311,168 @@ impl<A: Agent> Tool for AgentTool<A> {
     }
 
     async fn call(&self, cx: &ToolContext, args: Map<String, Value>) -> Outcome {
-        let id = cx.tool_use_id();
-        // A run of this child that paused for approval at this very call
-        // (same step, same call id) continues where it paused.
-        let paused = PARENT.try_with(|p| p.take_paused(id)).ok().flatten();
-        let parent_approvals = PARENT.try_with(|p| p.approvals.clone()).ok();
-        let mut runner = Runner::with_model_arc(self.agent.clone(), (self.model)())
-            .with_correlation_id(cx.correlation_id());
-        runner.inherit_scope(cx, parent_approvals.clone());
-        // The prompt of a new run; `None` to resume the paused one.
-        let (start, prompt) = match paused {
-            Some(PausedChild { state, start }) => {
-                if let Err(e) = runner.restore_child(state) {
-                    // The paused run does not fit the child: nothing can
-                    // resume it, so nothing of it may stay waiting.
-                    if let Some(approvals) = &parent_approvals {
-                        approvals.forget_at(cx.scope(), id);
-                    }
-                    return Err(ToolError::tool_message(self.name.clone(), e, false));
+        // One allocation per child run (which allocates a runner and a
+        // history anyway): the parent's future holds a box, not the child's
+        // whole loop and chains by value (nested by value, a parent with
+        // children, and theirs, grows a future type deep enough to hit
+        // rustc's query depth limit).
+        self.child.call(&self.opts, cx, args).await
+    }
+}
+
+/// A child agent as an [`AgentTool`] runs it: type-erased, so that a
+/// parent's type does not contain its children's.
+trait ChildRun: Send + Sync {
+    fn config(&self) -> &AgentConfig;
+
+    fn call<'a>(
+        &'a self,
+        opts: &'a Options,
+        cx: &'a ToolContext,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Outcome>;
+}
+
+struct Erased<A>(Arc<A>);
+
+impl<A: Agent> ChildRun for Erased<A> {
+    fn config(&self) -> &AgentConfig {
+        self.0.config()
+    }
+
+    fn call<'a>(
+        &'a self,
+        opts: &'a Options,
+        cx: &'a ToolContext,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(OwnStack {
+            inner: run_child(&self.0, opts, cx, args),
+        })
+    }
+}
+
+/// The stack a child's run is polled with at least: a new segment is
+/// taken when less is left.
+const RED_ZONE: usize = 1024 * 1024;
+/// The size of such a segment: a thread's usual stack.
+const SEGMENT: usize = 2 * 1024 * 1024;
+
+pin_project_lite::pin_project! {
+    /// A child's run, polled on a stack with at least [`RED_ZONE`] bytes
+    /// left: a chain of agents polls each level inside its parent's poll
+    /// (some 200 KiB of stack per level in a debug build, less in
+    /// release), so a deep chain would overflow the thread's stack. When
+    /// less is left, the poll runs on a fresh [`SEGMENT`] (`stacker`, as
+    /// rustc does for deep recursion), so a chain of any depth runs on
+    /// any thread; a shallow one pays one comparison per poll.
+    struct OwnStack<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: std::future::Future> std::future::Future for OwnStack<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let inner = self.project().inner;
+        stacker::maybe_grow(RED_ZONE, SEGMENT, || inner.poll(cx))
+    }
+}
+
+/// One call of the child: a fresh session of it, or the resumption of the
+/// one that paused at this very call.
+async fn run_child<A: Agent>(
+    agent: &Arc<A>,
+    opts: &Options,
+    cx: &ToolContext,
+    args: Map<String, Value>,
+) -> Outcome {
+    let id = cx.tool_use_id();
+    // A run of this child that paused for approval at this very call
+    // (same step, same call id) continues where it paused.
+    let paused = PARENT.try_with(|p| p.take_paused(id)).ok().flatten();
+    let parent_approvals = PARENT.try_with(|p| p.approvals.clone()).ok();
+    let mut runner = Runner::with_model_arc(agent.clone(), (opts.model)())
+        .with_correlation_id(cx.correlation_id());
+    runner.inherit_scope(cx, parent_approvals.clone());
+    // The prompt of a new run; `None` to resume the paused one.
+    let (start, prompt) = match paused {
+        Some(PausedChild { state, start }) => {
+            if let Err(e) = runner.restore_child(state) {
+                // The paused run does not fit the child: nothing can
+                // resume it, so nothing of it may stay waiting.
+                if let Some(approvals) = &parent_approvals {
+                    approvals.forget_at(cx.scope(), id);
                 }
-                (start, None)
+                return Err(ToolError::tool_message(opts.name.clone(), e, false));
             }
-            None => {
-                let prompt = self.prompt(&args)?;
-                let history = self.start_history(&args)?;
-                let start = history.len();
-                *runner.history_mut() = history;
-                (start, Some(prompt))
-            }
-        };
-        // The child's run is boxed: one allocation per child run (which
-        // allocates a runner and a history anyway), so that the parent's
-        // future does not contain the child's whole loop and chains by value.
-        // Nested by value, a parent with children (and theirs) grows a
-        // future type deep enough to hit rustc's query depth limit.
-        // The child's own calls do not inherit the parent call's start.
-        let run: Pin<Box<dyn Future<Output = _> + Send + '_>> = match prompt {
-            None => Box::pin(CALL_STARTED.scope(None, runner.resume())),
-            Some(prompt) => Box::pin(CALL_STARTED.scope(None, runner.run(prompt))),
-        };
-        let out = match self.timeout {
-            // Under a journal, a call run again after a restart has what is
-            // left of the timeout (a durable timer). Waiting for a person is
-            // not part of it.
-            Some(limit) => match crate::wait::limit(remaining(limit), run).await {
-                Ok(out) => out,
-                Err(_) => {
-                    return Err(ToolError::TimedOut {
-                        what: format!("agent `{}`", self.name),
-                        after: limit,
-                    });
-                }
-            },
-            None => run.await,
-        };
-        let out = out.map_err(|e| ToolError::tool_message(self.name.clone(), e, false))?;
-        if let RunStatus::Paused { .. } = &out.status {
-            // The child waits for a person: its parent's run pauses too, and
-            // this call runs again (and the child resumes) once every
-            // waiting call is decided. Outside a parent run there is nothing
-            // to resume it: the extractor reports the pause.
-            let child = PausedChild {
-                state: runner.export_child(),
-                start,
-            };
-            if PARENT.try_with(|p| p.keep_paused(id, child)).is_ok() {
-                return Err(ToolError::Denied {
-                    reason: crate::approval::PENDING_REASON.to_owned(),
-                    hook: Some("approver".into()),
+            (start, None)
+        }
+        None => {
+            let prompt = opts.prompt(&args)?;
+            let history = opts.start_history(&args)?;
+            let start = history.len();
+            *runner.history_mut() = history;
+            (start, Some(prompt))
+        }
+    };
+    // The child's own calls do not inherit the parent call's start. (This
+    // whole call is already boxed, see `ChildRun`, so the child's loop is
+    // not part of the parent's future type.)
+    let run = CALL_STARTED.scope(None, async {
+        match prompt {
+            None => runner.resume().await,
+            Some(prompt) => runner.run(prompt).await,
+        }
+    });
+    let out = match opts.timeout {
+        // Under a journal, a call run again after a restart has what is
+        // left of the timeout (a durable timer). Waiting for a person is
+        // not part of it.
+        Some(limit) => match crate::wait::limit(remaining(limit), run).await {
+            Ok(out) => out,
+            Err(_) => {
+                return Err(ToolError::TimedOut {
+                    what: format!("agent `{}`", opts.name),
+                    after: limit,
                 });
             }
+        },
+        None => run.await,
+    };
+    let out = out.map_err(|e| ToolError::tool_message(opts.name.clone(), e, false))?;
+    if let RunStatus::Paused { .. } = &out.status {
+        // The child waits for a person: its parent's run pauses too, and
+        // this call runs again (and the child resumes) once every
+        // waiting call is decided. Outside a parent run there is nothing
+        // to resume it: the extractor reports the pause.
+        let child = PausedChild {
+            state: runner.export_child(),
+            start,
+        };
+        if PARENT.try_with(|p| p.keep_paused(id, child)).is_ok() {
+            return Err(ToolError::Denied {
+                reason: crate::approval::PENDING_REASON.to_owned(),
+                hook: Some("approver".into()),
+            });
         }
-        let history = runner.history();
-        match self.merge_target {
-            HistoryMergeTarget::None => {}
-            HistoryMergeTarget::Child => {
-                let kept = history.to_vec();
-                let _ = PARENT.try_with(|p| p.keep_child_history(&self.name, kept));
-            }
-            HistoryMergeTarget::Orchestrator => {
-                let new = history.get(start..).unwrap_or_default().to_vec();
-                let _ = PARENT.try_with(|p| p.merge(new));
-            }
-        }
-        Ok((self.extractor)(&out, history))
     }
+    let history = runner.history();
+    match opts.merge_target {
+        HistoryMergeTarget::None => {}
+        HistoryMergeTarget::Child => {
+            let kept = history.to_vec();
+            let _ = PARENT.try_with(|p| p.keep_child_history(&opts.name, kept));
+        }
+        HistoryMergeTarget::Orchestrator => {
+            let new = history.get(start..).unwrap_or_default().to_vec();
+            let _ = PARENT.try_with(|p| p.merge(new));
+        }
+    }
+    Ok((opts.extractor)(&out, history))
 }

@@ -1,9 +1,9 @@
 //! The integration tests of the macros, the generated code and the cards,
 //! one binary (each test binary links tokio, rmcp and reqwest). One module
 //! per topic. Two stay binaries of their own: `ui.rs` (the trybuild
-//! compile-fail suite) and `deep_matched_32.rs`, which needs
-//! `#![recursion_limit = "256"]` while `deep_matched` and `deep_agents`
-//! here prove their depth under rustc's default limit.
+//! compile-fail suite) and `deep_hooks.rs`, whose long chains must compile
+//! in a crate of their own, under rustc's default recursion limit (as
+//! `deep_agents` and `deep_nesting` here do).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,6 +17,7 @@ use cards_e2e::lifecycle_log;
 mod cards_e2e;
 mod deep_agents;
 mod deep_matched;
+mod deep_nesting;
 mod dispatch_names;
 mod dynamic_hooks;
 mod lifecycle_decl;
