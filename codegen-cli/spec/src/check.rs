@@ -37,8 +37,8 @@ pub const AGENT_FIELDS: [&str; 19] = [
 /// The options of a hook entry (`tool_hooks`, a tool's own `hooks`).
 pub const HOOK_OPTIONS: [&str; 3] = ["match", "on_failure", "timeout_ms"];
 
-/// The options of a lifecycle hook entry.
-pub const LIFECYCLE_OPTIONS: [&str; 1] = ["match"];
+/// The options of a lifecycle hook entry (the same as a hook entry's).
+pub const LIFECYCLE_OPTIONS: [&str; 3] = HOOK_OPTIONS;
 
 /// `value` as a positive whole number, or the message why not.
 ///

@@ -109,13 +109,12 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
     if !spec.lifecycle_hooks.is_empty() {
         out.push_str("\nlifecycle hooks (agent loop, in declared order):\n");
         for (i, h) in spec.lifecycle_hooks.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "  {}. {} [match {}]",
-                i + 1,
-                h.display_name(),
-                h.matcher
-            );
+            let mut attrs = vec![format!("match {}", h.matcher)];
+            attrs.extend(h.policy.map(|p| p.as_str().to_owned()));
+            if let Some(ms) = h.timeout_ms {
+                attrs.push(format!("timeout {ms} ms"));
+            }
+            let _ = writeln!(out, "  {}. {} [{}]", i + 1, h.display_name(), attrs.join(", "));
         }
     }
     if !spec.hooks.is_empty() {
@@ -353,7 +352,12 @@ pub fn schema() -> serde_json::Value {
     let hook_entry = json!({"oneOf": [lifecycle, {
         "type": "object", "additionalProperties": false, "required": ["hook"],
         "description": "a lifecycle hook type, for the tools `match` selects",
-        "properties": {"hook": lifecycle, "match": matcher}
+        "properties": {
+            "hook": lifecycle,
+            "match": matcher,
+            "on_failure": {"enum": names(&policies)},
+            "timeout_ms": positive
+        }
     }, {
         "type": "object", "additionalProperties": false, "required": ["event", "tool_name"],
         "description": "a config-driven request hook",

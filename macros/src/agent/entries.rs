@@ -190,7 +190,8 @@ pub(super) fn is_type_path(path: &syn::Path) -> bool {
     path.segments.len() > 1 || last_name(path).starts_with(|c: char| c.is_ascii_uppercase())
 }
 
-/// A lifecycle hook entry: `NoShell` or `NoShell(match = "shell|exec")`.
+/// A lifecycle hook entry: `NoShell` or `NoShell(match = "shell|exec",
+/// on_failure = "open", timeout_ms = 50)`.
 pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
     let attr: LifecycleEntryAttr =
         entry_args(entry, "this lifecycle hook entry", &LIFECYCLE_OPTIONS)?;
@@ -208,6 +209,14 @@ pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
             )
         })?;
     }
+    if let Some(p) = &attr.on_failure {
+        let policy =
+            FailurePolicy::from_str(&p.value()).map_err(|e| unknown_value(p, "on_failure", &e))?;
+        hook.policy = Some(policy);
+    }
+    if let Some(t) = &attr.timeout_ms {
+        hook.timeout_ms = Some(positive(t, "timeout_ms", "500")?);
+    }
     Ok(hook)
 }
 
@@ -215,6 +224,10 @@ pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
 pub(super) struct LifecycleEntryAttr {
     #[darling(default, rename = "match")]
     pub(super) matcher: Option<syn::LitStr>,
+    #[darling(default)]
+    pub(super) on_failure: Option<syn::LitStr>,
+    #[darling(default)]
+    pub(super) timeout_ms: Option<syn::Lit>,
 }
 
 pub(super) fn event_hook(entry: &Entry) -> syn::Result<EventHookSpec> {

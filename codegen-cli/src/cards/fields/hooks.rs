@@ -196,7 +196,7 @@ pub(super) fn parse_tool_hooks(
 }
 
 /// A lifecycle hook under `hooks:`: `file.rs:Type` or `{hook: file.rs:Type,
-/// match: "..."}`.
+/// match: "...", on_failure: open, timeout_ms: 50}`.
 pub(super) fn parse_lifecycle_hook(
     cx: &mut Ctx<'_>,
     i: usize,
@@ -207,11 +207,18 @@ pub(super) fn parse_lifecycle_hook(
     let entry = cx.ref_entry(&LIFECYCLE_HOOKS, i, item);
     let mut hook = LifecycleRef::new("");
     for (k, val) in entry.entries {
-        if k == "match" {
-            let p = [Seg::Key("hooks"), Seg::Index(i), Seg::Key("match")];
-            if let Some(m) = cx.matcher(&p, val) {
-                hook.matcher = m;
+        let p = [Seg::Key("hooks"), Seg::Index(i), Seg::Key(k.as_str())];
+        match k.as_str() {
+            "match" => {
+                if let Some(m) = cx.matcher(&p, val) {
+                    hook.matcher = m;
+                }
             }
+            "on_failure" => {
+                hook.policy = cx.choice(&p, "on_failure", val, &FailurePolicy::SPELLINGS);
+            }
+            "timeout_ms" => hook.timeout_ms = cx.positive(&p, "timeout_ms", val),
+            _ => {}
         }
     }
     if let Some(r) = entry.reference {
