@@ -114,7 +114,13 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
             if let Some(ms) = h.timeout_ms {
                 attrs.push(format!("timeout {ms} ms"));
             }
-            let _ = writeln!(out, "  {}. {} [{}]", i + 1, h.display_name(), attrs.join(", "));
+            let _ = writeln!(
+                out,
+                "  {}. {} [{}]",
+                i + 1,
+                h.display_name(),
+                attrs.join(", ")
+            );
         }
     }
     if !spec.hooks.is_empty() {

@@ -404,7 +404,11 @@ pub(super) fn emit_lifecycle(
 }
 
 /// `init` in the lifecycle `Guarded`, with the hook's policy and timeout.
-fn lifecycle_guarded(krate: &syn::Path, r: &crate::spec::LifecycleRef, init: TokenStream) -> TokenStream {
+fn lifecycle_guarded(
+    krate: &syn::Path,
+    r: &crate::spec::LifecycleRef,
+    init: TokenStream,
+) -> TokenStream {
     let mut init = quote!(#krate::agent::lifecycle::Guarded::new(#init));
     if let Some(policy) = r.policy {
         let policy = match policy {

@@ -114,7 +114,10 @@ fn tool_results(runner: &[Message]) -> Vec<(String, bool)> {
 }
 
 fn one_call() -> ScriptedModel {
-    ScriptedModel::from_turns([Turn::call("add", json!({"a": 1, "b": 2})), Turn::text("done")])
+    ScriptedModel::from_turns([
+        Turn::call("add", json!({"a": 1, "b": 2})),
+        Turn::text("done"),
+    ])
 }
 
 fn ms(n: u64) -> Duration {

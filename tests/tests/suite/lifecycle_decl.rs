@@ -90,3 +90,88 @@ async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
     seen.sort();
     assert_eq!(seen, ["deny:shell", "recorder:echo", "recorder:shell"]);
 }
+
+/// Times out in `pre_tool_use`, after rewriting the arguments.
+#[derive(Default)]
+pub struct Hang;
+
+impl LifecycleHooks for Hang {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        let _ = cx.args.insert("text", json!("hung"));
+        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        Decision::Continue
+    }
+    fn name(&self) -> &'static str {
+        "hang"
+    }
+}
+
+/// Panics in `post_tool_use`.
+#[derive(Default)]
+pub struct Explode;
+
+impl LifecycleHooks for Explode {
+    async fn post_tool_use(&self, _cx: &mut hookwire::agent::lifecycle::PostToolUse<'_>) {
+        panic!("exploded");
+    }
+    fn name(&self) -> &'static str {
+        "explode"
+    }
+}
+
+/// Lifecycle hooks with `on_failure` and `timeout_ms`: `Hang` closed (the
+/// default in `pre_tool_use`) on `shell`, open on `echo`; `Explode` closed
+/// on `echo`.
+#[hookwire::agent(
+    name = "guarded",
+    instruction = "Run things.",
+    function_tools = [echo, shell],
+    hooks = [
+        Hang(match = "shell", timeout_ms = 50),
+        Hang(match = "echo", on_failure = "open", timeout_ms = 50),
+        Explode(match = "echo", on_failure = "fail_closed"),
+    ],
+)]
+pub struct Guarded;
+
+#[tokio::test(start_paused = true)]
+async fn declared_lifecycle_hooks_fail_by_their_policy_and_timeout() {
+    let model = ScriptedModel::from_turns([
+        Turn::call("shell", json!({"command": "ls"})).and_call("echo", json!({"text": "hi"})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(Guarded::new(), model);
+    let out = runner.run("go").await.unwrap();
+    assert_eq!(out.text, "done");
+    let calls: Vec<(String, String, Option<hookwire::ToolArgs>)> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall {
+                tool,
+                result,
+                received,
+                ..
+            } => Some((tool.clone(), result.text_content(), received.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (
+                "shell".to_owned(),
+                "tool call denied by `hang`: hook `hang` failed: pre_tool_use timed out after 50 ms"
+                    .to_owned(),
+                None
+            ),
+            // `echo` ran with the model's text (the open `Hang`'s rewrite was
+            // undone), and `Explode`'s panic became the result.
+            (
+                "echo".to_owned(),
+                "hook `explode` failed: post_tool_use panicked: exploded".to_owned(),
+                None
+            ),
+        ]
+    );
+}

@@ -114,10 +114,7 @@ impl<H: LifecycleHooks> Guarded<H> {
             Some(after) => match tokio::time::timeout(after, caught).await {
                 Ok(result) => result,
                 Err(_) => {
-                    return Err(format!(
-                        "{event} timed out after {} ms",
-                        after.as_millis()
-                    ));
+                    return Err(format!("{event} timed out after {} ms", after.as_millis()));
                 }
             },
         };
@@ -173,7 +170,12 @@ impl<H: LifecycleHooks> Guarded<H> {
 
     /// The end of a tool event after the call: a failure makes the result
     /// an error (closed, `before` is `None`) or restores it to `before` (open).
-    fn after_call(&self, result: Result<(), String>, cx: &mut PostToolUse<'_>, before: Option<Outcome>) {
+    fn after_call(
+        &self,
+        result: Result<(), String>,
+        cx: &mut PostToolUse<'_>,
+        before: Option<Outcome>,
+    ) {
         if let Err(why) = result {
             self.log(&why, before.is_none());
             *cx.outcome = match before {
@@ -200,13 +202,17 @@ impl<H: LifecycleHooks> Guarded<H> {
 impl<H: LifecycleHooks> LifecycleHooks for Guarded<H> {
     async fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> Flow {
         let before = self.keep(true, &*cx.history);
-        let result = self.attempt("execution_start", self.hook.execution_start(cx)).await;
+        let result = self
+            .attempt("execution_start", self.hook.execution_start(cx))
+            .await;
         self.flow(result, cx.history, before)
     }
 
     async fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> Flow {
         let before = self.keep(true, &*cx.prompt);
-        let result = self.attempt("user_prompt_submit", self.hook.user_prompt_submit(cx)).await;
+        let result = self
+            .attempt("user_prompt_submit", self.hook.user_prompt_submit(cx))
+            .await;
         self.flow(result, cx.prompt, before)
     }
 
@@ -243,13 +249,17 @@ impl<H: LifecycleHooks> LifecycleHooks for Guarded<H> {
 
     async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
         let before = self.keep(false, &*cx.outcome);
-        let result = self.attempt("post_tool_use", self.hook.post_tool_use(cx)).await;
+        let result = self
+            .attempt("post_tool_use", self.hook.post_tool_use(cx))
+            .await;
         self.after_call(result, cx, before);
     }
 
     async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
         let before = self.keep(false, &*cx.outcome);
-        let result = self.attempt("post_tool_failure", self.hook.post_tool_failure(cx)).await;
+        let result = self
+            .attempt("post_tool_failure", self.hook.post_tool_failure(cx))
+            .await;
         self.after_call(result, cx, before);
     }
 
