@@ -381,15 +381,21 @@ pub(super) fn emit_lifecycle(
         }
         // The matcher is compiled once (see `RuntimeMatchers`), not each
         // time the runner asks for the hooks.
+        // A matcher with a `step:` part decides `stop` and `step_end` too.
+        let steps = r
+            .matcher
+            .selects_steps()
+            .then(|| quote!(.with_step_events()));
         match matchers.lifecycle_hook(i) {
             None => hooks.push(init),
             Some(m) => hooks.push(quote! {
                 #krate::agent::lifecycle::ForTools::new(
                     |target: &#krate::matcher::MatchTarget<'_>| {
-                        #krate::__private::selects_any(#m, &[(target.tool, target.source)])
+                        #krate::__private::selects(#m, target)
                     },
                     #init,
                 )
+                #steps
             }),
         }
     }

@@ -175,3 +175,59 @@ async fn declared_lifecycle_hooks_fail_by_their_policy_and_timeout() {
         ]
     );
 }
+
+/// Denies every tool call it sees and records each final answer it sees.
+#[derive(Default)]
+pub struct AnswerOnly;
+
+static ANSWERS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+impl LifecycleHooks for AnswerOnly {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        Decision::Deny(format!("answer_only saw {}", cx.tool))
+    }
+    async fn stop(
+        &self,
+        cx: &hookwire::agent::lifecycle::StopEvent<'_>,
+    ) -> hookwire::agent::lifecycle::StopDecision {
+        ANSWERS.lock().unwrap().push(cx.answer.to_owned());
+        hookwire::agent::lifecycle::StopDecision::Allow
+    }
+    fn name(&self) -> &'static str {
+        "answer_only"
+    }
+}
+
+/// Denies `shell` calls and sees the final answer, never an `echo` call.
+#[hookwire::agent(
+    name = "answers",
+    function_tools = [echo, shell],
+    hooks = [AnswerOnly(match = "shell|step:final")],
+)]
+pub struct Answers;
+
+#[tokio::test]
+async fn a_step_matcher_selects_the_final_answer_and_a_name_the_tools_calls() {
+    let model = ScriptedModel::from_turns([
+        Turn::call("echo", json!({"text": "hi"})).and_call("shell", json!({"command": "ls"})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(Answers::new(), model);
+    let out = runner.run("go").await.unwrap();
+    let results: Vec<String> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "hi",
+            "tool call denied by `answer_only`: answer_only saw shell"
+        ]
+    );
+    assert_eq!(*ANSWERS.lock().unwrap(), ["done"]);
+}

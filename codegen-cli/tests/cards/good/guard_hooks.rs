@@ -2,7 +2,9 @@
 //! `timeout_ms` entries.
 
 use hookwire::Decision;
-use hookwire::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse};
+use hookwire::agent::lifecycle::{
+    LifecycleHooks, PostToolUse, PreToolUse, StopDecision, StopEvent,
+};
 
 /// Never decides: waits ten seconds in `pre_tool_use` (the card gives it a
 /// 50 ms timeout).
@@ -33,5 +35,24 @@ impl LifecycleHooks for Explode {
 
     fn name(&self) -> &'static str {
         "explode"
+    }
+}
+
+/// Matched to `step:final`: denies every tool call it sees (it must see
+/// none) and, at the first final answer, asks the model to check it.
+#[derive(Debug, Default)]
+pub struct AnswerCheck;
+
+impl LifecycleHooks for AnswerCheck {
+    async fn pre_tool_use(&self, _cx: &mut PreToolUse<'_>) -> Decision {
+        Decision::Deny("answer_check saw a tool call".into())
+    }
+
+    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
+        if cx.forced_continues == 0 {
+            StopDecision::Continue("check the answer".into())
+        } else {
+            StopDecision::Allow
+        }
     }
 }

@@ -620,7 +620,7 @@ fn tool_results(history: &[Message]) -> Vec<(String, String, bool)> {
 /// itself; `Hang` on `project_status` is open, so the call runs with the
 /// model's arguments (not the hook's rewrite); `Explode` panics in
 /// `post_tool_use` and, closed, turns the result into the error the model
-/// reads.
+/// reads. `AnswerCheck`, matched to `step:final`, sees only the final answer.
 #[test]
 fn the_guard_desks_lifecycle_hooks_fail_by_their_policy_and_timeout() {
     use hookwire::model::{ScriptedModel, Turn};
@@ -629,10 +629,18 @@ fn the_guard_desks_lifecycle_hooks_fail_by_their_policy_and_timeout() {
             Turn::call("add_one", serde_json::json!({"x": 1}))
                 .and_call("project_status", serde_json::json!({"project": "bridge"})),
             Turn::text("done"),
+            Turn::text("checked"),
         ]);
         let mut runner = Runner::new(agents::GuardDesk::new(), model);
         let out = runner.run("go").await.unwrap();
-        assert_eq!(out.text, "done");
+        // `AnswerCheck` (`match: "step:final"`) saw the final answer and
+        // asked once more; it saw no tool call (it would have denied it).
+        assert_eq!(out.text, "checked");
+        assert!(
+            runner.history().iter().any(|m| m.text() == "check the answer"),
+            "{:?}",
+            runner.history()
+        );
         assert_eq!(
             tool_results(runner.history()),
             [
