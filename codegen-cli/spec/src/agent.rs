@@ -141,7 +141,7 @@ impl LifecycleRef {
         display_name(self.label.as_deref(), &self.ty)
     }
 
-    /// Whether the emitter wraps this hook in the lifecycle `Guarded` (a
+    /// Whether the emitter wraps this hook in the `LifecycleGuard` (a
     /// policy or a timeout is given).
     pub fn is_guarded(&self) -> bool {
         self.policy.is_some() || self.timeout_ms.is_some()

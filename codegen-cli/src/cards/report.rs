@@ -350,8 +350,7 @@ pub fn schema() -> serde_json::Value {
     let lifecycle = rust_ref(
         "`file.rs:Type`: a public type implementing `hookwire::agent::lifecycle::LifecycleHooks` and `Default`, relative to the card's folder",
     );
-    let matcher =
-        json!({"type": "string", "description": "name, a|b, glob, /regex/, source:mcp, step:tool, step:final, !pattern"});
+    let matcher = json!({"type": "string", "description": "name, a|b, glob, /regex/, source:mcp, step:tool, step:final, !pattern"});
     let positive = json!({"type": "integer", "minimum": 1});
     // A `hooks:` entry: a lifecycle hook (`file.rs:Type` or `{hook, match}`)
     // or a config-driven request hook.

@@ -343,7 +343,7 @@ pub(super) fn emit_hooks_for(
 
 /// `Agent::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
 /// declared order; one with a failure policy or a timeout is wrapped in the
-/// lifecycle `Guarded`, and one with a matcher other than `*` in
+/// `LifecycleGuard`, and one with a matcher other than `*` in
 /// `ForTools`, which limits its tool events to the tools it selects.
 pub(super) fn emit_lifecycle(
     krate: &syn::Path,
@@ -409,13 +409,13 @@ pub(super) fn emit_lifecycle(
     ))
 }
 
-/// `init` in the lifecycle `Guarded`, with the hook's policy and timeout.
+/// `init` in the `LifecycleGuard`, with the hook's policy and timeout.
 fn lifecycle_guarded(
     krate: &syn::Path,
     r: &crate::spec::LifecycleRef,
     init: TokenStream,
 ) -> TokenStream {
-    let mut init = quote!(#krate::agent::lifecycle::Guarded::new(#init));
+    let mut init = quote!(#krate::agent::lifecycle::LifecycleGuard::new(#init));
     if let Some(policy) = r.policy {
         let policy = match policy {
             FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),

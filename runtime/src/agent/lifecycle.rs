@@ -34,7 +34,7 @@
 //! `pre_tool_use` the call is denied (fail closed); in an event that can
 //! block, the run stops with the panic as the reason; in an observing
 //! event the panic is logged (target `hookwire::audit`) and the run goes on.
-//! [`Guarded`] gives one hook a failure policy (`on_failure`: fail open
+//! [`LifecycleGuard`] gives one hook a failure policy (`on_failure`: fail open
 //! skips it, fail closed also turns a failing `post_tool_use` into an error
 //! result) and a timeout (`timeout_ms`), as chain hooks have.
 //!
@@ -64,7 +64,7 @@ use crate::predicate::Predicate;
 use crate::prepost::Decision;
 
 mod guard;
-pub use guard::Guarded;
+pub use guard::LifecycleGuard;
 
 /// Context of [`execution_start`](LifecycleHooks::execution_start).
 #[derive(Debug)]

@@ -1,19 +1,18 @@
 //! A lifecycle hook's `on_failure` and `timeout_ms`, through
-//! `Runner::with_hooks(Guarded::new(..))`: what the model reads, what ran,
+//! `Runner::with_hooks(LifecycleGuard::new(..))`: what the model reads, what ran,
 //! and that waiting for a person never counts against a hook's timeout.
 
 use crate::agent_common;
+use crate::approval_identity::Slow;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_common::{TestAgent, test_agent};
-use futures_util::future::BoxFuture;
 use hookwire::agent::lifecycle::{
-    Flow, Guarded, LifecycleHooks, PostToolUse, PreToolUse, StepEnd, StepStart,
+    Flow, LifecycleGuard, LifecycleHooks, PostToolUse, PreToolUse, StepEnd, StepStart,
 };
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::approval::{Answer, ApprovalRequest, Asker};
 use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Decision, FailurePolicy, FnTool, Json, Router, ToolResult};
 use serde_json::json;
@@ -127,7 +126,7 @@ fn ms(n: u64) -> Duration {
 #[tokio::test(start_paused = true)]
 async fn a_fail_closed_pre_tool_use_hook_that_times_out_denies_the_call_naming_itself() {
     let ran: Log = Arc::default();
-    let hook = Guarded::new(BadPre(Fail::Hang))
+    let hook = LifecycleGuard::new(BadPre(Fail::Hang))
         .with_policy(FailurePolicy::FailClosed)
         .with_timeout(ms(50));
     let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call());
@@ -147,7 +146,7 @@ async fn a_fail_closed_pre_tool_use_hook_that_times_out_denies_the_call_naming_i
 #[tokio::test]
 async fn a_fail_open_pre_tool_use_hook_that_panics_is_skipped_with_its_rewrite() {
     let ran: Log = Arc::default();
-    let hook = Guarded::new(BadPre(Fail::Panic)).with_policy(FailurePolicy::FailOpen);
+    let hook = LifecycleGuard::new(BadPre(Fail::Panic)).with_policy(FailurePolicy::FailOpen);
     let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call());
     runner.run("x").await.unwrap();
     // The call ran with the model's arguments, not the failed hook's `a: 100`.
@@ -159,7 +158,7 @@ async fn a_fail_open_pre_tool_use_hook_that_panics_is_skipped_with_its_rewrite()
 async fn the_default_policy_is_closed_in_pre_tool_use() {
     // A timeout and no `on_failure`: like an unguarded hook's panic there.
     let ran: Log = Arc::default();
-    let hook = Guarded::new(BadPre(Fail::Hang)).with_timeout(ms(20));
+    let hook = LifecycleGuard::new(BadPre(Fail::Hang)).with_timeout(ms(20));
     let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call());
     runner.run("x").await.unwrap();
     assert!(ran.lock().unwrap().is_empty());
@@ -172,7 +171,7 @@ async fn the_default_policy_is_closed_in_pre_tool_use() {
 #[tokio::test]
 async fn a_fail_closed_post_tool_use_hook_that_panics_makes_the_result_an_error() {
     let ran: Log = Arc::default();
-    let hook = Guarded::new(BadPost(Fail::Panic)).with_policy(FailurePolicy::FailClosed);
+    let hook = LifecycleGuard::new(BadPost(Fail::Panic)).with_policy(FailurePolicy::FailClosed);
     let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call());
     runner.run("x").await.unwrap();
     assert_eq!(*ran.lock().unwrap(), ["add(1,2)"], "the tool ran");
@@ -188,11 +187,11 @@ async fn a_fail_closed_post_tool_use_hook_that_panics_makes_the_result_an_error(
 #[tokio::test(start_paused = true)]
 async fn a_post_tool_use_hook_that_fails_open_or_by_default_keeps_the_result_as_before_it() {
     for hook in [
-        Guarded::new(BadPost(Fail::Hang))
+        LifecycleGuard::new(BadPost(Fail::Hang))
             .with_policy(FailurePolicy::FailOpen)
             .with_timeout(ms(50)),
         // The default there is open, as for an unguarded hook.
-        Guarded::new(BadPost(Fail::Hang)).with_timeout(ms(50)),
+        LifecycleGuard::new(BadPost(Fail::Hang)).with_timeout(ms(50)),
     ] {
         let ran: Log = Arc::default();
         let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call());
@@ -205,7 +204,7 @@ async fn a_post_tool_use_hook_that_fails_open_or_by_default_keeps_the_result_as_
 
 #[tokio::test(start_paused = true)]
 async fn a_failing_step_hook_stops_the_run_when_closed_and_is_skipped_when_open() {
-    let hook = Guarded::new(BadStep(Fail::Hang)).with_timeout(ms(50));
+    let hook = LifecycleGuard::new(BadStep(Fail::Hang)).with_timeout(ms(50));
     let mut runner = Runner::new(calc(Log::default()).with_hooks(hook), one_call());
     let out = runner.run("x").await.unwrap();
     match out.status {
@@ -217,7 +216,7 @@ async fn a_failing_step_hook_stops_the_run_when_closed_and_is_skipped_when_open(
     }
 
     let ran: Log = Arc::default();
-    let hook = Guarded::new(BadStep(Fail::Panic)).with_policy(FailurePolicy::FailOpen);
+    let hook = LifecycleGuard::new(BadStep(Fail::Panic)).with_policy(FailurePolicy::FailOpen);
     let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call());
     let out = runner.run("x").await.unwrap();
     assert_eq!(out.status, RunStatus::Completed);
@@ -235,26 +234,14 @@ impl LifecycleHooks for AskFirst {
     }
 }
 
-/// An asker that takes `after` to approve.
-struct SlowAsker(Duration);
-
-impl Asker for SlowAsker {
-    fn ask<'a>(&'a self, _request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
-        Box::pin(async move {
-            tokio::time::sleep(self.0).await;
-            Answer::Approve
-        })
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn waiting_for_the_person_a_hook_asked_does_not_count_against_its_timeout() {
     let ran: Log = Arc::default();
-    let hook = Guarded::new(AskFirst)
+    let hook = LifecycleGuard::new(AskFirst)
         .with_policy(FailurePolicy::FailClosed)
         .with_timeout(ms(50));
     let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call())
-        .with_asker(SlowAsker(Duration::from_secs(5)));
+        .with_asker(Slow(Duration::from_secs(5)));
     runner.run("x").await.unwrap();
     assert_eq!(*ran.lock().unwrap(), ["add(1,2)"], "approved after 5 s");
     assert_eq!(tool_results(runner.history()), [("3".to_owned(), false)]);

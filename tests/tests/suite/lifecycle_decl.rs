@@ -91,6 +91,23 @@ async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
     assert_eq!(seen, ["deny:shell", "recorder:echo", "recorder:shell"]);
 }
 
+/// Each tool call of a run: the tool, what the model read, and what the
+/// tool received when it was not what the model sent.
+fn calls(out: &hookwire::agent::RunOutput) -> Vec<(String, String, Option<hookwire::ToolArgs>)> {
+    out.trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall {
+                tool,
+                result,
+                received,
+                ..
+            } => Some((tool.clone(), result.text_content(), received.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Times out in `pre_tool_use`, after rewriting the arguments.
 #[derive(Default)]
 pub struct Hang;
@@ -132,7 +149,7 @@ impl LifecycleHooks for Explode {
         Explode(match = "echo", on_failure = "fail_closed"),
     ],
 )]
-pub struct Guarded;
+pub struct GuardedOps;
 
 #[tokio::test(start_paused = true)]
 async fn declared_lifecycle_hooks_fail_by_their_policy_and_timeout() {
@@ -140,24 +157,11 @@ async fn declared_lifecycle_hooks_fail_by_their_policy_and_timeout() {
         Turn::call("shell", json!({"command": "ls"})).and_call("echo", json!({"text": "hi"})),
         Turn::text("done"),
     ]);
-    let mut runner = Runner::new(Guarded::new(), model);
+    let mut runner = Runner::new(GuardedOps::new(), model);
     let out = runner.run("go").await.unwrap();
     assert_eq!(out.text, "done");
-    let calls: Vec<(String, String, Option<hookwire::ToolArgs>)> = out
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                result,
-                received,
-                ..
-            } => Some((tool.clone(), result.text_content(), received.clone())),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        calls,
+        calls(&out),
         [
             (
                 "shell".to_owned(),
@@ -214,14 +218,7 @@ async fn a_step_matcher_selects_the_final_answer_and_a_name_the_tools_calls() {
     ]);
     let mut runner = Runner::new(Answers::new(), model);
     let out = runner.run("go").await.unwrap();
-    let results: Vec<String> = out
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
-            _ => None,
-        })
-        .collect();
+    let results: Vec<String> = calls(&out).into_iter().map(|(_, r, _)| r).collect();
     assert_eq!(
         results,
         [

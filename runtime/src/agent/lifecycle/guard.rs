@@ -1,4 +1,4 @@
-//! A lifecycle hook with a failure policy and a timeout ([`Guarded`]).
+//! A lifecycle hook with a failure policy and a timeout ([`LifecycleGuard`]).
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -20,7 +20,7 @@ use crate::prepost::Decision;
 /// [Audit(on_failure = "open", timeout_ms = 50)])]` and a card's `hooks:`
 /// entry with `on_failure` / `timeout_ms` generate, and what
 /// [`Runner::with_hooks`](crate::agent::Runner::with_hooks) takes as
-/// `Guarded::new(Audit).with_policy(..).with_timeout(..)`.
+/// `LifecycleGuard::new(Audit).with_policy(..).with_timeout(..)`.
 ///
 /// A lifecycle hook fails when one of its methods panics or runs past the
 /// timeout (its methods return decisions, not errors: to refuse on
@@ -33,7 +33,7 @@ use crate::prepost::Decision;
 /// | `execution_start`, `user_prompt_submit`, `step_start` | the run stops with that reason | the hook is skipped: the history (or prompt) as before it |
 /// | `step_end`, `stop`, `agent_failed`, `execution_end` | logged and skipped (these observe; `stop` allows the stop) | the same |
 ///
-/// Without a policy ([`Guarded::new`] alone, or only a timeout), each
+/// Without a policy ([`LifecycleGuard::new`] alone, or only a timeout), each
 /// event keeps the default of an unguarded hook: closed where the hook can
 /// block (`execution_start`, `user_prompt_submit`, `step_start`,
 /// `pre_tool_use`), open elsewhere. Every failure is logged (target
@@ -47,25 +47,25 @@ use crate::prepost::Decision;
 /// ```
 /// use std::time::Duration;
 /// use hookwire::FailurePolicy;
-/// use hookwire::agent::lifecycle::{Guarded, LifecycleHooks};
+/// use hookwire::agent::lifecycle::{LifecycleGuard, LifecycleHooks};
 ///
 /// /// Audits every call.
 /// struct Audit;
 /// impl LifecycleHooks for Audit {}
 ///
-/// let guarded = Guarded::new(Audit)
+/// let guarded = LifecycleGuard::new(Audit)
 ///     .with_policy(FailurePolicy::FailOpen)
 ///     .with_timeout(Duration::from_millis(50));
 /// assert_eq!(guarded.policy(), Some(FailurePolicy::FailOpen));
 /// ```
 #[derive(Debug, Clone, Copy)]
-pub struct Guarded<H> {
+pub struct LifecycleGuard<H> {
     hook: H,
     policy: Option<FailurePolicy>,
     timeout: Option<Duration>,
 }
 
-impl<H> Guarded<H> {
+impl<H> LifecycleGuard<H> {
     /// `hook` with each event's default policy and no timeout.
     pub const fn new(hook: H) -> Self {
         Self {
@@ -100,7 +100,7 @@ impl<H> Guarded<H> {
     }
 }
 
-impl<H: LifecycleHooks> Guarded<H> {
+impl<H: LifecycleHooks> LifecycleGuard<H> {
     /// Runs one method of the hook: its panic or its timeout is
     /// `Err(why)`, such as `pre_tool_use panicked: boom`.
     async fn attempt<T>(
@@ -199,7 +199,7 @@ impl<H: LifecycleHooks> Guarded<H> {
     }
 }
 
-impl<H: LifecycleHooks> LifecycleHooks for Guarded<H> {
+impl<H: LifecycleHooks> LifecycleHooks for LifecycleGuard<H> {
     async fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> Flow {
         let before = self.keep(true, &*cx.history);
         let result = self
