@@ -124,7 +124,7 @@ pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
 /// Tool matchers, shared with the code generator so that a matcher means
 /// the same thing at code generation time and at run time.
 pub mod matcher {
-    pub use hookwire_spec::{MatchTarget, Matcher, MatcherError};
+    pub use hookwire_spec::{MatchTarget, Matcher, MatcherError, StepKind};
 }
 
 pub use call::ImageContent;
@@ -164,7 +164,7 @@ pub mod __private {
     }
     /// Whether a hook's matcher selects any tool, and the compile-time
     /// check of a child agent's name, for generated code.
-    pub use crate::declare::{child_agent_name, function_tool_name, selects_any};
+    pub use crate::declare::{child_agent_name, function_tool_name, selects, selects_any};
     /// How generated code holds the hooks a user lists: one checked slot
     /// per hook.
     pub mod slot {

@@ -107,6 +107,12 @@ pub struct LifecycleRef {
     pub ty: String,
     /// Which tools its tool events apply to (`*` by default).
     pub matcher: Matcher,
+    /// What happens when it fails (panics or times out); `None` keeps each
+    /// event's default (closed where the hook can block the run or the
+    /// call, open elsewhere).
+    pub policy: Option<FailurePolicy>,
+    /// The time limit of each of its methods, in milliseconds.
+    pub timeout_ms: Option<u64>,
     /// How `explain` and `graph` show it (a card's `file.rs:Type`); `None`
     /// means the last segment of `ty`.
     pub label: Option<String>,
@@ -122,6 +128,8 @@ impl LifecycleRef {
         Self {
             ty: ty.into(),
             matcher: Matcher::Always,
+            policy: None,
+            timeout_ms: None,
             label: None,
             span: None,
             tokens: None,
@@ -131,6 +139,12 @@ impl LifecycleRef {
     /// The label shown by `explain` and `graph`.
     pub fn display_name(&self) -> &str {
         display_name(self.label.as_deref(), &self.ty)
+    }
+
+    /// Whether the emitter wraps this hook in the `LifecycleGuard` (a
+    /// policy or a timeout is given).
+    pub fn is_guarded(&self) -> bool {
+        self.policy.is_some() || self.timeout_ms.is_some()
     }
 }
 

@@ -37,8 +37,8 @@ pub const AGENT_FIELDS: [&str; 19] = [
 /// The options of a hook entry (`tool_hooks`, a tool's own `hooks`).
 pub const HOOK_OPTIONS: [&str; 3] = ["match", "on_failure", "timeout_ms"];
 
-/// The options of a lifecycle hook entry.
-pub const LIFECYCLE_OPTIONS: [&str; 1] = ["match"];
+/// The options of a lifecycle hook entry (the same as a hook entry's).
+pub const LIFECYCLE_OPTIONS: [&str; 3] = HOOK_OPTIONS;
 
 /// `value` as a positive whole number, or the message why not.
 ///
@@ -443,7 +443,9 @@ impl UnmatchedHook<'_> {
             ),
         };
         let entry = matches!(self.place, HookPlace::ToolEntry { .. });
-        let run_time = if entry {
+        let run_time = if word == "step:final" {
+            " (`step:final` is the final answer, which only a lifecycle hook sees; a tool hook runs on tool calls, `step:tool`)."
+        } else if entry {
             "."
         } else if spec.servers.is_empty() {
             " (a hook meant for tools discovered at run time needs the agent's `servers`)."
@@ -542,7 +544,9 @@ impl AgentSpec {
         let mut out = Vec::new();
         let mut check =
             |place, m: &Matcher, hook, span, tools: &[(String, ToolSource)], servers| {
-                if let Some(part) = dead_part(m, tools, servers) {
+                // Only a lifecycle hook sees the final answer (`step:final`).
+                let steps = matches!(place, HookPlace::Lifecycle(_));
+                if let Some(part) = dead_part(m, tools, servers, steps) {
                     out.push(UnmatchedHook {
                         place,
                         hook,
@@ -577,19 +581,23 @@ fn dead_part<'m>(
     m: &'m Matcher,
     tools: &[(String, ToolSource)],
     servers: &[String],
+    steps: bool,
 ) -> Option<&'m Matcher> {
     if m.depth() > crate::MAX_MATCHER_DEPTH {
         // Only a matcher built by hand gets here (parsing refuses it); it
         // is not walked.
         return None;
     }
-    m.parts().into_iter().find(|part| {
-        !part.is_always()
-            && !tools
+    let final_answer = super::MatchTarget::step(super::StepKind::Final);
+    let selects = |part: &Matcher| {
+        part.is_always()
+            || tools
                 .iter()
                 .any(|(name, source)| part.matches(super::MatchTarget::new(name, *source)))
-            && !may_select_at_run_time(part, servers)
-    })
+            || (steps && part.matches(final_answer))
+            || may_select_at_run_time(part, servers)
+    };
+    m.parts().into_iter().find(|part| !selects(part))
 }
 
 /// Whether `m` may select an MCP tool of one of `servers` (known only at
@@ -604,7 +612,10 @@ fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
             .any(|s| text.starts_with(&format!("{s}{}", crate::SERVER_SEPARATOR)))
     };
     match m {
-        Matcher::Always | Matcher::Not(_) | Matcher::Source(ToolSource::Mcp) => true,
+        Matcher::Always
+        | Matcher::Not(_)
+        | Matcher::Source(ToolSource::Mcp)
+        | Matcher::Step(crate::StepKind::Tool) => true,
         Matcher::Exact(_) | Matcher::Glob(_) => qualified(&m.to_string()),
         Matcher::Regex(re) => servers.iter().any(|s| {
             re.as_str()
@@ -703,6 +714,42 @@ mod tests {
             serde_json::from_str(r#"{"all": ["echo", {"not": "shel"}]}"#).unwrap();
         let found = spec.hooks_selecting_no_tool();
         assert_eq!(found[0].part.as_deref(), Some("shel"));
+    }
+
+    #[test]
+    fn step_parts_select_the_final_answer_only_for_lifecycle_hooks() {
+        let part = |p: &str| Some(Some(p.to_owned()));
+        // A tool hook runs on tool calls: `step:tool` is every one of them,
+        // `step:final` none.
+        assert_eq!(dead(&[], "step:tool"), None);
+        assert_eq!(dead(&[], "step:final"), Some(None));
+        assert_eq!(dead(&[], "shell|step:final"), part("step:final"));
+        assert_eq!(dead(&[], "!step:final"), part("step:final"));
+        let spec = agent(&[], "step:final");
+        let message = spec.hooks_selecting_no_tool()[0].message(&spec);
+        assert!(
+            message.ends_with("(`step:final` is the final answer, which only a lifecycle hook sees; a tool hook runs on tool calls, `step:tool`)."),
+            "{message}"
+        );
+        // A lifecycle hook sees the final answer too.
+        let lifecycle = |pattern: &str| {
+            let mut spec = agent(&[], "*");
+            let mut hook = crate::LifecycleRef::new("Audit");
+            hook.matcher = Matcher::parse(pattern).unwrap();
+            spec.lifecycle_hooks.push(hook);
+            let found = spec.hooks_selecting_no_tool();
+            found.into_iter().next().map(|u| u.part)
+        };
+        for ok in ["step:final", "step:tool", "shell|step:final", "!step:final"] {
+            assert_eq!(lifecycle(ok), None, "{ok}");
+        }
+        assert_eq!(lifecycle("shel|step:final"), part("shel"));
+        // An agent without tools has no tool step.
+        let mut spec = AgentSpec::new("quiet");
+        let mut hook = crate::LifecycleRef::new("Audit");
+        hook.matcher = Matcher::parse("step:tool").unwrap();
+        spec.lifecycle_hooks.push(hook);
+        assert_eq!(spec.hooks_selecting_no_tool().len(), 1);
     }
 
     #[test]

@@ -32,7 +32,9 @@ pub use check::{
     UniqueToolNames, UnmatchedHook, check_mcp_filter_server, check_positive,
     check_tool_input_schema,
 };
-pub use matcher::{MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError};
+pub use matcher::{
+    MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError, StepKind,
+};
 pub use names::{
     AGENT_TOOL_PREFIX, InvalidName, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR, agent_tool_name,
     check_agent_name, check_tool_name, injection_tool_names, invalid_tool_name_char,

@@ -5,19 +5,65 @@ use std::str::FromStr;
 
 use super::ToolSource;
 
-/// What a matcher is evaluated against: one tool's identity.
+/// What a matcher is evaluated against: one tool call's identity, or (for
+/// a lifecycle hook's `stop` and `step_end`) a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MatchTarget<'a> {
-    /// The tool's name as the model sees it (for MCP tools, `server__tool`).
+    /// The tool's name as the model sees it (for MCP tools, `server__tool`);
+    /// empty for a step as a whole.
     pub tool: &'a str,
     /// Where the tool comes from.
     pub source: ToolSource,
+    /// The kind of step: a tool execution, or the final answer.
+    pub step: StepKind,
 }
 
 impl<'a> MatchTarget<'a> {
-    /// A target for `tool` from `source`.
+    /// A target for a call of `tool` from `source` (a tool execution).
     pub const fn new(tool: &'a str, source: ToolSource) -> Self {
-        Self { tool, source }
+        Self {
+            tool,
+            source,
+            step: StepKind::Tool,
+        }
+    }
+
+    /// A step as a whole, of kind `step` (no tool: only `step:` parts and
+    /// negations select it).
+    pub const fn step(step: StepKind) -> Self {
+        Self {
+            tool: "",
+            source: ToolSource::Function,
+            step,
+        }
+    }
+
+    /// Whether this is one tool call (name and source parts apply).
+    const fn is_call(&self) -> bool {
+        !self.tool.is_empty()
+    }
+}
+
+/// The kind of an agent step, for `step:` matchers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepKind {
+    /// The model answered with tool calls, which run (`step:tool`).
+    Tool,
+    /// The model gave its final answer (`step:final`).
+    Final,
+}
+
+impl StepKind {
+    /// Every kind with its spelling after `step:`.
+    pub const ALL: [(&'static str, StepKind); 2] = [("tool", Self::Tool), ("final", Self::Final)];
+
+    /// `tool` or `final`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Final => "final",
+        }
     }
 }
 
@@ -34,6 +80,7 @@ impl<'a> MatchTarget<'a> {
 /// | `read_file\|write_file` | any of the alternatives (each may be a glob) |
 /// | `/^fs__(read\|write)$/` | a regular expression, searched in the name (anchor it yourself) |
 /// | `source:mcp` | every tool from that source (`mcp`, `function`, `agent`, `runtime`) |
+/// | `step:tool`, `step:final` | every tool call (a tool execution step); the final answer (only a lifecycle hook's `stop` and `step_end` see it) |
 /// | `!pattern` | every tool the pattern does not match |
 ///
 /// Composites are built with [`Matcher::all`], [`Matcher::any`] and
@@ -60,6 +107,8 @@ pub enum Matcher {
     Regex(regex::Regex),
     /// Every tool from this source.
     Source(ToolSource),
+    /// Every step of this kind (`step:tool` selects every tool call).
+    Step(StepKind),
     /// Every listed matcher matches.
     All(Vec<Matcher>),
     /// At least one listed matcher matches (`a|b`).
@@ -148,6 +197,9 @@ pub enum MatcherError {
     /// `source:x` with an unknown source.
     #[error(transparent)]
     UnknownSource(#[from] super::UnknownToolSource),
+    /// `step:x` with an unknown step kind.
+    #[error("unknown step kind `{0}` in `step:{0}`: expected `step:tool` or `step:final`")]
+    UnknownStep(String),
 }
 
 /// A name no tool has (model APIs accept no control character in a tool
@@ -237,6 +289,14 @@ impl Matcher {
         if let Some(source) = pattern.strip_prefix("source:") {
             return Ok(Self::Source(source.trim().parse()?));
         }
+        if let Some(step) = pattern.strip_prefix("step:") {
+            let step = step.trim();
+            return StepKind::ALL
+                .iter()
+                .find(|(name, _)| *name == step)
+                .map(|(_, kind)| Self::Step(*kind))
+                .ok_or_else(|| MatcherError::UnknownStep(step.to_owned()));
+        }
         if pattern.contains(['*', '?', '[', '{']) {
             return Self::glob(pattern);
         }
@@ -289,10 +349,11 @@ impl Matcher {
     pub fn matches(&self, target: MatchTarget<'_>) -> bool {
         match self {
             Self::Always => true,
-            Self::Exact(name) => name == target.tool,
-            Self::Glob(glob) => glob.matcher.is_match(target.tool),
-            Self::Regex(re) => re.is_match(target.tool),
-            Self::Source(source) => *source == target.source,
+            Self::Exact(name) => target.is_call() && name == target.tool,
+            Self::Glob(glob) => target.is_call() && glob.matcher.is_match(target.tool),
+            Self::Regex(re) => target.is_call() && re.is_match(target.tool),
+            Self::Source(source) => target.is_call() && *source == target.source,
+            Self::Step(step) => *step == target.step,
             Self::All(ms) => ms.iter().all(|m| m.matches(target)),
             Self::Any(ms) => ms.iter().any(|m| m.matches(target)),
             Self::Not(m) => !m.matches(target),
@@ -302,6 +363,12 @@ impl Matcher {
     /// Whether this matcher is `*` (matches every tool without looking).
     pub fn is_always(&self) -> bool {
         matches!(self, Self::Always)
+    }
+
+    /// Whether a part of this matcher selects by step kind (`step:..`):
+    /// then it also decides a lifecycle hook's `stop` and `step_end`.
+    pub fn selects_steps(&self) -> bool {
+        self.parts().iter().any(|m| matches!(m, Self::Step(_)))
     }
 }
 
@@ -329,6 +396,7 @@ impl fmt::Display for Matcher {
             Self::Glob(glob) => f.write_str(&glob.pattern),
             Self::Regex(re) => write!(f, "/{}/", re.as_str()),
             Self::Source(source) => write!(f, "source:{source}"),
+            Self::Step(step) => write!(f, "step:{}", step.as_str()),
             Self::Not(m) => write!(f, "!{m}"),
             Self::Any(ms) => join(f, ms, "|", "any()"),
             Self::All(ms) => {
@@ -632,8 +700,44 @@ mod tests {
     }
 
     #[test]
+    fn step_parts_select_by_step_kind_and_name_parts_select_only_calls() {
+        let final_step = MatchTarget::step(StepKind::Final);
+        let tool_step = MatchTarget::step(StepKind::Tool);
+        let m = Matcher::parse("step:final").unwrap();
+        assert!(m.matches(final_step));
+        assert!(!m.matches(tool_step));
+        assert!(!m.matches(t("shell")));
+        let m = Matcher::parse("step:tool").unwrap();
+        assert!(m.matches(t("shell")) && m.matches(tool_step));
+        assert!(!m.matches(final_step));
+        // A name, glob, regex or source never selects a step as a whole.
+        for p in ["shell", "sh*", "/^$/", "source:function"] {
+            let m = Matcher::parse(p).unwrap();
+            assert!(!m.matches(final_step) && !m.matches(tool_step), "{p}");
+        }
+        let m = Matcher::parse("shell|step:final").unwrap();
+        assert!(m.selects_steps());
+        assert!(m.matches(t("shell")) && m.matches(final_step) && !m.matches(t("ls")));
+        assert!(!Matcher::parse("shell").unwrap().selects_steps());
+        assert_eq!(
+            Matcher::parse("step:answer").unwrap_err().to_string(),
+            "unknown step kind `answer` in `step:answer`: expected `step:tool` or `step:final`"
+        );
+    }
+
+    #[test]
     fn display_round_trips() {
-        for p in ["*", "a", "a_*", "a|b*", "/^x$/", "source:agent", "!a"] {
+        for p in [
+            "*",
+            "a",
+            "a_*",
+            "a|b*",
+            "/^x$/",
+            "source:agent",
+            "!a",
+            "step:final",
+            "!step:tool",
+        ] {
             let m = Matcher::parse(p).unwrap();
             assert_eq!(m.to_string(), p);
             assert_eq!(Matcher::parse(&m.to_string()).unwrap(), m);

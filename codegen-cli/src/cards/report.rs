@@ -109,12 +109,17 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
     if !spec.lifecycle_hooks.is_empty() {
         out.push_str("\nlifecycle hooks (agent loop, in declared order):\n");
         for (i, h) in spec.lifecycle_hooks.iter().enumerate() {
+            let mut attrs = vec![format!("match {}", h.matcher)];
+            attrs.extend(h.policy.map(|p| p.as_str().to_owned()));
+            if let Some(ms) = h.timeout_ms {
+                attrs.push(format!("timeout {ms} ms"));
+            }
             let _ = writeln!(
                 out,
-                "  {}. {} [match {}]",
+                "  {}. {} [{}]",
                 i + 1,
                 h.display_name(),
-                h.matcher
+                attrs.join(", ")
             );
         }
     }
@@ -345,15 +350,19 @@ pub fn schema() -> serde_json::Value {
     let lifecycle = rust_ref(
         "`file.rs:Type`: a public type implementing `hookwire::agent::lifecycle::LifecycleHooks` and `Default`, relative to the card's folder",
     );
-    let matcher =
-        json!({"type": "string", "description": "name, a|b, glob, /regex/, source:mcp, !pattern"});
+    let matcher = json!({"type": "string", "description": "name, a|b, glob, /regex/, source:mcp, step:tool, step:final, !pattern"});
     let positive = json!({"type": "integer", "minimum": 1});
     // A `hooks:` entry: a lifecycle hook (`file.rs:Type` or `{hook, match}`)
     // or a config-driven request hook.
     let hook_entry = json!({"oneOf": [lifecycle, {
         "type": "object", "additionalProperties": false, "required": ["hook"],
         "description": "a lifecycle hook type, for the tools `match` selects",
-        "properties": {"hook": lifecycle, "match": matcher}
+        "properties": {
+            "hook": lifecycle,
+            "match": matcher,
+            "on_failure": {"enum": names(&policies)},
+            "timeout_ms": positive
+        }
     }, {
         "type": "object", "additionalProperties": false, "required": ["event", "tool_name"],
         "description": "a config-driven request hook",

@@ -347,7 +347,8 @@ pub(super) fn emit_hooks_for(
 }
 
 /// `Agent::lifecycle_hooks`: the declared lifecycle hooks as a tuple, in
-/// declared order; one with a matcher other than `*` is wrapped in
+/// declared order; one with a failure policy or a timeout is wrapped in the
+/// `LifecycleGuard`, and one with a matcher other than `*` in
 /// `ForTools`, which limits its tool events to the tools it selects.
 pub(super) fn emit_lifecycle(
     krate: &syn::Path,
@@ -379,18 +380,27 @@ pub(super) fn emit_lifecycle(
                 init: None,
             },
         ));
-        let init = quote!(#slot::Slotted::<#marker>::new(&()));
+        let mut init = quote!(#slot::Slotted::<#marker>::new(&()));
+        if r.is_guarded() {
+            init = lifecycle_guarded(krate, r, init);
+        }
         // The matcher is compiled once (see `RuntimeMatchers`), not each
         // time the runner asks for the hooks.
+        // A matcher with a `step:` part decides `stop` and `step_end` too.
+        let steps = r
+            .matcher
+            .selects_steps()
+            .then(|| quote!(.with_step_events()));
         match matchers.lifecycle_hook(i) {
             None => hooks.push(init),
             Some(m) => hooks.push(quote! {
                 #krate::agent::lifecycle::ForTools::new(
                     |target: &#krate::matcher::MatchTarget<'_>| {
-                        #krate::__private::selects_any(#m, &[(target.tool, target.source)])
+                        #krate::__private::selects(#m, target)
                     },
                     #init,
                 )
+                #steps
             }),
         }
     }
@@ -402,6 +412,27 @@ pub(super) fn emit_lifecycle(
         },
         quote!(#(#items)*),
     ))
+}
+
+/// `init` in the `LifecycleGuard`, with the hook's policy and timeout.
+fn lifecycle_guarded(
+    krate: &syn::Path,
+    r: &crate::spec::LifecycleRef,
+    init: TokenStream,
+) -> TokenStream {
+    let mut init = quote!(#krate::agent::lifecycle::LifecycleGuard::new(#init));
+    if let Some(policy) = r.policy {
+        let policy = match policy {
+            FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
+            FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
+        };
+        init = quote!(#init.with_policy(#policy));
+    }
+    if let Some(ms) = r.timeout_ms {
+        let ms = Literal::u64_suffixed(ms);
+        init = quote!(#init.with_timeout(::core::time::Duration::from_millis(#ms)));
+    }
+    init
 }
 
 /// An expression of type `Option<Matcher>` that rebuilds `m` at run time.

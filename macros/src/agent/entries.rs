@@ -172,15 +172,30 @@ pub(crate) fn hook_ref(
             )
         })?;
     }
-    if let Some(p) = &attr.on_failure {
-        let policy =
-            FailurePolicy::from_str(&p.value()).map_err(|e| unknown_value(p, "on_failure", &e))?;
+    let (policy, timeout_ms) = policy_and_timeout(&attr.on_failure, &attr.timeout_ms)?;
+    if let Some(policy) = policy {
         hook = hook.with_policy(policy);
     }
-    if let Some(t) = &attr.timeout_ms {
-        hook = hook.with_timeout_ms(positive(t, "timeout_ms", "500")?);
-    }
+    hook.timeout_ms = timeout_ms;
     Ok(hook)
+}
+
+/// An entry's `on_failure` and `timeout_ms`, checked.
+fn policy_and_timeout(
+    on_failure: &Option<syn::LitStr>,
+    timeout_ms: &Option<syn::Lit>,
+) -> syn::Result<(Option<FailurePolicy>, Option<u64>)> {
+    let policy = on_failure
+        .as_ref()
+        .map(|p| {
+            FailurePolicy::from_str(&p.value()).map_err(|e| unknown_value(p, "on_failure", &e))
+        })
+        .transpose()?;
+    let timeout_ms = timeout_ms
+        .as_ref()
+        .map(|t| positive(t, "timeout_ms", "500"))
+        .transpose()?;
+    Ok((policy, timeout_ms))
 }
 
 /// Whether a `hooks` entry names a type (a lifecycle hook) rather than an
@@ -190,7 +205,8 @@ pub(super) fn is_type_path(path: &syn::Path) -> bool {
     path.segments.len() > 1 || last_name(path).starts_with(|c: char| c.is_ascii_uppercase())
 }
 
-/// A lifecycle hook entry: `NoShell` or `NoShell(match = "shell|exec")`.
+/// A lifecycle hook entry: `NoShell` or `NoShell(match = "shell|exec",
+/// on_failure = "open", timeout_ms = 50)`.
 pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
     let attr: LifecycleEntryAttr =
         entry_args(entry, "this lifecycle hook entry", &LIFECYCLE_OPTIONS)?;
@@ -208,6 +224,7 @@ pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
             )
         })?;
     }
+    (hook.policy, hook.timeout_ms) = policy_and_timeout(&attr.on_failure, &attr.timeout_ms)?;
     Ok(hook)
 }
 
@@ -215,6 +232,10 @@ pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
 pub(super) struct LifecycleEntryAttr {
     #[darling(default, rename = "match")]
     pub(super) matcher: Option<syn::LitStr>,
+    #[darling(default)]
+    pub(super) on_failure: Option<syn::LitStr>,
+    #[darling(default)]
+    pub(super) timeout_ms: Option<syn::Lit>,
 }
 
 pub(super) fn event_hook(entry: &Entry) -> syn::Result<EventHookSpec> {

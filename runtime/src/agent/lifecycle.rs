@@ -34,6 +34,9 @@
 //! `pre_tool_use` the call is denied (fail closed); in an event that can
 //! block, the run stops with the panic as the reason; in an observing
 //! event the panic is logged (target `hookwire::audit`) and the run goes on.
+//! [`LifecycleGuard`] gives one hook a failure policy (`on_failure`: fail open
+//! skips it, fail closed also turns a failing `post_tool_use` into an error
+//! result) and a timeout (`timeout_ms`), as chain hooks have.
 //!
 //! ```
 //! use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
@@ -59,6 +62,9 @@ use crate::matcher::{MatchTarget, Matcher};
 use crate::model::{Message, ModelResponse};
 use crate::predicate::Predicate;
 use crate::prepost::Decision;
+
+mod guard;
+pub use guard::LifecycleGuard;
 
 /// Context of [`execution_start`](LifecycleHooks::execution_start).
 #[derive(Debug)]
@@ -402,7 +408,11 @@ tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
 /// `post_tool_failure`) fire only for the tools `select` selects (a
 /// [`Matcher`] by default, or any [`Predicate`] over the tool's
 /// [`MatchTarget`], its name and source); its other
-/// events fire as usual.
+/// events fire as usual. With [`ForTools::with_step_events`] (what a
+/// matcher with a `step:` part gets) `stop` and `step_end` fire only for
+/// the steps it selects too: `stop` is the final answer
+/// ([`StepKind::Final`](crate::matcher::StepKind)), `step_end` the final
+/// answer or a tool step (`step:tool`).
 ///
 /// ```
 /// use hookwire::agent::lifecycle::{ForTools, LifecycleHooks};
@@ -418,12 +428,29 @@ tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
 pub struct ForTools<H, S = Matcher> {
     select: S,
     hook: H,
+    steps: bool,
 }
 
 impl<H, S: for<'a> Predicate<MatchTarget<'a>>> ForTools<H, S> {
     /// `hook`, for the tools `select` selects.
     pub const fn new(select: S, hook: H) -> Self {
-        Self { select, hook }
+        Self {
+            select,
+            hook,
+            steps: false,
+        }
+    }
+
+    /// `stop` and `step_end` fire only for the steps `select` selects.
+    #[must_use]
+    pub fn with_step_events(mut self) -> Self {
+        self.steps = true;
+        self
+    }
+
+    /// Whether an event of a step of kind `step` fires.
+    fn fires_at(&self, step: crate::matcher::StepKind) -> bool {
+        !self.steps || self.select.test(&MatchTarget::step(step))
     }
 }
 
@@ -437,8 +464,15 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
     fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
         self.hook.step_start(cx)
     }
-    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.hook.step_end(cx)
+    async fn step_end(&self, cx: &StepEnd<'_>) {
+        let step = if cx.response.tool_calls.is_empty() {
+            crate::matcher::StepKind::Final
+        } else {
+            crate::matcher::StepKind::Tool
+        };
+        if self.fires_at(step) {
+            self.hook.step_end(cx).await;
+        }
     }
     async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
         if self.select.test(&MatchTarget::new(cx.tool, cx.source)) {
@@ -463,8 +497,12 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
             self.hook.post_tool_failure(cx).await;
         }
     }
-    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
-        self.hook.stop(cx)
+    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
+        if self.fires_at(crate::matcher::StepKind::Final) {
+            self.hook.stop(cx).await
+        } else {
+            StopDecision::Allow
+        }
     }
     fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
         self.hook.agent_failed(cx)

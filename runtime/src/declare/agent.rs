@@ -16,6 +16,17 @@ pub fn selects_any(
     })
 }
 
+/// Whether `matcher` (a generated agent's compiled matcher; `None` if its
+/// pattern did not compile) selects `target`: what a generated agent's
+/// lifecycle hooks with a matcher ask of each call and step.
+#[doc(hidden)]
+pub fn selects(
+    matcher: &Option<crate::matcher::Matcher>,
+    target: &crate::matcher::MatchTarget<'_>,
+) -> bool {
+    matcher.as_ref().is_some_and(|m| m.matches(*target))
+}
+
 /// An agent declared with `#[hookwire::agent]` or an AgentCard, with the
 /// name it was declared with: a parent that lists it in `agents = [..]` is
 /// checked against it at compile time.

@@ -93,7 +93,7 @@ mod approval;
 mod on_error;
 pub(crate) mod slot;
 
-pub use agent::{GeneratedAgent, child_agent_name, function_tool_name, selects_any};
+pub use agent::{GeneratedAgent, child_agent_name, function_tool_name, selects, selects_any};
 pub use approval::{needs_approval_by, needs_approval_for};
 pub use on_error::{MapError, OnError, error_text, map_error};
 

@@ -608,3 +608,67 @@ async fn a_function_tool_named_like_an_mcp_tool_is_seen_as_a_function_tool() {
         .collect();
     assert_eq!(sources, ["a__b function"]);
 }
+
+/// The events a `ForTools` with step events lets through, for `pattern`.
+async fn events_for(pattern: &str) -> Vec<String> {
+    let log: Log = Arc::default();
+    let hook = ForTools::new(
+        pattern.parse::<hookwire::matcher::Matcher>().unwrap(),
+        Recorder(log.clone()),
+    )
+    .with_step_events();
+    let model =
+        ScriptedModel::from_turns([Turn::call("add", json!({"a": 1, "b": 2})), Turn::text("3")]);
+    Runner::new(calc(Log::default()).with_hooks(hook), model)
+        .run("go")
+        .await
+        .unwrap();
+    let log = log.lock().unwrap();
+    // The events of the whole run fire as before.
+    log.iter()
+        .filter(|e| {
+            !e.starts_with("execution_")
+                && !e.starts_with("user_prompt")
+                && !e.starts_with("step_start")
+        })
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn step_matchers_select_the_final_answer_or_the_tool_steps() {
+    assert_eq!(events_for("step:final").await, ["stop(3)", "step_end(1,0)"]);
+    assert_eq!(
+        events_for("step:tool").await,
+        ["pre_tool_use(add)", "post_tool_use(add)", "step_end(0,1)"]
+    );
+    // A name selects that tool's calls, never a step as a whole.
+    assert_eq!(
+        events_for("add|step:final").await,
+        [
+            "pre_tool_use(add)",
+            "post_tool_use(add)",
+            "stop(3)",
+            "step_end(1,0)"
+        ]
+    );
+    assert_eq!(
+        events_for("!step:final").await,
+        ["pre_tool_use(add)", "post_tool_use(add)", "step_end(0,1)"]
+    );
+}
+
+#[tokio::test]
+async fn without_step_events_a_matcher_limits_only_the_tool_events() {
+    let log: Log = Arc::default();
+    let hook = ForTools::new(
+        "sub".parse::<hookwire::matcher::Matcher>().unwrap(),
+        Recorder(log.clone()),
+    );
+    let model = ScriptedModel::from_turns([Turn::text("3")]);
+    Runner::new(calc(Log::default()).with_hooks(hook), model)
+        .run("go")
+        .await
+        .unwrap();
+    assert!(log.lock().unwrap().contains(&"stop(3)".to_owned()));
+}

@@ -332,7 +332,7 @@ async fn a_childs_pause_is_the_parents_and_resumes_across_export_and_import() {
 }
 
 /// An asker that takes `after` to answer "approve".
-struct Slow(Duration);
+pub(crate) struct Slow(pub(crate) Duration);
 
 impl Asker for Slow {
     fn ask<'a>(&'a self, _request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {

@@ -33,6 +33,7 @@ mod approval_trace;
 mod call_ids;
 mod chain;
 mod duplicate_keys;
+mod lifecycle_policy;
 mod mcp_agent;
 mod mcp_config;
 mod mcp_hostile;

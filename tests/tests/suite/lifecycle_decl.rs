@@ -90,3 +90,141 @@ async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
     seen.sort();
     assert_eq!(seen, ["deny:shell", "recorder:echo", "recorder:shell"]);
 }
+
+/// Each tool call of a run: the tool, what the model read, and what the
+/// tool received when it was not what the model sent.
+fn calls(out: &hookwire::agent::RunOutput) -> Vec<(String, String, Option<hookwire::ToolArgs>)> {
+    out.trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall {
+                tool,
+                result,
+                received,
+                ..
+            } => Some((tool.clone(), result.text_content(), received.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Times out in `pre_tool_use`, after rewriting the arguments.
+#[derive(Default)]
+pub struct Hang;
+
+impl LifecycleHooks for Hang {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        let _ = cx.args.insert("text", json!("hung"));
+        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        Decision::Continue
+    }
+    fn name(&self) -> &'static str {
+        "hang"
+    }
+}
+
+/// Panics in `post_tool_use`.
+#[derive(Default)]
+pub struct Explode;
+
+impl LifecycleHooks for Explode {
+    async fn post_tool_use(&self, _cx: &mut hookwire::agent::lifecycle::PostToolUse<'_>) {
+        panic!("exploded");
+    }
+    fn name(&self) -> &'static str {
+        "explode"
+    }
+}
+
+/// Lifecycle hooks with `on_failure` and `timeout_ms`: `Hang` closed (the
+/// default in `pre_tool_use`) on `shell`, open on `echo`; `Explode` closed
+/// on `echo`.
+#[hookwire::agent(
+    name = "guarded",
+    instruction = "Run things.",
+    function_tools = [echo, shell],
+    hooks = [
+        Hang(match = "shell", timeout_ms = 50),
+        Hang(match = "echo", on_failure = "open", timeout_ms = 50),
+        Explode(match = "echo", on_failure = "fail_closed"),
+    ],
+)]
+pub struct GuardedOps;
+
+#[tokio::test(start_paused = true)]
+async fn declared_lifecycle_hooks_fail_by_their_policy_and_timeout() {
+    let model = ScriptedModel::from_turns([
+        Turn::call("shell", json!({"command": "ls"})).and_call("echo", json!({"text": "hi"})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(GuardedOps::new(), model);
+    let out = runner.run("go").await.unwrap();
+    assert_eq!(out.text, "done");
+    assert_eq!(
+        calls(&out),
+        [
+            (
+                "shell".to_owned(),
+                "tool call denied by `hang`: hook `hang` failed: pre_tool_use timed out after 50 ms"
+                    .to_owned(),
+                None
+            ),
+            // `echo` ran with the model's text (the open `Hang`'s rewrite was
+            // undone), and `Explode`'s panic became the result.
+            (
+                "echo".to_owned(),
+                "hook `explode` failed: post_tool_use panicked: exploded".to_owned(),
+                None
+            ),
+        ]
+    );
+}
+
+/// Denies every tool call it sees and records each final answer it sees.
+#[derive(Default)]
+pub struct AnswerOnly;
+
+static ANSWERS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+impl LifecycleHooks for AnswerOnly {
+    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
+        Decision::Deny(format!("answer_only saw {}", cx.tool))
+    }
+    async fn stop(
+        &self,
+        cx: &hookwire::agent::lifecycle::StopEvent<'_>,
+    ) -> hookwire::agent::lifecycle::StopDecision {
+        ANSWERS.lock().unwrap().push(cx.answer.to_owned());
+        hookwire::agent::lifecycle::StopDecision::Allow
+    }
+    fn name(&self) -> &'static str {
+        "answer_only"
+    }
+}
+
+/// Denies `shell` calls and sees the final answer, never an `echo` call.
+#[hookwire::agent(
+    name = "answers",
+    function_tools = [echo, shell],
+    hooks = [AnswerOnly(match = "shell|step:final")],
+)]
+pub struct Answers;
+
+#[tokio::test]
+async fn a_step_matcher_selects_the_final_answer_and_a_name_the_tools_calls() {
+    let model = ScriptedModel::from_turns([
+        Turn::call("echo", json!({"text": "hi"})).and_call("shell", json!({"command": "ls"})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(Answers::new(), model);
+    let out = runner.run("go").await.unwrap();
+    let results: Vec<String> = calls(&out).into_iter().map(|(_, r, _)| r).collect();
+    assert_eq!(
+        results,
+        [
+            "hi",
+            "tool call denied by `answer_only`: answer_only saw shell"
+        ]
+    );
+    assert_eq!(*ANSWERS.lock().unwrap(), ["done"]);
+}

@@ -52,6 +52,17 @@ pub(super) const LIFECYCLE_HOOKS: RefList = RefList {
     help: "write `lifecycle.rs:Audit`: a file next to the card and a public type in it that implements `LifecycleHooks`",
 };
 
+/// The options of a hook entry, as given (see [`Ctx::hook_options`]).
+#[derive(Default)]
+pub(super) struct HookOptions {
+    /// `match`.
+    pub(super) matcher: Option<Matcher>,
+    /// `on_failure`.
+    pub(super) policy: Option<FailurePolicy>,
+    /// `timeout_ms`.
+    pub(super) timeout_ms: Option<u64>,
+}
+
 /// An entry that references Rust code: `file.rs:name`, or a mapping with
 /// `hook: file.rs:name` and the other fields in `allowed` (checked here,
 /// read by the caller from the returned entries). Shared by `tool_hooks`
@@ -133,6 +144,30 @@ impl Ctx<'_> {
         RefEntry { reference, entries }
     }
 
+    /// The options a hook entry of `field[i]` (`tool_hooks`, or a
+    /// lifecycle hook of `hooks`) shares: `match`, `on_failure` and
+    /// `timeout_ms`, each checked where it is.
+    pub(super) fn hook_options(
+        &mut self,
+        field: &'static str,
+        i: usize,
+        entries: &[(String, Yaml)],
+    ) -> HookOptions {
+        let mut options = HookOptions::default();
+        for (k, val) in entries {
+            let p = [Seg::Key(field), Seg::Index(i), Seg::Key(k.as_str())];
+            match k.as_str() {
+                "match" => options.matcher = self.matcher(&p, val),
+                "on_failure" => {
+                    options.policy = self.choice(&p, "on_failure", val, &FailurePolicy::SPELLINGS);
+                }
+                "timeout_ms" => options.timeout_ms = self.positive(&p, "timeout_ms", val),
+                _ => {}
+            }
+        }
+        options
+    }
+
     /// A `match:` pattern.
     pub(super) fn matcher(&mut self, path: &[Seg<'_>], v: &Yaml) -> Option<Matcher> {
         match v {
@@ -168,25 +203,14 @@ pub(super) fn parse_tool_hooks(
     for (i, item) in items.iter().enumerate() {
         let entry = cx.ref_entry(&TOOL_HOOKS, i, item);
         let mut hook = HookRef::new("");
-        for (k, val) in entry.entries {
-            let p = [Seg::Key("tool_hooks"), Seg::Index(i), Seg::Key(k.as_str())];
-            match k.as_str() {
-                "match" => {
-                    if let Some(m) = cx.matcher(&p, val) {
-                        hook.matcher = m;
-                    }
-                }
-                "on_failure" => {
-                    if let Some(policy) =
-                        cx.choice(&p, "on_failure", val, &FailurePolicy::SPELLINGS)
-                    {
-                        hook.policy = policy;
-                    }
-                }
-                "timeout_ms" => hook.timeout_ms = cx.positive(&p, "timeout_ms", val),
-                _ => {}
-            }
+        let options = cx.hook_options("tool_hooks", i, entry.entries);
+        if let Some(m) = options.matcher {
+            hook.matcher = m;
         }
+        if let Some(policy) = options.policy {
+            hook.policy = policy;
+        }
+        hook.timeout_ms = options.timeout_ms;
         if let Some(r) = entry.reference {
             hook.label = Some(r.text.clone());
             refs.push(r);
@@ -196,7 +220,7 @@ pub(super) fn parse_tool_hooks(
 }
 
 /// A lifecycle hook under `hooks:`: `file.rs:Type` or `{hook: file.rs:Type,
-/// match: "..."}`.
+/// match: "...", on_failure: open, timeout_ms: 50}`.
 pub(super) fn parse_lifecycle_hook(
     cx: &mut Ctx<'_>,
     i: usize,
@@ -206,14 +230,12 @@ pub(super) fn parse_lifecycle_hook(
 ) {
     let entry = cx.ref_entry(&LIFECYCLE_HOOKS, i, item);
     let mut hook = LifecycleRef::new("");
-    for (k, val) in entry.entries {
-        if k == "match" {
-            let p = [Seg::Key("hooks"), Seg::Index(i), Seg::Key("match")];
-            if let Some(m) = cx.matcher(&p, val) {
-                hook.matcher = m;
-            }
-        }
+    let options = cx.hook_options("hooks", i, entry.entries);
+    if let Some(m) = options.matcher {
+        hook.matcher = m;
     }
+    hook.policy = options.policy;
+    hook.timeout_ms = options.timeout_ms;
     if let Some(r) = entry.reference {
         hook.label = Some(r.text.clone());
         refs.push(r);

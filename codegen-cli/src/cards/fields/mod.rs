@@ -23,7 +23,7 @@ pub const FIELDS: [&str; 20] = prepend("type", AGENT_FIELDS);
 /// hook entry (shared with `#[agent]`).
 const HOOK_FIELDS: [&str; 4] = prepend("hook", HOOK_OPTIONS);
 /// The fields of a lifecycle hook written as a mapping under `hooks:`.
-const LIFECYCLE_FIELDS: [&str; 2] = prepend("hook", LIFECYCLE_OPTIONS);
+const LIFECYCLE_FIELDS: [&str; 4] = prepend("hook", LIFECYCLE_OPTIONS);
 
 /// `first`, then `rest` (`M` must be one more than `N`: checked when the
 /// constant is evaluated).

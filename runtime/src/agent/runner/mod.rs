@@ -221,7 +221,10 @@ impl<A: Agent> Runner<A, ()> {
 }
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
-    /// Adds lifecycle hooks, run after the agent's own hooks.
+    /// Adds lifecycle hooks, run after the agent's own hooks. A hook with a
+    /// failure policy or a timeout is a
+    /// [`LifecycleGuard`](super::lifecycle::LifecycleGuard):
+    /// `with_hooks(LifecycleGuard::new(Audit).with_timeout(..))`.
     pub fn with_hooks<H2: LifecycleHooks>(self, hooks: H2) -> Runner<A, H2> {
         Runner {
             agent: self.agent,
