@@ -162,6 +162,9 @@ pub struct Adapter {
     /// per parameter (`Dep<T>` and the context are not arguments), with the
     /// parameter's Rust type as the file writes it.
     pub arguments: Vec<(String, String)>,
+    /// For a tool: the arguments with a `#[default(value)]`, each with its
+    /// value as the file writes it (the model may leave them out).
+    pub argument_defaults: Vec<(String, String)>,
 }
 
 /// How environment references `${NAME}` are resolved.

@@ -239,6 +239,11 @@ pub(crate) fn resolve(
                     };
                     cache.lowered.insert(lkey.clone(), entry);
                 }
+                let params = if is_tool {
+                    injection::params(&item.sig).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
                 match cache.lowered.get(&lkey) {
                     Some(Some(code)) => adapters.push(Adapter {
                         reference: r.text.clone(),
@@ -252,17 +257,19 @@ pub(crate) fn resolve(
                         } else {
                             Vec::new()
                         },
-                        arguments: if is_tool {
-                            injection::params(&item.sig)
-                                .unwrap_or_default()
-                                .into_iter()
-                                .map(|(name, ty)| {
-                                    (name, quote::ToTokens::to_token_stream(&ty).to_string())
-                                })
-                                .collect()
-                        } else {
-                            Vec::new()
-                        },
+                        arguments: params
+                            .iter()
+                            .map(|(name, ty, _)| {
+                                (
+                                    name.clone(),
+                                    quote::ToTokens::to_token_stream(ty).to_string(),
+                                )
+                            })
+                            .collect(),
+                        argument_defaults: params
+                            .iter()
+                            .filter_map(|(name, _, default)| Some((name.clone(), default.clone()?)))
+                            .collect(),
                     }),
                     _ => continue,
                 }
@@ -350,7 +357,7 @@ pub(crate) fn resolve(
             }
         }
     }
-    let params: HashMap<String, Vec<(String, syn::Type)>> = tools
+    let params: HashMap<String, Vec<injection::Param>> = tools
         .iter()
         .filter_map(|(file, function, _)| {
             let item = find_fn(file, function)?;

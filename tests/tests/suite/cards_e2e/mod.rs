@@ -470,10 +470,27 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
         .text_content(),
         "2 apple: ok, 1 pear: short [stamped]"
     );
-    // A tool marked `#[hookwire::tool]` in its file.
+    // A tool marked `#[hookwire::tool]` in its file, whose `greeting`
+    // has a default: left out, it applies; the schema shows it.
     assert_eq!(
         run(corner.tools(), "greet", r#"{"name": "Ann"}"#).text_content(),
         "hello Ann [stamped]"
+    );
+    assert_eq!(
+        run(
+            corner.tools(),
+            "greet",
+            r#"{"name": "Ann", "greeting": "hi"}"#
+        )
+        .text_content(),
+        "hi Ann [stamped]"
+    );
+    let greet = corner.tools().definitions();
+    let greet = greet.iter().find(|d| d.name == "greet").unwrap();
+    assert_eq!(greet.input_schema["required"], serde_json::json!(["name"]));
+    assert_eq!(
+        greet.input_schema["properties"]["greeting"],
+        serde_json::json!({"type": "string", "default": "hello"})
     );
     // A dependency is not an argument: the model sees `item` only.
     let defs = corner.tools().definitions();

@@ -583,3 +583,5 @@ async fn bindings_named_like_a_hook_or_a_tool_stay_bindings() {
         .unwrap();
     assert_eq!(result.text_content(), "3");
 }
+
+mod defaults_tests;
