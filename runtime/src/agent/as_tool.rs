@@ -11,11 +11,41 @@ use super::decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource};
 use super::runner::{CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, remaining};
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
+use crate::declare::OnError;
 use crate::error::ToolError;
 use crate::model::{Message, Model};
-use crate::tool::Tool;
+use crate::tool::{IntoOutcome, Tool};
 
-type Extractor = dyn Fn(&RunOutput, &[Message]) -> ToolResult + Send + Sync;
+/// An output extractor for a child agent: from the child's run and its
+/// final history to what the parent model reads. The `output = path` of an
+/// `agents` entry (`#[agent(agents = [X(output = path)])]`, a card's
+/// `agents: [{name: X, output: file.rs:function}]`).
+///
+/// Any `fn(&RunOutput, &[Message]) -> R` where `R:` [`IntoOutcome`] is one:
+/// return a `String` or a [`ToolResult`], or an `Outcome` to fail the call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a child agent's output extractor",
+    label = "expected `fn(&RunOutput, &[Message]) -> R` where `R: IntoOutcome`",
+    note = "an output extractor is a function such as `fn last_line(out: &hookwire::agent::RunOutput, history: &[hookwire::model::Message]) -> String`"
+)]
+pub trait AgentOutput: Send + Sync {
+    /// The result of the child agent tool `tool` for the run `out`, whose
+    /// history is `history`.
+    fn extract(&self, out: &RunOutput, history: &[Message], tool: &str) -> Outcome;
+}
+
+#[diagnostic::do_not_recommend]
+impl<F, R> AgentOutput for F
+where
+    F: Fn(&RunOutput, &[Message]) -> R + Send + Sync,
+    R: IntoOutcome,
+{
+    fn extract(&self, out: &RunOutput, history: &[Message], tool: &str) -> Outcome {
+        self(out, history).into_outcome(tool)
+    }
+}
+
+type Extractor = dyn Fn(&RunOutput, &[Message]) -> Outcome + Send + Sync;
 type ModelFactory = dyn Fn() -> Arc<dyn Model> + Send + Sync;
 
 /// A child agent as a [`Tool`] named `agent__<Name>`, so that generated
@@ -48,7 +78,9 @@ type ModelFactory = dyn Fn() -> Arc<dyn Model> + Send + Sync;
 ///   is exported with its [`RunState`](super::RunState), and is empty
 ///   outside a run.
 /// * The output extractor turns the child's run into the tool result
-///   (default: the final text).
+///   (default: the final text); `on_error` turns an error of the call (bad
+///   arguments, the child's run failing, a timeout, an error the extractor
+///   returns) into what the parent model reads (default: the error).
 pub struct AgentTool<A> {
     name: String,
     description: String,
@@ -59,6 +91,7 @@ pub struct AgentTool<A> {
     history_source: HistorySource,
     merge_target: HistoryMergeTarget,
     extractor: Arc<Extractor>,
+    on_error: Option<Arc<dyn OnError>>,
 }
 
 impl<A> std::fmt::Debug for AgentTool<A> {
@@ -127,15 +160,18 @@ impl<A: Agent> AgentTool<A> {
             timeout: None,
             history_source: HistorySource::None,
             merge_target: HistoryMergeTarget::None,
-            extractor: Arc::new(|out: &RunOutput, _: &[Message]| match &out.status {
-                RunStatus::Completed => ToolResult::text(out.text.clone()),
-                RunStatus::Stopped { reason, .. } => {
-                    ToolResult::error(format!("the agent stopped: {reason}"))
-                }
-                RunStatus::Paused { .. } => {
-                    ToolResult::error("the agent paused for approval".to_owned())
-                }
+            extractor: Arc::new(|out: &RunOutput, _: &[Message]| {
+                Ok(match &out.status {
+                    RunStatus::Completed => ToolResult::text(out.text.clone()),
+                    RunStatus::Stopped { reason, .. } => {
+                        ToolResult::error(format!("the agent stopped: {reason}"))
+                    }
+                    RunStatus::Paused { .. } => {
+                        ToolResult::error("the agent paused for approval".to_owned())
+                    }
+                })
             }),
+            on_error: None,
             agent,
             model: Arc::new(model),
         }
@@ -157,7 +193,29 @@ impl<A: Agent> AgentTool<A> {
         mut self,
         extract: impl Fn(&RunOutput, &[Message]) -> ToolResult + Send + Sync + 'static,
     ) -> Self {
-        self.extractor = Arc::new(extract);
+        self.extractor =
+            Arc::new(move |out: &RunOutput, history: &[Message]| Ok(extract(out, history)));
+        self
+    }
+
+    /// Sets the output extractor from a function such as `fn(&RunOutput,
+    /// &[Message]) -> String` (any [`AgentOutput`]): what `output = path`
+    /// in an `agents` entry generates.
+    pub fn with_output_fn(mut self, extract: impl AgentOutput + 'static) -> Self {
+        let name = self.name.clone();
+        self.extractor = Arc::new(move |out: &RunOutput, history: &[Message]| {
+            extract.extract(out, history, &name)
+        });
+        self
+    }
+
+    /// Sets what the parent model reads when a call of the child fails: a
+    /// `fn(ToolError) -> R` where `R: IntoOutcome` (any [`OnError`], as a
+    /// tool's `on_error`). It sees bad arguments, the child's run failing,
+    /// a timeout and an error the extractor returns; not a child that
+    /// waits for approval (the call runs again once it is decided).
+    pub fn with_on_error(mut self, map: impl OnError + 'static) -> Self {
+        self.on_error = Some(Arc::new(map));
         self
     }
 
@@ -293,6 +351,24 @@ impl<A: Agent> Tool for AgentTool<A> {
     }
 
     async fn call(&self, cx: &ToolContext, args: Map<String, Value>) -> Outcome {
+        match (self.run_child(cx, args).await, &self.on_error) {
+            (Err(error), Some(map)) if !waits(&error) => map.on_error(error, &self.name),
+            (out, _) => out,
+        }
+    }
+}
+
+/// Whether `error` is the child's pause (the call waits for a person and
+/// runs again once decided), which `on_error` does not see.
+fn waits(error: &ToolError) -> bool {
+    matches!(error, ToolError::Denied { reason, hook: Some(hook) }
+        if reason == crate::approval::PENDING_REASON && hook == "approver")
+}
+
+impl<A: Agent> AgentTool<A> {
+    /// One call: the child's run (new, or the paused one resumed), its
+    /// history merged where the orchestrator says, its result extracted.
+    async fn run_child(&self, cx: &ToolContext, args: Map<String, Value>) -> Outcome {
         let id = cx.tool_use_id();
         // A run of this child that paused for approval at this very call
         // (same step, same call id) continues where it paused.
@@ -376,6 +452,6 @@ impl<A: Agent> Tool for AgentTool<A> {
                 let _ = PARENT.try_with(|p| p.merge(new));
             }
         }
-        Ok((self.extractor)(&out, history))
+        (self.extractor)(&out, history)
     }
 }
