@@ -386,7 +386,19 @@ pub fn schema() -> serde_json::Value {
             "servers": {"type": "array", "items": {"type": "string", "minLength": 1}},
             "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
             "function_tools": {"type": "array", "items": reference},
-            "agents": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "agents": {"type": "array", "items": {"anyOf": [
+                {"type": "string", "minLength": 1},
+                {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "minLength": 1},
+                        "output": rust_ref("file.rs:function, fn(&RunOutput, &[Message]) -> R: the tool result"),
+                        "on_error": rust_ref("file.rs:function, fn(ToolError) -> R: what the parent model reads when a call fails")
+                    },
+                    "required": ["name"],
+                    "additionalProperties": false
+                }
+            ]}},
             "tool_hooks": {"type": "array", "items": {"oneOf": [reference, {
                 "type": "object", "additionalProperties": false, "required": ["hook"],
                 "properties": {

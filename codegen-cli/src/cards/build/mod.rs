@@ -365,15 +365,26 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
             )
         })
         .collect();
-    // Only lifecycle hooks name a file's module (`lifecycle_rs::Audit`).
+    // Only lifecycle hooks and a child's `output` / `on_error` name a
+    // file's module (`lifecycle_rs::Audit`, `agents_rs::last_line`).
+    let in_module = |path: &str, module: &str| {
+        path.strip_prefix(module)
+            .is_some_and(|t| t.starts_with("::"))
+    };
     let modules = card
         .rust_files
         .iter()
         .filter(|f| {
-            card.spec.lifecycle_hooks.iter().any(|h| {
-                h.ty.strip_prefix(&f.module)
-                    .is_some_and(|t| t.starts_with("::"))
-            })
+            card.spec
+                .lifecycle_hooks
+                .iter()
+                .any(|h| in_module(&h.ty, &f.module))
+                || card.spec.agents.iter().any(|a| {
+                    [&a.output, &a.on_error]
+                        .into_iter()
+                        .flatten()
+                        .any(|r| in_module(&r.path, &f.module))
+                })
         })
         .map(|f| (f.path.clone(), f.module.clone()))
         .collect();

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk};
+use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk, TriageDesk};
 use hookwire::agent::{Agent, Runner, TraceEvent};
 use hookwire::approval::BoxFuture;
 use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
@@ -373,6 +373,32 @@ fn the_pmo_cards_child_timeout_times_out_a_slow_child() {
             "tool: agent `agent__NY-Project-Manager` timed out after 120000 ms",
         ]
     );
+}
+
+/// The Triage-Desk card's `agents:` entry with `output` and `on_error`:
+/// the child's answer reaches the desk's model through `triage.rs:receipt`,
+/// and the child that times out through `triage.rs:go_on`, as a plain
+/// result the model reads and goes on from.
+#[test]
+fn a_card_childs_output_and_on_error_shape_what_the_parent_reads() {
+    let _ny = ny_runs();
+    let desk = Desk::new(["sleep 119".to_owned(), "sleep 121".to_owned()]);
+    let mut runner = Runner::new(TriageDesk::new(), desk);
+    let out = runtime(true).block_on(runner.run("notes")).unwrap();
+    assert_eq!(out.text, "done: notes");
+    let results: Vec<String> = runner.history()[2..4].iter().map(line).collect();
+    assert_eq!(
+        results,
+        [
+            "tool: receipt: filed: sleep 119 (2 messages)",
+            "tool: not filed (timed_out), go on",
+        ]
+    );
+    let errors: Vec<bool> = runner.history()[2..4]
+        .iter()
+        .map(|m| m.tool_result().is_some_and(|r| r.is_error))
+        .collect();
+    assert_eq!(errors, [false, false]);
 }
 
 /// The Relay-Desk card's `history_source: orchestrator`: the child starts
