@@ -615,3 +615,77 @@ pub(super) fn same_tool_params(
         ),
     ))
 }
+
+#[cfg(test)]
+mod child_fn_tests {
+    use super::check_child_fn;
+
+    /// Each shape a child's `output` / `on_error` may not have is one error
+    /// whose first words say what is wrong.
+    #[test]
+    fn child_fn_rules() {
+        let check = |text: &str, output: bool| {
+            let f: syn::ItemFn = syn::parse_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            check_child_fn(&f.sig, output, |_| false)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        let ok = [
+            ("fn f(out: &RunOutput, h: &[Message]) -> String {}", true),
+            (
+                "fn f(e: ToolError) -> Result<ToolResult, ToolError> {}",
+                false,
+            ),
+        ];
+        for (text, output) in ok {
+            assert_eq!(check(text, output), "", "{text}");
+        }
+        let bad = [
+            (
+                "async fn f(e: ToolError) -> String {}",
+                false,
+                "on_error mapping `f` cannot be `async`",
+            ),
+            (
+                "fn f<T>(e: T) -> String {}",
+                false,
+                "on_error mapping `f` cannot be generic",
+            ),
+            (
+                "fn f(e: &ToolError) -> String {}",
+                false,
+                "on_error mapping `f` takes the error by value",
+            ),
+            (
+                "fn f(a: ToolError, b: u8) -> String {}",
+                false,
+                "on_error mapping `f` takes 1 parameter",
+            ),
+            (
+                "fn f(out: &RunOutput) -> String {}",
+                true,
+                "output extractor `f` takes 2 parameters",
+            ),
+            (
+                "fn f(out: &RunOutput, h: Vec<Message>) -> String {}",
+                true,
+                "output extractor `f` borrows the history",
+            ),
+            (
+                "fn f(out: &RunOutput, h: &[Message]) {}",
+                true,
+                "output extractor `f` returns nothing",
+            ),
+            (
+                "fn f(e: ToolError) -> Vec<u8> {}",
+                false,
+                "on_error mapping `f` cannot return `Vec<u8>`",
+            ),
+        ];
+        for (text, output, expected) in bad {
+            let e = check(text, output);
+            assert!(e.starts_with(expected), "{text}: {e}");
+        }
+    }
+}
