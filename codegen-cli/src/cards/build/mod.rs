@@ -324,7 +324,36 @@ fn module_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, Vec<
             pub use #m::{#ty, #tools};
         }
     });
-    let items = format_items(quote!(#refs #(#agents)*)).map_err(|e| {
+    // The card marked `default: true`, built by `default()`: from the
+    // dependencies when it has them, as its own `new` is.
+    let default = cards.default_agent().map(|card| {
+        let m = format_ident!("{}", card.module);
+        let ty = format_ident!("{}", card.type_name);
+        let doc = format!(
+            " Builds the default agent of this set, `{}` (its card says `default: true`).",
+            card.spec.name
+        );
+        let name = &card.spec.name;
+        let build = match card.spec.deps.as_deref().map(syn::parse_str::<syn::Path>) {
+            Some(Ok(deps)) => quote! {
+                pub fn default(deps: &#m::#deps) -> #ty {
+                    #ty::new(deps)
+                }
+            },
+            _ => quote! {
+                pub fn default() -> #ty {
+                    #ty::new()
+                }
+            },
+        };
+        quote! {
+            /// The name of the default agent of this set.
+            pub const DEFAULT_AGENT: &str = #name;
+            #[doc = #doc]
+            #build
+        }
+    });
+    let items = format_items(quote!(#refs #(#agents)* #default)).map_err(|e| {
         vec![Diagnostic::new(
             &cards.root,
             None,

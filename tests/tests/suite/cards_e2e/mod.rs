@@ -375,6 +375,15 @@ fn the_pmo_cards_child_timeout_times_out_a_slow_child() {
     );
 }
 
+/// The card set's `default: true` agent (PMO-orchestrator) is the
+/// generated module's `default()`.
+#[test]
+fn the_default_card_is_the_modules_default() {
+    let agent: PmoOrchestrator = agents::default();
+    assert_eq!(agent.config().name, "PMO-orchestrator");
+    assert_eq!(agents::DEFAULT_AGENT, "PMO-orchestrator");
+}
+
 /// The Triage-Desk card's `agents:` entry with `output` and `on_error`:
 /// the child's answer reaches the desk's model through `triage.rs:receipt`,
 /// and the child that times out through `triage.rs:go_on`, as a plain
