@@ -384,6 +384,42 @@ fn the_default_card_is_the_modules_default() {
     assert_eq!(agents::DEFAULT_AGENT, "PMO-orchestrator");
 }
 
+/// The PMO card's `max_display_instances: 20`: a step that calls its child
+/// 25 times shows 20 of the calls in the trace text and how many it hides;
+/// the trace keeps all 25. With 20 calls nothing is hidden.
+#[test]
+fn the_pmo_cards_max_display_instances_limits_the_trace_text() {
+    let _ny = ny_runs();
+    for (n, hidden) in [(25, Some(5)), (20, None)] {
+        let desk = Desk::new((0..n).map(|i| format!("m{i}")));
+        let mut runner = Runner::new(PmoOrchestrator::new(), desk);
+        let out = runtime(false).block_on(runner.run("status?")).unwrap();
+        let calls = |text: &str| {
+            text.lines()
+                .filter(|l| l.starts_with("step 0 tool agent__NY-Project-Manager (agent)"))
+                .count()
+        };
+        let text = out.trace_text();
+        assert_eq!(calls(&text), n.min(20), "{text}");
+        let recorded = out
+            .trace
+            .iter()
+            .filter(|e| matches!(e, TraceEvent::ToolCall { tool, .. } if tool == "agent__NY-Project-Manager"))
+            .count();
+        assert_eq!(recorded, n);
+        let summary: Vec<&str> = text.lines().filter(|l| l.contains("not shown")).collect();
+        match hidden {
+            Some(k) => assert_eq!(
+                summary,
+                [format!(
+                    "step 0 tool agent__NY-Project-Manager: {k} more concurrent instances not shown (max_display_instances: 20)"
+                )]
+            ),
+            None => assert!(summary.is_empty(), "{text}"),
+        }
+    }
+}
+
 /// The Triage-Desk card's `agents:` entry with `output` and `on_error`:
 /// the child's answer reaches the desk's model through `triage.rs:receipt`,
 /// and the child that times out through `triage.rs:go_on`, as a plain
