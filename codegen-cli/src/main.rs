@@ -103,6 +103,7 @@ fn run() -> ExitCode {
         Command::Check { dir } => match cards::load_dir(&dir) {
             Ok(c) => {
                 println!("{} card(s) OK", c.cards.len());
+                println!("{}", c.default_line());
                 ExitCode::SUCCESS
             }
             Err(diags) => report(&diags),
@@ -119,6 +120,7 @@ fn run() -> ExitCode {
                         r.unchanged.len(),
                         r.removed.len()
                     );
+                    println!("{}", c.default_line());
                     ExitCode::SUCCESS
                 }
                 Err(cards::BuildError::Cards(diags)) => {

@@ -23,6 +23,21 @@ pub trait ToolArg: DeserializeOwned + JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolArg for T {}
 
+/// Checks the type of a tool parameter with a default
+/// (`#[default(..)]`): the schema shows the default, so it is serialized.
+pub const fn default_arg<T: DefaultArg>() {}
+
+/// A type a tool parameter with a default may have: `Serialize` too.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot have a default: the tool's schema shows the default value to the model, so the type must implement `serde::Serialize`",
+    label = "not `Serialize`",
+    note = "add `#[derive(serde::Serialize)]` to the type, or drop `#[default(..)]` and take an `Option<T>`"
+)]
+pub trait DefaultArg: serde::Serialize {}
+
+#[diagnostic::do_not_recommend]
+impl<T: serde::Serialize> DefaultArg for T {}
+
 /// Checks a tool return type.
 pub const fn tool_return<T: IntoOutcome>() {}
 

@@ -92,7 +92,10 @@ pub trait Tool: Send + Sync {
 }
 
 /// The JSON Schema of `T`, inlined (no `$ref`s, as models expect). In strict
-/// mode every object lists all its properties as required and forbids others.
+/// mode every object lists all its properties as required and forbids
+/// others, and no schema keeps a `default` (strict schemas cannot carry
+/// one: the model always sends every property, so a default, say serde's
+/// `#[serde(default)]` on an `#[args]` field, never applies).
 pub fn schema_for<T: JsonSchema>(strict: bool) -> Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
@@ -114,15 +117,30 @@ pub fn schema_for<T: JsonSchema>(strict: bool) -> Value {
     value
 }
 
+/// Makes the schema `value` strict, walking only where schemas are: the
+/// values of `properties` (not the map itself, whose keys are names that
+/// may read `default` or `properties`), and never into `enum`, `const` or
+/// `examples`, which hold data.
 fn make_strict(value: &mut Value) {
     match value {
         Value::Object(map) => {
+            map.remove("default");
             if let Some(Value::Object(props)) = map.get("properties") {
                 let required: Vec<Value> = props.keys().cloned().map(Value::String).collect();
                 map.insert("required".into(), Value::Array(required));
                 map.insert("additionalProperties".into(), Value::Bool(false));
             }
-            map.values_mut().for_each(make_strict);
+            for (key, sub) in map.iter_mut() {
+                match key.as_str() {
+                    "enum" | "const" | "examples" => {}
+                    "properties" | "patternProperties" | "$defs" | "definitions" => {
+                        if let Value::Object(named) = sub {
+                            named.values_mut().for_each(make_strict);
+                        }
+                    }
+                    _ => make_strict(sub),
+                }
+            }
         }
         Value::Array(items) => items.iter_mut().for_each(make_strict),
         _ => {}

@@ -30,6 +30,14 @@ fn agent() {
     t.compile_fail("ui/agent/*.rs");
 }
 
+/// A child agent's `output` and `on_error` in `agents = [..]`: a wrong
+/// signature or a missing function is one error, on the path.
+#[test]
+fn agent_child_options() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/agent/child_options/*.rs");
+}
+
 #[test]
 fn pass() {
     let t = trybuild::TestCases::new();

@@ -406,6 +406,35 @@ pub struct AgentRef {
     pub span: SpanInfo,
     /// The path as the front end's tokens, if it has them.
     pub tokens: PathTokens,
+    /// `output = path`: turns the child's run into the tool result
+    /// (`fn(&RunOutput, &[Message]) -> R`, `R: IntoOutcome`).
+    pub output: Option<FnRef>,
+    /// `on_error = path`: turns an error of the call into what the parent
+    /// model reads (`fn(ToolError) -> R`, `R: IntoOutcome`).
+    pub on_error: Option<FnRef>,
+}
+
+/// A function an entry names (`output = path`, a card's
+/// `file.rs:function`), called where the generated code uses it.
+#[derive(Debug, Clone, Default)]
+pub struct FnRef {
+    /// The function's path, as Rust source, from the generated module.
+    pub path: String,
+    /// Where the reference is.
+    pub span: SpanInfo,
+    /// The path as the front end's tokens, if it has them.
+    pub tokens: PathTokens,
+}
+
+impl FnRef {
+    /// The function at `path`.
+    pub fn new(path: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            span: None,
+            tokens: None,
+        }
+    }
 }
 
 impl AgentRef {
@@ -416,6 +445,8 @@ impl AgentRef {
             ty: None,
             span: None,
             tokens: None,
+            output: None,
+            on_error: None,
         }
     }
 

@@ -24,7 +24,7 @@ mod suggest;
 mod vocab;
 
 pub use agent::{
-    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, HookRef, LifecycleRef,
+    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, FnRef, HookRef, LifecycleRef,
     McpToolsSpec, PathTokens, SpanInfo, ToolCallInjection, ToolRef,
 };
 pub use check::{

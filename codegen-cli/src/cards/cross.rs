@@ -149,13 +149,21 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
                 .src
                 .at(
                     &[Seg::Key("default")],
-                    true,
+                    false,
                     format!(
                         "more than one default agent: `{}` and `{}`",
                         defaults[0].spec.name, extra.spec.name
                     ),
                 )
-                .help("mark exactly one card `default: true`"),
+                .note(format!(
+                    "`{}` is the default agent already ({})",
+                    defaults[0].spec.name,
+                    defaults[0].display.display()
+                ))
+                .help(format!(
+                    "remove `default: true` here, or from `{}`: one card is the generated module's `default()`",
+                    defaults[0].spec.name
+                )),
         );
     }
 }

@@ -81,6 +81,25 @@ impl Cards {
         self.cards.iter().find(|c| c.spec.name == name)
     }
 
+    /// The card marked `default: true` (at most one is: a second is an
+    /// error on its `default:`), which the generated module exports as
+    /// `default()`.
+    pub fn default_agent(&self) -> Option<&Card> {
+        self.cards.iter().find(|c| c.spec.default)
+    }
+
+    /// What `cardgen check` and `cardgen build` say about the default
+    /// agent, one line.
+    pub fn default_line(&self) -> String {
+        match self.default_agent() {
+            Some(card) => format!(
+                "default agent: {} (the generated module's `default()` builds it)",
+                escape(&card.spec.name)
+            ),
+            None => "no default agent (mark one card `default: true` for the generated module's `default()`)".to_owned(),
+        }
+    }
+
     /// Every file the cards were read from or reference (cards and `.rs`
     /// files), sorted: what a build script reruns on.
     pub fn inputs(&self) -> Vec<PathBuf> {
@@ -162,6 +181,9 @@ pub struct Adapter {
     /// per parameter (`Dep<T>` and the context are not arguments), with the
     /// parameter's Rust type as the file writes it.
     pub arguments: Vec<(String, String)>,
+    /// For a tool: the arguments with a `#[default(value)]`, each with its
+    /// value as the file writes it (the model may leave them out).
+    pub argument_defaults: Vec<(String, String)>,
 }
 
 /// How environment references `${NAME}` are resolved.

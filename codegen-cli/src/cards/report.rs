@@ -24,7 +24,7 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
         .map(|n| super::escape(&n.to_string_lossy()).into_owned())
         .unwrap_or_default();
     let mut out = format!("agent {} ({file})\n", spec.name);
-    type Arguments<'a> = Option<&'a [(String, String)]>;
+    type Arguments<'a> = Option<(&'a [(String, String)], &'a [(String, String)])>;
     let mut tools: Vec<(String, ToolSource, String, &[String], Arguments<'_>)> = spec
         .function_tools
         .iter()
@@ -35,7 +35,8 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
                 .find(|a| a.is_tool && a.reference.ends_with(&format!(":{}", t.name)));
             let from = adapter.map(|a| a.reference.clone()).unwrap_or_default();
             let own = adapter.map(|a| a.own_chain.as_slice()).unwrap_or_default();
-            let arguments = adapter.map(|a| a.arguments.as_slice());
+            let arguments =
+                adapter.map(|a| (a.arguments.as_slice(), a.argument_defaults.as_slice()));
             (t.name.clone(), t.source, from, own, arguments)
         })
         .collect();
@@ -58,8 +59,8 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
             format!(", {from}")
         };
         let _ = writeln!(out, "\ntool {name} ({source}{from})");
-        if let Some(arguments) = arguments {
-            let _ = writeln!(out, "  arguments: {}", arguments_shape(arguments));
+        if let Some((arguments, defaults)) = arguments {
+            let _ = writeln!(out, "  arguments: {}", arguments_shape(arguments, defaults));
         }
         let chain = spec.resolved_chain(name, *source, &[]);
         for (i, h) in chain.iter().enumerate() {
@@ -394,7 +395,19 @@ pub fn schema() -> serde_json::Value {
             "servers": {"type": "array", "items": {"type": "string", "minLength": 1}},
             "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
             "function_tools": {"type": "array", "items": reference},
-            "agents": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "agents": {"type": "array", "items": {"anyOf": [
+                {"type": "string", "minLength": 1},
+                {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "minLength": 1},
+                        "output": rust_ref("file.rs:function, fn(&RunOutput, &[Message]) -> R: the tool result"),
+                        "on_error": rust_ref("file.rs:function, fn(ToolError) -> R: what the parent model reads when a call fails")
+                    },
+                    "required": ["name"],
+                    "additionalProperties": false
+                }
+            ]}},
             "tool_hooks": {"type": "array", "items": {"oneOf": [reference, {
                 "type": "object", "additionalProperties": false, "required": ["hook"],
                 "properties": {
@@ -419,14 +432,24 @@ pub fn schema() -> serde_json::Value {
 
 /// A tool's arguments as the model sends them: one JSON object, a field per
 /// parameter, each with the parameter's Rust type (a struct parameter's
-/// field holds that struct as an object): `{"item": String, "count": u32}`.
-fn arguments_shape(arguments: &[(String, String)]) -> String {
+/// field holds that struct as an object), and the default of a parameter
+/// that has one: `{"item": String, "count": u32 = 1}`.
+fn arguments_shape(arguments: &[(String, String)], defaults: &[(String, String)]) -> String {
     let fields: Vec<String> = arguments
         .iter()
         .map(|(name, ty)| {
             // The type's tokens, spaced as code is written.
             let ty = ty.replace(' ', "").replace(',', ", ");
-            format!("\"{}\": {}", super::escape(name), super::escape(&ty))
+            let default = defaults
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, d)| format!(" = {}", super::escape(d)))
+                .unwrap_or_default();
+            format!(
+                "\"{}\": {}{default}",
+                super::escape(name),
+                super::escape(&ty)
+            )
         })
         .collect();
     format!("{{{}}}", fields.join(", "))

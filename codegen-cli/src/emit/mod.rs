@@ -388,13 +388,16 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
                 syn::parse_quote!(#krate::agent::AgentTool<#slot::Child<#marker>>),
                 span,
             ),
-            init: bound(
-                Span::call_site(),
-                quote!(#krate::agent::AgentTool::with_configured_model(
-                    #slot::Child::<#marker>::new(deps)
-                )
-                .with_orchestrator(config)),
-            ),
+            init: child_options(
+                child,
+                bound(
+                    Span::call_site(),
+                    quote!(#krate::agent::AgentTool::with_configured_model(
+                        #slot::Child::<#marker>::new(deps)
+                    )
+                    .with_orchestrator(config)),
+                ),
+            )?,
         };
         let tool = crate::spec::ToolRef {
             ty: String::new(),
@@ -585,3 +588,33 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
 #[cfg(test)]
 mod tests;
+
+/// A child's `output` and `on_error` on its `AgentTool`, each spanned on
+/// its path: a function of the wrong signature (the bound of
+/// `with_output_fn` / `with_on_error`) or a path that names nothing is one
+/// error, there.
+fn child_options(child: &crate::spec::AgentRef, mut init: TokenStream) -> syn::Result<TokenStream> {
+    let options = [
+        (&child.output, "with_output_fn", "output extractor"),
+        (&child.on_error, "with_on_error", "on_error mapping"),
+    ];
+    for (f, method, what) in options {
+        let Some(f) = f else { continue };
+        let path = fn_path(f, what)?;
+        let span = f.span.unwrap_or_else(Span::call_site);
+        let method = syn::Ident::new(method, span);
+        init = quote::quote_spanned!(span=> #init.#method(#path));
+    }
+    Ok(init)
+}
+
+/// The path of a function an entry names, as the front end's tokens, or
+/// parsed from its text at its span.
+fn fn_path(f: &crate::spec::FnRef, what: &str) -> syn::Result<syn::Path> {
+    let span = f.span.unwrap_or_else(Span::call_site);
+    let parsed = match &f.tokens {
+        Some(tokens) => syn::parse2::<syn::Path>(tokens.clone()),
+        None => syn::parse_str::<syn::Path>(&f.path),
+    };
+    parsed.map_err(|e| syn::Error::new(span, format!("invalid {what} path `{}`: {e}", f.path)))
+}

@@ -6,7 +6,9 @@ use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, ReturnType};
 
 use super::own_chain::{declare_tool_type, own_chain};
-use super::signature::{ToolParam, check_fn_attrs, doc_line, join_docs, tool_params};
+use super::signature::{
+    ToolParam, check_fn_attrs, doc_line, is_default_attr, join_docs, tool_params,
+};
 use super::{ToolOptions, path_string, unraw};
 
 use crate::spec::check_tool_name;
@@ -74,6 +76,8 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     let mut idents = Vec::new();
     let mut call_args = Vec::new();
     let mut uses_cx = false;
+    // The functions that give the parameters' defaults.
+    let mut defaults = Vec::new();
     // Dependencies: fields of the tool type, built from the agent's
     // dependencies, and a clone of each passed to every call.
     let mut deps = Vec::new();
@@ -87,12 +91,24 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 deps.push((ident.clone(), ty.clone(), written.span()));
                 call_args.push(quote!(#krate::Dep(::core::clone::Clone::clone(&self.#ident))));
             }
-            ToolParam::Arg { ident, ty, docs } => {
+            ToolParam::Arg {
+                ident,
+                ty,
+                docs,
+                default,
+            } => {
                 let doc = join_docs(docs);
                 let doc_attr = (!doc.is_empty()).then(|| quote!(#[doc = #doc]));
                 // serde already treats a missing `Option` field as `None`, and
-                // schemars leaves it out of `required`.
-                fields.push(quote! { #doc_attr pub #ident: #ty, });
+                // schemars leaves it out of `required`. A `#[default(..)]`
+                // becomes serde's `default = "fn"`, which schemars also
+                // reads: the field is optional and its schema has `default`.
+                let default_attr = default.as_ref().map(|expr| {
+                    let (attr, item) = default_fn(krate, ident, ty, expr);
+                    defaults.push(item);
+                    attr
+                });
+                fields.push(quote! { #doc_attr #default_attr pub #ident: #ty, });
                 checks.push(crate::emit::bound(
                     ty.span(),
                     quote!(for<'__hookwire> #ty: #krate::__private::check::ToolArg),
@@ -125,6 +141,27 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
     // Where the body lives.
     let is_async = sig.asyncness.is_some();
     let (callee, inner_fn) = match &opts.fn_path {
+        // A function the user's crate compiles as written (a card's
+        // reference): rustc does not know `#[default]` there, only
+        // `#[hookwire::tool]` takes it away.
+        Some(_) if !defaults.is_empty() => {
+            let attr = item
+                .sig
+                .inputs
+                .iter()
+                .filter_map(|i| match i {
+                    FnArg::Typed(t) => t.attrs.iter().find(|a| is_default_attr(a)),
+                    FnArg::Receiver(_) => None,
+                })
+                .next();
+            return Err(syn::Error::new(
+                attr.map_or_else(|| item.sig.ident.span(), |a| a.span()),
+                format!(
+                    "a parameter default needs `#[hookwire::tool]` on the function (rustc does not know `#[default(..)]` on a plain function's parameter): add `#[hookwire::tool]` above `fn {}`",
+                    unraw(fn_ident)
+                ),
+            ));
+        }
         Some(path) => (quote!(#path), None),
         None => {
             let mut inner = item.clone();
@@ -133,7 +170,8 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             inner.sig.ident = format_ident!("run");
             for input in &mut inner.sig.inputs {
                 if let FnArg::Typed(t) = input {
-                    t.attrs.retain(|a| !a.path().is_ident("doc"));
+                    t.attrs
+                        .retain(|a| !a.path().is_ident("doc") && !is_default_attr(a));
                 }
             }
             let doc = format!(
@@ -246,6 +284,8 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 __hookwire: ::core::marker::PhantomData<__HookwireArgs>,
             }
 
+            #(#defaults)*
+
             #from_deps
 
             #tool_struct
@@ -280,6 +320,31 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             }
         };
     })
+}
+
+/// A parameter's `#[default(expr)]`: serde's field attribute and the
+/// function it names, which returns `expr` (spanned as written, so a value
+/// of the wrong type is reported on it) and checks that the type is
+/// `Serialize`, for the schema to show the value.
+fn default_fn(
+    krate: &syn::Path,
+    ident: &syn::Ident,
+    ty: &syn::Type,
+    expr: &syn::Expr,
+) -> (TokenStream, TokenStream) {
+    let fn_ident = format_ident!("__hookwire_default_{}", unraw(ident));
+    let fn_name = fn_ident.to_string();
+    let check = quote_spanned! {ty.span()=>
+        #krate::__private::check::default_arg::<#ty>();
+    };
+    let item = quote! {
+        #[allow(non_snake_case)]
+        fn #fn_ident() -> #ty {
+            #check
+            #expr
+        }
+    };
+    (quote!(#[serde(default = #fn_name)]), item)
 }
 
 /// A `Dep<T>` parameter: its name, its `T`, and the span of its type.

@@ -125,6 +125,12 @@ pub(super) struct ToolEntryAttr {
 pub(super) struct AgentEntryAttr {
     #[darling(default)]
     pub(super) name: Option<syn::LitStr>,
+    /// `output = path`: the child's output extractor.
+    #[darling(default)]
+    pub(super) output: Option<syn::Path>,
+    /// `on_error = path`: what the parent model reads when a call fails.
+    #[darling(default)]
+    pub(super) on_error: Option<syn::Path>,
 }
 
 #[derive(Debug, FromMeta)]

@@ -13,7 +13,7 @@ use hookwire_codegen::spec::{
     check_mcp_filter_server, check_tool_input_schema, check_tool_name,
 };
 use hookwire_codegen::spec::{
-    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
+    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, FnRef, Frequency,
     HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
     RefreshCondition, ToolCallInjection, ToolRef,
 };
@@ -34,7 +34,7 @@ fn agent_keys() -> Vec<&'static str> {
     AGENT_FIELDS.iter().copied().chain(["crate"]).collect()
 }
 const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks"];
-const AGENT_ENTRY_KEYS: &[&str] = &["name"];
+const AGENT_ENTRY_KEYS: &[&str] = &["name", "output", "on_error"];
 const EVENT_HOOK_KEYS: &[&str] = &[
     "tool_name",
     "toolset_name",
@@ -321,6 +321,13 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                 child.ty = Some(checked(&krate, &entry.path));
                 child.span = Some(entry.path.span());
                 child.tokens = Some(entry.path.to_token_stream());
+                let fn_ref = |path: &syn::Path| FnRef {
+                    path: path_text(path),
+                    span: Some(path.span()),
+                    tokens: Some(path.to_token_stream()),
+                };
+                child.output = c.output.as_ref().map(fn_ref);
+                child.on_error = c.on_error.as_ref().map(fn_ref);
                 spec.agents.push(child);
             }
             Err(e) => push_err(e),

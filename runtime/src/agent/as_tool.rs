@@ -11,11 +11,41 @@ use super::runner::{CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Run
 use crate::approval::BoxFuture;
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
+use crate::declare::OnError;
 use crate::error::ToolError;
 use crate::model::{Message, Model};
-use crate::tool::Tool;
+use crate::tool::{IntoOutcome, Tool};
 
-type Extractor = dyn Fn(&RunOutput, &[Message]) -> ToolResult + Send + Sync;
+/// An output extractor for a child agent: from the child's run and its
+/// final history to what the parent model reads. The `output = path` of an
+/// `agents` entry (`#[agent(agents = [X(output = path)])]`, a card's
+/// `agents: [{name: X, output: file.rs:function}]`).
+///
+/// Any `fn(&RunOutput, &[Message]) -> R` where `R:` [`IntoOutcome`] is one:
+/// return a `String` or a [`ToolResult`], or an `Outcome` to fail the call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a child agent's output extractor",
+    label = "expected `fn(&RunOutput, &[Message]) -> R` where `R: IntoOutcome`",
+    note = "an output extractor is a function such as `fn last_line(out: &hookwire::agent::RunOutput, history: &[hookwire::model::Message]) -> String`"
+)]
+pub trait AgentOutput: Send + Sync {
+    /// The result of the child agent tool `tool` for the run `out`, whose
+    /// history is `history`.
+    fn extract(&self, out: &RunOutput, history: &[Message], tool: &str) -> Outcome;
+}
+
+#[diagnostic::do_not_recommend]
+impl<F, R> AgentOutput for F
+where
+    F: Fn(&RunOutput, &[Message]) -> R + Send + Sync,
+    R: IntoOutcome,
+{
+    fn extract(&self, out: &RunOutput, history: &[Message], tool: &str) -> Outcome {
+        self(out, history).into_outcome(tool)
+    }
+}
+
+type Extractor = dyn Fn(&RunOutput, &[Message]) -> Outcome + Send + Sync;
 type ModelFactory = dyn Fn() -> Arc<dyn Model> + Send + Sync;
 
 /// A child agent as a [`Tool`] named `agent__<Name>`, so that generated
@@ -48,7 +78,9 @@ type ModelFactory = dyn Fn() -> Arc<dyn Model> + Send + Sync;
 ///   is exported with its [`RunState`](super::RunState), and is empty
 ///   outside a run.
 /// * The output extractor turns the child's run into the tool result
-///   (default: the final text).
+///   (default: the final text); `on_error` turns an error of the call (bad
+///   arguments, the child's run failing, a timeout, an error the extractor
+///   returns) into what the parent model reads (default: the error).
 pub struct AgentTool<A> {
     opts: Options,
     /// The child, behind the one interface a call needs. Holding it as
@@ -72,6 +104,7 @@ struct Options {
     history_source: HistorySource,
     merge_target: HistoryMergeTarget,
     extractor: Arc<Extractor>,
+    on_error: Option<Arc<dyn OnError>>,
 }
 
 impl<A> std::fmt::Debug for AgentTool<A> {
@@ -141,15 +174,18 @@ impl<A: Agent> AgentTool<A> {
                 timeout: None,
                 history_source: HistorySource::None,
                 merge_target: HistoryMergeTarget::None,
-                extractor: Arc::new(|out: &RunOutput, _: &[Message]| match &out.status {
-                    RunStatus::Completed => ToolResult::text(out.text.clone()),
-                    RunStatus::Stopped { reason, .. } => {
-                        ToolResult::error(format!("the agent stopped: {reason}"))
-                    }
-                    RunStatus::Paused { .. } => {
-                        ToolResult::error("the agent paused for approval".to_owned())
-                    }
+                extractor: Arc::new(|out: &RunOutput, _: &[Message]| {
+                    Ok(match &out.status {
+                        RunStatus::Completed => ToolResult::text(out.text.clone()),
+                        RunStatus::Stopped { reason, .. } => {
+                            ToolResult::error(format!("the agent stopped: {reason}"))
+                        }
+                        RunStatus::Paused { .. } => {
+                            ToolResult::error("the agent paused for approval".to_owned())
+                        }
+                    })
                 }),
+                on_error: None,
                 model: Arc::new(model),
             },
             child: Arc::new(Erased(agent)),
@@ -173,7 +209,29 @@ impl<A: Agent> AgentTool<A> {
         mut self,
         extract: impl Fn(&RunOutput, &[Message]) -> ToolResult + Send + Sync + 'static,
     ) -> Self {
-        self.opts.extractor = Arc::new(extract);
+        self.opts.extractor =
+            Arc::new(move |out: &RunOutput, history: &[Message]| Ok(extract(out, history)));
+        self
+    }
+
+    /// Sets the output extractor from a function such as `fn(&RunOutput,
+    /// &[Message]) -> String` (any [`AgentOutput`]): what `output = path`
+    /// in an `agents` entry generates.
+    pub fn with_output_fn(mut self, extract: impl AgentOutput + 'static) -> Self {
+        let name = self.opts.name.clone();
+        self.opts.extractor = Arc::new(move |out: &RunOutput, history: &[Message]| {
+            extract.extract(out, history, &name)
+        });
+        self
+    }
+
+    /// Sets what the parent model reads when a call of the child fails: a
+    /// `fn(ToolError) -> R` where `R: IntoOutcome` (any [`OnError`], as a
+    /// tool's `on_error`). It sees bad arguments, the child's run failing,
+    /// a timeout and an error the extractor returns; not a child that
+    /// waits for approval (the call runs again once it is decided).
+    pub fn with_on_error(mut self, map: impl OnError + 'static) -> Self {
+        self.opts.on_error = Some(Arc::new(map));
         self
     }
 
@@ -311,13 +369,21 @@ impl<A: Agent> Tool for AgentTool<A> {
     }
 
     async fn call(&self, cx: &ToolContext, args: Map<String, Value>) -> Outcome {
-        // One allocation per child run (which allocates a runner and a
-        // history anyway): the parent's future holds a box, not the child's
-        // whole loop and chains by value (nested by value, a parent with
-        // children, and theirs, grows a future type deep enough to hit
-        // rustc's query depth limit).
-        self.child.call(&self.opts, cx, args).await
+        match (
+            self.child.call(&self.opts, cx, args).await,
+            &self.opts.on_error,
+        ) {
+            (Err(error), Some(map)) if !waits(&error) => map.on_error(error, &self.opts.name),
+            (out, _) => out,
+        }
     }
+}
+
+/// Whether `error` is the child's pause (the call waits for a person and
+/// runs again once decided), which `on_error` does not see.
+fn waits(error: &ToolError) -> bool {
+    matches!(error, ToolError::Denied { reason, hook: Some(hook) }
+        if reason == crate::approval::PENDING_REASON && hook == "approver")
 }
 
 /// A child agent as an [`AgentTool`] runs it: type-erased, so that a
@@ -474,5 +540,5 @@ async fn run_child<A: Agent>(
             let _ = PARENT.try_with(|p| p.merge(new));
         }
     }
-    Ok((opts.extractor)(&out, history))
+    (opts.extractor)(&out, history)
 }

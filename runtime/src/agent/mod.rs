@@ -28,7 +28,7 @@ mod journal;
 pub mod lifecycle;
 mod runner;
 
-pub use as_tool::{AgentTool, agent_tool_name};
+pub use as_tool::{AgentOutput, AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
 pub use decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource, McpFilter};
 pub use dynamic::AgentHooked;

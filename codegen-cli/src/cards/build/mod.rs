@@ -324,7 +324,36 @@ fn module_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, Vec<
             pub use #m::{#ty, #tools};
         }
     });
-    let items = format_items(quote!(#refs #(#agents)*)).map_err(|e| {
+    // The card marked `default: true`, built by `default()`: from the
+    // dependencies when it has them, as its own `new` is.
+    let default = cards.default_agent().map(|card| {
+        let m = format_ident!("{}", card.module);
+        let ty = format_ident!("{}", card.type_name);
+        let doc = format!(
+            " Builds the default agent of this set, `{}` (its card says `default: true`).",
+            card.spec.name
+        );
+        let name = &card.spec.name;
+        let build = match card.spec.deps.as_deref().map(syn::parse_str::<syn::Path>) {
+            Some(Ok(deps)) => quote! {
+                pub fn default(deps: &#m::#deps) -> #ty {
+                    #ty::new(deps)
+                }
+            },
+            _ => quote! {
+                pub fn default() -> #ty {
+                    #ty::new()
+                }
+            },
+        };
+        quote! {
+            /// The name of the default agent of this set.
+            pub const DEFAULT_AGENT: &str = #name;
+            #[doc = #doc]
+            #build
+        }
+    });
+    let items = format_items(quote!(#refs #(#agents)* #default)).map_err(|e| {
         vec![Diagnostic::new(
             &cards.root,
             None,
@@ -365,15 +394,26 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
             )
         })
         .collect();
-    // Only lifecycle hooks name a file's module (`lifecycle_rs::Audit`).
+    // Only lifecycle hooks and a child's `output` / `on_error` name a
+    // file's module (`lifecycle_rs::Audit`, `agents_rs::last_line`).
+    let in_module = |path: &str, module: &str| {
+        path.strip_prefix(module)
+            .is_some_and(|t| t.starts_with("::"))
+    };
     let modules = card
         .rust_files
         .iter()
         .filter(|f| {
-            card.spec.lifecycle_hooks.iter().any(|h| {
-                h.ty.strip_prefix(&f.module)
-                    .is_some_and(|t| t.starts_with("::"))
-            })
+            card.spec
+                .lifecycle_hooks
+                .iter()
+                .any(|h| in_module(&h.ty, &f.module))
+                || card.spec.agents.iter().any(|a| {
+                    [&a.output, &a.on_error]
+                        .into_iter()
+                        .flatten()
+                        .any(|r| in_module(&r.path, &f.module))
+                })
         })
         .map(|f| (f.path.clone(), f.module.clone()))
         .collect();

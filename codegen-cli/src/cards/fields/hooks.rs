@@ -131,6 +131,7 @@ impl Ctx<'_> {
                 field,
                 index: Some(i),
                 in_map,
+                key: "hook",
             }),
             Err(m) => {
                 let mut path = base.to_vec();
@@ -495,5 +496,88 @@ fn exact_json<'y>(
             ok.then_some(Value::Object(out))
         }
         other => Some(other.to_json()),
+    }
+}
+
+/// The fields of an `agents` entry written as a mapping.
+pub(super) const AGENT_ENTRY_FIELDS: [&str; 3] = ["name", "output", "on_error"];
+
+impl Ctx<'_> {
+    /// `agents:`: each entry a child's name, or a mapping with `name:` and
+    /// the functions `output: file.rs:function` (the output extractor) and
+    /// `on_error: file.rs:function`, pushed on `refs` with the entry's index.
+    pub(super) fn agents(&mut self, v: &Yaml, refs: &mut Vec<(usize, RefSpec)>) -> Vec<AgentRef> {
+        let items = match v {
+            Yaml::Seq(items) => items,
+            Yaml::Null => return Vec::new(),
+            other => {
+                self.wrong_type(&[Seg::Key("agents")], "agents", "a list", other);
+                return Vec::new();
+            }
+        };
+        let mut agents = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let base = [Seg::Key("agents"), Seg::Index(i)];
+            let Yaml::Map(entries) = item else {
+                if let Some(name) = self.nonempty(&base, &format!("agents[{i}]"), item) {
+                    agents.push(AgentRef::new(name));
+                }
+                continue;
+            };
+            self.unknown_keys(&base, entries, &AGENT_ENTRY_FIELDS, "an `agents` entry");
+            let name = match entries.iter().find(|(k, _)| k == "name") {
+                Some((_, val)) => {
+                    let p = [Seg::Key("agents"), Seg::Index(i), Seg::Key("name")];
+                    self.nonempty(&p, "name", val)
+                }
+                None => {
+                    self.err(
+                        &base,
+                        true,
+                        "an `agents` entry written as a mapping is missing `name: <agent>`"
+                            .to_owned(),
+                        None,
+                    );
+                    None
+                }
+            };
+            for (k, val) in entries {
+                let key = match k.as_str() {
+                    "output" => "output",
+                    "on_error" => "on_error",
+                    _ => continue,
+                };
+                let p = [Seg::Key("agents"), Seg::Index(i), Seg::Key(key)];
+                let Some(text) = self.nonempty(&p, key, val) else {
+                    continue;
+                };
+                match split_ref(&text, RefKind::Function) {
+                    Ok((file, function)) => refs.push((
+                        agents.len(),
+                        RefSpec {
+                            text,
+                            file,
+                            function,
+                            field: "agents",
+                            index: Some(i),
+                            in_map: true,
+                            key,
+                        },
+                    )),
+                    Err(m) => {
+                        let help = if key == "output" {
+                            "write `agents.rs:last_line`: a file next to the card and a public function `fn(&RunOutput, &[Message]) -> R` in it"
+                        } else {
+                            "write `agents.rs:go_on`: a file next to the card and a public function `fn(ToolError) -> R` in it"
+                        };
+                        self.err(&p, true, m, Some(help.to_owned()));
+                    }
+                }
+            }
+            if let Some(name) = name {
+                agents.push(AgentRef::new(name));
+            }
+        }
+        agents
     }
 }

@@ -57,6 +57,9 @@ pub(crate) struct RefSpec {
     pub index: Option<usize>,
     /// Whether the entry is a map (`{hook: ...}`).
     pub in_map: bool,
+    /// The key of the reference in such a map (`hook`; `output` or
+    /// `on_error` in an `agents` entry).
+    pub key: &'static str,
 }
 
 impl RefSpec {
@@ -66,7 +69,7 @@ impl RefSpec {
             p.push(Seg::Index(i));
         }
         if self.in_map {
-            p.push(Seg::Key("hook"));
+            p.push(Seg::Key(self.key));
         }
         p
     }
@@ -86,6 +89,9 @@ pub(crate) struct Parsed {
     pub lifecycle_refs: Vec<RefSpec>,
     /// `deps: file.rs:Type`, the agent's dependency type.
     pub deps_ref: Option<RefSpec>,
+    /// The functions of `agents` entries (`output`, `on_error`), each with
+    /// the index of its entry in `spec.agents`.
+    pub agent_fn_refs: Vec<(usize, RefSpec)>,
     /// One per `spec.hooks` entry: its index under `hooks:`.
     pub event_hook_index: Vec<usize>,
     pub name_given: bool,
@@ -310,6 +316,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut hook_refs = Vec::new();
     let mut lifecycle_refs = Vec::new();
     let mut deps_ref = None;
+    let mut agent_fn_refs = Vec::new();
     let mut event_hook_index = Vec::new();
     cx.unknown_keys(&[], &entries, &FIELDS, "a card");
     for (key, v) in &entries {
@@ -358,6 +365,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                                 field: "deps",
                                 index: None,
                                 in_map: false,
+                                key: "hook",
                             });
                         }
                         Err(m) => cx.err(p, true, m, Some("write `deps.rs:AppDeps`: a file next to the card and a public type in it, which the agent is built from".into())),
@@ -409,6 +417,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                                 field: "function_tools",
                                 index: Some(i),
                                 in_map: false,
+                                key: "hook",
                             }),
                             Err((m, help)) => cx.err(&at, true, m, Some(help)),
                         },
@@ -416,13 +425,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                     }
                 }
             }
-            "agents" => {
-                spec.agents = cx
-                    .string_list(p, "agents", v)
-                    .into_iter()
-                    .map(|(_, s)| AgentRef::new(s))
-                    .collect();
-            }
+            "agents" => spec.agents = cx.agents(v, &mut agent_fn_refs),
             "tool_hooks" => parse_tool_hooks(&mut cx, v, &mut spec, &mut hook_refs),
             "hooks" => parse_event_hooks(
                 &mut cx,
@@ -495,6 +498,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             hook_refs,
             lifecycle_refs,
             deps_ref,
+            agent_fn_refs,
             event_hook_index,
             name_given,
         })

@@ -15,18 +15,30 @@ use crate::lower::{ToolParam, option_type, tool_params};
 use crate::spec::{AgentSpec, EventHookAction};
 use crate::yaml::Seg;
 
+/// A model-supplied parameter of a tool function: its JSON field's name,
+/// its type, and its `#[default(..)]` as written (then it is optional).
+pub(super) type Param = (String, syn::Type, Option<String>);
+
 /// The model-supplied parameters of a tool function (its JSON fields, by
 /// name, with their types). `None` if the signature is not a tool's
 /// (reported elsewhere).
-pub(super) fn params(sig: &syn::Signature) -> Option<Vec<(String, syn::Type)>> {
+pub(super) fn params(sig: &syn::Signature) -> Option<Vec<Param>> {
     let list = tool_params(sig, false).ok()?;
     Some(
         list.into_iter()
             .filter_map(|p| match p {
-                ToolParam::Arg { ident, ty, .. } => {
+                ToolParam::Arg {
+                    ident, ty, default, ..
+                } => {
                     let name = ident.to_string();
                     let name = name.strip_prefix("r#").map(str::to_owned).unwrap_or(name);
-                    Some((name, *ty))
+                    // As the file writes it; the tokens' text otherwise.
+                    let default = default.map(|e| {
+                        syn::spanned::Spanned::span(&*e)
+                            .source_text()
+                            .unwrap_or_else(|| quote::ToTokens::to_token_stream(&e).to_string())
+                    });
+                    Some((name, *ty, default))
                 }
                 _ => None,
             })
@@ -39,7 +51,7 @@ pub(super) fn params(sig: &syn::Signature) -> Option<Vec<(String, syn::Type)>> {
 pub(super) fn check_arguments(
     p: &Parsed,
     spec: &AgentSpec,
-    tools: &HashMap<String, Vec<(String, syn::Type)>>,
+    tools: &HashMap<String, Vec<Param>>,
     diags: &mut Vec<Diagnostic>,
 ) {
     for (hook, &i) in spec.hooks.iter().zip(&p.event_hook_index) {
@@ -56,7 +68,7 @@ pub(super) fn check_arguments(
             continue;
         };
         let tool = &call.tool_name;
-        let names: Vec<&str> = params.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = params.iter().map(|(n, _, _)| n.as_str()).collect();
         let listing = if names.is_empty() {
             format!("tool `{tool}` takes no arguments")
         } else {
@@ -72,7 +84,7 @@ pub(super) fn check_arguments(
                 Seg::Key("arguments"),
                 Seg::Key(key.as_str()),
             ];
-            match params.iter().find(|(n, _)| n == key) {
+            match params.iter().find(|(n, _, _)| n == key) {
                 None => {
                     let suggestion = crate::cards::did_you_mean(
                         key,
@@ -90,7 +102,7 @@ pub(super) fn check_arguments(
                             .note(listing.clone()),
                     );
                 }
-                Some((_, ty)) => {
+                Some((_, ty, _)) => {
                     if let Some(expected) = mismatch(ty, value) {
                         diags.push(p.src.at(
                             &at,
@@ -107,10 +119,13 @@ pub(super) fn check_arguments(
         }
         let missing: Vec<&str> = params
             .iter()
-            .filter(|(n, ty)| {
-                !args.contains_key(n) && option_type(ty).is_none() && !meant.contains(&n.as_str())
+            .filter(|(n, ty, default)| {
+                !args.contains_key(n)
+                    && option_type(ty).is_none()
+                    && default.is_none()
+                    && !meant.contains(&n.as_str())
             })
-            .map(|(n, _)| n.as_str())
+            .map(|(n, _, _)| n.as_str())
             .collect();
         if !missing.is_empty() {
             let field = if args.is_empty() {

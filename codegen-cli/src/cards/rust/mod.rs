@@ -239,6 +239,11 @@ pub(crate) fn resolve(
                     };
                     cache.lowered.insert(lkey.clone(), entry);
                 }
+                let params = if is_tool {
+                    injection::params(&item.sig).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
                 match cache.lowered.get(&lkey) {
                     Some(Some(code)) => adapters.push(Adapter {
                         reference: r.text.clone(),
@@ -252,17 +257,19 @@ pub(crate) fn resolve(
                         } else {
                             Vec::new()
                         },
-                        arguments: if is_tool {
-                            injection::params(&item.sig)
-                                .unwrap_or_default()
-                                .into_iter()
-                                .map(|(name, ty)| {
-                                    (name, quote::ToTokens::to_token_stream(&ty).to_string())
-                                })
-                                .collect()
-                        } else {
-                            Vec::new()
-                        },
+                        arguments: params
+                            .iter()
+                            .map(|(name, ty, _)| {
+                                (
+                                    name.clone(),
+                                    quote::ToTokens::to_token_stream(ty).to_string(),
+                                )
+                            })
+                            .collect(),
+                        argument_defaults: params
+                            .iter()
+                            .filter_map(|(name, _, default)| Some((name.clone(), default.clone()?)))
+                            .collect(),
                     }),
                     _ => continue,
                 }
@@ -310,6 +317,24 @@ pub(crate) fn resolve(
             Err(Check::InFile(d)) => diags.push(*d),
         }
     }
+    for (idx, r) in &p.agent_fn_refs {
+        let at = |message: String| p.src.at(&r.path(), true, message);
+        let Some((canonical, Some(file))) = load_file(root, shown_dir, r, cache, &at, &mut diags)
+        else {
+            continue;
+        };
+        if let Some(path) = agent_fn(&file, r, &p, &mut diags) {
+            let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
+            if let Some(child) = spec.agents.get_mut(*idx) {
+                let f = Some(crate::spec::FnRef::new(format!("{rs_module}::{path}")));
+                if r.key == "output" {
+                    child.output = f;
+                } else {
+                    child.on_error = f;
+                }
+            }
+        }
+    }
     let mut deps_file = None;
     let deps = match &p.deps_ref {
         Some(r) => {
@@ -350,7 +375,7 @@ pub(crate) fn resolve(
             }
         }
     }
-    let params: HashMap<String, Vec<(String, syn::Type)>> = tools
+    let params: HashMap<String, Vec<injection::Param>> = tools
         .iter()
         .filter_map(|(file, function, _)| {
             let item = find_fn(file, function)?;
@@ -387,6 +412,57 @@ pub(crate) fn resolve(
         })
     } else {
         Err(diags)
+    }
+}
+
+/// The function of an `agents` entry's `output` or `on_error` (`r.key`):
+/// a public top-level function of the signature the runtime calls it
+/// with. Its name, or `None` when an error was reported.
+fn agent_fn(file: &RsFile, r: &RefSpec, p: &Parsed, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let referenced = format!(
+        "referenced as `{}: {}` in {}",
+        r.key,
+        r.text,
+        p.display.display()
+    );
+    let Some(item) = find_fn(file, &r.function) else {
+        let top: Vec<&str> = file.fns.iter().map(String::as_str).collect();
+        let help = Suggester::default()
+            .did_you_mean(&r.function, &top)
+            .map(|s| format!("did you mean `{}:{s}`?", r.file));
+        diags.push(
+            p.src
+                .at(
+                    &r.path(),
+                    true,
+                    format!("no top-level function `{}` in `{}`", r.function, r.file),
+                )
+                .maybe_help(help),
+        );
+        return None;
+    };
+    if let Some(d) = not_public(file, &item.vis, &item.sig.ident, "function", "fn")
+        .or_else(|| conditional(file, &item.attrs, &item.sig.ident, "function"))
+    {
+        diags.push(d.note(referenced));
+        return None;
+    }
+    let checked = resolve::Scope::of(&file.ast)
+        .signature(&item.sig)
+        .and_then(|sig| {
+            resolve::check_child_fn(&sig, r.key == "output", |ty| {
+                implements(file, ty, "IntoOutcome")
+            })
+        });
+    match checked {
+        Ok(()) => Some(r.function.clone()),
+        Err(e) => {
+            diags.push(
+                file.diag_at(e.span(), item.sig.ident.span(), e.to_string())
+                    .note(referenced),
+            );
+            None
+        }
     }
 }
 

@@ -429,14 +429,99 @@ pub(super) fn check_tool_return(
     sig: &syn::Signature,
     implemented: impl Fn(&str) -> bool,
 ) -> syn::Result<()> {
+    check_return(sig, "tool", implemented)
+}
+
+/// The function of an `agents` entry: `output` is `fn(&RunOutput,
+/// &[Message]) -> R`, `on_error` is `fn(ToolError) -> R`, each a plain
+/// (not async, not generic) function whose `R` is what a tool may return.
+pub(super) fn check_child_fn(
+    sig: &syn::Signature,
+    output: bool,
+    implemented: impl Fn(&str) -> bool,
+) -> syn::Result<()> {
+    let (what, expected) = if output {
+        (
+            "output extractor",
+            "fn(out: &RunOutput, history: &[Message]) -> R",
+        )
+    } else {
+        ("on_error mapping", "fn(error: ToolError) -> R")
+    };
     let name = &sig.ident;
-    let advice = "a tool returns `String`, `&'static str`, a number, a `bool`, `ToolResult`, `Json<T>` (any `T: Serialize`), a type of this file that implements `IntoOutcome`, or a `Result` of one of them";
+    let wrong = |tokens: &dyn quote::ToTokens, why: &str| {
+        syn::Error::new_spanned(
+            tokens,
+            format!("{what} `{name}` {why}: expected `{expected}` where `R: IntoOutcome`"),
+        )
+    };
+    if let Some(a) = &sig.asyncness {
+        return Err(wrong(
+            a,
+            "cannot be `async` (it is called as the result is made)",
+        ));
+    }
+    if let Some(g) = sig.generics.params.first() {
+        return Err(wrong(g, "cannot be generic"));
+    }
+    let params: Vec<&syn::Type> = sig
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(&*t.ty),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let want = if output { 2 } else { 1 };
+    if params.len() != want || params.len() != sig.inputs.len() {
+        let s = if want == 1 { "" } else { "s" };
+        return Err(syn::Error::new(
+            sig.paren_token.span.join(),
+            format!(
+                "{what} `{name}` takes {want} parameter{s}: expected `{expected}` where `R: IntoOutcome`"
+            ),
+        ));
+    }
+    let is_ref = |ty: &syn::Type, slice: bool| match ty {
+        Type::Reference(r) => {
+            r.mutability.is_none() && (matches!(&*r.elem, Type::Slice(_)) == slice)
+        }
+        _ => false,
+    };
+    if output {
+        if !is_ref(params[0], false) {
+            return Err(wrong(
+                params[0],
+                "borrows the run: its first parameter is `&RunOutput`",
+            ));
+        }
+        if !is_ref(params[1], true) {
+            return Err(wrong(
+                params[1],
+                "borrows the history: its second parameter is `&[Message]`",
+            ));
+        }
+    } else if matches!(params[0], Type::Reference(_)) {
+        return Err(wrong(params[0], "takes the error by value"));
+    }
+    check_return(sig, what, implemented)
+}
+
+fn check_return(
+    sig: &syn::Signature,
+    what: &str,
+    implemented: impl Fn(&str) -> bool,
+) -> syn::Result<()> {
+    let name = &sig.ident;
+    let advice = format!(
+        "a {what} returns `String`, `&'static str`, a number, a `bool`, `ToolResult`, `Json<T>` (any `T: Serialize`), a type of this file that implements `IntoOutcome`, or a `Result` of one of them"
+    );
     let ty = match &sig.output {
         ReturnType::Type(_, ty) => ty,
         ReturnType::Default => {
             return Err(syn::Error::new(
                 sig.paren_token.span.join(),
-                format!("tool `{name}` returns nothing, but the model needs an answer: {advice}"),
+                format!("{what} `{name}` returns nothing, but the model needs an answer: {advice}"),
             ));
         }
     };
@@ -474,7 +559,7 @@ pub(super) fn check_tool_return(
     Err(syn::Error::new_spanned(
         ty,
         format!(
-            "tool `{name}` cannot return `{}`: {advice}; wrap a value that is `Serialize` in `hookwire::Json(..)`",
+            "{what} `{name}` cannot return `{}`: {advice}; wrap a value that is `Serialize` in `hookwire::Json(..)`",
             crate::lower::show_type(ty)
         ),
     ))
@@ -529,4 +614,78 @@ pub(super) fn same_tool_params(
             written.ident
         ),
     ))
+}
+
+#[cfg(test)]
+mod child_fn_tests {
+    use super::check_child_fn;
+
+    /// Each shape a child's `output` / `on_error` may not have is one error
+    /// whose first words say what is wrong.
+    #[test]
+    fn child_fn_rules() {
+        let check = |text: &str, output: bool| {
+            let f: syn::ItemFn = syn::parse_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            check_child_fn(&f.sig, output, |_| false)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        let ok = [
+            ("fn f(out: &RunOutput, h: &[Message]) -> String {}", true),
+            (
+                "fn f(e: ToolError) -> Result<ToolResult, ToolError> {}",
+                false,
+            ),
+        ];
+        for (text, output) in ok {
+            assert_eq!(check(text, output), "", "{text}");
+        }
+        let bad = [
+            (
+                "async fn f(e: ToolError) -> String {}",
+                false,
+                "on_error mapping `f` cannot be `async`",
+            ),
+            (
+                "fn f<T>(e: T) -> String {}",
+                false,
+                "on_error mapping `f` cannot be generic",
+            ),
+            (
+                "fn f(e: &ToolError) -> String {}",
+                false,
+                "on_error mapping `f` takes the error by value",
+            ),
+            (
+                "fn f(a: ToolError, b: u8) -> String {}",
+                false,
+                "on_error mapping `f` takes 1 parameter",
+            ),
+            (
+                "fn f(out: &RunOutput) -> String {}",
+                true,
+                "output extractor `f` takes 2 parameters",
+            ),
+            (
+                "fn f(out: &RunOutput, h: Vec<Message>) -> String {}",
+                true,
+                "output extractor `f` borrows the history",
+            ),
+            (
+                "fn f(out: &RunOutput, h: &[Message]) {}",
+                true,
+                "output extractor `f` returns nothing",
+            ),
+            (
+                "fn f(e: ToolError) -> Vec<u8> {}",
+                false,
+                "on_error mapping `f` cannot return `Vec<u8>`",
+            ),
+        ];
+        for (text, output, expected) in bad {
+            let e = check(text, output);
+            assert!(e.starts_with(expected), "{text}: {e}");
+        }
+    }
 }

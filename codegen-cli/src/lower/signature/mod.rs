@@ -19,7 +19,7 @@ use syn::{FnArg, GenericArgument, PatType, PathArguments, ReturnType, Signature,
 /// shared vocabulary's hook kinds).
 pub use crate::spec::HookKind;
 pub use tool::{TOOL_EXPECTED, check_tool};
-pub(crate) use tool::{check_fn_attrs, doc_line, join_docs, tool_params};
+pub(crate) use tool::{check_fn_attrs, doc_line, is_default_attr, join_docs, tool_params};
 use types::*;
 pub(crate) use types::{dep_inner, option_inner, show};
 
@@ -76,6 +76,9 @@ pub(crate) enum ToolParam {
         ident: syn::Ident,
         ty: Box<Type>,
         docs: Vec<String>,
+        /// `#[default(expr)]`: the value when the model leaves the
+        /// argument out (the argument is then optional).
+        default: Option<Box<syn::Expr>>,
     },
 }
 

@@ -227,3 +227,67 @@ fn tools_may_be_const_but_not_return_impl_trait_nor_hide_or_reserve_parameters()
         .unwrap_or_default();
     assert!(e.starts_with("tool `t` cannot be `#[tokio::test]`"), "{e}");
 }
+
+/// `#[default(..)]`: on an argument only, once, with one value, never in a
+/// strict tool; each mistake is one error saying so.
+#[test]
+fn default_rules() {
+    let err = |text: &str, strict: bool| {
+        tool_params(&sig(text), strict)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let ok = tool_params(&sig("fn t(#[default(1 + 2)] a: i64) -> String {}"), false);
+    assert!(
+        matches!(
+            ok.as_deref(),
+            Ok([ToolParam::Arg {
+                default: Some(_),
+                ..
+            }])
+        ),
+        "{ok:?}"
+    );
+    let cases = [
+        (
+            "fn t(#[default(Deps::new())] d: Dep<Deps>) -> String {}",
+            false,
+            "parameter `d` of tool `t` is a dependency, not an argument the model sends, so it cannot have a default",
+        ),
+        (
+            "fn t(#[default(x)] cx: &ToolContext) -> String {}",
+            false,
+            "the context parameter of tool `t` is not an argument the model sends",
+        ),
+        (
+            "fn t(#[default(1)] #[default(2)] a: i64) -> String {}",
+            false,
+            "parameter `a` of tool `t` has two defaults",
+        ),
+        (
+            "fn t(#[default(1)] a: i64) -> String {}",
+            true,
+            "strict tool `t` cannot give parameter `a` a default",
+        ),
+        (
+            "fn t(#[default = 1] a: i64) -> String {}",
+            false,
+            "the default of parameter `a` of tool `t` is written `#[default(value)]`",
+        ),
+        (
+            "fn t(#[default()] a: i64) -> String {}",
+            false,
+            "the default of parameter `a` of tool `t` is missing its value",
+        ),
+        (
+            "fn t(#[default(1, 2)] a: i64) -> String {}",
+            false,
+            "the default of parameter `a` of tool `t` must be one Rust expression",
+        ),
+    ];
+    for (text, strict, expected) in cases {
+        let e = err(text, strict);
+        assert!(e.starts_with(expected), "{text}: {e}");
+    }
+}

@@ -74,6 +74,14 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
                     format!("tool `{name}` takes the context twice: expected `{expected}`"),
                 ));
             }
+            if let Some(attr) = arg.attrs.iter().find(|a| is_default_attr(a)) {
+                return Err(syn::Error::new_spanned(
+                    attr,
+                    format!(
+                        "the context parameter of tool `{name}` is not an argument the model sends, so it cannot have a default: remove `#[default(..)]`"
+                    ),
+                ));
+            }
             seen_cx = true;
             out.push(ToolParam::Context);
             continue;
@@ -102,6 +110,7 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
                 ));
             }
         };
+        let default = param_default(&arg.attrs, &name, &ident, strict)?;
         if unraw_str(&ident).starts_with(RESERVED) {
             return Err(syn::Error::new_spanned(
                 &ident,
@@ -111,6 +120,14 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
             ));
         }
         if let Some(inner) = dep_inner(ty) {
+            if let Some((attr, _)) = &default {
+                return Err(syn::Error::new_spanned(
+                    attr,
+                    format!(
+                        "parameter `{ident}` of tool `{name}` is a dependency, not an argument the model sends, so it cannot have a default: remove `#[default(..)]`"
+                    ),
+                ));
+            }
             out.push(ToolParam::Dep {
                 ident: strip_raw(&ident),
                 ty: Box::new(inner.clone()),
@@ -150,9 +167,73 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
             ident: strip_raw(&ident),
             ty: Box::new(ty.clone()),
             docs,
+            default: default.map(|(_, expr)| Box::new(expr)),
         });
     }
     Ok(out)
+}
+
+/// Whether `attr` is a parameter's `#[default(..)]` (in any form, so
+/// that a malformed one is reported, not passed through).
+pub(crate) fn is_default_attr(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("default")
+}
+
+/// A parameter's default, `#[default(expr)]`: the attribute and the
+/// expression, whose type is the parameter's. One per parameter; none in a
+/// strict tool, where every parameter is required (a default the model can
+/// never rely on would only mislead, and strict schemas cannot carry one).
+fn param_default(
+    attrs: &[syn::Attribute],
+    name: &str,
+    ident: &syn::Ident,
+    strict: bool,
+) -> syn::Result<Option<(syn::Attribute, syn::Expr)>> {
+    let mut found = attrs.iter().filter(|a| is_default_attr(a));
+    let Some(attr) = found.next() else {
+        return Ok(None);
+    };
+    if let Some(second) = found.next() {
+        return Err(syn::Error::new_spanned(
+            second,
+            format!(
+                "parameter `{ident}` of tool `{name}` has two defaults: keep one `#[default(..)]`"
+            ),
+        ));
+    }
+    if strict {
+        return Err(syn::Error::new_spanned(
+            attr,
+            format!(
+                "strict tool `{name}` cannot give parameter `{ident}` a default: in strict mode every parameter is required, so the model always sends it; remove `#[default(..)]` or drop `strict`"
+            ),
+        ));
+    }
+    let syn::Meta::List(list) = &attr.meta else {
+        return Err(syn::Error::new_spanned(
+            attr,
+            format!(
+                "the default of parameter `{ident}` of tool `{name}` is written `#[default(value)]`, e.g. `#[default(10)]`"
+            ),
+        ));
+    };
+    if list.tokens.is_empty() {
+        return Err(syn::Error::new_spanned(
+            attr,
+            format!(
+                "the default of parameter `{ident}` of tool `{name}` is missing its value: write `#[default(value)]`, e.g. `#[default(10)]`"
+            ),
+        ));
+    }
+    let expr = list.parse_args::<syn::Expr>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "the default of parameter `{ident}` of tool `{name}` must be one Rust expression of the parameter's type, e.g. `#[default(10)]`: {e}"
+            ),
+        )
+    })?;
+    Ok(Some((attr.clone(), expr)))
 }
 
 /// The prefix of every name the generated code gives its own fields and

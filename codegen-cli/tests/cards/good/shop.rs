@@ -43,9 +43,10 @@ pub fn order(inventory: Dep<Inventory>, lines: Vec<Line>) -> String {
 
 /// Greets a customer: a tool marked `#[hookwire::tool]` where it is
 /// defined (the card uses the type the attribute makes).
+/// Its `greeting` has a default: the model may leave it out.
 #[hookwire::tool]
-pub fn greet(name: String) -> String {
-    format!("hello {name}")
+pub fn greet(name: String, #[default(String::from("hello"))] greeting: String) -> String {
+    format!("{greeting} {name}")
 }
 
 /// Refunds `amount` to `customer`: every call waits for a person's

@@ -47,6 +47,7 @@ fn generated_files_are_headed_formatted_and_include_the_referenced_sources() {
             "pmo_orchestrator.rs",
             "relay_desk.rs",
             "shapes.rs",
+            "triage_desk.rs",
             "shop.rs",
             "__rust_refs.rs",
             "mod.rs"

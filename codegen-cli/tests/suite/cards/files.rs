@@ -430,3 +430,47 @@ fn a_build_spread_over_threads_refuses_the_same_files_before_staging_any() {
         "no file and no temporary file written"
     );
 }
+
+/// `cardgen check` and `build` say which agent is the default; the
+/// generated module exports it as `default()`, built from the card's
+/// dependencies when it has them. Without one, they say so.
+#[test]
+fn check_and_build_name_the_default_agent_and_the_module_exports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path().join("front.md"),
+        "---\nname: front\ndefault: true\ndeps: deps.rs:AppDeps\n---\nHi.\n",
+    );
+    put(dir.path().join("back.md"), "---\nname: back\n---\nHi.\n");
+    put(
+        dir.path().join("deps.rs"),
+        "//! Deps.\n\n/// The dependencies.\n#[derive(Clone, Default)]\npub struct AppDeps;\n",
+    );
+    let out = cardgen(dir.path(), &["check", "."]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2 card(s) OK\ndefault agent: front (the generated module's `default()` builds it)\n"
+    );
+    let out = cardgen(dir.path(), &["build", ".", "--out", "gen"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.ends_with("\ndefault agent: front (the generated module's `default()` builds it)\n"),
+        "{stdout}"
+    );
+    let module = std::fs::read_to_string(dir.path().join("gen/mod.rs")).unwrap();
+    assert!(
+        module.contains(
+            "pub const DEFAULT_AGENT: &str = \"front\";\n/// Builds the default agent of this set, `front` (its card says `default: true`).\npub fn default(deps: &front::deps::AppDeps) -> Front {\n    Front::new(deps)\n}\n"
+        ),
+        "{module}"
+    );
+
+    put(dir.path().join("front.md"), "---\nname: front\n---\nHi.\n");
+    let out = cardgen(dir.path(), &["check", "."]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "2 card(s) OK\nno default agent (mark one card `default: true` for the generated module's `default()`)\n"
+    );
+}

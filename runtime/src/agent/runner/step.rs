@@ -506,6 +506,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             trace: Arc::clone(&self.trace),
             usage: self.usage,
             steps: self.steps,
+            max_display_instances: self.agent.config().max_display_instances,
         })
     }
 

@@ -211,15 +211,68 @@ pub struct RunOutput {
     pub usage: Usage,
     /// Model requests made.
     pub steps: usize,
+    /// The agent's `max_display_instances`: how many concurrent calls of
+    /// one child agent in one step [`trace_text`](Self::trace_text) shows
+    /// (the trace itself keeps every call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_display_instances: Option<usize>,
 }
 
 impl RunOutput {
-    /// The trace as readable lines.
+    /// The trace as readable lines. With `max_display_instances: n`, a step
+    /// that calls one child agent more than `n` times shows its first `n`
+    /// calls and, in place of the first hidden one, how many are hidden.
     pub fn trace_text(&self) -> String {
-        self.trace
-            .iter()
-            .map(|e| format!("{e}\n"))
-            .collect::<String>()
+        use std::collections::HashMap;
+        use std::fmt::Write as _;
+
+        let limit = self.max_display_instances;
+        // Calls of each child per step, to say how many are hidden.
+        let mut total: HashMap<(usize, &str), usize> = HashMap::new();
+        if limit.is_some() {
+            for event in self.trace.iter() {
+                if let TraceEvent::ToolCall {
+                    step,
+                    tool,
+                    source: ToolSource::Agent,
+                    ..
+                } = event
+                {
+                    *total.entry((*step, tool.as_str())).or_default() += 1;
+                }
+            }
+        }
+        let mut shown: HashMap<(usize, &str), usize> = HashMap::new();
+        let mut out = String::new();
+        for event in self.trace.iter() {
+            if let (
+                Some(limit),
+                TraceEvent::ToolCall {
+                    step,
+                    tool,
+                    source: ToolSource::Agent,
+                    ..
+                },
+            ) = (limit, event)
+            {
+                let key = (*step, tool.as_str());
+                let seen = shown.entry(key).or_default();
+                *seen += 1;
+                if *seen == limit + 1 {
+                    let hidden = total.get(&key).copied().unwrap_or(*seen) - limit;
+                    let s = if hidden == 1 { "" } else { "s" };
+                    let _ = writeln!(
+                        out,
+                        "step {step} tool {tool}: {hidden} more concurrent instance{s} not shown (max_display_instances: {limit})"
+                    );
+                }
+                if *seen > limit {
+                    continue;
+                }
+            }
+            let _ = writeln!(out, "{event}");
+        }
+        out
     }
 }
 

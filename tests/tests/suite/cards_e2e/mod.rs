@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk};
+use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk, TriageDesk};
 use hookwire::agent::{Agent, Runner, TraceEvent};
 use hookwire::approval::BoxFuture;
 use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
@@ -375,6 +375,77 @@ fn the_pmo_cards_child_timeout_times_out_a_slow_child() {
     );
 }
 
+/// The card set's `default: true` agent (PMO-orchestrator) is the
+/// generated module's `default()`.
+#[test]
+fn the_default_card_is_the_modules_default() {
+    let agent: PmoOrchestrator = agents::default();
+    assert_eq!(agent.config().name, "PMO-orchestrator");
+    assert_eq!(agents::DEFAULT_AGENT, "PMO-orchestrator");
+}
+
+/// The PMO card's `max_display_instances: 20`: a step that calls its child
+/// 25 times shows 20 of the calls in the trace text and how many it hides;
+/// the trace keeps all 25. With 20 calls nothing is hidden.
+#[test]
+fn the_pmo_cards_max_display_instances_limits_the_trace_text() {
+    let _ny = ny_runs();
+    for (n, hidden) in [(25, Some(5)), (20, None)] {
+        let desk = Desk::new((0..n).map(|i| format!("m{i}")));
+        let mut runner = Runner::new(PmoOrchestrator::new(), desk);
+        let out = runtime(false).block_on(runner.run("status?")).unwrap();
+        let calls = |text: &str| {
+            text.lines()
+                .filter(|l| l.starts_with("step 0 tool agent__NY-Project-Manager (agent)"))
+                .count()
+        };
+        let text = out.trace_text();
+        assert_eq!(calls(&text), n.min(20), "{text}");
+        let recorded = out
+            .trace
+            .iter()
+            .filter(|e| matches!(e, TraceEvent::ToolCall { tool, .. } if tool == "agent__NY-Project-Manager"))
+            .count();
+        assert_eq!(recorded, n);
+        let summary: Vec<&str> = text.lines().filter(|l| l.contains("not shown")).collect();
+        match hidden {
+            Some(k) => assert_eq!(
+                summary,
+                [format!(
+                    "step 0 tool agent__NY-Project-Manager: {k} more concurrent instances not shown (max_display_instances: 20)"
+                )]
+            ),
+            None => assert!(summary.is_empty(), "{text}"),
+        }
+    }
+}
+
+/// The Triage-Desk card's `agents:` entry with `output` and `on_error`:
+/// the child's answer reaches the desk's model through `triage.rs:receipt`,
+/// and the child that times out through `triage.rs:go_on`, as a plain
+/// result the model reads and goes on from.
+#[test]
+fn a_card_childs_output_and_on_error_shape_what_the_parent_reads() {
+    let _ny = ny_runs();
+    let desk = Desk::new(["sleep 119".to_owned(), "sleep 121".to_owned()]);
+    let mut runner = Runner::new(TriageDesk::new(), desk);
+    let out = runtime(true).block_on(runner.run("notes")).unwrap();
+    assert_eq!(out.text, "done: notes");
+    let results: Vec<String> = runner.history()[2..4].iter().map(line).collect();
+    assert_eq!(
+        results,
+        [
+            "tool: receipt: filed: sleep 119 (2 messages)",
+            "tool: not filed (timed_out), go on",
+        ]
+    );
+    let errors: Vec<bool> = runner.history()[2..4]
+        .iter()
+        .map(|m| m.tool_result().is_some_and(|r| r.is_error))
+        .collect();
+    assert_eq!(errors, [false, false]);
+}
+
 /// The Relay-Desk card's `history_source: orchestrator`: the child starts
 /// from the orchestrator's history; its `history_merge_target:
 /// orchestrator`: the child's messages join the orchestrator's history
@@ -470,10 +541,27 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
         .text_content(),
         "2 apple: ok, 1 pear: short [stamped]"
     );
-    // A tool marked `#[hookwire::tool]` in its file.
+    // A tool marked `#[hookwire::tool]` in its file, whose `greeting`
+    // has a default: left out, it applies; the schema shows it.
     assert_eq!(
         run(corner.tools(), "greet", r#"{"name": "Ann"}"#).text_content(),
         "hello Ann [stamped]"
+    );
+    assert_eq!(
+        run(
+            corner.tools(),
+            "greet",
+            r#"{"name": "Ann", "greeting": "hi"}"#
+        )
+        .text_content(),
+        "hi Ann [stamped]"
+    );
+    let greet = corner.tools().definitions();
+    let greet = greet.iter().find(|d| d.name == "greet").unwrap();
+    assert_eq!(greet.input_schema["required"], serde_json::json!(["name"]));
+    assert_eq!(
+        greet.input_schema["properties"]["greeting"],
+        serde_json::json!({"type": "string", "default": "hello"})
     );
     // A dependency is not an argument: the model sees `item` only.
     let defs = corner.tools().definitions();

@@ -1,0 +1,7 @@
+/// Searches.
+#[hookwire::tool(strict)]
+fn search(query: String, #[default(10)] num_results: u32) -> String {
+    format!("{query} {num_results}")
+}
+
+fn main() {}

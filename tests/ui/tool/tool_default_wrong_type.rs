@@ -1,0 +1,7 @@
+/// Searches.
+#[hookwire::tool]
+fn search(query: String, #[default("ten")] num_results: u32) -> String {
+    format!("{query} {num_results}")
+}
+
+fn main() {}
