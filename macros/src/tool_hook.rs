@@ -19,6 +19,7 @@ const TOOL_KEYS: &[&str] = &[
     "needs_approval",
     "hooks",
     "on_error",
+    "approval_metadata",
     "crate",
 ];
 /// The options of an entry of a tool's own `hooks = [..]`: a hook entry's
@@ -45,6 +46,8 @@ struct ToolAttr {
     hooks: Entries,
     #[darling(default)]
     on_error: Option<syn::Path>,
+    #[darling(default)]
+    approval_metadata: Option<syn::Path>,
     #[darling(default, rename = "crate")]
     krate: Option<syn::Path>,
 }
@@ -292,6 +295,7 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
         Some(Approval::When(path)) => Some(NeedsApproval::When(path)),
     };
     opts.on_error = parsed.on_error;
+    opts.approval_metadata = parsed.approval_metadata;
     let krate_text = opts.crate_path.to_token_stream().to_string();
     let mut errors: Option<syn::Error> = None;
     for entry in &parsed.hooks.0 {

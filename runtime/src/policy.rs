@@ -166,6 +166,10 @@ impl<N: Handler + ?Sized> Handler for Recorder<'_, N> {
         self.set(Probe::Done(outcome.clone()));
         outcome
     }
+
+    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
+        self.inner.approval_view()
+    }
 }
 
 impl<N: ?Sized> Recorder<'_, N> {

@@ -75,6 +75,17 @@ pub trait Tool: Send + Sync {
     /// Runs the tool.
     fn call(&self, cx: &ToolContext, args: Self::Args) -> impl Future<Output = Outcome> + Send;
 
+    /// What a person asked to approve a call is shown besides its
+    /// arguments ([`ApprovalRequest::metadata`](crate::approval::ApprovalRequest::metadata),
+    /// kept in the pending entry of a deferred call); none by default.
+    /// `#[hookwire::tool(approval_metadata = path)]` sets it to a
+    /// `fn(&ArgsOf<tool>) -> serde_json::Value`. It has no `self`: every
+    /// approval gate reaches it through the tool's type.
+    fn approval_metadata(args: &Self::Args) -> Option<Value> {
+        let _ = args;
+        None
+    }
+
     /// The JSON Schema of the arguments.
     fn input_schema(&self) -> Value {
         schema_for::<Self::Args>(self.strict())
@@ -242,6 +253,10 @@ impl<T: IntoOutcome, E: Display + Send + Sync + 'static> IntoOutcome for Result<
 pub struct ToolHandler<T>(pub T);
 
 impl<T: Tool> Handler for ToolHandler<T> {
+    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
+        Some(crate::approval::ApprovalView::of::<T>())
+    }
+
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         let tool = &self.0;

@@ -334,6 +334,17 @@ pub trait ToolSet: Send + Sync {
     /// uses, never one guessed from the name).
     fn source(&self, name: &str) -> Option<ToolSource>;
 
+    /// What the loop's approval gate knows of the tool of this name
+    /// ([`ApprovalView`](crate::approval::ApprovalView): the metadata its
+    /// approver is shown, the type edited arguments must fit). `None` (the
+    /// default) shows no metadata and refuses edited arguments at that
+    /// gate. Generated tool sets, [`Router`] and MCP tool sets answer for
+    /// every tool they have.
+    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+        let _ = name;
+        None
+    }
+
     /// Whether a tool of this name exists.
     fn contains(&self, name: &str) -> bool {
         self.source(name).is_some()
@@ -389,6 +400,7 @@ pub struct RouterEntry<C, R> {
     definition: ToolDefinition,
     name: Cow<'static, str>,
     source: ToolSource,
+    view: Option<crate::approval::ApprovalView>,
     chain: C,
     rest: R,
 }
@@ -413,6 +425,7 @@ impl<R: RouterList> Router<R> {
                 name: Cow::Owned(definition.name.clone()),
                 definition,
                 source,
+                view: chain.approval_view(),
                 chain,
                 rest: self.routes,
             },
@@ -438,6 +451,8 @@ pub trait RouterList: Send + Sync {
     fn collect(&self, out: &mut Vec<ToolDefinition>);
     /// The source of the route with this name, if there is one.
     fn source(&self, name: &str) -> Option<ToolSource>;
+    /// The approval view of the route with this name, if it has one.
+    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView>;
     /// Dispatches to the route named `call.name`.
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send;
 }
@@ -446,6 +461,10 @@ impl RouterList for RouterEnd {
     fn collect(&self, _out: &mut Vec<ToolDefinition>) {}
 
     fn source(&self, _name: &str) -> Option<ToolSource> {
+        None
+    }
+
+    fn approval_view(&self, _name: &str) -> Option<crate::approval::ApprovalView> {
         None
     }
 
@@ -465,6 +484,14 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
             Some(self.source)
         } else {
             self.rest.source(name)
+        }
+    }
+
+    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+        if self.name == name {
+            self.view
+        } else {
+            self.rest.approval_view(name)
         }
     }
 
@@ -496,6 +523,10 @@ impl<R: RouterList> ToolSet for Router<R> {
 
     fn source(&self, name: &str) -> Option<ToolSource> {
         self.routes.source(name)
+    }
+
+    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+        self.routes.approval_view(name)
     }
 
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {

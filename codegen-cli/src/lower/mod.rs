@@ -81,6 +81,9 @@ pub struct ToolOptions {
     /// A function that maps the tool's error to what the model reads
     /// (`on_error = path`): `fn(ToolError) -> R` where `R: IntoOutcome`.
     pub on_error: Option<syn::Path>,
+    /// What the approver is shown besides the arguments
+    /// (`approval_metadata = path`): `fn(&ArgsOf<tool>) -> serde_json::Value`.
+    pub approval_metadata: Option<syn::Path>,
 }
 
 /// When a tool's calls need approval, as written in `#[tool(needs_approval)]`.
@@ -107,6 +110,7 @@ impl ToolOptions {
             hooks: Vec::new(),
             needs_approval: None,
             on_error: None,
+            approval_metadata: None,
         }
     }
 

@@ -183,6 +183,20 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             }
         )
     });
+    // Checked on the user's path: a function of another signature is one
+    // error, there.
+    let metadata_fn = opts.approval_metadata.as_ref().map(|path| {
+        let call = quote_spanned! {path.span()=>
+            #krate::declare::approval_metadata_for::<Self, _>(#path, args)
+        };
+        quote! {
+            fn approval_metadata(
+                args: &Self::Args,
+            ) -> ::core::option::Option<#krate::serde_json::Value> {
+                #call
+            }
+        }
+    });
 
     // Without anything of its own, the generated type is the tool. With
     // hooks, an approval rule or an error mapping, the tool is a hidden type
@@ -267,6 +281,8 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 }
 
                 #strict_fn
+
+                #metadata_fn
 
                 async fn call(
                     &self,

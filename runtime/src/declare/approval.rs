@@ -1,4 +1,4 @@
-//! A tool's typed `needs_approval` predicate.
+//! A tool's typed `needs_approval` predicate and its `approval_metadata`.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -32,6 +32,37 @@ where
     P: Predicate<T::Args>,
 {
     needs_approval_by::<T::Args, P>(predicate, args)
+}
+
+/// What a tool gives the person asked to approve a call besides its
+/// arguments: a `fn(&Args) -> serde_json::Value` over the tool's typed
+/// arguments (`#[tool(approval_metadata = path)]`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an approval metadata function over `{A}`",
+    label = "expected `fn(&{A}) -> serde_json::Value`",
+    note = "`approval_metadata` names a function `fn(&hookwire::ArgsOf<tool>) -> serde_json::Value`"
+)]
+pub trait ApprovalMetadata<A>: Send + Sync {
+    /// The metadata shown for a call with `args`.
+    fn metadata(&self, args: &A) -> Value;
+}
+
+#[diagnostic::do_not_recommend]
+impl<A, F: Fn(&A) -> Value + Send + Sync> ApprovalMetadata<A> for F {
+    fn metadata(&self, args: &A) -> Value {
+        self(args)
+    }
+}
+
+/// [`Tool::approval_metadata`](crate::Tool::approval_metadata) from
+/// `metadata` over the arguments of the tool `T`: what
+/// `#[tool(approval_metadata = ..)]` generates.
+pub fn approval_metadata_for<T, M>(metadata: M, args: &T::Args) -> Option<Value>
+where
+    T: crate::Tool,
+    M: ApprovalMetadata<T::Args>,
+{
+    Some(metadata.metadata(args))
 }
 
 #[cfg(test)]

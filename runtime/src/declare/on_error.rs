@@ -75,4 +75,8 @@ impl<E: OnError, N: Handler> Handler for MapError<E, N> {
             ok => ok,
         }
     }
+
+    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
+        self.inner.approval_view()
+    }
 }

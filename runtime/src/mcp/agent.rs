@@ -47,6 +47,10 @@ impl<A: Agent> ToolSet for StaticTools<A> {
         self.0.tools().source(name)
     }
 
+    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+        self.0.tools().approval_view(name)
+    }
+
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         self.0.tools().dispatch(scope, call).await
     }

@@ -53,6 +53,14 @@ impl<A: ToolSet, B: ToolSet> ToolSet for Joined<A, B> {
         self.first.source(name).or_else(|| self.second.source(name))
     }
 
+    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+        if self.first.contains(name) {
+            self.first.approval_view(name)
+        } else {
+            self.second.approval_view(name)
+        }
+    }
+
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         if self.first.contains(&call.name) {
             self.first.dispatch(scope, call).await

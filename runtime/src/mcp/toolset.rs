@@ -38,6 +38,12 @@ impl Handler for McpCall {
         // A panic in the call is the tool's, not the innermost hook's.
         ToolFuture::new(tool, started)
     }
+
+    /// An MCP tool's arguments are any JSON object; it declares no
+    /// approval metadata.
+    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
+        Some(crate::approval::ApprovalView::object())
+    }
 }
 
 /// The tools of a set of MCP servers as a [`ToolSet`]: each call runs
@@ -95,6 +101,14 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
 
     fn source(&self, name: &str) -> Option<ToolSource> {
         self.servers.inner.contains(name).then_some(ToolSource::Mcp)
+    }
+
+    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+        self.servers
+            .inner
+            .contains(name)
+            .then(|| self.chain.approval_view())
+            .flatten()
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {

@@ -25,6 +25,7 @@ mod agent_inject;
 mod agent_lifecycle;
 mod agent_loop;
 mod agent_openai;
+mod approval_edit;
 mod approval_identity;
 mod approval_prop;
 mod approval_sticky;

@@ -213,7 +213,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// The loop's approval gate, the outermost layer of the call's chain:
     /// a call a lifecycle hook asked about (`asked`), or one of a tool the
     /// run's approval settings name, passes the run's approvals through
-    /// the one approval [`gate`] before it is dispatched.
+    /// the one approval [`gate`] before it is dispatched; approved with
+    /// edited arguments, it is dispatched with them.
     async fn gated(
         &self,
         scope: &CallScope,
@@ -237,9 +238,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let mut shown = arguments.clone();
             shown.share();
             let key = CallKey::at(&scope.place(), id, name, &shown);
-            let request = ApprovalRequest::new(&key, &shown, &reason);
+            let view = self.agent.tools().approval_view(name);
+            let request = ApprovalRequest::new(&key, &shown, &reason, view);
             let log = scope.call_log().map(|l| &**l);
-            gate(Some(&self.approvals), request, "approver", log).await?;
+            if let Some(edited) = gate(Some(&self.approvals), request, "approver", log).await? {
+                return self.dispatch(scope, ToolCall::new(id, name, edited)).await;
+            }
         }
         self.dispatch(scope, ToolCall::new(id, name, arguments.clone()))
             .await
