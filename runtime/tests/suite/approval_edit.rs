@@ -304,8 +304,8 @@ async fn an_invalid_edit_is_refused_and_the_tool_never_runs() {
         (
             json!({"to": "acme", "amount": -5}),
             "the approver's edited arguments for `transfer` were refused, so the call did not \
-             run: invalid arguments for tool `transfer`: field `amount`: invalid value: integer \
-             `-5`, expected u64",
+             run: invalid arguments for tool `transfer` at `amount`: invalid value: integer `-5`, \
+             expected u64",
         ),
         (
             json!("send it all"),
