@@ -29,12 +29,12 @@ pub trait Handler: Send + Sync {
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send;
 
     /// What an approval gate in front of this handler knows of the tool
-    /// it ends in ([`ApprovalView`](crate::approval::ApprovalView): the
+    /// it ends in ([`ToolView`](crate::ToolView): the
     /// approver's metadata, the type edited arguments must fit). A layer
     /// around another handler answers with the inner one's;
     /// [`ToolHandler`](crate::ToolHandler) with its tool's. `None` (the
     /// default) shows no metadata and refuses edited arguments.
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
+    fn tool_view(&self) -> Option<crate::ToolView> {
         None
     }
 }
@@ -44,8 +44,8 @@ impl<T: Handler + ?Sized> Handler for &T {
         (**self).call(cx, args)
     }
 
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        (**self).approval_view()
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        (**self).tool_view()
     }
 }
 
@@ -83,9 +83,9 @@ impl<'a, N: Handler + ?Sized> Next<'a, N> {
     }
 
     /// What an approval gate here knows of the tool the rest of the chain
-    /// ends in ([`Handler::approval_view`]).
-    pub fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        self.inner.approval_view()
+    /// ends in ([`Handler::tool_view`]).
+    pub fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
     }
 }
 
@@ -275,8 +275,8 @@ impl<H: Hook, N: Handler> Handler for Hooked<H, N> {
         )
     }
 
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        self.inner.approval_view()
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
     }
 }
 
@@ -516,8 +516,8 @@ impl<H: Handler> Handler for CatchPanics<H> {
         catch_panics(&self.0, cx, args)
     }
 
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        self.0.approval_view()
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.0.tool_view()
     }
 }
 

@@ -167,8 +167,8 @@ impl<N: Handler + ?Sized> Handler for Recorder<'_, N> {
         outcome
     }
 
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        self.inner.approval_view()
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
     }
 }
 

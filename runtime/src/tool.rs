@@ -86,6 +86,27 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Whether the tool is offered to the model in a step, asked at every
+    /// step of a run; always by default. A tool that is not is left out of
+    /// that step's definitions, and a call to it is refused ("not
+    /// available in this step") without running any hook.
+    /// `#[hookwire::tool(available = path)]` sets it to a
+    /// `fn(&StepView) -> bool`.
+    fn available(step: &crate::StepView<'_>) -> bool {
+        let _ = step;
+        true
+    }
+
+    /// What the tool adds to the system prompt in a step in which it is
+    /// offered (a paragraph after the agent's instruction); none by
+    /// default. `#[hookwire::tool(instruction = "..")]` sets a text,
+    /// `instruction = path` a `fn(&StepView) -> String` (an empty text adds
+    /// nothing).
+    fn instruction(step: &crate::StepView<'_>) -> Option<Cow<'static, str>> {
+        let _ = step;
+        None
+    }
+
     /// The JSON Schema of the arguments.
     fn input_schema(&self) -> Value {
         schema_for::<Self::Args>(self.strict())
@@ -253,8 +274,8 @@ impl<T: IntoOutcome, E: Display + Send + Sync + 'static> IntoOutcome for Result<
 pub struct ToolHandler<T>(pub T);
 
 impl<T: Tool> Handler for ToolHandler<T> {
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        Some(crate::approval::ApprovalView::of::<T>())
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        Some(crate::ToolView::of::<T>())
     }
 
     #[inline]

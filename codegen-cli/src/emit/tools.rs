@@ -233,7 +233,7 @@ pub(super) fn emit_tools(
         // (the tool's type, through every layer).
         let view_body = dispatch.by_name(tools, |i| {
             let f = &fields[i];
-            quote!(#krate::Handler::approval_view(&self.#f))
+            quote!(#krate::Handler::tool_view(&self.#f))
         });
         (
             dispatch.index_fn,
@@ -309,10 +309,10 @@ pub(super) fn emit_tools(
 
             fn source(&self, name: &str) -> ::core::option::Option<#krate::ToolSource> #source_body
 
-            fn approval_view(
+            fn tool_view(
                 &self,
                 name: &str,
-            ) -> ::core::option::Option<#krate::approval::ApprovalView> #view_body
+            ) -> ::core::option::Option<#krate::ToolView> #view_body
 
             #dispatch_fn
         }

@@ -84,6 +84,21 @@ pub struct ToolOptions {
     /// What the approver is shown besides the arguments
     /// (`approval_metadata = path`): `fn(&ArgsOf<tool>) -> serde_json::Value`.
     pub approval_metadata: Option<syn::Path>,
+    /// Whether the tool is offered in a step (`available = path`): a
+    /// `fn(&StepView) -> bool`.
+    pub available: Option<syn::Path>,
+    /// What the tool adds to the system prompt (`instruction = ..`).
+    pub instruction: Option<Instruction>,
+}
+
+/// A tool's instruction, as written in `#[tool(instruction = ..)]`.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Instruction {
+    /// `instruction = "text"`: the same text in every step.
+    Text(syn::LitStr),
+    /// `instruction = path`: a `fn(&StepView) -> String`, asked each step.
+    Fn(syn::Path),
 }
 
 /// When a tool's calls need approval, as written in `#[tool(needs_approval)]`.
@@ -111,6 +126,8 @@ impl ToolOptions {
             needs_approval: None,
             on_error: None,
             approval_metadata: None,
+            available: None,
+            instruction: None,
         }
     }
 

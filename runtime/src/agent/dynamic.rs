@@ -42,7 +42,7 @@ impl<A: Agent, C: Handler> Handler for AgentHooked<A, C> {
         self.agent.call_dynamic(cx, args, &self.inner)
     }
 
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        self.inner.approval_view()
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
     }
 }

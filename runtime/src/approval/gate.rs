@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{
-    ApprovalDecision, ApprovalNote, ApprovalRequest, ApprovalView, Approver, CallKey, DecidedBy,
+    ApprovalDecision, ApprovalNote, ApprovalRequest, ToolView, Approver, CallKey, DecidedBy,
 };
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
@@ -69,7 +69,7 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
                 cx.tool()
             ),
         };
-        gate_call(cx, &mut args, &reason, "needs_approval", next.approval_view()).await?;
+        gate_call(cx, &mut args, &reason, "needs_approval", next.tool_view()).await?;
         next.run(cx, args).await
     }
 
@@ -87,7 +87,7 @@ pub(crate) async fn gate_call(
     args: &mut ToolArgs,
     reason: &str,
     hook: &'static str,
-    view: Option<ApprovalView>,
+    view: Option<ToolView>,
 ) -> Result<(), ToolError> {
     args.share();
     let shown = &*args;
@@ -121,7 +121,7 @@ pub(crate) async fn gate_call(
 /// timeout, an injection's): see `crate::wait`. Every decision is logged (target `hookwire::audit`,
 /// `approval decision`). `Ok` lets the call go on: `Ok(Some(args))` with
 /// the arguments the approver edited, which fit the tool's argument type
-/// (the request's [`ApprovalView`]); the caller runs the call with them,
+/// (the request's [`ToolView`]); the caller runs the call with them,
 /// and nothing else. A denial, or an edit that does not fit (the call
 /// never runs), is [`ToolError::Denied`] naming `hook`.
 pub(crate) async fn gate(
@@ -189,7 +189,7 @@ pub(crate) async fn gate(
 /// The arguments an approver edited, as the call will receive them: a JSON
 /// object that deserializes into the tool's argument type (`view`), or
 /// the reason the call is denied instead.
-fn edit(view: Option<ApprovalView>, tool: &str, arguments: Value) -> Result<ToolArgs, String> {
+fn edit(view: Option<ToolView>, tool: &str, arguments: Value) -> Result<ToolArgs, String> {
     let refused = |why: String| {
         format!("the approver's edited arguments for `{tool}` were refused, so the call did not run: {why}")
     };

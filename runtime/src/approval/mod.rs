@@ -10,9 +10,10 @@
 //!   names;
 //! * `gate.rs`: [`NeedsApproval`], the per-tool approval gate in a chain,
 //!   and the one gate every approval passes;
-//! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal;
-//! * `view.rs`: [`ApprovalView`], what a gate knows of the tool (the
-//!   approver's metadata, the type edited arguments must fit).
+//! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
+//!
+//! What a gate knows of the tool (the approver's metadata, the type edited
+//! arguments must fit) is its [`ToolView`](crate::ToolView).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -24,7 +25,6 @@ mod ask;
 mod gate;
 pub(crate) mod identity;
 mod terminal;
-mod view;
 
 pub use crate::decision::{Answer, ApprovalDecision};
 pub use approvals::{
@@ -36,7 +36,7 @@ pub use gate::NeedsApproval;
 pub(crate) use gate::{gate, gate_call};
 pub use identity::{CallKey, CallSite};
 pub use terminal::TerminalApprover;
-pub use view::ApprovalView;
+use crate::view::ToolView;
 
 /// What an approver is asked about.
 #[derive(Debug)]
@@ -59,7 +59,7 @@ pub struct ApprovalRequest<'a> {
     pub key: &'a CallKey,
     /// What the gate knows of the tool (`None`: nothing; no metadata, and
     /// edited arguments are refused).
-    view: Option<ApprovalView>,
+    view: Option<ToolView>,
     /// The tool's metadata for these arguments, made on first use.
     metadata: std::sync::OnceLock<Option<serde_json::Value>>,
 }
@@ -72,7 +72,7 @@ impl<'a> ApprovalRequest<'a> {
         key: &'a CallKey,
         arguments: &'a ToolArgs,
         reason: &'a str,
-        view: Option<ApprovalView>,
+        view: Option<ToolView>,
     ) -> Self {
         Self {
             agent: &key.agent,
@@ -107,7 +107,7 @@ impl<'a> ApprovalRequest<'a> {
     }
 
     /// What the gate knows of the tool.
-    pub(crate) fn view(&self) -> Option<ApprovalView> {
+    pub(crate) fn view(&self) -> Option<ToolView> {
         self.view
     }
 

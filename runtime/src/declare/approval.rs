@@ -1,4 +1,5 @@
-//! A tool's typed `needs_approval` predicate and its `approval_metadata`.
+//! A tool's typed `needs_approval` predicate, its `approval_metadata`,
+//! and its `available` rule and `instruction` for a step.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -63,6 +64,29 @@ where
     M: ApprovalMetadata<T::Args>,
 {
     Some(metadata.metadata(args))
+}
+
+/// [`Tool::available`](crate::Tool::available) from `available`, a
+/// `fn(&StepView) -> bool`: what `#[tool(available = ..)]` generates.
+pub fn available_by<F>(available: F, step: &crate::StepView<'_>) -> bool
+where
+    F: Fn(&crate::StepView<'_>) -> bool,
+{
+    available(step)
+}
+
+/// [`Tool::instruction`](crate::Tool::instruction) from `instruction`, a
+/// `fn(&StepView) -> String` (an empty text adds nothing): what
+/// `#[tool(instruction = path)]` generates.
+pub fn instruction_by<F>(
+    instruction: F,
+    step: &crate::StepView<'_>,
+) -> Option<std::borrow::Cow<'static, str>>
+where
+    F: Fn(&crate::StepView<'_>) -> String,
+{
+    let text = instruction(step);
+    (!text.is_empty()).then_some(std::borrow::Cow::Owned(text))
 }
 
 #[cfg(test)]

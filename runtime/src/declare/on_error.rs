@@ -76,7 +76,7 @@ impl<E: OnError, N: Handler> Handler for MapError<E, N> {
         }
     }
 
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        self.inner.approval_view()
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
     }
 }

@@ -47,8 +47,16 @@ impl<A: Agent> ToolSet for StaticTools<A> {
         self.0.tools().source(name)
     }
 
-    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
-        self.0.tools().approval_view(name)
+    fn step_offer(
+        &self,
+        definitions: &[ToolDefinition],
+        step: &crate::StepView<'_>,
+    ) -> crate::StepOffer {
+        self.0.tools().step_offer(definitions, step)
+    }
+
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
+        self.0.tools().tool_view(name)
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {

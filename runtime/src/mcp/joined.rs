@@ -53,11 +53,21 @@ impl<A: ToolSet, B: ToolSet> ToolSet for Joined<A, B> {
         self.first.source(name).or_else(|| self.second.source(name))
     }
 
-    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+    fn step_offer(
+        &self,
+        definitions: &[ToolDefinition],
+        step: &crate::StepView<'_>,
+    ) -> crate::StepOffer {
+        let mut offer = self.first.step_offer(definitions, step);
+        offer.merge(self.second.step_offer(definitions, step));
+        offer
+    }
+
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
         if self.first.contains(name) {
-            self.first.approval_view(name)
+            self.first.tool_view(name)
         } else {
-            self.second.approval_view(name)
+            self.second.tool_view(name)
         }
     }
 

@@ -41,8 +41,8 @@ impl Handler for McpCall {
 
     /// An MCP tool's arguments are any JSON object; it declares no
     /// approval metadata.
-    fn approval_view(&self) -> Option<crate::approval::ApprovalView> {
-        Some(crate::approval::ApprovalView::object())
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        Some(crate::ToolView::object())
     }
 }
 
@@ -103,11 +103,11 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
         self.servers.inner.contains(name).then_some(ToolSource::Mcp)
     }
 
-    fn approval_view(&self, name: &str) -> Option<crate::approval::ApprovalView> {
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
         self.servers
             .inner
             .contains(name)
-            .then(|| self.chain.approval_view())
+            .then(|| self.chain.tool_view())
             .flatten()
     }
 

@@ -39,4 +39,5 @@ mod mcp_config;
 mod mcp_hostile;
 mod mcp_servers;
 mod state_resume;
+mod tool_availability;
 mod tool_call_timeout;

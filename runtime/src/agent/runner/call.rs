@@ -65,8 +65,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // A clone shares the model's arguments (see `ToolArgs`).
             let sent = arguments.clone();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-            let (decision, decided_by) = self
-                .pre_tool_use(
+            // A tool the step did not offer is not callable: refused before
+            // any hook or gate sees the call.
+            let (decision, decided_by) = if self.unavailable.contains(&name) {
+                let reason = format!(
+                    "tool `{name}` is not available in this step, so it was not offered and \
+                     cannot be called"
+                );
+                (Decision::Deny(reason), Some("available".to_owned()))
+            } else {
+                self.pre_tool_use(
                     &hooks,
                     &mut PreToolUse {
                         agent: agent_name,
@@ -78,7 +86,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                         decided_by: None,
                     },
                 )
-                .await;
+                .await
+            };
             let mut outcome = self
                 .execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
                 .await;
@@ -238,7 +247,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let mut shown = arguments.clone();
             shown.share();
             let key = CallKey::at(&scope.place(), id, name, &shown);
-            let view = self.agent.tools().approval_view(name);
+            let view = self.agent.tools().tool_view(name);
             let request = ApprovalRequest::new(&key, &shown, &reason, view);
             let log = scope.call_log().map(|l| &**l);
             if let Some(edited) = gate(Some(&self.approvals), request, "approver", log).await? {
