@@ -600,3 +600,94 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
         ]
     );
 }
+
+/// A scripted model that notes the system prompt and the tools offered.
+struct Seeing(
+    hookwire::model::ScriptedModel,
+    Arc<Mutex<Vec<(String, Vec<String>)>>>,
+);
+
+impl Model for Seeing {
+    fn name(&self) -> &str {
+        "seeing"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.1.lock().unwrap().push((
+            request.system.to_owned(),
+            request.tools.iter().map(|t| t.name.clone()).collect(),
+        ));
+        self.0.complete(request)
+    }
+}
+
+/// A card lists tools marked `#[hookwire::tool(instruction = .., available
+/// = .., approval_metadata = ..)]` where they are defined: the instruction
+/// joins the system prompt, the tool is offered only while it is
+/// available, and the approver sees the metadata.
+#[test]
+fn a_card_tools_instruction_availability_and_approval_metadata_act() {
+    use hookwire::approval::{Answer, FnAsker};
+    use hookwire::model::{ScriptedModel, Turn};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let noted = Arc::new(Mutex::new(Vec::new()));
+    let seen: Arc<Mutex<Vec<(String, Vec<String>)>>> = Arc::default();
+    for prompt in ["hi, a refund please", "we are closed, a refund please"] {
+        seen.lock().unwrap().clear();
+        let model = Seeing(
+            ScriptedModel::from_turns([
+                Turn::call("greet", serde_json::json!({"name": "ann"})).and_call(
+                    "refund",
+                    serde_json::json!({"customer": "ann", "amount": 90}),
+                ),
+                Turn::text("done"),
+            ]),
+            seen.clone(),
+        );
+        let metadata = noted.clone();
+        let asker = FnAsker::new(move |req| {
+            metadata.lock().unwrap().push(req.metadata().cloned());
+            Answer::Approve
+        });
+        let agent = agents::Shop::new(&shop_deps("Corner", &[]));
+        let mut runner = Runner::new(agent, model).with_asker(asker);
+        rt.block_on(runner.run(prompt)).unwrap();
+        let results: Vec<String> = runner
+            .history()
+            .iter()
+            .filter_map(Message::tool_result)
+            .map(|r| r.text_content())
+            .collect();
+        let (system, tools) = seen.lock().unwrap()[0].clone();
+        if prompt.contains("closed") {
+            assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
+            assert_eq!(system, "Answer questions about the shop's stock.");
+            assert_eq!(
+                results[0],
+                "tool call denied by `available`: tool `greet` is not available in this step, \
+                 so it was not offered and cannot be called"
+            );
+        } else {
+            assert!(tools.contains(&"greet".to_owned()), "{tools:?}");
+            assert_eq!(
+                system,
+                "Answer questions about the shop's stock.\n\nGreet customers by name."
+            );
+            assert_eq!(results[0], "hello ann [stamped]");
+        }
+        assert_eq!(results[1], "refunded 90 to ann [stamped]");
+    }
+    assert_eq!(
+        *noted.lock().unwrap(),
+        [
+            Some(serde_json::json!({"large": true})),
+            Some(serde_json::json!({"large": true}))
+        ]
+    );
+}
