@@ -14,6 +14,7 @@ mod deep_common;
 // `crate::lifecycle_log`.
 use cards_e2e::lifecycle_log;
 
+mod availability;
 mod cards_e2e;
 mod deep_agents;
 mod deep_matched;
