@@ -62,6 +62,9 @@ pub(crate) struct CallNotes {
     pub(crate) received: Option<crate::call::ToolArgs>,
     /// The approval gates it passed, outermost first.
     pub(crate) approvals: Vec<crate::approval::ApprovalNote>,
+    /// The progress messages its tool sent ([`ToolContext::progress`]), in
+    /// order.
+    pub(crate) progress: Vec<String>,
 }
 
 impl CallLog {
@@ -81,6 +84,15 @@ impl CallLog {
             .or_default()
             .approvals
             .push(note);
+    }
+
+    /// Notes a progress message of call `id`.
+    pub(crate) fn progress(&self, id: &str, message: String) {
+        crate::lock(&self.calls)
+            .entry(id.to_owned())
+            .or_default()
+            .progress
+            .push(message);
     }
 
     /// Takes what call `id` noted.

@@ -41,3 +41,4 @@ mod mcp_servers;
 mod state_resume;
 mod tool_availability;
 mod tool_call_timeout;
+mod tool_progress;

@@ -31,6 +31,9 @@ pub(super) struct CallRecord {
     pub(super) pending: bool,
     /// The stop it asked for: the reason and the hook.
     pub(super) stopped: Option<(String, Option<String>)>,
+    /// The progress its tool reported, as trace events, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) progress: Vec<TraceEvent>,
 }
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
@@ -148,6 +151,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .received
                 .filter(|received| !received.is_shared_with(&sent) && *received != sent);
             let approvals = notes.approvals;
+            let progress = notes
+                .progress
+                .into_iter()
+                .map(|message| TraceEvent::Progress {
+                    step,
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                    message,
+                })
+                .collect();
             let hooks = self
                 .agent
                 .hooks_for(&call.name, source)
@@ -172,6 +185,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 result,
                 pending,
                 stopped,
+                progress,
             }
         }
         .instrument(span)

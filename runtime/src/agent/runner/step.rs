@@ -350,7 +350,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if stopped.is_none() {
                 stopped = record.stopped.clone();
             }
-            Arc::make_mut(&mut self.trace).push(record.trace);
+            let trace = Arc::make_mut(&mut self.trace);
+            trace.extend(record.progress);
+            trace.push(record.trace);
         }
         if paused && stopped.is_none() {
             let pending = self.approvals.pending_within(&self.scope);
