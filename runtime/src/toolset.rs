@@ -600,7 +600,11 @@ impl<R: RouterList> ToolSet for Router<R> {
         if let Some(available) = self.rules.available {
             let shown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| available(step)));
             if !matches!(shown, Ok(true)) {
-                offer.unavailable = self.shared_definitions().iter().map(|d| d.name.clone()).collect();
+                offer.unavailable = self
+                    .shared_definitions()
+                    .iter()
+                    .map(|d| d.name.clone())
+                    .collect();
                 return offer;
             }
         }

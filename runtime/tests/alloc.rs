@@ -397,12 +397,11 @@ fn in_a_run_a_hook_that_reads_its_arguments_allocates_nothing_more() {
 #[test]
 fn a_step_offer_of_tools_without_rules_allocates_nothing() {
     use hookwire::{SessionValues, StepOffer, StepView};
-    let tools = Router::new()
-        .route(
-            AddOne.definition(),
-            ToolSource::Function,
-            chain!(Pre(Allow) => ToolHandler(AddOne)),
-        );
+    let tools = Router::new().route(
+        AddOne.definition(),
+        ToolSource::Function,
+        chain!(Pre(Allow) => ToolHandler(AddOne)),
+    );
     let definitions = tools.shared_definitions();
     let session = SessionValues::default();
     let view = StepView::new("calc", 3, &[], &session);

@@ -513,4 +513,3 @@ impl Approver for Approvals {
         })
     }
 }
-

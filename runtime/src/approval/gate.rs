@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{
-    ApprovalDecision, ApprovalNote, ApprovalRequest, ToolView, Approver, CallKey, DecidedBy,
+    ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy, ToolView,
 };
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
@@ -191,7 +191,9 @@ pub(crate) async fn gate(
 /// the reason the call is denied instead.
 fn edit(view: Option<ToolView>, tool: &str, arguments: Value) -> Result<ToolArgs, String> {
     let refused = |why: String| {
-        format!("the approver's edited arguments for `{tool}` were refused, so the call did not run: {why}")
+        format!(
+            "the approver's edited arguments for `{tool}` were refused, so the call did not run: {why}"
+        )
     };
     let Some(view) = view else {
         return Err(refused(format!(
@@ -200,9 +202,12 @@ fn edit(view: Option<ToolView>, tool: &str, arguments: Value) -> Result<ToolArgs
     };
     if !arguments.is_object() {
         let got = crate::call::json_kind(&arguments);
-        return Err(refused(format!("arguments must be a JSON object, got {got}")));
+        return Err(refused(format!(
+            "arguments must be a JSON object, got {got}"
+        )));
     }
     let args = ToolArgs::from_value(arguments).map_err(|e| refused(e.to_string()))?;
-    view.check(&args, tool).map_err(|e| refused(e.to_string()))?;
+    view.check(&args, tool)
+        .map_err(|e| refused(e.to_string()))?;
     Ok(args)
 }

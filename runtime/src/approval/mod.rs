@@ -27,6 +27,7 @@ pub(crate) mod identity;
 mod terminal;
 
 pub use crate::decision::{Answer, ApprovalDecision};
+use crate::view::ToolView;
 pub use approvals::{
     ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
     Sticky,
@@ -36,7 +37,6 @@ pub use gate::NeedsApproval;
 pub(crate) use gate::{gate, gate_call};
 pub use identity::{CallKey, CallSite};
 pub use terminal::TerminalApprover;
-use crate::view::ToolView;
 
 /// What an approver is asked about.
 #[derive(Debug)]

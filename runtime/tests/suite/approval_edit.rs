@@ -171,11 +171,14 @@ async fn a_deferred_entry_keeps_the_metadata_across_export_and_import() {
     let shown = json!({"risk": "high", "payee": "acme"});
     assert_eq!(pending[0].metadata.as_ref(), Some(&shown));
     // As a person's screen (and the durable `pending` listing) shows it.
-    assert_eq!(serde_json::to_value(&pending[0]).unwrap()["metadata"], shown);
+    assert_eq!(
+        serde_json::to_value(&pending[0]).unwrap()["metadata"],
+        shown
+    );
     let exported = serde_json::to_string(&runner.export_state()).unwrap();
 
-    let mut resumed = Runner::new(gated(&tool), transfers(&[]))
-        .with_approvals(Approvals::new(DeferAll));
+    let mut resumed =
+        Runner::new(gated(&tool), transfers(&[])).with_approvals(Approvals::new(DeferAll));
     resumed
         .import_state(serde_json::from_str(&exported).unwrap())
         .unwrap();
@@ -201,7 +204,11 @@ async fn an_edited_approval_runs_the_tool_with_the_edited_arguments() {
             ("c2", json!({"to": "bob", "amount": 5})),
         ]);
         let (out, history) = run_once(&tool, loop_gate, asker, model).await;
-        let gate = if loop_gate { "approver" } else { "needs_approval" };
+        let gate = if loop_gate {
+            "approver"
+        } else {
+            "needs_approval"
+        };
         // The tool received the edit, and the model reads its result.
         assert_eq!(*tool.received.lock().unwrap(), ["acme 100", "bob 5"]);
         assert_eq!(results(&history), ["sent 100 to acme", "sent 5 to bob"]);
@@ -252,7 +259,9 @@ async fn a_deferred_call_approved_with_edits_runs_only_the_edited_call() {
     let (first, second) = (&pending[0], &pending[1]);
     assert_eq!(first.tool_use_id(), "c1");
     // Not an object: refused, nothing decided.
-    let refused = approvals.resolve_with(&first.id(), json!([1, 2])).unwrap_err();
+    let refused = approvals
+        .resolve_with(&first.id(), json!([1, 2]))
+        .unwrap_err();
     assert_eq!(
         refused.to_string(),
         format!(
@@ -271,7 +280,11 @@ async fn a_deferred_call_approved_with_edits_runs_only_the_edited_call() {
         .unwrap();
     // The edit survives an export and an import of the state.
     let exported = serde_json::to_value(runner.export_state()).unwrap();
-    assert!(exported.to_string().contains(r#""decision":"approve_with""#));
+    assert!(
+        exported
+            .to_string()
+            .contains(r#""decision":"approve_with""#)
+    );
     runner
         .import_state(serde_json::from_value(exported).unwrap())
         .unwrap();
@@ -323,12 +336,19 @@ async fn an_invalid_edit_is_refused_and_the_tool_never_runs() {
                 results(&history),
                 [format!(
                     "tool call denied by `{}`: {expected}",
-                    if loop_gate { "approver" } else { "needs_approval" }
+                    if loop_gate {
+                        "approver"
+                    } else {
+                        "needs_approval"
+                    }
                 )],
                 "edit {edit}, loop gate {loop_gate}"
             );
             assert_eq!(calls(&out)[0].2[0].1, false);
-            assert!(calls(&out)[0].2[0].2, "the note says the arguments were edited");
+            assert!(
+                calls(&out)[0].2[0].2,
+                "the note says the arguments were edited"
+            );
             assert!(out.trace_text().contains("(edit refused at"));
         }
     }
@@ -362,11 +382,16 @@ async fn an_edit_is_refused_where_the_tools_argument_type_is_unknown() {
     let out = runner.run("pay").await.unwrap();
     assert_eq!(
         results(runner.history()),
-        ["tool call denied by `needs_approval`: the approver's edited arguments for `transfer` \
+        [
+            "tool call denied by `needs_approval`: the approver's edited arguments for `transfer` \
           were refused, so the call did not run: the argument type of `transfer` is not known \
-          at this gate, so an edit cannot be checked"]
+          at this gate, so an edit cannot be checked"
+        ]
     );
-    assert_eq!(calls(&out)[0].2, [("needs_approval".to_owned(), false, true)]);
+    assert_eq!(
+        calls(&out)[0].2,
+        [("needs_approval".to_owned(), false, true)]
+    );
 }
 
 /// One run of `model` with `asker`: through the loop's gate (a run that

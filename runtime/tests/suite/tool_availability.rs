@@ -15,8 +15,8 @@ use hookwire::model::{
     Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, Turn,
 };
 use hookwire::{
-    NoArgs, Outcome, Router, StepView, Tool, ToolContext, ToolHandler, ToolResult,
-    ToolSource, chain,
+    NoArgs, Outcome, Router, StepView, Tool, ToolContext, ToolHandler, ToolResult, ToolSource,
+    chain,
 };
 use serde_json::json;
 
@@ -118,7 +118,10 @@ fn ops<T: hookwire::ToolSet + 'static>(tools: T, instruction: &'static str) -> B
 }
 
 fn agent(reset: &Reset) -> impl hookwire::agent::Agent + 'static {
-    ops(Router::new().tool(echo()).tool(reset.clone()), "You operate.")
+    ops(
+        Router::new().tool(echo()).tool(reset.clone()),
+        "You operate.",
+    )
 }
 
 fn results(history: &[Message]) -> Vec<String> {
@@ -138,8 +141,10 @@ async fn an_unavailable_tool_is_neither_offered_nor_callable() {
     assert_eq!(reset.0.load(Ordering::SeqCst), 0, "the tool never ran");
     assert_eq!(
         results(runner.history()),
-        ["tool call denied by `available`: tool `reset` is not available in this step, so it \
-          was not offered and cannot be called"]
+        [
+            "tool call denied by `available`: tool `reset` is not available in this step, so it \
+          was not offered and cannot be called"
+        ]
     );
     // Neither step offered it, nor added its instruction.
     assert_eq!(
@@ -268,8 +273,7 @@ async fn a_resumed_run_sees_the_same_tools_after_an_export_and_an_import() {
         ]
     };
     let (model, seen) = seeing(turns());
-    let mut first = Runner::new(ops(build(), ""), model)
-        .with_approvals(Approvals::new(DeferAll));
+    let mut first = Runner::new(ops(build(), ""), model).with_approvals(Approvals::new(DeferAll));
     let out = first.run("yes, go").await.unwrap();
     let hookwire::agent::RunStatus::Paused { pending } = &out.status else {
         panic!("{out:?}")
@@ -278,8 +282,7 @@ async fn a_resumed_run_sees_the_same_tools_after_an_export_and_an_import() {
 
     // Another process: the state, a fresh runner, the rest of the script.
     let (model, seen_after) = seeing(turns().into_iter().skip(1));
-    let mut second = Runner::new(ops(build(), ""), model)
-        .with_approvals(Approvals::new(DeferAll));
+    let mut second = Runner::new(ops(build(), ""), model).with_approvals(Approvals::new(DeferAll));
     second
         .import_state(serde_json::from_str(&state).unwrap())
         .unwrap();

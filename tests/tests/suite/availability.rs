@@ -116,13 +116,19 @@ async fn a_macro_tools_availability_and_instructions_reach_each_step() {
             );
             assert_eq!(results, ["7", "closed"]);
         } else {
-            assert_eq!(seen[0], ("You run the till.".to_owned(), vec!["count_till".to_owned()]));
             assert_eq!(
-                seen[1].0,
-                "You run the till.\n\nYou counted 1 times."
+                seen[0],
+                (
+                    "You run the till.".to_owned(),
+                    vec!["count_till".to_owned()]
+                )
             );
+            assert_eq!(seen[1].0, "You run the till.\n\nYou counted 1 times.");
             assert_eq!(results[0], "7");
-            assert!(results[1].contains("tool `close_till` is not available"), "{results:?}");
+            assert!(
+                results[1].contains("tool `close_till` is not available"),
+                "{results:?}"
+            );
         }
     }
 }
