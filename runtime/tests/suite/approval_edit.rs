@@ -99,8 +99,12 @@ fn results(runner_history: &[Message]) -> Vec<String> {
         .collect()
 }
 
-/// Each call's `(sent, received, [(gate, approved, edited)])`.
-fn calls(out: &RunOutput) -> Vec<(Value, Option<Value>, Vec<(String, bool, bool)>)> {
+/// One call as the trace records it: `(sent, received, [(gate, approved,
+/// edited)])`.
+type Recorded = (Value, Option<Value>, Vec<(String, bool, bool)>);
+
+/// Each call of the run, as the trace records it.
+fn calls(out: &RunOutput) -> Vec<Recorded> {
     out.trace
         .iter()
         .filter_map(|event| match event {
@@ -344,7 +348,7 @@ async fn an_invalid_edit_is_refused_and_the_tool_never_runs() {
                 )],
                 "edit {edit}, loop gate {loop_gate}"
             );
-            assert_eq!(calls(&out)[0].2[0].1, false);
+            assert!(!calls(&out)[0].2[0].1, "the call was not approved");
             assert!(
                 calls(&out)[0].2[0].2,
                 "the note says the arguments were edited"

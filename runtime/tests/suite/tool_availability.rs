@@ -296,6 +296,6 @@ async fn a_resumed_run_sees_the_same_tools_after_an_export_and_an_import() {
         seen.lock().unwrap().iter().map(|s| s.1.clone()).collect()
     };
     let both = vec!["echo".to_owned(), "confirm".to_owned()];
-    assert_eq!(offered(&seen), [both.clone()]);
+    assert_eq!(offered(&seen), std::slice::from_ref(&both));
     assert_eq!(offered(&seen_after), [both.clone(), both]);
 }
