@@ -601,11 +601,11 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
     );
 }
 
+/// What each request offered: the system prompt and the tool names.
+type Offered = Arc<Mutex<Vec<(String, Vec<String>)>>>;
+
 /// A scripted model that notes the system prompt and the tools offered.
-struct Seeing(
-    hookwire::model::ScriptedModel,
-    Arc<Mutex<Vec<(String, Vec<String>)>>>,
-);
+struct Seeing(hookwire::model::ScriptedModel, Offered);
 
 impl Model for Seeing {
     fn name(&self) -> &str {
@@ -637,7 +637,7 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
         .build()
         .unwrap();
     let noted = Arc::new(Mutex::new(Vec::new()));
-    let seen: Arc<Mutex<Vec<(String, Vec<String>)>>> = Arc::default();
+    let seen = Offered::default();
     for prompt in ["hi, a refund please", "we are closed, a refund please"] {
         seen.lock().unwrap().clear();
         let model = Seeing(
