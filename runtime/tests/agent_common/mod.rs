@@ -14,3 +14,4 @@ pub fn test_agent<T: ToolSet + 'static>(name: &'static str, tools: T) -> TestAge
         tools,
     )
 }
+pub mod seeing;

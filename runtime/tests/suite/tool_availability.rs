@@ -7,13 +7,12 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use crate::agent_common::seeing::{Offered as Seen, seeing};
 use hookwire::agent::{AgentConfig, BasicAgent, Runner, TraceEvent};
-use hookwire::approval::{ApprovalDecision, Approvals, BoxFuture, DeferAll, NeedsApproval};
-use hookwire::model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, Turn,
-};
+use hookwire::approval::{ApprovalDecision, Approvals, DeferAll, NeedsApproval};
+use hookwire::model::{Message, Turn};
 use hookwire::{
     NoArgs, Outcome, Router, StepView, Tool, ToolContext, ToolHandler, ToolResult, ToolSource,
     chain,
@@ -78,38 +77,6 @@ impl Tool for Echo {
 
 fn echo() -> Echo {
     Echo
-}
-
-/// What the model was offered at each request: the system prompt and the
-/// tool names.
-type Seen = Arc<Mutex<Vec<(String, Vec<String>)>>>;
-
-/// A scripted model that notes what each request offered.
-struct Seeing(ScriptedModel, Seen);
-
-impl Model for Seeing {
-    fn name(&self) -> &str {
-        "seeing"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: ModelRequest<'a>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        self.1.lock().unwrap().push((
-            request.system.to_owned(),
-            request.tools.iter().map(|t| t.name.clone()).collect(),
-        ));
-        self.0.complete(request)
-    }
-}
-
-fn seeing(turns: impl IntoIterator<Item = Turn>) -> (Arc<Seeing>, Seen) {
-    let seen = Seen::default();
-    (
-        Arc::new(Seeing(ScriptedModel::from_turns(turns), seen.clone())),
-        seen,
-    )
 }
 
 /// The agent `ops` with `tools` and the instruction `instruction`.

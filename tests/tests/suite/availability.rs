@@ -3,14 +3,10 @@
 //! each step) reach the model's request, step by step.
 #![allow(clippy::unwrap_used)]
 
-use std::sync::{Arc, Mutex};
-
+use crate::seeing::{Offered as Seen, Seeing};
 use hookwire::StepView;
 use hookwire::agent::Runner;
-use hookwire::approval::BoxFuture;
-use hookwire::model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, Turn,
-};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::serde_json::json;
 
 /// Marks a session as a manager's.
@@ -43,27 +39,6 @@ fn counting_note(step: &StepView<'_>) -> String {
 /// Runs the till.
 #[hookwire::agent(name = "till", instruction = "You run the till.", function_tools = [close_till, count_till])]
 pub struct Till;
-
-type Seen = Arc<Mutex<Vec<(String, Vec<String>)>>>;
-
-struct Seeing(ScriptedModel, Seen);
-
-impl Model for Seeing {
-    fn name(&self) -> &str {
-        "seeing"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: ModelRequest<'a>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        self.1.lock().unwrap().push((
-            request.system.to_owned(),
-            request.tools.iter().map(|t| t.name.clone()).collect(),
-        ));
-        self.0.complete(request)
-    }
-}
 
 #[tokio::test]
 async fn a_macro_tools_availability_and_instructions_reach_each_step() {

@@ -23,6 +23,8 @@ mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
 mod readme_approvals;
+#[path = "../../../runtime/tests/agent_common/seeing.rs"]
+mod seeing;
 mod sessions;
 mod slots;
 mod trace;

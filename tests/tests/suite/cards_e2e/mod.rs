@@ -601,35 +601,13 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
     );
 }
 
-/// What each request offered: the system prompt and the tool names.
-type Offered = Arc<Mutex<Vec<(String, Vec<String>)>>>;
-
-/// A scripted model that notes the system prompt and the tools offered.
-struct Seeing(hookwire::model::ScriptedModel, Offered);
-
-impl Model for Seeing {
-    fn name(&self) -> &str {
-        "seeing"
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: ModelRequest<'a>,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        self.1.lock().unwrap().push((
-            request.system.to_owned(),
-            request.tools.iter().map(|t| t.name.clone()).collect(),
-        ));
-        self.0.complete(request)
-    }
-}
-
 /// A card lists tools marked `#[hookwire::tool(instruction = .., available
 /// = .., approval_metadata = ..)]` where they are defined: the instruction
 /// joins the system prompt, the tool is offered only while it is
 /// available, and the approver sees the metadata.
 #[test]
 fn a_card_tools_instruction_availability_and_approval_metadata_act() {
+    use crate::seeing::{Offered, Seeing};
     use hookwire::approval::{Answer, FnAsker};
     use hookwire::model::{ScriptedModel, Turn};
     let rt = tokio::runtime::Builder::new_current_thread()
