@@ -13,7 +13,7 @@
 //! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
 //!
 //! What a gate knows of the tool (the approver's metadata, the type edited
-//! arguments must fit) is its [`ToolView`](crate::ToolView).
+//! arguments must fit) is its [`ToolView`].
 
 use std::future::Future;
 use std::pin::Pin;
