@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::agent_common::seeing::{Offered as Seen, seeing};
 use hookwire::agent::{AgentConfig, BasicAgent, Runner, TraceEvent};
