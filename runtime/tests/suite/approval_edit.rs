@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::agent_common::test_agent;
+use crate::agent_common::{test_agent, tool_results};
 
 use hookwire::agent::{RunOutput, RunStatus, Runner, TraceEvent};
 use hookwire::approval::{
@@ -89,14 +89,6 @@ fn transfers(calls: &[(&str, Value)]) -> ScriptedModel {
         },
         Turn::text("done"),
     ])
-}
-
-fn results(runner_history: &[Message]) -> Vec<String> {
-    runner_history
-        .iter()
-        .filter_map(Message::tool_result)
-        .map(ToolResult::text_content)
-        .collect()
 }
 
 /// One call as the trace records it: `(sent, received, [(gate, approved,
@@ -215,7 +207,10 @@ async fn an_edited_approval_runs_the_tool_with_the_edited_arguments() {
         };
         // The tool received the edit, and the model reads its result.
         assert_eq!(*tool.received.lock().unwrap(), ["acme 100", "bob 5"]);
-        assert_eq!(results(&history), ["sent 100 to acme", "sent 5 to bob"]);
+        assert_eq!(
+            tool_results(&history),
+            ["sent 100 to acme", "sent 5 to bob"]
+        );
         // The trace keeps what the model sent, what the tool received and
         // that the approver edited it; the other call is untouched.
         assert_eq!(
@@ -337,7 +332,7 @@ async fn an_invalid_edit_is_refused_and_the_tool_never_runs() {
             let model = transfers(&[("c1", json!({"to": "acme", "amount": 5}))]);
             let (out, history) = run_once(&tool, loop_gate, asker, model).await;
             assert_eq!(
-                results(&history),
+                tool_results(&history),
                 [format!(
                     "tool call denied by `{}`: {expected}",
                     if loop_gate {
@@ -385,7 +380,7 @@ async fn an_edit_is_refused_where_the_tools_argument_type_is_unknown() {
     .with_asker(asker);
     let out = runner.run("pay").await.unwrap();
     assert_eq!(
-        results(runner.history()),
+        tool_results(runner.history()),
         [
             "tool call denied by `needs_approval`: the approver's edited arguments for `transfer` \
           were refused, so the call did not run: the argument type of `transfer` is not known \

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::agent_common::seeing::{Offered as Seen, seeing};
+use crate::agent_common::tool_results;
 use hookwire::agent::{AgentConfig, BasicAgent, Runner, TraceEvent};
 use hookwire::approval::{ApprovalDecision, Approvals, DeferAll, NeedsApproval};
 use hookwire::model::{Message, Turn};
@@ -91,14 +92,6 @@ fn agent(reset: &Reset) -> impl hookwire::agent::Agent + 'static {
     )
 }
 
-fn results(history: &[Message]) -> Vec<String> {
-    history
-        .iter()
-        .filter_map(Message::tool_result)
-        .map(ToolResult::text_content)
-        .collect()
-}
-
 #[tokio::test]
 async fn an_unavailable_tool_is_neither_offered_nor_callable() {
     let reset = Reset::default();
@@ -107,7 +100,7 @@ async fn an_unavailable_tool_is_neither_offered_nor_callable() {
     let out = runner.run("reset it").await.unwrap();
     assert_eq!(reset.0.load(Ordering::SeqCst), 0, "the tool never ran");
     assert_eq!(
-        results(runner.history()),
+        tool_results(runner.history()),
         [
             "tool call denied by `available`: tool `reset` is not available in this step, so it \
           was not offered and cannot be called"
@@ -142,7 +135,7 @@ async fn an_available_tool_is_offered_with_its_instruction_each_step() {
     let mut runner = Runner::new(agent(&reset), model).with_session_value(Admin);
     runner.run("reset it").await.unwrap();
     assert_eq!(reset.0.load(Ordering::SeqCst), 1);
-    assert_eq!(results(runner.history()), ["reset done"]);
+    assert_eq!(tool_results(runner.history()), ["reset done"]);
     let both = vec!["echo".to_owned(), "reset".to_owned()];
     assert_eq!(
         *seen.lock().unwrap(),
@@ -185,10 +178,10 @@ async fn a_tool_sets_rule_and_instruction_cover_its_tools() {
                     vec!["echo".to_owned(), "reset".to_owned()]
                 )
             );
-            assert_eq!(results(runner.history()), ["\"echo\""]);
+            assert_eq!(tool_results(runner.history()), ["\"echo\""]);
         } else {
             assert_eq!(first, (String::new(), vec![]));
-            assert!(results(runner.history())[0].contains("tool `echo` is not available"));
+            assert!(tool_results(runner.history())[0].contains("tool `echo` is not available"));
         }
     }
 }
@@ -258,7 +251,7 @@ async fn a_resumed_run_sees_the_same_tools_after_an_export_and_an_import() {
         .resolve(&pending[0].id(), ApprovalDecision::Approve)
         .unwrap();
     second.resume().await.unwrap();
-    assert_eq!(results(second.history()), ["\"echo\"", "confirmed"]);
+    assert_eq!(tool_results(second.history()), ["\"echo\"", "confirmed"]);
     let offered = |seen: &Seen| -> Vec<Vec<String>> {
         seen.lock().unwrap().iter().map(|s| s.1.clone()).collect()
     };
