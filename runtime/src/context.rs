@@ -158,8 +158,8 @@ impl ToolContext {
     /// Reports progress while the tool runs: the message goes to the
     /// run's trace (a [`TraceEvent::Progress`](crate::agent::TraceEvent::Progress)
     /// before the call's own event) and to the event stream (a `tracing`
-    /// event, target `hookwire::progress`, as it is sent), never to the
-    /// model. Outside a run only the `tracing` event is emitted.
+    /// event as it is sent: target `hookwire::progress`, fields `agent`,
+    /// `tool`, `tool_use_id` and `progress`), never to the model. Outside a run only the `tracing` event is emitted.
     ///
     /// ```
     /// /// Copies a folder.
@@ -179,7 +179,7 @@ impl ToolContext {
             agent = self.agent(),
             tool = self.tool(),
             tool_use_id = self.tool_use_id(),
-            message = message.as_str(),
+            progress = message.as_str(),
             "tool progress"
         );
         if let Some(log) = self.scope.call_log() {
