@@ -4,7 +4,7 @@ use darling::FromMeta;
 use darling::ast::NestedMeta;
 use std::str::FromStr;
 
-use hookwire_codegen::lower::{self, HookOptions, NeedsApproval, ToolOptions};
+use hookwire_codegen::lower::{self, HookOptions, Instruction, NeedsApproval, ToolOptions};
 use hookwire_codegen::spec::{FailurePolicy, HOOK_OPTIONS};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
@@ -19,6 +19,9 @@ const TOOL_KEYS: &[&str] = &[
     "needs_approval",
     "hooks",
     "on_error",
+    "approval_metadata",
+    "available",
+    "instruction",
     "crate",
 ];
 /// The options of an entry of a tool's own `hooks = [..]`: a hook entry's
@@ -45,6 +48,12 @@ struct ToolAttr {
     hooks: Entries,
     #[darling(default)]
     on_error: Option<syn::Path>,
+    #[darling(default)]
+    approval_metadata: Option<syn::Path>,
+    #[darling(default)]
+    available: Option<syn::Path>,
+    #[darling(default)]
+    instruction: Option<InstructionAttr>,
     #[darling(default, rename = "crate")]
     krate: Option<syn::Path>,
 }
@@ -77,6 +86,28 @@ impl FromMeta for Approval {
             syn::Expr::Group(g) => Self::from_expr(&g.expr),
             other => Err(darling::Error::custom(
                 "expected `needs_approval` (every call) or `needs_approval = path::to_predicate`, a `fn(&hookwire::ArgsOf<tool>) -> bool`",
+            )
+            .with_span(other)),
+        }
+    }
+}
+
+/// `instruction = "text"` or `instruction = path` (a
+/// `fn(&hookwire::StepView) -> String`).
+#[derive(Debug)]
+struct InstructionAttr(Instruction);
+
+impl FromMeta for InstructionAttr {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        match expr {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) => Ok(Self(Instruction::Text(text.clone()))),
+            syn::Expr::Path(p) if p.qself.is_none() => Ok(Self(Instruction::Fn(p.path.clone()))),
+            syn::Expr::Group(g) => Self::from_expr(&g.expr),
+            other => Err(darling::Error::custom(
+                "expected `instruction = \"text\"` or `instruction = path::to::function`, a `fn(&hookwire::StepView) -> String`",
             )
             .with_span(other)),
         }
@@ -292,6 +323,9 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
         Some(Approval::When(path)) => Some(NeedsApproval::When(path)),
     };
     opts.on_error = parsed.on_error;
+    opts.approval_metadata = parsed.approval_metadata;
+    opts.available = parsed.available;
+    opts.instruction = parsed.instruction.map(|i| i.0);
     let krate_text = opts.crate_path.to_token_stream().to_string();
     let mut errors: Option<syn::Error> = None;
     for entry in &parsed.hooks.0 {

@@ -155,6 +155,38 @@ impl ToolContext {
         &self.scope
     }
 
+    /// Reports progress while the tool runs: the message goes to the
+    /// run's trace (a [`TraceEvent::Progress`](crate::agent::TraceEvent::Progress)
+    /// before the call's own event) and to the event stream (a `tracing`
+    /// event as it is sent: target `hookwire::progress`, fields `agent`,
+    /// `tool`, `tool_use_id` and `progress`), never to the model. Outside a run only the `tracing` event is emitted.
+    ///
+    /// ```
+    /// /// Copies a folder.
+    /// #[hookwire::tool]
+    /// async fn copy(cx: &hookwire::ToolContext, files: Vec<String>) -> String {
+    ///     for (n, file) in files.iter().enumerate() {
+    ///         cx.progress(format!("copying {file} ({} of {})", n + 1, files.len()));
+    ///     }
+    ///     format!("copied {}", files.len())
+    /// }
+    /// # let _ = copy {};
+    /// ```
+    pub fn progress(&self, message: impl Into<String>) {
+        let message = message.into();
+        tracing::info!(
+            target: "hookwire::progress",
+            agent = self.agent(),
+            tool = self.tool(),
+            tool_use_id = self.tool_use_id(),
+            progress = message.as_str(),
+            "tool progress"
+        );
+        if let Some(log) = self.scope.call_log() {
+            log.progress(&self.tool_use_id, message);
+        }
+    }
+
     /// The typed extension map.
     pub fn extensions(&self) -> &Extensions {
         &self.extensions

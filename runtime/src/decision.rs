@@ -12,8 +12,8 @@
 //! | [`Decision`] | may this tool call run? (pre hooks, `pre_tool_use`) | continue, deny, ask, stop |
 //! | [`Flow`] | may the run go on? (`execution_start`, `user_prompt_submit`, `step_start`) | continue, stop |
 //! | [`StopDecision`] | may the run end with this final answer? (`stop`) | allow, continue with a message |
-//! | [`ApprovalDecision`] | does the approver let this call run? (an [`Approver`](crate::approval::Approver), a decision given for a paused call) | approve, deny |
-//! | [`Answer`] | what does the person asked say? (an [`Asker`](crate::approval::Asker)) | approve or deny, once or always, or later |
+//! | [`ApprovalDecision`] | does the approver let this call run? (an [`Approver`](crate::approval::Approver), a decision given for a paused call) | approve (as shown or with edited arguments), deny |
+//! | [`Answer`] | what does the person asked say? (an [`Asker`](crate::approval::Asker)) | approve (as shown or edited) or deny, once or always, or later |
 //!
 //! Each type is also exported where it is used: [`Decision`] at the crate
 //! root, [`Flow`] and [`StopDecision`] in
@@ -92,15 +92,68 @@ pub enum StopDecision {
 /// for a paused call ([`Approvals::resolve`](crate::approval::Approvals::resolve)).
 ///
 /// As serde data (in [`ApprovalState`](crate::approval::ApprovalState)):
-/// `{"decision": "approve"}` or `{"decision": "deny", "reason": ".."}`.
+/// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}` or
+/// `{"decision": "approve_with", "arguments": {..}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", content = "reason", rename_all = "snake_case")]
+#[serde(from = "DecisionData", into = "DecisionData")]
 #[non_exhaustive]
 pub enum ApprovalDecision {
     /// Run the call.
     Approve,
     /// Do not run it; the reason goes to the model.
     Deny(String),
+    /// Run the call with these arguments instead of the ones shown (an
+    /// edit by the person who approved it). They must deserialize into the
+    /// tool's argument type, or the call is denied and never runs; the
+    /// trace's approval note says they were edited. The decision is for
+    /// the call shown (its [`CallKey`](crate::approval::CallKey)) and
+    /// runs exactly the edited call.
+    ApproveWith(serde_json::Value),
+}
+
+/// [`ApprovalDecision`] as it is written.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+enum DecisionData {
+    Approve,
+    Deny { reason: String },
+    ApproveWith { arguments: serde_json::Value },
+}
+
+impl From<DecisionData> for ApprovalDecision {
+    fn from(data: DecisionData) -> Self {
+        match data {
+            DecisionData::Approve => Self::Approve,
+            DecisionData::Deny { reason } => Self::Deny(reason),
+            DecisionData::ApproveWith { arguments } => Self::ApproveWith(arguments),
+        }
+    }
+}
+
+impl From<ApprovalDecision> for DecisionData {
+    fn from(decision: ApprovalDecision) -> Self {
+        match decision {
+            ApprovalDecision::Approve => Self::Approve,
+            ApprovalDecision::Deny(reason) => Self::Deny { reason },
+            ApprovalDecision::ApproveWith(arguments) => Self::ApproveWith { arguments },
+        }
+    }
+}
+
+impl ApprovalDecision {
+    /// Whether the call runs (approved, with or without edits).
+    pub fn approves(&self) -> bool {
+        !matches!(self, Self::Deny(_))
+    }
+
+    /// A short name for logs: `approved`, `approved with edits`, `rejected`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Approve => "approved",
+            Self::ApproveWith(_) => "approved with edits",
+            Self::Deny(_) => "rejected",
+        }
+    }
 }
 
 /// An answer at an approval prompt: an [`ApprovalDecision`] for this call,
@@ -123,6 +176,9 @@ pub enum Answer {
     AlwaysDeny,
     /// Decide later: the call is recorded as pending and the run pauses.
     Defer,
+    /// Run this call with these arguments instead of the ones shown
+    /// ([`ApprovalDecision::ApproveWith`]).
+    ApproveWith(serde_json::Value),
 }
 
 impl From<ApprovalDecision> for Answer {
@@ -130,6 +186,7 @@ impl From<ApprovalDecision> for Answer {
         match decision {
             ApprovalDecision::Approve => Self::Approve,
             ApprovalDecision::Deny(reason) => Self::Deny(reason),
+            ApprovalDecision::ApproveWith(arguments) => Self::ApproveWith(arguments),
         }
     }
 }
@@ -153,6 +210,10 @@ mod tests {
         for (value, expected) in [
             (json!({"decision": "approve"}), ApprovalDecision::Approve),
             (json!({"decision": "deny", "reason": "not now"}), deny),
+            (
+                json!({"decision": "approve_with", "arguments": {"amount": 5}}),
+                ApprovalDecision::ApproveWith(json!({"amount": 5})),
+            ),
         ] {
             assert_eq!(
                 serde_json::from_value::<ApprovalDecision>(value).unwrap(),

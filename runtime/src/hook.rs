@@ -27,11 +27,25 @@ pub trait Handler: Send + Sync {
     /// by it. (`ToolHandler` parses the arguments in `call` and catches a
     /// panicking `Deserialize` there itself.)
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send;
+
+    /// What an approval gate in front of this handler knows of the tool
+    /// it ends in ([`ToolView`](crate::ToolView): the
+    /// approver's metadata, the type edited arguments must fit). A layer
+    /// around another handler answers with the inner one's;
+    /// [`ToolHandler`](crate::ToolHandler) with its tool's. `None` (the
+    /// default) shows no metadata and refuses edited arguments.
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        None
+    }
 }
 
 impl<T: Handler + ?Sized> Handler for &T {
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         (**self).call(cx, args)
+    }
+
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        (**self).tool_view()
     }
 }
 
@@ -66,6 +80,12 @@ impl<'a, N: Handler + ?Sized> Next<'a, N> {
     #[inline]
     pub fn run(self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         self.inner.call(cx, args)
+    }
+
+    /// What an approval gate here knows of the tool the rest of the chain
+    /// ends in ([`Handler::tool_view`]).
+    pub fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
     }
 }
 
@@ -280,6 +300,10 @@ impl<N: Handler> Handler for Boxed<N> {
             Box::pin(self.inner.call(cx, args));
         call.await
     }
+
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
+    }
 }
 
 impl<H: Hook, N: Handler> Handler for Hooked<H, N> {
@@ -289,6 +313,10 @@ impl<H: Hook, N: Handler> Handler for Hooked<H, N> {
             self.hook.around(cx, args, Next::new(&self.inner)),
             HookCulprit(&self.hook),
         )
+    }
+
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
     }
 }
 
@@ -526,6 +554,10 @@ impl<H: Handler> Handler for CatchPanics<H> {
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         catch_panics(&self.0, cx, args)
+    }
+
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.0.tool_view()
     }
 }
 

@@ -166,6 +166,10 @@ impl<N: Handler + ?Sized> Handler for Recorder<'_, N> {
         self.set(Probe::Done(outcome.clone()));
         outcome
     }
+
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
+    }
 }
 
 impl<N: ?Sized> Recorder<'_, N> {

@@ -94,7 +94,7 @@ impl<P: PreHook> Hook for Pre<P> {
                 hook: Some(hook.into()),
             }),
             Decision::Ask(reason) => {
-                gate_call(cx, &mut args, &reason, hook).await?;
+                gate_call(cx, &mut args, &reason, hook, next.tool_view()).await?;
                 next.run(cx, args).await
             }
         }

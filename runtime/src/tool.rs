@@ -75,6 +75,38 @@ pub trait Tool: Send + Sync {
     /// Runs the tool.
     fn call(&self, cx: &ToolContext, args: Self::Args) -> impl Future<Output = Outcome> + Send;
 
+    /// What a person asked to approve a call is shown besides its
+    /// arguments ([`ApprovalRequest::metadata`](crate::approval::ApprovalRequest::metadata),
+    /// kept in the pending entry of a deferred call); none by default.
+    /// `#[hookwire::tool(approval_metadata = path)]` sets it to a
+    /// `fn(&ArgsOf<tool>) -> serde_json::Value`. It has no `self`: every
+    /// approval gate reaches it through the tool's type.
+    fn approval_metadata(args: &Self::Args) -> Option<Value> {
+        let _ = args;
+        None
+    }
+
+    /// Whether the tool is offered to the model in a step, asked at every
+    /// step of a run; always by default. A tool that is not is left out of
+    /// that step's definitions, and a call to it is refused ("not
+    /// available in this step") without running any hook.
+    /// `#[hookwire::tool(available = path)]` sets it to a
+    /// `fn(&StepView) -> bool`.
+    fn available(step: &crate::StepView<'_>) -> bool {
+        let _ = step;
+        true
+    }
+
+    /// What the tool adds to the system prompt in a step in which it is
+    /// offered (a paragraph after the agent's instruction); none by
+    /// default. `#[hookwire::tool(instruction = "..")]` sets a text,
+    /// `instruction = path` a `fn(&StepView) -> String` (an empty text adds
+    /// nothing).
+    fn instruction(step: &crate::StepView<'_>) -> Option<Cow<'static, str>> {
+        let _ = step;
+        None
+    }
+
     /// The JSON Schema of the arguments.
     fn input_schema(&self) -> Value {
         schema_for::<Self::Args>(self.strict())
@@ -260,6 +292,10 @@ impl<T: IntoOutcome, E: Display + Send + Sync + 'static> IntoOutcome for Result<
 pub struct ToolHandler<T>(pub T);
 
 impl<T: Tool> Handler for ToolHandler<T> {
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        Some(crate::ToolView::of::<T>())
+    }
+
     #[inline]
     fn call(&self, cx: &mut ToolContext, args: ToolArgs) -> impl Future<Output = Outcome> + Send {
         let tool = &self.0;

@@ -62,6 +62,9 @@ pub(crate) struct CallNotes {
     pub(crate) received: Option<crate::call::ToolArgs>,
     /// The approval gates it passed, outermost first.
     pub(crate) approvals: Vec<crate::approval::ApprovalNote>,
+    /// The progress messages its tool sent ([`ToolContext::progress`]), in
+    /// order.
+    pub(crate) progress: Vec<String>,
 }
 
 impl CallLog {
@@ -81,6 +84,15 @@ impl CallLog {
             .or_default()
             .approvals
             .push(note);
+    }
+
+    /// Notes a progress message of call `id`.
+    pub(crate) fn progress(&self, id: &str, message: String) {
+        crate::lock(&self.calls)
+            .entry(id.to_owned())
+            .or_default()
+            .progress
+            .push(message);
     }
 
     /// Takes what call `id` noted.
@@ -334,6 +346,32 @@ pub trait ToolSet: Send + Sync {
     /// uses, never one guessed from the name).
     fn source(&self, name: &str) -> Option<ToolSource>;
 
+    /// What the loop's approval gate knows of the tool of this name
+    /// ([`ToolView`](crate::ToolView): the metadata its
+    /// approver is shown, the type edited arguments must fit). `None` (the
+    /// default) shows no metadata and refuses edited arguments at that
+    /// gate. Generated tool sets, [`Router`] and MCP tool sets answer for
+    /// every tool they have.
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
+        let _ = name;
+        None
+    }
+
+    /// What the set's tools say about one step of a run: which of
+    /// `definitions` (the set's own) are not offered, and what each offered
+    /// tool adds to the system prompt. The default asks each tool's
+    /// [`ToolView`](crate::ToolView) ([`Tool::available`](crate::Tool::available),
+    /// [`Tool::instruction`](crate::Tool::instruction)); a panic there
+    /// hides the tool. A set-wide rule or instruction overrides it
+    /// ([`Router::available_when`], [`Router::with_instruction`]).
+    fn step_offer(
+        &self,
+        definitions: &[ToolDefinition],
+        step: &crate::StepView<'_>,
+    ) -> crate::StepOffer {
+        crate::StepOffer::of(definitions, |name| self.tool_view(name), step)
+    }
+
     /// Whether a tool of this name exists.
     fn contains(&self, name: &str) -> bool {
         self.source(name).is_some()
@@ -377,6 +415,15 @@ pub struct Router<R = RouterEnd> {
     routes: R,
     /// The definitions, made once on first use and shared by every run.
     shared: std::sync::OnceLock<Arc<[ToolDefinition]>>,
+    /// Its set-wide availability and instruction.
+    rules: SetRules,
+}
+
+/// A tool set's own availability rule and instruction, besides its tools'.
+#[derive(Debug, Clone, Default)]
+struct SetRules {
+    available: Option<fn(&crate::StepView<'_>) -> bool>,
+    instruction: Option<Cow<'static, str>>,
 }
 
 /// The end of a [`Router`]'s list.
@@ -389,6 +436,7 @@ pub struct RouterEntry<C, R> {
     definition: ToolDefinition,
     name: Cow<'static, str>,
     source: ToolSource,
+    view: Option<crate::ToolView>,
     chain: C,
     rest: R,
 }
@@ -413,11 +461,38 @@ impl<R: RouterList> Router<R> {
                 name: Cow::Owned(definition.name.clone()),
                 definition,
                 source,
+                view: chain.tool_view(),
                 chain,
                 rest: self.routes,
             },
             shared: std::sync::OnceLock::new(),
+            rules: self.rules,
         }
+    }
+
+    /// Offers the router's tools only in the steps `available` says yes
+    /// to (besides each tool's own [`Tool::available`]): in the others
+    /// none of them is offered or callable.
+    ///
+    /// ```
+    /// # use hookwire::{FnTool, Json, NoArgs, Router, StepView};
+    /// struct Admin;
+    /// let admin = Router::new()
+    ///     .tool(FnTool::new("reset", "Resets.", |_: NoArgs| async { Json(0) }))
+    ///     .available_when(|step: &StepView<'_>| step.session::<Admin>().is_some())
+    ///     .with_instruction("Reset only when the user asks twice.");
+    /// # let _ = admin;
+    /// ```
+    pub fn available_when(mut self, available: fn(&crate::StepView<'_>) -> bool) -> Self {
+        self.rules.available = Some(available);
+        self
+    }
+
+    /// Adds `instruction` to the system prompt of every step in which the
+    /// router's tools are offered, before its tools' own instructions.
+    pub fn with_instruction(mut self, instruction: impl Into<Cow<'static, str>>) -> Self {
+        self.rules.instruction = Some(instruction.into());
+        self
     }
 
     /// Adds a tool, with no hooks of the router's own: a plain [`Tool`]
@@ -438,6 +513,8 @@ pub trait RouterList: Send + Sync {
     fn collect(&self, out: &mut Vec<ToolDefinition>);
     /// The source of the route with this name, if there is one.
     fn source(&self, name: &str) -> Option<ToolSource>;
+    /// The approval view of the route with this name, if it has one.
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView>;
     /// Dispatches to the route named `call.name`.
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send;
 }
@@ -446,6 +523,10 @@ impl RouterList for RouterEnd {
     fn collect(&self, _out: &mut Vec<ToolDefinition>) {}
 
     fn source(&self, _name: &str) -> Option<ToolSource> {
+        None
+    }
+
+    fn tool_view(&self, _name: &str) -> Option<crate::ToolView> {
         None
     }
 
@@ -465,6 +546,14 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
             Some(self.source)
         } else {
             self.rest.source(name)
+        }
+    }
+
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
+        if self.name == name {
+            self.view
+        } else {
+            self.rest.tool_view(name)
         }
     }
 
@@ -496,6 +585,36 @@ impl<R: RouterList> ToolSet for Router<R> {
 
     fn source(&self, name: &str) -> Option<ToolSource> {
         self.routes.source(name)
+    }
+
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
+        self.routes.tool_view(name)
+    }
+
+    fn step_offer(
+        &self,
+        definitions: &[ToolDefinition],
+        step: &crate::StepView<'_>,
+    ) -> crate::StepOffer {
+        let mut offer = crate::StepOffer::default();
+        if let Some(available) = self.rules.available {
+            let shown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| available(step)));
+            if !matches!(shown, Ok(true)) {
+                offer.unavailable = self
+                    .shared_definitions()
+                    .iter()
+                    .map(|d| d.name.clone())
+                    .collect();
+                return offer;
+            }
+        }
+        offer.instructions.extend(self.rules.instruction.clone());
+        offer.merge(crate::StepOffer::of(
+            definitions,
+            |name| self.tool_view(name),
+            step,
+        ));
+        offer
     }
 
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send {

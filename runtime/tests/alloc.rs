@@ -389,3 +389,24 @@ fn in_a_run_a_hook_that_reads_its_arguments_allocates_nothing_more() {
         "a run whose hook reads `x` ({reads:?}) vs one whose hook does not ({ignores:?})"
     );
 }
+
+/// A step of a run whose tools have no availability rule and no
+/// instruction asks each tool and allocates nothing: the offer is empty,
+/// and the loop then offers the shared definitions and the agent's own
+/// instruction, borrowed.
+#[test]
+fn a_step_offer_of_tools_without_rules_allocates_nothing() {
+    use hookwire::{SessionValues, StepOffer, StepView};
+    let tools = Router::new().route(
+        AddOne.definition(),
+        ToolSource::Function,
+        chain!(Pre(Allow) => ToolHandler(AddOne)),
+    );
+    let definitions = tools.shared_definitions();
+    let session = SessionValues::default();
+    let view = StepView::new("calc", 3, &[], &session);
+    let mut offer = None;
+    let info = measure(|| offer = Some(tools.step_offer(&definitions, &view)));
+    assert_eq!(info.count_total, 0, "{info:?}");
+    assert_eq!(offer, Some(StepOffer::default()));
+}

@@ -155,3 +155,14 @@ fn twenty_four_matched_hooks_around_a_tool_found_at_run_time_compile_and_run_in_
     let tags: String = (1..=24).rev().map(|i| format!(" {i}")).collect();
     assert_eq!(outcome.unwrap().text_content(), format!("noon{tags}"));
 }
+
+#[test]
+fn an_approval_gate_outside_the_segments_still_sees_the_tool() {
+    // The loop's approval gate finds the tool's argument type (to show
+    // its metadata and check an edited approval) through every layer,
+    // `Boxed` segments included.
+    let deeper = Deeper::new();
+    for tool in ["add_one", "add_two"] {
+        assert!(deeper.tools().tool_view(tool).is_some(), "{tool}");
+    }
+}

@@ -206,13 +206,15 @@ pub(super) fn emit_tools(
         )
     };
 
-    let (index_fn, source_body, dispatch_fn) = if n == 0 {
+    let (index_fn, source_body, view_body, dispatch_fn) = if n == 0 {
+        let none = quote!({
+            let _ = name;
+            ::core::option::Option::None
+        });
         (
             quote!(),
-            quote!({
-                let _ = name;
-                ::core::option::Option::None
-            }),
+            none.clone(),
+            none,
             quote! {
                 async fn dispatch(
                     &self,
@@ -252,35 +254,20 @@ pub(super) fn emit_tools(
             })
             .collect();
         let call_scrutinee = dispatch.scrutinee(quote!(call.name));
-        let source_body = if dispatch.hashed {
-            let arms = dispatch.order.iter().enumerate().map(|(slot, &i)| {
-                let slot = Literal::usize_unsuffixed(slot);
-                let tool = &tools[i].name;
-                let source = source_tokens(krate, tools[i].source);
-                quote!(#slot if name == #tool => ::core::option::Option::Some(#source),)
-            });
-            quote!({
-                match Self::index(name) {
-                    #(#arms)*
-                    _ => ::core::option::Option::None,
-                }
-            })
-        } else {
-            let arms = tools.iter().map(|t| {
-                let tool = &t.name;
-                let source = source_tokens(krate, t.source);
-                quote!(#tool => ::core::option::Option::Some(#source),)
-            });
-            quote!({
-                match name {
-                    #(#arms)*
-                    _ => ::core::option::Option::None,
-                }
-            })
-        };
+        let source_body = dispatch.by_name(tools, |i| {
+            let source = source_tokens(krate, tools[i].source);
+            quote!(::core::option::Option::Some(#source))
+        });
+        // What the loop's approval gate knows of each tool: its chain's
+        // (the tool's type, through every layer).
+        let view_body = dispatch.by_name(tools, |i| {
+            let f = &fields[i];
+            quote!(#krate::Handler::tool_view(&self.#f))
+        });
         (
             dispatch.index_fn,
             source_body,
+            view_body,
             quote! {
                 async fn dispatch(
                     &self,
@@ -351,6 +338,11 @@ pub(super) fn emit_tools(
 
             fn source(&self, name: &str) -> ::core::option::Option<#krate::ToolSource> #source_body
 
+            fn tool_view(
+                &self,
+                name: &str,
+            ) -> ::core::option::Option<#krate::ToolView> #view_body
+
             #dispatch_fn
         }
     })
@@ -400,6 +392,27 @@ impl Dispatch {
             order: ph.map.clone(),
             index_fn,
         }
+    }
+
+    /// A body that finds the tool named `name` and gives `value(its
+    /// declared position)`, or `None` for another name.
+    fn by_name(&self, tools: &[Lowered], value: impl Fn(usize) -> TokenStream) -> TokenStream {
+        let arms = self.order.iter().enumerate().map(|(slot, &i)| {
+            let pattern = self.pattern(slot, &tools[i].name, quote!(name));
+            let value = value(i);
+            quote!(#pattern => #value,)
+        });
+        let scrutinee = if self.hashed {
+            quote!(Self::index(name))
+        } else {
+            quote!(name)
+        };
+        quote!({
+            match #scrutinee {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        })
     }
 
     /// What a `match` on the name looks at.

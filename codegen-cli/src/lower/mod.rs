@@ -81,6 +81,24 @@ pub struct ToolOptions {
     /// A function that maps the tool's error to what the model reads
     /// (`on_error = path`): `fn(ToolError) -> R` where `R: IntoOutcome`.
     pub on_error: Option<syn::Path>,
+    /// What the approver is shown besides the arguments
+    /// (`approval_metadata = path`): `fn(&ArgsOf<tool>) -> serde_json::Value`.
+    pub approval_metadata: Option<syn::Path>,
+    /// Whether the tool is offered in a step (`available = path`): a
+    /// `fn(&StepView) -> bool`.
+    pub available: Option<syn::Path>,
+    /// What the tool adds to the system prompt (`instruction = ..`).
+    pub instruction: Option<Instruction>,
+}
+
+/// A tool's instruction, as written in `#[tool(instruction = ..)]`.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Instruction {
+    /// `instruction = "text"`: the same text in every step.
+    Text(syn::LitStr),
+    /// `instruction = path`: a `fn(&StepView) -> String`, asked each step.
+    Fn(syn::Path),
 }
 
 /// When a tool's calls need approval, as written in `#[tool(needs_approval)]`.
@@ -107,6 +125,9 @@ impl ToolOptions {
             hooks: Vec::new(),
             needs_approval: None,
             on_error: None,
+            approval_metadata: None,
+            available: None,
+            instruction: None,
         }
     }
 

@@ -221,6 +221,48 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             }
         )
     });
+    // Checked on the user's path: a function of another signature is one
+    // error, there.
+    let available_fn = opts.available.as_ref().map(|path| {
+        let call = quote_spanned! {path.span()=>
+            #krate::declare::available_by(#path, step)
+        };
+        quote! {
+            fn available(step: &#krate::StepView<'_>) -> bool {
+                #call
+            }
+        }
+    });
+    let instruction_fn = opts.instruction.as_ref().map(|instruction| {
+        let body = match instruction {
+            super::Instruction::Text(text) => quote! {
+                ::core::option::Option::Some(::std::borrow::Cow::Borrowed(#text))
+            },
+            super::Instruction::Fn(path) => quote_spanned! {path.span()=>
+                #krate::declare::instruction_by(#path, step)
+            },
+        };
+        quote! {
+            fn instruction(
+                step: &#krate::StepView<'_>,
+            ) -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
+                let _ = step;
+                #body
+            }
+        }
+    });
+    let metadata_fn = opts.approval_metadata.as_ref().map(|path| {
+        let call = quote_spanned! {path.span()=>
+            #krate::declare::approval_metadata_for::<Self, _>(#path, args)
+        };
+        quote! {
+            fn approval_metadata(
+                args: &Self::Args,
+            ) -> ::core::option::Option<#krate::serde_json::Value> {
+                #call
+            }
+        }
+    });
 
     // Without anything of its own, the generated type is the tool. With
     // hooks, an approval rule or an error mapping, the tool is a hidden type
@@ -307,6 +349,12 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                 }
 
                 #strict_fn
+
+                #metadata_fn
+
+                #available_fn
+
+                #instruction_fn
 
                 async fn call(
                     &self,

@@ -41,4 +41,8 @@ impl<A: Agent, C: Handler> Handler for AgentHooked<A, C> {
     ) -> impl std::future::Future<Output = Outcome> + Send {
         self.agent.call_dynamic(cx, args, &self.inner)
     }
+
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
+    }
 }

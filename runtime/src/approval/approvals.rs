@@ -49,6 +49,11 @@ pub struct PendingApproval {
     pub arguments: Value,
     /// Why approval is needed.
     pub reason: String,
+    /// What the tool gives the approver besides the arguments
+    /// ([`ApprovalRequest::metadata`]), as it was when the call was
+    /// deferred.
+    #[serde(default)]
+    pub metadata: Option<Value>,
 }
 
 /// [`PendingApproval`] as it is written: with its id and path.
@@ -59,6 +64,8 @@ struct ShownApproval {
     key: CallKey,
     arguments: Value,
     reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<Value>,
 }
 
 impl From<PendingApproval> for ShownApproval {
@@ -69,6 +76,7 @@ impl From<PendingApproval> for ShownApproval {
             key: p.key,
             arguments: p.arguments,
             reason: p.reason,
+            metadata: p.metadata,
         }
     }
 }
@@ -163,6 +171,19 @@ pub enum ResolveError {
         id: String,
         /// The call's path (`pmo / ny / pay`).
         path: String,
+    },
+    /// Edited arguments that are not a JSON object: no tool takes them.
+    #[error(
+        "the edited arguments for call `{path}` (id `{id}`) are {got}, not a JSON object of \
+         the tool's arguments: give an object such as `{{\"amount\": 5}}`; nothing was decided"
+    )]
+    NotAnObject {
+        /// The decision id.
+        id: String,
+        /// The call's path (`pmo / ny / pay`).
+        path: String,
+        /// What was given instead (`an array`, `a string`, ..).
+        got: &'static str,
     },
 }
 
@@ -297,12 +318,30 @@ impl Approvals {
     /// nothing: it is never kept for a later call. If the call's arguments
     /// are not the ones shown when it runs again, the decision does not
     /// apply to it.
+    ///
+    /// [`ApprovalDecision::ApproveWith`] (see
+    /// [`resolve_with`](Self::resolve_with)) must give a JSON object; the
+    /// call's gate checks it against the tool's argument type when the
+    /// call runs again, and denies the call if it does not fit.
     pub fn resolve(
         &self,
         id: &str,
         decision: ApprovalDecision,
     ) -> Result<PendingApproval, ResolveError> {
         let mut state = self.lock();
+        if let ApprovalDecision::ApproveWith(arguments) = &decision
+            && !arguments.is_object()
+        {
+            let path = state.pending.iter().find(|p| p.key.id() == id);
+            return Err(match path {
+                Some(call) => ResolveError::NotAnObject {
+                    id: id.to_owned(),
+                    path: call.path(),
+                    got: crate::call::json_kind(arguments),
+                },
+                None => ResolveError::NotPending(id.to_owned()),
+            });
+        }
         if let Some(done) = state.resolved.iter().find(|r| r.call.key.id() == id) {
             return Err(ResolveError::AlreadyDecided {
                 id: id.to_owned(),
@@ -317,10 +356,7 @@ impl Approvals {
             target: "hookwire::audit",
             path = %call.path(),
             id,
-            decision = match &decision {
-                ApprovalDecision::Approve => "approved",
-                ApprovalDecision::Deny(_) => "rejected",
-            },
+            decision = decision.label(),
             "approval given"
         );
         state.resolved.push(ResolvedApproval {
@@ -328,6 +364,25 @@ impl Approvals {
             decision,
         });
         Ok(call)
+    }
+
+    /// Approves a pending call with edited arguments: the call runs with
+    /// `arguments` instead of the ones shown
+    /// ([`ApprovalDecision::ApproveWith`]), if they fit the tool's argument
+    /// type when it runs again (else it is denied and never runs).
+    ///
+    /// ```
+    /// # use hookwire::approval::{Approvals, DeferAll, ResolveError};
+    /// let approvals = Approvals::new(DeferAll);
+    /// let refused = approvals.resolve_with("no-such-id", serde_json::json!({"amount": 5}));
+    /// assert!(matches!(refused, Err(ResolveError::NotPending(_))));
+    /// ```
+    pub fn resolve_with(
+        &self,
+        id: &str,
+        arguments: Value,
+    ) -> Result<PendingApproval, ResolveError> {
+        self.resolve(id, ApprovalDecision::ApproveWith(arguments))
     }
 
     /// Drops the calls waiting for a decision and the decisions not yet
@@ -430,9 +485,13 @@ impl Approver for Approvals {
                 key: key.clone(),
                 arguments: request.arguments.to_value().unwrap_or(Value::Null),
                 reason: request.reason.to_owned(),
+                metadata: request.metadata().cloned(),
             };
             match asker.ask(request).await {
                 Answer::Approve => (ApprovalDecision::Approve, DecidedBy::Asker),
+                Answer::ApproveWith(arguments) => {
+                    (ApprovalDecision::ApproveWith(arguments), DecidedBy::Asker)
+                }
                 Answer::Deny(reason) => (ApprovalDecision::Deny(reason), DecidedBy::Asker),
                 Answer::AlwaysApprove => {
                     self.set_sticky(scoped, Sticky::AlwaysApprove);

@@ -3,8 +3,10 @@
 
 use serde_json::Value;
 
-use super::{ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy};
-use crate::call::Outcome;
+use super::{
+    ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy, ToolView,
+};
+use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::hook::{Handler, Hook, Next};
@@ -45,7 +47,7 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,
-        mut args: crate::call::ToolArgs,
+        mut args: ToolArgs,
         next: Next<'_, N>,
     ) -> Outcome {
         let reason = match args.object_mut() {
@@ -67,7 +69,7 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
                 cx.tool()
             ),
         };
-        gate_call(cx, &mut args, &reason, "needs_approval").await?;
+        gate_call(cx, &mut args, &reason, "needs_approval", next.tool_view()).await?;
         next.run(cx, args).await
     }
 
@@ -78,19 +80,25 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
 
 /// A chain's gate (a pre hook's `Ask`, [`NeedsApproval`]): the call of
 /// `cx` with `args` as they are now passes [`gate`] with the context's
-/// approver.
+/// approver; `view` is what the rest of the chain knows of the tool. An
+/// approval with edited arguments replaces `args` with them.
 pub(crate) async fn gate_call(
     cx: &ToolContext,
-    args: &mut crate::call::ToolArgs,
+    args: &mut ToolArgs,
     reason: &str,
     hook: &'static str,
+    view: Option<ToolView>,
 ) -> Result<(), ToolError> {
     args.share();
-    let args = &*args;
-    let key = CallKey::at(&cx.scope().place(), cx.tool_use_id(), cx.tool(), args);
+    let shown = &*args;
+    let key = CallKey::at(&cx.scope().place(), cx.tool_use_id(), cx.tool(), shown);
     let approver = cx.approver().map(|a| &**a);
-    let request = ApprovalRequest::new(&key, args, reason);
-    gate(approver, request, hook, cx.scope().call_log().map(|l| &**l)).await
+    let request = ApprovalRequest::new(&key, shown, reason, view);
+    let log = cx.scope().call_log().map(|l| &**l);
+    if let Some(edited) = gate(approver, request, hook, log).await? {
+        *args = edited;
+    }
+    Ok(())
 }
 
 /// The approval gate: the one path by which a call that needs approval
@@ -111,16 +119,20 @@ pub(crate) async fn gate_call(
 /// denied (fail closed). The time spent waiting for the decision is not
 /// part of any run-level time limit (`tool_call_timeout`, a child's
 /// timeout, an injection's): see `crate::wait`. Every decision is logged (target `hookwire::audit`,
-/// `approval decision`). `Ok` lets the call go on; a denial is
-/// [`ToolError::Denied`] naming `hook`.
+/// `approval decision`). `Ok` lets the call go on: `Ok(Some(args))` with
+/// the arguments the approver edited, which fit the tool's argument type
+/// (the request's [`ToolView`]); the caller runs the call with them,
+/// and nothing else. A denial, or an edit that does not fit (the call
+/// never runs), is [`ToolError::Denied`] naming `hook`.
 pub(crate) async fn gate(
     approver: Option<&dyn Approver>,
     request: ApprovalRequest<'_>,
     hook: &'static str,
     log: Option<&CallLog>,
-) -> Result<(), ToolError> {
+) -> Result<Option<ToolArgs>, ToolError> {
     let (agent, tool, tool_use_id) = (request.agent, request.tool, request.tool_use_id);
     let path = request.key.path_display();
+    let view = request.view();
     let (decision, by) = match approver {
         Some(approver) => {
             let _waiting = crate::wait::waiting();
@@ -134,13 +146,22 @@ pub(crate) async fn gate(
             DecidedBy::NoApprover,
         ),
     };
+    let edited = matches!(decision, ApprovalDecision::ApproveWith(_));
+    let (decision, args) = match decision {
+        ApprovalDecision::ApproveWith(arguments) => match edit(view, tool, arguments) {
+            Ok(args) => (ApprovalDecision::Approve, Some(args)),
+            Err(refused) => (ApprovalDecision::Deny(refused), None),
+        },
+        decision => (decision, None),
+    };
     if let Some(log) = log {
         log.approval(
             tool_use_id,
             ApprovalNote {
                 gate: hook.to_owned(),
-                approved: matches!(decision, ApprovalDecision::Approve),
+                approved: decision.approves(),
                 by,
+                edited,
             },
         );
     }
@@ -150,19 +171,43 @@ pub(crate) async fn gate(
         tool,
         tool_use_id,
         path,
-        decision = match &decision {
-            ApprovalDecision::Approve => "approved",
-            ApprovalDecision::Deny(_) => "rejected",
-        },
+        decision = decision.label(),
+        edited,
         hook,
         by = by.as_str(),
         "approval decision"
     );
     match decision {
-        ApprovalDecision::Approve => Ok(()),
         ApprovalDecision::Deny(reason) => Err(ToolError::Denied {
             reason,
             hook: Some(hook.into()),
         }),
+        _ => Ok(args),
     }
+}
+
+/// The arguments an approver edited, as the call will receive them: a JSON
+/// object that deserializes into the tool's argument type (`view`), or
+/// the reason the call is denied instead.
+fn edit(view: Option<ToolView>, tool: &str, arguments: Value) -> Result<ToolArgs, String> {
+    let refused = |why: String| {
+        format!(
+            "the approver's edited arguments for `{tool}` were refused, so the call did not run: {why}"
+        )
+    };
+    let Some(view) = view else {
+        return Err(refused(format!(
+            "the argument type of `{tool}` is not known at this gate, so an edit cannot be checked"
+        )));
+    };
+    if !arguments.is_object() {
+        let got = crate::call::json_kind(&arguments);
+        return Err(refused(format!(
+            "arguments must be a JSON object, got {got}"
+        )));
+    }
+    let args = ToolArgs::from_value(arguments).map_err(|e| refused(e.to_string()))?;
+    view.check(&args, tool)
+        .map_err(|e| refused(e.to_string()))?;
+    Ok(args)
 }

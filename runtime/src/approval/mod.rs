@@ -11,6 +11,9 @@
 //! * `gate.rs`: [`NeedsApproval`], the per-tool approval gate in a chain,
 //!   and the one gate every approval passes;
 //! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
+//!
+//! What a gate knows of the tool (the approver's metadata, the type edited
+//! arguments must fit) is its [`ToolView`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -24,6 +27,7 @@ pub(crate) mod identity;
 mod terminal;
 
 pub use crate::decision::{Answer, ApprovalDecision};
+use crate::view::ToolView;
 pub use approvals::{
     ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
     Sticky,
@@ -53,13 +57,23 @@ pub struct ApprovalRequest<'a> {
     /// The call's identity: a decision given for it applies to this call,
     /// with these arguments, only.
     pub key: &'a CallKey,
+    /// What the gate knows of the tool (`None`: nothing; no metadata, and
+    /// edited arguments are refused).
+    view: Option<ToolView>,
+    /// The tool's metadata for these arguments, made on first use.
+    metadata: std::sync::OnceLock<Option<serde_json::Value>>,
 }
 
 impl<'a> ApprovalRequest<'a> {
     /// The request about the call with `key` and `arguments`, which the
     /// gate has parsed ([`ToolArgs::share`]) so that [`get`](Self::get)
-    /// can read them.
-    pub(crate) fn new(key: &'a CallKey, arguments: &'a ToolArgs, reason: &'a str) -> Self {
+    /// can read them, of the tool `view` describes.
+    pub(crate) fn new(
+        key: &'a CallKey,
+        arguments: &'a ToolArgs,
+        reason: &'a str,
+        view: Option<ToolView>,
+    ) -> Self {
         Self {
             agent: &key.agent,
             tool: &key.tool,
@@ -67,7 +81,34 @@ impl<'a> ApprovalRequest<'a> {
             arguments,
             reason,
             key,
+            view,
+            metadata: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What the tool gives the approver besides the arguments
+    /// ([`Tool::approval_metadata`](crate::Tool::approval_metadata),
+    /// `#[tool(approval_metadata = path)]`), computed from these arguments
+    /// on first use: `None` when the tool declares none or the arguments
+    /// do not fit its type.
+    ///
+    /// ```
+    /// # use hookwire::approval::{Answer, FnAsker};
+    /// let asker = FnAsker::new(|req| {
+    ///     let risk = req.metadata().and_then(|m| m["risk"].as_str()).unwrap_or("unknown");
+    ///     if risk == "low" { Answer::Approve } else { Answer::Defer }
+    /// });
+    /// # let _ = asker;
+    /// ```
+    pub fn metadata(&self) -> Option<&serde_json::Value> {
+        self.metadata
+            .get_or_init(|| self.view.and_then(|view| view.metadata(self.arguments)))
+            .as_ref()
+    }
+
+    /// What the gate knows of the tool.
+    pub(crate) fn view(&self) -> Option<ToolView> {
+        self.view
     }
 
     /// One argument, by name: `req.get("order")` is the JSON value of the
@@ -148,13 +189,21 @@ pub struct ApprovalNote {
     pub approved: bool,
     /// Who decided.
     pub by: DecidedBy,
+    /// Whether the approver edited the arguments
+    /// ([`ApprovalDecision::ApproveWith`]): approved, the call ran with the
+    /// edit; not approved, the edit did not fit the tool and the call did
+    /// not run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
 }
 
 impl std::fmt::Display for ApprovalNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match (self.approved, self.by) {
+            (true, _) if self.edited => "approved with edited arguments",
             (true, _) => "approved",
             (false, DecidedBy::Deferred) => "waiting",
+            (false, _) if self.edited => "edit refused",
             (false, _) => "denied",
         };
         write!(f, "{what} at {} by {}", self.gate, self.by.as_str())

@@ -2,10 +2,14 @@
 
 use super::{Answer, ApprovalRequest, Asker, BoxFuture};
 
-/// Asks at the terminal: prints the request on standard error and reads
-/// an answer from standard input: `y`/`yes` approves, `n`/`no` denies,
-/// `a`/`always` approves this and every later call of the tool, `e`/`never`
-/// denies this and every later call of the tool. Anything else asks again.
+/// Asks at the terminal: prints the request (and the tool's
+/// [approval metadata](super::ApprovalRequest::metadata), if any) on
+/// standard error and reads an answer from standard input: `y`/`yes`
+/// approves, `n`/`no` denies, `a`/`always` approves this and every later
+/// call of the tool, `e`/`never` denies this and every later call of the
+/// tool, `edit {"amount": 5}` approves this call with the edited arguments
+/// (a JSON object, checked against the tool's argument type before it
+/// runs). Anything else asks again.
 ///
 /// When standard input is not a terminal, or is closed, the call is denied
 /// (fail closed).
@@ -27,8 +31,27 @@ impl TerminalApprover {
     }
 
     /// Reads one answer from a line typed at the prompt (`None`: ask again).
+    ///
+    /// ```
+    /// # use hookwire::approval::{Answer, TerminalApprover};
+    /// assert_eq!(TerminalApprover::parse_answer(" Yes\n"), Some(Answer::Approve));
+    /// assert_eq!(
+    ///     TerminalApprover::parse_answer(r#"edit {"amount": 5}"#),
+    ///     Some(Answer::ApproveWith(serde_json::json!({"amount": 5})))
+    /// );
+    /// assert_eq!(TerminalApprover::parse_answer("edit [5]"), None);
+    /// ```
     pub fn parse_answer(line: &str) -> Option<Answer> {
-        match line.trim().to_ascii_lowercase().as_str() {
+        let line = line.trim();
+        if let Some((word, edited)) = line.split_once(char::is_whitespace)
+            && word.eq_ignore_ascii_case("edit")
+        {
+            return match serde_json::from_str(edited.trim()) {
+                Ok(object @ serde_json::Value::Object(_)) => Some(Answer::ApproveWith(object)),
+                _ => None,
+            };
+        }
+        match line.to_ascii_lowercase().as_str() {
             "y" | "yes" | "approve" => Some(Answer::Approve),
             "n" | "no" | "deny" => Some(Answer::Deny("denied at the terminal".to_owned())),
             "a" | "always" => Some(Answer::AlwaysApprove),
@@ -43,8 +66,12 @@ static PROMPT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 impl Asker for TerminalApprover {
     fn ask<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
         use std::io::IsTerminal;
+        let context = request
+            .metadata()
+            .map(|m| format!("\n  context: {m}"))
+            .unwrap_or_default();
         let question = format!(
-            "[hookwire] agent `{}` wants to call `{}` with {} ({}).\nApprove? [y]es / [n]o / [a]lways / n[e]ver: ",
+            "[hookwire] agent `{}` wants to call `{}` with {} ({}).{context}\nApprove? [y]es / [n]o / [a]lways / n[e]ver / edit {{..}}: ",
             request.agent,
             request.tool,
             request

@@ -277,7 +277,8 @@ fn parse_object(text: &str) -> Result<Map<String, Value>, ToolError> {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// How a JSON value is named in an error (`an array`, `null`).
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -9,6 +9,7 @@ mod args;
 mod result;
 
 pub use args::ToolArgs;
+pub(crate) use args::kind as json_kind;
 pub use result::{Content, Contents, EmbeddedResource, ImageContent, ToolResult};
 
 /// A tool call as a model makes it: an id, a tool name and JSON-object

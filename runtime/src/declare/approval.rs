@@ -1,4 +1,5 @@
-//! A tool's typed `needs_approval` predicate.
+//! A tool's typed `needs_approval` predicate, its `approval_metadata`,
+//! and its `available` rule and `instruction` for a step.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -32,6 +33,60 @@ where
     P: Predicate<T::Args>,
 {
     needs_approval_by::<T::Args, P>(predicate, args)
+}
+
+/// What a tool gives the person asked to approve a call besides its
+/// arguments: a `fn(&Args) -> serde_json::Value` over the tool's typed
+/// arguments (`#[tool(approval_metadata = path)]`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an approval metadata function over `{A}`",
+    label = "expected `fn(&{A}) -> serde_json::Value`",
+    note = "`approval_metadata` names a function `fn(&hookwire::ArgsOf<tool>) -> serde_json::Value`"
+)]
+pub trait ApprovalMetadata<A>: Send + Sync {
+    /// The metadata shown for a call with `args`.
+    fn metadata(&self, args: &A) -> Value;
+}
+
+#[diagnostic::do_not_recommend]
+impl<A, F: Fn(&A) -> Value + Send + Sync> ApprovalMetadata<A> for F {
+    fn metadata(&self, args: &A) -> Value {
+        self(args)
+    }
+}
+
+/// [`Tool::approval_metadata`](crate::Tool::approval_metadata) from
+/// `metadata` over the arguments of the tool `T`: what
+/// `#[tool(approval_metadata = ..)]` generates.
+pub fn approval_metadata_for<T, M>(metadata: M, args: &T::Args) -> Option<Value>
+where
+    T: crate::Tool,
+    M: ApprovalMetadata<T::Args>,
+{
+    Some(metadata.metadata(args))
+}
+
+/// [`Tool::available`](crate::Tool::available) from `available`, a
+/// `fn(&StepView) -> bool`: what `#[tool(available = ..)]` generates.
+pub fn available_by<F>(available: F, step: &crate::StepView<'_>) -> bool
+where
+    F: Fn(&crate::StepView<'_>) -> bool,
+{
+    available(step)
+}
+
+/// [`Tool::instruction`](crate::Tool::instruction) from `instruction`, a
+/// `fn(&StepView) -> String` (an empty text adds nothing): what
+/// `#[tool(instruction = path)]` generates.
+pub fn instruction_by<F>(
+    instruction: F,
+    step: &crate::StepView<'_>,
+) -> Option<std::borrow::Cow<'static, str>>
+where
+    F: Fn(&crate::StepView<'_>) -> String,
+{
+    let text = instruction(step);
+    (!text.is_empty()).then_some(std::borrow::Cow::Owned(text))
 }
 
 #[cfg(test)]

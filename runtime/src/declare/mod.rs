@@ -94,7 +94,10 @@ mod on_error;
 pub(crate) mod slot;
 
 pub use agent::{GeneratedAgent, child_agent_name, function_tool_name, selects, selects_any};
-pub use approval::{needs_approval_by, needs_approval_for};
+pub use approval::{
+    ApprovalMetadata, approval_metadata_for, available_by, instruction_by, needs_approval_by,
+    needs_approval_for,
+};
 pub use on_error::{MapError, OnError, error_text, map_error};
 
 /// A tool as an agent lists it: the tool itself, and the handler every

@@ -75,4 +75,8 @@ impl<E: OnError, N: Handler> Handler for MapError<E, N> {
             ok => ok,
         }
     }
+
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        self.inner.tool_view()
+    }
 }

@@ -54,7 +54,9 @@ pub use session::{ApproveRequest, Decided, MAX_PROMPT_BYTES, RunRequest};
 
 /// A person's decision about a waiting call, as the ingress receives it:
 /// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}`,
-/// `{"decision": "always_approve"}`, `{"decision": "always_deny"}`.
+/// `{"decision": "always_approve"}`, `{"decision": "always_deny"}`,
+/// `{"decision": "approve_with", "arguments": {..}}` (approved with edited
+/// arguments, see [`ApprovalDecision::ApproveWith`](crate::approval::ApprovalDecision::ApproveWith)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -71,6 +73,12 @@ pub enum Verdict {
     AlwaysApprove,
     /// Deny it, and every later call of the tool in this session.
     AlwaysDeny,
+    /// Run it with these arguments instead of the ones shown; they must
+    /// fit the tool's arguments, or the call is denied and never runs.
+    ApproveWith {
+        /// The edited arguments (a JSON object).
+        arguments: serde_json::Value,
+    },
 }
 
 impl Verdict {
@@ -81,6 +89,7 @@ impl Verdict {
             Self::Deny { .. } => "deny",
             Self::AlwaysApprove => "always_approve",
             Self::AlwaysDeny => "always_deny",
+            Self::ApproveWith { .. } => "approve_with",
         }
     }
 }
@@ -288,6 +297,12 @@ mod tests {
         assert_eq!(
             read(r#"{"decision": "deny"}"#),
             Some(Verdict::Deny { reason: None })
+        );
+        assert_eq!(
+            read(r#"{"decision": "approve_with", "arguments": {"amount": 5}}"#),
+            Some(Verdict::ApproveWith {
+                arguments: serde_json::json!({"amount": 5})
+            })
         );
         assert_eq!(
             read(r#"{"decision": "always_approve"}"#),

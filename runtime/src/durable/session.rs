@@ -178,7 +178,8 @@ impl AgentSession {
     }
 
     /// Decides a waiting call: `{"id": "<tool-use id>", "decision":
-    /// "approve" | "deny" | "always_approve" | "always_deny", "reason": ".."}`.
+    /// "approve" | "deny" | "always_approve" | "always_deny", "reason": ".."}`,
+    /// or `{"id": .., "decision": "approve_with", "arguments": {..}}`.
     #[handler]
     async fn approve(
         &self,
@@ -197,6 +198,19 @@ impl AgentSession {
                      pending approval (64 hex digits)",
                     request.id,
                     ctx.key()
+                ),
+            ));
+        }
+        if let Verdict::ApproveWith { arguments } = &request.verdict
+            && !arguments.is_object()
+        {
+            return Err(terminal(
+                400,
+                format!(
+                    "the edited arguments for call `{}` are {}, not a JSON object of the \
+                     tool's arguments: give an object such as `{{\"amount\": 5}}`",
+                    request.id,
+                    crate::call::json_kind(arguments)
                 ),
             ));
         }
@@ -230,6 +244,7 @@ fn apply(runner: &dyn DurableRunner, call: &PendingApproval, verdict: Verdict) {
     let scoped = call.key.scoped_tool();
     let resolution = match verdict {
         Verdict::Approve => ApprovalDecision::Approve,
+        Verdict::ApproveWith { arguments } => ApprovalDecision::ApproveWith(arguments),
         Verdict::AlwaysApprove => {
             approvals.set_sticky(scoped, Sticky::AlwaysApprove);
             ApprovalDecision::Approve

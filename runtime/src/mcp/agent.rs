@@ -47,6 +47,18 @@ impl<A: Agent> ToolSet for StaticTools<A> {
         self.0.tools().source(name)
     }
 
+    fn step_offer(
+        &self,
+        definitions: &[ToolDefinition],
+        step: &crate::StepView<'_>,
+    ) -> crate::StepOffer {
+        self.0.tools().step_offer(definitions, step)
+    }
+
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
+        self.0.tools().tool_view(name)
+    }
+
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         self.0.tools().dispatch(scope, call).await
     }

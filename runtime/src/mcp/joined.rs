@@ -53,6 +53,24 @@ impl<A: ToolSet, B: ToolSet> ToolSet for Joined<A, B> {
         self.first.source(name).or_else(|| self.second.source(name))
     }
 
+    fn step_offer(
+        &self,
+        definitions: &[ToolDefinition],
+        step: &crate::StepView<'_>,
+    ) -> crate::StepOffer {
+        let mut offer = self.first.step_offer(definitions, step);
+        offer.merge(self.second.step_offer(definitions, step));
+        offer
+    }
+
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
+        if self.first.contains(name) {
+            self.first.tool_view(name)
+        } else {
+            self.second.tool_view(name)
+        }
+    }
+
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         if self.first.contains(&call.name) {
             self.first.dispatch(scope, call).await

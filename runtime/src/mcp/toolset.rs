@@ -38,6 +38,12 @@ impl Handler for McpCall {
         // A panic in the call is the tool's, not the innermost hook's.
         ToolFuture::new(tool, started)
     }
+
+    /// An MCP tool's arguments are any JSON object; it declares no
+    /// approval metadata.
+    fn tool_view(&self) -> Option<crate::ToolView> {
+        Some(crate::ToolView::object())
+    }
 }
 
 /// The tools of a set of MCP servers as a [`ToolSet`]: each call runs
@@ -95,6 +101,14 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
 
     fn source(&self, name: &str) -> Option<ToolSource> {
         self.servers.inner.contains(name).then_some(ToolSource::Mcp)
+    }
+
+    fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
+        self.servers
+            .inner
+            .contains(name)
+            .then(|| self.chain.tool_view())
+            .flatten()
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {

@@ -14,3 +14,14 @@ pub fn test_agent<T: ToolSet + 'static>(name: &'static str, tools: T) -> TestAge
         tools,
     )
 }
+pub mod seeing;
+
+/// The text of every tool result in `history`, in order: what the model
+/// read.
+pub fn tool_results(history: &[hookwire::model::Message]) -> Vec<String> {
+    history
+        .iter()
+        .filter_map(hookwire::model::Message::tool_result)
+        .map(hookwire::ToolResult::text_content)
+        .collect()
+}

@@ -127,3 +127,51 @@ async fn each_decision_is_an_audit_event_naming_the_hook() {
     assert_eq!(final_denied["tool_use_id"], "t1");
     assert_eq!(final_denied["correlation_id"], "run-1");
 }
+
+/// `copy`: reports its progress.
+struct Copy;
+
+impl Tool for Copy {
+    type Args = hookwire::NoArgs;
+
+    fn name(&self) -> &str {
+        "copy"
+    }
+
+    fn description(&self) -> &str {
+        "Copies."
+    }
+
+    async fn call(&self, cx: &ToolContext, _: hookwire::NoArgs) -> hookwire::Outcome {
+        cx.progress("copied 1 of 2");
+        Ok(hookwire::ToolResult::text("copied"))
+    }
+}
+
+#[tokio::test]
+async fn a_tools_progress_is_an_event_as_it_is_sent() {
+    let events: Events = Arc::default();
+    let subscriber = tracing_subscriber::registry()
+        .with(Capture(events.clone()))
+        .with(tracing_subscriber::filter::LevelFilter::DEBUG);
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let tools = Router::new().tool(Copy);
+    let scope = CallScope::new("ops");
+    let done = tools
+        .call(&scope, ToolCall::new("t1", "copy", ToolArgs::empty()))
+        .await;
+    assert_eq!(done.text_content(), "copied");
+    let progress: Vec<String> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e["target"] == "hookwire::progress")
+        .map(|e| {
+            format!(
+                "{} {} {} {}",
+                e["agent"], e["tool"], e["tool_use_id"], e["progress"]
+            )
+        })
+        .collect();
+    assert_eq!(progress, ["ops copy t1 copied 1 of 2"]);
+}

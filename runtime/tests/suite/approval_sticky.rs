@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover};
-use hookwire::model::{Message, ScriptedModel, Turn};
-use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
+use hookwire::model::{ScriptedModel, Turn};
+use hookwire::{FnTool, Router, Tool, ToolHandler, ToolSource, chain};
 use serde_json::{Value, json};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -52,13 +52,7 @@ fn tools(ran: Log) -> impl hookwire::ToolSet {
         )
 }
 
-fn results(history: &[Message]) -> Vec<String> {
-    history
-        .iter()
-        .filter_map(Message::tool_result)
-        .map(ToolResult::text_content)
-        .collect()
-}
+use crate::agent_common::tool_results as results;
 
 #[tokio::test]
 async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {

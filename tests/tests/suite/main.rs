@@ -14,6 +14,7 @@ mod deep_common;
 // `crate::lifecycle_log`.
 use cards_e2e::lifecycle_log;
 
+mod availability;
 mod cards_e2e;
 mod deep_agents;
 mod deep_matched;
@@ -23,6 +24,8 @@ mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
 mod readme_approvals;
+#[path = "../../../runtime/tests/agent_common/seeing.rs"]
+mod seeing;
 mod sessions;
 mod slots;
 mod trace;

@@ -47,3 +47,69 @@ async fn the_readme_approval_example_runs() {
             .is_err()
     );
 }
+
+/// Refunds a customer.
+#[hookwire::tool(approval_metadata = refund_context)]
+fn refund(to: String, amount: u64) -> String {
+    format!("refunded {amount} to {to}")
+}
+
+fn refund_context(args: &hookwire::ArgsOf<refund>) -> hookwire::serde_json::Value {
+    hookwire::serde_json::json!({"customer": args.to})
+}
+
+/// Wires money; every call is asked about.
+#[hookwire::tool(needs_approval, approval_metadata = wire_context)]
+fn wire(to: String, amount: u64) -> String {
+    format!("wired {amount} to {to}")
+}
+
+fn wire_context(args: &hookwire::ArgsOf<wire>) -> hookwire::serde_json::Value {
+    hookwire::serde_json::json!({"large": args.amount > 100})
+}
+
+/// Refunds and wires.
+#[hookwire::agent(name = "desk", function_tools = [refund, wire])]
+pub struct Desk;
+
+#[tokio::test]
+async fn a_macro_tools_metadata_reaches_both_gates_and_an_edit_runs() {
+    use hookwire::approval::{Answer, FnAsker};
+    use hookwire::model::Message;
+    use hookwire::serde_json::json;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let noted = seen.clone();
+    let asker = FnAsker::new(move |req| {
+        noted
+            .lock()
+            .unwrap()
+            .push((req.tool.to_owned(), req.metadata().cloned()));
+        // Every amount is cut to 10.
+        Answer::ApproveWith(json!({"to": req.get("to").unwrap(), "amount": 10}))
+    });
+    let model = ScriptedModel::from_turns([
+        Turn::call("refund", json!({"to": "acme", "amount": 70}))
+            .and_call("wire", json!({"to": "bob", "amount": 500})),
+        Turn::text("done"),
+    ]);
+    let mut session = Runner::new(Desk::new(), model).with_asker(asker);
+    // `refund` is asked about by the loop's gate, `wire` by its own.
+    session.approvals().require("refund");
+    session.run("go").await.unwrap();
+    let results: Vec<String> = session
+        .history()
+        .iter()
+        .filter_map(Message::tool_result)
+        .map(|r| r.text_content())
+        .collect();
+    assert_eq!(results, ["refunded 10 to acme", "wired 10 to bob"]);
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        seen,
+        [
+            ("refund".to_owned(), Some(json!({"customer": "acme"}))),
+            ("wire".to_owned(), Some(json!({"large": true}))),
+        ]
+    );
+}

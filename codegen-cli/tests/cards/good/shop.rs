@@ -42,16 +42,28 @@ pub fn order(inventory: Dep<Inventory>, lines: Vec<Line>) -> String {
 }
 
 /// Greets a customer: a tool marked `#[hookwire::tool]` where it is
-/// defined (the card uses the type the attribute makes).
+/// defined (the card uses the type the attribute makes), with its
+/// instruction, offered until the conversation says the shop is closed.
 /// Its `greeting` has a default: the model may leave it out.
-#[hookwire::tool]
+#[hookwire::tool(instruction = "Greet customers by name.", available = open)]
 pub fn greet(name: String, #[default(String::from("hello"))] greeting: String) -> String {
     format!("{greeting} {name}")
 }
 
+/// Whether the shop is open: nobody said "closed" yet.
+pub fn open(step: &hookwire::StepView<'_>) -> bool {
+    !step.history.iter().any(|m| m.text().contains("closed"))
+}
+
 /// Refunds `amount` to `customer`: every call waits for a person's
-/// approval (the tool's own gate, kept when a card lists it).
-#[hookwire::tool(needs_approval)]
+/// approval (the tool's own gate, kept when a card lists it), who sees
+/// whether it is a large refund.
+#[hookwire::tool(needs_approval, approval_metadata = refund_note)]
 pub fn refund(customer: String, amount: u64) -> String {
     format!("refunded {amount} to {customer}")
+}
+
+/// What the approver of a refund sees besides the arguments.
+pub fn refund_note(args: &hookwire::ArgsOf<refund>) -> hookwire::serde_json::Value {
+    hookwire::serde_json::json!({"large": args.amount > 50})
 }

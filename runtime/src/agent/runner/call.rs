@@ -31,6 +31,9 @@ pub(super) struct CallRecord {
     pub(super) pending: bool,
     /// The stop it asked for: the reason and the hook.
     pub(super) stopped: Option<(String, Option<String>)>,
+    /// The progress its tool reported, as trace events, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) progress: Vec<TraceEvent>,
 }
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
@@ -65,8 +68,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // A clone shares the model's arguments (see `ToolArgs`).
             let sent = arguments.clone();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-            let (decision, decided_by) = self
-                .pre_tool_use(
+            // A tool the step did not offer is not callable: refused before
+            // any hook or gate sees the call.
+            let (decision, decided_by) = if self.unavailable.contains(&name) {
+                let reason = format!(
+                    "tool `{name}` is not available in this step, so it was not offered and \
+                     cannot be called"
+                );
+                (Decision::Deny(reason), Some("available".to_owned()))
+            } else {
+                self.pre_tool_use(
                     &hooks,
                     &mut PreToolUse {
                         agent: agent_name,
@@ -78,7 +89,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                         decided_by: None,
                     },
                 )
-                .await;
+                .await
+            };
             let mut outcome = self
                 .execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
                 .await;
@@ -139,6 +151,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .received
                 .filter(|received| !received.is_shared_with(&sent) && *received != sent);
             let approvals = notes.approvals;
+            let progress = notes
+                .progress
+                .into_iter()
+                .map(|message| TraceEvent::Progress {
+                    step,
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                    message,
+                })
+                .collect();
             let hooks = self
                 .agent
                 .hooks_for(&call.name, source)
@@ -163,6 +185,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 result,
                 pending,
                 stopped,
+                progress,
             }
         }
         .instrument(span)
@@ -213,7 +236,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// The loop's approval gate, the outermost layer of the call's chain:
     /// a call a lifecycle hook asked about (`asked`), or one of a tool the
     /// run's approval settings name, passes the run's approvals through
-    /// the one approval [`gate`] before it is dispatched.
+    /// the one approval [`gate`] before it is dispatched; approved with
+    /// edited arguments, it is dispatched with them.
     async fn gated(
         &self,
         scope: &CallScope,
@@ -237,9 +261,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let mut shown = arguments.clone();
             shown.share();
             let key = CallKey::at(&scope.place(), id, name, &shown);
-            let request = ApprovalRequest::new(&key, &shown, &reason);
+            let view = self.agent.tools().tool_view(name);
+            let request = ApprovalRequest::new(&key, &shown, &reason, view);
             let log = scope.call_log().map(|l| &**l);
-            gate(Some(&self.approvals), request, "approver", log).await?;
+            if let Some(edited) = gate(Some(&self.approvals), request, "approver", log).await? {
+                return self.dispatch(scope, ToolCall::new(id, name, edited)).await;
+            }
         }
         self.dispatch(scope, ToolCall::new(id, name, arguments.clone()))
             .await

@@ -138,6 +138,10 @@ pub struct Runner<A: Agent, H = ()> {
     usage: Usage,
     trace: Arc<Vec<TraceEvent>>,
     injections: u64,
+    /// The tools not offered in the current step (their availability
+    /// said no): a call to one is refused. Empty, and allocation-free, for
+    /// an agent whose tools are always available.
+    unavailable: Vec<String>,
 }
 
 impl<A: Agent, H> fmt::Debug for Runner<A, H> {
@@ -216,6 +220,7 @@ impl<A: Agent> Runner<A, ()> {
             usage: Usage::default(),
             trace: Arc::default(),
             injections: 0,
+            unavailable: Vec::new(),
         }
     }
 }
@@ -243,6 +248,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             usage: self.usage,
             trace: self.trace,
             injections: self.injections,
+            unavailable: self.unavailable,
         }
     }
 
@@ -423,6 +429,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.usage = Usage::default();
             self.steps = 0;
             self.forced = 0;
+            self.unavailable.clear();
             // Approvals waiting from a run that ended without pausing (a
             // stop in the same step) belong to no call any more: drop them,
             // so that no later call is taken for one.

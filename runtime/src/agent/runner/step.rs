@@ -24,6 +24,7 @@ use crate::lock;
 use crate::model::{Message, ModelRequest, ModelResponse};
 use crate::tool::ToolDefinition;
 use crate::toolset::ToolSet;
+use crate::view::StepView;
 
 /// A step whose calls are about to run: a new one, or a paused one resumed.
 struct Step {
@@ -142,6 +143,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                         step = p.step,
                         resumed = true
                     ),
+                    // Its calls still to run waited for approval: tools it
+                    // offered.
                     step: p.step,
                     response: p.response,
                     calls: p.calls,
@@ -190,12 +193,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         if let Flow::Stop(reason) = flow {
             return AfterModel::Ended(self.finish_stopped("step_start", reason, None).await);
         }
-        let request = ModelRequest::new(
-            &agent_name,
-            &self.agent.config().instruction,
-            &self.history,
+        // What the tools say about this step: those not available are not
+        // offered (and a call to one is refused), and the instructions of
+        // those that are join the system prompt. Nothing is allocated when
+        // every tool is available and none has an instruction.
+        let offer = self.agent.tools().step_offer(
             definitions,
+            &StepView::new(&agent_name, step, &self.history, self.scope.session()),
         );
+        self.unavailable = offer.unavailable;
+        let offered = offered(definitions, &self.unavailable);
+        let system = system_prompt(&self.agent.config().instruction, &offer.instructions);
+        let request = ModelRequest::new(&agent_name, &system, &self.history, &offered);
         let (answer, elapsed_us) = match journal {
             None => {
                 let answer = self.model.complete(request).instrument(span.clone()).await;
@@ -341,7 +350,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if stopped.is_none() {
                 stopped = record.stopped.clone();
             }
-            Arc::make_mut(&mut self.trace).push(record.trace);
+            let trace = Arc::make_mut(&mut self.trace);
+            trace.extend(record.progress);
+            trace.push(record.trace);
         }
         if paused && stopped.is_none() {
             let pending = self.approvals.pending_within(&self.scope);
@@ -557,4 +568,39 @@ fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
             call.id = format!("{}_{index}", call.id);
         }
     }
+}
+
+/// The definitions offered in a step: all of them, borrowed, unless some
+/// tool is not available.
+fn offered<'a>(
+    definitions: &'a [ToolDefinition],
+    unavailable: &[String],
+) -> std::borrow::Cow<'a, [ToolDefinition]> {
+    if unavailable.is_empty() {
+        return std::borrow::Cow::Borrowed(definitions);
+    }
+    definitions
+        .iter()
+        .filter(|d| !unavailable.contains(&d.name))
+        .cloned()
+        .collect()
+}
+
+/// The agent's instruction, then each tool's instruction for the step, one
+/// paragraph each (borrowed when there is none).
+fn system_prompt<'a>(
+    instruction: &'a str,
+    extra: &[std::borrow::Cow<'static, str>],
+) -> std::borrow::Cow<'a, str> {
+    if extra.is_empty() {
+        return std::borrow::Cow::Borrowed(instruction);
+    }
+    let mut system = instruction.to_owned();
+    for text in extra {
+        if !system.is_empty() {
+            system.push_str("\n\n");
+        }
+        system.push_str(text);
+    }
+    std::borrow::Cow::Owned(system)
 }

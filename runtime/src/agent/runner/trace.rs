@@ -118,6 +118,20 @@ pub enum TraceEvent {
         /// How long it took, in microseconds.
         elapsed_us: u64,
     },
+    /// A tool reported progress while it ran
+    /// ([`ToolContext::progress`](crate::ToolContext::progress)); recorded
+    /// before the call's [`ToolCall`](Self::ToolCall) event. The model
+    /// never reads it.
+    Progress {
+        /// The step.
+        step: usize,
+        /// The tool-use id.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// The message.
+        message: String,
+    },
     /// Something about the agent every run reports (a hook that selects
     /// none of the tools found when its MCP servers connected, say); also
     /// a `warn` event.
@@ -189,6 +203,12 @@ impl fmt::Display for TraceEvent {
                 }
                 write!(f, " ({elapsed_us} us): {}", result.text_content())
             }
+            Self::Progress {
+                step,
+                tool,
+                message,
+                ..
+            } => write!(f, "step {step} tool {tool} progress: {message}"),
             Self::Warning { text } => write!(f, "warning: {text}"),
             Self::Finished { status, text } => write!(f, "{status}: {text}"),
         }

@@ -756,3 +756,72 @@ fn the_guard_desks_lifecycle_hooks_fail_by_their_policy_and_timeout() {
         assert_eq!(received, Some(None), "the tool got what the model sent");
     });
 }
+
+/// A card lists tools marked `#[hookwire::tool(instruction = .., available
+/// = .., approval_metadata = ..)]` where they are defined: the instruction
+/// joins the system prompt, the tool is offered only while it is
+/// available, and the approver sees the metadata.
+#[test]
+fn a_card_tools_instruction_availability_and_approval_metadata_act() {
+    use crate::seeing::{Offered, Seeing};
+    use hookwire::approval::{Answer, FnAsker};
+    use hookwire::model::{ScriptedModel, Turn};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let noted = Arc::new(Mutex::new(Vec::new()));
+    let seen = Offered::default();
+    for prompt in ["hi, a refund please", "we are closed, a refund please"] {
+        seen.lock().unwrap().clear();
+        let model = Seeing(
+            ScriptedModel::from_turns([
+                Turn::call("greet", serde_json::json!({"name": "ann"})).and_call(
+                    "refund",
+                    serde_json::json!({"customer": "ann", "amount": 90}),
+                ),
+                Turn::text("done"),
+            ]),
+            seen.clone(),
+        );
+        let metadata = noted.clone();
+        let asker = FnAsker::new(move |req| {
+            metadata.lock().unwrap().push(req.metadata().cloned());
+            Answer::Approve
+        });
+        let agent = agents::Shop::new(&shop_deps("Corner", &[]));
+        let mut runner = Runner::new(agent, model).with_asker(asker);
+        rt.block_on(runner.run(prompt)).unwrap();
+        let results: Vec<String> = runner
+            .history()
+            .iter()
+            .filter_map(Message::tool_result)
+            .map(|r| r.text_content())
+            .collect();
+        let (system, tools) = seen.lock().unwrap()[0].clone();
+        if prompt.contains("closed") {
+            assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
+            assert_eq!(system, "Answer questions about the shop's stock.");
+            assert_eq!(
+                results[0],
+                "tool call denied by `available`: tool `greet` is not available in this step, \
+                 so it was not offered and cannot be called"
+            );
+        } else {
+            assert!(tools.contains(&"greet".to_owned()), "{tools:?}");
+            assert_eq!(
+                system,
+                "Answer questions about the shop's stock.\n\nGreet customers by name."
+            );
+            assert_eq!(results[0], "hello ann [stamped]");
+        }
+        assert_eq!(results[1], "refunded 90 to ann [stamped]");
+    }
+    assert_eq!(
+        *noted.lock().unwrap(),
+        [
+            Some(serde_json::json!({"large": true})),
+            Some(serde_json::json!({"large": true}))
+        ]
+    );
+}

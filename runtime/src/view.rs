@@ -1,0 +1,224 @@
+//! [`ToolView`]: what the loop and its gates know of one tool's type
+//! besides its definition (its approval metadata, the argument type an
+//! edited approval must fit, its availability and its instruction), and
+//! [`StepView`], what a step shows the tool's availability and
+//! instruction.
+
+use std::borrow::Cow;
+use std::panic::AssertUnwindSafe;
+
+use serde_json::Value;
+
+use crate::call::ToolArgs;
+use crate::error::{ToolError, panic_message};
+use crate::model::Message;
+use crate::tool::Tool;
+use crate::toolset::SessionValues;
+
+/// What a step of a run shows a tool's
+/// [availability](crate::Tool::available) and
+/// [instruction](crate::Tool::instruction): the agent, the step, the
+/// history so far and the session's values. Everything in it but the
+/// session values is part of an exported state, so a resumed run (given
+/// the same session values) sees the same tools and instructions.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct StepView<'a> {
+    /// The agent whose step it is.
+    pub agent: &'a str,
+    /// The step (0 for the run's first model request).
+    pub step: usize,
+    /// The conversation so far, oldest first.
+    pub history: &'a [Message],
+    /// The session's typed values
+    /// ([`Runner::with_session_value`](crate::agent::Runner::with_session_value)).
+    pub session: &'a SessionValues,
+}
+
+impl<'a> StepView<'a> {
+    /// The view of step `step` of `agent`.
+    pub fn new(
+        agent: &'a str,
+        step: usize,
+        history: &'a [Message],
+        session: &'a SessionValues,
+    ) -> Self {
+        Self {
+            agent,
+            step,
+            history,
+            session,
+        }
+    }
+
+    /// The session's value of type `T`, if it has one.
+    pub fn session<T: Send + Sync + 'static>(&self) -> Option<&'a T> {
+        self.session.get()
+    }
+}
+
+/// What the loop and its gates know of one tool's type: the metadata its
+/// approver is shown ([`ApprovalRequest::metadata`](crate::approval::ApprovalRequest::metadata)),
+/// the argument type that edited arguments
+/// ([`ApprovalDecision::ApproveWith`](crate::approval::ApprovalDecision::ApproveWith))
+/// must deserialize into before the call runs, whether the tool is offered
+/// in a step ([`Tool::available`]) and what it adds to the system prompt
+/// ([`Tool::instruction`]).
+///
+/// The loop finds it through [`ToolSet::tool_view`](crate::ToolSet::tool_view),
+/// a chain's gate through the rest of its chain
+/// ([`Handler::tool_view`](crate::Handler::tool_view), which
+/// [`ToolHandler`](crate::ToolHandler) answers). Four function pointers:
+/// copying it costs nothing, and nothing runs until someone asks.
+///
+/// ```
+/// use hookwire::{FnTool, Json, ToolArgs, ToolView};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct A { x: i64 }
+/// let view = ToolView::of::<FnTool<A, fn(A) -> std::future::Ready<Json<i64>>>>();
+/// assert!(view.check(&ToolArgs::from_json(r#"{"x": 1}"#), "t").is_ok());
+/// let refused = view.check(&ToolArgs::from_json(r#"{"x": "one"}"#), "t").unwrap_err();
+/// assert!(refused.to_string().contains("`x`"), "{refused}");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct ToolView {
+    metadata: fn(&ToolArgs) -> Option<Value>,
+    check: fn(&ToolArgs, &str) -> Result<(), ToolError>,
+    available: fn(&StepView<'_>) -> bool,
+    instruction: fn(&StepView<'_>) -> Option<Cow<'static, str>>,
+}
+
+impl ToolView {
+    /// The view of the tool `T`: its [`Tool::approval_metadata`], its
+    /// [`Tool::Args`] as the type edited arguments must fit, its
+    /// [`Tool::available`] and its [`Tool::instruction`].
+    pub fn of<T: Tool>() -> Self {
+        Self {
+            metadata: metadata_of::<T>,
+            check: check_of::<T>,
+            available: T::available,
+            instruction: T::instruction,
+        }
+    }
+
+    /// The view of a tool whose arguments are any JSON object (an MCP
+    /// tool's): no metadata, always available, no instruction; edited
+    /// arguments must be an object.
+    pub fn object() -> Self {
+        Self {
+            metadata: |_| None,
+            check: |_, _| Ok(()),
+            available: |_| true,
+            instruction: |_| None,
+        }
+    }
+
+    /// What the approver is shown about a call with `args` besides the
+    /// arguments: `None` when the tool declares nothing, when the
+    /// arguments do not fit its type, or when its function panicked.
+    pub fn metadata(&self, args: &ToolArgs) -> Option<Value> {
+        (self.metadata)(args)
+    }
+
+    /// Whether `args` fit the tool's argument type: the error names the
+    /// field that does not ([`ToolError::InvalidArguments`]).
+    pub fn check(&self, args: &ToolArgs, tool: &str) -> Result<(), ToolError> {
+        (self.check)(args, tool)
+    }
+
+    /// Whether the tool is offered in the step `view` shows.
+    pub fn available(&self, view: &StepView<'_>) -> bool {
+        (self.available)(view)
+    }
+
+    /// What the tool adds to the system prompt in the step `view` shows.
+    pub fn instruction(&self, view: &StepView<'_>) -> Option<Cow<'static, str>> {
+        (self.instruction)(view)
+    }
+}
+
+/// [`Tool::approval_metadata`] of `T` on `args`, parsed into its type; a
+/// panic in the user's function (or in the arguments' `Deserialize`) shows
+/// no metadata and is logged.
+fn metadata_of<T: Tool>(args: &ToolArgs) -> Option<Value> {
+    let shown = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let typed = args.parse::<T::Args>("").ok()?;
+        T::approval_metadata(&typed)
+    }));
+    shown.unwrap_or_else(|payload| {
+        tracing::warn!(
+            target: "hookwire::audit",
+            panic = %panic_message(&*payload),
+            "approval metadata panicked; the approver is shown none"
+        );
+        None
+    })
+}
+
+/// Whether `args` deserialize into `T`'s arguments; a panic in their
+/// `Deserialize` refuses them.
+fn check_of<T: Tool>(args: &ToolArgs, tool: &str) -> Result<(), ToolError> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| args.parse::<T::Args>(tool).map(drop)))
+        .unwrap_or_else(|payload| {
+            Err(ToolError::invalid_arguments(
+                tool,
+                None,
+                format!("their `Deserialize` panicked: {}", panic_message(&*payload)),
+            ))
+        })
+}
+
+/// What the tools of a set say about one step
+/// ([`ToolSet::step_offer`](crate::ToolSet::step_offer)): which are not
+/// offered, and what they add to the system prompt. Empty (and
+/// allocation-free) when no tool has an availability rule or an
+/// instruction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StepOffer {
+    /// The tools not offered in the step, in declared order.
+    pub unavailable: Vec<String>,
+    /// The instructions added to the system prompt, in declared order.
+    pub instructions: Vec<Cow<'static, str>>,
+}
+
+impl StepOffer {
+    /// What the tools of `definitions` (through `view_of`, a tool set's
+    /// [`tool_view`](crate::ToolSet::tool_view)) say about the step
+    /// `step`. A panic in a tool's rule hides the tool (fail closed) and
+    /// drops its instruction.
+    pub fn of(
+        definitions: &[crate::ToolDefinition],
+        view_of: impl Fn(&str) -> Option<ToolView>,
+        step: &StepView<'_>,
+    ) -> Self {
+        let mut offer = Self::default();
+        for definition in definitions {
+            let Some(view) = view_of(&definition.name) else {
+                continue;
+            };
+            let asked = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                (view.available(step), view.instruction(step))
+            }));
+            match asked {
+                Ok((true, instruction)) => offer.instructions.extend(instruction),
+                Ok((false, _)) => offer.unavailable.push(definition.name.clone()),
+                Err(payload) => {
+                    tracing::warn!(
+                        target: "hookwire::audit",
+                        tool = %definition.name,
+                        panic = %panic_message(&*payload),
+                        "a tool's availability or instruction panicked; the tool is not offered"
+                    );
+                    offer.unavailable.push(definition.name.clone());
+                }
+            }
+        }
+        offer
+    }
+
+    /// Adds what `other` says (another set of the same agent's tools).
+    pub fn merge(&mut self, other: StepOffer) {
+        self.unavailable.extend(other.unavailable);
+        self.instructions.extend(other.instructions);
+    }
+}

@@ -1,0 +1,109 @@
+//! `#[hookwire::tool(available = path, instruction = ..)]` in an
+//! `#[agent]`: the rule and the instruction (a text, or a function asked
+//! each step) reach the model's request, step by step.
+#![allow(clippy::unwrap_used)]
+
+use crate::seeing::{Offered as Seen, Seeing};
+use hookwire::StepView;
+use hookwire::agent::Runner;
+use hookwire::model::{Message, ScriptedModel, Turn};
+use hookwire::serde_json::json;
+
+/// Marks a session as a manager's.
+pub struct Manager;
+
+/// Closes the till.
+#[hookwire::tool(available = managers_only, instruction = "Close the till only at night.")]
+fn close_till() -> String {
+    "closed".to_owned()
+}
+
+fn managers_only(step: &StepView<'_>) -> bool {
+    step.session::<Manager>().is_some()
+}
+
+/// Counts the till.
+#[hookwire::tool(instruction = counting_note)]
+fn count_till() -> u32 {
+    7
+}
+
+fn counting_note(step: &StepView<'_>) -> String {
+    if step.step == 0 {
+        String::new()
+    } else {
+        format!("You counted {} times.", step.step)
+    }
+}
+
+/// Runs the till.
+#[hookwire::agent(name = "till", instruction = "You run the till.", function_tools = [close_till, count_till])]
+pub struct Till;
+
+#[tokio::test]
+async fn a_macro_tools_availability_and_instructions_reach_each_step() {
+    for manager in [false, true] {
+        let seen = Seen::default();
+        let model = Seeing(
+            ScriptedModel::from_turns([
+                Turn::call("count_till", json!({})),
+                Turn::call("close_till", json!({})),
+                Turn::text("done"),
+            ]),
+            seen.clone(),
+        );
+        let runner = Runner::new(Till::new(), model);
+        let mut runner = if manager {
+            runner.with_session_value(Manager)
+        } else {
+            runner
+        };
+        runner.run("close up").await.unwrap();
+        let results: Vec<String> = runner
+            .history()
+            .iter()
+            .filter_map(Message::tool_result)
+            .map(|r| r.text_content())
+            .collect();
+        let seen = seen.lock().unwrap().clone();
+        if manager {
+            let both = vec!["close_till".to_owned(), "count_till".to_owned()];
+            assert_eq!(
+                seen,
+                [
+                    (
+                        "You run the till.\n\nClose the till only at night.".to_owned(),
+                        both.clone()
+                    ),
+                    (
+                        "You run the till.\n\nClose the till only at night.\n\nYou counted 1 \
+                         times."
+                            .to_owned(),
+                        both.clone()
+                    ),
+                    (
+                        "You run the till.\n\nClose the till only at night.\n\nYou counted 2 \
+                         times."
+                            .to_owned(),
+                        both
+                    ),
+                ]
+            );
+            assert_eq!(results, ["7", "closed"]);
+        } else {
+            assert_eq!(
+                seen[0],
+                (
+                    "You run the till.".to_owned(),
+                    vec!["count_till".to_owned()]
+                )
+            );
+            assert_eq!(seen[1].0, "You run the till.\n\nYou counted 1 times.");
+            assert_eq!(results[0], "7");
+            assert!(
+                results[1].contains("tool `close_till` is not available"),
+                "{results:?}"
+            );
+        }
+    }
+}
