@@ -118,6 +118,9 @@ pub struct LifecycleRef {
     pub label: Option<String>,
     /// Where the reference is.
     pub span: SpanInfo,
+    /// Where its `match` pattern is, if written: an error about the
+    /// matcher (a part that selects no tool) points there.
+    pub match_span: SpanInfo,
     /// The path as the front end's tokens, if it has them.
     pub tokens: PathTokens,
 }
@@ -132,6 +135,7 @@ impl LifecycleRef {
             timeout_ms: None,
             label: None,
             span: None,
+            match_span: None,
             tokens: None,
         }
     }
@@ -325,6 +329,9 @@ pub struct HookRef {
     pub label: Option<String>,
     /// Where the reference is.
     pub span: SpanInfo,
+    /// Where its `match` pattern is, if written: an error about the
+    /// matcher (a part that selects no tool) points there.
+    pub match_span: SpanInfo,
     /// The path as the front end's tokens, if it has them.
     pub tokens: PathTokens,
 }
@@ -342,6 +349,7 @@ impl HookRef {
             timeout_ms: None,
             label: None,
             span: None,
+            match_span: None,
             tokens: None,
         }
     }

@@ -98,15 +98,20 @@ pub(super) fn field_span(spec: &AgentSpec, field: crate::spec::SpecField) -> Spa
     let entry = match field {
         SpecField::FunctionTool(i) => spec.function_tools.get(i).and_then(|t| t.span),
         SpecField::Agent(i) => spec.agents.get(i).and_then(|a| a.span),
-        SpecField::Hook(HookPlace::ToolHook(i)) => spec.tool_hooks.get(i).and_then(|h| h.span),
+        // A hook's errors are about its matcher (the front ends check its
+        // other options where they read them): at the pattern if written.
+        SpecField::Hook(HookPlace::ToolHook(i)) => {
+            spec.tool_hooks.get(i).and_then(|h| h.match_span.or(h.span))
+        }
         SpecField::Hook(HookPlace::ToolEntry { tool, hook }) => spec
             .function_tools
             .get(tool)
             .and_then(|t| t.hooks.get(hook))
-            .and_then(|h| h.span),
-        SpecField::Hook(HookPlace::Lifecycle(i)) => {
-            spec.lifecycle_hooks.get(i).and_then(|h| h.span)
-        }
+            .and_then(|h| h.match_span.or(h.span)),
+        SpecField::Hook(HookPlace::Lifecycle(i)) => spec
+            .lifecycle_hooks
+            .get(i)
+            .and_then(|h| h.match_span.or(h.span)),
         SpecField::EventHook(i) => spec.hooks.get(i).and_then(|h| h.span),
         _ => None,
     };

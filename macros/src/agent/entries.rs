@@ -168,6 +168,7 @@ pub(crate) fn hook_ref(
     hook.span = Some(entry.path.span());
     hook.tokens = Some(entry.path.to_token_stream());
     if let Some(m) = &attr.matcher {
+        hook.match_span = Some(m.span());
         hook = hook.with_match(&m.value()).map_err(|e| {
             syn::Error::new(
                 m.span(),
@@ -220,6 +221,7 @@ pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
     hook.span = Some(entry.path.span());
     hook.tokens = Some(entry.path.to_token_stream());
     if let Some(m) = &attr.matcher {
+        hook.match_span = Some(m.span());
         hook.matcher = Matcher::parse(&m.value()).map_err(|e| {
             syn::Error::new(
                 m.span(),
