@@ -875,7 +875,7 @@ fn the_dial_cards_injections_call_their_tools_with_the_cards_arguments_by_freque
         .map(|s| s.messages)
         .collect();
     let profile = [
-        "assistant:  -> profile({\"fields\":[\"name\",\"city\"],\"user\":\"ada\"})",
+        "assistant:  -> profile({\"user\":\"ada\",\"fields\":[\"name\",\"city\"]})",
         "tool: ada: name, city [tag]",
     ];
     let weather = |forecast: &str| {
@@ -885,7 +885,7 @@ fn the_dial_cards_injections_call_their_tools_with_the_cards_arguments_by_freque
         ]
     };
     let news = [
-        "assistant:  -> news({\"limit\":2,\"topic\":\"rust\"})",
+        "assistant:  -> news({\"topic\":\"rust\",\"limit\":2})",
         "tool: 2 headlines about rust [tag]",
     ];
     let mut first: Vec<String> = vec!["user: 1".into()];

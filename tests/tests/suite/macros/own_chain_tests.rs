@@ -387,14 +387,18 @@ impl hookwire::agent::lifecycle::LifecycleHooks for Lifecycle {
     async fn post_tool_use(&self, cx: &mut hookwire::agent::lifecycle::PostToolUse<'_>) {
         log(format!("{}:post_tool_use", cx.call.id));
     }
+
+    async fn post_tool_failure(&self, cx: &mut hookwire::agent::lifecycle::PostToolUse<'_>) {
+        log(format!("{}:post_tool_failure", cx.call.id));
+    }
 }
 
 /// A request-start injection of a function tool takes the path of a
 /// model's call: the lifecycle hooks, then the agent-level hook, the
 /// entry's hook, the tool's own hooks (its output guardrail masks the
 /// digits), the tool; the model's first request ends with that result. A
-/// call the tool's own input guardrail denies is skipped: the tool never
-/// runs and the model does not see it.
+/// call the tool's own input guardrail denies is skipped (after
+/// `post_tool_failure`): the tool never runs and the model does not see it.
 #[test]
 fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
     use hookwire::agent::{Runner, TraceEvent};
@@ -470,7 +474,7 @@ fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
             "inner_mark",
             "no_secrets",
             "outer:after",
-            "post_tool_use"
+            "post_tool_failure"
         ],
         "denied before the tool: no write_file, no redact"
     );
