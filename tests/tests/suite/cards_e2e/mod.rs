@@ -8,7 +8,7 @@
 //! parameter declared in the tool's file (`shop.rs:order`), dependencies
 //! (`shop.md`), child agents (`PMO-orchestrator.md`, `Relay-Desk.md`),
 //! lifecycle hooks (`NY-Project-Manager.md`), MCP servers and request hooks
-//! (`PMO-orchestrator.md`).
+//! (`PMO-orchestrator.md`), request hooks of function tools (`Dial-Desk.md`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![deny(missing_docs, unsafe_code)]
