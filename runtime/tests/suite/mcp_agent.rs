@@ -139,7 +139,12 @@ async fn unknown_server_names_are_errors_that_name_them() {
 async fn a_request_start_injection_calls_a_real_mcp_tool_through_its_hooks() {
     let hook = hookwire::agent::RequestHook::on_request_start("get_current_time")
         .in_toolset("time")
-        .with_arguments(json!({"timezone": "Asia/Tokyo"}).as_object().cloned().unwrap())
+        .with_arguments(
+            json!({"timezone": "Asia/Tokyo"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
         .with_frequency(hookwire::agent::Frequency::Always);
     let mut agent = pmo();
     agent.config = agent.config.with_request_hook(hook);
@@ -161,7 +166,16 @@ async fn a_request_start_injection_calls_a_real_mcp_tool_through_its_hooks() {
     let roles: Vec<_> = history.iter().map(hookwire::model::Message::role).collect();
     assert_eq!(
         roles,
-        ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"],
+        [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "user",
+            "assistant",
+            "tool",
+            "assistant"
+        ],
         "`always`: injected at each request"
     );
     let hookwire::model::Message::Assistant { tool_calls, .. } = &history[1] else {

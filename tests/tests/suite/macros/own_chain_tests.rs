@@ -376,10 +376,7 @@ pub struct Injector;
 struct Lifecycle;
 
 impl hookwire::agent::lifecycle::LifecycleHooks for Lifecycle {
-    async fn pre_tool_use(
-        &self,
-        cx: &mut hookwire::agent::lifecycle::PreToolUse<'_>,
-    ) -> Decision {
+    async fn pre_tool_use(&self, cx: &mut hookwire::agent::lifecycle::PreToolUse<'_>) -> Decision {
         log(format!("{}:pre_tool_use", cx.tool_use_id));
         Decision::Continue
     }
@@ -401,8 +398,8 @@ impl hookwire::agent::lifecycle::LifecycleHooks for Lifecycle {
 /// `post_tool_failure`): the tool never runs and the model does not see it.
 #[test]
 fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
-    use hookwire::agent::{Runner, TraceEvent};
     use hookwire::agent::inject::InjectionAction;
+    use hookwire::agent::{Runner, TraceEvent};
     use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
     let model = ScriptedModel::from_turns([Turn::text("ok").expecting(TurnExpectation {
         last_contains: Some("wrote v## to /notes".into()),
@@ -438,13 +435,21 @@ fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
         .collect();
     assert_eq!(
         history,
-        ["user: hi", "assistant: ", "tool: wrote v## to /notes", "assistant: ok"]
+        [
+            "user: hi",
+            "assistant: ",
+            "tool: wrote v## to /notes",
+            "assistant: ok"
+        ]
     );
     let Some(Message::Assistant { tool_calls, .. }) = runner.history().get(1) else {
         panic!("{:?}", runner.history());
     };
     let id = tool_calls[0].id.clone();
-    assert!(id.starts_with("inject_write_file_") && id.ends_with("_1"), "{id}");
+    assert!(
+        id.starts_with("inject_write_file_") && id.ends_with("_1"),
+        "{id}"
+    );
     let ran: Vec<String> = take_log("inject_write_file_")
         .into_iter()
         .map(|e| e.replace(&id, "A"))
@@ -464,7 +469,10 @@ fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
     assert_eq!(ran[7], "A:post_tool_use");
     let second: Vec<String> = ran[8..]
         .iter()
-        .map(|e| e.split_once(':').map_or(e.clone(), |(_, what)| what.to_owned()))
+        .map(|e| {
+            e.split_once(':')
+                .map_or(e.clone(), |(_, what)| what.to_owned())
+        })
         .collect();
     assert_eq!(
         second,
