@@ -129,3 +129,60 @@ async fn unknown_server_names_are_errors_that_name_them() {
         "{err}"
     );
 }
+
+/// A request-start injection of a real MCP tool (`mcp-server-time`): its
+/// call is named `time__get_current_time` after the entry's toolset, goes
+/// through the agent's hooks for MCP tools (the `time__*` hook rewrites
+/// the time zone) with the entry's arguments, and the server's answer is
+/// what the model reads before its first request.
+#[tokio::test]
+async fn a_request_start_injection_calls_a_real_mcp_tool_through_its_hooks() {
+    let hook = hookwire::agent::RequestHook::on_request_start("get_current_time")
+        .in_toolset("time")
+        .with_arguments(
+            json!({"timezone": "Asia/Tokyo"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
+        .with_frequency(hookwire::agent::Frequency::Always);
+    let mut agent = pmo();
+    agent.config = agent.config.with_request_hook(hook);
+    let london = When::matching("time__*", Pre(London)).unwrap();
+    let agent = McpAgent::connect_with(agent, &config(), |call| chain!(london => call))
+        .await
+        .unwrap();
+    let model = ScriptedModel::from_turns([
+        Turn::text("noted").expecting(hookwire::model::TurnExpectation {
+            last_contains: Some("\"timezone\": \"Europe/London\"".into()),
+            ..Default::default()
+        }),
+        Turn::text("again"),
+    ]);
+    let mut runner = Runner::new(agent, model);
+    assert_eq!(runner.run("What time is it?").await.unwrap().text, "noted");
+    assert_eq!(runner.run("And now?").await.unwrap().text, "again");
+    let history = runner.history();
+    let roles: Vec<_> = history.iter().map(hookwire::model::Message::role).collect();
+    assert_eq!(
+        roles.join(" "),
+        "user assistant tool assistant user assistant tool assistant",
+        "`always`: injected at each request"
+    );
+    let hookwire::model::Message::Assistant { tool_calls, .. } = &history[1] else {
+        panic!("{history:?}");
+    };
+    assert_eq!(tool_calls[0].name, "time__get_current_time");
+    assert_eq!(
+        tool_calls[0].arguments.to_value().unwrap(),
+        json!({"timezone": "Asia/Tokyo"}),
+        "the entry's arguments, as the model reads the call"
+    );
+    for at in [2, 6] {
+        let result = history[at].tool_result().unwrap();
+        assert!(!result.is_error, "{}", result.text_content());
+        let time: serde_json::Value = serde_json::from_str(&result.text_content()).unwrap();
+        assert_eq!(time["timezone"], "Europe/London", "{time}");
+        assert!(time["datetime"].as_str().is_some(), "{time}");
+    }
+}

@@ -357,3 +357,133 @@ fn a_tool_with_its_own_chain_goes_into_a_hand_built_chain_through_into_handler()
         ]
     );
 }
+
+/// `write_file` behind the same hooks as in `Files`, and two request-start
+/// injections of it: one the hooks let through, one the tool's own input
+/// guardrail denies.
+#[hookwire::agent(
+    name = "injector",
+    function_tools = [write_file(hooks = [inner_mark])],
+    tool_hooks = [outer],
+    hooks = [
+        on_request_start(tool_name = "write_file", arguments = r#"{"path": "/notes", "text": "v42"}"#, frequency = "always"),
+        on_request_start(tool_name = "write_file", arguments = r#"{"path": "/x", "text": "my password"}"#, frequency = "always"),
+    ],
+)]
+pub struct Injector;
+
+/// Logs each call the lifecycle hooks see, by id.
+struct Lifecycle;
+
+impl hookwire::agent::lifecycle::LifecycleHooks for Lifecycle {
+    async fn pre_tool_use(&self, cx: &mut hookwire::agent::lifecycle::PreToolUse<'_>) -> Decision {
+        log(format!("{}:pre_tool_use", cx.tool_use_id));
+        Decision::Continue
+    }
+
+    async fn post_tool_use(&self, cx: &mut hookwire::agent::lifecycle::PostToolUse<'_>) {
+        log(format!("{}:post_tool_use", cx.call.id));
+    }
+
+    async fn post_tool_failure(&self, cx: &mut hookwire::agent::lifecycle::PostToolUse<'_>) {
+        log(format!("{}:post_tool_failure", cx.call.id));
+    }
+}
+
+/// A request-start injection of a function tool takes the path of a
+/// model's call: the lifecycle hooks, then the agent-level hook, the
+/// entry's hook, the tool's own hooks (its output guardrail masks the
+/// digits), the tool; the model's first request ends with that result. A
+/// call the tool's own input guardrail denies is skipped (after
+/// `post_tool_failure`): the tool never runs and the model does not see it.
+#[test]
+fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
+    use hookwire::agent::inject::InjectionAction;
+    use hookwire::agent::{Runner, TraceEvent};
+    use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
+    let model = ScriptedModel::from_turns([Turn::text("ok").expecting(TurnExpectation {
+        last_contains: Some("wrote v## to /notes".into()),
+        ..Default::default()
+    })]);
+    let mut runner = Runner::new(Injector::new(), model).with_hooks(Lifecycle);
+    let out = block_on(runner.run("hi")).unwrap();
+    assert_eq!(out.text, "ok");
+    let injections: Vec<(String, InjectionAction)> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Injection { tool, action } => Some((tool.clone(), action.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        injections,
+        [
+            ("write_file".to_owned(), InjectionAction::Appended),
+            (
+                "write_file".to_owned(),
+                InjectionAction::Skipped(
+                    "tool call denied by `no_secrets`: the text contains a password".into()
+                )
+            ),
+        ]
+    );
+    let history: Vec<String> = runner
+        .history()
+        .iter()
+        .map(|m| format!("{}: {}", m.role(), m.text()))
+        .collect();
+    assert_eq!(
+        history,
+        [
+            "user: hi",
+            "assistant: ",
+            "tool: wrote v## to /notes",
+            "assistant: ok"
+        ]
+    );
+    let Some(Message::Assistant { tool_calls, .. }) = runner.history().get(1) else {
+        panic!("{:?}", runner.history());
+    };
+    let id = tool_calls[0].id.clone();
+    assert!(
+        id.starts_with("inject_write_file_") && id.ends_with("_1"),
+        "{id}"
+    );
+    let ran: Vec<String> = take_log("inject_write_file_")
+        .into_iter()
+        .map(|e| e.replace(&id, "A"))
+        .collect();
+    assert_eq!(
+        ran[..7],
+        [
+            "A:pre_tool_use",
+            "A:outer:before",
+            "A:inner_mark",
+            "A:no_secrets",
+            "A:write_file",
+            "A:redact",
+            "A:outer:after",
+        ]
+    );
+    assert_eq!(ran[7], "A:post_tool_use");
+    let second: Vec<String> = ran[8..]
+        .iter()
+        .map(|e| {
+            e.split_once(':')
+                .map_or(e.clone(), |(_, what)| what.to_owned())
+        })
+        .collect();
+    assert_eq!(
+        second,
+        [
+            "pre_tool_use",
+            "outer:before",
+            "inner_mark",
+            "no_secrets",
+            "outer:after",
+            "post_tool_failure"
+        ],
+        "denied before the tool: no write_file, no redact"
+    );
+}
