@@ -794,6 +794,30 @@ mod tests {
     }
 
     #[test]
+    fn source_runtime_selects_only_where_tools_may_be_registered_at_run_time() {
+        let runtime = |pattern: &str| {
+            let mut spec = agent(&[], pattern);
+            spec.runtime_tools = true;
+            let found = spec.hooks_selecting_no_tool();
+            found.into_iter().next().map(|u| u.part)
+        };
+        // Without `runtime_tools` (nor servers) nothing is registered.
+        assert_eq!(dead(&[], "source:runtime"), Some(None));
+        assert_eq!(dead(&["time"], "source:runtime"), Some(None));
+        let spec = agent(&[], "source:runtime");
+        let message = spec.hooks_selecting_no_tool()[0].message(&spec);
+        assert!(message.contains("or `runtime_tools`"), "{message}");
+        // With it, a part may select a registered tool of any name.
+        for ok in ["source:runtime", "echo|source:runtime", "step:tool", "fetch*"] {
+            assert_eq!(runtime(ok), None, "{ok}");
+        }
+        // Another source or the final answer still selects nothing.
+        assert_eq!(runtime("source:mcp"), Some(None));
+        assert_eq!(runtime("source:runtime|source:agent"), Some(Some("source:agent".to_owned())));
+        assert_eq!(runtime("step:final"), Some(None));
+    }
+
+    #[test]
     fn mcp_filter_keys_name_a_declared_server() {
         let mut spec = agent(&["time"], "*");
         spec.mcp_tools = vec![
