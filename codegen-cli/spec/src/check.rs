@@ -808,12 +808,20 @@ mod tests {
         let message = spec.hooks_selecting_no_tool()[0].message(&spec);
         assert!(message.contains("or `runtime_tools`"), "{message}");
         // With it, a part may select a registered tool of any name.
-        for ok in ["source:runtime", "echo|source:runtime", "step:tool", "fetch*"] {
+        for ok in [
+            "source:runtime",
+            "echo|source:runtime",
+            "step:tool",
+            "fetch*",
+        ] {
             assert_eq!(runtime(ok), None, "{ok}");
         }
         // Another source or the final answer still selects nothing.
         assert_eq!(runtime("source:mcp"), Some(None));
-        assert_eq!(runtime("source:runtime|source:agent"), Some(Some("source:agent".to_owned())));
+        assert_eq!(
+            runtime("source:runtime|source:agent"),
+            Some(Some("source:agent".to_owned()))
+        );
         assert_eq!(runtime("step:final"), Some(None));
     }
 

@@ -4,7 +4,7 @@
 
 use hookwire::agent::{Agent, Runner, TraceEvent, WithTools};
 use hookwire::model::{ScriptedModel, Turn};
-use hookwire::{FnTool, NoArgs, Next, Outcome, Router, ToolArgs, ToolContext, ToolSource};
+use hookwire::{FnTool, Next, NoArgs, Outcome, Router, ToolArgs, ToolContext, ToolSource};
 use serde_json::json;
 
 /// Tags results with `[all:<source the hook sees>]`.
@@ -119,7 +119,9 @@ fn a_hook_that_selects_none_of_the_registered_tools_is_reported() {
     let agent = WithTools::new(Lonely::new(), Router::new());
     assert_eq!(
         agent.warnings(),
-        ["hook `tag_runtime` with match `source:runtime` selects none of the 1 tools of agent `lonely` known once its run-time tools were registered: it runs on no call"]
+        [
+            "hook `tag_runtime` with match `source:runtime` selects none of the 1 tools of agent `lonely` known once its run-time tools were registered: it runs on no call"
+        ]
     );
     assert!(WithTools::new(Lonely::new(), echo()).warnings().is_empty());
 }
