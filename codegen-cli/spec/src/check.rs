@@ -448,8 +448,10 @@ impl UnmatchedHook<'_> {
             " (`step:final` is the final answer, which only a lifecycle hook sees; a tool hook runs on tool calls, `step:tool`)."
         } else if entry {
             "."
-        } else if spec.servers.is_empty() && !spec.runtime_tools {
-            " (a hook meant for tools discovered at run time needs the agent's `servers`, or `runtime_tools` for tools registered at run time)."
+        } else if word.contains("source:runtime") && !spec.runtime_tools {
+            " (`source:runtime` selects tools registered at run time, which need the agent's `runtime_tools`)."
+        } else if spec.servers.is_empty() {
+            " (a hook meant for tools discovered at run time needs the agent's `servers`)."
         } else {
             " (a part meant for MCP tools names a declared server, as in `server__tool`, or is `source:mcp`)."
         };
@@ -806,7 +808,10 @@ mod tests {
         assert_eq!(dead(&["time"], "source:runtime"), Some(None));
         let spec = agent(&[], "source:runtime");
         let message = spec.hooks_selecting_no_tool()[0].message(&spec);
-        assert!(message.contains("or `runtime_tools`"), "{message}");
+        assert!(
+            message.ends_with("(`source:runtime` selects tools registered at run time, which need the agent's `runtime_tools`)."),
+            "{message}"
+        );
         // With it, a part may select a registered tool of any name.
         for ok in [
             "source:runtime",
