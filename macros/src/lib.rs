@@ -117,7 +117,8 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `Default`.
 ///
 /// Keys: `name` (default: the struct's name), `instruction`, `description`,
-/// `default`, `servers = ["..."]`, `tools(server = ["glob", ..])` (MCP
+/// `default`, `servers = ["..."]`, `runtime_tools` (tools registered at run
+/// time, see `hookwire::agent::WithTools`), `tools(server = ["glob", ..])` (MCP
 /// filters), `function_tools = [..]`, `agents = [..]`, `tool_hooks = [..]`,
 /// `hooks = [..]`, `max_parallel`, `child_timeout_sec`,
 /// `max_display_instances` (positive integers), `history_source`,

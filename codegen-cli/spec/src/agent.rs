@@ -59,6 +59,10 @@ pub struct AgentSpec {
     pub default: bool,
     /// MCP servers to connect to.
     pub servers: Vec<String>,
+    /// Whether tools may be registered on the agent at run time
+    /// (`runtime_tools`, source `runtime`): its agent-level hooks then also
+    /// run around those tools, matchers evaluated per call.
+    pub runtime_tools: bool,
     /// MCP tool filters: `tools: {server: [glob, ...]}`, in declared order.
     pub mcp_tools: Vec<McpToolsSpec>,
     /// Statically known function tools, in declared order.
@@ -153,6 +157,12 @@ impl LifecycleRef {
 }
 
 impl AgentSpec {
+    /// Whether the agent has tools known only at run time: MCP tools of
+    /// its `servers`, or tools registered at run time (`runtime_tools`).
+    pub fn has_run_time_tools(&self) -> bool {
+        !self.servers.is_empty() || self.runtime_tools
+    }
+
     /// A spec with only a name; every other field at its default.
     pub fn new(name: impl Into<String>) -> Self {
         Self {

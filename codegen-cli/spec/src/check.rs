@@ -12,13 +12,14 @@ use super::{AgentSpec, EventHookAction, Matcher, RefreshCondition, SpanInfo, Too
 
 /// The fields of an agent declaration: a card's top-level fields and the
 /// keys of `#[agent(...)]` (a card also has `type`, the macro `crate`).
-pub const AGENT_FIELDS: [&str; 19] = [
+pub const AGENT_FIELDS: [&str; 20] = [
     "name",
     "instruction",
     "description",
     "deps",
     "default",
     "servers",
+    "runtime_tools",
     "tools",
     "function_tools",
     "agents",
@@ -447,6 +448,8 @@ impl UnmatchedHook<'_> {
             " (`step:final` is the final answer, which only a lifecycle hook sees; a tool hook runs on tool calls, `step:tool`)."
         } else if entry {
             "."
+        } else if word.contains("source:runtime") && !spec.runtime_tools {
+            " (`source:runtime` selects tools registered at run time, which need the agent's `runtime_tools`)."
         } else if spec.servers.is_empty() {
             " (a hook meant for tools discovered at run time needs the agent's `servers`)."
         } else {
@@ -541,12 +544,13 @@ impl AgentSpec {
     pub fn hooks_selecting_no_tool(&self) -> Vec<UnmatchedHook<'_>> {
         let tools = self.static_tools();
         let servers = self.servers.as_slice();
+        let runtime = self.runtime_tools;
         let mut out = Vec::new();
         let mut check =
             |place, m: &Matcher, hook, span, tools: &[(String, ToolSource)], servers| {
                 // Only a lifecycle hook sees the final answer (`step:final`).
                 let steps = matches!(place, HookPlace::Lifecycle(_));
-                if let Some(part) = dead_part(m, tools, servers, steps) {
+                if let Some(part) = dead_part(m, tools, servers, runtime, steps) {
                     out.push(UnmatchedHook {
                         place,
                         hook,
@@ -576,11 +580,13 @@ impl AgentSpec {
 }
 
 /// The outermost part of `m` that selects none of `tools` and cannot
-/// select a tool of `servers` discovered at run time.
+/// select a tool of `servers` discovered at run time, nor (with `runtime`)
+/// a tool registered at run time.
 fn dead_part<'m>(
     m: &'m Matcher,
     tools: &[(String, ToolSource)],
     servers: &[String],
+    runtime: bool,
     steps: bool,
 ) -> Option<&'m Matcher> {
     if m.depth() > crate::MAX_MATCHER_DEPTH {
@@ -596,6 +602,7 @@ fn dead_part<'m>(
                 .any(|(name, source)| part.matches(super::MatchTarget::new(name, *source)))
             || (steps && part.matches(final_answer))
             || may_select_at_run_time(part, servers)
+            || (runtime && may_select_runtime_tool(part))
     };
     m.parts().into_iter().find(|part| !selects(part))
 }
@@ -624,6 +631,19 @@ fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
         Matcher::Any(ms) => ms.iter().any(|m| may_select_at_run_time(m, servers)),
         Matcher::All(ms) => ms.iter().all(|m| may_select_at_run_time(m, servers)),
         _ => false,
+    }
+}
+
+/// Whether `m` may select a tool registered at run time (source
+/// `runtime`, any name): every part but another source (or a step kind
+/// other than a tool call) may.
+fn may_select_runtime_tool(m: &Matcher) -> bool {
+    match m {
+        Matcher::Source(source) => *source == ToolSource::Runtime,
+        Matcher::Step(step) => *step == crate::StepKind::Tool,
+        Matcher::Any(ms) => ms.iter().any(may_select_runtime_tool),
+        Matcher::All(ms) => ms.iter().all(may_select_runtime_tool),
+        _ => true,
     }
 }
 
@@ -773,6 +793,41 @@ mod tests {
         let spec = agent(&["time"], "source:mcp|tiem__now");
         let message = spec.hooks_selecting_no_tool()[0].message(&spec);
         assert!(message.contains("did you mean `time__now`?"), "{message}");
+    }
+
+    #[test]
+    fn source_runtime_selects_only_where_tools_may_be_registered_at_run_time() {
+        let runtime = |pattern: &str| {
+            let mut spec = agent(&[], pattern);
+            spec.runtime_tools = true;
+            let found = spec.hooks_selecting_no_tool();
+            found.into_iter().next().map(|u| u.part)
+        };
+        // Without `runtime_tools` (nor servers) nothing is registered.
+        assert_eq!(dead(&[], "source:runtime"), Some(None));
+        assert_eq!(dead(&["time"], "source:runtime"), Some(None));
+        let spec = agent(&[], "source:runtime");
+        let message = spec.hooks_selecting_no_tool()[0].message(&spec);
+        assert!(
+            message.ends_with("(`source:runtime` selects tools registered at run time, which need the agent's `runtime_tools`)."),
+            "{message}"
+        );
+        // With it, a part may select a registered tool of any name.
+        for ok in [
+            "source:runtime",
+            "echo|source:runtime",
+            "step:tool",
+            "fetch*",
+        ] {
+            assert_eq!(runtime(ok), None, "{ok}");
+        }
+        // Another source or the final answer still selects nothing.
+        assert_eq!(runtime("source:mcp"), Some(None));
+        assert_eq!(
+            runtime("source:runtime|source:agent"),
+            Some(Some("source:agent".to_owned()))
+        );
+        assert_eq!(runtime("step:final"), Some(None));
     }
 
     #[test]

@@ -393,6 +393,7 @@ pub fn schema() -> serde_json::Value {
             "default": {"type": "boolean"},
             "deps": rust_ref("`file.rs:Type`: the public, non-generic type the agent is built from (`Agent::new(&deps)`), relative to the card's folder"),
             "servers": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "runtime_tools": {"type": "boolean", "description": "tools may be registered at run time (source `runtime`); agent-level hooks run around them"},
             "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
             "function_tools": {"type": "array", "items": reference},
             "agents": {"type": "array", "items": {"anyOf": [

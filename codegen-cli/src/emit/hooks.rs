@@ -129,7 +129,7 @@ impl RuntimeMatchers {
                 exprs.len() - 1
             })
         };
-        let dynamic = !spec.servers.is_empty();
+        let dynamic = spec.has_run_time_tools();
         let agent_hooks = spec
             .tool_hooks
             .iter()
@@ -199,7 +199,7 @@ pub(super) fn emit_call_dynamic(
     // Only an agent with MCP servers has tools discovered at run time; for
     // one without, the chain is never called, and compiling it would cost
     // the recursion depth of a `When` per matched hook for nothing.
-    if spec.tool_hooks.is_empty() || spec.servers.is_empty() {
+    if spec.tool_hooks.is_empty() || !spec.has_run_time_tools() {
         return quote!();
     }
     let mut layers = Vec::new();
@@ -245,7 +245,7 @@ pub(super) fn emit_hooks_selecting_none(
     spec: &AgentSpec,
     matchers: &RuntimeMatchers,
 ) -> TokenStream {
-    if spec.servers.is_empty() || spec.tool_hooks.iter().all(|h| h.matcher.is_always()) {
+    if !spec.has_run_time_tools() || spec.tool_hooks.iter().all(|h| h.matcher.is_always()) {
         return quote!();
     }
     let mut checks = Vec::new();
@@ -301,7 +301,7 @@ pub(super) fn emit_hooks_for(
     // For a tool found at run time: each agent-level hook, with the
     // matcher it needs (compiled once, see `RuntimeMatchers`) if it has one.
     let mut entries = Vec::new();
-    if !spec.servers.is_empty() {
+    if spec.has_run_time_tools() {
         for (i, r) in spec.tool_hooks.iter().enumerate() {
             let name = str_lit(trace_name(r));
             match matchers.agent_hook(i) {

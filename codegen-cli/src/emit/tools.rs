@@ -195,7 +195,7 @@ pub(super) fn emit_tools(
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     // The agent-level hooks once more, for the chains of tools discovered
     // at run time (`Agent::call_dynamic` borrows them).
-    let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() || spec.servers.is_empty() {
+    let (dynamic_field, dynamic_init) = if agent_hooks.is_empty() || !spec.has_run_time_tools() {
         (quote!(), quote!())
     } else {
         let tys = agent_hooks.iter().map(|h| &h.ty);

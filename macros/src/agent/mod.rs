@@ -60,6 +60,8 @@ struct AgentAttr {
     #[darling(default)]
     servers: Vec<syn::LitStr>,
     #[darling(default)]
+    runtime_tools: bool,
+    #[darling(default)]
     tools: McpTools,
     #[darling(default)]
     function_tools: Entries,
@@ -258,6 +260,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     spec.description = a.description.as_ref().map(syn::LitStr::value);
     spec.default = a.default;
     spec.servers = a.servers.iter().map(syn::LitStr::value).collect();
+    spec.runtime_tools = a.runtime_tools;
     let mut errors: Option<syn::Error> = None;
     let mut push_err = |e: syn::Error| match &mut errors {
         Some(all) => all.combine(e),

@@ -27,6 +27,7 @@ pub mod inject;
 mod journal;
 pub mod lifecycle;
 mod runner;
+pub(crate) mod runtime_tools;
 
 pub use as_tool::{AgentOutput, AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
@@ -38,3 +39,4 @@ pub use runner::{
     PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,
     StateError, TraceEvent,
 };
+pub use runtime_tools::{RuntimeTools, WithTools};

@@ -128,7 +128,11 @@ impl<A: Agent, C: Handler> McpAgent<A, C> {
             StaticTools(agent.clone()),
             servers.tool_set_with(move |call| AgentHooked::new(hooked, build(call))),
         );
-        let warnings = unmatched_hooks(&*agent, &tools);
+        let warnings = crate::agent::runtime_tools::unmatched_hooks(
+            &*agent,
+            &tools,
+            "when its MCP servers connected",
+        );
         for text in &warnings {
             tracing::warn!(
                 target: "hookwire::audit",
@@ -154,36 +158,6 @@ impl<A: Agent, C: Handler> McpAgent<A, C> {
     pub fn agent(&self) -> &A {
         &self.agent
     }
-}
-
-/// The agent-level hooks that select none of the tools the agent has now
-/// that its servers are connected (its static tools and the MCP tools
-/// found), one warning each. A server that did not start has no tools yet,
-/// so the warning says how many tools were known.
-fn unmatched_hooks<A: Agent, T: ToolSet>(agent: &A, tools: &T) -> Vec<String> {
-    let known: Vec<(String, crate::context::ToolSource)> = tools
-        .definitions()
-        .into_iter()
-        .map(|d| {
-            let source = tools
-                .source(&d.name)
-                .unwrap_or(crate::context::ToolSource::Mcp);
-            (d.name, source)
-        })
-        .collect();
-    let targets: Vec<(&str, crate::context::ToolSource)> =
-        known.iter().map(|(n, s)| (n.as_str(), *s)).collect();
-    agent
-        .hooks_selecting_none(&targets)
-        .into_iter()
-        .map(|(hook, matcher)| {
-            format!(
-                "hook `{hook}` with match `{matcher}` selects none of the {} tools of agent `{}` known when its MCP servers connected: it runs on no call",
-                known.len(),
-                agent.config().name
-            )
-        })
-        .collect()
 }
 
 impl<A: Agent, C: Handler + 'static> Agent for McpAgent<A, C> {

@@ -24,6 +24,7 @@ mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
 mod readme_approvals;
+mod runtime_tools;
 #[path = "../../../runtime/tests/agent_common/seeing.rs"]
 mod seeing;
 mod sessions;

@@ -17,7 +17,7 @@ use hooks::*;
 
 /// Every top-level field a card may have: `type`, then the fields of every
 /// agent declaration (shared with `#[agent]`).
-pub const FIELDS: [&str; 20] = prepend("type", AGENT_FIELDS);
+pub const FIELDS: [&str; 21] = prepend("type", AGENT_FIELDS);
 
 /// The fields of a hook written as a mapping: `hook`, then the options of a
 /// hook entry (shared with `#[agent]`).
@@ -354,6 +354,9 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             }
             "description" => spec.description = cx.string(p, "description", v),
             "default" => spec.default = cx.boolean(p, "default", v).unwrap_or(false),
+            "runtime_tools" => {
+                spec.runtime_tools = cx.boolean(p, "runtime_tools", v).unwrap_or(false);
+            }
             "deps" => {
                 if let Some(text) = cx.nonempty(p, "deps", v) {
                     match split_ref(&text, RefKind::Type) {

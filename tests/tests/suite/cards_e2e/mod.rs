@@ -910,3 +910,26 @@ fn the_dial_cards_injections_call_their_tools_with_the_cards_arguments_by_freque
     assert_eq!(seen[2], third, "request 3");
     assert_eq!(seen.len(), 3);
 }
+
+/// A card with `runtime_tools: true`: a tool registered at run time runs
+/// through its agent-level hooks, `source:runtime` selecting it and not the
+/// card's function tool.
+#[test]
+fn a_card_with_runtime_tools_hooks_the_registered_tools_by_source() {
+    use hookwire::agent::WithTools;
+    use hookwire::{FnTool, NoArgs, Router, ToolSource};
+    let tools = Router::new().tool(FnTool::new("echo", "Echoes.", |_: NoArgs| async {
+        "echoed".to_owned()
+    }));
+    let agent = WithTools::new(agents::RuntimeDesk::new(), tools);
+    assert!(agent.warnings().is_empty(), "{:?}", agent.warnings());
+    assert_eq!(agent.tools().source("echo"), Some(ToolSource::Runtime));
+    assert_eq!(
+        run(agent.tools(), "echo", "{}").text_content(),
+        "echoed [tag] [audit]"
+    );
+    assert_eq!(
+        run(agent.tools(), "add_one", r#"{"x": 1}"#).text_content(),
+        "2 [audit]"
+    );
+}
