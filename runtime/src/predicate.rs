@@ -84,3 +84,16 @@ where
             .is_some_and(|m| m.test(subject))
     }
 }
+
+/// A matcher the generated code builds with its agent (a static tool's
+/// hook whose matcher depends on the tool's source). `None`, a matcher
+/// that failed to parse, selects nothing; the front ends reject such
+/// matchers before any code is generated.
+impl<T: ?Sized> Predicate<T> for Option<Matcher>
+where
+    Matcher: Predicate<T>,
+{
+    fn test(&self, subject: &T) -> bool {
+        self.as_ref().is_some_and(|m| m.test(subject))
+    }
+}

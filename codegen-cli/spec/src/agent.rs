@@ -225,6 +225,16 @@ impl AgentSpec {
             .collect()
     }
 
+    /// Every hook a tool's chain may hold, outermost first: the
+    /// agent-level ones, then the tool's own (`tool_level`), whatever
+    /// their matchers.
+    pub fn links(&self, tool_level: &[HookRef]) -> Vec<ChainHook> {
+        (0..self.tool_hooks.len())
+            .map(ChainHook::Agent)
+            .chain((0..tool_level.len()).map(ChainHook::Tool))
+            .collect()
+    }
+
     /// [`AgentSpec::resolved_chain`] as positions: which agent-level hook
     /// (in `tool_hooks`) or tool-level hook (in `tool_level`) each link is.
     pub fn resolved_chain_ids(

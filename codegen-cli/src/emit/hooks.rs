@@ -295,8 +295,25 @@ pub(super) fn emit_hooks_for(
     }
     let arms = tools.iter().filter(|t| !t.hook_names.is_empty()).map(|t| {
         let name = &t.name;
-        let hooks = &t.hook_names;
-        quote!(#name => ::std::vec![#(#hooks),*],)
+        if t.hook_names.iter().all(|(_, only)| only.is_none()) {
+            let hooks = t.hook_names.iter().map(|(h, _)| h);
+            return quote!(#name => ::std::vec![#(#hooks),*],);
+        }
+        // Some apply only to some sources: the tool's, from the caller.
+        let pushes = t.hook_names.iter().map(|(h, only)| match only {
+            None => quote!(hooks.push(#h);),
+            Some(sources) => {
+                let sources = sources
+                    .iter()
+                    .map(|s| super::tokens::source_tokens(krate, *s));
+                quote!(if [#(#sources),*].contains(&source) { hooks.push(#h); })
+            }
+        });
+        quote!(#name => {
+            let mut hooks = ::std::vec::Vec::new();
+            #(#pushes)*
+            hooks
+        })
     });
     // For a tool found at run time: each agent-level hook, with the
     // matcher it needs (compiled once, see `RuntimeMatchers`) if it has one.

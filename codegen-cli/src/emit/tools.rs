@@ -13,8 +13,10 @@ pub(super) struct Lowered {
     pub(super) chain_init: TokenStream,
     /// `.inner()` calls from the chain to the tool's own handler.
     pub(super) depth: usize,
-    /// The hooks of the chain, outermost first, as traces name them.
-    pub(super) hook_names: Vec<String>,
+    /// The hooks of the chain, outermost first, as traces name them, each
+    /// with the sources it applies to when that depends on the tool's
+    /// source (`None`: always).
+    pub(super) hook_names: Vec<(String, Option<Vec<ToolSource>>)>,
     /// The slots of its tool-level hooks (see `lower_hook`).
     pub(super) items: TokenStream,
 }
@@ -67,7 +69,12 @@ pub(super) fn lower_tool(
             quote_spanned!(span=> <#ty as #krate::FromDeps<#deps_ty>>::from_deps(deps))
         }
     };
-    let chain = spec.resolved_chain_ids(&tool.name, tool.source, &tool.hooks);
+    // A tool's source is what its `Tool::source()` says (a hand-written
+    // tool may say `runtime`), known only when it runs: a hook whose
+    // matcher's answer for this name depends on the source is in the chain
+    // behind `When`, which asks the matcher on each call. A child agent is
+    // always `agent`.
+    let all_links = spec.links(&tool.hooks);
     // A tool-level hook is lowered (and gets its slot) even when its
     // matcher keeps it out of the chain, so that it is checked.
     let own: Vec<Hook> = tool
@@ -82,15 +89,43 @@ pub(super) fn lower_tool(
     let items: TokenStream = own.iter().map(|h| h.items.clone()).collect();
     let mut hook_names = Vec::new();
     let mut hooks = Vec::new();
-    for link in chain {
+    for link in all_links {
         // An agent-level hook is lowered once for the agent; a tool-level
         // one above.
         let (hook, lowered) = match link {
             ChainHook::Agent(i) => (&spec.tool_hooks[i], &agent_hooks[i]),
             ChainHook::Tool(i) => (&tool.hooks[i], &own[i]),
         };
-        hook_names.push(trace_name(hook).to_owned());
-        hooks.push(lowered);
+        let sources: Vec<ToolSource> = if tool.source == ToolSource::Agent {
+            vec![ToolSource::Agent]
+        } else {
+            ToolSource::ALL.to_vec()
+        };
+        let selected: Vec<ToolSource> = sources
+            .iter()
+            .copied()
+            .filter(|s| {
+                hook.matcher
+                    .matches(crate::spec::MatchTarget::new(&tool.name, *s))
+            })
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        if selected.len() == sources.len() {
+            hook_names.push((trace_name(hook).to_owned(), None));
+            let (hty, hinit) = (&lowered.ty, &lowered.init);
+            hooks.push((quote!(#hty), quote!(#hinit), false));
+        } else {
+            let m = super::hooks::matcher_expr(krate, &hook.matcher);
+            let (hty, hinit) = (&lowered.ty, &lowered.init);
+            hook_names.push((trace_name(hook).to_owned(), Some(selected)));
+            hooks.push((
+                quote!(#krate::When<::core::option::Option<#krate::matcher::Matcher>, #hty>),
+                quote!(#krate::When::new(#m, #hinit)),
+                true,
+            ));
+        }
     }
     // The innermost handler is the tool's own chain (its own hooks, approval
     // gate and error mapping), `ToolHandler<T>` for a tool without them.
@@ -98,20 +133,25 @@ pub(super) fn lower_tool(
     let mut chain_init = quote!(#krate::ToolDecl::into_handler(#init));
     // A long chain is cut into segments (see `Boxed`): the tool's own
     // chain, then every `AGENT_SEGMENT` hooks, so no future nests more
-    // than a segment and a tool's own (segmented) hooks.
-    let long = hooks.len() > AGENT_SEGMENT;
+    // than a segment and a tool's own (segmented) hooks. A `When` (a hook
+    // gated by the tool's source) nests about twice as deep as a plain
+    // hook, so it counts twice.
+    let weight = |(_, _, gated): &(TokenStream, TokenStream, bool)| if *gated { 2 } else { 1 };
+    let long = hooks.iter().map(weight).sum::<usize>() > AGENT_SEGMENT;
     let mut layers = 0;
     if long {
         boxed(krate, &mut chain_ty, &mut chain_init);
         layers += 1;
     }
-    for (k, hook) in hooks.iter().rev().enumerate() {
-        if long && k > 0 && k.is_multiple_of(AGENT_SEGMENT) {
+    let mut segment = 0;
+    for hook in hooks.iter().rev() {
+        if long && segment + weight(hook) > AGENT_SEGMENT {
             boxed(krate, &mut chain_ty, &mut chain_init);
             layers += 1;
+            segment = 0;
         }
-        let hty = &hook.ty;
-        let hinit = &hook.init;
+        segment += weight(hook);
+        let (hty, hinit, _) = hook;
         chain_ty = quote!(#krate::Hooked<#hty, #chain_ty>);
         chain_init = quote!(#krate::Hooked::new(#hinit, #chain_init));
         layers += 1;
@@ -126,6 +166,22 @@ pub(super) fn lower_tool(
         hook_names,
         items,
     })
+}
+
+/// The source of tool `t` in field `f`, as its `Tool::source()` says (a
+/// child agent's is always `agent`).
+fn tool_source(krate: &syn::Path, t: &Lowered, f: &syn::Ident) -> TokenStream {
+    if t.source == ToolSource::Agent {
+        return source_tokens(krate, t.source);
+    }
+    let inners = (0..t.depth).map(|_| quote!(.inner()));
+    let ty = &t.tool_ty;
+    let handler = if t.depth == 0 {
+        quote!(&self.#f)
+    } else {
+        quote!(self.#f #(#inners)*)
+    };
+    quote!(#krate::Tool::source(<#ty as #krate::ToolDecl>::tool(#handler)))
 }
 
 /// The most agent-level hooks a chain nests without a [`boxed`] layer; a
@@ -239,7 +295,7 @@ pub(super) fn emit_tools(
                 let f = &fields[i];
                 let pattern = dispatch.pattern(slot, &t.name, quote!(call.name));
                 let name = &t.name;
-                let source = source_tokens(krate, t.source);
+                let source = tool_source(krate, t, f);
                 quote! {
                     #pattern => {
                         let mut cx = scope.context(
@@ -255,7 +311,7 @@ pub(super) fn emit_tools(
             .collect();
         let call_scrutinee = dispatch.scrutinee(quote!(call.name));
         let source_body = dispatch.by_name(tools, |i| {
-            let source = source_tokens(krate, tools[i].source);
+            let source = tool_source(krate, &tools[i], &fields[i]);
             quote!(::core::option::Option::Some(#source))
         });
         // What the loop's approval gate knows of each tool: its chain's

@@ -125,3 +125,85 @@ fn a_hook_that_selects_none_of_the_registered_tools_is_reported() {
     );
     assert!(WithTools::new(Lonely::new(), echo()).warnings().is_empty());
 }
+
+/// A hand-written tool whose `Tool::source()` says `runtime`, listed
+/// statically.
+#[derive(Default, hookwire::FromDeps)]
+pub struct Shell;
+
+impl hookwire::Tool for Shell {
+    type Args = NoArgs;
+
+    fn name(&self) -> &str {
+        "shell"
+    }
+
+    fn description(&self) -> &str {
+        "Runs a command."
+    }
+
+    fn source(&self) -> ToolSource {
+        ToolSource::Runtime
+    }
+
+    async fn call(&self, _: &ToolContext, _: NoArgs) -> Outcome {
+        Ok(hookwire::ToolResult::text("ran"))
+    }
+}
+
+/// An agent listing `Shell` among its static tools.
+#[hookwire::agent(
+    name = "static_rt",
+    runtime_tools,
+    function_tools = [ping, Shell(name = "shell")],
+    tool_hooks = [tag_all, tag_runtime(match = "source:runtime"), tag_function(match = "source:function")],
+)]
+pub struct StaticRt;
+
+#[tokio::test]
+async fn a_static_tool_is_reported_and_matched_by_its_own_source() {
+    let agent = StaticRt::new();
+    use hookwire::ToolSet;
+    assert_eq!(agent.tools().source("shell"), Some(ToolSource::Runtime));
+    assert_eq!(agent.tools().source("ping"), Some(ToolSource::Function));
+    let model = ScriptedModel::from_turns([
+        Turn::call("shell", json!({})),
+        Turn::call("ping", json!({})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(agent, model);
+    let out = runner.run("go").await.unwrap();
+    let calls: Vec<(String, ToolSource, Vec<String>, String)> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall {
+                tool,
+                source,
+                hooks,
+                result,
+                ..
+            } => Some((tool.clone(), *source, hooks.clone(), result.text_content())),
+            _ => None,
+        })
+        .collect();
+    // `source:runtime` selects the hand-written runtime tool and
+    // `source:function` does not; the hooks see `runtime`.
+    assert_eq!(
+        calls,
+        [
+            (
+                "shell".to_owned(),
+                ToolSource::Runtime,
+                vec!["tag_all".to_owned(), "tag_runtime".to_owned()],
+                "ran [runtime] [all:runtime]".to_owned()
+            ),
+            (
+                "ping".to_owned(),
+                ToolSource::Function,
+                vec!["tag_all".to_owned(), "tag_function".to_owned()],
+                "pong [function] [all:function]".to_owned()
+            ),
+        ]
+    );
+}
