@@ -94,9 +94,10 @@ fn output_is_deterministic_and_names_dispatch_through_a_perfect_hash() {
             a.contains(&format!(" if call.name == \"tool_{i}\" => {{")),
             "{a}"
         );
+        // Each tool's source is what the tool says.
         assert!(
             a.contains(&format!(
-                " if name == \"tool_{i}\" => {{\n                ::core::option::Option::Some(::hookwire::ToolSource::Function)"
+                " if name == \"tool_{i}\" => {{\n                ::core::option::Option::Some(\n                    ::hookwire::Tool::source(\n                        <T{i} as ::hookwire::ToolDecl>::tool(&self.tool_{i}),"
             )),
             "{a}"
         );
@@ -120,7 +121,10 @@ fn a_few_tools_dispatch_through_a_match_on_the_name() {
     assert!(code.contains("\"tool_2\" => {\n"), "{code}");
     assert!(
         code.contains(
-            r#""tool_1" => ::core::option::Option::Some(::hookwire::ToolSource::Function),"#
+            r#""tool_1" => {
+                ::core::option::Option::Some(
+                    ::hookwire::Tool::source(
+                        <T1 as ::hookwire::ToolDecl>::tool(&self.tool_1),"#
         ),
         "{code}"
     );
