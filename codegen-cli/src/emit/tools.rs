@@ -168,20 +168,28 @@ pub(super) fn lower_tool(
     })
 }
 
+/// The tool of `t` in field `f` of `receiver` (`self`, or the `this` of
+/// `new`), as a reference: `<T as ToolDecl>::tool` of its chain's handler,
+/// reached through every layer (`.inner()` already gives a reference).
+fn tool_of(krate: &syn::Path, t: &Lowered, receiver: TokenStream, f: &syn::Ident) -> TokenStream {
+    let inners = (0..t.depth).map(|_| quote!(.inner()));
+    let ty = &t.tool_ty;
+    let handler = if t.depth == 0 {
+        quote!(&#receiver.#f)
+    } else {
+        quote!(#receiver.#f #(#inners)*)
+    };
+    quote!(<#ty as #krate::ToolDecl>::tool(#handler))
+}
+
 /// The source of tool `t` in field `f`, as its `Tool::source()` says (a
 /// child agent's is always `agent`).
 fn tool_source(krate: &syn::Path, t: &Lowered, f: &syn::Ident) -> TokenStream {
     if t.source == ToolSource::Agent {
         return source_tokens(krate, t.source);
     }
-    let inners = (0..t.depth).map(|_| quote!(.inner()));
-    let ty = &t.tool_ty;
-    let handler = if t.depth == 0 {
-        quote!(&self.#f)
-    } else {
-        quote!(self.#f #(#inners)*)
-    };
-    quote!(#krate::Tool::source(<#ty as #krate::ToolDecl>::tool(#handler)))
+    let tool = tool_of(krate, t, quote!(self), f);
+    quote!(#krate::Tool::source(#tool))
 }
 
 /// The most agent-level hooks a chain nests without a [`boxed`] layer; a
@@ -237,15 +245,8 @@ pub(super) fn emit_tools(
     let chain_tys = tools.iter().map(|t| &t.chain_ty);
     let chain_inits = tools.iter().map(|t| &t.chain_init);
     let definition_exprs = tools.iter().zip(&fields).map(|(t, f)| {
-        let inners = (0..t.depth).map(|_| quote!(.inner()));
-        let ty = &t.tool_ty;
-        // `.inner()` already gives a reference.
-        let handler = if t.depth == 0 {
-            quote!(&this.#f)
-        } else {
-            quote!(this.#f #(#inners)*)
-        };
-        quote!(#krate::Tool::definition(<#ty as #krate::ToolDecl>::tool(#handler)))
+        let tool = tool_of(krate, t, quote!(this), f);
+        quote!(#krate::Tool::definition(#tool))
     });
     let n = tools.len();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();

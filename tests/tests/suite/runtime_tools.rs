@@ -53,6 +53,23 @@ fn ping() -> String {
 )]
 pub struct Rt;
 
+/// Each traced call: its tool, source, hooks and what the model read.
+fn traced_calls(trace: &[TraceEvent]) -> Vec<(String, ToolSource, Vec<String>, String)> {
+    trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall {
+                tool,
+                source,
+                hooks,
+                result,
+                ..
+            } => Some((tool.clone(), *source, hooks.clone(), result.text_content())),
+            _ => None,
+        })
+        .collect()
+}
+
 fn echo() -> Router<impl hookwire::RouterList> {
     Router::new().tool(FnTool::new("echo", "Echoes.", |_: NoArgs| async {
         "echoed".to_owned()
@@ -70,20 +87,7 @@ async fn a_runtime_tool_runs_through_the_hooks_that_select_runtime_and_is_traced
     ]);
     let mut runner = Runner::new(agent, model);
     let out = runner.run("go").await.unwrap();
-    let calls: Vec<(String, ToolSource, Vec<String>, String)> = out
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                source,
-                hooks,
-                result,
-                ..
-            } => Some((tool.clone(), *source, hooks.clone(), result.text_content())),
-            _ => None,
-        })
-        .collect();
+    let calls = traced_calls(&out.trace);
     // Declared order is outermost first, so inner hooks tag first; the
     // hooks see the call's real source; `source:function` does not select
     // the runtime tool, nor `source:runtime` the function tool.
@@ -173,20 +177,7 @@ async fn a_static_tool_is_reported_and_matched_by_its_own_source() {
     ]);
     let mut runner = Runner::new(agent, model);
     let out = runner.run("go").await.unwrap();
-    let calls: Vec<(String, ToolSource, Vec<String>, String)> = out
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                source,
-                hooks,
-                result,
-                ..
-            } => Some((tool.clone(), *source, hooks.clone(), result.text_content())),
-            _ => None,
-        })
-        .collect();
+    let calls = traced_calls(&out.trace);
     // `source:runtime` selects the hand-written runtime tool and
     // `source:function` does not; the hooks see `runtime`.
     assert_eq!(
