@@ -189,6 +189,11 @@ impl CallScope {
         &self.shared.agent
     }
 
+    /// The agent's name, shared (a reference count, not a copy).
+    pub(crate) fn agent_shared(&self) -> Arc<str> {
+        Arc::clone(&self.shared.agent)
+    }
+
     /// The run's correlation id.
     pub fn correlation_id(&self) -> &str {
         &self.shared.correlation_id

@@ -437,7 +437,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if !self.agent.config().use_history {
                 Arc::make_mut(&mut self.history).clear();
             }
-            let agent_name = self.agent.config().name.clone();
+            let agent_name = self.scope.agent_shared();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             let flow = caught(
                 "execution_start",

@@ -29,8 +29,8 @@ use crate::view::StepView;
 /// A step whose calls are about to run: a new one, or a paused one resumed.
 struct Step {
     step: usize,
+    /// The model's answer; its `tool_calls` are the step's calls.
     response: ModelResponse,
-    calls: Vec<ToolCall>,
     results: Vec<Option<ToolResult>>,
     started: Instant,
     span: tracing::Span,
@@ -146,8 +146,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     // Its calls still to run waited for approval: tools it
                     // offered.
                     step: p.step,
+                    // `calls` equals `response.tool_calls` (in process, and
+                    // checked when a state is imported).
                     response: p.response,
-                    calls: p.calls,
                     results: p.results,
                     started: Instant::now(),
                 },
@@ -170,7 +171,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         definitions: &[ToolDefinition],
         journal: Option<&dyn Journal>,
     ) -> AfterModel {
-        let agent_name = self.agent.config().name.clone();
+        let agent_name = self.scope.agent_shared();
         if self.steps >= self.settings.max_steps {
             return AfterModel::Ended(self.fail(RunError::StepLimit(self.steps)).await);
         }
@@ -243,12 +244,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             response.text.clone(),
             response.tool_calls.clone(),
         ));
-        let calls = response.tool_calls.clone();
-        let results = vec![None; calls.len()];
+        let results = vec![None; response.tool_calls.len()];
         AfterModel::Calls(Step {
             step,
             response,
-            calls,
             results,
             started,
             span,
@@ -264,7 +263,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         started: Instant,
         journal: Option<&dyn Journal>,
     ) -> AfterModel {
-        let agent_name = self.agent.config().name.clone();
+        let agent_name = self.scope.agent_shared();
         Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let decision = caught(
@@ -328,14 +327,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let Step {
             step,
             response,
-            calls,
             mut results,
             started,
             span,
         } = step;
+        let calls = &response.tool_calls;
         // An imported state may be inconsistent: one slot per call.
         results.resize(calls.len(), None);
-        let (records, merged) = match self.run_calls(step, &calls, &results, span, journal).await {
+        let (records, merged) = match self.run_calls(step, calls, &results, span, journal).await {
             Ok(done) => done,
             Err(e) => return Some(self.fail(e.into()).await),
         };
@@ -358,8 +357,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let pending = self.approvals.pending_within(&self.scope);
             self.pending = Some(PendingStep {
                 step,
+                calls: calls.clone(),
                 response,
-                calls,
                 results,
             });
             return Some(
@@ -370,7 +369,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         // The step is over: nothing of it (or of the children it ran) waits
         // any more, and no decision given for it may outlive it.
         self.forget_waiting();
-        let tool_messages = self.append_results(&calls, results, merged);
+        let tool_messages = self.append_results(calls, results, merged);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let _ = caught(
             "step_end",
@@ -423,27 +422,31 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             Some(_) => 1,
             None => self.settings.max_parallel.max(1),
         };
-        let records: Vec<(usize, Result<CallRecord, JournalError>)> = PARENT
-            .scope(
-                parent.clone(),
-                futures_util::stream::iter(todo)
-                    .map(|(i, call)| {
-                        let (parent, scope) = (&parent, &scope);
-                        async move {
-                            let record = match journal {
-                                None => Ok(self.run_call(scope, call).await),
-                                Some(journal) => {
-                                    self.journaled_call(journal, parent, scope, call).await
-                                }
-                            };
-                            (i, record)
-                        }
-                    })
-                    .buffered(max)
-                    .collect(),
-            )
-            .instrument(span)
-            .await;
+        let (parent_ref, scope) = (&parent, &scope);
+        let run_one = move |(i, call): (usize, ToolCall)| async move {
+            let record = match journal {
+                None => Ok(self.run_call(scope, call).await),
+                Some(journal) => self.journaled_call(journal, parent_ref, scope, call).await,
+            };
+            (i, record)
+        };
+        let mut todo = todo;
+        let all = async move {
+            match (todo.pop(), todo.is_empty()) {
+                // One call (the common case) needs no stream to drive it.
+                (Some(one), true) => vec![run_one(one).await],
+                (last, _) => {
+                    todo.extend(last);
+                    futures_util::stream::iter(todo)
+                        .map(run_one)
+                        .buffered(max)
+                        .collect()
+                        .await
+                }
+            }
+        };
+        let records: Vec<(usize, Result<CallRecord, JournalError>)> =
+            PARENT.scope(parent.clone(), all).instrument(span).await;
         let records = records
             .into_iter()
             .map(|(i, record)| record.map(|record| (i, record)))
