@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tracing::Instrument;
 
 use super::decl::Agent;
-use super::inject::{Clock, HookEvent, SystemClock};
+use super::inject::{Clock, HookEvent};
 use super::journal::Journal;
 use super::lifecycle::{ExecutionStart, Flow, LifecycleHooks, PromptSubmit};
 use crate::approval::{Approvals, Asker};
@@ -132,7 +132,9 @@ pub struct Runner<A: Agent, H = ()> {
     paused_children: Arc<Mutex<PausedChildren>>,
     forced: usize,
     settings: RunSettings,
-    clock: Arc<dyn Clock>,
+    /// The clock of TTL injections; `None` is the system clock (nothing
+    /// allocated for it).
+    clock: Option<Arc<dyn Clock>>,
     pending: Option<PendingStep>,
     steps: usize,
     usage: Usage,
@@ -172,15 +174,23 @@ fn fresh_id() -> u64 {
 /// `<agent>-<id as 16 hex digits>`: a new session's correlation id, written
 /// without the formatting machinery (which cost a tenth of an answer-only
 /// session).
-fn correlation_id(agent: &str, id: u64) -> String {
+fn correlation_id(agent: &str, id: u64) -> Arc<str> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(agent.len() + 17);
-    out.push_str(agent);
-    out.push('-');
-    for shift in (0..16).rev() {
-        out.push(char::from(HEX[((id >> (shift * 4)) & 0xf) as usize]));
+    let mut tail = [b'-'; 17];
+    for (i, digit) in tail[1..].iter_mut().enumerate() {
+        *digit = HEX[((id >> ((15 - i) * 4)) & 0xf) as usize];
     }
-    out
+    let tail = std::str::from_utf8(&tail).unwrap_or_default();
+    // Written in place when the name is short: one allocation, the `Arc`.
+    let mut buf = [0u8; 96];
+    match buf.get_mut(..agent.len() + tail.len()) {
+        Some(out) => {
+            out[..agent.len()].copy_from_slice(agent.as_bytes());
+            out[agent.len()..].copy_from_slice(tail.as_bytes());
+            Arc::from(std::str::from_utf8(out).unwrap_or_default())
+        }
+        None => Arc::from([agent, tail].concat()),
+    }
 }
 
 impl<A: Agent> Runner<A, ()> {
@@ -214,7 +224,7 @@ impl<A: Agent> Runner<A, ()> {
             paused_children: Arc::default(),
             forced: 0,
             settings,
-            clock: Arc::new(SystemClock),
+            clock: None,
             pending: None,
             steps: 0,
             usage: Usage::default(),
@@ -349,7 +359,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Sets the clock (for TTL injections).
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = clock;
+        self.clock = Some(clock);
         self
     }
 
@@ -425,7 +435,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if self.pending.is_some() {
                 return Err(RunError::Paused);
             }
-            self.trace = Arc::default();
+            // Room for a run that answers at once (its prompt, the model's
+            // answer, the end), kept under the size a small-block allocator
+            // serves from its per-thread cache (about 1 KiB): a larger
+            // first block made every session dearer (see BENCHMARKS.md).
+            self.trace = Arc::new(Vec::with_capacity(3));
             self.usage = Usage::default();
             self.steps = 0;
             self.forced = 0;

@@ -13,7 +13,7 @@ use super::parent::{PARENT, ParentRun};
 use super::trace::micros;
 use super::{PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
 use crate::agent::decl::Agent;
-use crate::agent::inject::{HookEvent, run_injection};
+use crate::agent::inject::{HookEvent, SystemClock, run_injection};
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::{
     AgentFailed, ExecutionEnd, Flow, LifecycleHooks, StepEnd, StepStart, StopDecision, StopEvent,
@@ -100,7 +100,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 hook,
                 self.agent.tools(),
                 history,
-                &*self.clock,
+                self.clock.as_deref().unwrap_or(&SystemClock),
                 counter,
                 |call| async move {
                     let id = call.id.clone();
