@@ -605,14 +605,25 @@ impl<A: Agent> Agent for Arc<A> {
 mod tests {
     #[test]
     fn a_correlation_id_is_the_agent_and_sixteen_hex_digits() {
-        assert_eq!(super::correlation_id("pmo", 0xab), "pmo-00000000000000ab");
+        assert_eq!(&*super::correlation_id("pmo", 0xab), "pmo-00000000000000ab");
         assert_eq!(
-            super::correlation_id("a", u64::MAX),
+            *super::correlation_id("a", u64::MAX),
             format!("a-{:016x}", u64::MAX)
         );
         assert_eq!(
-            super::correlation_id("x", 0x0123_4567_89ab_cdef),
+            *super::correlation_id("x", 0x0123_4567_89ab_cdef),
             format!("x-{:016x}", 0x0123_4567_89ab_cdef_u64)
+        );
+        // A name too long for the in-place buffer is written as well.
+        let long = "n".repeat(200);
+        assert_eq!(
+            *super::correlation_id(&long, 1),
+            format!("{long}-{:016x}", 1)
+        );
+        let edge = "e".repeat(79);
+        assert_eq!(
+            *super::correlation_id(&edge, 2),
+            format!("{edge}-{:016x}", 2)
         );
     }
 }
