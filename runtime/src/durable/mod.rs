@@ -1,7 +1,8 @@
 //! Durable agent sessions on a [Restate](https://restate.dev) server
 //! (feature `durable`).
 //!
-//! A session is a Restate virtual object, `AgentSession`, keyed by the
+//! A session is a Restate virtual object, `<name>Session` (`AgentSession`
+//! for a hand-written agent; see [`Agent::DURABLE_NAME`]), keyed by the
 //! session id: Restate runs one call of a session at a time and keeps its
 //! [`RunState`] (history, sticky decisions, waiting calls). Its `run`
 //! handler drives the ordinary [`Runner`] with a
@@ -14,10 +15,10 @@
 //!
 //! A call that needs approval becomes a Restate awakeable; a person decides
 //! it through the ingress, minutes or days later, from any process:
-//! `POST /AgentSession/<session>/approve` with `{"id": "<tool-use id>",
+//! `POST /<name>Session/<session>/approve` with `{"id": "<tool-use id>",
 //! "decision": "approve"}` (or `deny` with a `reason`, `always_approve`,
 //! `always_deny`: the sticky ones become session state). Each waiting call
-//! has its own `AgentApproval` object, `<session>/<tool-use id>`, which
+//! has its own `<name>Approval` object, `<session>/<tool-use id>`, which
 //! takes one decision: a second one is refused (409), one for a call that
 //! does not wait is refused (404).
 //!
