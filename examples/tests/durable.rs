@@ -672,7 +672,10 @@ async fn two_agents_in_one_process_each_have_their_own_sessions_and_approvals() 
 
     // An approval id of one agent waits nowhere in the other.
     for (client, id) in [(&pmo, finance_call.id()), (&finance, pmo_call.id())] {
-        let e = client.decide("s1", &id, Verdict::Approve).await.unwrap_err();
+        let e = client
+            .decide("s1", &id, Verdict::Approve)
+            .await
+            .unwrap_err();
         assert_eq!(e.status(), Some(404), "{e}");
     }
     assert!(!ledger_counts(&ledger).keys().any(|l| l.contains("done")));

@@ -131,7 +131,10 @@ pub fn check_durable_name(name: &str) -> Result<(), InvalidName> {
     let why = match name.chars().next() {
         None => "it is empty".to_owned(),
         Some(first) if !first.is_ascii_alphabetic() => {
-            format!("it starts with `{}`, not an ASCII letter", first.escape_debug())
+            format!(
+                "it starts with `{}`, not an ASCII letter",
+                first.escape_debug()
+            )
         }
         _ => match name
             .chars()

@@ -78,8 +78,9 @@ async fn main() -> ExitCode {
     // The PMO (`AgentSession`) and finance (`DurableFinanceSession`), side
     // by side.
     let pmo_model = model.clone();
-    let service = DurableAgent::new(move |_session| session_runner(pmo_model.clone()))
-        .and(DurableAgent::new(move |_session| finance_runner(model.clone())));
+    let service = DurableAgent::new(move |_session| session_runner(pmo_model.clone())).and(
+        DurableAgent::new(move |_session| finance_runner(model.clone())),
+    );
     let service = match service {
         Ok(service) => service,
         Err(e) => {

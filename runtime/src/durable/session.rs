@@ -344,15 +344,15 @@ pub(crate) fn definitions(
     make: Arc<MakeRunner>,
 ) -> Result<[restate_sdk::service::ServiceDefinition; 2], crate::agent::DurableNameError> {
     use restate_sdk::service::Discoverable;
-    let named = |mut discovery: restate_sdk::discovery::Service, service: String| {
-        discovery.name = restate_sdk::discovery::ServiceName::try_from(service.as_str()).map_err(
-            |e| crate::agent::DurableNameError {
-                message: format!("`{service}` is not a valid Restate service name: {e}"),
-                help: "choose another durable name".to_owned(),
-            },
-        )?;
-        Ok::<_, crate::agent::DurableNameError>(discovery)
-    };
+    let named =
+        |mut discovery: restate_sdk::discovery::Service, service: String| {
+            discovery.name = restate_sdk::discovery::ServiceName::try_from(service.as_str())
+                .map_err(|e| crate::agent::DurableNameError {
+                    message: format!("`{service}` is not a valid Restate service name: {e}"),
+                    help: "choose another durable name".to_owned(),
+                })?;
+            Ok::<_, crate::agent::DurableNameError>(discovery)
+        };
     let approval: Arc<str> = name.approval_service().into();
     let session = Arc::new(AgentSession {
         make,

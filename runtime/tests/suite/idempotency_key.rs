@@ -7,7 +7,9 @@ use crate::agent_common::test_agent;
 
 use hookwire::agent::{RunState, Runner, TraceEvent};
 use hookwire::model::ScriptedModel;
-use hookwire::{NoArgs, Outcome, Router, RouterEnd, RouterEntry, Tool, ToolContext, ToolHandler, ToolResult};
+use hookwire::{
+    NoArgs, Outcome, Router, RouterEnd, RouterEntry, Tool, ToolContext, ToolHandler, ToolResult,
+};
 
 /// `keyed`: answers with its call's idempotency key.
 struct Keyed;
@@ -66,7 +68,10 @@ async fn a_call_keeps_its_key_and_no_other_call_has_it() {
     let mut first = runner("s1", None);
     let run1 = keys(&mut first).await;
     assert_eq!(run1.len(), 2);
-    assert!(run1.iter().all(|k| k.len() == 64 && k.bytes().all(|b| b.is_ascii_hexdigit())));
+    assert!(
+        run1.iter()
+            .all(|k| k.len() == 64 && k.bytes().all(|b| b.is_ascii_hexdigit()))
+    );
     assert_ne!(run1[0], run1[1], "two calls of one step");
     let saved = first.export_state();
     assert_eq!(saved.runs, 1);
@@ -87,7 +92,9 @@ async fn a_call_keeps_its_key_and_no_other_call_has_it() {
     let mut other = runner("s2", None);
     let run_other = keys(&mut other).await;
     assert!(
-        run_other.iter().all(|k| !run1.contains(k) && !run2.contains(k)),
+        run_other
+            .iter()
+            .all(|k| !run1.contains(k) && !run2.contains(k)),
         "{run_other:?}"
     );
 }
