@@ -372,43 +372,65 @@ async fn bad_input_gives_clear_errors() {
     assert_eq!(state.history.len(), 3, "{:?}", state.history);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_call_run_again_after_a_restart_has_what_is_left_of_its_timeout() {
+/// A run of one call (`project_status P1`, whose tool takes `delay_ms`,
+/// within `timeout_ms`) whose service is SIGKILLed `kill_after` ms into
+/// the call and started again `down_for` ms later: the call's decision and
+/// result, and the ledger's counts.
+async fn timed_call_across_a_crash(
+    session: &str,
+    delay_ms: u64,
+    timeout_ms: u64,
+    kill_after: u64,
+    down_for: u64,
+) -> (String, String, std::collections::BTreeMap<String, usize>) {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger");
     let script = five_step_script(dir.path(), 1);
     let port = free_port();
-    // Each call may take 3 s; the tool takes 2 s.
     let spec = ServiceSpec {
         port,
         ledger: &ledger,
         script: Some(&script),
-        delay_ms: 2000,
+        delay_ms,
         reuse_port: false,
-        timeout_ms: Some(3000),
+        timeout_ms: Some(timeout_ms),
     };
     let mut service = Service::start(&spec);
     let client = server.registered_client(port).await;
-    let invocation = client.start("timer-1", "check P1", None).await.unwrap();
+    let invocation = client.start(session, "check P1", None).await.unwrap();
     wait_ledger(&ledger, "start project_status P1");
-    // The call dies half a second in; the service is back 1.5 s later.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(kill_after)).await;
     service.proc.kill();
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::time::sleep(Duration::from_millis(down_for)).await;
     let _service = Service::start(&spec);
 
     let output = finish(&client, &invocation).await;
     assert_eq!(output.status, RunStatus::Completed);
+    let (decision, result) = output
+        .trace
+        .iter()
+        .find_map(|e| match e {
+            TraceEvent::ToolCall {
+                id,
+                decision,
+                result,
+                ..
+            } if id == "c1" => Some((decision.clone(), result.text_content())),
+            _ => None,
+        })
+        .unwrap();
+    (decision, result, ledger_counts(&ledger))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_run_again_after_a_restart_has_what_is_left_of_its_timeout() {
+    // Each call may take 3 s; the tool takes 2 s. The call dies half a
+    // second in; the service is back 1.5 s later.
+    let (_, result, counts) = timed_call_across_a_crash("timer-1", 2000, 3000, 500, 1500).await;
     // Run again, the call had about 1 s of its 3 s left, not a fresh 3 s:
     // it timed out, and the tool never completed.
-    let result = output.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall { id, result, .. } if id == "c1" => Some(result.text_content()),
-        _ => None,
-    });
-    let result = result.unwrap();
     assert!(result.contains("timed out after 3000 ms"), "{result}");
-    let counts = ledger_counts(&ledger);
     assert_eq!(count(&counts, "start project_status P1"), 2, "{counts:#?}");
     assert_eq!(count(&counts, "done project_status P1"), 0, "{counts:#?}");
 }
@@ -579,50 +601,14 @@ async fn an_idempotency_key_survives_a_crash_and_no_other_call_has_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_whose_timeout_ran_out_while_the_service_was_down_does_not_start_again() {
-    let server = Server::start();
-    let dir = tempfile::tempdir().unwrap();
-    let ledger = dir.path().join("ledger");
-    let script = five_step_script(dir.path(), 1);
-    let port = free_port();
-    // Each call may take 1.5 s; the tool takes 5 s.
-    let spec = ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 5000,
-        reuse_port: false,
-        timeout_ms: Some(1500),
-    };
-    let mut service = Service::start(&spec);
-    let client = server.registered_client(port).await;
-    let invocation = client.start("expired-1", "check P1", None).await.unwrap();
-    wait_ledger(&ledger, "start project_status P1");
-    // The service dies 300 ms into the call and is back 2.5 s later: the
-    // call's deadline passed while it was down.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    service.proc.kill();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    let _service = Service::start(&spec);
-
-    let output = finish(&client, &invocation).await;
-    assert_eq!(output.status, RunStatus::Completed);
-    let (decision, result) = output
-        .trace
-        .iter()
-        .find_map(|e| match e {
-            TraceEvent::ToolCall {
-                id,
-                decision,
-                result,
-                ..
-            } if id == "c1" => Some((decision.clone(), result.text_content())),
-            _ => None,
-        })
-        .unwrap();
+    // Each call may take 1.5 s; the tool takes 5 s. The service dies 300 ms
+    // into the call and is back 2.5 s later: the call's deadline passed
+    // while it was down.
+    let (decision, result, counts) =
+        timed_call_across_a_crash("expired-1", 5000, 1500, 300, 2500).await;
     assert_eq!(decision, "error");
     assert!(result.contains("timed out after 1500 ms"), "{result}");
     // Neither its hook nor its tool started again after the restart.
-    let counts = ledger_counts(&ledger);
     assert_eq!(count(&counts, "hook project_status c1"), 1, "{counts:#?}");
     assert_eq!(count(&counts, "start project_status P1"), 1, "{counts:#?}");
     assert_eq!(count(&counts, "done project_status P1"), 0, "{counts:#?}");

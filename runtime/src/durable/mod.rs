@@ -329,17 +329,21 @@ impl DurableAgent {
     /// Serves the sessions on `listener` (best made by
     /// [`listener`](Self::listener)) until the process ends.
     pub async fn serve(self, listener: tokio::net::TcpListener) {
-        let endpoint = match self.endpoint() {
-            Ok(endpoint) => endpoint,
+        if let Some(server) = self.server() {
+            server.serve(listener).await;
+        }
+    }
+
+    /// The HTTP server of the endpoint; `None` (logged) if a name is not
+    /// one Restate takes, which a `DurableName` always is.
+    fn server(&self) -> Option<restate_sdk::http_server::HttpServer> {
+        match self.endpoint() {
+            Ok(endpoint) => Some(restate_sdk::http_server::HttpServer::new(endpoint)),
             Err(error) => {
-                // Not reached: a `DurableName` is a valid service name.
                 tracing::error!(target: "hookwire::audit", %error, "durable agent not served");
-                return;
+                None
             }
-        };
-        restate_sdk::http_server::HttpServer::new(endpoint)
-            .serve(listener)
-            .await;
+        }
     }
 
     /// Serves the sessions on `listener` until `shutdown` completes.
@@ -348,16 +352,9 @@ impl DurableAgent {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()>,
     ) {
-        let endpoint = match self.endpoint() {
-            Ok(endpoint) => endpoint,
-            Err(error) => {
-                tracing::error!(target: "hookwire::audit", %error, "durable agent not served");
-                return;
-            }
-        };
-        restate_sdk::http_server::HttpServer::new(endpoint)
-            .serve_with_cancel(listener, shutdown)
-            .await;
+        if let Some(server) = self.server() {
+            server.serve_with_cancel(listener, shutdown).await;
+        }
     }
 }
 

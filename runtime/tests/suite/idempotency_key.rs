@@ -3,9 +3,9 @@
 //! every other call, run and session, even when a model repeats a call id.
 #![allow(clippy::unwrap_used)]
 
-use crate::agent_common::test_agent;
+use crate::agent_common::{test_agent, tool_results};
 
-use hookwire::agent::{RunState, Runner, TraceEvent};
+use hookwire::agent::{RunState, Runner};
 use hookwire::model::ScriptedModel;
 use hookwire::{
     NoArgs, Outcome, Router, RouterEnd, RouterEntry, Tool, ToolContext, ToolHandler, ToolResult,
@@ -53,14 +53,9 @@ fn runner(session: &str, state: Option<RunState>) -> Runner<crate::agent_common:
 
 /// The keys the run's calls saw, in order.
 async fn keys(runner: &mut Runner<crate::agent_common::TestAgent<Tools>>) -> Vec<String> {
-    let out = runner.run("go").await.unwrap();
-    out.trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
-            _ => None,
-        })
-        .collect()
+    let before = runner.history().len();
+    runner.run("go").await.unwrap();
+    tool_results(&runner.history()[before..])
 }
 
 #[tokio::test]
