@@ -57,20 +57,63 @@ async fn latency() {
 
 /// Reports a project's status.
 #[hookwire::tool]
-pub async fn project_status(project: String) -> String {
+pub async fn project_status(cx: &ToolContext, project: String) -> String {
     ledger(&format!("start project_status {project}"));
+    ledger(&format!(
+        "key {} project_status {project} {}",
+        cx.agent(),
+        cx.idempotency_key()
+    ));
     latency().await;
     ledger(&format!("done project_status {project}"));
     format!("{project}: on track")
 }
 
-/// Pays a vendor (needs a person's approval).
+/// The payments API's address (`host:port`, plain HTTP on loopback); when
+/// set, `pay_vendor` posts each payment there.
+pub const PAYMENTS_VAR: &str = "DURABLE_PMO_PAYMENTS";
+
+/// Pays a vendor (needs a person's approval). With a payments API
+/// (`DURABLE_PMO_PAYMENTS`), the payment is a `POST /payments` whose
+/// `Idempotency-Key` header is the call's idempotency key: the same on
+/// every run of this call, so an API that keeps keys pays once even when
+/// the call runs again after a crash.
 #[hookwire::tool]
-pub async fn pay_vendor(vendor: String, amount: u64) -> String {
+pub async fn pay_vendor(cx: &ToolContext, vendor: String, amount: u64) -> Result<String, String> {
     ledger(&format!("start pay_vendor {vendor}"));
+    let key = cx.idempotency_key();
+    ledger(&format!("key {} pay_vendor {vendor} {key}", cx.agent()));
+    if let Ok(api) = std::env::var(PAYMENTS_VAR) {
+        let body = hookwire::serde_json::json!({"vendor": vendor, "amount": amount});
+        post_json(&api, "/payments", &key, &body.to_string())
+            .await
+            .map_err(|e| format!("the payments API at {api} failed: {e}"))?;
+    }
     latency().await;
     ledger(&format!("done pay_vendor {vendor}"));
-    format!("paid {amount} to {vendor}")
+    Ok(format!("paid {amount} to {vendor}"))
+}
+
+/// `POST path` to `address` (plain HTTP/1.1) with `Idempotency-Key: key`
+/// and a JSON body; the answer's status must be 2xx.
+pub async fn post_json(address: &str, path: &str, key: &str, body: &str) -> std::io::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(address).await?;
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nhost: {address}\r\nidempotency-key: {key}\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await?;
+    match answer.split_whitespace().nth(1) {
+        Some(code) if code.starts_with('2') => Ok(()),
+        _ => Err(std::io::Error::other(format!(
+            "answered {:?}",
+            answer.lines().next().unwrap_or_default()
+        ))),
+    }
 }
 
 /// Opens a ticket.
@@ -94,15 +137,31 @@ pub async fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome 
     outcome
 }
 
-/// The durable PMO orchestrator.
+/// The durable PMO orchestrator. Its durable name is `Agent`
+/// (`AgentSession`, `AgentApproval`), the names every durable agent had
+/// before agents were named, so that running sessions and scripts keep
+/// working.
 #[hookwire::agent(
     name = "durable-PMO",
+    durable_name = "Agent",
     instruction = "Check the projects, pay the vendors that need paying, file follow-ups, sum up.",
     function_tools = [project_status, pay_vendor, open_ticket],
     tool_hooks = [audit],
 )]
 #[derive(Debug)]
 pub struct DurablePmo;
+
+/// A second agent in the same process: finance pays vendors and files
+/// tickets. Its durable name is derived from its name: `DurableFinance`
+/// (`DurableFinanceSession`, `DurableFinanceApproval`).
+#[hookwire::agent(
+    name = "durable-finance",
+    instruction = "Pay the vendors that need paying, file follow-ups.",
+    function_tools = [pay_vendor, open_ticket],
+    tool_hooks = [audit],
+)]
+#[derive(Debug)]
+pub struct DurableFinance;
 
 /// The library's scripted model answering by the conversation
 /// ([`ScriptedModel::by_conversation`]: the turn after `n` assistant
@@ -169,6 +228,14 @@ pub fn session_runner(model: Arc<ConversationScript>) -> Runner<DurablePmo> {
     {
         runner = runner.with_tool_call_timeout(Duration::from_millis(ms));
     }
+    runner.approvals().require("pay_vendor");
+    runner
+}
+
+/// The runner of one session of the finance agent: every call of
+/// `pay_vendor` needs approval.
+pub fn finance_runner(model: Arc<ConversationScript>) -> Runner<DurableFinance> {
+    let runner = Runner::with_model_arc(DurableFinance::new(), model);
     runner.approvals().require("pay_vendor");
     runner
 }

@@ -372,43 +372,65 @@ async fn bad_input_gives_clear_errors() {
     assert_eq!(state.history.len(), 3, "{:?}", state.history);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_call_run_again_after_a_restart_has_what_is_left_of_its_timeout() {
+/// A run of one call (`project_status P1`, whose tool takes `delay_ms`,
+/// within `timeout_ms`) whose service is SIGKILLed `kill_after` ms into
+/// the call and started again `down_for` ms later: the call's decision and
+/// result, and the ledger's counts.
+async fn timed_call_across_a_crash(
+    session: &str,
+    delay_ms: u64,
+    timeout_ms: u64,
+    kill_after: u64,
+    down_for: u64,
+) -> (String, String, std::collections::BTreeMap<String, usize>) {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger");
     let script = five_step_script(dir.path(), 1);
     let port = free_port();
-    // Each call may take 3 s; the tool takes 2 s.
     let spec = ServiceSpec {
         port,
         ledger: &ledger,
         script: Some(&script),
-        delay_ms: 2000,
+        delay_ms,
         reuse_port: false,
-        timeout_ms: Some(3000),
+        timeout_ms: Some(timeout_ms),
     };
     let mut service = Service::start(&spec);
     let client = server.registered_client(port).await;
-    let invocation = client.start("timer-1", "check P1", None).await.unwrap();
+    let invocation = client.start(session, "check P1", None).await.unwrap();
     wait_ledger(&ledger, "start project_status P1");
-    // The call dies half a second in; the service is back 1.5 s later.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(kill_after)).await;
     service.proc.kill();
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::time::sleep(Duration::from_millis(down_for)).await;
     let _service = Service::start(&spec);
 
     let output = finish(&client, &invocation).await;
     assert_eq!(output.status, RunStatus::Completed);
+    let (decision, result) = output
+        .trace
+        .iter()
+        .find_map(|e| match e {
+            TraceEvent::ToolCall {
+                id,
+                decision,
+                result,
+                ..
+            } if id == "c1" => Some((decision.clone(), result.text_content())),
+            _ => None,
+        })
+        .unwrap();
+    (decision, result, ledger_counts(&ledger))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_run_again_after_a_restart_has_what_is_left_of_its_timeout() {
+    // Each call may take 3 s; the tool takes 2 s. The call dies half a
+    // second in; the service is back 1.5 s later.
+    let (_, result, counts) = timed_call_across_a_crash("timer-1", 2000, 3000, 500, 1500).await;
     // Run again, the call had about 1 s of its 3 s left, not a fresh 3 s:
     // it timed out, and the tool never completed.
-    let result = output.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall { id, result, .. } if id == "c1" => Some(result.text_content()),
-        _ => None,
-    });
-    let result = result.unwrap();
     assert!(result.contains("timed out after 3000 ms"), "{result}");
-    let counts = ledger_counts(&ledger);
     assert_eq!(count(&counts, "start project_status P1"), 2, "{counts:#?}");
     assert_eq!(count(&counts, "done project_status P1"), 0, "{counts:#?}");
 }
@@ -508,4 +530,169 @@ async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
     let (code, answer) = post(&address, "/AgentSession/door-2/run", &huge);
     assert_eq!(code, 413, "{}", &answer[..answer.len().min(300)]);
     assert!(client.state("door-2").await.unwrap().is_none());
+}
+
+/// The `key <agent> <tool> <argument> <key>` lines of the ledger, as
+/// (tool and argument, key), in order.
+fn ledger_keys(ledger: &std::path::Path, agent: &str) -> Vec<(String, String)> {
+    ledger_lines(ledger)
+        .into_iter()
+        .filter_map(|(line, _)| {
+            let rest = line.strip_prefix(&format!("key {agent} "))?;
+            let (what, key) = rest.rsplit_once(' ')?;
+            Some((what.to_owned(), key.to_owned()))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotency_key_survives_a_crash_and_no_other_call_has_it() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let script = five_step_script(dir.path(), 2);
+    let port = free_port();
+    let spec = ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: Some(&script),
+        delay_ms: 1000,
+        reuse_port: false,
+        timeout_ms: None,
+    };
+    let mut service = Service::start(&spec);
+    let client = server.registered_client(port).await;
+    let invocation = client.start("key-1", "check P1, P2", None).await.unwrap();
+    // The 2nd call dies mid-call (SIGKILL) and runs again in a new process.
+    wait_ledger(&ledger, "start project_status P2");
+    service.proc.kill();
+    let _service = Service::start(&spec);
+    let output = finish(&client, &invocation).await;
+    assert_eq!(output.status, RunStatus::Completed);
+
+    let keys = ledger_keys(&ledger, "durable-PMO");
+    let whats: Vec<&str> = keys.iter().map(|(w, _)| w.as_str()).collect();
+    assert_eq!(
+        whats,
+        [
+            "project_status P1",
+            "project_status P2",
+            "project_status P2"
+        ],
+        "{keys:?}"
+    );
+    // The call run again saw the key it saw before the crash; the other
+    // call has another.
+    assert_eq!(keys[1].1, keys[2].1, "{keys:?}");
+    assert_ne!(keys[0].1, keys[1].1, "{keys:?}");
+    assert_eq!(keys[0].1.len(), 64);
+
+    // Another session with the same script (the same call ids): other keys.
+    client.run("key-2", "check P1, P2").await.unwrap();
+    let all = ledger_keys(&ledger, "durable-PMO");
+    assert_eq!(all.len(), 5, "{all:?}");
+    for (what, key) in &all[3..] {
+        assert!(
+            keys.iter().all(|(_, k)| k != key),
+            "{what} of session key-2 has a key of session key-1: {all:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_timeout_ran_out_while_the_service_was_down_does_not_start_again() {
+    // Each call may take 1.5 s; the tool takes 5 s. The service dies 300 ms
+    // into the call and is back 2.5 s later: the call's deadline passed
+    // while it was down.
+    let (decision, result, counts) =
+        timed_call_across_a_crash("expired-1", 5000, 1500, 300, 2500).await;
+    assert_eq!(decision, "error");
+    assert!(result.contains("timed out after 1500 ms"), "{result}");
+    // Neither its hook nor its tool started again after the restart.
+    assert_eq!(count(&counts, "hook project_status c1"), 1, "{counts:#?}");
+    assert_eq!(count(&counts, "start project_status P1"), 1, "{counts:#?}");
+    assert_eq!(count(&counts, "done project_status P1"), 0, "{counts:#?}");
+    // The model read the timeout and answered once more.
+    assert_eq!(count(&counts, "model 1"), 1, "{counts:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_in_one_process_each_have_their_own_sessions_and_approvals() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let script = dir.path().join("pay.yaml");
+    std::fs::write(
+        &script,
+        "turns:\n  - tool_calls:\n      - {id: pay, name: pay_vendor, arguments: {vendor: Acme, amount: 10}}\n  - text: paid\n",
+    )
+    .unwrap();
+    let port = free_port();
+    let _service = Service::start(&ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: Some(&script),
+        delay_ms: 0,
+        reuse_port: false,
+        timeout_ms: None,
+    });
+    // The PMO declares `durable_name = "Agent"`; finance's is derived from
+    // its name `durable-finance`.
+    use hookwire::agent::Agent;
+    use hookwire_examples::durable_pmo::{DurableFinance, DurablePmo};
+    assert_eq!(DurablePmo::DURABLE_NAME.as_str(), "Agent");
+    assert_eq!(DurableFinance::DURABLE_NAME.as_str(), "DurableFinance");
+    let pmo = server.registered_client(port).await;
+    let finance = pmo.clone().for_agent::<DurableFinance>();
+
+    // One session id in each agent: two sessions, each waiting.
+    let runs = [
+        pmo.start("s1", "pay Acme", None).await.unwrap(),
+        finance.start("s1", "pay Acme", None).await.unwrap(),
+    ];
+    let pmo_call = wait_pending(&pmo, "s1", 1).await.remove(0);
+    let finance_call = wait_pending(&finance, "s1", 1).await.remove(0);
+    assert_eq!(pmo_call.path(), "durable-PMO / pay_vendor");
+    assert_eq!(finance_call.path(), "durable-finance / pay_vendor");
+    assert_ne!(pmo_call.id(), finance_call.id());
+
+    // An approval id of one agent waits nowhere in the other.
+    for (client, id) in [(&pmo, finance_call.id()), (&finance, pmo_call.id())] {
+        let e = client
+            .decide("s1", &id, Verdict::Approve)
+            .await
+            .unwrap_err();
+        assert_eq!(e.status(), Some(404), "{e}");
+    }
+    assert!(!ledger_counts(&ledger).keys().any(|l| l.contains("done")));
+    // Finance's gates are private too.
+    let address = server.ingress.trim_start_matches("http://").to_owned();
+    let (code, answer) = post(
+        &address,
+        &format!("/DurableFinanceApproval/s1%2F{}/decide", finance_call.id()),
+        r#"{"decision":"approve"}"#,
+    );
+    assert!((400..500).contains(&code), "{code}: {answer}");
+
+    // Each decided in its own agent: both runs finish, each paid once.
+    pmo.decide("s1", &pmo_call.id(), Verdict::Approve)
+        .await
+        .unwrap();
+    finance
+        .decide("s1", &finance_call.id(), Verdict::Approve)
+        .await
+        .unwrap();
+    for (client, run) in [(&pmo, &runs[0]), (&finance, &runs[1])] {
+        let output = finish(client, run).await;
+        assert_eq!(output.status, RunStatus::Completed);
+        assert_eq!(output.text, "paid");
+    }
+    let counts = ledger_counts(&ledger);
+    assert_eq!(count(&counts, "done pay_vendor Acme"), 2, "{counts:#?}");
+    let keys: Vec<_> = ["durable-PMO", "durable-finance"]
+        .iter()
+        .map(|agent| ledger_keys(&ledger, agent))
+        .collect();
+    assert_eq!((keys[0].len(), keys[1].len()), (1, 1), "{keys:?}");
+    assert_ne!(keys[0][0].1, keys[1][0].1);
 }

@@ -125,7 +125,10 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `history_merge_target`, `model`, `use_history`, `tool_input_schema`,
 /// `deps = Type` (what the tools, hooks and child agents are built from:
 /// a tool's `Dep<T>` parameter needs `T: hookwire::FromRef<Type>`),
-/// `crate`. `max_parallel`, `child_timeout_sec`, `history_source` and
+/// `crate`, `durable_name = "Pmo"` (the prefix of its Restate service names
+/// when served durably, `PmoSession` and `PmoApproval`: an ASCII letter,
+/// then letters, digits, `_`, `.`, `-`, at most 64; by default the name in
+/// UpperCamelCase). `max_parallel`, `child_timeout_sec`, `history_source` and
 /// `history_merge_target` govern this agent's calls of its child agents.
 ///
 /// List entries are paths, optionally with options:

@@ -123,6 +123,40 @@ impl ToolContext {
         &self.tool_use_id
     }
 
+    /// A key for this call that a tool passes downstream (an HTTP API's
+    /// `Idempotency-Key` header, a database's unique request id) to make
+    /// its effect exactly-once there: 64 hex digits, a SHA-256 of the
+    /// call's identity (the session's correlation id, the number of the
+    /// session's run, the path of parent agent calls, the agent, the step,
+    /// the tool and the call id).
+    ///
+    /// It is the same every time this call runs: in a durable session on a
+    /// replay after a crash or a restart (everything in it is journaled or
+    /// session state), and in memory for the call within its run (also
+    /// when a paused run resumes, and across an exported and imported
+    /// state, which keeps the run count). It differs between calls, runs
+    /// and sessions. Outside a run (a context made by hand) it is made of
+    /// what the context has.
+    ///
+    /// ```
+    /// # use hookwire::{CallScope, ToolSource};
+    /// let scope = CallScope::new("shop").with_correlation_id("s1");
+    /// let a = scope.context("pay".into(), ToolSource::Function, None, "c1".into());
+    /// let again = scope.context("pay".into(), ToolSource::Function, None, "c1".into());
+    /// let b = scope.context("pay".into(), ToolSource::Function, None, "c2".into());
+    /// assert_eq!(a.idempotency_key(), again.idempotency_key());
+    /// assert_ne!(a.idempotency_key(), b.idempotency_key());
+    /// assert_eq!(a.idempotency_key().len(), 64);
+    /// ```
+    pub fn idempotency_key(&self) -> String {
+        crate::approval::identity::idempotency_key(
+            &self.scope.place(),
+            self.scope.run(),
+            &self.tool,
+            &self.tool_use_id,
+        )
+    }
+
     /// The session's value of type `T` (the user's id, their credentials),
     /// set with [`Runner::with_session_value`](crate::agent::Runner::with_session_value).
     ///

@@ -43,6 +43,8 @@ struct Shared {
     path: Arc<[CallSite]>,
     /// The step of the run whose calls this scope makes.
     step: usize,
+    /// The number of the session's root run (see `RunState::runs`).
+    run: u64,
 }
 
 /// Where the calls of a run note what their tool received and the approval
@@ -253,6 +255,19 @@ impl CallScope {
             scope.fields().step = step;
         }
         scope
+    }
+
+    /// The number of the session's root run these calls belong to (1 for
+    /// the first; 0 outside a run).
+    pub(crate) fn run(&self) -> u64 {
+        self.shared.run
+    }
+
+    /// Sets the number of the session's root run.
+    pub(crate) fn set_run(&mut self, run: u64) {
+        if self.run() != run {
+            self.fields().run = run;
+        }
     }
 
     /// Sets the ancestor calls (a child agent's run).

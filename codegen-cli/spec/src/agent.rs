@@ -51,6 +51,10 @@ pub type PathTokens = Option<std::convert::Infallible>;
 pub struct AgentSpec {
     /// The agent's name (a card's `name`, defaulting to the file stem).
     pub name: String,
+    /// The prefix of its Restate service names when served durably
+    /// (`durable_name`; `None` derives one from `name`, see
+    /// [`derived_durable_name`](crate::derived_durable_name)).
+    pub durable_name: Option<String>,
     /// The system instruction (a card's body or `instruction:`).
     pub instruction: String,
     /// What the agent does (shown when it is offered as a tool).

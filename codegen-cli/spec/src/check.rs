@@ -12,8 +12,9 @@ use super::{AgentSpec, EventHookAction, Matcher, RefreshCondition, SpanInfo, Too
 
 /// The fields of an agent declaration: a card's top-level fields and the
 /// keys of `#[agent(...)]` (a card also has `type`, the macro `crate`).
-pub const AGENT_FIELDS: [&str; 20] = [
+pub const AGENT_FIELDS: [&str; 21] = [
     "name",
+    "durable_name",
     "instruction",
     "description",
     "deps",

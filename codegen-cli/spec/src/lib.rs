@@ -36,9 +36,10 @@ pub use matcher::{
     MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError, StepKind,
 };
 pub use names::{
-    AGENT_TOOL_PREFIX, InvalidName, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR, agent_tool_name,
-    check_agent_name, check_tool_name, injection_tool_names, invalid_tool_name_char,
-    is_tool_name_char, is_valid_tool_name, sanitize_tool_name,
+    AGENT_TOOL_PREFIX, InvalidName, MAX_DURABLE_NAME_LEN, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR,
+    agent_tool_name, check_agent_name, check_durable_name, check_tool_name, derived_durable_name,
+    injection_tool_names, invalid_tool_name_char, is_tool_name_char, is_valid_durable_name,
+    is_valid_tool_name, sanitize_tool_name,
 };
 pub use source::{ToolSource, UnknownToolSource};
 pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};

@@ -82,6 +82,120 @@ pub fn injection_tool_names(toolset: Option<&str>, tool: &str) -> Vec<String> {
     }
 }
 
+/// The longest durable name (the prefix of an agent's Restate service
+/// names, `<name>Session` and `<name>Approval`).
+pub const MAX_DURABLE_NAME_LEN: usize = 64;
+
+/// Whether `name` can be an agent's durable name: 1 to
+/// [`MAX_DURABLE_NAME_LEN`] characters, an ASCII letter first, then ASCII
+/// letters, digits, `_`, `.` or `-` (so that `<name>Session` and
+/// `<name>Approval` are valid Restate service names). A `const fn`, so that
+/// a name written in code is checked at compile time.
+///
+/// ```
+/// use hookwire_spec::is_valid_durable_name;
+/// assert!(is_valid_durable_name("Pmo") && is_valid_durable_name("billing.v2-eu"));
+/// assert!(!is_valid_durable_name("2fa") && !is_valid_durable_name("a/b") && !is_valid_durable_name(""));
+/// ```
+pub const fn is_valid_durable_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > MAX_DURABLE_NAME_LEN || !bytes[0].is_ascii_alphabetic() {
+        return false;
+    }
+    let mut i = 1;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The one rule for durable names, from either front end
+/// (`#[agent(durable_name = "..")]`, a card's `durable_name:`): see
+/// [`is_valid_durable_name`].
+///
+/// ```
+/// use hookwire_spec::check_durable_name;
+/// assert!(check_durable_name("Pmo").is_ok());
+/// let e = check_durable_name("pmo/eu").unwrap_err();
+/// assert_eq!(e.message, "durable name `pmo/eu` is not a valid Restate service name: `/` is not an ASCII letter, digit, `_`, `.` or `-`");
+/// assert_eq!(e.help, "a durable name starts with an ASCII letter, then has ASCII letters, digits, `_`, `.` and `-` only, for example `PmoEu`");
+/// ```
+pub fn check_durable_name(name: &str) -> Result<(), InvalidName> {
+    if is_valid_durable_name(name) {
+        return Ok(());
+    }
+    let why = match name.chars().next() {
+        None => "it is empty".to_owned(),
+        Some(first) if !first.is_ascii_alphabetic() => {
+            format!(
+                "it starts with `{}`, not an ASCII letter",
+                first.escape_debug()
+            )
+        }
+        _ => match name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        {
+            Some(bad) => format!(
+                "`{}` is not an ASCII letter, digit, `_`, `.` or `-`",
+                bad.escape_debug()
+            ),
+            None => format!(
+                "it has {} characters, at most {MAX_DURABLE_NAME_LEN}",
+                name.chars().count()
+            ),
+        },
+    };
+    Err(InvalidName::new(
+        format!(
+            "durable name `{}` is not a valid Restate service name: {why}",
+            shown(name)
+        ),
+        format!(
+            "a durable name starts with an ASCII letter, then has ASCII letters, digits, `_`, `.` and `-` only, for example `{}`",
+            derived_durable_name(name)
+        ),
+    ))
+}
+
+/// The durable name an agent gets when it declares none: its name in
+/// UpperCamelCase (`durable-PMO` is `DurablePMO`, `billing_bot` is
+/// `BillingBot`), each run of characters other than ASCII letters and
+/// digits a word break; `Agent` first when that leaves no letter in front
+/// (`3d-viewer` is `Agent3dViewer`). Always valid, at most
+/// [`MAX_DURABLE_NAME_LEN`] characters.
+///
+/// ```
+/// use hookwire_spec::{derived_durable_name, is_valid_durable_name};
+/// assert_eq!(derived_durable_name("durable-PMO"), "DurablePMO");
+/// assert_eq!(derived_durable_name("billing_bot"), "BillingBot");
+/// assert_eq!(derived_durable_name("3d-viewer"), "Agent3dViewer");
+/// assert_eq!(derived_durable_name("--"), "Agent");
+/// assert!(is_valid_durable_name(&derived_durable_name(&"x".repeat(200))));
+/// ```
+pub fn derived_durable_name(agent: &str) -> String {
+    let mut out = String::new();
+    for word in agent
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            out.extend(chars);
+        }
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        out.insert_str(0, "Agent");
+    }
+    out.truncate(MAX_DURABLE_NAME_LEN);
+    out
+}
+
 /// Why a name cannot be a tool or agent name: the message, and help that
 /// suggests a name that passes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

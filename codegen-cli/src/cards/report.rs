@@ -388,6 +388,7 @@ pub fn schema() -> serde_json::Value {
         "properties": {
             "type": {"const": "agent"},
             "name": {"type": "string", "minLength": 1, "description": "defaults to the file stem"},
+            "durable_name": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_.-]{0,63}$", "description": "the prefix of its Restate service names (`<durable_name>Session`, `<durable_name>Approval`); defaults to the name in UpperCamelCase"},
             "instruction": {"type": "string", "description": "the system instruction (or the body of a .md card, not both)"},
             "description": {"type": "string"},
             "default": {"type": "boolean"},

@@ -540,6 +540,12 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let hooks_for = emit_hooks_for(krate, spec, &lowered, &matchers);
     let matchers = matchers.item(krate);
     let agent_name_lit = str_lit(agent_name);
+    let durable_name = str_lit(
+        &spec
+            .durable_name
+            .clone()
+            .unwrap_or_else(|| crate::spec::derived_durable_name(agent_name)),
+    );
 
     Ok(quote! {
         #declare
@@ -558,6 +564,9 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
         impl #krate::agent::Agent for #agent_ty #bounds {
             type Tools = #tools_ty;
+
+            const DURABLE_NAME: #krate::agent::DurableName =
+                #krate::agent::DurableName::new(#durable_name);
 
             fn config(&self) -> &#krate::agent::AgentConfig {
                 &self.config

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use hookwire::durable::{DurableAgent, DurableClient};
-use hookwire_examples::durable_pmo::{ConversationScript, session_runner};
+use hookwire_examples::durable_pmo::{ConversationScript, finance_runner, session_runner};
 
 struct Args {
     listen: SocketAddr,
@@ -75,7 +75,19 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let service = DurableAgent::new(move |_session| session_runner(model.clone()));
+    // The PMO (`AgentSession`) and finance (`DurableFinanceSession`), side
+    // by side.
+    let pmo_model = model.clone();
+    let service = DurableAgent::new(move |_session| session_runner(pmo_model.clone())).and(
+        DurableAgent::new(move |_session| finance_runner(model.clone())),
+    );
+    let service = match service {
+        Ok(service) => service,
+        Err(e) => {
+            eprintln!("durable_pmo: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let serving = tokio::spawn(service.serve(listener));
     eprintln!("durable_pmo: serving on http://{}", args.listen);
     if let Some(admin) = &args.register {

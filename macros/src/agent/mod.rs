@@ -50,6 +50,8 @@ struct AgentAttr {
     #[darling(default)]
     name: Option<syn::LitStr>,
     #[darling(default)]
+    durable_name: Option<syn::LitStr>,
+    #[darling(default)]
     deps: Option<syn::Path>,
     #[darling(default)]
     instruction: Option<syn::LitStr>,
@@ -253,6 +255,12 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     }
     let mut spec = AgentSpec::new(name);
     spec.span = Some(item.ident.span());
+    if let Some(durable) = &a.durable_name {
+        if let Err(e) = hookwire_codegen::spec::check_durable_name(&durable.value()) {
+            return Err(name_error(durable.span(), &e));
+        }
+        spec.durable_name = Some(durable.value());
+    }
     spec.deps = a.deps.as_ref().map(path_text);
     if let Some(i) = &a.instruction {
         spec.instruction = i.value();

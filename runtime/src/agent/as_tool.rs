@@ -7,7 +7,9 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource};
-use super::runner::{CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, remaining};
+use super::runner::{
+    CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, expired, remaining,
+};
 use crate::approval::BoxFuture;
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
@@ -459,6 +461,14 @@ async fn run_child<A: Agent>(
     args: Map<String, Value>,
 ) -> Outcome {
     let id = cx.tool_use_id();
+    // Under a journal, a call whose deadline passed while the service was
+    // down does not start the child again.
+    if let Some(limit) = opts.timeout.filter(|limit| expired(*limit)) {
+        return Err(ToolError::TimedOut {
+            what: format!("agent `{}`", opts.name),
+            after: limit,
+        });
+    }
     // A run of this child that paused for approval at this very call
     // (same step, same call id) continues where it paused.
     let paused = PARENT.try_with(|p| p.take_paused(id)).ok().flatten();

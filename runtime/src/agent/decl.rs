@@ -183,6 +183,74 @@ impl AgentConfig {
     }
 }
 
+/// The prefix of an agent's Restate service names (see
+/// [`Agent::DURABLE_NAME`]): an ASCII letter, then ASCII letters, digits,
+/// `_`, `.` or `-`, at most 64 characters
+/// ([`hookwire_spec::is_valid_durable_name`]).
+///
+/// ```
+/// use hookwire::agent::DurableName;
+/// const PMO: DurableName = DurableName::new("Pmo"); // checked at compile time
+/// assert_eq!(PMO.session_service(), "PmoSession");
+/// assert_eq!(DurableName::parse("billing").unwrap().approval_service(), "billingApproval");
+/// assert!(DurableName::parse("pmo/eu").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DurableName(Cow<'static, str>);
+
+/// A durable name that breaks the rule of [`DurableName`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}: {help}")]
+#[non_exhaustive]
+pub struct DurableNameError {
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+}
+
+impl DurableName {
+    /// `name`, checked at compile time when used in a `const`: an invalid
+    /// one fails the build there ("invalid durable name").
+    pub const fn new(name: &'static str) -> Self {
+        assert!(
+            hookwire_spec::is_valid_durable_name(name),
+            "invalid durable name: an ASCII letter, then ASCII letters, digits, `_`, `.` or `-`, at most 64 characters"
+        );
+        Self(Cow::Borrowed(name))
+    }
+
+    /// `name`, checked at run time.
+    pub fn parse(name: &str) -> Result<Self, DurableNameError> {
+        hookwire_spec::check_durable_name(name).map_err(|e| DurableNameError {
+            message: e.message,
+            help: e.help,
+        })?;
+        Ok(Self(Cow::Owned(name.to_owned())))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The virtual object of the agent's sessions: `<name>Session`.
+    pub fn session_service(&self) -> String {
+        format!("{}Session", self.0)
+    }
+
+    /// The private virtual object of its approval gates: `<name>Approval`.
+    pub fn approval_service(&self) -> String {
+        format!("{}Approval", self.0)
+    }
+}
+
+impl std::fmt::Display for DurableName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// An agent declaration: what `#[agent(...)]` on a struct and `cardgen`
 /// generate. Its statically known tools (function tools and agents as
 /// tools), each behind its chain of hooks, come as one [`ToolSet`] type.
@@ -194,6 +262,15 @@ impl AgentConfig {
 pub trait Agent: Send + Sync + 'static {
     /// The statically dispatched tool set.
     type Tools: ToolSet;
+
+    /// The prefix of the agent's Restate service names when it is served
+    /// durably (feature `durable`): `<name>Session` and `<name>Approval`.
+    /// Generated agents set it from `durable_name` (`#[agent(durable_name =
+    /// "..")]`, a card's `durable_name:`), or derive it from their name
+    /// ([`hookwire_spec::derived_durable_name`]: `durable-PMO` is
+    /// `DurablePMO`); a hand-written agent has `Agent` (`AgentSession`,
+    /// `AgentApproval`) unless it sets its own.
+    const DURABLE_NAME: DurableName = DurableName::new("Agent");
 
     /// The declaration's fields.
     fn config(&self) -> &AgentConfig;

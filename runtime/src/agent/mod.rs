@@ -31,7 +31,9 @@ pub(crate) mod runtime_tools;
 
 pub use as_tool::{AgentOutput, AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
-pub use decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource, McpFilter};
+pub use decl::{
+    Agent, AgentConfig, DurableName, DurableNameError, HistoryMergeTarget, HistorySource, McpFilter,
+};
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};

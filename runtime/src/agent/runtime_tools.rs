@@ -193,6 +193,7 @@ pub(crate) fn unmatched_hooks<A: Agent, T: ToolSet>(
 
 impl<A: Agent, T: ToolSet + 'static> Agent for WithTools<A, T> {
     type Tools = RuntimeTools<A, T>;
+    const DURABLE_NAME: super::DurableName = A::DURABLE_NAME;
 
     fn config(&self) -> &AgentConfig {
         self.tools.agent.config()

@@ -187,6 +187,25 @@ pub(crate) struct CallPlace<'a> {
     pub(crate) step: usize,
 }
 
+/// The idempotency key of call `id` of `tool` made at `place` in the
+/// session's root run number `run`: SHA-256 (hex) of all of them, as
+/// canonical JSON (see [`ToolContext::idempotency_key`](crate::ToolContext::idempotency_key)).
+pub(crate) fn idempotency_key(place: &CallPlace<'_>, run: u64, tool: &str, id: &str) -> String {
+    let identity = serde_json::json!({
+        "key": "hookwire idempotency 1",
+        "session": place.session,
+        "run": run,
+        "path": place.path,
+        "agent": place.agent,
+        "step": place.step,
+        "tool": tool,
+        "id": id,
+    });
+    let mut text = String::new();
+    canonical(&identity, &mut text);
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
 /// SHA-256 (hex) of `tool` and the arguments' canonical JSON; arguments
 /// that are not a JSON object are digested as their text.
 pub(crate) fn digest_args(tool: &str, arguments: &ToolArgs) -> String {

@@ -371,6 +371,7 @@ impl<M: AgentSlot> std::fmt::Debug for Child<M> {
 #[diagnostic::do_not_recommend]
 impl<M: AgentSlot> Agent for Child<M> {
     type Tools = <M::Agent as Agent>::Tools;
+    const DURABLE_NAME: crate::agent::DurableName = <M::Agent as Agent>::DURABLE_NAME;
 
     fn config(&self) -> &AgentConfig {
         self.0.config()

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{ApproveRequest, Decided, RunRequest, Verdict};
-use crate::agent::{RunOutput, RunState};
+use crate::agent::{Agent, DurableName, RunOutput, RunState};
 
 /// Why a request to the Restate server failed.
 #[derive(Debug, thiserror::Error)]
@@ -94,10 +94,14 @@ pub fn check_session_id(id: &str) -> Result<(), ClientError> {
 pub struct DurableClient {
     ingress: String,
     http: reqwest::Client,
+    /// The agent's durable name: its sessions are `<name>Session`.
+    agent: DurableName,
 }
 
 impl DurableClient {
-    /// A client of the ingress at `ingress` (`http://127.0.0.1:8080`).
+    /// A client of the ingress at `ingress` (`http://127.0.0.1:8080`), for
+    /// the agent served as `AgentSession` (a hand-written agent's default
+    /// name); [`for_agent`](Self::for_agent) or [`named`](Self::named) for another.
     pub fn new(ingress: impl Into<String>) -> Result<Self, ClientError> {
         let ingress = ingress.into().trim_end_matches('/').to_owned();
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -108,7 +112,33 @@ impl DurableClient {
                 url: ingress.clone(),
                 message: e.to_string(),
             })?;
-        Ok(Self { ingress, http })
+        Ok(Self {
+            ingress,
+            http,
+            agent: DurableName::new("Agent"),
+        })
+    }
+
+    /// This client for the sessions of agent type `A`
+    /// (`<A::DURABLE_NAME>Session`).
+    pub fn for_agent<A: Agent>(self) -> Self {
+        self.named(A::DURABLE_NAME)
+    }
+
+    /// This client for the sessions of the agent served under `name`
+    /// (`<name>Session`).
+    pub fn named(mut self, name: DurableName) -> Self {
+        self.agent = name;
+        self
+    }
+
+    /// The URL of `handler` of `session`'s object.
+    fn session_url(&self, session: &str, handler: &str) -> String {
+        format!(
+            "{}/{}/{session}/{handler}",
+            self.ingress,
+            self.agent.session_service()
+        )
     }
 
     /// Registers the durable service at `service` (`http://127.0.0.1:9080`)
@@ -135,7 +165,7 @@ impl DurableClient {
         idempotency_key: Option<&str>,
     ) -> Result<String, ClientError> {
         check_session_id(session)?;
-        let url = format!("{}/AgentSession/{session}/run/send", self.ingress);
+        let url = self.session_url(session, "run/send");
         let mut request = self.http.post(&url).json(&RunRequest {
             prompt: prompt.to_owned(),
         });
@@ -162,7 +192,7 @@ impl DurableClient {
     /// Runs `prompt` in `session` and waits for the output.
     pub async fn run(&self, session: &str, prompt: &str) -> Result<RunOutput, ClientError> {
         check_session_id(session)?;
-        let url = format!("{}/AgentSession/{session}/run", self.ingress);
+        let url = self.session_url(session, "run");
         self.send(
             self.http.post(&url).json(&RunRequest {
                 prompt: prompt.to_owned(),
@@ -180,7 +210,7 @@ impl DurableClient {
         verdict: Verdict,
     ) -> Result<Decided, ClientError> {
         check_session_id(session)?;
-        let url = format!("{}/AgentSession/{session}/approve", self.ingress);
+        let url = self.session_url(session, "approve");
         let body = ApproveRequest {
             id: id.to_owned(),
             verdict,
@@ -191,7 +221,7 @@ impl DurableClient {
     /// The session's state (`None` before its first run).
     pub async fn state(&self, session: &str) -> Result<Option<RunState>, ClientError> {
         check_session_id(session)?;
-        let url = format!("{}/AgentSession/{session}/state", self.ingress);
+        let url = self.session_url(session, "state");
         self.send(self.http.post(&url), &url).await
     }
 

@@ -1,7 +1,8 @@
 //! Durable agent sessions on a [Restate](https://restate.dev) server
 //! (feature `durable`).
 //!
-//! A session is a Restate virtual object, `AgentSession`, keyed by the
+//! A session is a Restate virtual object, `<name>Session` (`AgentSession`
+//! for a hand-written agent; see [`Agent::DURABLE_NAME`]), keyed by the
 //! session id: Restate runs one call of a session at a time and keeps its
 //! [`RunState`] (history, sticky decisions, waiting calls). Its `run`
 //! handler drives the ordinary [`Runner`] with a
@@ -14,10 +15,10 @@
 //!
 //! A call that needs approval becomes a Restate awakeable; a person decides
 //! it through the ingress, minutes or days later, from any process:
-//! `POST /AgentSession/<session>/approve` with `{"id": "<tool-use id>",
+//! `POST /<name>Session/<session>/approve` with `{"id": "<tool-use id>",
 //! "decision": "approve"}` (or `deny` with a `reason`, `always_approve`,
 //! `always_deny`: the sticky ones become session state). Each waiting call
-//! has its own `AgentApproval` object, `<session>/<tool-use id>`, which
+//! has its own `<name>Approval` object, `<session>/<tool-use id>`, which
 //! takes one decision: a second one is refused (409), one for a call that
 //! does not wait is refused (404).
 //!
@@ -32,9 +33,12 @@
 //! is the official `restate-sdk` (pinned `=0.13.0`) against
 //! `restate-server` 1.7.12; the pairing is checked by `examples/tests/durable.rs`.
 //!
-//! The service names are fixed (`AgentSession`, `AgentApproval`): one
-//! durable agent per Restate cluster. Run several processes of it behind one
-//! address (replicas); Restate retries a call on another when one dies.
+//! Each agent is served under its own names, `<durable name>Session` and
+//! `<durable name>Approval` ([`Agent::DURABLE_NAME`], `Agent` for a
+//! hand-written agent: `AgentSession`), so several agents share one
+//! cluster, and one process ([`DurableAgent::and`]). Run several processes
+//! of it behind one address (replicas); Restate retries a call on another
+//! when one dies.
 
 mod client;
 mod session;
@@ -46,7 +50,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::agent::{Agent, Journal, RunError, RunOutput, RunState, Runner, StateError};
+use crate::agent::{
+    Agent, DurableName, DurableNameError, Journal, RunError, RunOutput, RunState, Runner,
+    StateError,
+};
 use crate::approval::{Approvals, BoxFuture, DeferAll};
 
 pub use client::{ClientError, DurableClient, check_session_id};
@@ -171,14 +178,17 @@ pub(crate) type MakeRunner = dyn Fn(&str) -> Box<dyn DurableRunner> + Send + Syn
 /// # Ok(()) }
 /// ```
 pub struct DurableAgent {
-    make: Arc<MakeRunner>,
+    /// The agents served, each under its durable name.
+    agents: Vec<(DurableName, Arc<MakeRunner>)>,
     retry_initial: Duration,
     retry_max: Duration,
 }
 
 impl std::fmt::Debug for DurableAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.agents.iter().map(|(n, _)| n.as_str()).collect();
         f.debug_struct("DurableAgent")
+            .field("names", &names)
             .field("retry_initial", &self.retry_initial)
             .field("retry_max", &self.retry_max)
             .finish_non_exhaustive()
@@ -186,7 +196,8 @@ impl std::fmt::Debug for DurableAgent {
 }
 
 impl DurableAgent {
-    /// Sessions whose runners `make` builds.
+    /// Sessions whose runners `make` builds, served as
+    /// `<A::DURABLE_NAME>Session` (see [`Agent::DURABLE_NAME`]).
     pub fn new<A, H, F>(make: F) -> Self
     where
         A: Agent + Send + Sync + 'static,
@@ -201,7 +212,7 @@ impl DurableAgent {
             )
         };
         Self {
-            make: Arc::new(make),
+            agents: vec![(A::DURABLE_NAME, Arc::new(make))],
             retry_initial: Duration::from_millis(100),
             retry_max: Duration::from_secs(2),
         }
@@ -215,26 +226,81 @@ impl DurableAgent {
         self
     }
 
-    fn endpoint(&self) -> restate_sdk::endpoint::Endpoint {
+    /// Serves the agent made by [`new`](Self::new) as `<name>Session` and
+    /// `<name>Approval` instead of its [`Agent::DURABLE_NAME`] (for agents
+    /// whose name is chosen at run time: `DurableName::parse`).
+    pub fn with_name(mut self, name: DurableName) -> Self {
+        if let Some(first) = self.agents.first_mut() {
+            first.0 = name;
+        }
+        self
+    }
+
+    /// Serves `other`'s agents too, from the same process and address,
+    /// each under its own names; refused when two would have the same
+    /// durable name (give one another with [`with_name`](Self::with_name)).
+    /// The retry settings are this one's.
+    ///
+    /// ```no_run
+    /// # use hookwire::agent::{AgentConfig, Agent, Runner, DurableName};
+    /// # use hookwire::model::PassthroughModel;
+    /// # use hookwire::Router;
+    /// # struct Echo { config: AgentConfig, tools: Router }
+    /// # impl Agent for Echo {
+    /// #     type Tools = Router;
+    /// #     fn config(&self) -> &AgentConfig { &self.config }
+    /// #     fn tools(&self) -> &Router { &self.tools }
+    /// # }
+    /// # fn echo() -> Runner<Echo> { Runner::new(Echo { config: AgentConfig::new("echo"), tools: Router::new() }, PassthroughModel::new()) }
+    /// use hookwire::durable::DurableAgent;
+    /// # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+    /// // `EchoSession` / `EchoApproval` and `ShoutSession` / `ShoutApproval`.
+    /// let both = DurableAgent::new(|_| echo())
+    ///     .with_name(DurableName::new("Echo"))
+    ///     .and(DurableAgent::new(|_| echo()).with_name(DurableName::parse("Shout")?))?;
+    /// both.serve(DurableAgent::listener("127.0.0.1:9080".parse()?, false)?).await;
+    /// # Ok(()) }
+    /// ```
+    pub fn and(mut self, other: DurableAgent) -> Result<Self, DurableNameError> {
+        for (name, make) in other.agents {
+            if self.agents.iter().any(|(n, _)| *n == name) {
+                return Err(DurableNameError {
+                    message: format!(
+                        "two agents are served under the durable name `{name}` (services \
+                         `{}` and `{}`)",
+                        name.session_service(),
+                        name.approval_service()
+                    ),
+                    help: "give one of them another name: `#[agent(durable_name = \"..\")]`, \
+                           a card's `durable_name:`, or `DurableAgent::with_name`"
+                        .to_owned(),
+                });
+            }
+            self.agents.push((name, make));
+        }
+        Ok(self)
+    }
+
+    /// The durable names served, in order.
+    pub fn names(&self) -> impl Iterator<Item = &DurableName> {
+        self.agents.iter().map(|(name, _)| name)
+    }
+
+    fn endpoint(&self) -> Result<restate_sdk::endpoint::Endpoint, DurableNameError> {
         use restate_sdk::endpoint::{Endpoint, ServiceOptions};
-        use restate_sdk::service::IntoServiceDefinition;
         let options = || {
             ServiceOptions::new()
                 .retry_policy_initial_interval(self.retry_initial)
                 .retry_policy_max_interval(self.retry_max)
                 .retry_policy_exponentiation_factor(2.0)
         };
-        let session = session::AgentSession {
-            make: self.make.clone(),
-        };
-        Endpoint::builder()
-            .bind(session.into_service_definition().options(options()))
-            .bind(
-                session::AgentApproval
-                    .into_service_definition()
-                    .options(options()),
-            )
-            .build()
+        let mut builder = Endpoint::builder();
+        for (name, make) in &self.agents {
+            for definition in session::definitions(name, make.clone())? {
+                builder = builder.bind(definition.options(options()));
+            }
+        }
+        Ok(builder.build())
     }
 
     /// A listener on `address` for [`serve`](Self::serve): with
@@ -263,9 +329,21 @@ impl DurableAgent {
     /// Serves the sessions on `listener` (best made by
     /// [`listener`](Self::listener)) until the process ends.
     pub async fn serve(self, listener: tokio::net::TcpListener) {
-        restate_sdk::http_server::HttpServer::new(self.endpoint())
-            .serve(listener)
-            .await;
+        if let Some(server) = self.server() {
+            server.serve(listener).await;
+        }
+    }
+
+    /// The HTTP server of the endpoint; `None` (logged) if a name is not
+    /// one Restate takes, which a `DurableName` always is.
+    fn server(&self) -> Option<restate_sdk::http_server::HttpServer> {
+        match self.endpoint() {
+            Ok(endpoint) => Some(restate_sdk::http_server::HttpServer::new(endpoint)),
+            Err(error) => {
+                tracing::error!(target: "hookwire::audit", %error, "durable agent not served");
+                None
+            }
+        }
     }
 
     /// Serves the sessions on `listener` until `shutdown` completes.
@@ -274,9 +352,9 @@ impl DurableAgent {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()>,
     ) {
-        restate_sdk::http_server::HttpServer::new(self.endpoint())
-            .serve_with_cancel(listener, shutdown)
-            .await;
+        if let Some(server) = self.server() {
+            server.serve_with_cancel(listener, shutdown).await;
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use restate_sdk::context::RequestTarget;
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -92,8 +93,11 @@ pub struct Decided {
 }
 
 /// The `AgentSession` virtual object: a session's runs, keyed by session id.
+/// Served as `<durable name>Session` (see [`definitions`]).
 pub(crate) struct AgentSession {
     pub(crate) make: Arc<MakeRunner>,
+    /// The agent's approval gates: `<durable name>Approval`.
+    pub(crate) approval: Arc<str>,
 }
 
 fn terminal(code: u16, message: impl std::fmt::Display) -> HandlerError {
@@ -161,12 +165,15 @@ impl AgentSession {
             let mut waits = Vec::with_capacity(pending.len());
             for call in pending {
                 let (awakeable, decision) = ctx.awakeable::<Json<Verdict>>();
-                ctx.object_client::<AgentApprovalClient<'_>>(gate_key(&session, &call.id()))
-                    .open(Json(Opened {
+                let gate = gate_key(&session, &call.id());
+                ctx.request::<_, ()>(
+                    RequestTarget::object(&*self.approval, gate, "open"),
+                    Json(Opened {
                         awakeable,
                         pending: call.clone(),
-                    }))
-                    .send();
+                    }),
+                )
+                .send();
                 waits.push((call.clone(), decision));
             }
             for (call, decision) in waits {
@@ -216,8 +223,10 @@ impl AgentSession {
         }
         let key = gate_key(ctx.key(), &request.id);
         let decided = ctx
-            .object_client::<AgentApprovalClient<'_>>(key)
-            .decide(Json(request.verdict))
+            .request::<_, Json<Decided>>(
+                RequestTarget::object(&*self.approval, key, "decide"),
+                Json(request.verdict),
+            )
             .call()
             .await?;
         Ok(decided)
@@ -319,5 +328,109 @@ impl AgentApproval {
         ctx.set(DECIDED, Json(verdict.clone()));
         ctx.resolve_awakeable(&awakeable, Json(verdict.clone()));
         Ok(Json(Decided { pending, verdict }))
+    }
+}
+
+/// The two services of one agent, under its durable name: the session
+/// object `<name>Session` and the private gate object `<name>Approval`.
+///
+/// The `#[restate_sdk::object]` macro fixes a service's name at compile
+/// time; an agent's name is known only when it is served. So each service
+/// takes its manifest from the macro's [`Discoverable`] impl (handlers,
+/// retry policy, `ingress_private`) with the name replaced, and a
+/// dispatcher of ours that calls the handlers exactly as the macro's would.
+pub(crate) fn definitions(
+    name: &crate::agent::DurableName,
+    make: Arc<MakeRunner>,
+) -> Result<[restate_sdk::service::ServiceDefinition; 2], crate::agent::DurableNameError> {
+    use restate_sdk::service::Discoverable;
+    let named =
+        |mut discovery: restate_sdk::discovery::Service, service: String| {
+            discovery.name = restate_sdk::discovery::ServiceName::try_from(service.as_str())
+                .map_err(|e| crate::agent::DurableNameError {
+                    message: format!("`{service}` is not a valid Restate service name: {e}"),
+                    help: "choose another durable name".to_owned(),
+                })?;
+            Ok::<_, crate::agent::DurableNameError>(discovery)
+        };
+    let approval: Arc<str> = name.approval_service().into();
+    let session = Arc::new(AgentSession {
+        make,
+        approval: approval.clone(),
+    });
+    Ok([
+        restate_sdk::service::macro_support::service_definition(
+            Dispatch::Session(session),
+            named(AgentSession::discover(), name.session_service())?,
+        ),
+        restate_sdk::service::macro_support::service_definition(
+            Dispatch::Approval(Arc::new(AgentApproval)),
+            named(AgentApproval::discover(), approval.to_string())?,
+        ),
+    ])
+}
+
+/// Calls a handler of one of the two objects: what the macro generates for
+/// an object, for objects whose name is chosen at run time.
+enum Dispatch {
+    Session(Arc<AgentSession>),
+    Approval(Arc<AgentApproval>),
+}
+
+/// Runs one handler: its input, the call, its result, the end.
+macro_rules! handle {
+    ($ctx:ident, $object:ident . $handler:ident) => {{
+        let (input, metadata) = $ctx.input().await;
+        let result = $object.$handler((&$ctx, metadata).into(), input).await;
+        $ctx.handle_handler_result(result);
+        $ctx.end();
+        Ok(())
+    }};
+}
+
+/// [`handle!`] for a handler without input.
+macro_rules! handle_no_input {
+    ($ctx:ident, $object:ident . $handler:ident) => {{
+        let ((), metadata) = $ctx.input::<()>().await;
+        let result = $object.$handler((&$ctx, metadata).into()).await;
+        $ctx.handle_handler_result(result);
+        $ctx.end();
+        Ok(())
+    }};
+}
+
+impl restate_sdk::service::Service for Dispatch {
+    type Future = restate_sdk::service::macro_support::ServiceBoxFuture;
+
+    fn handle(&self, ctx: restate_sdk::endpoint::ContextInternal) -> Self::Future {
+        let unknown = |ctx: &restate_sdk::endpoint::ContextInternal| {
+            Err(restate_sdk::endpoint::Error::unknown_handler(
+                ctx.service_name(),
+                ctx.handler_name(),
+            ))
+        };
+        match self {
+            Self::Session(object) => {
+                let object = object.clone();
+                Box::pin(async move {
+                    match ctx.handler_name() {
+                        "run" => handle!(ctx, object.run),
+                        "approve" => handle!(ctx, object.approve),
+                        "state" => handle_no_input!(ctx, object.state),
+                        _ => unknown(&ctx),
+                    }
+                })
+            }
+            Self::Approval(object) => {
+                let object = object.clone();
+                Box::pin(async move {
+                    match ctx.handler_name() {
+                        "open" => handle!(ctx, object.open),
+                        "decide" => handle!(ctx, object.decide),
+                        _ => unknown(&ctx),
+                    }
+                })
+            }
+        }
     }
 }

@@ -162,6 +162,7 @@ impl<A: Agent, C: Handler> McpAgent<A, C> {
 
 impl<A: Agent, C: Handler + 'static> Agent for McpAgent<A, C> {
     type Tools = Joined<StaticTools<A>, McpToolSet<AgentHooked<A, C>>>;
+    const DURABLE_NAME: crate::agent::DurableName = A::DURABLE_NAME;
 
     fn config(&self) -> &AgentConfig {
         self.agent.config()

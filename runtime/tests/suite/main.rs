@@ -34,6 +34,7 @@ mod approval_trace;
 mod call_ids;
 mod chain;
 mod duplicate_keys;
+mod idempotency_key;
 mod lifecycle_policy;
 mod mcp_agent;
 mod mcp_config;

@@ -17,7 +17,7 @@ use hooks::*;
 
 /// Every top-level field a card may have: `type`, then the fields of every
 /// agent declaration (shared with `#[agent]`).
-pub const FIELDS: [&str; 21] = prepend("type", AGENT_FIELDS);
+pub const FIELDS: [&str; 22] = prepend("type", AGENT_FIELDS);
 
 /// The fields of a hook written as a mapping: `hook`, then the options of a
 /// hook entry (shared with `#[agent]`).
@@ -350,6 +350,14 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                 if let Some(s) = cx.string(p, "instruction", v) {
                     spec.instruction = s;
                     instruction_field = true;
+                }
+            }
+            "durable_name" => {
+                if let Some(n) = cx.nonempty(p, "durable_name", v) {
+                    if let Err(e) = crate::spec::check_durable_name(&n) {
+                        cx.err(p, true, e.message, Some(e.help));
+                    }
+                    spec.durable_name = Some(n);
                 }
             }
             "description" => spec.description = cx.string(p, "description", v),

@@ -70,7 +70,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             // A tool the step did not offer is not callable: refused before
             // any hook or gate sees the call.
-            let (decision, decided_by) = if self.unavailable.contains(&name) {
+            // Under a journal, a call whose deadline passed while the
+            // service was down ends timed out: no hook, gate or tool of it
+            // starts again (`post_tool_failure` sees the timeout).
+            let expired = self.expired_timeout(&name, source);
+            let (decision, decided_by) = if expired.is_some() {
+                (Decision::Continue, None)
+            } else if self.unavailable.contains(&name) {
                 let reason = format!(
                     "tool `{name}` is not available in this step, so it was not offered and \
                      cannot be called"
@@ -91,9 +97,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 )
                 .await
             };
-            let mut outcome = self
-                .execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
-                .await;
+            let mut outcome = match expired {
+                Some(error) => Err(error),
+                None => {
+                    self.execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
+                        .await
+                }
+            };
             // Whether the call (or a call of a child agent it runs) waits for
             // a decision, or was given one while its hooks were finishing:
             // either way the step pauses, and the decision is used when the
@@ -190,6 +200,33 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
         .instrument(span)
         .await
+    }
+
+    /// The timeout a journaled call of `name` ran out of before it was run
+    /// again (see [`expired`](super::expired)): the run's
+    /// `tool_call_timeout`, or for a child agent the `child_timeout` its
+    /// parent declares, whichever is shorter.
+    fn expired_timeout(&self, name: &str, source: ToolSource) -> Option<ToolError> {
+        let tool = self
+            .settings
+            .tool_call_timeout
+            .map(|after| (format!("tool call `{name}`"), after));
+        let child = match (source, self.agent.config().child_timeout) {
+            (ToolSource::Agent, Some(after)) => {
+                let child = name
+                    .strip_prefix(hookwire_spec::AGENT_TOOL_PREFIX)
+                    .unwrap_or(name);
+                Some((format!("agent `{child}`"), after))
+            }
+            _ => None,
+        };
+        let (what, after) = [tool, child]
+            .into_iter()
+            .flatten()
+            .filter(|(_, after)| super::expired(*after))
+            .min_by_key(|(_, after)| *after)?;
+        tracing::warn!(target: "hookwire::audit", what, ?after, "timed out while the service was down");
+        Some(ToolError::TimedOut { what, after })
     }
 
     /// The decision before the call: the lifecycle `pre_tool_use` hooks (a

@@ -40,6 +40,20 @@ pub(crate) fn remaining(limit: Duration) -> Duration {
     }
 }
 
+/// Whether the journaled call being run started `limit` or more ago (its
+/// recorded start plus `limit`, the deadline, has passed: the service was
+/// down meanwhile). Such a call ends timed out without starting again.
+/// `false` outside a journaled call, and when the recorded start is later
+/// than this clock's now.
+pub(crate) fn expired(limit: Duration) -> bool {
+    CALL_STARTED
+        .try_with(|started| *started)
+        .ok()
+        .flatten()
+        .and_then(|started| started.elapsed().ok())
+        .is_some_and(|elapsed| elapsed >= limit)
+}
+
 /// Runs `effect` as step `name` of `journal`, as JSON both ways.
 async fn step<T: DeserializeOwned>(
     journal: &dyn Journal,

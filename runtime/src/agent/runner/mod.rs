@@ -40,7 +40,7 @@ mod step;
 mod trace;
 
 pub use error::RunError;
-pub(crate) use journaled::{CALL_STARTED, remaining};
+pub(crate) use journaled::{CALL_STARTED, expired, remaining};
 pub use parent::PausedChild;
 pub(crate) use parent::{ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
@@ -294,6 +294,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .chain([scope.site(cx.tool_use_id())])
             .collect();
         self.scope.set_path(path);
+        self.scope.set_run(scope.run());
         *self.scope.session_mut() = scope.session().clone();
         match parent {
             Some(approvals) => {
@@ -441,6 +442,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // first block made every session dearer (see BENCHMARKS.md).
             self.trace = Arc::new(Vec::with_capacity(3));
             self.usage = Usage::default();
+            // A root run counts the session's runs (idempotency keys); a
+            // child's run keeps its parent call's number.
+            if self.scope.path().is_empty() {
+                self.scope.set_run(self.scope.run() + 1);
+            }
             self.steps = 0;
             self.forced = 0;
             self.unavailable.clear();
@@ -566,6 +572,7 @@ async fn caught<T>(event: &'static str, fut: impl Future<Output = T>) -> Result<
 
 impl<A: Agent> Agent for Arc<A> {
     type Tools = A::Tools;
+    const DURABLE_NAME: super::decl::DurableName = A::DURABLE_NAME;
 
     fn config(&self) -> &super::decl::AgentConfig {
         (**self).config()

@@ -72,6 +72,11 @@ pub struct RunState {
     /// export, import and durable requests).
     #[serde(default)]
     pub injections: u64,
+    /// Runs started in this session so far: the number of the current run,
+    /// part of each call's [`idempotency_key`](crate::ToolContext::idempotency_key)
+    /// (so that a call id a model uses again in a later run gets another key).
+    #[serde(default)]
+    pub runs: u64,
 }
 
 /// The format version of [`RunState`] that this hookwire writes and reads.
@@ -395,6 +400,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             trace: (*self.trace).clone(),
             paused_children: lock(&self.paused_children).clone(),
             injections: self.injections,
+            runs: self.scope.run(),
         }
     }
 
@@ -455,6 +461,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .set_approver(Some(Arc::new(self.approvals.clone())));
         self.scope
             .set_correlation_id(std::mem::take(&mut state.correlation_id));
+        self.scope.set_run(state.runs);
         self.settings = settings;
         self.take_run(state);
         Ok(())
