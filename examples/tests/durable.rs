@@ -509,3 +509,111 @@ async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
     assert_eq!(code, 413, "{}", &answer[..answer.len().min(300)]);
     assert!(client.state("door-2").await.unwrap().is_none());
 }
+
+/// `GET` of `path` on the admin API, as JSON.
+fn admin_get(admin: &str, path: &str) -> hookwire::serde_json::Value {
+    let out = std::process::Command::new("curl")
+        .args(["-sf", &format!("{admin}{path}")])
+        .output()
+        .unwrap();
+    hookwire::serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Waits until the admin API reports `invocation` as `status`; the last
+/// status seen otherwise.
+async fn wait_status(
+    client: &DurableClient,
+    admin: &str,
+    invocation: &str,
+    status: &str,
+) -> Option<String> {
+    let mut seen = None;
+    for _ in 0..300 {
+        seen = client.status(admin, invocation).await.unwrap();
+        if seen.as_deref() == Some(status) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outage_longer_than_the_retries_pauses_the_run_and_a_resume_finishes_it() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let script = five_step_script(dir.path(), 2);
+    let port = free_port();
+    let spec = ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: Some(&script),
+        delay_ms: 500,
+        reuse_port: false,
+        timeout_ms: None,
+    };
+    // A tiny policy: 3 attempts, 100 ms apart, then pause.
+    let retry = [
+        ("DURABLE_PMO_RETRY_MS", "100"),
+        ("DURABLE_PMO_RETRY_ATTEMPTS", "3"),
+    ];
+    let mut service = Service::start_with(&spec, &retry);
+    let client = server.registered_client(port).await;
+    let invocation = client.start("outage-1", "check P1, P2", None).await.unwrap();
+
+    // The service dies during the 2nd call and stays down for seconds:
+    // the attempts run out and Restate pauses the run.
+    wait_ledger(&ledger, "start project_status P2");
+    service.proc.kill();
+    let status = wait_status(&client, &server.admin, &invocation, "paused").await;
+    assert_eq!(status.as_deref(), Some("paused"));
+    // The policy is the one the service was given, not the default.
+    let policy = admin_get(&server.admin, "/services/AgentSession");
+    assert_eq!(
+        policy["retry_policy"],
+        hookwire::serde_json::json!({
+            "initial_interval": "100ms",
+            "exponentiation_factor": 2.0,
+            "max_attempts": 3,
+            "max_interval": "100ms",
+            "on_max_attempts": "Pause",
+        })
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Back up, the service does not get the paused run by itself.
+    let _service = Service::start_with(&spec, &retry);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let status = client.status(&server.admin, &invocation).await.unwrap();
+    assert_eq!(status.as_deref(), Some("paused"));
+    assert_eq!(
+        count(&ledger_counts(&ledger), "start project_status P2"),
+        1
+    );
+
+    // The documented command (PATCH /invocations/<id>/resume) runs it
+    // again from its journal: the run finishes, nothing recorded ran again.
+    client.resume(&server.admin, &invocation).await.unwrap();
+    let output = finish(&client, &invocation).await;
+    assert_eq!(output.status, RunStatus::Completed);
+    assert_eq!(output.text, "all done");
+    let counts = ledger_counts(&ledger);
+    for line in [
+        "start project_status P1",
+        "done project_status P1",
+        "done project_status P2",
+        "model 0",
+        "model 1",
+        "model 2",
+    ] {
+        assert_eq!(count(&counts, line), 1, "{line}: {counts:#?}");
+    }
+    // The interrupted call, whose result was never recorded, ran again.
+    assert_eq!(count(&counts, "start project_status P2"), 2, "{counts:#?}");
+    // An id that is not Restate's is refused before any request.
+    let e = client.resume(&server.admin, "inv/../x").await.unwrap_err();
+    assert!(
+        e.to_string().starts_with("invalid invocation id \"inv/../x\""),
+        "{e}"
+    );
+}

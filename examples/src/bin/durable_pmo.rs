@@ -9,10 +9,14 @@
 //! `--register` registers the service with the server's admin API once it
 //! listens (again on every start: a new build is a new revision).
 //! `--reuse-port` lets several processes listen on one address (replicas).
+//! `DURABLE_PMO_RETRY_MS` and `DURABLE_PMO_RETRY_ATTEMPTS` set the retry
+//! policy (the wait between attempts, fixed, and the attempts before the
+//! invocation pauses) instead of `DurableAgent`'s defaults.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hookwire::durable::{DurableAgent, DurableClient};
 use hookwire_examples::durable_pmo::{ConversationScript, session_runner};
@@ -75,7 +79,15 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let service = DurableAgent::new(move |_session| session_runner(model.clone()));
+    let mut service = DurableAgent::new(move |_session| session_runner(model.clone()));
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u32>().ok());
+    if let Some(ms) = var("DURABLE_PMO_RETRY_MS") {
+        let wait = Duration::from_millis(u64::from(ms));
+        service = service.with_retry(wait, wait);
+    }
+    if let Some(attempts) = var("DURABLE_PMO_RETRY_ATTEMPTS") {
+        service = service.with_max_attempts(attempts);
+    }
     let serving = tokio::spawn(service.serve(listener));
     eprintln!("durable_pmo: serving on http://{}", args.listen);
     if let Some(admin) = &args.register {

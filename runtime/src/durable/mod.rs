@@ -52,6 +52,14 @@ use crate::approval::{Approvals, BoxFuture, DeferAll};
 pub use client::{ClientError, DurableClient, check_session_id};
 pub use session::{ApproveRequest, Decided, MAX_PROMPT_BYTES, RunRequest};
 
+/// The first wait before Restate retries a failed attempt of a call.
+pub const DEFAULT_RETRY_INITIAL: Duration = Duration::from_millis(100);
+/// The longest wait between two attempts (the wait doubles up to it).
+pub const DEFAULT_RETRY_MAX: Duration = Duration::from_secs(60);
+/// The attempts of a call (the first one included) before Restate pauses
+/// it: with the default waits, about half an hour of outage.
+pub const DEFAULT_RETRY_ATTEMPTS: u32 = 40;
+
 /// A person's decision about a waiting call, as the ingress receives it:
 /// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}`,
 /// `{"decision": "always_approve"}`, `{"decision": "always_deny"}`,
@@ -174,6 +182,7 @@ pub struct DurableAgent {
     make: Arc<MakeRunner>,
     retry_initial: Duration,
     retry_max: Duration,
+    retry_attempts: u32,
 }
 
 impl std::fmt::Debug for DurableAgent {
@@ -181,6 +190,7 @@ impl std::fmt::Debug for DurableAgent {
         f.debug_struct("DurableAgent")
             .field("retry_initial", &self.retry_initial)
             .field("retry_max", &self.retry_max)
+            .field("retry_attempts", &self.retry_attempts)
             .finish_non_exhaustive()
     }
 }
@@ -202,16 +212,29 @@ impl DurableAgent {
         };
         Self {
             make: Arc::new(make),
-            retry_initial: Duration::from_millis(100),
-            retry_max: Duration::from_secs(2),
+            retry_initial: DEFAULT_RETRY_INITIAL,
+            retry_max: DEFAULT_RETRY_MAX,
+            retry_attempts: DEFAULT_RETRY_ATTEMPTS,
         }
     }
 
     /// How soon Restate retries a call whose service died (first retry,
-    /// and the longest wait between retries); 100 ms and 2 s by default.
+    /// and the longest wait between retries, the wait doubling in
+    /// between); 100 ms and 60 s by default.
     pub fn with_retry(mut self, initial: Duration, max: Duration) -> Self {
         self.retry_initial = initial;
         self.retry_max = max.max(initial);
+        self
+    }
+
+    /// How many attempts Restate makes of a call (the first one included,
+    /// at least 1) before it pauses the invocation; 40 by default (with the
+    /// default waits, about half an hour of outage). A paused invocation
+    /// keeps its journal and waits for `PATCH /invocations/<id>/resume` on
+    /// the admin API ([`DurableClient::resume`]), which runs it again from
+    /// its journal.
+    pub fn with_max_attempts(mut self, attempts: u32) -> Self {
+        self.retry_attempts = attempts.max(1);
         self
     }
 
@@ -223,6 +246,8 @@ impl DurableAgent {
                 .retry_policy_initial_interval(self.retry_initial)
                 .retry_policy_max_interval(self.retry_max)
                 .retry_policy_exponentiation_factor(2.0)
+                .retry_policy_max_attempts(u64::from(self.retry_attempts))
+                .retry_policy_pause_on_max_attempts()
         };
         let session = session::AgentSession {
             make: self.make.clone(),

@@ -109,15 +109,17 @@ fn checked_session(key: &str) -> Result<(), HandlerError> {
 }
 
 /// Retries: a failed attempt (the service down, a model request failing
-/// before it is journaled) is retried after 1 s, doubling to at most 60 s
+/// before it is journaled) is retried after 100 ms, doubling to at most 60 s
 /// between attempts, 40 attempts in all (about half an hour); then the
 /// invocation is paused, not killed: `PATCH /invocations/<id>/resume` on
 /// the admin API (or `restate invocations resume <id>`) runs it again from
-/// its journal.
+/// its journal. [`DurableAgent`](super::DurableAgent) sets the policy it
+/// serves with (these are its defaults): see `with_retry` and
+/// `with_max_attempts`.
 #[restate_sdk::object(
     name = "AgentSession",
     invocation_retry_policy(
-        initial_interval = "1s",
+        initial_interval = "100ms",
         factor = 2.0,
         max_interval = "60s",
         max_attempts = 40,
