@@ -82,6 +82,16 @@ pub async fn open_ticket(title: String) -> String {
     format!("ticket opened: {title}")
 }
 
+/// Exports a project's data: `bytes` bytes of it (the size tests ask
+/// for more than a durable session keeps).
+#[hookwire::tool]
+pub async fn export_data(project: String, bytes: usize) -> String {
+    ledger(&format!("start export_data {project}"));
+    latency().await;
+    ledger(&format!("done export_data {project}"));
+    "x".repeat(bytes)
+}
+
 /// Audits every call that reaches the tools (it runs inside the call's
 /// journaled step) and tags its result.
 #[hookwire::hook]
@@ -98,7 +108,7 @@ pub async fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome 
 #[hookwire::agent(
     name = "durable-PMO",
     instruction = "Check the projects, pay the vendors that need paying, file follow-ups, sum up.",
-    function_tools = [project_status, pay_vendor, open_ticket],
+    function_tools = [project_status, pay_vendor, open_ticket, export_data],
     tool_hooks = [audit],
 )]
 #[derive(Debug)]

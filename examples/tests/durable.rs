@@ -617,3 +617,94 @@ async fn an_outage_longer_than_the_retries_pauses_the_run_and_a_resume_finishes_
         "{e}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_tool_result_ends_its_call_with_an_error_and_large_values_are_saved_once() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let script = dir.path().join("export.yaml");
+    // The 1st run exports 20 MiB (too much to keep), the 2nd 10 KiB.
+    std::fs::write(
+        &script,
+        "turns:\n  - tool_calls:\n      - {id: big, name: export_data, arguments: {project: P1, bytes: 20971520}}\n  - text: exported\n  - tool_calls:\n      - {id: small, name: export_data, arguments: {project: P2, bytes: 10240}}\n  - text: exported again\n",
+    )
+    .unwrap();
+    let port = free_port();
+    let _service = Service::start(&ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: Some(&script),
+        delay_ms: 0,
+        reuse_port: false,
+        timeout_ms: None,
+    });
+    let client = server.registered_client(port).await;
+
+    // The call ends with a clear error, once; the run finishes.
+    let first = client.start("size-1", "export P1", None).await.unwrap();
+    let output = finish(&client, &first).await;
+    assert_eq!(output.status, RunStatus::Completed);
+    assert_eq!(output.text, "exported");
+    let result = output.trace.iter().find_map(|e| match e {
+        TraceEvent::ToolCall { id, result, .. } if id == "big" => Some(result.clone()),
+        _ => None,
+    });
+    let result = result.unwrap();
+    assert!(result.is_error);
+    // The size is the serialized result's: the 20 MiB and its JSON.
+    let text = result.text_content();
+    let (size, advice) = text
+        .strip_prefix("the result of `export_data` is ")
+        .and_then(|rest| rest.split_once(" bytes; "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(size.parse::<usize>().unwrap() > 20 << 20, "{text}");
+    assert_eq!(
+        advice,
+        format!(
+            "a durable session keeps tool results of at most {} bytes (its journal and state \
+             hold each one): return less, or store the data elsewhere and return a reference to it",
+            hookwire::durable::MAX_RESULT_BYTES
+        )
+    );
+    assert_eq!(count(&ledger_counts(&ledger), "done export_data P1"), 1);
+
+    // The session takes its next message; a prompt and a result over the
+    // preview size are saved once: in full in the history, as a preview
+    // in the trace.
+    let prompt = "p".repeat(100_000);
+    let output = client.run("size-1", &prompt).await.unwrap();
+    assert_eq!(output.text, "exported again");
+    let state = client.state("size-1").await.unwrap().unwrap();
+    let kept = |text: &str| {
+        state.history.iter().any(|m| match m {
+            Message::User { content } => content == text,
+            Message::Tool { result, .. } => result.text_content() == text,
+            _ => false,
+        })
+    };
+    assert!(kept(&prompt));
+    assert!(kept(&format!("{} [audited]", "x".repeat(10240))));
+    let prompt_in_trace = state.trace.iter().find_map(|e| match e {
+        TraceEvent::Prompt { text } => Some(text.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        prompt_in_trace.unwrap(),
+        format!(
+            "{}… [100000 bytes in all; the history has them in full]",
+            "p".repeat(1024)
+        )
+    );
+    let result_in_trace = state.trace.iter().find_map(|e| match e {
+        TraceEvent::ToolCall { id, result, .. } if id == "small" => Some(result.text_content()),
+        _ => None,
+    });
+    let result_in_trace = result_in_trace.unwrap();
+    assert!(
+        result_in_trace.ends_with("x… [10250 bytes in all; the history has them in full]"),
+        "{result_in_trace}"
+    );
+    let saved = hookwire::serde_json::to_string(&state).unwrap().len();
+    assert!(saved < 150_000, "the saved state is {saved} bytes");
+}

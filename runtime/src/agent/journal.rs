@@ -51,4 +51,12 @@ pub trait Journal: Send + Sync {
         name: &'a str,
         effect: BoxFuture<'a, Value>,
     ) -> BoxFuture<'a, Result<Value, JournalError>>;
+
+    /// The largest tool result (serialized, in bytes) this journal keeps:
+    /// a call whose tool returns more ends with an error result saying
+    /// so, which is what is recorded and what the model reads. `None` (the
+    /// default): no limit.
+    fn max_result_bytes(&self) -> Option<usize> {
+        None
+    }
 }

@@ -50,7 +50,9 @@ use crate::agent::{Agent, Journal, RunError, RunOutput, RunState, Runner, StateE
 use crate::approval::{Approvals, BoxFuture, DeferAll};
 
 pub use client::{ClientError, DurableClient, check_session_id};
-pub use session::{ApproveRequest, Decided, MAX_PROMPT_BYTES, RunRequest};
+pub use session::{
+    ApproveRequest, Decided, MAX_PROMPT_BYTES, MAX_RESULT_BYTES, RunRequest, TRACE_PREVIEW_BYTES,
+};
 
 /// The first wait before Restate retries a failed attempt of a call.
 pub const DEFAULT_RETRY_INITIAL: Duration = Duration::from_millis(100);

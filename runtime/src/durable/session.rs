@@ -8,7 +8,8 @@ use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus};
+use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus, TraceEvent};
+use crate::{ToolArgs, ToolResult};
 use crate::approval::{ApprovalDecision, BoxFuture, PendingApproval, Sticky};
 
 use super::{DurableRunner, MakeRunner, Verdict};
@@ -53,6 +54,75 @@ impl Journal for RestateJournal<'_, '_> {
                 .map_err(|e| JournalError::new(name, e.to_string()))
         })
     }
+
+    fn max_result_bytes(&self) -> Option<usize> {
+        Some(MAX_RESULT_BYTES)
+    }
+}
+
+/// The largest tool result a session keeps, serialized, in bytes (1 MiB):
+/// the call's journal entry and the session's state hold it, and Restate
+/// refuses a message over its limit (32 MiB by default) on every retry. A
+/// call whose tool returns more ends with an error result saying so, which
+/// the model reads; the run goes on.
+pub const MAX_RESULT_BYTES: usize = 1 << 20;
+
+/// A value in a trace event longer than this (in bytes) is saved once: in
+/// full in the history, as a preview in the saved trace.
+pub const TRACE_PREVIEW_BYTES: usize = 4 << 10;
+
+/// The state as a session saves it: each large value once. The trace
+/// repeats the prompt, the model's text and each call's arguments and
+/// result, which the history holds; in the saved trace a value over
+/// [`TRACE_PREVIEW_BYTES`] is a preview that says how long it was.
+pub(crate) fn stored(mut state: RunState) -> RunState {
+    for event in &mut state.trace {
+        match event {
+            TraceEvent::Prompt { text } | TraceEvent::Model { text, .. } => shorten(text),
+            TraceEvent::ToolCall {
+                arguments,
+                received,
+                result,
+                ..
+            } => {
+                for args in std::iter::once(arguments).chain(received.as_mut()) {
+                    let json = serde_json::to_string(&*args).unwrap_or_default();
+                    if json.len() > TRACE_PREVIEW_BYTES {
+                        let mut preview = serde_json::Map::new();
+                        preview.insert("preview".into(), Value::String(preview_of(&json)));
+                        *args = ToolArgs::from_map(preview);
+                    }
+                }
+                let bytes = serde_json::to_vec(&*result).map_or(0, |v| v.len());
+                if bytes > TRACE_PREVIEW_BYTES {
+                    let mut short = ToolResult::text(preview_of(&result.text_content()));
+                    short.is_error = result.is_error;
+                    *result = short;
+                }
+            }
+            _ => {}
+        }
+    }
+    state
+}
+
+fn shorten(text: &mut String) {
+    if text.len() > TRACE_PREVIEW_BYTES {
+        *text = preview_of(text);
+    }
+}
+
+/// The first 1 KiB of `text` (at a character boundary) and its length.
+fn preview_of(text: &str) -> String {
+    let mut end = text.len().min(1 << 10);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}… [{} bytes in all; the history has them in full]",
+        &text[..end],
+        text.len()
+    )
 }
 
 /// The request body of `AgentSession/<id>/run`.
@@ -155,7 +225,7 @@ impl AgentSession {
         loop {
             // The state is the session's, whatever happened: the history so
             // far, the sticky decisions, the pending calls.
-            ctx.set(STATE, Json(runner.export_state()));
+            ctx.set(STATE, Json(stored(runner.export_state())));
             let output = result.map_err(|e| terminal(500, e))?;
             let RunStatus::Paused { pending } = &output.status else {
                 return Ok(Json(output));

@@ -19,7 +19,7 @@ use crate::agent::inject::RequestHook;
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::{ApprovalState, BoxFuture};
-use crate::call::ToolCall;
+use crate::call::{ToolCall, ToolResult};
 use crate::lock;
 use crate::model::{Message, ModelError, ModelRequest, ModelResponse};
 use crate::toolset::{CallScope, ToolSet};
@@ -57,14 +57,57 @@ pub(super) type Answer = (Result<ModelResponse, ModelError>, u64);
 /// What a recorded tool call changed: its record, the approvals (a call
 /// that now waits, a decision used), the child histories the session keeps,
 /// the children's messages for the parent's history and the child runs
-/// paused for approval.
+/// paused for approval; and whether the record's trace event has the
+/// record's result (kept once, in the record).
 type CallEntry = (
     CallRecord,
     ApprovalState,
     ChildHistories,
     Vec<Message>,
     PausedChildren,
+    bool,
 );
+
+/// The record with its trace event's result left out when it is the
+/// record's own (the common case), so that the journal keeps a result
+/// once; and whether it was left out.
+fn once(mut record: CallRecord) -> (CallRecord, bool) {
+    let shared = match &mut record.trace {
+        TraceEvent::ToolCall { result, .. } if *result == record.result => {
+            *result = ToolResult::text("");
+            true
+        }
+        _ => false,
+    };
+    (record, shared)
+}
+
+/// The record, with a result over `limit` bytes (serialized) replaced by
+/// an error saying so: the journal would refuse to keep it, and a call
+/// must end with an answer rather than fail every retry.
+fn bounded(mut record: CallRecord, tool: &str, limit: Option<usize>) -> CallRecord {
+    let Some(limit) = limit else {
+        return record;
+    };
+    let bytes = serde_json::to_vec(&record.result).map_or(0, |v| v.len());
+    if bytes <= limit {
+        return record;
+    }
+    let error = ToolResult::error(format!(
+        "the result of `{tool}` is {bytes} bytes; a durable session keeps tool results of at \
+         most {limit} bytes (its journal and state hold each one): return less, or store the \
+         data elsewhere and return a reference to it"
+    ));
+    if let TraceEvent::ToolCall {
+        result, decision, ..
+    } = &mut record.trace
+    {
+        *result = error.clone();
+        *decision = "error".to_owned();
+    }
+    record.result = error;
+    record
+}
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Asks the model inside one recorded step: a replay does not even call
@@ -110,16 +153,29 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         } else {
             None
         };
+        let limit = journal.max_result_bytes();
+        let tool = call.name.clone();
         let effect = CALL_STARTED.scope(started, async {
-            let record = self.run_call(scope, call).await;
+            let record = bounded(self.run_call(scope, call).await, &tool, limit);
             let merged = std::mem::take(&mut *lock(&parent.merged));
             let children = lock(&self.children).clone();
             let paused = lock(&self.paused_children).clone();
-            let entry: CallEntry = (record, self.approvals.state(), children, merged, paused);
+            let (record, shared) = once(record);
+            let entry: CallEntry = (
+                record,
+                self.approvals.state(),
+                children,
+                merged,
+                paused,
+                shared,
+            );
             serde_json::to_value(entry).unwrap_or(Value::Null)
         });
-        let (record, approvals, children, merged, paused): CallEntry =
+        let (mut record, approvals, children, merged, paused, shared): CallEntry =
             self::step(journal, &name, effect.boxed()).await?;
+        if shared && let TraceEvent::ToolCall { result, .. } = &mut record.trace {
+            *result = record.result.clone();
+        }
         self.approvals.replace_state(approvals);
         *lock(&self.children) = children;
         *lock(&self.paused_children) = paused;
