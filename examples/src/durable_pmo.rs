@@ -45,6 +45,9 @@ pub fn ledger(line: &str) {
     }
 }
 
+/// The project (`P4`) whose checks take ten times as long as the others'.
+pub const SLOW_VAR: &str = "DURABLE_PMO_SLOW";
+
 async fn latency() {
     let ms = std::env::var(DELAY_VAR)
         .ok()
@@ -59,7 +62,13 @@ async fn latency() {
 #[hookwire::tool]
 pub async fn project_status(project: String) -> String {
     ledger(&format!("start project_status {project}"));
-    latency().await;
+    if std::env::var(SLOW_VAR).is_ok_and(|slow| slow == project) {
+        for _ in 0..10 {
+            latency().await;
+        }
+    } else {
+        latency().await;
+    }
     ledger(&format!("done project_status {project}"));
     format!("{project}: on track")
 }

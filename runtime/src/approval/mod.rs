@@ -34,6 +34,7 @@ pub use approvals::{
 };
 pub use ask::{Asker, DeferAll, FnAsker};
 pub use gate::NeedsApproval;
+pub(crate) use approvals::CallApprovals;
 pub(crate) use gate::{gate, gate_call};
 pub use identity::{CallKey, CallSite};
 pub use terminal::TerminalApprover;

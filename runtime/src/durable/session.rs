@@ -2,6 +2,7 @@
 //! per session id: the run, its state, approvals by id) and `AgentApproval`
 //! (one per waiting call: resolved exactly once).
 
+use std::future::Future;
 use std::sync::Arc;
 
 use restate_sdk::prelude::*;
@@ -55,9 +56,116 @@ impl Journal for RestateJournal<'_, '_> {
         })
     }
 
+    /// The steps enter the journal (`ctx.run`) in the order given; their
+    /// effects run concurrently; their results are sent to the server and
+    /// acknowledged one at a time, as the effects finish. (restate-sdk
+    /// 0.13 waits for a `ctx.run`'s acknowledgement by reading the
+    /// invocation's input stream, which keeps one waker: two runs awaited
+    /// at once could each miss the other's acknowledgement.)
+    fn steps<'a>(
+        &'a self,
+        steps: Vec<(String, BoxFuture<'a, Value>)>,
+    ) -> BoxFuture<'a, Vec<Result<Value, JournalError>>> {
+        let ctx: &'a ObjectContext<'a> = self.0;
+        Box::pin(concurrent_steps(ctx, steps))
+    }
+
     fn max_result_bytes(&self) -> Option<usize> {
         Some(MAX_RESULT_BYTES)
     }
+}
+
+/// A journaled step's value, or why it failed.
+type Recorded = Result<Value, JournalError>;
+
+/// [`RestateJournal::steps`].
+async fn concurrent_steps<'a>(
+    ctx: &'a ObjectContext<'a>,
+    steps: Vec<(String, BoxFuture<'a, Value>)>,
+) -> Vec<Recorded> {
+    use futures_util::stream::{FuturesUnordered, StreamExt};
+    use std::collections::VecDeque;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::Poll;
+
+    let recorded = |name: &str, r: Result<Json<Value>, TerminalError>| {
+        r.map(Json::into_inner)
+            .map_err(|e| JournalError::new(name, e.to_string()))
+    };
+    let mut values: Vec<Option<Recorded>> = steps.iter().map(|_| None).collect();
+    let mut runs = Vec::with_capacity(steps.len());
+    let mut senders = Vec::with_capacity(steps.len());
+    let mut effects = FuturesUnordered::new();
+    // Acknowledged one at a time, in this order.
+    let mut queue = VecDeque::new();
+    // 1. Every step enters the journal, in order (a `ctx.run` does on its
+    //    first poll). A replayed one answers at once and its effect never
+    //    runs; the others' effects start.
+    for (i, (name, effect)) in steps.into_iter().enumerate() {
+        let (send, receive) = tokio::sync::oneshot::channel::<Value>();
+        let runs_here = Arc::new(AtomicBool::new(false));
+        let flag = runs_here.clone();
+        let mut run = Box::pin(
+            ctx.run(move || {
+                flag.store(true, Ordering::SeqCst);
+                async move {
+                    let value = receive
+                        .await
+                        .map_err(|_| TerminalError::new("the step's effect was dropped"))?;
+                    Ok(Json(value))
+                }
+            })
+            .name(name.clone()),
+        );
+        let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+        match first {
+            Poll::Ready(r) => values[i] = Some(recorded(&name, r)),
+            Poll::Pending if runs_here.load(Ordering::SeqCst) => {
+                effects.push(async move { (i, effect.await) });
+            }
+            // Waiting for a result recorded earlier: no effect to run.
+            Poll::Pending => queue.push_back(i),
+        }
+        runs.push((name, run));
+        senders.push(Some(send));
+    }
+    // 2. The effects run concurrently; each one's result goes to its run,
+    //    and the runs are awaited one at a time.
+    let mut current: Option<usize> = None;
+    std::future::poll_fn(|cx| {
+        loop {
+            while let Poll::Ready(Some((i, value))) = effects.poll_next_unpin(cx) {
+                if let Some(send) = senders[i].take() {
+                    let _ = send.send(value);
+                }
+                queue.push_back(i);
+            }
+            if current.is_none() {
+                current = queue.pop_front();
+            }
+            let Some(i) = current else {
+                break;
+            };
+            let (name, run) = &mut runs[i];
+            match run.as_mut().poll(cx) {
+                Poll::Ready(r) => {
+                    values[i] = Some(recorded(name, r));
+                    current = None;
+                }
+                Poll::Pending => break,
+            }
+        }
+        if values.iter().all(Option::is_some) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    values
+        .into_iter()
+        .map(|v| v.unwrap_or_else(|| Err(JournalError::new("", "a step was never recorded"))))
+        .collect()
 }
 
 /// The largest tool result a session keeps, serialized, in bytes (1 MiB):
