@@ -560,7 +560,10 @@ async fn an_outage_longer_than_the_retries_pauses_the_run_and_a_resume_finishes_
     ];
     let mut service = Service::start_with(&spec, &retry);
     let client = server.registered_client(port).await;
-    let invocation = client.start("outage-1", "check P1, P2", None).await.unwrap();
+    let invocation = client
+        .start("outage-1", "check P1, P2", None)
+        .await
+        .unwrap();
 
     // The service dies during the 2nd call and stays down for seconds:
     // the attempts run out and Restate pauses the run.
@@ -586,10 +589,7 @@ async fn an_outage_longer_than_the_retries_pauses_the_run_and_a_resume_finishes_
     tokio::time::sleep(Duration::from_secs(1)).await;
     let status = client.status(&server.admin, &invocation).await.unwrap();
     assert_eq!(status.as_deref(), Some("paused"));
-    assert_eq!(
-        count(&ledger_counts(&ledger), "start project_status P2"),
-        1
-    );
+    assert_eq!(count(&ledger_counts(&ledger), "start project_status P2"), 1);
 
     // The documented command (PATCH /invocations/<id>/resume) runs it
     // again from its journal: the run finishes, nothing recorded ran again.
@@ -613,7 +613,8 @@ async fn an_outage_longer_than_the_retries_pauses_the_run_and_a_resume_finishes_
     // An id that is not Restate's is refused before any request.
     let e = client.resume(&server.admin, "inv/../x").await.unwrap_err();
     assert!(
-        e.to_string().starts_with("invalid invocation id \"inv/../x\""),
+        e.to_string()
+            .starts_with("invalid invocation id \"inv/../x\""),
         "{e}"
     );
 }
@@ -738,7 +739,9 @@ async fn tool_results(client: &DurableClient, session: &str) -> Vec<String> {
 }
 
 fn four_results() -> Vec<String> {
-    (1..=4).map(|i| format!("P{i}: on track [audited]")).collect()
+    (1..=4)
+        .map(|i| format!("P{i}: on track [audited]"))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -757,7 +760,10 @@ async fn the_calls_of_one_step_run_at_once_under_the_journal() {
         timeout_ms: None,
     });
     let client = server.registered_client(port).await;
-    let invocation = client.start("parallel-1", "check P1..P4", None).await.unwrap();
+    let invocation = client
+        .start("parallel-1", "check P1..P4", None)
+        .await
+        .unwrap();
     let output = finish(&client, &invocation).await;
     assert_eq!(output.status, RunStatus::Completed);
     assert_eq!(output.text, "all done");
@@ -844,7 +850,10 @@ async fn a_crash_mid_step_runs_again_only_the_parallel_calls_not_recorded() {
     let slow = [("DURABLE_PMO_SLOW", "P4")];
     let mut service = Service::start_with(&spec, &slow);
     let client = server.registered_client(port).await;
-    let invocation = client.start("parallel-2", "check P1..P4", None).await.unwrap();
+    let invocation = client
+        .start("parallel-2", "check P1..P4", None)
+        .await
+        .unwrap();
 
     // Kill the service once the three fast calls' results are recorded,
     // while P4 runs.

@@ -455,7 +455,12 @@ impl Approvals {
         let at = |k: &CallKey| k.is_at_or_below(scope.correlation_id(), scope.path(), &site);
         let state = self.lock();
         CallApprovals {
-            pending: state.pending.iter().filter(|p| at(&p.key)).cloned().collect(),
+            pending: state
+                .pending
+                .iter()
+                .filter(|p| at(&p.key))
+                .cloned()
+                .collect(),
             resolved: state
                 .resolved
                 .iter()

@@ -28,13 +28,13 @@ mod terminal;
 
 pub use crate::decision::{Answer, ApprovalDecision};
 use crate::view::ToolView;
+pub(crate) use approvals::CallApprovals;
 pub use approvals::{
     ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
     Sticky,
 };
 pub use ask::{Asker, DeferAll, FnAsker};
 pub use gate::NeedsApproval;
-pub(crate) use approvals::CallApprovals;
 pub(crate) use gate::{gate, gate_call};
 pub use identity::{CallKey, CallSite};
 pub use terminal::TerminalApprover;

@@ -291,7 +291,9 @@ impl DurableClient {
 /// An invocation id as Restate writes them (`inv_` and base62): anything
 /// else is refused before it reaches a URL or a query.
 fn checked_invocation_id(id: &str) -> Result<&str, ClientError> {
-    if !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    if !id.is_empty()
+        && id.len() <= 64
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
     {
         Ok(id)
     } else {

@@ -26,6 +26,9 @@
 //! again after a restart it has only what is left of it; the injection
 //! TTL's expiry is a wall-clock time in the recorded history.
 //!
+//! The calls of one step run concurrently (`max_parallel` at a time), each
+//! one `ctx.run`, entered into the journal in call order.
+//!
 //! [`DurableAgent`] serves both objects over HTTP (the Restate SDK's
 //! server); [`DurableClient`] starts runs, decides calls, reads state and
 //! registers a service through the ingress and admin APIs. Everything here

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus, TraceEvent};
-use crate::{ToolArgs, ToolResult};
 use crate::approval::{ApprovalDecision, BoxFuture, PendingApproval, Sticky};
+use crate::{ToolArgs, ToolResult};
 
 use super::{DurableRunner, MakeRunner, Verdict};
 
