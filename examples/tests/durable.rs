@@ -510,6 +510,23 @@ async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
     assert!(client.state("door-2").await.unwrap().is_none());
 }
 
+/// The service on `port` playing `script`, its tools taking `delay_ms`.
+fn spec<'a>(
+    port: u16,
+    ledger: &'a std::path::Path,
+    script: &'a std::path::Path,
+    delay_ms: u64,
+) -> ServiceSpec<'a> {
+    ServiceSpec {
+        port,
+        ledger,
+        script: Some(script),
+        delay_ms,
+        reuse_port: false,
+        timeout_ms: None,
+    }
+}
+
 /// `GET` of `path` on the admin API, as JSON.
 fn admin_get(admin: &str, path: &str) -> hookwire::serde_json::Value {
     let out = std::process::Command::new("curl")
@@ -545,14 +562,7 @@ async fn an_outage_longer_than_the_retries_pauses_the_run_and_a_resume_finishes_
     let ledger = dir.path().join("ledger");
     let script = five_step_script(dir.path(), 2);
     let port = free_port();
-    let spec = ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 500,
-        reuse_port: false,
-        timeout_ms: None,
-    };
+    let spec = spec(port, &ledger, &script, 500);
     // A tiny policy: 3 attempts, 100 ms apart, then pause.
     let retry = [
         ("DURABLE_PMO_RETRY_MS", "100"),
@@ -632,14 +642,7 @@ async fn a_huge_tool_result_ends_its_call_with_an_error_and_large_values_are_sav
     )
     .unwrap();
     let port = free_port();
-    let _service = Service::start(&ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 0,
-        reuse_port: false,
-        timeout_ms: None,
-    });
+    let _service = Service::start(&spec(port, &ledger, &script, 0));
     let client = server.registered_client(port).await;
 
     // The call ends with a clear error, once; the run finishes.
@@ -751,14 +754,7 @@ async fn the_calls_of_one_step_run_at_once_under_the_journal() {
     let ledger = dir.path().join("ledger");
     let script = four_calls_script(dir.path());
     let port = free_port();
-    let _service = Service::start(&ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 100,
-        reuse_port: false,
-        timeout_ms: None,
-    });
+    let _service = Service::start(&spec(port, &ledger, &script, 100));
     let client = server.registered_client(port).await;
     let invocation = client
         .start("parallel-1", "check P1..P4", None)
@@ -838,14 +834,7 @@ async fn a_crash_mid_step_runs_again_only_the_parallel_calls_not_recorded() {
     let ledger = dir.path().join("ledger");
     let script = four_calls_script(dir.path());
     let port = free_port();
-    let spec = ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 100,
-        reuse_port: false,
-        timeout_ms: None,
-    };
+    let spec = spec(port, &ledger, &script, 100);
     // P4 takes 1 s, the others 100 ms.
     let slow = [("DURABLE_PMO_SLOW", "P4")];
     let mut service = Service::start_with(&spec, &slow);
