@@ -78,19 +78,12 @@ where
 }
 
 /// The median of `runs` timings of `run`, per step.
-async fn per_step<F, Fut>(runs: usize, mut run: F) -> Duration
+async fn per_step<F, Fut>(runs: usize, run: F) -> Duration
 where
     F: FnMut(usize) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
-    let mut times = Vec::with_capacity(runs);
-    for i in 0..runs {
-        let started = Instant::now();
-        run(i).await;
-        times.push(started.elapsed() / STEPS as u32);
-    }
-    times.sort();
-    times[runs / 2]
+    per_run(runs, run).await / STEPS as u32
 }
 
 fn main() {
