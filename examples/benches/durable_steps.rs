@@ -17,6 +17,10 @@
 //! tools take `DURABLE_PMO_TOOL_DELAY_MS` (0 by default: the loop's own
 //! cost, the worst case for the ratio). Needs the server
 //! (`.ci/install-restate`).
+//!
+//! Then a breakdown: runs of 1 and of 19 steps, of 1 and of 4 instant
+//! calls each, give the cost of a step, of a journal write, of a run
+//! besides its steps, and of each parallel call beyond the first.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -40,8 +44,25 @@ fn script() -> ConversationScript {
     ConversationScript::from_file(path).unwrap()
 }
 
-/// The median of `runs` timings of `run`, per step.
-async fn per_step<F, Fut>(runs: usize, mut run: F) -> Duration
+/// `steps` steps of `calls` instant `project_status` calls each, then a
+/// final answer (for the breakdown).
+fn script_of(steps: usize, calls: usize) -> Arc<ConversationScript> {
+    let mut yaml = String::from("turns:\n");
+    for s in 1..=steps {
+        yaml.push_str("  - tool_calls:\n");
+        for c in 1..=calls {
+            yaml.push_str(&format!(
+                "      - {{id: c{s}_{c}, name: project_status, arguments: {{project: P{c}}}}}\n"
+            ));
+        }
+    }
+    yaml.push_str("  - text: done\n");
+    let script = hookwire::model::Script::from_yaml(&yaml).unwrap();
+    Arc::new(ConversationScript::new(script))
+}
+
+/// The median of `runs` timings of `run`, per run.
+async fn per_run<F, Fut>(runs: usize, mut run: F) -> Duration
 where
     F: FnMut(usize) -> Fut,
     Fut: std::future::Future<Output = ()>,
@@ -50,10 +71,19 @@ where
     for i in 0..runs {
         let started = Instant::now();
         run(i).await;
-        times.push(started.elapsed() / STEPS as u32);
+        times.push(started.elapsed());
     }
     times.sort();
     times[runs / 2]
+}
+
+/// The median of `runs` timings of `run`, per step.
+async fn per_step<F, Fut>(runs: usize, run: F) -> Duration
+where
+    F: FnMut(usize) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    per_run(runs, run).await / STEPS as u32
 }
 
 fn main() {
@@ -75,7 +105,22 @@ fn main() {
         let listener = DurableAgent::listener(([127, 0, 0, 1], 0).into(), false).unwrap();
         let address = listener.local_addr().unwrap();
         let served = model.clone();
-        tokio::spawn(DurableAgent::new(move |_| session_runner(served.clone())).serve(listener));
+        // The breakdown's sessions (`<steps>x<calls>-<n>`) play their own
+        // scripts.
+        let shapes: Vec<(String, Arc<ConversationScript>)> = [(1, 1), (STEPS, 1), (1, 4), (STEPS, 4)]
+            .into_iter()
+            .map(|(steps, calls)| (format!("{steps}x{calls}-"), script_of(steps, calls)))
+            .collect();
+        tokio::spawn(
+            DurableAgent::new(move |session| {
+                let model = shapes
+                    .iter()
+                    .find(|(prefix, _)| session.starts_with(prefix.as_str()))
+                    .map_or_else(|| served.clone(), |(_, model)| model.clone());
+                session_runner(model)
+            })
+            .serve(listener),
+        );
         let client = server.client();
         client
             .register(&server.admin, &format!("http://{address}"))
@@ -111,6 +156,49 @@ fn main() {
         println!(
             "  durable / in memory:                {:>10.2}x  (target <= 3x)",
             on_restate.as_secs_f64() / in_memory.as_secs_f64()
+        );
+
+        // Where a durable step's time goes: runs of 1 and of 19 steps give
+        // the cost of a step (the slope) and of a run (the rest); steps of
+        // 4 calls give the cost of a call beyond the first.
+        let shape = |steps: usize, calls: usize| {
+            let client = client.clone();
+            move |i: usize| {
+                let client = client.clone();
+                async move {
+                    let out = client.run(&format!("{steps}x{calls}-{i}"), "check").await.unwrap();
+                    assert_eq!(out.status, RunStatus::Completed);
+                    assert_eq!(out.steps, steps + 1);
+                }
+            }
+        };
+        // (Each run a new session: a session's history would make the
+        // next run continue its conversation.)
+        let warm = shape(1, 1);
+        per_run(3, |i| warm(1000 + i)).await;
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let one = ms(per_run(31, shape(1, 1)).await);
+        let many = ms(per_run(31, shape(STEPS, 1)).await);
+        let one4 = ms(per_run(31, shape(1, 4)).await);
+        let many4 = ms(per_run(31, shape(STEPS, 4)).await);
+        let step = (many - one) / (STEPS - 1) as f64;
+        let step4 = (many4 - one4) / (STEPS - 1) as f64;
+        println!("breakdown (median of 31 runs of each shape, instant tools):");
+        println!("  run of 1 step, 1 call:              {one:>10.3} ms");
+        println!("  run of {STEPS} steps, 1 call each:      {many:>10.3} ms");
+        println!("  run of 1 step, 4 calls:             {one4:>10.3} ms");
+        println!("  run of {STEPS} steps, 4 calls each:     {many4:>10.3} ms");
+        println!("  a step (model answer + 1 call):     {step:>10.3} ms  (2 journal writes)");
+        println!("  a journal write (half a step):      {:>10.3} ms", step / 2.0);
+        println!(
+            "  a run, besides its steps:           {:>10.3} ms  (ingress, invocation, state read and write, final answer, output)",
+            one - step
+        );
+        println!("  a step with 4 parallel calls:       {step4:>10.3} ms");
+        println!("  each call beyond the first:         {:>10.3} ms", (step4 - step) / 3.0);
+        println!(
+            "  of a step, in-memory work:          {:>10.3} ms  (the runner's step)",
+            in_memory.as_secs_f64() * 1e3
         );
     });
 }

@@ -45,6 +45,9 @@ pub fn ledger(line: &str) {
     }
 }
 
+/// The project (`P4`) whose checks take ten times as long as the others'.
+pub const SLOW_VAR: &str = "DURABLE_PMO_SLOW";
+
 async fn latency() {
     let ms = std::env::var(DELAY_VAR)
         .ok()
@@ -64,7 +67,13 @@ pub async fn project_status(cx: &ToolContext, project: String) -> String {
         cx.agent(),
         cx.idempotency_key()
     ));
-    latency().await;
+    if std::env::var(SLOW_VAR).is_ok_and(|slow| slow == project) {
+        for _ in 0..10 {
+            latency().await;
+        }
+    } else {
+        latency().await;
+    }
     ledger(&format!("done project_status {project}"));
     format!("{project}: on track")
 }
@@ -125,6 +134,16 @@ pub async fn open_ticket(title: String) -> String {
     format!("ticket opened: {title}")
 }
 
+/// Exports a project's data: `bytes` bytes of it (the size tests ask
+/// for more than a durable session keeps).
+#[hookwire::tool]
+pub async fn export_data(project: String, bytes: usize) -> String {
+    ledger(&format!("start export_data {project}"));
+    latency().await;
+    ledger(&format!("done export_data {project}"));
+    "x".repeat(bytes)
+}
+
 /// Audits every call that reaches the tools (it runs inside the call's
 /// journaled step) and tags its result.
 #[hookwire::hook]
@@ -145,7 +164,7 @@ pub async fn audit(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome 
     name = "durable-PMO",
     durable_name = "Agent",
     instruction = "Check the projects, pay the vendors that need paying, file follow-ups, sum up.",
-    function_tools = [project_status, pay_vendor, open_ticket],
+    function_tools = [project_status, pay_vendor, open_ticket, export_data],
     tool_hooks = [audit],
 )]
 #[derive(Debug)]

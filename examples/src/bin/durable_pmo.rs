@@ -9,10 +9,14 @@
 //! `--register` registers the service with the server's admin API once it
 //! listens (again on every start: a new build is a new revision).
 //! `--reuse-port` lets several processes listen on one address (replicas).
+//! `DURABLE_PMO_RETRY_MS` and `DURABLE_PMO_RETRY_ATTEMPTS` set the retry
+//! policy (the wait between attempts, fixed, and the attempts before the
+//! invocation pauses) instead of `DurableAgent`'s defaults.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use hookwire::durable::{DurableAgent, DurableClient};
 use hookwire_examples::durable_pmo::{ConversationScript, finance_runner, session_runner};
@@ -78,10 +82,16 @@ async fn main() -> ExitCode {
     // The PMO (`AgentSession`) and finance (`DurableFinanceSession`), side
     // by side.
     let pmo_model = model.clone();
-    let service = DurableAgent::new(move |_session| session_runner(pmo_model.clone())).and(
-        DurableAgent::new(move |_session| finance_runner(model.clone())),
-    );
-    let service = match service {
+    let mut pmo = DurableAgent::new(move |_session| session_runner(pmo_model.clone()));
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u32>().ok());
+    if let Some(ms) = var("DURABLE_PMO_RETRY_MS") {
+        let wait = Duration::from_millis(u64::from(ms));
+        pmo = pmo.with_retry(wait, wait);
+    }
+    if let Some(attempts) = var("DURABLE_PMO_RETRY_ATTEMPTS") {
+        pmo = pmo.with_max_attempts(attempts);
+    }
+    let service = match pmo.and(DurableAgent::new(move |_session| finance_runner(model.clone()))) {
         Ok(service) => service,
         Err(e) => {
             eprintln!("durable_pmo: {e}");

@@ -206,6 +206,11 @@ pub struct ServiceSpec<'a> {
 
 impl Service {
     pub fn start(spec: &ServiceSpec<'_>) -> Self {
+        Self::start_with(spec, &[])
+    }
+
+    /// [`start`](Self::start) with more environment variables.
+    pub fn start_with(spec: &ServiceSpec<'_>, env: &[(&str, &str)]) -> Self {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_durable_pmo"));
         cmd.args(["--listen", &format!("127.0.0.1:{}", spec.port)])
             .env("DURABLE_PMO_LEDGER", spec.ledger)
@@ -221,6 +226,7 @@ impl Service {
         if let Some(ms) = spec.timeout_ms {
             cmd.env("DURABLE_PMO_TOOL_TIMEOUT_MS", ms.to_string());
         }
+        cmd.envs(env.iter().copied());
         let mut child = cmd.spawn().unwrap();
         wait_listening(
             ([127, 0, 0, 1], spec.port).into(),

@@ -39,9 +39,9 @@ impl JournalError {
 ///
 /// The loop calls [`step`](Journal::step) for each model request, each tool
 /// call (its lifecycle hooks, approval settings, chain hooks and tool) and
-/// each config-driven injection, one after another and in the same order on
-/// every replay. The value is plain JSON. Tool calls of one step run one at
-/// a time under a journal, so that the order of the steps is fixed.
+/// each config-driven injection, in the same order on every replay. The
+/// value is plain JSON. The tool calls of one step go through
+/// [`steps`](Journal::steps), up to `max_parallel` at a time.
 pub trait Journal: Send + Sync {
     /// Runs `effect` and records its value under `name`; or, when this step
     /// was recorded before (a replay), returns the recorded value without
@@ -51,4 +51,31 @@ pub trait Journal: Send + Sync {
         name: &'a str,
         effect: BoxFuture<'a, Value>,
     ) -> BoxFuture<'a, Result<Value, JournalError>>;
+
+    /// Runs `steps` concurrently, each recorded on its own under its
+    /// name, and returns their values in the order given. The steps enter
+    /// the journal in the order given whatever their timing (an engine
+    /// that replays by position needs that); a replayed step's effect does
+    /// not run. The default runs them one after another with
+    /// [`step`](Journal::step).
+    fn steps<'a>(
+        &'a self,
+        steps: Vec<(String, BoxFuture<'a, Value>)>,
+    ) -> BoxFuture<'a, Vec<Result<Value, JournalError>>> {
+        Box::pin(async move {
+            let mut values = Vec::with_capacity(steps.len());
+            for (name, effect) in steps {
+                values.push(self.step(&name, effect).await);
+            }
+            values
+        })
+    }
+
+    /// The largest tool result (serialized, in bytes) this journal keeps:
+    /// a call whose tool returns more ends with an error result saying
+    /// so, which is what is recorded and what the model reads. `None` (the
+    /// default): no limit.
+    fn max_result_bytes(&self) -> Option<usize> {
+        None
+    }
 }

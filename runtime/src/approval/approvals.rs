@@ -153,6 +153,15 @@ pub struct ApprovalState {
     pub resolved: Vec<ResolvedApproval>,
 }
 
+/// A call's part of the approvals ([`Approvals::at_call`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CallApprovals {
+    pending: Vec<PendingApproval>,
+    resolved: Vec<ResolvedApproval>,
+    sticky: BTreeMap<String, Sticky>,
+    settings: ApprovalSettings,
+}
+
 /// Why [`Approvals::resolve`] refused a decision. Nothing was kept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -434,6 +443,48 @@ impl Approvals {
     /// match.
     pub(crate) fn forget_within(&self, scope: &CallScope) {
         self.forget(|k| k.is_within(scope.correlation_id(), scope.path()));
+    }
+
+    /// What a call of `scope` (`id`) and the agents it runs left in the
+    /// approvals: what waits at it and below, and the sticky decisions and
+    /// settings (which only grow during a call). Recorded with a journaled
+    /// call, so that a replay restores exactly that call's part, whatever
+    /// the calls run beside it did.
+    pub(crate) fn at_call(&self, scope: &CallScope, id: &str) -> CallApprovals {
+        let site = scope.site(id);
+        let at = |k: &CallKey| k.is_at_or_below(scope.correlation_id(), scope.path(), &site);
+        let state = self.lock();
+        CallApprovals {
+            pending: state
+                .pending
+                .iter()
+                .filter(|p| at(&p.key))
+                .cloned()
+                .collect(),
+            resolved: state
+                .resolved
+                .iter()
+                .filter(|r| at(&r.call.key))
+                .cloned()
+                .collect(),
+            sticky: state.sticky.clone(),
+            settings: state.settings.clone(),
+        }
+    }
+
+    /// Restores what [`at_call`](Self::at_call) recorded for the call
+    /// `id` of `scope`: what waits at it and below is replaced, the sticky
+    /// decisions and settings are added.
+    pub(crate) fn restore_call(&self, scope: &CallScope, id: &str, call: CallApprovals) {
+        self.forget_at(scope, id);
+        let mut state = self.lock();
+        state.pending.extend(call.pending);
+        state.resolved.extend(call.resolved);
+        state.sticky.extend(call.sticky);
+        state
+            .settings
+            .needs_approval
+            .extend(call.settings.needs_approval);
     }
 
     /// Drops the pending calls and unused decisions whose key `gone` picks.

@@ -28,6 +28,7 @@ mod terminal;
 
 pub use crate::decision::{Answer, ApprovalDecision};
 use crate::view::ToolView;
+pub(crate) use approvals::CallApprovals;
 pub use approvals::{
     ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
     Sticky,

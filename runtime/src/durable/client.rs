@@ -21,6 +21,15 @@ pub enum ClientError {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// The invocation id is not one Restate gives.
+    #[error(
+        "invalid invocation id {id:?}: give the `invocationId` a start returned (`inv_` and \
+         letters and digits)"
+    )]
+    InvalidInvocationId {
+        /// The id.
+        id: String,
+    },
     /// The server could not be reached.
     #[error("the Restate server at {url} is unreachable: {message}")]
     Unreachable {
@@ -155,6 +164,48 @@ impl DurableClient {
         .await
     }
 
+    /// Runs the paused invocation `invocation` again from its journal
+    /// (`PATCH /invocations/<id>/resume` on the admin API at `admin`): an
+    /// invocation pauses when the retry policy's attempts run out
+    /// ([`DurableAgent::with_max_attempts`](super::DurableAgent::with_max_attempts)).
+    pub async fn resume(&self, admin: &str, invocation: &str) -> Result<(), ClientError> {
+        let invocation = checked_invocation_id(invocation)?;
+        let url = format!(
+            "{}/invocations/{invocation}/resume",
+            admin.trim_end_matches('/')
+        );
+        self.send::<Value>(self.http.patch(&url), &url)
+            .await
+            .map(drop)
+    }
+
+    /// The status of the invocation `invocation` as the admin API at
+    /// `admin` reports it (`running`, `backing-off`, `paused`,
+    /// `suspended`, `completed`, ...); `None` if the server does not know
+    /// it.
+    pub async fn status(
+        &self,
+        admin: &str,
+        invocation: &str,
+    ) -> Result<Option<String>, ClientError> {
+        let invocation = checked_invocation_id(invocation)?;
+        let url = format!("{}/query", admin.trim_end_matches('/'));
+        let query = format!("SELECT status FROM sys_invocation WHERE id = '{invocation}'");
+        let answer: Value = self
+            .send(
+                self.http
+                    .post(&url)
+                    .header("accept", "application/json")
+                    .json(&json!({ "query": query })),
+                &url,
+            )
+            .await?;
+        Ok(answer
+            .pointer("/rows/0/status")
+            .and_then(Value::as_str)
+            .map(str::to_owned))
+    }
+
     /// Starts a run of `prompt` in `session` without waiting for it, and
     /// returns Restate's invocation id. With an `idempotency_key`, a second
     /// start with the same key is the same run.
@@ -242,6 +293,12 @@ impl DurableClient {
                 url: url.to_owned(),
                 message: error_chain(&e),
             })?;
+        // An empty answer (a `PATCH` that succeeded) reads as `null`.
+        let text = if text.trim().is_empty() {
+            "null".to_owned()
+        } else {
+            text
+        };
         if !status.is_success() {
             // Restate answers errors as {"message": ".."}.
             let message = serde_json::from_str::<Value>(&text)
@@ -258,6 +315,19 @@ impl DurableClient {
             url: url.to_owned(),
             message: format!("{e}: {text}"),
         })
+    }
+}
+
+/// An invocation id as Restate writes them (`inv_` and base62): anything
+/// else is refused before it reaches a URL or a query.
+fn checked_invocation_id(id: &str) -> Result<&str, ClientError> {
+    if !id.is_empty()
+        && id.len() <= 64
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        Ok(id)
+    } else {
+        Err(ClientError::InvalidInvocationId { id: id.to_owned() })
     }
 }
 

@@ -27,6 +27,9 @@
 //! again after a restart it has only what is left of it; the injection
 //! TTL's expiry is a wall-clock time in the recorded history.
 //!
+//! The calls of one step run concurrently (`max_parallel` at a time), each
+//! one `ctx.run`, entered into the journal in call order.
+//!
 //! [`DurableAgent`] serves both objects over HTTP (the Restate SDK's
 //! server); [`DurableClient`] starts runs, decides calls, reads state and
 //! registers a service through the ingress and admin APIs. Everything here
@@ -57,7 +60,17 @@ use crate::agent::{
 use crate::approval::{Approvals, BoxFuture, DeferAll};
 
 pub use client::{ClientError, DurableClient, check_session_id};
-pub use session::{ApproveRequest, Decided, MAX_PROMPT_BYTES, RunRequest};
+pub use session::{
+    ApproveRequest, Decided, MAX_PROMPT_BYTES, MAX_RESULT_BYTES, RunRequest, TRACE_PREVIEW_BYTES,
+};
+
+/// The first wait before Restate retries a failed attempt of a call.
+pub const DEFAULT_RETRY_INITIAL: Duration = Duration::from_millis(100);
+/// The longest wait between two attempts (the wait doubles up to it).
+pub const DEFAULT_RETRY_MAX: Duration = Duration::from_secs(60);
+/// The attempts of a call (the first one included) before Restate pauses
+/// it: with the default waits, about half an hour of outage.
+pub const DEFAULT_RETRY_ATTEMPTS: u32 = 40;
 
 /// A person's decision about a waiting call, as the ingress receives it:
 /// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}`,
@@ -182,6 +195,7 @@ pub struct DurableAgent {
     agents: Vec<(DurableName, Arc<MakeRunner>)>,
     retry_initial: Duration,
     retry_max: Duration,
+    retry_attempts: u32,
 }
 
 impl std::fmt::Debug for DurableAgent {
@@ -191,6 +205,7 @@ impl std::fmt::Debug for DurableAgent {
             .field("names", &names)
             .field("retry_initial", &self.retry_initial)
             .field("retry_max", &self.retry_max)
+            .field("retry_attempts", &self.retry_attempts)
             .finish_non_exhaustive()
     }
 }
@@ -213,13 +228,15 @@ impl DurableAgent {
         };
         Self {
             agents: vec![(A::DURABLE_NAME, Arc::new(make))],
-            retry_initial: Duration::from_millis(100),
-            retry_max: Duration::from_secs(2),
+            retry_initial: DEFAULT_RETRY_INITIAL,
+            retry_max: DEFAULT_RETRY_MAX,
+            retry_attempts: DEFAULT_RETRY_ATTEMPTS,
         }
     }
 
     /// How soon Restate retries a call whose service died (first retry,
-    /// and the longest wait between retries); 100 ms and 2 s by default.
+    /// and the longest wait between retries, the wait doubling in
+    /// between); 100 ms and 60 s by default.
     pub fn with_retry(mut self, initial: Duration, max: Duration) -> Self {
         self.retry_initial = initial;
         self.retry_max = max.max(initial);
@@ -286,6 +303,17 @@ impl DurableAgent {
         self.agents.iter().map(|(name, _)| name)
     }
 
+    /// How many attempts Restate makes of a call (the first one included,
+    /// at least 1) before it pauses the invocation; 40 by default (with the
+    /// default waits, about half an hour of outage). A paused invocation
+    /// keeps its journal and waits for `PATCH /invocations/<id>/resume` on
+    /// the admin API ([`DurableClient::resume`]), which runs it again from
+    /// its journal.
+    pub fn with_max_attempts(mut self, attempts: u32) -> Self {
+        self.retry_attempts = attempts.max(1);
+        self
+    }
+
     fn endpoint(&self) -> Result<restate_sdk::endpoint::Endpoint, DurableNameError> {
         use restate_sdk::endpoint::{Endpoint, ServiceOptions};
         let options = || {
@@ -293,6 +321,8 @@ impl DurableAgent {
                 .retry_policy_initial_interval(self.retry_initial)
                 .retry_policy_max_interval(self.retry_max)
                 .retry_policy_exponentiation_factor(2.0)
+                .retry_policy_max_attempts(u64::from(self.retry_attempts))
+                .retry_policy_pause_on_max_attempts()
         };
         let mut builder = Endpoint::builder();
         for (name, make) in &self.agents {

@@ -2,6 +2,7 @@
 //! per session id: the run, its state, approvals by id) and `AgentApproval`
 //! (one per waiting call: resolved exactly once).
 
+use std::future::Future;
 use std::sync::Arc;
 
 use restate_sdk::context::RequestTarget;
@@ -9,8 +10,9 @@ use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus};
+use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus, TraceEvent};
 use crate::approval::{ApprovalDecision, BoxFuture, PendingApproval, Sticky};
+use crate::{ToolArgs, ToolResult};
 
 use super::{DurableRunner, MakeRunner, Verdict};
 
@@ -54,6 +56,182 @@ impl Journal for RestateJournal<'_, '_> {
                 .map_err(|e| JournalError::new(name, e.to_string()))
         })
     }
+
+    /// The steps enter the journal (`ctx.run`) in the order given; their
+    /// effects run concurrently; their results are sent to the server and
+    /// acknowledged one at a time, as the effects finish. (restate-sdk
+    /// 0.13 waits for a `ctx.run`'s acknowledgement by reading the
+    /// invocation's input stream, which keeps one waker: two runs awaited
+    /// at once could each miss the other's acknowledgement.)
+    fn steps<'a>(
+        &'a self,
+        steps: Vec<(String, BoxFuture<'a, Value>)>,
+    ) -> BoxFuture<'a, Vec<Result<Value, JournalError>>> {
+        let ctx: &'a ObjectContext<'a> = self.0;
+        Box::pin(concurrent_steps(ctx, steps))
+    }
+
+    fn max_result_bytes(&self) -> Option<usize> {
+        Some(MAX_RESULT_BYTES)
+    }
+}
+
+/// A journaled step's value, or why it failed.
+type Recorded = Result<Value, JournalError>;
+
+/// [`RestateJournal::steps`].
+async fn concurrent_steps<'a>(
+    ctx: &'a ObjectContext<'a>,
+    steps: Vec<(String, BoxFuture<'a, Value>)>,
+) -> Vec<Recorded> {
+    use futures_util::stream::{FuturesUnordered, StreamExt};
+    use std::collections::VecDeque;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::Poll;
+
+    let recorded = |name: &str, r: Result<Json<Value>, TerminalError>| {
+        r.map(Json::into_inner)
+            .map_err(|e| JournalError::new(name, e.to_string()))
+    };
+    let mut values: Vec<Option<Recorded>> = steps.iter().map(|_| None).collect();
+    let mut runs = Vec::with_capacity(steps.len());
+    let mut senders = Vec::with_capacity(steps.len());
+    let mut effects = FuturesUnordered::new();
+    // Acknowledged one at a time, in this order.
+    let mut queue = VecDeque::new();
+    // 1. Every step enters the journal, in order (a `ctx.run` does on its
+    //    first poll). A replayed one answers at once and its effect never
+    //    runs; the others' effects start.
+    for (i, (name, effect)) in steps.into_iter().enumerate() {
+        let (send, receive) = tokio::sync::oneshot::channel::<Value>();
+        let runs_here = Arc::new(AtomicBool::new(false));
+        let flag = runs_here.clone();
+        let mut run = Box::pin(
+            ctx.run(move || {
+                flag.store(true, Ordering::SeqCst);
+                async move {
+                    let value = receive
+                        .await
+                        .map_err(|_| TerminalError::new("the step's effect was dropped"))?;
+                    Ok(Json(value))
+                }
+            })
+            .name(name.clone()),
+        );
+        let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+        match first {
+            Poll::Ready(r) => values[i] = Some(recorded(&name, r)),
+            Poll::Pending if runs_here.load(Ordering::SeqCst) => {
+                effects.push(async move { (i, effect.await) });
+            }
+            // Waiting for a result recorded earlier: no effect to run.
+            Poll::Pending => queue.push_back(i),
+        }
+        runs.push((name, run));
+        senders.push(Some(send));
+    }
+    // 2. The effects run concurrently; each one's result goes to its run,
+    //    and the runs are awaited one at a time.
+    let mut current: Option<usize> = None;
+    std::future::poll_fn(|cx| {
+        loop {
+            while let Poll::Ready(Some((i, value))) = effects.poll_next_unpin(cx) {
+                if let Some(send) = senders[i].take() {
+                    let _ = send.send(value);
+                }
+                queue.push_back(i);
+            }
+            if current.is_none() {
+                current = queue.pop_front();
+            }
+            let Some(i) = current else {
+                break;
+            };
+            let (name, run) = &mut runs[i];
+            match run.as_mut().poll(cx) {
+                Poll::Ready(r) => {
+                    values[i] = Some(recorded(name, r));
+                    current = None;
+                }
+                Poll::Pending => break,
+            }
+        }
+        if values.iter().all(Option::is_some) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    values
+        .into_iter()
+        .map(|v| v.unwrap_or_else(|| Err(JournalError::new("", "a step was never recorded"))))
+        .collect()
+}
+
+/// The largest tool result a session keeps, serialized, in bytes (1 MiB):
+/// the call's journal entry and the session's state hold it, and Restate
+/// refuses a message over its limit (32 MiB by default) on every retry. A
+/// call whose tool returns more ends with an error result saying so, which
+/// the model reads; the run goes on.
+pub const MAX_RESULT_BYTES: usize = 1 << 20;
+
+/// A value in a trace event longer than this (in bytes) is saved once: in
+/// full in the history, as a preview in the saved trace.
+pub const TRACE_PREVIEW_BYTES: usize = 4 << 10;
+
+/// The state as a session saves it: each large value once. The trace
+/// repeats the prompt, the model's text and each call's arguments and
+/// result, which the history holds; in the saved trace a value over
+/// [`TRACE_PREVIEW_BYTES`] is a preview that says how long it was.
+pub(crate) fn stored(mut state: RunState) -> RunState {
+    for event in &mut state.trace {
+        match event {
+            TraceEvent::Prompt { text } | TraceEvent::Model { text, .. } => shorten(text),
+            TraceEvent::ToolCall {
+                arguments,
+                received,
+                result,
+                ..
+            } => {
+                for args in std::iter::once(arguments).chain(received.as_mut()) {
+                    let json = serde_json::to_string(&*args).unwrap_or_default();
+                    if json.len() > TRACE_PREVIEW_BYTES {
+                        let mut preview = serde_json::Map::new();
+                        preview.insert("preview".into(), Value::String(preview_of(&json)));
+                        *args = ToolArgs::from_map(preview);
+                    }
+                }
+                let bytes = serde_json::to_vec(&*result).map_or(0, |v| v.len());
+                if bytes > TRACE_PREVIEW_BYTES {
+                    let mut short = ToolResult::text(preview_of(&result.text_content()));
+                    short.is_error = result.is_error;
+                    *result = short;
+                }
+            }
+            _ => {}
+        }
+    }
+    state
+}
+
+fn shorten(text: &mut String) {
+    if text.len() > TRACE_PREVIEW_BYTES {
+        *text = preview_of(text);
+    }
+}
+
+/// The first 1 KiB of `text` (at a character boundary) and its length.
+fn preview_of(text: &str) -> String {
+    let mut end = text.len().min(1 << 10);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}… [{} bytes in all; the history has them in full]",
+        &text[..end],
+        text.len()
+    )
 }
 
 /// The request body of `AgentSession/<id>/run`.
@@ -113,15 +291,17 @@ fn checked_session(key: &str) -> Result<(), HandlerError> {
 }
 
 /// Retries: a failed attempt (the service down, a model request failing
-/// before it is journaled) is retried after 1 s, doubling to at most 60 s
+/// before it is journaled) is retried after 100 ms, doubling to at most 60 s
 /// between attempts, 40 attempts in all (about half an hour); then the
 /// invocation is paused, not killed: `PATCH /invocations/<id>/resume` on
 /// the admin API (or `restate invocations resume <id>`) runs it again from
-/// its journal.
+/// its journal. [`DurableAgent`](super::DurableAgent) sets the policy it
+/// serves with (these are its defaults): see `with_retry` and
+/// `with_max_attempts`.
 #[restate_sdk::object(
     name = "AgentSession",
     invocation_retry_policy(
-        initial_interval = "1s",
+        initial_interval = "100ms",
         factor = 2.0,
         max_interval = "60s",
         max_attempts = 40,
@@ -157,7 +337,7 @@ impl AgentSession {
         loop {
             // The state is the session's, whatever happened: the history so
             // far, the sticky decisions, the pending calls.
-            ctx.set(STATE, Json(runner.export_state()));
+            ctx.set(STATE, Json(stored(runner.export_state())));
             let output = result.map_err(|e| terminal(500, e))?;
             let RunStatus::Paused { pending } = &output.status else {
                 return Ok(Json(output));

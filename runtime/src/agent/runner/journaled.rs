@@ -11,15 +11,15 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::call::CallRecord;
-use super::parent::{ChildHistories, ParentRun, PausedChildren};
+use super::parent::{ChildHistories, PARENT, ParentRun, PausedChild};
 use super::trace::micros;
 use super::{Runner, TraceEvent};
 use crate::agent::decl::Agent;
 use crate::agent::inject::RequestHook;
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::approval::{ApprovalState, BoxFuture};
-use crate::call::ToolCall;
+use crate::approval::{BoxFuture, CallApprovals};
+use crate::call::{ToolCall, ToolResult};
 use crate::lock;
 use crate::model::{Message, ModelError, ModelRequest, ModelResponse};
 use crate::toolset::{CallScope, ToolSet};
@@ -68,17 +68,60 @@ async fn step<T: DeserializeOwned>(
 /// that a replay traces the same time).
 pub(super) type Answer = (Result<ModelResponse, ModelError>, u64);
 
-/// What a recorded tool call changed: its record, the approvals (a call
-/// that now waits, a decision used), the child histories the session keeps,
-/// the children's messages for the parent's history and the child runs
-/// paused for approval.
+/// What a recorded tool call changed: its record, its part of the
+/// approvals (what waits at it, a decision used), the child histories it
+/// kept, its children's messages for the parent's history and its child
+/// run paused for approval; and whether the record's trace event has the
+/// record's result (kept once, in the record).
 type CallEntry = (
     CallRecord,
-    ApprovalState,
+    CallApprovals,
     ChildHistories,
     Vec<Message>,
-    PausedChildren,
+    Option<PausedChild>,
+    bool,
 );
+
+/// The record with its trace event's result left out when it is the
+/// record's own (the common case), so that the journal keeps a result
+/// once; and whether it was left out.
+fn once(mut record: CallRecord) -> (CallRecord, bool) {
+    let shared = match &mut record.trace {
+        TraceEvent::ToolCall { result, .. } if *result == record.result => {
+            *result = ToolResult::text("");
+            true
+        }
+        _ => false,
+    };
+    (record, shared)
+}
+
+/// The record, with a result over `limit` bytes (serialized) replaced by
+/// an error saying so: the journal would refuse to keep it, and a call
+/// must end with an answer rather than fail every retry.
+fn bounded(mut record: CallRecord, tool: &str, limit: Option<usize>) -> CallRecord {
+    let Some(limit) = limit else {
+        return record;
+    };
+    let bytes = serde_json::to_vec(&record.result).map_or(0, |v| v.len());
+    if bytes <= limit {
+        return record;
+    }
+    let error = ToolResult::error(format!(
+        "the result of `{tool}` is {bytes} bytes; a durable session keeps tool results of at \
+         most {limit} bytes (its journal and state hold each one): return less, or store the \
+         data elsewhere and return a reference to it"
+    ));
+    if let TraceEvent::ToolCall {
+        result, decision, ..
+    } = &mut record.trace
+    {
+        *result = error.clone();
+        *decision = "error".to_owned();
+    }
+    record.result = error;
+    record
+}
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Asks the model inside one recorded step: a replay does not even call
@@ -98,47 +141,92 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self::step(journal, &format!("model {step}"), effect.boxed()).await
     }
 
-    /// [`run_call`](Self::run_call) as one recorded step. A call with a
-    /// timeout (the run's `tool_call_timeout`, a child agent's) first
-    /// records when it starts, so that a restart does not give it a fresh
-    /// timeout: the timer is durable.
-    pub(super) async fn journaled_call(
+    /// The calls of a step, each as one recorded step, run concurrently
+    /// in groups of `max_parallel` ([`Journal::steps`]); their records in
+    /// call order. A call with a timeout (the run's `tool_call_timeout`, a
+    /// child agent's) first records when it starts, so that a restart does
+    /// not give it a fresh timeout: the timer is durable. Each call records
+    /// what it changed in the session (its part of the approvals, the child
+    /// histories it kept, its paused child run, the messages its children
+    /// merge); the records are applied in call order, so a replay leaves
+    /// the session as the first run did, whatever the calls' timing.
+    pub(super) async fn journaled_calls(
         &self,
         journal: &dyn Journal,
         parent: &ParentRun,
         scope: &CallScope,
-        call: ToolCall,
-    ) -> Result<CallRecord, JournalError> {
-        let name = format!("tool {} {}", call.name, call.id);
+        todo: Vec<(usize, ToolCall)>,
+    ) -> Result<Vec<(usize, CallRecord)>, JournalError> {
+        let limit = journal.max_result_bytes();
+        let mut records = Vec::with_capacity(todo.len());
+        for group in todo.chunks(self.settings.max_parallel.max(1)) {
+            let mut steps = Vec::with_capacity(group.len());
+            for (_, call) in group {
+                let started = self.call_start(journal, call).await?;
+                let name = format!("tool {} {}", call.name, call.id);
+                let (call, own) = (call.clone(), Arc::new(parent.for_call()));
+                let effect = CALL_STARTED.scope(started, async move {
+                    let (id, tool) = (call.id.clone(), call.name.clone());
+                    let record = PARENT.scope(own.clone(), self.run_call(scope, call)).await;
+                    let record = bounded(record, &tool, limit);
+                    let merged = std::mem::take(&mut *lock(&own.merged));
+                    let children: ChildHistories = {
+                        let all = lock(&self.children);
+                        lock(&own.kept)
+                            .iter()
+                            .filter_map(|t| Some((t.clone(), all.get(t)?.clone())))
+                            .collect()
+                    };
+                    let paused = lock(&self.paused_children).get(&id).cloned();
+                    let approvals = self.approvals.at_call(scope, &id);
+                    let (record, shared) = once(record);
+                    let entry: CallEntry = (record, approvals, children, merged, paused, shared);
+                    serde_json::to_value(entry).unwrap_or(Value::Null)
+                });
+                steps.push((name, effect.boxed()));
+            }
+            let values = journal.steps(steps).await;
+            for ((i, call), value) in group.iter().zip(values) {
+                let name = format!("tool {} {}", call.name, call.id);
+                let (mut record, approvals, children, merged, paused, shared): CallEntry =
+                    serde_json::from_value(value?)
+                        .map_err(|e| JournalError::new(&name, e.to_string()))?;
+                if shared && let TraceEvent::ToolCall { result, .. } = &mut record.trace {
+                    *result = record.result.clone();
+                }
+                self.approvals.restore_call(scope, &call.id, approvals);
+                lock(&self.children).extend(children);
+                match paused {
+                    Some(child) => lock(&self.paused_children).insert(call.id.clone(), child),
+                    None => lock(&self.paused_children).remove(&call.id),
+                };
+                lock(&parent.merged).extend(merged);
+                records.push((*i, record));
+            }
+        }
+        Ok(records)
+    }
+
+    /// When `call` starts, recorded, if it has a timeout.
+    async fn call_start(
+        &self,
+        journal: &dyn Journal,
+        call: &ToolCall,
+    ) -> Result<Option<SystemTime>, JournalError> {
         let timed = self.settings.tool_call_timeout.is_some()
             || self.agent.tools().source(&call.name) == Some(crate::context::ToolSource::Agent);
-        let started = if timed {
-            let now = async {
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .unwrap_or_default();
-                Value::from(u64::try_from(now.as_millis()).unwrap_or(u64::MAX))
-            };
-            let ms: u64 = self::step(journal, &format!("start {name}"), now.boxed()).await?;
-            Some(UNIX_EPOCH + Duration::from_millis(ms))
-        } else {
-            None
+        if !timed {
+            return Ok(None);
+        }
+        let now = async {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            Value::from(u64::try_from(now.as_millis()).unwrap_or(u64::MAX))
         };
-        let effect = CALL_STARTED.scope(started, async {
-            let record = self.run_call(scope, call).await;
-            let merged = std::mem::take(&mut *lock(&parent.merged));
-            let children = lock(&self.children).clone();
-            let paused = lock(&self.paused_children).clone();
-            let entry: CallEntry = (record, self.approvals.state(), children, merged, paused);
-            serde_json::to_value(entry).unwrap_or(Value::Null)
-        });
-        let (record, approvals, children, merged, paused): CallEntry =
-            self::step(journal, &name, effect.boxed()).await?;
-        self.approvals.replace_state(approvals);
-        *lock(&self.children) = children;
-        *lock(&self.paused_children) = paused;
-        lock(&parent.merged).extend(merged);
-        Ok(record)
+        let name = format!("start tool {} {}", call.name, call.id);
+        let ms: u64 = self::step(journal, &name, now.boxed()).await?;
+        Ok(Some(UNIX_EPOCH + Duration::from_millis(ms)))
     }
 
     /// The injections of one event as one recorded step: their tool calls

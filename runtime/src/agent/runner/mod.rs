@@ -413,7 +413,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// [`run`](Self::run) with each model request, tool call and round of
     /// injections recorded in `journal` as one step, or replayed from it
-    /// (see [`Journal`]). Tool calls of one step run one at a time.
+    /// (see [`Journal`]). Tool calls of one step run concurrently in groups
+    /// of `max_parallel` ([`Journal::steps`]), each recorded on its own.
     pub async fn run_journaled(
         &mut self,
         prompt: impl Into<String>,

@@ -25,6 +25,8 @@ pub(crate) struct ParentRun {
     pub(crate) approvals: Approvals,
     /// The runs of children paused for approval, by the parent's call id.
     pub(super) paused: Arc<Mutex<PausedChildren>>,
+    /// The child histories kept during the step (by tool name), in order.
+    pub(super) kept: Mutex<Vec<String>>,
 }
 
 /// A child agent's run paused for approval: its state, and where its own
@@ -53,6 +55,22 @@ impl ParentRun {
     /// Keeps the child's history for its next call in this session.
     pub(crate) fn keep_child_history(&self, tool: &str, history: Vec<Message>) {
         lock(&self.children).insert(tool.to_owned(), history);
+        lock(&self.kept).push(tool.to_owned());
+    }
+
+    /// The parent as one call of the step sees it: the same history,
+    /// model, approvals and session maps, its own merged messages and kept
+    /// child histories (so that a journaled call records only its own).
+    pub(super) fn for_call(&self) -> Self {
+        Self {
+            history: self.history.clone(),
+            model: self.model.clone(),
+            merged: Mutex::new(Vec::new()),
+            children: self.children.clone(),
+            approvals: self.approvals.clone(),
+            paused: self.paused.clone(),
+            kept: Mutex::new(Vec::new()),
+        }
     }
 
     /// Takes the paused run of the child that call `id` runs, if it paused.

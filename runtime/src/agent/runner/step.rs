@@ -392,9 +392,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Runs the calls that have no result yet, concurrently (at most
     /// `max_parallel` at once), inside the [`PARENT`] that child agents
     /// read; their records in call order, and the messages children merge
-    /// into the history. Under a journal each call is one recorded step,
-    /// and they run one at a time: the order of the steps must be the same
-    /// on every replay.
+    /// into the history. Under a journal each call is one recorded step
+    /// ([`journaled_calls`](Self::journaled_calls)), in groups of
+    /// `max_parallel`.
     async fn run_calls(
         &self,
         step: usize,
@@ -410,6 +410,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             children: self.children.clone(),
             approvals: self.approvals.clone(),
             paused: self.paused_children.clone(),
+            kept: Mutex::new(Vec::new()),
         });
         let scope = self.scope.at_step(step);
         let todo: Vec<(usize, ToolCall)> = calls
@@ -418,18 +419,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .filter(|(i, _)| results[*i].is_none())
             .map(|(i, c)| (i, c.clone()))
             .collect();
-        let max = match journal {
-            Some(_) => 1,
-            None => self.settings.max_parallel.max(1),
-        };
-        let (parent_ref, scope) = (&parent, &scope);
-        let run_one = move |(i, call): (usize, ToolCall)| async move {
-            let record = match journal {
-                None => Ok(self.run_call(scope, call).await),
-                Some(journal) => self.journaled_call(journal, parent_ref, scope, call).await,
-            };
-            (i, record)
-        };
+        if let Some(journal) = journal {
+            let records = self
+                .journaled_calls(journal, &parent, &scope, todo)
+                .instrument(span)
+                .await?;
+            let merged = std::mem::take(&mut *lock(&parent.merged));
+            return Ok((records, merged));
+        }
+        let max = self.settings.max_parallel.max(1);
+        let scope = &scope;
+        let run_one =
+            move |(i, call): (usize, ToolCall)| async move { (i, Ok(self.run_call(scope, call).await)) };
         let mut todo = todo;
         let all = async move {
             match (todo.pop(), todo.is_empty()) {
