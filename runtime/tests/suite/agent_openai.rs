@@ -193,7 +193,7 @@ async fn errors_from_the_service_are_model_errors() {
     let req = ModelRequest::new("a", "", &history, &[]);
     let e = model.complete(req).await.unwrap_err();
     assert!(
-        matches!(&e, ModelError::Transport(t) if t.contains("401") && t.contains("Incorrect API key")),
+        matches!(&e, ModelError::Http { status: 401, body, retry_after_ms: None } if body.contains("Incorrect API key")),
         "{e}"
     );
     let e = model.complete(req).await.unwrap_err();
