@@ -124,10 +124,9 @@ impl Provider {
         if self == Self::Ollama && !url.contains("://") {
             url.insert_str(0, "http://");
         }
-        let versioned = url
-            .rsplit('/')
-            .next()
-            .is_some_and(|last| last.starts_with('v') && last[1..].starts_with(|c: char| c.is_ascii_digit()));
+        let versioned = url.rsplit('/').next().is_some_and(|last| {
+            last.starts_with('v') && last[1..].starts_with(|c: char| c.is_ascii_digit())
+        });
         match self {
             Self::Anthropic if !versioned => url.push_str("/v1"),
             Self::Gemini if !versioned => url.push_str("/v1beta"),
@@ -308,7 +307,10 @@ impl ProviderModel {
             .timeout(config.timeout)
             .build()
             .map_err(|e| ModelError::Config(e.to_string()))?;
-        let client = Client::builder().with_reqwest(http).build().map_err(error)?;
+        let client = Client::builder()
+            .with_reqwest(http)
+            .build()
+            .map_err(error)?;
         let mut options = ChatOptions::default()
             .with_capture_usage(true)
             .with_capture_content(true)
@@ -342,7 +344,11 @@ impl ProviderModel {
     ) -> Result<ModelResponse, ModelError> {
         let response = self
             .client
-            .exec_chat_stream(self.target.clone(), chat_request(request), Some(&self.options))
+            .exec_chat_stream(
+                self.target.clone(),
+                chat_request(request),
+                Some(&self.options),
+            )
             .await
             .map_err(error)?;
         let mut stream = response.stream;
@@ -386,10 +392,17 @@ impl ProviderModel {
     }
 
     /// One request, not streamed.
-    async fn complete_plain(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+    async fn complete_plain(
+        &self,
+        request: &ModelRequest<'_>,
+    ) -> Result<ModelResponse, ModelError> {
         let response = self
             .client
-            .exec_chat(self.target.clone(), chat_request(request), Some(&self.options))
+            .exec_chat(
+                self.target.clone(),
+                chat_request(request),
+                Some(&self.options),
+            )
             .await
             .map_err(error)?;
         Ok(our_response(response))
@@ -432,7 +445,11 @@ pub(crate) fn chat_request(request: &ModelRequest<'_>) -> ChatRequest {
                 if !content.is_empty() {
                     parts.push(ContentPart::Text(content.clone()));
                 }
-                parts.extend(tool_calls.iter().map(|c| ContentPart::ToolCall(their_call(c))));
+                parts.extend(
+                    tool_calls
+                        .iter()
+                        .map(|c| ContentPart::ToolCall(their_call(c))),
+                );
                 ChatMessage::assistant(MessageContent::from_parts(parts))
             }
             Message::Tool {
@@ -454,7 +471,11 @@ pub(crate) fn chat_request(request: &ModelRequest<'_>) -> ChatRequest {
             let tool = Tool::new(t.name.as_str())
                 .with_description(t.description.as_str())
                 .with_schema(t.input_schema.clone());
-            if t.strict { tool.with_strict(true) } else { tool }
+            if t.strict {
+                tool.with_strict(true)
+            } else {
+                tool
+            }
         }));
     }
     chat
@@ -494,7 +515,13 @@ fn our_usage(usage: genai::chat::Usage) -> Usage {
 
 fn our_response(response: ChatResponse) -> ModelResponse {
     let usage = our_usage(response.usage);
-    let calls = response.content.tool_calls().into_iter().cloned().map(our_call).collect();
+    let calls = response
+        .content
+        .tool_calls()
+        .into_iter()
+        .cloned()
+        .map(our_call)
+        .collect();
     ModelResponse {
         text: response.content.into_joined_texts().unwrap_or_default(),
         tool_calls: calls,
@@ -574,7 +601,9 @@ pub(crate) fn from_prefixed(
     model: &str,
 ) -> Option<Result<ProviderModel, ModelError>> {
     let provider = Provider::from_prefix(prefix)?;
-    Some(ProviderModel::new(ProviderConfig::from_env(provider, model)))
+    Some(ProviderModel::new(ProviderConfig::from_env(
+        provider, model,
+    )))
 }
 
 /// The providers (and other model-string prefixes) this build knows.
@@ -589,12 +618,30 @@ mod tests {
     #[test]
     fn base_urls_take_the_form_of_each_providers_variable() {
         let e = |p: Provider, u: &str| p.endpoint(u);
-        assert_eq!(e(Provider::Anthropic, "https://api.anthropic.com"), "https://api.anthropic.com/v1/");
+        assert_eq!(
+            e(Provider::Anthropic, "https://api.anthropic.com"),
+            "https://api.anthropic.com/v1/"
+        );
         assert_eq!(e(Provider::Anthropic, "http://h:1/v1/"), "http://h:1/v1/");
-        assert_eq!(e(Provider::OpenAi, "https://api.openai.com/v1"), "https://api.openai.com/v1/");
-        assert_eq!(e(Provider::Gemini, "https://g.example"), "https://g.example/v1beta/");
-        assert_eq!(e(Provider::Gemini, "https://g.example/v1"), "https://g.example/v1/");
-        assert_eq!(e(Provider::Ollama, "127.0.0.1:11434"), "http://127.0.0.1:11434/");
-        assert_eq!(e(Provider::Ollama, "http://localhost:11434/"), "http://localhost:11434/");
+        assert_eq!(
+            e(Provider::OpenAi, "https://api.openai.com/v1"),
+            "https://api.openai.com/v1/"
+        );
+        assert_eq!(
+            e(Provider::Gemini, "https://g.example"),
+            "https://g.example/v1beta/"
+        );
+        assert_eq!(
+            e(Provider::Gemini, "https://g.example/v1"),
+            "https://g.example/v1/"
+        );
+        assert_eq!(
+            e(Provider::Ollama, "127.0.0.1:11434"),
+            "http://127.0.0.1:11434/"
+        );
+        assert_eq!(
+            e(Provider::Ollama, "http://localhost:11434/"),
+            "http://localhost:11434/"
+        );
     }
 }

@@ -78,7 +78,10 @@ impl RetryPolicy {
             return asked.min(self.max_delay);
         }
         let factor = 2u32.saturating_pow(retry.min(31));
-        let base = self.initial_delay.saturating_mul(factor).min(self.max_delay);
+        let base = self
+            .initial_delay
+            .saturating_mul(factor)
+            .min(self.max_delay);
         if self.jitter {
             // A random point in [base/2, base].
             let half = base / 2;
@@ -145,7 +148,10 @@ pub async fn complete_with_retry(
 /// Anthropic), else `Retry-After` in seconds. An HTTP-date `Retry-After`
 /// is not read (the backoff applies).
 #[cfg_attr(not(any(feature = "openai", feature = "providers")), allow(dead_code))]
-pub(crate) fn retry_after_ms(retry_after: Option<&str>, retry_after_ms: Option<&str>) -> Option<u64> {
+pub(crate) fn retry_after_ms(
+    retry_after: Option<&str>,
+    retry_after_ms: Option<&str>,
+) -> Option<u64> {
     if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
@@ -186,9 +192,13 @@ mod tests {
 
     #[test]
     fn retry_after_is_honoured_and_capped() {
-        let p = RetryPolicy::default().with_delays(Duration::from_millis(100), Duration::from_secs(2));
+        let p =
+            RetryPolicy::default().with_delays(Duration::from_millis(100), Duration::from_secs(2));
         assert_eq!(p.delay(0, &http(429, Some(0))), Duration::ZERO);
-        assert_eq!(p.delay(2, &http(429, Some(1500))), Duration::from_millis(1500));
+        assert_eq!(
+            p.delay(2, &http(429, Some(1500))),
+            Duration::from_millis(1500)
+        );
         assert_eq!(p.delay(0, &http(503, Some(60_000))), Duration::from_secs(2));
     }
 
@@ -208,7 +218,10 @@ mod tests {
         assert_eq!(retry_after_ms(Some("1"), None), Some(1000));
         assert_eq!(retry_after_ms(Some("0"), None), Some(0));
         assert_eq!(retry_after_ms(Some("1"), Some("250")), Some(250));
-        assert_eq!(retry_after_ms(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None), None);
+        assert_eq!(
+            retry_after_ms(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None),
+            None
+        );
         assert_eq!(retry_after_ms(Some("-3"), None), None);
         assert_eq!(retry_after_ms(None, None), None);
     }
