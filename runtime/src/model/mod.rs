@@ -9,8 +9,24 @@
 //! * [`ScriptedModel`] plays back a script of turns (YAML or JSON); it is
 //!   deterministic, and the offline default for examples and tests;
 //! * [`PassthroughModel`] answers with the last user message;
-//! * `OpenAiModel` (feature `openai`, on by default) speaks the
-//!   OpenAI-compatible chat-completions protocol with tool calling.
+//! * `OpenAiModel` (feature `openai`) speaks the OpenAI-compatible
+//!   chat-completions protocol with tool calling;
+//! * `ProviderModel` (feature `providers`) speaks each provider's own API:
+//!   Anthropic Messages, OpenAI chat completions and Responses, Google
+//!   Gemini and Ollama, streamed, from a `provider:model` string
+//!   ([`from_spec`]).
+//!
+//! The native providers come from one crate, `genai`, rather than rig's
+//! provider clients (`rig-core`): both cover these providers with tool
+//! calls and streaming and weigh about the same, but `genai` is a client
+//! library only, takes our `reqwest` client, reports an HTTP error with its
+//! status and headers (so `Retry-After` is honoured), and kept its API
+//! through its 0.7 patch releases, while `rig-core` is an agent framework
+//! of its own, changed its API in nearly every release, and needs a newer
+//! compiler than our minimum.
+//!
+//! Failed calls are retried by the runner ([`RetryPolicy`],
+//! [`complete_with_retry`]): transport errors, 429 and 5xx, for any model.
 //!
 //! A model call waits on a network or a script, never on the hot path, so
 //! the trait is object-safe and returns a boxed future: a run can hold an

@@ -2,16 +2,11 @@
 //! completions and Responses, Google Gemini and Ollama, through the
 //! [`genai`] crate. Everything `genai` is in this module.
 //!
-//! Why `genai` and not rig's provider clients: both cover these providers
-//! with tool calls and streaming, but `genai` is a client library only (one
-//! request and response type for every provider, which is all our [`Model`]
-//! trait needs), takes our own `reqwest` client (no second TLS stack),
-//! reports HTTP errors with their status and headers (so `Retry-After` is
-//! honoured), builds on our toolchain, and has kept one API through its
-//! 0.7 patch releases; rig-core is an agent framework of its own (agents,
-//! tools, vector stores) whose provider clients come with it, has broken its
-//! API in nearly every release (0.44 to 0.46 here), and needs rustc 1.95,
-//! above our 1.90. See BENCHMARKS.md for the dependency counts.
+//! Why `genai` and not rig's provider clients: besides what the [model
+//! module](super) says, `genai` has one request and response type for every
+//! provider, which is all our [`Model`] trait needs; rig-core's clients come
+//! with its own agents, tools and vector stores. See BENCHMARKS.md for the
+//! dependency counts.
 
 use std::time::Duration;
 

@@ -159,7 +159,7 @@ pub(crate) fn retry_after_ms(
         return Some(ms as u64);
     }
     let secs = retry_after?.trim().parse::<f64>().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0) as u64)
+    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
 }
 
 #[cfg(test)]
