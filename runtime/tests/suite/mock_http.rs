@@ -49,6 +49,22 @@ impl Answer {
         Self::stream(body)
     }
 
+    /// A 200 event stream of `data:` lines, each JSON, as Gemini sends
+    /// them (no `[DONE]`).
+    pub fn data_only_events(events: &[Value]) -> Self {
+        Self::stream(events.iter().map(|d| format!("data: {d}\n\n")).collect())
+    }
+
+    /// A 200 stream of JSON lines, as Ollama sends them.
+    pub fn ndjson(lines: &[Value]) -> Self {
+        Self {
+            status: 200,
+            content_type: "application/x-ndjson",
+            headers: Vec::new(),
+            body: lines.iter().map(|l| format!("{l}\n")).collect(),
+        }
+    }
+
     fn stream(body: String) -> Self {
         Self {
             status: 200,

@@ -456,6 +456,135 @@ async fn ollama_maps_the_request_and_the_tool_call_answer() {
     assert_eq!(messages[3]["content"], r#"{"city":"Oslo","temp":-3}"#);
 }
 
+#[tokio::test]
+async fn gemini_streamed_reads_the_server_sent_chunks() {
+    let first = Answer::data_only_events(&[json!({
+        "candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "weather", "args": {"city": "Oslo"}}}
+        ]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 30, "candidatesTokenCount": 5, "totalTokenCount": 35}
+    })]);
+    let second = Answer::data_only_events(&[
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Cold "}]}, "index": 0}]}),
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "in Oslo."}]}, "finishReason": "STOP", "index": 0}],
+               "usageMetadata": {"promptTokenCount": 50, "candidatesTokenCount": 4, "totalTokenCount": 54}}),
+    ]);
+    let (url, seen) = serve(vec![first, second]);
+    let model = ProviderModel::new(
+        ProviderConfig::new(Provider::Gemini, "gemini-test")
+            .with_api_key("g-key")
+            .with_base_url(url),
+    )
+    .unwrap();
+    let out = forecast(model).await;
+    assert_eq!(out.text, "Cold in Oslo.");
+    assert_eq!(calls_run(&out).len(), 1);
+    assert!(
+        calls_run(&out)[0].ends_with(r#"weather({"city":"Oslo"}) -> {"city":"Oslo","temp":-3}"#)
+    );
+    assert_eq!((out.usage.input_tokens, out.usage.output_tokens), (80, 9));
+    let r1 = next(&seen);
+    assert_eq!(
+        r1.path,
+        "/v1beta/models/gemini-test:streamGenerateContent?alt=sse"
+    );
+    let r2 = next(&seen);
+    assert_eq!(
+        r2.body["contents"][2]["parts"][0]["functionResponse"]["name"],
+        "weather"
+    );
+}
+
+#[tokio::test]
+async fn ollama_streamed_reads_the_json_lines() {
+    let first = Answer::ndjson(&[
+        json!({"model": "qwen3", "created_at": "2025-01-01T00:00:00Z",
+               "message": {"role": "assistant", "content": "",
+                           "tool_calls": [{"function": {"name": "weather", "arguments": {"city": "Oslo"}}}]},
+               "done": false}),
+        json!({"model": "qwen3", "created_at": "2025-01-01T00:00:00Z",
+               "message": {"role": "assistant", "content": ""},
+               "done": true, "done_reason": "stop", "prompt_eval_count": 26, "eval_count": 10}),
+    ]);
+    let second = Answer::ndjson(&[
+        json!({"model": "qwen3", "created_at": "2025-01-01T00:00:01Z",
+               "message": {"role": "assistant", "content": "It is "}, "done": false}),
+        json!({"model": "qwen3", "created_at": "2025-01-01T00:00:01Z",
+               "message": {"role": "assistant", "content": "-3."}, "done": false}),
+        json!({"model": "qwen3", "created_at": "2025-01-01T00:00:01Z",
+               "message": {"role": "assistant", "content": ""},
+               "done": true, "done_reason": "stop", "prompt_eval_count": 60, "eval_count": 9}),
+    ]);
+    let (url, seen) = serve(vec![first, second]);
+    let model =
+        ProviderModel::new(ProviderConfig::new(Provider::Ollama, "qwen3").with_base_url(url))
+            .unwrap();
+    let out = forecast(model).await;
+    assert_eq!(out.text, "It is -3.");
+    assert_eq!(calls_run(&out).len(), 1);
+    assert!(
+        calls_run(&out)[0].ends_with(r#"weather({"city":"Oslo"}) -> {"city":"Oslo","temp":-3}"#)
+    );
+    assert_eq!((out.usage.input_tokens, out.usage.output_tokens), (86, 19));
+    assert_eq!(next(&seen).body["stream"], true);
+    let r2 = next(&seen);
+    assert_eq!(r2.body["messages"][3]["role"], "tool");
+}
+
+#[tokio::test]
+async fn openai_responses_maps_the_request_and_the_function_call_answer() {
+    let first = Answer::json(json!({
+        "id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-test",
+        "output": [{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "weather",
+                    "arguments": "{\"city\":\"Oslo\"}", "status": "completed"}],
+        "usage": {"input_tokens": 20, "output_tokens": 6, "total_tokens": 26}
+    }));
+    let second = Answer::json(json!({
+        "id": "resp_2", "object": "response", "created_at": 2, "status": "completed", "model": "gpt-test",
+        "output": [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Cold in Oslo.", "annotations": []}]}],
+        "usage": {"input_tokens": 40, "output_tokens": 4, "total_tokens": 44}
+    }));
+    let (url, seen) = serve(vec![first, second]);
+    let model = ProviderModel::new(
+        ProviderConfig::new(Provider::OpenAiResponses, "gpt-test")
+            .with_api_key("sk-test")
+            .with_base_url(format!("{url}/v1"))
+            .with_streaming(false),
+    )
+    .unwrap();
+    let out = forecast(model).await;
+    assert_eq!(out.text, "Cold in Oslo.");
+    assert_eq!(
+        calls_run(&out),
+        [r#"call_1 weather({"city":"Oslo"}) -> {"city":"Oslo","temp":-3}"#]
+    );
+    assert_eq!((out.usage.input_tokens, out.usage.output_tokens), (60, 10));
+    let r1 = next(&seen);
+    assert_eq!(r1.path, "/v1/responses");
+    assert_eq!(r1.headers["authorization"], "Bearer sk-test");
+    let tool = &r1.body["tools"][0];
+    assert_eq!(
+        (tool["type"].as_str(), tool["name"].as_str()),
+        (Some("function"), Some("weather"))
+    );
+    assert_eq!(tool["parameters"], weather_schema());
+    assert!(r1.body.to_string().contains("You forecast."), "{}", r1.body);
+    let r2 = next(&seen);
+    let input = r2.body["input"].as_array().unwrap();
+    let call = input.iter().find(|i| i["type"] == "function_call").unwrap();
+    assert_eq!(
+        (call["call_id"].as_str(), call["name"].as_str()),
+        (Some("call_1"), Some("weather"))
+    );
+    let output = input
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .unwrap();
+    assert_eq!(output["call_id"], "call_1");
+    assert_eq!(output["output"], r#"{"city":"Oslo","temp":-3}"#);
+}
+
 #[test]
 fn a_missing_key_or_an_unknown_provider_is_one_error_before_the_run() {
     let Err(e) = ProviderModel::new(ProviderConfig::new(Provider::Anthropic, "claude-x")) else {
