@@ -585,6 +585,102 @@ async fn openai_responses_maps_the_request_and_the_function_call_answer() {
     assert_eq!(output["output"], r#"{"city":"Oslo","temp":-3}"#);
 }
 
+#[tokio::test]
+async fn openai_responses_streamed_reads_the_semantic_events() {
+    // The Responses API's streaming events, as its documentation shows them.
+    let call = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "weather", "arguments": "", "status": "in_progress"});
+    let done_call = json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "weather", "arguments": "{\"city\":\"Oslo\"}", "status": "completed"});
+    let response = |status: &str, output: Value, usage: Value| json!({"id": "resp_1", "object": "response", "created_at": 1, "status": status, "model": "gpt-test", "output": output, "usage": usage});
+    let first = Answer::named_events(&[
+        (
+            "response.created",
+            json!({"type": "response.created", "sequence_number": 0, "response": response("in_progress", json!([]), Value::Null)}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": call}),
+        ),
+        (
+            "response.function_call_arguments.delta",
+            json!({"type": "response.function_call_arguments.delta", "sequence_number": 2, "item_id": "fc_1", "output_index": 0, "delta": "{\"city\":"}),
+        ),
+        (
+            "response.function_call_arguments.delta",
+            json!({"type": "response.function_call_arguments.delta", "sequence_number": 3, "item_id": "fc_1", "output_index": 0, "delta": "\"Oslo\"}"}),
+        ),
+        (
+            "response.function_call_arguments.done",
+            json!({"type": "response.function_call_arguments.done", "sequence_number": 4, "item_id": "fc_1", "output_index": 0, "arguments": "{\"city\":\"Oslo\"}"}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "sequence_number": 5, "output_index": 0, "item": done_call}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "sequence_number": 6, "response": response("completed", json!([done_call]), json!({"input_tokens": 20, "output_tokens": 6, "total_tokens": 26}))}),
+        ),
+    ]);
+    let message = json!({"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                         "content": [{"type": "output_text", "text": "Cold in Oslo.", "annotations": []}]});
+    let second = Answer::named_events(&[
+        (
+            "response.created",
+            json!({"type": "response.created", "sequence_number": 0, "response": response("in_progress", json!([]), Value::Null)}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "sequence_number": 1, "output_index": 0, "item": {"type": "message", "id": "msg_1", "status": "in_progress", "role": "assistant", "content": []}}),
+        ),
+        (
+            "response.content_part.added",
+            json!({"type": "response.content_part.added", "sequence_number": 2, "item_id": "msg_1", "output_index": 0, "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+        ),
+        (
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "sequence_number": 3, "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "Cold "}),
+        ),
+        (
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "sequence_number": 4, "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": "in Oslo."}),
+        ),
+        (
+            "response.output_text.done",
+            json!({"type": "response.output_text.done", "sequence_number": 5, "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": "Cold in Oslo."}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "sequence_number": 6, "output_index": 0, "item": message}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "sequence_number": 7, "response": response("completed", json!([message]), json!({"input_tokens": 40, "output_tokens": 4, "total_tokens": 44}))}),
+        ),
+    ]);
+    let (url, seen) = serve(vec![first, second]);
+    let model = ProviderModel::new(
+        ProviderConfig::new(Provider::OpenAiResponses, "gpt-test")
+            .with_api_key("sk-test")
+            .with_base_url(format!("{url}/v1")),
+    )
+    .unwrap();
+    let out = forecast(model).await;
+    assert_eq!(out.text, "Cold in Oslo.");
+    assert_eq!(
+        calls_run(&out),
+        [r#"call_1 weather({"city":"Oslo"}) -> {"city":"Oslo","temp":-3}"#]
+    );
+    assert_eq!((out.usage.input_tokens, out.usage.output_tokens), (60, 10));
+    assert_eq!(next(&seen).body["stream"], true);
+    let r2 = next(&seen);
+    let input = r2.body["input"].as_array().unwrap();
+    let output = input
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .unwrap();
+    assert_eq!(output["call_id"], "call_1");
+}
+
 #[test]
 fn a_missing_key_or_an_unknown_provider_is_one_error_before_the_run() {
     let Err(e) = ProviderModel::new(ProviderConfig::new(Provider::Anthropic, "claude-x")) else {
