@@ -39,6 +39,7 @@ mod mcp_agent;
 mod mcp_config;
 mod mcp_hostile;
 mod mcp_servers;
+#[cfg(any(feature = "openai", feature = "providers"))]
 mod mock_http;
 mod model_retry;
 mod providers;

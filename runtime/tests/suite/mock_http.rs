@@ -1,7 +1,7 @@
 //! A local HTTP/1.1 server for the model tests: serves one canned answer
 //! per connection, in order (JSON, server-sent events, NDJSON, or an error
-//! status with headers), and reports each request it read.
-#![cfg(any(feature = "openai", feature = "providers"))]
+//! status with headers), and reports each request it read. Shared with the
+//! examples' tests by `#[path]`.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
