@@ -109,23 +109,44 @@ fn the_binary_takes_a_provider_model_string() {
     use mock_http::{Answer, serve};
     use serde_json::json;
     let answer = Answer::named_events(&[
-        ("message_start", json!({"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 900, "output_tokens": 1}}})),
-        ("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})),
-        ("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Nothing to do today."}})),
-        ("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
-        ("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 6}})),
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 900, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Nothing to do today."}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 6}}),
+        ),
         ("message_stop", json!({"type": "message_stop"})),
     ]);
     let (url, seen) = serve(vec![answer]);
     let pmo = |args: &[&str], envs: &[(&str, &str)]| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pmo"));
-        command.args(args).env_remove("ANTHROPIC_API_KEY").env_remove("HOOKWIRE_MODEL");
+        command
+            .args(args)
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("HOOKWIRE_MODEL");
         command.envs(envs.iter().copied());
         command.output().unwrap()
     };
     let out = pmo(
         &["--form", "macro", "--model", "anthropic:claude-test"],
-        &[("ANTHROPIC_API_KEY", "sk-test"), ("ANTHROPIC_BASE_URL", &url)],
+        &[
+            ("ANTHROPIC_API_KEY", "sk-test"),
+            ("ANTHROPIC_BASE_URL", &url),
+        ],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -134,11 +155,17 @@ fn the_binary_takes_a_provider_model_string() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("Nothing to do today."), "{stdout}");
-    let request = seen.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+    let request = seen
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
     assert_eq!(request.path, "/v1/messages");
     assert_eq!(request.headers["x-api-key"], "sk-test");
     assert_eq!(request.body["model"], "claude-test");
-    assert!(request.body["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(
+        request.body["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
 
     let out = pmo(&["--model", "antropic:claude-test"], &[]);
     assert_eq!(out.status.code(), Some(1));
