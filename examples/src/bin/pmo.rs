@@ -82,7 +82,7 @@ fn main() -> ExitCode {
             }
         }
         // A real model need not answer the same way twice; the scripted one must.
-        if let (false, [first, second]) = (openai, traces.as_slice()) {
+        if let (true, [first, second]) = (model_spec == "scripted", traces.as_slice()) {
             if first == second {
                 println!("== the two declarations produced the same trace ==");
             } else {
