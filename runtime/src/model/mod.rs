@@ -13,7 +13,7 @@
 //!   chat-completions protocol with tool calling;
 //! * `ProviderModel` (feature `providers`) speaks each provider's own API:
 //!   Anthropic Messages, OpenAI chat completions and Responses, Google
-//!   Gemini and Ollama, streamed, from a `provider:model` string
+//!   Gemini and Ollama (streamed or not), from a `provider:model` string
 //!   ([`from_spec`]).
 //!
 //! The native providers come from one crate, `genai`, rather than rig's

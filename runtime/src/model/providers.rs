@@ -164,8 +164,10 @@ pub struct ProviderConfig {
     pub max_tokens: Option<u32>,
     /// How long one request may take.
     pub timeout: Duration,
-    /// Whether to stream the answer (the default): text deltas reach the
-    /// run as they come; the answer is the same.
+    /// Whether to stream the answer: the answer is the same, and text
+    /// deltas could reach the run as they come. Off by default: streamed
+    /// requests measured slower than plain ones (BENCHMARKS.md, "Native
+    /// providers").
     pub streaming: bool,
 }
 
@@ -180,7 +182,7 @@ impl ProviderConfig {
             temperature: None,
             max_tokens: None,
             timeout: Duration::from_secs(300),
-            streaming: true,
+            streaming: false,
         }
     }
 

@@ -201,7 +201,8 @@ async fn a_streamed_provider_call_retries_a_429_too() {
     let model = ProviderModel::new(
         ProviderConfig::new(Provider::Anthropic, "c")
             .with_api_key("k")
-            .with_base_url(url),
+            .with_base_url(url)
+            .with_streaming(true),
     )
     .unwrap();
     let mut runner = Runner::new(test_agent("a", Router::new()), model).with_model_retry(quick());

@@ -151,7 +151,8 @@ async fn anthropic_messages_streamed_with_a_tool_call_end_to_end() {
     let model = ProviderModel::new(
         ProviderConfig::new(Provider::Anthropic, "claude-test")
             .with_api_key("sk-ant-test")
-            .with_base_url(url),
+            .with_base_url(url)
+            .with_streaming(true),
     )
     .unwrap();
     assert_eq!(model.name(), "anthropic:claude-test");
@@ -296,7 +297,8 @@ async fn openai_chat_streamed_with_a_tool_call_end_to_end() {
     let model = ProviderModel::new(
         ProviderConfig::new(Provider::OpenAi, "gpt-test")
             .with_api_key("sk-test")
-            .with_base_url(format!("{url}/v1")),
+            .with_base_url(format!("{url}/v1"))
+            .with_streaming(true),
     )
     .unwrap();
     let out = forecast(model).await;
@@ -473,7 +475,8 @@ async fn gemini_streamed_reads_the_server_sent_chunks() {
     let model = ProviderModel::new(
         ProviderConfig::new(Provider::Gemini, "gemini-test")
             .with_api_key("g-key")
-            .with_base_url(url),
+            .with_base_url(url)
+            .with_streaming(true),
     )
     .unwrap();
     let out = forecast(model).await;
@@ -516,9 +519,12 @@ async fn ollama_streamed_reads_the_json_lines() {
                "done": true, "done_reason": "stop", "prompt_eval_count": 60, "eval_count": 9}),
     ]);
     let (url, seen) = serve(vec![first, second]);
-    let model =
-        ProviderModel::new(ProviderConfig::new(Provider::Ollama, "qwen3").with_base_url(url))
-            .unwrap();
+    let model = ProviderModel::new(
+        ProviderConfig::new(Provider::Ollama, "qwen3")
+            .with_base_url(url)
+            .with_streaming(true),
+    )
+    .unwrap();
     let out = forecast(model).await;
     assert_eq!(out.text, "It is -3.");
     assert_eq!(calls_run(&out).len(), 1);
@@ -661,7 +667,8 @@ async fn openai_responses_streamed_reads_the_semantic_events() {
     let model = ProviderModel::new(
         ProviderConfig::new(Provider::OpenAiResponses, "gpt-test")
             .with_api_key("sk-test")
-            .with_base_url(format!("{url}/v1")),
+            .with_base_url(format!("{url}/v1"))
+            .with_streaming(true),
     )
     .unwrap();
     let out = forecast(model).await;
@@ -719,29 +726,12 @@ const CHILD_VAR: &str = "HOOKWIRE_PROVIDERS_CHILD";
 /// variables) in child processes, since the variables are process-wide.
 #[test]
 fn keys_and_base_urls_come_from_the_providers_environment_variables() {
-    let answer = Answer::named_events(&[
-        (
-            "message_start",
-            json!({"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-env", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 3, "output_tokens": 1}}}),
-        ),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hello from the proxy"}}),
-        ),
-        (
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ),
-        (
-            "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 4}}),
-        ),
-        ("message_stop", json!({"type": "message_stop"})),
-    ]);
+    let answer = Answer::json(json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-env",
+        "content": [{"type": "text", "text": "hello from the proxy"}],
+        "stop_reason": "end_turn", "stop_sequence": null,
+        "usage": {"input_tokens": 3, "output_tokens": 4}
+    }));
     let (url, seen) = serve(vec![answer]);
     let child = |envs: &[(&str, &str)], remove: &[&str]| {
         let mut command = Command::new(std::env::current_exe().unwrap());
