@@ -12,6 +12,8 @@
 //! round times 200 requests of each kind, alternating; the figure is the
 //! median round.
 
+#![allow(clippy::expect_used)] // a bench: a failed setup is a failed bench
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
