@@ -8,6 +8,9 @@
 use hookwire::agent::{RunStatus, TraceEvent};
 use hookwire_examples::pmo::{self, Form};
 
+#[path = "../../runtime/tests/suite/mock_http.rs"]
+mod mock_http;
+
 async fn run(form: Form) -> hookwire::agent::RunOutput {
     let mcp = pmo::mcp_config().unwrap();
     let model = pmo::scripted_model().unwrap();
@@ -95,4 +98,71 @@ async fn both_declarations_run_the_seed_example_and_print_the_same_trace() {
         "Economics review: budget within 2% of plan. [audit]"
     );
     assert!(by_macro.text.starts_with("NEW YORK:"), "{}", by_macro.text);
+}
+
+/// `--model <provider>:<model>`: the binary runs on a native provider (here
+/// a local server speaking the Anthropic Messages stream), with the key and
+/// base URL from the provider's variables; a wrong provider or a missing
+/// key is one error before any run.
+#[test]
+fn the_binary_takes_a_provider_model_string() {
+    use mock_http::{Answer, serve};
+    use serde_json::json;
+    let answer = Answer::json(json!({
+        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [{"type": "text", "text": "Nothing to do today."}],
+        "stop_reason": "end_turn", "stop_sequence": null,
+        "usage": {"input_tokens": 900, "output_tokens": 6}
+    }));
+    let (url, seen) = serve(vec![answer]);
+    let pmo = |args: &[&str], envs: &[(&str, &str)]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pmo"));
+        command
+            .args(args)
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("HOOKWIRE_MODEL");
+        command.envs(envs.iter().copied());
+        command.output().unwrap()
+    };
+    let out = pmo(
+        &["--form", "macro", "--model", "anthropic:claude-test"],
+        &[
+            ("ANTHROPIC_API_KEY", "sk-test"),
+            ("ANTHROPIC_BASE_URL", &url),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Nothing to do today."), "{stdout}");
+    let request = seen
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
+    assert_eq!(request.path, "/v1/messages");
+    assert_eq!(request.headers["x-api-key"], "sk-test");
+    assert_eq!(request.body["model"], "claude-test");
+    assert!(
+        request.body["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+
+    let out = pmo(&["--model", "antropic:claude-test"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with(
+            "error: unknown model provider `antropic` in `antropic:claude-test`; known: anthropic, "
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = pmo(&["--model", "anthropic:claude-test"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: model `anthropic:claude-test` needs an API key: set ANTHROPIC_API_KEY\n"
+    );
 }

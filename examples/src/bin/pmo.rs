@@ -4,6 +4,7 @@
 //! cargo run -p hookwire-examples --bin pmo                 # both forms, scripted model
 //! cargo run -p hookwire-examples --bin pmo -- --form cards # one form
 //! cargo run -p hookwire-examples --bin pmo -- --model openai   # OPENAI_BASE_URL / OPENAI_API_KEY / HOOKWIRE_MODEL
+//! cargo run -p hookwire-examples --bin pmo -- --model anthropic:claude-sonnet-4-5   # ANTHROPIC_API_KEY (/ ANTHROPIC_BASE_URL)
 //! ```
 //!
 //! It declares the orchestrator twice (`#[agent]` and AgentCards), runs
@@ -16,17 +17,20 @@ use hookwire_examples::pmo::{self, Form};
 
 fn main() -> ExitCode {
     let mut forms = vec![Form::Macro, Form::Cards];
-    let mut openai = false;
+    // `scripted`, `openai` (from HOOKWIRE_MODEL), or any model string
+    // (`anthropic:claude-sonnet-4-5`, `ollama:qwen3`, ...).
+    let mut model_spec = "scripted".to_owned();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.next().as_deref()) {
             ("--form", Some("macro")) => forms = vec![Form::Macro],
             ("--form", Some("cards")) => forms = vec![Form::Cards],
             ("--form", Some("both")) => forms = vec![Form::Macro, Form::Cards],
-            ("--model", Some("scripted")) => openai = false,
-            ("--model", Some("openai")) => openai = true,
+            ("--model", Some(spec)) => model_spec = spec.to_owned(),
             _ => {
-                eprintln!("usage: pmo [--form macro|cards|both] [--model scripted|openai]");
+                eprintln!(
+                    "usage: pmo [--form macro|cards|both] [--model scripted|openai|<provider>:<model>]"
+                );
                 return ExitCode::from(2);
             }
         }
@@ -52,10 +56,10 @@ fn main() -> ExitCode {
         };
         let mut traces = Vec::new();
         for form in forms {
-            let model = if openai {
-                pmo::openai_model()
-            } else {
-                pmo::scripted_model()
+            let model = match model_spec.as_str() {
+                "scripted" => pmo::scripted_model(),
+                "openai" => pmo::openai_model(),
+                spec => hookwire::model::from_spec(spec, None),
             };
             let model = match model {
                 Ok(model) => model,
@@ -78,7 +82,7 @@ fn main() -> ExitCode {
             }
         }
         // A real model need not answer the same way twice; the scripted one must.
-        if let (false, [first, second]) = (openai, traces.as_slice()) {
+        if let (true, [first, second]) = (model_spec == "scripted", traces.as_slice()) {
             if first == second {
                 println!("== the two declarations produced the same trace ==");
             } else {

@@ -9,8 +9,24 @@
 //! * [`ScriptedModel`] plays back a script of turns (YAML or JSON); it is
 //!   deterministic, and the offline default for examples and tests;
 //! * [`PassthroughModel`] answers with the last user message;
-//! * `OpenAiModel` (feature `openai`, on by default) speaks the
-//!   OpenAI-compatible chat-completions protocol with tool calling.
+//! * `OpenAiModel` (feature `openai`) speaks the OpenAI-compatible
+//!   chat-completions protocol with tool calling;
+//! * `ProviderModel` (feature `providers`) speaks each provider's own API:
+//!   Anthropic Messages, OpenAI chat completions and Responses, Google
+//!   Gemini and Ollama (streamed or not), from a `provider:model` string
+//!   ([`from_spec`]).
+//!
+//! The native providers come from one crate, `genai`, rather than rig's
+//! provider clients (`rig-core`): both cover these providers with tool
+//! calls and streaming and weigh about the same, but `genai` is a client
+//! library only, takes our `reqwest` client, reports an HTTP error with its
+//! status and headers (so `Retry-After` is honoured), and kept its API
+//! through its 0.7 patch releases, while `rig-core` is an agent framework
+//! of its own, changed its API in nearly every release, and needs a newer
+//! compiler than our minimum.
+//!
+//! Failed calls are retried by the runner ([`RetryPolicy`],
+//! [`complete_with_retry`]): transport errors, 429 and 5xx, for any model.
 //!
 //! A model call waits on a network or a script, never on the hot path, so
 //! the trait is object-safe and returns a boxed future: a run can hold an
@@ -27,6 +43,9 @@ use crate::tool::ToolDefinition;
 #[cfg(feature = "openai")]
 mod openai;
 mod passthrough;
+#[cfg(feature = "providers")]
+mod providers;
+mod retry;
 mod scripted;
 #[cfg(feature = "yaml")]
 mod yaml;
@@ -35,6 +54,10 @@ mod yaml;
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAiConfig, OpenAiModel};
 pub use passthrough::PassthroughModel;
+#[cfg(feature = "providers")]
+#[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
+pub use providers::{Provider, ProviderConfig, ProviderModel};
+pub use retry::{RetryNote, RetryPolicy, complete_with_retry};
 pub use scripted::{Script, ScriptMode, ScriptedModel, ScriptedToolCall, Turn, TurnExpectation};
 
 /// One message of a conversation.
@@ -273,6 +296,60 @@ pub enum ModelError {
     /// The model is not configured (for example a missing API key).
     #[error("model not configured: {0}")]
     Config(String),
+    /// The model service answered with an HTTP error status. A 429 or a
+    /// 5xx is retried by the runner (see [`RetryPolicy`]).
+    #[error("model request failed: HTTP {status}: {body}")]
+    Http {
+        /// The status code.
+        status: u16,
+        /// The start of the response body.
+        body: String,
+        /// How long the service asked to wait (`Retry-After`,
+        /// `retry-after-ms`), in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+    },
+    /// A model string names a provider this build does not know.
+    #[error("unknown model provider `{provider}` in `{spec}`; known: {known}")]
+    UnknownProvider {
+        /// The provider named.
+        provider: String,
+        /// The whole model string.
+        spec: String,
+        /// The providers this build knows, comma-separated.
+        known: String,
+    },
+    /// A provider's API key is not set.
+    #[error("model `{spec}` needs an API key: set {env}")]
+    MissingKey {
+        /// The model string.
+        spec: String,
+        /// The environment variable to set.
+        env: String,
+    },
+}
+
+impl ModelError {
+    /// Whether asking again may succeed: a transport error, an HTTP 408,
+    /// 409, 429 or 5xx.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Transport(_) => true,
+            Self::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
+            _ => false,
+        }
+    }
+
+    /// How long the service asked to wait before asking again, if it said.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            Self::Http {
+                retry_after_ms: Some(ms),
+                ..
+            } => Some(std::time::Duration::from_millis(*ms)),
+            _ => None,
+        }
+    }
 }
 
 /// A language model: the next turn of a conversation.
@@ -324,19 +401,33 @@ impl<M: Model + ?Sized> Model for Box<M> {
     }
 }
 
-/// A model from a model string, as in an AgentCard's `model:` field:
+/// A model from a model string, as in an AgentCard's `model:` field or the
+/// examples' `--model` flag:
 ///
 /// * `passthrough` - [`PassthroughModel`];
 /// * `scripted:<path>` or `playback:<path>` - a [`ScriptedModel`] playing the
 ///   script file (`.json`, or YAML), relative paths resolved against `base`;
-/// * `openai:<model>` or any other name - the OpenAI-compatible model (feature
-///   `openai`), with the base URL and key from `OPENAI_BASE_URL` and
-///   `OPENAI_API_KEY`.
+/// * `<provider>:<model>` (feature `providers`) - a native provider through
+///   `ProviderModel`: `anthropic:claude-sonnet-4-5`, `openai:gpt-4o-mini`,
+///   `openai-responses:gpt-5-mini`, `gemini:gemini-2.5-flash`,
+///   `ollama:qwen3`, with the key and base URL from the provider's
+///   environment variables (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`,
+///   `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `GEMINI_API_KEY`, `OLLAMA_HOST`);
+/// * `openai:<model>` without the `providers` feature - the
+///   OpenAI-compatible `OpenAiModel` (feature `openai`), with
+///   `OPENAI_BASE_URL` and `OPENAI_API_KEY`;
+/// * a name without a provider (`gpt-4o-mini`) - as `openai:<name>`.
+///
+/// Errors come before any run: [`ModelError::UnknownProvider`] for a
+/// prefix this build does not know, [`ModelError::MissingKey`] for a
+/// provider whose key variable is not set.
 ///
 /// ```
 /// let model = hookwire::model::from_spec("passthrough", None).unwrap();
 /// assert_eq!(model.name(), "passthrough");
 /// assert!(hookwire::model::from_spec("scripted:/no/such/file.yaml", None).is_err());
+/// let Err(e) = hookwire::model::from_spec("acme:m1", None) else { panic!() };
+/// assert!(e.to_string().starts_with("unknown model provider `acme` in `acme:m1`"));
 /// ```
 pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn Model>, ModelError> {
     let spec = spec.trim();
@@ -354,9 +445,18 @@ pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn M
         };
         return Ok(Arc::new(ScriptedModel::from_file(path)?));
     }
+    let (prefix, name) = spec.split_once(':').unwrap_or(("openai", spec));
+    if name.trim().is_empty() {
+        return Err(ModelError::Config(format!(
+            "model string `{spec}` names no model: write `{prefix}:<model>`"
+        )));
+    }
+    #[cfg(feature = "providers")]
+    if let Some(model) = providers::from_prefixed(prefix, name) {
+        return Ok(Arc::new(model?));
+    }
     #[cfg(feature = "openai")]
-    {
-        let name = spec.strip_prefix("openai:").unwrap_or(spec);
+    if prefix == "openai" {
         let mut config = OpenAiConfig::new(name);
         if let Ok(url) = std::env::var("OPENAI_BASE_URL") {
             config.base_url = url;
@@ -364,12 +464,32 @@ pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn M
         config.api_key = std::env::var("OPENAI_API_KEY")
             .ok()
             .filter(|k| !k.is_empty());
-        Ok(Arc::new(OpenAiModel::new(config)?))
+        return Ok(Arc::new(OpenAiModel::new(config)?));
     }
-    #[cfg(not(feature = "openai"))]
-    Err(ModelError::Config(format!(
-        "unknown model `{spec}` (the `openai` feature is off)"
-    )))
+    if !spec.contains(':') {
+        return Err(ModelError::Config(format!(
+            "unknown model `{spec}` (the `openai` and `providers` features are off)"
+        )));
+    }
+    Err(ModelError::UnknownProvider {
+        provider: prefix.to_owned(),
+        spec: spec.to_owned(),
+        known: known_prefixes(),
+    })
+}
+
+/// The model-string prefixes this build knows, comma-separated.
+fn known_prefixes() -> String {
+    #[cfg(feature = "providers")]
+    return providers::known();
+    #[cfg(not(feature = "providers"))]
+    {
+        let mut known = vec!["passthrough", "scripted", "playback"];
+        if cfg!(feature = "openai") {
+            known.push("openai");
+        }
+        known.join(", ")
+    }
 }
 
 /// The model for an agent: `HOOKWIRE_MODEL` if set, else the agent's

@@ -159,13 +159,27 @@ impl OpenAiModel {
             .await
             .map_err(|e| ModelError::Transport(e.to_string()))?;
         let status = response.status();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let retry_after_ms = super::retry::retry_after_ms(
+            header("retry-after").as_deref(),
+            header("retry-after-ms").as_deref(),
+        );
         let text = response
             .text()
             .await
             .map_err(|e| ModelError::Transport(e.to_string()))?;
         if !status.is_success() {
-            let snippet: String = text.chars().take(500).collect();
-            return Err(ModelError::Transport(format!("HTTP {status}: {snippet}")));
+            return Err(ModelError::Http {
+                status: status.as_u16(),
+                body: text.chars().take(500).collect(),
+                retry_after_ms,
+            });
         }
         parse_response(&text)
     }

@@ -5,84 +5,13 @@
 
 use crate::agent_common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::sync::mpsc;
+use crate::mock_http::{Answer, serve};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::model::{Message, Model, ModelError, ModelRequest, OpenAiConfig, OpenAiModel};
 use hookwire::{FnTool, Json, Router};
-use serde_json::{Value, json};
-
-/// One request as the server saw it.
-#[derive(Debug)]
-struct Seen {
-    method: String,
-    path: String,
-    authorization: Option<String>,
-    content_type: Option<String>,
-    body: Value,
-}
-
-/// Serves one canned `(status, body)` per connection, in order, and
-/// reports each request it read.
-fn serve(answers: Vec<(u16, String)>) -> (String, mpsc::Receiver<Seen>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for (status, answer) in answers {
-            let Ok((stream, _)) = listener.accept() else {
-                return;
-            };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let mut parts = request_line.split_whitespace();
-            let method = parts.next().unwrap_or_default().to_owned();
-            let path = parts.next().unwrap_or_default().to_owned();
-            let (mut length, mut authorization, mut content_type) = (0usize, None, None);
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                let (name, value) = line.split_once(':').unwrap();
-                let value = value.trim().to_owned();
-                match name.to_ascii_lowercase().as_str() {
-                    "content-length" => length = value.parse().unwrap(),
-                    "authorization" => authorization = Some(value),
-                    "content-type" => content_type = Some(value),
-                    _ => {}
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let body: Value = serde_json::from_slice(&body).unwrap();
-            tx.send(Seen {
-                method,
-                path,
-                authorization,
-                content_type,
-                body,
-            })
-            .unwrap();
-            let reason = if status == 200 { "OK" } else { "Error" };
-            let mut stream = stream;
-            write!(
-                stream,
-                "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-                answer.len()
-            )
-            .unwrap();
-            stream.flush().unwrap();
-        }
-    });
-    (url, rx)
-}
+use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Weather {
@@ -108,7 +37,8 @@ async fn a_tool_calling_round_trip_speaks_the_chat_completions_wire_format() {
             "role": "assistant", "content": "Oslo is cold, Rome is warm."}}],
         "usage": {"prompt_tokens": 90, "completion_tokens": 8, "total_tokens": 98}
     });
-    let (url, seen) = serve(vec![(200, first.to_string()), (200, second.to_string())]);
+    let (url, seen) = serve(vec![Answer::json(first), Answer::json(second)]);
+    let url = format!("{url}/v1");
     let model = OpenAiModel::new(
         OpenAiConfig::new("gpt-test")
             .with_base_url(url)
@@ -133,12 +63,8 @@ async fn a_tool_calling_round_trip_speaks_the_chat_completions_wire_format() {
     let r1 = seen.recv().unwrap();
     assert_eq!(r1.method, "POST");
     assert_eq!(r1.path, "/v1/chat/completions");
-    assert_eq!(r1.authorization.as_deref(), Some("Bearer sk-test"));
-    assert!(
-        r1.content_type
-            .unwrap_or_default()
-            .starts_with("application/json")
-    );
+    assert_eq!(r1.headers["authorization"], "Bearer sk-test");
+    assert!(r1.headers["content-type"].starts_with("application/json"));
     assert_eq!(r1.body["model"], "gpt-test");
     assert_eq!(
         r1.body["messages"],
@@ -181,19 +107,20 @@ async fn a_tool_calling_round_trip_speaks_the_chat_completions_wire_format() {
 #[tokio::test]
 async fn errors_from_the_service_are_model_errors() {
     let (url, _seen) = serve(vec![
-        (
+        Answer::status(
             401,
-            json!({"error": {"message": "Incorrect API key provided"}}).to_string(),
+            json!({"error": {"message": "Incorrect API key provided"}}),
         ),
-        (200, "not json".to_owned()),
-        (200, json!({"choices": []}).to_string()),
+        Answer::raw("not json"),
+        Answer::json(json!({"choices": []})),
     ]);
+    let url = format!("{url}/v1");
     let model = OpenAiModel::new(OpenAiConfig::new("m").with_base_url(url)).unwrap();
     let history = [Message::user("hi")];
     let req = ModelRequest::new("a", "", &history, &[]);
     let e = model.complete(req).await.unwrap_err();
     assert!(
-        matches!(&e, ModelError::Transport(t) if t.contains("401") && t.contains("Incorrect API key")),
+        matches!(&e, ModelError::Http { status: 401, body, retry_after_ms: None } if body.contains("Incorrect API key")),
         "{e}"
     );
     let e = model.complete(req).await.unwrap_err();

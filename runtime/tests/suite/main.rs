@@ -40,6 +40,10 @@ mod mcp_agent;
 mod mcp_config;
 mod mcp_hostile;
 mod mcp_servers;
+#[cfg(any(feature = "openai", feature = "providers"))]
+mod mock_http;
+mod model_retry;
+mod providers;
 mod state_resume;
 mod tool_availability;
 mod tool_call_timeout;

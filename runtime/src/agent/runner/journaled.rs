@@ -132,10 +132,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         step: usize,
         started: Instant,
         request: ModelRequest<'_>,
+        retries: &mut Vec<crate::model::RetryNote>,
     ) -> Result<Answer, JournalError> {
         let model = &self.model;
+        let policy = &self.settings.model_retry;
+        // The retries of a live call (a replay asks no model, so records none).
         let effect = async move {
-            let answer = model.complete(request).await;
+            let answer =
+                crate::model::complete_with_retry(&**model, request, policy, &mut |note| {
+                    retries.push(note)
+                })
+                .await;
             serde_json::to_value((answer, micros(started.elapsed()))).unwrap_or(Value::Null)
         };
         self::step(journal, &format!("model {step}"), effect.boxed()).await

@@ -71,6 +71,12 @@ pub struct RunSettings {
     /// approval is not part of the call and is not limited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_timeout: Option<Duration>,
+    /// How a model call that failed with a transport error, a 429 or a 5xx
+    /// is asked again (default: 3 retries, 500 ms doubling up to 30 s,
+    /// jittered, `Retry-After` honoured); each retry is a
+    /// [`TraceEvent::ModelRetry`].
+    #[serde(default)]
+    pub model_retry: crate::model::RetryPolicy,
 }
 
 impl Default for RunSettings {
@@ -80,6 +86,7 @@ impl Default for RunSettings {
             max_parallel: 8,
             max_forced_continues: 3,
             tool_call_timeout: None,
+            model_retry: crate::model::RetryPolicy::default(),
         }
     }
 }
@@ -349,6 +356,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// [`RunSettings::tool_call_timeout`]).
     pub fn with_tool_call_timeout(mut self, limit: Duration) -> Self {
         self.settings.tool_call_timeout = Some(limit);
+        self
+    }
+
+    /// Sets how failed model calls are retried (see
+    /// [`RunSettings::model_retry`]).
+    pub fn with_model_retry(mut self, policy: crate::model::RetryPolicy) -> Self {
+        self.settings.model_retry = policy;
         self
     }
 

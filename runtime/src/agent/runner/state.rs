@@ -368,6 +368,11 @@ fn stricter(a: RunSettings, b: RunSettings) -> RunSettings {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
         },
+        model_retry: if b.model_retry.max_retries < a.model_retry.max_retries {
+            b.model_retry
+        } else {
+            a.model_retry
+        },
     }
 }
 

@@ -206,13 +206,21 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let offered = offered(definitions, &self.unavailable);
         let system = system_prompt(&self.agent.config().instruction, &offer.instructions);
         let request = ModelRequest::new(&agent_name, &system, &self.history, &offered);
+        let mut retries = Vec::new();
         let (answer, elapsed_us) = match journal {
             None => {
-                let answer = self.model.complete(request).instrument(span.clone()).await;
+                let answer = crate::model::complete_with_retry(
+                    &*self.model,
+                    request,
+                    &self.settings.model_retry,
+                    &mut |note| retries.push(note),
+                )
+                .instrument(span.clone())
+                .await;
                 (answer, micros(started.elapsed()))
             }
             Some(journal) => match self
-                .journaled_answer(journal, step, started, request)
+                .journaled_answer(journal, step, started, request, &mut retries)
                 .instrument(span.clone())
                 .await
             {
@@ -220,6 +228,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 Err(e) => return AfterModel::Ended(self.fail(e.into()).await),
             },
         };
+        if !retries.is_empty() {
+            Arc::make_mut(&mut self.trace).extend(retries.into_iter().map(|note| {
+                TraceEvent::ModelRetry {
+                    step,
+                    attempt: note.attempt,
+                    delay_ms: note.delay_ms,
+                    reason: note.reason,
+                }
+            }));
+        }
         let mut response = match answer {
             Ok(r) => r,
             Err(e) => return AfterModel::Ended(self.fail(RunError::Model(e)).await),

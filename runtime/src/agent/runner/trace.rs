@@ -81,6 +81,20 @@ pub enum TraceEvent {
         /// How long the request took, in microseconds.
         elapsed_us: u64,
     },
+    /// A model call failed with a retryable error (a transport error, a
+    /// 429, a 5xx) and is asked again after `delay_ms`
+    /// ([`RetryPolicy`](crate::model::RetryPolicy)); recorded before the
+    /// step's [`Model`](Self::Model) event.
+    ModelRetry {
+        /// The step.
+        step: usize,
+        /// The retry's number: 1 for the second attempt.
+        attempt: u32,
+        /// How long the runner waited before asking again, in milliseconds.
+        delay_ms: u64,
+        /// The error of the attempt before.
+        reason: String,
+    },
     /// A tool call finished (or was refused).
     ToolCall {
         /// The step.
@@ -209,6 +223,15 @@ impl fmt::Display for TraceEvent {
                 message,
                 ..
             } => write!(f, "step {step} tool {tool} progress: {message}"),
+            Self::ModelRetry {
+                step,
+                attempt,
+                delay_ms,
+                reason,
+            } => write!(
+                f,
+                "step {step} model retry {attempt} in {delay_ms} ms: {reason}"
+            ),
             Self::Warning { text } => write!(f, "warning: {text}"),
             Self::Finished { status, text } => write!(f, "{status}: {text}"),
         }

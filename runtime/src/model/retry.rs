@@ -1,0 +1,228 @@
+//! Retrying model calls: transport errors, 429 and 5xx, with capped
+//! exponential backoff and jitter, honouring `Retry-After`.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Model, ModelError, ModelRequest, ModelResponse};
+
+/// When and how often a failed model call is asked again.
+///
+/// A call is retried when its error [is retryable](ModelError::is_retryable)
+/// (a transport error, HTTP 408, 409, 429 or 5xx), at most `max_retries`
+/// times. Before retry `n` (from 0) the runner waits what the service asked
+/// for (`Retry-After` in seconds, or `retry-after-ms`), else
+/// `initial_delay * 2^n` with jitter (a random point in its upper half);
+/// either way at most `max_delay`. Any other error fails the run at once.
+///
+/// The defaults: 3 retries, 500 ms first delay, 30 s cap, jitter on.
+/// [`RetryPolicy::none`] turns retrying off. A runner's policy is
+/// [`RunSettings::model_retry`](crate::agent::RunSettings::model_retry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct RetryPolicy {
+    /// Retries after the first attempt at most.
+    pub max_retries: u32,
+    /// The delay before the first retry, doubled for each next one.
+    pub initial_delay: Duration,
+    /// The longest wait before one retry (also caps `Retry-After`).
+    pub max_delay: Duration,
+    /// Whether the backoff delay is jittered (not a `Retry-After` delay).
+    pub jitter: bool,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 3,
+            initial_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+            jitter: true,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// No retries: the first error fails the call.
+    pub fn none() -> Self {
+        Self {
+            max_retries: 0,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the number of retries.
+    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+        self.max_retries = max_retries;
+        self
+    }
+
+    /// Sets the first delay and the cap.
+    pub fn with_delays(mut self, initial: Duration, max: Duration) -> Self {
+        self.initial_delay = initial;
+        self.max_delay = max;
+        self
+    }
+
+    /// Turns jitter on or off.
+    pub fn with_jitter(mut self, jitter: bool) -> Self {
+        self.jitter = jitter;
+        self
+    }
+
+    /// The wait before retry `retry` (from 0) after `error`.
+    pub fn delay(&self, retry: u32, error: &ModelError) -> Duration {
+        if let Some(asked) = error.retry_after() {
+            return asked.min(self.max_delay);
+        }
+        let factor = 2u32.saturating_pow(retry.min(31));
+        let base = self
+            .initial_delay
+            .saturating_mul(factor)
+            .min(self.max_delay);
+        if self.jitter {
+            // A random point in [base/2, base].
+            let half = base / 2;
+            half + half.mul_f64(random_unit())
+        } else {
+            base
+        }
+    }
+}
+
+/// A random number in [0, 1), from the standard library's per-instance
+/// random hash keys (no random-number crate for this one use).
+fn random_unit() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u8(0);
+    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// One retry of a model call, as the trace records it
+/// ([`TraceEvent::ModelRetry`](crate::agent::TraceEvent::ModelRetry)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RetryNote {
+    /// The retry's number: 1 for the second attempt.
+    pub attempt: u32,
+    /// How long it waited before asking again, in milliseconds.
+    pub delay_ms: u64,
+    /// The error of the attempt before.
+    pub reason: String,
+}
+
+/// Asks `model`, asking again after a retryable error as `policy` says;
+/// `on_retry` hears of each retry before its wait. Works for any model:
+/// the HTTP ones report a 429 or 5xx as [`ModelError::Http`] and a lost
+/// connection as [`ModelError::Transport`].
+pub async fn complete_with_retry(
+    model: &dyn Model,
+    request: ModelRequest<'_>,
+    policy: &RetryPolicy,
+    on_retry: &mut (dyn FnMut(RetryNote) + Send),
+) -> Result<ModelResponse, ModelError> {
+    let mut retry = 0;
+    loop {
+        match model.complete(request).await {
+            Err(error) if error.is_retryable() && retry < policy.max_retries => {
+                let delay = policy.delay(retry, &error);
+                retry += 1;
+                on_retry(RetryNote {
+                    attempt: retry,
+                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                    reason: error.to_string(),
+                });
+                if !delay.is_zero() {
+                    tokio::time::sleep(delay).await;
+                }
+            }
+            answer => return answer,
+        }
+    }
+}
+
+/// The wait a failed HTTP response asks for: `retry-after-ms` (OpenAI,
+/// Anthropic), else `Retry-After` in seconds. An HTTP-date `Retry-After`
+/// is not read (the backoff applies).
+#[cfg_attr(not(any(feature = "openai", feature = "providers")), allow(dead_code))]
+pub(crate) fn retry_after_ms(
+    retry_after: Option<&str>,
+    retry_after_ms: Option<&str>,
+) -> Option<u64> {
+    if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(ms as u64);
+    }
+    let secs = retry_after?.trim().parse::<f64>().ok()?;
+    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, retry_after_ms: Option<u64>) -> ModelError {
+        ModelError::Http {
+            status,
+            body: String::new(),
+            retry_after_ms,
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap_and_jitter_stays_in_the_upper_half() {
+        let p = RetryPolicy::default()
+            .with_delays(Duration::from_millis(100), Duration::from_millis(350))
+            .with_jitter(false);
+        let e = ModelError::Transport("reset".into());
+        let delays: Vec<u128> = (0..4).map(|n| p.delay(n, &e).as_millis()).collect();
+        assert_eq!(delays, [100, 200, 350, 350]);
+        let p = p.with_jitter(true);
+        for n in 0..4 {
+            let d = p.delay(n, &e).as_millis();
+            let base = [100, 200, 350, 350][n as usize];
+            assert!(d >= base / 2 && d <= base, "retry {n}: {d} ms");
+        }
+    }
+
+    #[test]
+    fn retry_after_is_honoured_and_capped() {
+        let p =
+            RetryPolicy::default().with_delays(Duration::from_millis(100), Duration::from_secs(2));
+        assert_eq!(p.delay(0, &http(429, Some(0))), Duration::ZERO);
+        assert_eq!(
+            p.delay(2, &http(429, Some(1500))),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(p.delay(0, &http(503, Some(60_000))), Duration::from_secs(2));
+    }
+
+    #[test]
+    fn what_is_retryable() {
+        assert!(http(429, None).is_retryable());
+        assert!(http(500, None).is_retryable());
+        assert!(http(529, None).is_retryable());
+        assert!(!http(400, None).is_retryable());
+        assert!(!http(401, None).is_retryable());
+        assert!(ModelError::Transport("x".into()).is_retryable());
+        assert!(!ModelError::InvalidResponse("x".into()).is_retryable());
+    }
+
+    #[test]
+    fn retry_after_headers_are_read() {
+        assert_eq!(retry_after_ms(Some("1"), None), Some(1000));
+        assert_eq!(retry_after_ms(Some("0"), None), Some(0));
+        assert_eq!(retry_after_ms(Some("1"), Some("250")), Some(250));
+        assert_eq!(
+            retry_after_ms(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None),
+            None
+        );
+        assert_eq!(retry_after_ms(Some("-3"), None), None);
+        assert_eq!(retry_after_ms(None, None), None);
+    }
+}
