@@ -407,6 +407,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             hooks: Vec::new(),
             span: child.span,
             tokens: None,
+            meta: Some(child.meta.clone()),
         };
         if !seen.insert(child.tool_name()) {
             return Err(syn::Error::new(
