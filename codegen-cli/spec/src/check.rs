@@ -432,8 +432,9 @@ impl UnmatchedHook<'_> {
             );
         }
         let meta = word.contains("meta:");
+        let declared = self.declared_meta(spec);
         let near = if meta {
-            self.declared_meta(spec)
+            declared.clone().unwrap_or_default()
         } else {
             nearest_names(word, &names)
                 .into_iter()
@@ -441,6 +442,9 @@ impl UnmatchedHook<'_> {
                 .collect()
         };
         let hint = match near.as_slice() {
+            [] if meta && declared.is_none() => {
+                "; none declares it in its `Tool::META` (`#[tool(meta(..))]`).".to_owned()
+            }
             [] if meta => "; no tool declares metadata.".to_owned(),
             more if meta => format!(
                 "; the tools declare {}.",
@@ -488,21 +492,19 @@ impl UnmatchedHook<'_> {
 
 impl UnmatchedHook<'_> {
     /// The metadata the tools this hook could apply to declare, as
-    /// `meta:key=value`, in order, each once (what the spec knows).
-    fn declared_meta(&self, spec: &AgentSpec) -> Vec<String> {
+    /// `meta:key=value`, in order, each once; `None` when the spec does not
+    /// know the metadata of one of them (a tool listed in `#[agent]`).
+    fn declared_meta(&self, spec: &AgentSpec) -> Option<Vec<String>> {
         let metas: Vec<crate::ToolMeta> = match self.place {
-            HookPlace::ToolEntry { tool, .. } => spec
-                .function_tools
-                .get(tool)
-                .and_then(|t| t.meta.clone())
-                .into_iter()
-                .collect(),
+            HookPlace::ToolEntry { tool, .. } => {
+                vec![spec.function_tools.get(tool)?.meta.clone()?]
+            }
             _ => spec
                 .function_tools
                 .iter()
-                .filter_map(|t| t.meta.clone())
-                .chain(spec.agents.iter().map(|a| a.meta.clone()))
-                .collect(),
+                .map(|t| t.meta.clone())
+                .chain(spec.agents.iter().map(|a| Some(a.meta.clone())))
+                .collect::<Option<_>>()?,
         };
         let mut out: Vec<String> = Vec::new();
         for (k, v) in metas.iter().flat_map(|m| m.iter()) {
@@ -511,7 +513,7 @@ impl UnmatchedHook<'_> {
                 out.push(pair);
             }
         }
-        out
+        Some(out)
     }
 }
 

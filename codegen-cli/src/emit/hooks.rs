@@ -299,15 +299,11 @@ pub(super) fn emit_hooks_for(
             let hooks = t.hook_names.iter().map(|(h, _)| h);
             return quote!(#name => ::std::vec![#(#hooks),*],);
         }
-        // Some apply only to some sources: the tool's, from the caller.
+        // Some apply only to some sources (the tool's, from the caller) or
+        // by the tool's metadata.
         let pushes = t.hook_names.iter().map(|(h, only)| match only {
             None => quote!(hooks.push(#h);),
-            Some(sources) => {
-                let sources = sources
-                    .iter()
-                    .map(|s| super::tokens::source_tokens(krate, *s));
-                quote!(if [#(#sources),*].contains(&source) { hooks.push(#h); })
-            }
+            Some(cond) => quote!(if #cond { hooks.push(#h); }),
         });
         quote!(#name => {
             let mut hooks = ::std::vec::Vec::new();

@@ -131,6 +131,9 @@ pub(super) struct AgentEntryAttr {
     /// `on_error = path`: what the parent model reads when a call fails.
     #[darling(default)]
     pub(super) on_error: Option<syn::Path>,
+    /// `meta(risk = "high")`: the metadata of the child's tool.
+    #[darling(default)]
+    pub(super) meta: Option<crate::tool_hook::MetaAttr>,
 }
 
 #[derive(Debug, FromMeta)]

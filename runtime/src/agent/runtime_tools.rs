@@ -113,6 +113,14 @@ impl<A: Agent, T: ToolSet> ToolSet for RuntimeTools<A, T> {
             .or_else(|| self.tools.contains(name).then_some(ToolSource::Runtime))
     }
 
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        if self.registered(name) {
+            self.tools.meta(name)
+        } else {
+            self.agent.tools().meta(name)
+        }
+    }
+
     fn step_offer(
         &self,
         definitions: &[ToolDefinition],
@@ -135,7 +143,10 @@ impl<A: Agent, T: ToolSet> ToolSet for RuntimeTools<A, T> {
         if !self.registered(&call.name) {
             return self.agent.tools().dispatch(scope, call).await;
         }
-        let mut cx = scope.context(Cow::Owned(call.name), ToolSource::Runtime, None, call.id);
+        let meta = self.tools.meta(&call.name);
+        let mut cx = scope
+            .context(Cow::Owned(call.name), ToolSource::Runtime, None, call.id)
+            .with_meta(meta);
         let inner = Registered { tools: &self.tools };
         let outcome = self
             .agent

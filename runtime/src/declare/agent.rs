@@ -27,6 +27,22 @@ pub fn selects(
     matcher.as_ref().is_some_and(|m| m.matches(*target))
 }
 
+/// Checks, at compile time, that a part of a hook's matcher (a `meta:`
+/// part) selects a tool: `selected` holds, for each tool whose metadata the
+/// agent knows only through its `Tool::META`, whether the part selects it.
+/// Otherwise compilation fails with `message`.
+#[doc(hidden)]
+pub const fn meta_part_selects(selected: &[bool], message: &str) {
+    let mut i = 0;
+    while i < selected.len() {
+        if selected[i] {
+            return;
+        }
+        i += 1;
+    }
+    panic!("{}", message);
+}
+
 /// An agent declared with `#[hookwire::agent]` or an AgentCard, with the
 /// name it was declared with: a parent that lists it in `agents = [..]` is
 /// checked against it at compile time.

@@ -47,6 +47,10 @@ impl<A: Agent> ToolSet for StaticTools<A> {
         self.0.tools().source(name)
     }
 
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        self.0.tools().meta(name)
+    }
+
     fn step_offer(
         &self,
         definitions: &[ToolDefinition],

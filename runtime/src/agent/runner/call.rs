@@ -49,6 +49,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .tools()
             .source(&call.name)
             .unwrap_or(ToolSource::Function);
+        let meta = self.agent.tools().meta(&call.name);
         let span = tracing::info_span!(
             "hookwire.tool_call",
             agent = agent_name,
@@ -83,6 +84,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                         agent: agent_name,
                         tool: &name,
                         source,
+                        meta: &meta,
                         tool_use_id: &id,
                         args: &mut arguments,
                         step,
@@ -106,6 +108,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     agent: agent_name,
                     call: &call,
                     source,
+                    meta: &meta,
                     outcome: &mut outcome,
                     elapsed: started.elapsed(),
                 };
