@@ -413,6 +413,9 @@ pub(crate) fn resolve(
         }
     }
     if diags.is_empty() {
+        super::cross::check_meta_matchers(&p, &spec, &mut diags);
+    }
+    if diags.is_empty() {
         Ok(Card {
             path: p.src.path.clone(),
             spec,
