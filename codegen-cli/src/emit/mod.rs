@@ -539,7 +539,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
     let call_dynamic = emit_call_dynamic(krate, spec, &matchers);
     let selecting_none = emit_hooks_selecting_none(krate, spec, &matchers);
-    let hooks_for = emit_hooks_for(krate, spec, &lowered, &matchers);
+    let hooks_for = emit_hooks_for(krate, spec, &lowered);
+    let dynamic_hooks = emit_dynamic_hooks(krate, spec, &matchers);
     let matchers = matchers.item(krate);
     let agent_name_lit = str_lit(agent_name);
 
@@ -552,6 +553,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             #constructor
 
             #matchers
+
+            #dynamic_hooks
         }
 
         #from_deps

@@ -180,15 +180,19 @@ pub(crate) fn unmatched_hooks<A: Agent, T: ToolSet>(
     tools: &T,
     when: &str,
 ) -> Vec<String> {
-    let known: Vec<(String, ToolSource)> = tools
+    let known: Vec<(String, ToolSource, crate::ToolMeta)> = tools
         .definitions()
         .into_iter()
         .map(|d| {
             let source = tools.source(&d.name).unwrap_or(ToolSource::Runtime);
-            (d.name, source)
+            let meta = tools.meta(&d.name);
+            (d.name, source, meta)
         })
         .collect();
-    let targets: Vec<(&str, ToolSource)> = known.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+    let targets: Vec<crate::matcher::MatchTarget<'_>> = known
+        .iter()
+        .map(|(n, s, m)| crate::matcher::MatchTarget::new(n, *s).with_meta(m))
+        .collect();
     agent
         .hooks_selecting_none(&targets)
         .into_iter()
@@ -226,8 +230,15 @@ impl<A: Agent, T: ToolSet + 'static> Agent for WithTools<A, T> {
         self.tools.agent.call_dynamic(cx, args, inner)
     }
 
-    fn hooks_selecting_none(&self, tools: &[(&str, ToolSource)]) -> Vec<(&'static str, String)> {
+    fn hooks_selecting_none(
+        &self,
+        tools: &[crate::matcher::MatchTarget<'_>],
+    ) -> Vec<(&'static str, String)> {
         self.tools.agent.hooks_selecting_none(tools)
+    }
+
+    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+        self.tools.agent.hooks_for_call(target)
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -7,13 +7,11 @@
 #[doc(hidden)]
 pub fn selects_any(
     matcher: &Option<crate::matcher::Matcher>,
-    tools: &[(&str, crate::context::ToolSource)],
+    tools: &[crate::matcher::MatchTarget<'_>],
 ) -> bool {
-    matcher.as_ref().is_some_and(|m| {
-        tools
-            .iter()
-            .any(|(name, source)| m.matches(crate::matcher::MatchTarget::new(name, *source)))
-    })
+    matcher
+        .as_ref()
+        .is_some_and(|m| tools.iter().any(|t| m.matches(*t)))
 }
 
 /// Whether `matcher` (a generated agent's compiled matcher; `None` if its

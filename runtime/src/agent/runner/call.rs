@@ -14,6 +14,7 @@ use super::{Runner, TraceEvent, caught};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
+use crate::matcher::MatchTarget;
 use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
@@ -166,7 +167,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .collect();
             let hooks = self
                 .agent
-                .hooks_for(&call.name, source)
+                .hooks_for_call(&MatchTarget::new(&call.name, source).with_meta(&meta))
                 .into_iter()
                 .map(str::to_owned)
                 .collect();
