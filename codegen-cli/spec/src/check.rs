@@ -443,7 +443,7 @@ impl UnmatchedHook<'_> {
         };
         let hint = match near.as_slice() {
             [] if meta && declared.is_none() => {
-                "; none declares it in its `Tool::META` (`#[tool(meta(..))]`).".to_owned()
+                " by the metadata each declares (its `Tool::META`, `#[tool(meta(..))]`).".to_owned()
             }
             [] if meta => "; no tool declares metadata.".to_owned(),
             more if meta => format!(

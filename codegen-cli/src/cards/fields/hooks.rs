@@ -175,7 +175,7 @@ impl Ctx<'_> {
             Yaml::Str(pattern) => match Matcher::parse(pattern) {
                 Ok(m) => Some(m),
                 Err(e) => {
-                    self.err(path, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `!pattern`".into()));
+                    self.err(path, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp`, `meta:key=value` or `!pattern`".into()));
                     None
                 }
             },
