@@ -133,7 +133,6 @@ pub use call::{
     Content, Contents, EmbeddedResource, Outcome, ToolArgs, ToolCall, ToolResult, into_result,
 };
 pub use context::{Extensions, ToolContext, ToolSource};
-pub use hookwire_spec::ToolMeta;
 pub use decision::Decision;
 pub use declare::{ArgsOf, ToolDecl};
 pub use deps::{Dep, FromDeps, FromRef};
@@ -147,6 +146,7 @@ pub use hooks::Attempts;
 pub use hookwire_macros::FromDeps;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, args, hook, tool};
+pub use hookwire_spec::ToolMeta;
 /// Joining tool sets (static tools and MCP tools): `a.join(b)`.
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};

@@ -653,15 +653,7 @@ impl AgentSpec {
     /// the servers and `runtime_tools`; an entry hook against its tool.
     fn each_matcher<'s>(
         &'s self,
-        mut f: impl FnMut(
-            HookPlace,
-            &'s Matcher,
-            &'s str,
-            SpanInfo,
-            &[StaticTool],
-            &[String],
-            bool,
-        ),
+        mut f: impl FnMut(HookPlace, &'s Matcher, &'s str, SpanInfo, &[StaticTool], &[String], bool),
     ) {
         let tools: Vec<StaticTool> = self
             .function_tools
@@ -676,17 +668,41 @@ impl AgentSpec {
         let (servers, runtime) = (self.servers.as_slice(), self.runtime_tools);
         for (i, h) in self.tool_hooks.iter().enumerate() {
             let place = HookPlace::ToolHook(i);
-            f(place, &h.matcher, h.display_name(), h.span, &tools, servers, runtime);
+            f(
+                place,
+                &h.matcher,
+                h.display_name(),
+                h.span,
+                &tools,
+                servers,
+                runtime,
+            );
         }
         for (i, h) in self.lifecycle_hooks.iter().enumerate() {
             let place = HookPlace::Lifecycle(i);
-            f(place, &h.matcher, h.display_name(), h.span, &tools, servers, runtime);
+            f(
+                place,
+                &h.matcher,
+                h.display_name(),
+                h.span,
+                &tools,
+                servers,
+                runtime,
+            );
         }
         for (t, tool) in self.function_tools.iter().enumerate() {
             let own = [tools[t].clone()];
             for (i, h) in tool.hooks.iter().enumerate() {
                 let place = HookPlace::ToolEntry { tool: t, hook: i };
-                f(place, &h.matcher, h.display_name(), h.span, &own, &[], false);
+                f(
+                    place,
+                    &h.matcher,
+                    h.display_name(),
+                    h.span,
+                    &own,
+                    &[],
+                    false,
+                );
             }
         }
     }
@@ -884,7 +900,12 @@ mod tests {
                 .with_function_tool(ToolRef::new("E", "echo").with_meta(crate::ToolMeta::EMPTY))
                 .with_tool_hook(HookRef::new("Guard").with_match(pattern).unwrap())
         };
-        for ok in ["meta:risk", "meta:risk=high", "!meta:risk", "echo|meta:risk"] {
+        for ok in [
+            "meta:risk",
+            "meta:risk=high",
+            "!meta:risk",
+            "echo|meta:risk",
+        ] {
             assert!(known(ok).hooks_selecting_no_tool().is_empty(), "{ok}");
         }
         let spec = known("echo|meta:risk=hgih");

@@ -343,7 +343,10 @@ mod tests {
         assert_eq!(st, shared);
         assert_eq!(shared.get("kind"), Some("write"));
         assert_eq!(shared.get("nope"), None);
-        assert_eq!(ToolMeta::from_pairs(Vec::<(String, String)>::new()), ToolMeta::EMPTY);
+        assert_eq!(
+            ToolMeta::from_pairs(Vec::<(String, String)>::new()),
+            ToolMeta::EMPTY
+        );
         assert_eq!(format!("{st:?}"), r#"{"risk": "high", "kind": "write"}"#);
     }
 

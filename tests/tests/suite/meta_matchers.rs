@@ -134,7 +134,10 @@ async fn hooks_run_only_on_the_tools_whose_metadata_their_matcher_selects() {
         ops.hooks_for("agent__helper", ToolSource::Agent),
         ["any_risk", "flag"]
     );
-    assert_eq!(ops.hooks_for("ping", ToolSource::Function), Vec::<&str>::new());
+    assert_eq!(
+        ops.hooks_for("ping", ToolSource::Function),
+        Vec::<&str>::new()
+    );
     assert_eq!(
         ops.tools().meta("delete"),
         ToolMeta::from_static(&[("risk", "high"), ("destructive", "true")])

@@ -14,10 +14,10 @@ use super::{Runner, TraceEvent, caught};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
-use crate::matcher::MatchTarget;
 use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
+use crate::matcher::MatchTarget;
 use crate::prepost::Decision;
 use crate::toolset::{CallScope, ToolSet};
 
