@@ -666,29 +666,16 @@ impl AgentSpec {
             )
             .collect();
         let (servers, runtime) = (self.servers.as_slice(), self.runtime_tools);
-        for (i, h) in self.tool_hooks.iter().enumerate() {
+        let agent_level = self.tool_hooks.iter().enumerate().map(|(i, h)| {
             let place = HookPlace::ToolHook(i);
-            f(
-                place,
-                &h.matcher,
-                h.display_name(),
-                h.span,
-                &tools,
-                servers,
-                runtime,
-            );
-        }
-        for (i, h) in self.lifecycle_hooks.iter().enumerate() {
+            (place, &h.matcher, h.display_name(), h.span)
+        });
+        let lifecycle = self.lifecycle_hooks.iter().enumerate().map(|(i, h)| {
             let place = HookPlace::Lifecycle(i);
-            f(
-                place,
-                &h.matcher,
-                h.display_name(),
-                h.span,
-                &tools,
-                servers,
-                runtime,
-            );
+            (place, &h.matcher, h.display_name(), h.span)
+        });
+        for (place, m, hook, span) in agent_level.chain(lifecycle) {
+            f(place, m, hook, span, &tools, servers, runtime);
         }
         for (t, tool) in self.function_tools.iter().enumerate() {
             let own = [tools[t].clone()];
@@ -929,6 +916,21 @@ mod tests {
             parts[0].1,
             [(0, crate::MetaFormula::Is("risk".into(), "high".into()))]
         );
+    }
+
+    #[test]
+    fn an_mcp_tools_annotations_are_the_only_metadata_a_server_may_add() {
+        let dead = |servers: &[&str], pattern: &str| {
+            let mut spec = agent(servers, pattern);
+            for t in &mut spec.function_tools {
+                t.meta = Some(crate::ToolMeta::EMPTY);
+            }
+            !spec.hooks_selecting_no_tool().is_empty()
+        };
+        assert!(!dead(&["time"], "meta:read_only=true"));
+        assert!(!dead(&["time"], "meta:destructive"));
+        assert!(dead(&["time"], "meta:risk"));
+        assert!(dead(&[], "meta:read_only"));
     }
 
     #[test]

@@ -187,6 +187,12 @@ impl RuntimeMatchers {
     }
 }
 
+/// Whether the agent has agent-level hooks and tools found at run time,
+/// which those hooks wrap (`call_dynamic`, the trace's dynamic hooks).
+fn has_dynamic_chain(spec: &AgentSpec) -> bool {
+    !spec.tool_hooks.is_empty() && spec.has_run_time_tools()
+}
+
 /// `Agent::call_dynamic`: the agent-level hooks, in declared order,
 /// around a tool discovered at run time. A hook whose matcher is not `*` is
 /// wrapped in `When`, which evaluates the matcher on each call (compiled
@@ -199,7 +205,7 @@ pub(super) fn emit_call_dynamic(
     // Only an agent with MCP servers has tools discovered at run time; for
     // one without, the chain is never called, and compiling it would cost
     // the recursion depth of a `When` per matched hook for nothing.
-    if spec.tool_hooks.is_empty() || !spec.has_run_time_tools() {
+    if !has_dynamic_chain(spec) {
         return quote!();
     }
     let mut layers = Vec::new();
@@ -312,7 +318,7 @@ pub(super) fn emit_hooks_for(
     });
     // For a tool found at run time: each agent-level hook, with the
     // matcher it needs (compiled once, see `RuntimeMatchers`) if it has one.
-    let (fallback, for_call) = if spec.tool_hooks.is_empty() || !spec.has_run_time_tools() {
+    let (fallback, for_call) = if !has_dynamic_chain(spec) {
         let fallback = quote!(_ => {
             let _ = source;
             ::std::vec::Vec::new()
@@ -362,7 +368,7 @@ pub(super) fn emit_dynamic_hooks(
     spec: &AgentSpec,
     matchers: &RuntimeMatchers,
 ) -> TokenStream {
-    if spec.tool_hooks.is_empty() || !spec.has_run_time_tools() {
+    if !has_dynamic_chain(spec) {
         return quote!();
     }
     let entries = spec.tool_hooks.iter().enumerate().map(|(i, r)| {
