@@ -65,7 +65,7 @@ impl ToolMeta {
 
     /// Every pair, in declared order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        let (st, shared): (&[(&str, &str)], &[(String, String)]) = match &self.0 {
+        let (st, shared): (StaticPairs<'_>, &[(String, String)]) = match &self.0 {
             Repr::Static(pairs) => (pairs, &[]),
             Repr::Shared(pairs) => (&[], pairs),
         };
@@ -79,6 +79,9 @@ impl ToolMeta {
         self.iter().next().is_none()
     }
 }
+
+/// Borrowed `key = "value"` pairs.
+type StaticPairs<'a> = &'a [(&'a str, &'a str)];
 
 impl PartialEq for ToolMeta {
     fn eq(&self, other: &Self) -> bool {
@@ -358,7 +361,10 @@ mod tests {
         const NOT_KIND: bool = MetaExpr::Not(&MetaExpr::Has("kind")).eval(META);
         const ANY: bool = MetaExpr::Any(&[MetaExpr::Has("kind"), MetaExpr::Has("risk")]).eval(META);
         const ALL: bool = MetaExpr::All(&[MetaExpr::Has("kind"), MetaExpr::Has("risk")]).eval(META);
-        assert!(HIGH && !LOW && NOT_KIND && ANY && !ALL);
+        assert_eq!(
+            [HIGH, LOW, NOT_KIND, ANY, ALL],
+            [true, false, true, true, false]
+        );
         assert!(MetaExpr::All(&[]).eval(&[]) && !MetaExpr::Any(&[]).eval(&[]));
     }
 
