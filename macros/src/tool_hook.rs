@@ -22,6 +22,7 @@ const TOOL_KEYS: &[&str] = &[
     "approval_metadata",
     "available",
     "instruction",
+    "meta",
     "crate",
 ];
 /// The options of an entry of a tool's own `hooks = [..]`: a hook entry's
@@ -54,8 +55,29 @@ struct ToolAttr {
     available: Option<syn::Path>,
     #[darling(default)]
     instruction: Option<InstructionAttr>,
+    #[darling(default)]
+    meta: Option<MetaAttr>,
     #[darling(default, rename = "crate")]
     krate: Option<syn::Path>,
+}
+
+/// `meta(risk = "high", destructive)`: the tool's metadata (the shared
+/// reading, `lower::parse_meta`).
+#[derive(Debug, Default)]
+pub(crate) struct MetaAttr(pub(crate) Vec<(String, String)>);
+
+impl FromMeta for MetaAttr {
+    fn from_meta(item: &syn::Meta) -> darling::Result<Self> {
+        match item {
+            syn::Meta::List(list) => lower::parse_meta(list)
+                .map(Self)
+                .map_err(darling::Error::from),
+            other => Err(darling::Error::custom(
+                "expected `meta(key = \"value\", ..)`, as in `meta(risk = \"high\", destructive)`",
+            )
+            .with_span(other)),
+        }
+    }
 }
 
 /// `needs_approval` (every call), `needs_approval = path` (a predicate on
@@ -326,6 +348,7 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
     opts.approval_metadata = parsed.approval_metadata;
     opts.available = parsed.available;
     opts.instruction = parsed.instruction.map(|i| i.0);
+    opts.meta = parsed.meta.map(|m| m.0).unwrap_or_default();
     let krate_text = opts.crate_path.to_token_stream().to_string();
     let mut errors: Option<syn::Error> = None;
     for entry in &parsed.hooks.0 {

@@ -26,6 +26,7 @@ pub struct ToolContext {
     source: ToolSource,
     tool_use_id: String,
     extensions: Extensions,
+    meta: crate::ToolMeta,
 }
 
 impl ToolContext {
@@ -43,6 +44,7 @@ impl ToolContext {
             source,
             tool_use_id: tool_use_id.into(),
             extensions: Extensions::new(),
+            meta: crate::ToolMeta::EMPTY,
         }
     }
 
@@ -62,7 +64,19 @@ impl ToolContext {
             source,
             tool_use_id,
             extensions: Extensions::new(),
+            meta: crate::ToolMeta::EMPTY,
         }
+    }
+
+    /// Sets the metadata the tool declares ([`Tool::META`](crate::Tool::META)).
+    pub fn with_meta(mut self, meta: crate::ToolMeta) -> Self {
+        self.meta = meta;
+        self
+    }
+
+    /// The metadata the tool declares: what `meta:` matchers read.
+    pub fn meta(&self) -> &crate::ToolMeta {
+        &self.meta
     }
 
     /// Sets the agent's name.

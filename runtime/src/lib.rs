@@ -125,7 +125,7 @@ pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
 /// Tool matchers, shared with the code generator so that a matcher means
 /// the same thing at code generation time and at run time.
 pub mod matcher {
-    pub use hookwire_spec::{MatchTarget, Matcher, MatcherError, StepKind};
+    pub use hookwire_spec::{MatchTarget, Matcher, MatcherError, StepKind, ToolMeta};
 }
 
 pub use call::ImageContent;
@@ -146,6 +146,7 @@ pub use hooks::Attempts;
 pub use hookwire_macros::FromDeps;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, args, hook, tool};
+pub use hookwire_spec::ToolMeta;
 /// Joining tool sets (static tools and MCP tools): `a.join(b)`.
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};
@@ -166,7 +167,12 @@ pub mod __private {
     }
     /// Whether a hook's matcher selects any tool, and the compile-time
     /// check of a child agent's name, for generated code.
-    pub use crate::declare::{child_agent_name, function_tool_name, selects, selects_any};
+    pub use crate::declare::{
+        child_agent_name, function_tool_name, meta_part_selects, selects, selects_any,
+    };
+    /// Compile-time `meta:` matching, for generated code.
+    pub use crate::predicate::Const;
+    pub use hookwire_spec::MetaExpr;
     /// How generated code holds the hooks a user lists: one checked slot
     /// per hook.
     pub mod slot {

@@ -12,7 +12,7 @@ use crate::matcher::{MatchTarget, Matcher};
 /// | where | subject `T` | typical predicates |
 /// |---|---|---|
 /// | [`When`](crate::When): a hook gated per call | [`ToolContext`] | a [`Matcher`], `\|cx: &ToolContext\| ..` |
-/// | [`ForTools`](crate::agent::lifecycle::ForTools): a lifecycle hook's tool events | [`MatchTarget`] (the tool's name and source) | a [`Matcher`], `\|t: &MatchTarget<'_>\| ..` |
+/// | [`ForTools`](crate::agent::lifecycle::ForTools): a lifecycle hook's tool events | [`MatchTarget`] (the tool's name, source and metadata) | a [`Matcher`], `\|t: &MatchTarget<'_>\| ..` |
 /// | [`NeedsApproval`](crate::approval::NeedsApproval): a chain's approval gate | the arguments as a JSON [`Value`](serde_json::Value) | `true`, `\|args: &Value\| ..` |
 /// | `#[tool(needs_approval = f)]` | the tool's typed arguments, [`ArgsOf<tool>`](crate::ArgsOf) | `fn f(args: &ArgsOf<tool>) -> bool` |
 ///
@@ -56,6 +56,19 @@ impl<T: ?Sized> Predicate<T> for bool {
     }
 }
 
+/// A predicate decided at compile time: what generated agents gate a hook
+/// with when a `meta:` matcher's answer comes from a tool's `Tool::META`
+/// (the optimizer removes the test).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Const<const B: bool>;
+
+impl<T: ?Sized, const B: bool> Predicate<T> for Const<B> {
+    fn test(&self, _subject: &T) -> bool {
+        B
+    }
+}
+
 /// A matcher over a tool's name and source.
 impl<'a> Predicate<MatchTarget<'a>> for Matcher {
     fn test(&self, target: &MatchTarget<'a>) -> bool {
@@ -66,7 +79,7 @@ impl<'a> Predicate<MatchTarget<'a>> for Matcher {
 /// A matcher over the tool a call's context is for.
 impl Predicate<ToolContext> for Matcher {
     fn test(&self, cx: &ToolContext) -> bool {
-        self.matches(MatchTarget::new(cx.tool(), cx.source()))
+        self.matches(MatchTarget::new(cx.tool(), cx.source()).with_meta(cx.meta()))
     }
 }
 

@@ -72,6 +72,22 @@ pub trait Tool: Send + Sync {
         ToolSource::Function
     }
 
+    /// The metadata the tool declares, `key = "value"` pairs that
+    /// `meta:key` / `meta:key=value` matchers select
+    /// (`#[hookwire::tool(meta(risk = "high", destructive))]` sets it; a
+    /// bare key has the value `"true"`). An agent that lists the tool
+    /// statically decides at compile time which of its hooks apply, from
+    /// this constant.
+    const META: &'static [(&'static str, &'static str)] = &[];
+
+    /// The metadata of this tool value: [`META`](Tool::META) unless the
+    /// tool overrides it. Asked on each call of a tool registered at run
+    /// time (`WithTools`), whose metadata may be known only then; a
+    /// statically listed tool is matched on [`META`](Tool::META).
+    fn meta(&self) -> crate::ToolMeta {
+        crate::ToolMeta::from_static(Self::META)
+    }
+
     /// Runs the tool.
     fn call(&self, cx: &ToolContext, args: Self::Args) -> impl Future<Output = Outcome> + Send;
 

@@ -366,6 +366,14 @@ pub trait ToolSet: Send + Sync {
     /// uses, never one guessed from the name).
     fn source(&self, name: &str) -> Option<ToolSource>;
 
+    /// The metadata the tool of this name declares
+    /// ([`Tool::META`](crate::Tool::META), an MCP tool's annotations): what
+    /// the loop gives lifecycle hooks' `meta:` matchers. None by default.
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        let _ = name;
+        crate::ToolMeta::EMPTY
+    }
+
     /// What the loop's approval gate knows of the tool of this name
     /// ([`ToolView`](crate::ToolView): the metadata its
     /// approver is shown, the type edited arguments must fit). `None` (the
@@ -457,6 +465,7 @@ pub struct RouterEntry<C, R> {
     name: Cow<'static, str>,
     source: ToolSource,
     view: Option<crate::ToolView>,
+    meta: crate::ToolMeta,
     chain: C,
     rest: R,
 }
@@ -482,6 +491,7 @@ impl<R: RouterList> Router<R> {
                 definition,
                 source,
                 view: chain.tool_view(),
+                meta: crate::ToolMeta::EMPTY,
                 chain,
                 rest: self.routes,
             },
@@ -523,7 +533,10 @@ impl<R: RouterList> Router<R> {
         let definition = tool.describe();
         let handler = tool.into_handler();
         let source = T::tool(&handler).source();
-        self.route(definition, source, handler)
+        let meta = T::tool(&handler).meta();
+        let mut router = self.route(definition, source, handler);
+        router.routes.meta = meta;
+        router
     }
 }
 
@@ -535,6 +548,12 @@ pub trait RouterList: Send + Sync {
     fn source(&self, name: &str) -> Option<ToolSource>;
     /// The approval view of the route with this name, if it has one.
     fn tool_view(&self, name: &str) -> Option<crate::ToolView>;
+    /// The metadata of the route with this name (its tool's
+    /// [`Tool::meta`](crate::Tool::meta)); none by default.
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        let _ = name;
+        crate::ToolMeta::EMPTY
+    }
     /// Dispatches to the route named `call.name`.
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send;
 }
@@ -577,11 +596,21 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
         }
     }
 
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        if self.name == name {
+            self.meta.clone()
+        } else {
+            self.rest.meta(name)
+        }
+    }
+
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         if call.name == self.name {
             // The name the model sent is this route's name: move it into the
             // context rather than copying ours.
-            let mut cx = scope.context(Cow::Owned(call.name), self.source, None, call.id);
+            let mut cx = scope
+                .context(Cow::Owned(call.name), self.source, None, call.id)
+                .with_meta(self.meta.clone());
             let future = self.chain.call(&mut cx, call.arguments);
             CatchRoot::new(future, &self.name).await
         } else {
@@ -605,6 +634,10 @@ impl<R: RouterList> ToolSet for Router<R> {
 
     fn source(&self, name: &str) -> Option<ToolSource> {
         self.routes.source(name)
+    }
+
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        self.routes.meta(name)
     }
 
     fn tool_view(&self, name: &str) -> Option<crate::ToolView> {

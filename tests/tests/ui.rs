@@ -30,6 +30,17 @@ fn agent() {
     t.compile_fail("ui/agent/*.rs");
 }
 
+/// `meta(..)` on a tool and `meta:` matchers in an agent: a bad key or
+/// value, or a `meta:` part that selects none of the agent's tools (decided
+/// by the compiler from each tool's `Tool::META`), is one error, on the
+/// offending token or the `match` string.
+#[test]
+fn meta() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/tool/meta/*.rs");
+    t.compile_fail("ui/agent/meta/*.rs");
+}
+
 /// A child agent's `output` and `on_error` in `agents = [..]`: a wrong
 /// signature or a missing function is one error, on the path.
 #[test]

@@ -229,6 +229,18 @@ impl AgentSpec {
             .collect()
     }
 
+    /// The metadata of the static tool `name` as far as the spec knows it
+    /// (none for a tool whose metadata is read at compile time).
+    pub fn static_meta(&self, name: &str) -> crate::ToolMeta {
+        let tool = self.function_tools.iter().find(|t| t.name == name);
+        let child = self.agents.iter().find(|a| a.tool_name() == name);
+        match (tool, child) {
+            (Some(t), _) => t.meta.clone().unwrap_or_default(),
+            (None, Some(a)) => a.meta.clone(),
+            (None, None) => crate::ToolMeta::EMPTY,
+        }
+    }
+
     /// Every hook a tool's chain may hold, outermost first: the
     /// agent-level ones, then the tool's own (`tool_level`), whatever
     /// their matchers.
@@ -247,7 +259,8 @@ impl AgentSpec {
         source: ToolSource,
         tool_level: &[HookRef],
     ) -> Vec<ChainHook> {
-        let target = super::MatchTarget::new(name, source);
+        let meta = self.static_meta(name);
+        let target = super::MatchTarget::new(name, source).with_meta(&meta);
         let agent = self.tool_hooks.iter().enumerate();
         let agent = agent
             .filter(|(_, h)| h.matcher.matches(target))
@@ -300,6 +313,11 @@ pub struct ToolRef {
     pub span: SpanInfo,
     /// The path as the front end's tokens, if it has them.
     pub tokens: PathTokens,
+    /// The metadata the tool declares (`#[tool(meta(..))]`), when the front
+    /// end knows it (cards read it from the function's attribute); `None`
+    /// (the `#[agent]` macro, which cannot see another item's attribute):
+    /// the generated code reads the tool's `Tool::META` at compile time.
+    pub meta: Option<crate::ToolMeta>,
 }
 
 impl ToolRef {
@@ -313,7 +331,14 @@ impl ToolRef {
             hooks: Vec::new(),
             span: None,
             tokens: None,
+            meta: None,
         }
+    }
+
+    /// Sets the metadata the tool declares.
+    pub fn with_meta(mut self, meta: crate::ToolMeta) -> Self {
+        self.meta = Some(meta);
+        self
     }
 
     /// Sets the expression that builds the tool.
@@ -444,6 +469,9 @@ pub struct AgentRef {
     /// `on_error = path`: turns an error of the call into what the parent
     /// model reads (`fn(ToolError) -> R`, `R: IntoOutcome`).
     pub on_error: Option<FnRef>,
+    /// The metadata its tool carries (`agents = [X(meta(risk = "high"))]`,
+    /// a card's `meta:`), for `meta:` matchers.
+    pub meta: crate::ToolMeta,
 }
 
 /// A function an entry names (`output = path`, a card's
@@ -479,6 +507,7 @@ impl AgentRef {
             tokens: None,
             output: None,
             on_error: None,
+            meta: crate::ToolMeta::EMPTY,
         }
     }
 

@@ -432,8 +432,28 @@ impl UnmatchedHook<'_> {
                     .map(|s| format!("{s}{}{tool}", crate::SERVER_SEPARATOR)),
             );
         }
-        let near = nearest_names(word, &names);
+        let meta = word.contains("meta:");
+        let declared = self.declared_meta(spec);
+        let near = if meta {
+            declared.clone().unwrap_or_default()
+        } else {
+            nearest_names(word, &names)
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        };
         let hint = match near.as_slice() {
+            [] if meta && declared.is_none() => {
+                " by the metadata each declares (its `Tool::META`, `#[tool(meta(..))]`).".to_owned()
+            }
+            [] if meta => "; no tool declares metadata.".to_owned(),
+            more if meta => format!(
+                "; the tools declare {}.",
+                more.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             [] => ".".to_owned(),
             [one] => format!("; did you mean `{one}`?"),
             more => format!(
@@ -445,7 +465,9 @@ impl UnmatchedHook<'_> {
             ),
         };
         let entry = matches!(self.place, HookPlace::ToolEntry { .. });
-        let run_time = if word == "step:final" {
+        let run_time = if meta {
+            " (a `meta:key` or `meta:key=value` part selects the tools that declare that metadata: `#[tool(meta(key = \"value\"))]` on a function tool, `meta(..)` on an `agents` entry)."
+        } else if word == "step:final" {
             " (`step:final` is the final answer, which only a lifecycle hook sees; a tool hook runs on tool calls, `step:tool`)."
         } else if entry {
             "."
@@ -466,6 +488,33 @@ impl UnmatchedHook<'_> {
                 self.hook, self.pattern,
             ),
         }
+    }
+}
+
+impl UnmatchedHook<'_> {
+    /// The metadata the tools this hook could apply to declare, as
+    /// `meta:key=value`, in order, each once; `None` when the spec does not
+    /// know the metadata of one of them (a tool listed in `#[agent]`).
+    fn declared_meta(&self, spec: &AgentSpec) -> Option<Vec<String>> {
+        let metas: Vec<crate::ToolMeta> = match self.place {
+            HookPlace::ToolEntry { tool, .. } => {
+                vec![spec.function_tools.get(tool)?.meta.clone()?]
+            }
+            _ => spec
+                .function_tools
+                .iter()
+                .map(|t| t.meta.clone())
+                .chain(spec.agents.iter().map(|a| Some(a.meta.clone())))
+                .collect::<Option<_>>()?,
+        };
+        let mut out: Vec<String> = Vec::new();
+        for (k, v) in metas.iter().flat_map(|m| m.iter()) {
+            let pair = format!("meta:{k}={v}");
+            if !out.contains(&pair) {
+                out.push(pair);
+            }
+        }
+        Some(out)
     }
 }
 
@@ -543,70 +592,187 @@ impl AgentSpec {
     /// regex that holds `server__`), is `source:mcp`, or is a negation
     /// (`McpAgent` warns at connect time about a hook that selects no tool).
     pub fn hooks_selecting_no_tool(&self) -> Vec<UnmatchedHook<'_>> {
-        let tools = self.static_tools();
-        let servers = self.servers.as_slice();
-        let runtime = self.runtime_tools;
         let mut out = Vec::new();
-        let mut check =
-            |place, m: &Matcher, hook, span, tools: &[(String, ToolSource)], servers| {
-                // Only a lifecycle hook sees the final answer (`step:final`).
-                let steps = matches!(place, HookPlace::Lifecycle(_));
-                if let Some(part) = dead_part(m, tools, servers, runtime, steps) {
-                    out.push(UnmatchedHook {
-                        place,
-                        hook,
-                        pattern: m.to_string(),
-                        part: (!std::ptr::eq(part, m)).then(|| part.to_string()),
-                        span,
-                    });
-                }
-            };
-        for (i, h) in self.tool_hooks.iter().enumerate() {
+        self.each_matcher(|place, m, hook, span, tools, servers, runtime| {
+            // Only a lifecycle hook sees the final answer (`step:final`).
+            let steps = matches!(place, HookPlace::Lifecycle(_));
+            if let Some((part, _)) = part_verdicts(m, tools, servers, runtime, steps)
+                .into_iter()
+                .find(|(_, v)| matches!(v, Verdict::None))
+            {
+                out.push(UnmatchedHook {
+                    place,
+                    hook,
+                    pattern: m.to_string(),
+                    part: (!std::ptr::eq(part, m)).then(|| part.to_string()),
+                    span,
+                });
+            }
+        });
+        out
+    }
+
+    /// The hooks with a `meta:` part that selects a tool only if a tool
+    /// whose metadata the spec does not know declares it (a tool listed in
+    /// `#[agent]`): the emitter checks these parts at compile time, against
+    /// each such tool's `Tool::META`. A hook with a part that selects no
+    /// tool whatever the metadata is in
+    /// [`AgentSpec::hooks_selecting_no_tool`] instead.
+    pub fn hooks_with_undecided_meta(&self) -> Vec<UndecidedHook<'_>> {
+        let mut out = Vec::new();
+        self.each_matcher(|place, m, hook, span, tools, servers, runtime| {
+            let steps = matches!(place, HookPlace::Lifecycle(_));
+            let verdicts = part_verdicts(m, tools, servers, runtime, steps);
+            if verdicts.iter().any(|(_, v)| matches!(v, Verdict::None)) {
+                return;
+            }
+            let parts: Vec<(UnmatchedHook<'_>, Vec<(usize, crate::MetaFormula)>)> = verdicts
+                .into_iter()
+                .filter_map(|(part, v)| match v {
+                    Verdict::Undecided(formulas) => Some((
+                        UnmatchedHook {
+                            place,
+                            hook,
+                            pattern: m.to_string(),
+                            part: (!std::ptr::eq(part, m)).then(|| part.to_string()),
+                            span,
+                        },
+                        formulas,
+                    )),
+                    _ => None,
+                })
+                .collect();
+            if !parts.is_empty() {
+                out.push(UndecidedHook { parts });
+            }
+        });
+        out
+    }
+
+    /// Calls `f` with every matcher of the spec: agent-level and lifecycle
+    /// hooks against the static tools (with their metadata, when known),
+    /// the servers and `runtime_tools`; an entry hook against its tool.
+    fn each_matcher<'s>(
+        &'s self,
+        mut f: impl FnMut(HookPlace, &'s Matcher, &'s str, SpanInfo, &[StaticTool], &[String], bool),
+    ) {
+        let tools: Vec<StaticTool> = self
+            .function_tools
+            .iter()
+            .map(|t| (t.name.clone(), t.source, t.meta.clone()))
+            .chain(
+                self.agents
+                    .iter()
+                    .map(|a| (a.tool_name(), ToolSource::Agent, Some(a.meta.clone()))),
+            )
+            .collect();
+        let (servers, runtime) = (self.servers.as_slice(), self.runtime_tools);
+        let agent_level = self.tool_hooks.iter().enumerate().map(|(i, h)| {
             let place = HookPlace::ToolHook(i);
-            check(place, &h.matcher, h.display_name(), h.span, &tools, servers);
-        }
-        for (i, h) in self.lifecycle_hooks.iter().enumerate() {
+            (place, &h.matcher, h.display_name(), h.span)
+        });
+        let lifecycle = self.lifecycle_hooks.iter().enumerate().map(|(i, h)| {
             let place = HookPlace::Lifecycle(i);
-            check(place, &h.matcher, h.display_name(), h.span, &tools, servers);
+            (place, &h.matcher, h.display_name(), h.span)
+        });
+        for (place, m, hook, span) in agent_level.chain(lifecycle) {
+            f(place, m, hook, span, &tools, servers, runtime);
         }
         for (t, tool) in self.function_tools.iter().enumerate() {
-            let own = [(tool.name.clone(), tool.source)];
+            let own = [tools[t].clone()];
             for (i, h) in tool.hooks.iter().enumerate() {
                 let place = HookPlace::ToolEntry { tool: t, hook: i };
-                check(place, &h.matcher, h.display_name(), h.span, &own, &[]);
+                f(
+                    place,
+                    &h.matcher,
+                    h.display_name(),
+                    h.span,
+                    &own,
+                    &[],
+                    false,
+                );
             }
         }
-        out
     }
 }
 
-/// The outermost part of `m` that selects none of `tools` and cannot
-/// select a tool of `servers` discovered at run time, nor (with `runtime`)
-/// a tool registered at run time.
-fn dead_part<'m>(
+/// A static tool as the checks see it: its name, its source, and its
+/// metadata when known.
+type StaticTool = (String, ToolSource, Option<crate::ToolMeta>);
+
+/// Whether a part of a matcher selects a tool.
+enum Verdict {
+    /// It does, or may at run time.
+    Selects,
+    /// It selects none.
+    None,
+    /// Only if one of these tools (by position among the static tools)
+    /// has metadata that satisfies its formula.
+    Undecided(Vec<(usize, crate::MetaFormula)>),
+}
+
+/// A hook with `meta:` parts that only the compiler can decide (see
+/// [`AgentSpec::hooks_with_undecided_meta`]): each part, as the error to
+/// report if it selects no tool, with the formula each tool of unknown
+/// metadata (by position among the function tools) must satisfy for the
+/// part to select it.
+#[derive(Debug, Clone)]
+pub struct UndecidedHook<'a> {
+    /// The parts, outermost first.
+    pub parts: Vec<(UnmatchedHook<'a>, Vec<(usize, crate::MetaFormula)>)>,
+}
+
+/// Every part of `m`, outermost first, with whether it selects one of
+/// `tools`, may select a tool of `servers` discovered at run time or (with
+/// `runtime`) a tool registered at run time, or (with `steps`) the final
+/// answer.
+fn part_verdicts<'m>(
     m: &'m Matcher,
-    tools: &[(String, ToolSource)],
+    tools: &[StaticTool],
     servers: &[String],
     runtime: bool,
     steps: bool,
-) -> Option<&'m Matcher> {
+) -> Vec<(&'m Matcher, Verdict)> {
     if m.depth() > crate::MAX_MATCHER_DEPTH {
         // Only a matcher built by hand gets here (parsing refuses it); it
         // is not walked.
-        return None;
+        return Vec::new();
     }
     let final_answer = super::MatchTarget::step(super::StepKind::Final);
-    let selects = |part: &Matcher| {
-        part.is_always()
-            || tools
-                .iter()
-                .any(|(name, source)| part.matches(super::MatchTarget::new(name, *source)))
+    let verdict = |part: &Matcher| {
+        if part.is_always()
             || (steps && part.matches(final_answer))
             || may_select_at_run_time(part, servers)
             || (runtime && may_select_runtime_tool(part))
+        {
+            return Verdict::Selects;
+        }
+        let mut undecided = Vec::new();
+        for (i, (name, source, meta)) in tools.iter().enumerate() {
+            let target = super::MatchTarget::new(name, *source);
+            match meta {
+                Some(meta) if part.matches(target.with_meta(meta)) => return Verdict::Selects,
+                Some(_) => {}
+                None => match part.meta_formula(target) {
+                    crate::MetaFormula::Const(true) => return Verdict::Selects,
+                    crate::MetaFormula::Const(false) => {}
+                    formula => undecided.push((i, formula)),
+                },
+            }
+        }
+        if undecided.is_empty() {
+            Verdict::None
+        } else {
+            Verdict::Undecided(undecided)
+        }
     };
-    m.parts().into_iter().find(|part| !selects(part))
+    m.parts().into_iter().map(|p| (p, verdict(p))).collect()
 }
+
+/// The metadata keys an MCP tool may carry: its annotations
+/// (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`),
+/// each `"true"` or `"false"`.
+pub const MCP_META_KEYS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
 
 /// Whether `m` may select an MCP tool of one of `servers` (known only at
 /// run time): it must name a declared server or source.
@@ -629,6 +795,8 @@ fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
             re.as_str()
                 .contains(&format!("{s}{}", crate::SERVER_SEPARATOR))
         }),
+        // An MCP tool's annotations are its metadata.
+        Matcher::Meta { key, .. } => MCP_META_KEYS.contains(&key.as_str()),
         Matcher::Any(ms) => ms.iter().any(|m| may_select_at_run_time(m, servers)),
         Matcher::All(ms) => ms.iter().all(|m| may_select_at_run_time(m, servers)),
         _ => false,
@@ -707,6 +875,63 @@ mod tests {
         let found = spec.hooks_selecting_no_tool();
         assert!(found.len() <= 1);
         found.into_iter().next().map(|u| u.part)
+    }
+
+    #[test]
+    fn meta_parts_are_checked_against_known_metadata_and_left_to_the_compiler_otherwise() {
+        let known = |pattern: &str| {
+            AgentSpec::new("ops")
+                .with_function_tool(
+                    ToolRef::new("S", "shell")
+                        .with_meta(crate::ToolMeta::from_pairs([("risk", "high")])),
+                )
+                .with_function_tool(ToolRef::new("E", "echo").with_meta(crate::ToolMeta::EMPTY))
+                .with_tool_hook(HookRef::new("Guard").with_match(pattern).unwrap())
+        };
+        for ok in [
+            "meta:risk",
+            "meta:risk=high",
+            "!meta:risk",
+            "echo|meta:risk",
+        ] {
+            assert!(known(ok).hooks_selecting_no_tool().is_empty(), "{ok}");
+        }
+        let spec = known("echo|meta:risk=hgih");
+        let found = spec.hooks_selecting_no_tool();
+        assert_eq!(found[0].part.as_deref(), Some("meta:risk=hgih"));
+        assert_eq!(
+            found[0].message(&spec),
+            "hook `Guard` with match `echo|meta:risk=hgih`: its part `meta:risk=hgih` selects no tool: it does not match any tool of agent `ops`; the tools declare `meta:risk=high`. Every alternative of `a|b` and the pattern under `!` must select a tool, or a typo would drop or widen the guard; fix the part, or remove it (a `meta:key` or `meta:key=value` part selects the tools that declare that metadata: `#[tool(meta(key = \"value\"))]` on a function tool, `meta(..)` on an `agents` entry)."
+        );
+        assert!(spec.hooks_with_undecided_meta().is_empty());
+        // `#[agent]` does not know a function tool's metadata: the compiler
+        // decides, against the formula of each such tool.
+        let mut spec = known("echo|meta:risk=high");
+        spec.function_tools[0].meta = None;
+        assert!(spec.hooks_selecting_no_tool().is_empty());
+        let undecided = spec.hooks_with_undecided_meta();
+        let parts = &undecided[0].parts;
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].0.part.as_deref(), Some("meta:risk=high"));
+        assert_eq!(
+            parts[0].1,
+            [(0, crate::MetaFormula::Is("risk".into(), "high".into()))]
+        );
+    }
+
+    #[test]
+    fn an_mcp_tools_annotations_are_the_only_metadata_a_server_may_add() {
+        let dead = |servers: &[&str], pattern: &str| {
+            let mut spec = agent(servers, pattern);
+            for t in &mut spec.function_tools {
+                t.meta = Some(crate::ToolMeta::EMPTY);
+            }
+            !spec.hooks_selecting_no_tool().is_empty()
+        };
+        assert!(!dead(&["time"], "meta:read_only=true"));
+        assert!(!dead(&["time"], "meta:destructive"));
+        assert!(dead(&["time"], "meta:risk"));
+        assert!(dead(&[], "meta:read_only"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod agent;
 mod check;
 pub mod dispatch;
 mod matcher;
+mod meta;
 mod names;
 mod source;
 mod suggest;
@@ -28,12 +29,15 @@ pub use agent::{
     McpToolsSpec, PathTokens, SpanInfo, ToolCallInjection, ToolRef,
 };
 pub use check::{
-    AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, SpecError, SpecField,
-    UniqueToolNames, UnmatchedHook, check_mcp_filter_server, check_positive,
+    AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, MCP_META_KEYS, SpecError, SpecField,
+    UndecidedHook, UniqueToolNames, UnmatchedHook, check_mcp_filter_server, check_positive,
     check_tool_input_schema,
 };
 pub use matcher::{
     MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError, StepKind,
+};
+pub use meta::{
+    MetaError, MetaExpr, MetaFormula, ToolMeta, check_meta, check_meta_key, check_meta_value,
 };
 pub use names::{
     AGENT_TOOL_PREFIX, InvalidName, MAX_DURABLE_NAME_LEN, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR,

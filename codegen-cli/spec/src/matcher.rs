@@ -4,6 +4,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::ToolSource;
+use super::meta::{MetaError, MetaFormula, ToolMeta, check_meta_key, check_meta_value};
+
+/// The metadata of a target that has none.
+static NO_META: ToolMeta = ToolMeta::EMPTY;
 
 /// What a matcher is evaluated against: one tool call's identity, or (for
 /// a lifecycle hook's `stop` and `step_end`) a step.
@@ -17,6 +21,8 @@ pub struct MatchTarget<'a> {
     pub source: ToolSource,
     /// The kind of step: a tool execution, or the final answer.
     pub step: StepKind,
+    /// The metadata the tool declares (`meta:` parts read it).
+    pub meta: &'a ToolMeta,
 }
 
 impl<'a> MatchTarget<'a> {
@@ -26,7 +32,13 @@ impl<'a> MatchTarget<'a> {
             tool,
             source,
             step: StepKind::Tool,
+            meta: &NO_META,
         }
+    }
+
+    /// The same target, for a tool that declares `meta`.
+    pub const fn with_meta(self, meta: &'a ToolMeta) -> Self {
+        Self { meta, ..self }
     }
 
     /// A step as a whole, of kind `step` (no tool: only `step:` parts and
@@ -36,6 +48,7 @@ impl<'a> MatchTarget<'a> {
             tool: "",
             source: ToolSource::Function,
             step,
+            meta: &NO_META,
         }
     }
 
@@ -81,6 +94,7 @@ impl StepKind {
 /// | `/^fs__(read\|write)$/` | a regular expression, searched in the name (anchor it yourself) |
 /// | `source:mcp` | every tool from that source (`mcp`, `function`, `agent`, `runtime`) |
 /// | `step:tool`, `step:final` | every tool call (a tool execution step); the final answer (only a lifecycle hook's `stop` and `step_end` see it) |
+/// | `meta:risk`, `meta:risk=high` | every tool that declares the metadata key `risk` (with that value): `#[tool(meta(risk = "high"))]` |
 /// | `!pattern` | every tool the pattern does not match |
 ///
 /// Composites are built with [`Matcher::all`], [`Matcher::any`] and
@@ -109,6 +123,14 @@ pub enum Matcher {
     Source(ToolSource),
     /// Every step of this kind (`step:tool` selects every tool call).
     Step(StepKind),
+    /// Every tool that declares the metadata key `key` (`meta:key`), with
+    /// the value `value` if given (`meta:key=value`).
+    Meta {
+        /// The key.
+        key: String,
+        /// The value it must have; `None`: any.
+        value: Option<String>,
+    },
     /// Every listed matcher matches.
     All(Vec<Matcher>),
     /// At least one listed matcher matches (`a|b`).
@@ -200,6 +222,9 @@ pub enum MatcherError {
     /// `step:x` with an unknown step kind.
     #[error("unknown step kind `{0}` in `step:{0}`: expected `step:tool` or `step:final`")]
     UnknownStep(String),
+    /// `meta:..` with a bad key or value.
+    #[error(transparent)]
+    Meta(#[from] MetaError),
 }
 
 /// A name no tool has (model APIs accept no control character in a tool
@@ -297,6 +322,20 @@ impl Matcher {
                 .map(|(_, kind)| Self::Step(*kind))
                 .ok_or_else(|| MatcherError::UnknownStep(step.to_owned()));
         }
+        if let Some(meta) = pattern.strip_prefix("meta:") {
+            let (key, value) = match meta.split_once('=') {
+                Some((key, value)) => (key.trim(), Some(value.trim())),
+                None => (meta.trim(), None),
+            };
+            check_meta_key(key)?;
+            if let Some(value) = value {
+                check_meta_value(key, value)?;
+            }
+            return Ok(Self::Meta {
+                key: key.to_owned(),
+                value: value.map(str::to_owned),
+            });
+        }
         if pattern.contains(['*', '?', '[', '{']) {
             return Self::glob(pattern);
         }
@@ -354,10 +393,40 @@ impl Matcher {
             Self::Regex(re) => target.is_call() && re.is_match(target.tool),
             Self::Source(source) => target.is_call() && *source == target.source,
             Self::Step(step) => *step == target.step,
+            Self::Meta { key, value } => {
+                target.is_call()
+                    && target
+                        .meta
+                        .get(key)
+                        .is_some_and(|v| value.as_deref().is_none_or(|want| want == v))
+            }
             Self::All(ms) => ms.iter().all(|m| m.matches(target)),
             Self::Any(ms) => ms.iter().any(|m| m.matches(target)),
             Self::Not(m) => !m.matches(target),
         }
+    }
+
+    /// What is left of this matcher for `target` when its metadata is not
+    /// known (a tool listed in `#[agent]`): a formula over the metadata,
+    /// constant when no `meta:` part decides.
+    pub fn meta_formula(&self, target: MatchTarget<'_>) -> MetaFormula {
+        match self {
+            Self::Meta { key, value } if target.is_call() => match value {
+                Some(value) => MetaFormula::Is(key.clone(), value.clone()),
+                None => MetaFormula::Has(key.clone()),
+            },
+            Self::All(ms) | Self::Any(ms) => MetaFormula::join(
+                ms.iter().map(|m| m.meta_formula(target)).collect(),
+                matches!(self, Self::Any(_)),
+            ),
+            Self::Not(m) => MetaFormula::not(m.meta_formula(target)),
+            leaf => MetaFormula::Const(leaf.matches(target)),
+        }
+    }
+
+    /// Whether a part of this matcher selects by metadata (`meta:..`).
+    pub fn selects_meta(&self) -> bool {
+        self.parts().iter().any(|m| matches!(m, Self::Meta { .. }))
     }
 
     /// Whether this matcher is `*` (matches every tool without looking).
@@ -397,6 +466,11 @@ impl fmt::Display for Matcher {
             Self::Regex(re) => write!(f, "/{}/", re.as_str()),
             Self::Source(source) => write!(f, "source:{source}"),
             Self::Step(step) => write!(f, "step:{}", step.as_str()),
+            Self::Meta { key, value: None } => write!(f, "meta:{key}"),
+            Self::Meta {
+                key,
+                value: Some(value),
+            } => write!(f, "meta:{key}={value}"),
             Self::Not(m) => write!(f, "!{m}"),
             Self::Any(ms) => join(f, ms, "|", "any()"),
             Self::All(ms) => {
@@ -726,6 +800,73 @@ mod tests {
     }
 
     #[test]
+    fn meta_parts_select_by_declared_metadata() {
+        let high = ToolMeta::from_static(&[("risk", "high"), ("kind", "write")]);
+        let low = ToolMeta::from_static(&[("risk", "low")]);
+        let none = ToolMeta::EMPTY;
+        let at = |meta| MatchTarget::new("x", ToolSource::Function).with_meta(meta);
+        let cases: &[(&str, [bool; 3])] = &[
+            ("meta:risk", [true, true, false]),
+            ("meta:risk=high", [true, false, false]),
+            ("meta: risk = high ", [true, false, false]),
+            ("!meta:risk=high", [false, true, true]),
+            ("meta:kind|meta:risk=low", [true, true, false]),
+            ("meta:risk=very high", [false, false, false]),
+        ];
+        for (pattern, want) in cases {
+            let m = Matcher::parse(pattern).unwrap();
+            let got = [&high, &low, &none].map(|meta| m.matches(at(meta)));
+            assert_eq!(&got, want, "{pattern}");
+        }
+        // A step as a whole has no metadata.
+        let m = Matcher::parse("meta:risk").unwrap();
+        assert!(!m.matches(MatchTarget::step(StepKind::Tool)));
+        assert!(m.selects_meta() && !Matcher::parse("risk").unwrap().selects_meta());
+    }
+
+    #[test]
+    fn bad_meta_parts_are_errors() {
+        let err = |p: &str| Matcher::parse(p).unwrap_err().to_string();
+        assert_eq!(
+            err("meta:"),
+            "empty metadata key: write `meta:key` or `meta:key=value`, as in `meta:risk=high`"
+        );
+        assert_eq!(err("meta:=high"), err("meta:"));
+        assert_eq!(
+            err("meta:ri$k"),
+            "metadata key `ri$k` has `$`: a key is ASCII letters, digits, `_`, `-` and `.`, as in `risk` or `data.kind`"
+        );
+        assert_eq!(
+            err("meta:risk="),
+            "empty value in `meta:risk=`: write `meta:risk` for any value of `risk`, or give the value, as in `meta:risk=high`"
+        );
+        assert_eq!(
+            err("meta:risk=a\u{7}b"),
+            "metadata value `a\u{7}b` cannot hold `|`, a control character or leading or trailing space"
+        );
+        // `|` separates alternatives: `meta:a=b|c` is `meta:a=b` or `c`.
+        assert!(matches!(Matcher::parse("meta:a=b|c"), Ok(Matcher::Any(v)) if v.len() == 2));
+    }
+
+    #[test]
+    fn unknown_metadata_leaves_a_formula() {
+        let t = MatchTarget::new("shell", ToolSource::Function);
+        let f = |p: &str| Matcher::parse(p).unwrap().meta_formula(t);
+        assert_eq!(f("shell"), MetaFormula::Const(true));
+        assert_eq!(f("ls|source:mcp"), MetaFormula::Const(false));
+        assert_eq!(
+            f("meta:risk=high"),
+            MetaFormula::Is("risk".into(), "high".into())
+        );
+        assert_eq!(f("shell|meta:risk"), MetaFormula::Const(true));
+        assert_eq!(f("ls|meta:risk"), MetaFormula::Has("risk".into()));
+        assert_eq!(
+            f("!meta:risk"),
+            MetaFormula::Not(Box::new(MetaFormula::Has("risk".into())))
+        );
+    }
+
+    #[test]
     fn display_round_trips() {
         for p in [
             "*",
@@ -737,6 +878,9 @@ mod tests {
             "!a",
             "step:final",
             "!step:tool",
+            "meta:risk",
+            "meta:risk=high",
+            "!meta:kind=write|ls",
         ] {
             let m = Matcher::parse(p).unwrap();
             assert_eq!(m.to_string(), p);

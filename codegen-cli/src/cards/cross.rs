@@ -179,18 +179,8 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
 /// tools at that `match:`, a `tool_input_schema` that does not describe an
 /// object at its key.
 fn check_spec(p: &Parsed, diags: &mut Vec<Diagnostic>) {
-    use crate::spec::{HookPlace, SpecField, UniqueToolNames};
-    // The function tools join the spec once their Rust references resolve;
-    // their names are known already (a name given twice is reported when
-    // they resolve, with the references).
-    let mut spec = p.spec.clone();
-    let mut names = UniqueToolNames::new();
-    for (i, r) in p.tool_refs.iter().enumerate() {
-        if names.insert(&r.function, i).is_ok() {
-            spec.function_tools
-                .push(crate::spec::ToolRef::new("", r.function.clone()));
-        }
-    }
+    use crate::spec::{HookPlace, SpecField};
+    let spec = unresolved_spec(p);
     for error in spec.validate() {
         // A child listed twice has the same tool name twice; it is reported
         // once, as listed twice (above, in `cross_check`).
@@ -200,33 +190,79 @@ fn check_spec(p: &Parsed, diags: &mut Vec<Diagnostic>) {
         {
             continue;
         }
-        let r = match error.field {
-            SpecField::Hook(HookPlace::ToolHook(i)) => p.hook_refs.get(i),
-            SpecField::Hook(HookPlace::Lifecycle(i)) => p.lifecycle_refs.get(i),
+        match error.field {
+            SpecField::Hook(place @ (HookPlace::ToolHook(_) | HookPlace::Lifecycle(_))) => {
+                diags.push(match_diag(p, place, error.message));
+            }
             SpecField::ToolInputSchema => {
                 let at = [Seg::Key("tool_input_schema")];
                 diags.push(p.src.at(&at, false, error.message));
-                continue;
             }
             SpecField::McpTools(i) => {
                 let server = p.spec.mcp_tools.get(i).map_or("", |t| t.server.as_str());
                 let at = [Seg::Key("tools"), Seg::Key(server)];
                 diags.push(p.src.at(&at, false, error.message));
-                continue;
             }
-            _ => None,
-        };
-        let diag = match r {
-            Some(r) => {
-                // A hook with a matcher is a mapping: `{hook: .., match: ..}`.
-                let mut path = vec![Seg::Key(r.field)];
-                path.extend(r.index.map(Seg::Index));
-                path.push(Seg::Key("match"));
-                p.src.at(&path, true, error.message)
-            }
-            None => p.name_diag(error.message),
-        };
-        diags.push(diag);
+            _ => diags.push(p.name_diag(error.message)),
+        }
+    }
+}
+
+/// The card's spec before its Rust references resolve: the function tools
+/// by name only (their metadata unknown), a name given twice once (it is
+/// reported when they resolve, with the references).
+fn unresolved_spec(p: &Parsed) -> crate::spec::AgentSpec {
+    let mut spec = p.spec.clone();
+    let mut names = crate::spec::UniqueToolNames::new();
+    for (i, r) in p.tool_refs.iter().enumerate() {
+        if names.insert(&r.function, i).is_ok() {
+            spec.function_tools
+                .push(crate::spec::ToolRef::new("", r.function.clone()));
+        }
+    }
+    spec
+}
+
+/// An error about the matcher of the hook at `place`, at its `match:`
+/// (a hook with a matcher is a mapping: `{hook: .., match: ..}`).
+fn match_diag(p: &Parsed, place: crate::spec::HookPlace, message: String) -> Diagnostic {
+    use crate::spec::HookPlace;
+    let r = match place {
+        HookPlace::ToolHook(i) => p.hook_refs.get(i),
+        HookPlace::Lifecycle(i) => p.lifecycle_refs.get(i),
+        HookPlace::ToolEntry { .. } => None,
+    };
+    match r {
+        Some(r) => {
+            let mut path = vec![Seg::Key(r.field)];
+            path.extend(r.index.map(Seg::Index));
+            path.push(Seg::Key("match"));
+            p.src.at(&path, true, message)
+        }
+        None => p.name_diag(message),
+    }
+}
+
+/// The `meta:` parts that only the function tools' metadata decides (read
+/// from their `#[hookwire::tool(meta(..))]` once they resolve, into
+/// `resolved`): each hook's first part that selects no tool, at its
+/// `match:`, with the metadata the tools declare.
+pub(crate) fn check_meta_matchers(
+    p: &Parsed,
+    resolved: &crate::spec::AgentSpec,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let before = unresolved_spec(p);
+    let undecided: Vec<crate::spec::HookPlace> = before
+        .hooks_with_undecided_meta()
+        .iter()
+        .filter_map(|h| h.parts.first().map(|(u, _)| u.place))
+        .collect();
+    for unmatched in resolved.hooks_selecting_no_tool() {
+        if undecided.contains(&unmatched.place) {
+            let message = unmatched.message(resolved);
+            diags.push(match_diag(p, unmatched.place, message));
+        }
     }
 }
 

@@ -404,7 +404,8 @@ pub fn schema() -> serde_json::Value {
                     "properties": {
                         "name": {"type": "string", "minLength": 1},
                         "output": rust_ref("file.rs:function, fn(&RunOutput, &[Message]) -> R: the tool result"),
-                        "on_error": rust_ref("file.rs:function, fn(ToolError) -> R: what the parent model reads when a call fails")
+                        "on_error": rust_ref("file.rs:function, fn(ToolError) -> R: what the parent model reads when a call fails"),
+                        "meta": {"type": "object", "additionalProperties": {"type": ["string", "boolean"]}, "description": "metadata of the child's tool, for `meta:key` / `meta:key=value` matchers"}
                     },
                     "required": ["name"],
                     "additionalProperties": false

@@ -187,6 +187,12 @@ impl RuntimeMatchers {
     }
 }
 
+/// Whether the agent has agent-level hooks and tools found at run time,
+/// which those hooks wrap (`call_dynamic`, the trace's dynamic hooks).
+fn has_dynamic_chain(spec: &AgentSpec) -> bool {
+    !spec.tool_hooks.is_empty() && spec.has_run_time_tools()
+}
+
 /// `Agent::call_dynamic`: the agent-level hooks, in declared order,
 /// around a tool discovered at run time. A hook whose matcher is not `*` is
 /// wrapped in `When`, which evaluates the matcher on each call (compiled
@@ -199,7 +205,7 @@ pub(super) fn emit_call_dynamic(
     // Only an agent with MCP servers has tools discovered at run time; for
     // one without, the chain is never called, and compiling it would cost
     // the recursion depth of a `When` per matched hook for nothing.
-    if spec.tool_hooks.is_empty() || !spec.has_run_time_tools() {
+    if !has_dynamic_chain(spec) {
         return quote!();
     }
     let mut layers = Vec::new();
@@ -264,7 +270,7 @@ pub(super) fn emit_hooks_selecting_none(
     quote! {
         fn hooks_selecting_none(
             &self,
-            tools: &[(&str, #krate::ToolSource)],
+            tools: &[#krate::matcher::MatchTarget<'_>],
         ) -> ::std::vec::Vec<(&'static str, ::std::string::String)> {
             let mut none = ::std::vec::Vec::new();
             #(#checks)*
@@ -288,7 +294,6 @@ pub(super) fn emit_hooks_for(
     krate: &syn::Path,
     spec: &AgentSpec,
     tools: &[Lowered],
-    matchers: &RuntimeMatchers,
 ) -> TokenStream {
     if spec.tool_hooks.is_empty() && tools.iter().all(|t| t.hook_names.is_empty()) {
         return quote!();
@@ -299,15 +304,11 @@ pub(super) fn emit_hooks_for(
             let hooks = t.hook_names.iter().map(|(h, _)| h);
             return quote!(#name => ::std::vec![#(#hooks),*],);
         }
-        // Some apply only to some sources: the tool's, from the caller.
+        // Some apply only to some sources (the tool's, from the caller) or
+        // by the tool's metadata.
         let pushes = t.hook_names.iter().map(|(h, only)| match only {
             None => quote!(hooks.push(#h);),
-            Some(sources) => {
-                let sources = sources
-                    .iter()
-                    .map(|s| super::tokens::source_tokens(krate, *s));
-                quote!(if [#(#sources),*].contains(&source) { hooks.push(#h); })
-            }
+            Some(cond) => quote!(if #cond { hooks.push(#h); }),
         });
         quote!(#name => {
             let mut hooks = ::std::vec::Vec::new();
@@ -317,37 +318,31 @@ pub(super) fn emit_hooks_for(
     });
     // For a tool found at run time: each agent-level hook, with the
     // matcher it needs (compiled once, see `RuntimeMatchers`) if it has one.
-    let mut entries = Vec::new();
-    if spec.has_run_time_tools() {
-        for (i, r) in spec.tool_hooks.iter().enumerate() {
-            let name = str_lit(trace_name(r));
-            match matchers.agent_hook(i) {
-                None => entries.push(quote!((#name, ::core::option::Option::None))),
-                Some(m) => entries.push(quote!((#name, ::core::option::Option::Some(#m)))),
-            }
-        }
-    }
-    let fallback = if entries.is_empty() {
-        quote!(_ => {
+    let (fallback, for_call) = if !has_dynamic_chain(spec) {
+        let fallback = quote!(_ => {
             let _ = source;
             ::std::vec::Vec::new()
-        })
+        });
+        (fallback, quote!())
     } else {
-        quote!(_ => {
-            let hooks: &[(
-                &'static str,
-                ::core::option::Option<
-                    &::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>,
-                >,
-            )] = &[#(#entries),*];
-            hooks
-                .iter()
-                .filter(|(_, matcher)| {
-                    matcher.is_none_or(|m| #krate::__private::selects_any(m, &[(tool, source)]))
-                })
-                .map(|(name, _)| *name)
-                .collect()
-        })
+        // A tool found at run time: matched on its metadata too, which
+        // only the loop knows (`hooks_for_call`).
+        let fallback = quote!(_ => Self::__hookwire_dynamic_hooks(
+            &#krate::matcher::MatchTarget::new(tool, source),
+        ));
+        let for_call = quote! {
+            fn hooks_for_call(
+                &self,
+                target: &#krate::matcher::MatchTarget<'_>,
+            ) -> ::std::vec::Vec<&'static str> {
+                if #krate::ToolSet::contains(&self.tools, target.tool) {
+                    self.hooks_for(target.tool, target.source)
+                } else {
+                    Self::__hookwire_dynamic_hooks(target)
+                }
+            }
+        };
+        (fallback, for_call)
     };
     quote! {
         fn hooks_for(
@@ -359,6 +354,49 @@ pub(super) fn emit_hooks_for(
                 #(#arms)*
                 #fallback
             }
+        }
+
+        #for_call
+    }
+}
+
+/// The agent-level hooks whose matcher selects a tool found at run time
+/// (each matcher compiled once, see `RuntimeMatchers`): an inherent
+/// function of the agent, which `hooks_for` and `hooks_for_call` share.
+pub(super) fn emit_dynamic_hooks(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    matchers: &RuntimeMatchers,
+) -> TokenStream {
+    if !has_dynamic_chain(spec) {
+        return quote!();
+    }
+    let entries = spec.tool_hooks.iter().enumerate().map(|(i, r)| {
+        let name = str_lit(trace_name(r));
+        match matchers.agent_hook(i) {
+            None => quote!((#name, ::core::option::Option::None)),
+            Some(m) => quote!((#name, ::core::option::Option::Some(#m))),
+        }
+    });
+    quote! {
+        /// The agent-level hooks a call of a tool found at run time runs
+        /// through, outermost first.
+        fn __hookwire_dynamic_hooks(
+            target: &#krate::matcher::MatchTarget<'_>,
+        ) -> ::std::vec::Vec<&'static str> {
+            let hooks: &[(
+                &'static str,
+                ::core::option::Option<
+                    &::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>>,
+                >,
+            )] = &[#(#entries),*];
+            hooks
+                .iter()
+                .filter(|(_, matcher)| {
+                    matcher.is_none_or(|m| #krate::__private::selects_any(m, ::core::slice::from_ref(target)))
+                })
+                .map(|(name, _)| *name)
+                .collect()
         }
     }
 }

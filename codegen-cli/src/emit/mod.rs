@@ -68,7 +68,7 @@ pub(crate) use tools::{OWN_SEGMENT, boxed};
 use crate::spec::dispatch::PerfectHash;
 use crate::spec::{
     AgentSpec, ChainHook, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef,
-    ToolRef, ToolSource,
+    MetaFormula, ToolRef, ToolSource,
 };
 
 /// How to emit an agent.
@@ -314,6 +314,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             )
         })
         .collect();
+    name_checks.extend(meta_checks(krate, spec, &lowered));
     let mut child_items = Vec::new();
     for child in &spec.agents {
         // A child agent is a tool like any other: `agent__<Name>`, an
@@ -407,6 +408,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             hooks: Vec::new(),
             span: child.span,
             tokens: None,
+            meta: Some(child.meta.clone()),
         };
         if !seen.insert(child.tool_name()) {
             return Err(syn::Error::new(
@@ -537,7 +539,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
     let call_dynamic = emit_call_dynamic(krate, spec, &matchers);
     let selecting_none = emit_hooks_selecting_none(krate, spec, &matchers);
-    let hooks_for = emit_hooks_for(krate, spec, &lowered, &matchers);
+    let hooks_for = emit_hooks_for(krate, spec, &lowered);
+    let dynamic_hooks = emit_dynamic_hooks(krate, spec, &matchers);
     let matchers = matchers.item(krate);
     let agent_name_lit = str_lit(agent_name);
     let durable_name = str_lit(
@@ -556,6 +559,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             #constructor
 
             #matchers
+
+            #dynamic_hooks
         }
 
         #from_deps
@@ -626,4 +631,34 @@ fn fn_path(f: &crate::spec::FnRef, what: &str) -> syn::Result<syn::Path> {
         None => syn::parse_str::<syn::Path>(&f.path),
     };
     parsed.map_err(|e| syn::Error::new(span, format!("invalid {what} path `{}`: {e}", f.path)))
+}
+
+/// The compile-time checks of the `meta:` parts the spec cannot decide
+/// (`AgentSpec::hooks_with_undecided_meta`: tools listed in `#[agent]`,
+/// whose metadata is their `Tool::META`): one constant per hook, on its
+/// `match` string, that fails with the spec's message for the first part
+/// that selects no tool, so one mistake is one error.
+fn meta_checks(krate: &syn::Path, spec: &AgentSpec, lowered: &[Lowered]) -> Vec<TokenStream> {
+    spec.hooks_with_undecided_meta()
+        .into_iter()
+        .filter_map(|hook| {
+            let place = hook.parts.first()?.0.place;
+            let calls = hook.parts.iter().map(|(unmatched, formulas)| {
+                let selected = formulas.iter().filter_map(|(i, formula)| {
+                    // An entry hook's tools are its own (position 0).
+                    let i = match place {
+                        crate::spec::HookPlace::ToolEntry { tool, .. } => tool,
+                        _ => *i,
+                    };
+                    let meta = lowered.get(i)?.meta.as_ref()?;
+                    let expr = meta_expr_tokens(krate, formula);
+                    Some(quote!(#expr.eval(#meta)))
+                });
+                let message = unmatched.message(spec);
+                quote!(#krate::__private::meta_part_selects(&[#(#selected),*], #message);)
+            });
+            let span = config::field_span(spec, crate::spec::SpecField::Hook(place));
+            Some(bound(span, quote!(const _: () = { #(#calls)* };)))
+        })
+        .collect()
 }

@@ -14,9 +14,13 @@ pub(super) struct Lowered {
     /// `.inner()` calls from the chain to the tool's own handler.
     pub(super) depth: usize,
     /// The hooks of the chain, outermost first, as traces name them, each
-    /// with the sources it applies to when that depends on the tool's
-    /// source (`None`: always).
-    pub(super) hook_names: Vec<(String, Option<Vec<ToolSource>>)>,
+    /// with the condition (a `bool` expression over the tool's `source`)
+    /// under which it applies, when that depends on the tool's source or
+    /// metadata (`None`: always).
+    pub(super) hook_names: Vec<(String, Option<TokenStream>)>,
+    /// The tool's metadata as a `&'static [(&str, &str)]` expression
+    /// (its `Tool::META`, or a child's declared pairs); `None`: none.
+    pub(super) meta: Option<TokenStream>,
     /// The slots of its tool-level hooks (see `lower_hook`).
     pub(super) items: TokenStream,
 }
@@ -87,6 +91,21 @@ pub(super) fn lower_tool(
         })
         .collect::<syn::Result<_>>()?;
     let items: TokenStream = own.iter().map(|h| h.items.clone()).collect();
+    // The tool's metadata: a function tool's `Tool::META` (which the macro
+    // cannot read, so the compiler decides the hooks that depend on it), a
+    // child's pairs as listed.
+    let meta_expr = match (&tool.meta, tool.source) {
+        (Some(meta), ToolSource::Agent) if !meta.is_empty() => {
+            let pairs: Vec<(String, String)> = meta
+                .iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+            Some(crate::lower::meta_slice(&pairs))
+        }
+        (Some(meta), _) if meta.is_empty() => None,
+        (_, ToolSource::Agent) => None,
+        _ => Some(quote!(<<#ty as #krate::ToolDecl>::Tool as #krate::Tool>::META)),
+    };
     let mut hook_names = Vec::new();
     let mut hooks = Vec::new();
     for link in all_links {
@@ -101,25 +120,73 @@ pub(super) fn lower_tool(
         } else {
             ToolSource::ALL.to_vec()
         };
+        // What the matcher says for each source: decided, or (a `meta:`
+        // part, metadata unknown here) a formula over the metadata.
+        let known = tool.meta.clone().unwrap_or_default();
+        let formulas: Vec<MetaFormula> = sources
+            .iter()
+            .map(|s| {
+                let target = crate::spec::MatchTarget::new(&tool.name, *s);
+                match &tool.meta {
+                    Some(_) => MetaFormula::Const(hook.matcher.matches(target.with_meta(&known))),
+                    None => hook.matcher.meta_formula(target),
+                }
+            })
+            .collect();
+        let (hty, hinit) = (&lowered.ty, &lowered.init);
+        if formulas.iter().any(|f| f.as_const().is_none()) {
+            let meta = meta_expr
+                .clone()
+                .unwrap_or_else(|| quote!(&[] as &[(&str, &str)]));
+            if formulas.iter().all(|f| *f == formulas[0]) {
+                // The metadata decides, whatever the source: at compile
+                // time, from the tool's `Tool::META`.
+                let expr = meta_expr_tokens(krate, &formulas[0]);
+                let cond = quote!(#expr.eval(#meta));
+                hook_names.push((trace_name(hook).to_owned(), Some(cond.clone())));
+                hooks.push((
+                    quote!(#krate::When<#krate::__private::Const<{ #cond }>, #hty>),
+                    quote!(#krate::When::new(#krate::__private::Const, #hinit)),
+                    true,
+                ));
+            } else {
+                // Source and metadata both: the matcher, on each call.
+                let m = super::hooks::matcher_expr(krate, &hook.matcher);
+                let name = &tool.name;
+                let cond = quote! {
+                    #m.is_some_and(|m| m.matches(
+                        #krate::matcher::MatchTarget::new(#name, source)
+                            .with_meta(&#krate::ToolMeta::from_static(#meta)),
+                    ))
+                };
+                hook_names.push((trace_name(hook).to_owned(), Some(cond)));
+                hooks.push((
+                    quote!(#krate::When<::core::option::Option<#krate::matcher::Matcher>, #hty>),
+                    quote!(#krate::When::new(#m, #hinit)),
+                    true,
+                ));
+            }
+            continue;
+        }
         let selected: Vec<ToolSource> = sources
             .iter()
-            .copied()
-            .filter(|s| {
-                hook.matcher
-                    .matches(crate::spec::MatchTarget::new(&tool.name, *s))
-            })
+            .zip(&formulas)
+            .filter(|(_, f)| f.as_const() == Some(true))
+            .map(|(s, _)| *s)
             .collect();
         if selected.is_empty() {
             continue;
         }
         if selected.len() == sources.len() {
             hook_names.push((trace_name(hook).to_owned(), None));
-            let (hty, hinit) = (&lowered.ty, &lowered.init);
             hooks.push((quote!(#hty), quote!(#hinit), false));
         } else {
             let m = super::hooks::matcher_expr(krate, &hook.matcher);
-            let (hty, hinit) = (&lowered.ty, &lowered.init);
-            hook_names.push((trace_name(hook).to_owned(), Some(selected)));
+            let listed = selected
+                .iter()
+                .map(|s| super::tokens::source_tokens(krate, *s));
+            let cond = quote!([#(#listed),*].contains(&source));
+            hook_names.push((trace_name(hook).to_owned(), Some(cond)));
             hooks.push((
                 quote!(#krate::When<::core::option::Option<#krate::matcher::Matcher>, #hty>),
                 quote!(#krate::When::new(#m, #hinit)),
@@ -164,8 +231,35 @@ pub(super) fn lower_tool(
         chain_init,
         depth: layers,
         hook_names,
+        meta: meta_expr,
         items,
     })
+}
+
+/// A metadata formula as a `MetaExpr` constant, which the compiler
+/// evaluates against a tool's `Tool::META`.
+pub(super) fn meta_expr_tokens(krate: &syn::Path, f: &MetaFormula) -> TokenStream {
+    let e = quote!(#krate::__private::MetaExpr);
+    match f {
+        MetaFormula::Const(b) => quote!(#e::Const(#b)),
+        MetaFormula::Has(key) => quote!(#e::Has(#key)),
+        MetaFormula::Is(key, value) => quote!(#e::Is(#key, #value)),
+        MetaFormula::Not(inner) => {
+            let inner = meta_expr_tokens(krate, inner);
+            quote!(#e::Not(&#inner))
+        }
+        MetaFormula::All(fs) | MetaFormula::Any(fs) => {
+            let fs = fs.iter().map(|f| meta_expr_tokens(krate, f));
+            if matches!(f, MetaFormula::All(_)) {
+                quote!(#e::All(&[#(#fs),*]))
+            } else {
+                quote!(#e::Any(&[#(#fs),*]))
+            }
+        }
+        // `MetaFormula` may grow; a formula this emitter does not know
+        // selects nothing.
+        _ => quote!(#e::Const(false)),
+    }
 }
 
 /// The tool of `t` in field `f` of `receiver` (`self`, or the `this` of
@@ -263,6 +357,7 @@ pub(super) fn emit_tools(
         )
     };
 
+    let mut meta_fn = quote!();
     let (index_fn, source_body, view_body, dispatch_fn) = if n == 0 {
         let none = quote!({
             let _ = name;
@@ -297,6 +392,10 @@ pub(super) fn emit_tools(
                 let pattern = dispatch.pattern(slot, &t.name, quote!(call.name));
                 let name = &t.name;
                 let source = tool_source(krate, t, f);
+                let with_meta = t
+                    .meta
+                    .as_ref()
+                    .map(|m| quote!(.with_meta(#krate::ToolMeta::from_static(#m))));
                 quote! {
                     #pattern => {
                         let mut cx = scope.context(
@@ -304,7 +403,7 @@ pub(super) fn emit_tools(
                             #source,
                             ::core::option::Option::None,
                             call.id,
-                        );
+                        )#with_meta;
                         #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
                     }
                 }
@@ -321,6 +420,20 @@ pub(super) fn emit_tools(
             let f = &fields[i];
             quote!(#krate::Handler::tool_view(&self.#f))
         });
+        // What lifecycle hooks' `meta:` matchers read; only for a set with
+        // a tool that may declare metadata.
+        if tools.iter().any(|t| t.meta.is_some()) {
+            let body = dispatch.by_name(tools, |i| match &tools[i].meta {
+                Some(m) => quote!(::core::option::Option::Some(#krate::ToolMeta::from_static(#m))),
+                None => quote!(::core::option::Option::None),
+            });
+            meta_fn = quote! {
+                fn meta(&self, name: &str) -> #krate::ToolMeta {
+                    let meta: ::core::option::Option<#krate::ToolMeta> = #body;
+                    meta.unwrap_or_default()
+                }
+            };
+        }
         (
             dispatch.index_fn,
             source_body,
@@ -399,6 +512,8 @@ pub(super) fn emit_tools(
                 &self,
                 name: &str,
             ) -> ::core::option::Option<#krate::ToolView> #view_body
+
+            #meta_fn
 
             #dispatch_fn
         }

@@ -49,7 +49,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
                 return Err(syn::Error::new(
                     lit.span(),
                     format!(
-                        "invalid `match` pattern for hook `{name}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/` or `source:mcp`"
+                        "invalid `match` pattern for hook `{name}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `meta:key=value`"
                     ),
                 ));
             }

@@ -36,11 +36,13 @@
 //! ```
 
 mod hook;
+mod meta;
 mod own_chain;
 mod signature;
 mod tool;
 
 pub use hook::hook;
+pub use meta::{meta_slice, parse_meta, tool_meta};
 pub use own_chain::own_chain_summary;
 pub(crate) use signature::dep_inner;
 pub(crate) use signature::show as show_type;
@@ -89,6 +91,9 @@ pub struct ToolOptions {
     pub available: Option<syn::Path>,
     /// What the tool adds to the system prompt (`instruction = ..`).
     pub instruction: Option<Instruction>,
+    /// The metadata it declares (`meta(risk = "high", destructive)`): its
+    /// `Tool::META`, which `meta:` matchers select.
+    pub meta: Vec<(String, String)>,
 }
 
 /// A tool's instruction, as written in `#[tool(instruction = ..)]`.
@@ -128,6 +133,7 @@ impl ToolOptions {
             approval_metadata: None,
             available: None,
             instruction: None,
+            meta: Vec::new(),
         }
     }
 

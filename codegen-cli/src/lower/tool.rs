@@ -251,6 +251,12 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             }
         }
     });
+    let meta_const = (!opts.meta.is_empty()).then(|| {
+        let slice = super::meta_slice(&opts.meta);
+        quote! {
+            const META: &'static [(&'static str, &'static str)] = #slice;
+        }
+    });
     let metadata_fn = opts.approval_metadata.as_ref().map(|path| {
         let call = quote_spanned! {path.span()=>
             #krate::declare::approval_metadata_for::<Self, _>(#path, args)
@@ -339,6 +345,8 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
 
                 const DECLARED_NAME: ::core::option::Option<&'static str> =
                     ::core::option::Option::Some(#name);
+
+                #meta_const
 
                 fn name(&self) -> &str {
                     #name

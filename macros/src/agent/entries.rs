@@ -131,6 +131,9 @@ pub(super) struct AgentEntryAttr {
     /// `on_error = path`: what the parent model reads when a call fails.
     #[darling(default)]
     pub(super) on_error: Option<syn::Path>,
+    /// `meta(risk = "high")`: the metadata of the child's tool.
+    #[darling(default)]
+    pub(super) meta: Option<crate::tool_hook::MetaAttr>,
 }
 
 #[derive(Debug, FromMeta)]
@@ -173,7 +176,7 @@ pub(crate) fn hook_ref(
             syn::Error::new(
                 m.span(),
                 format!(
-                    "invalid `match` pattern for hook `{}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/` or `source:mcp`",
+                    "invalid `match` pattern for hook `{}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `meta:key=value`",
                     path_text(&entry.path)
                 ),
             )
@@ -226,7 +229,7 @@ pub(super) fn lifecycle_ref(entry: &Entry) -> syn::Result<LifecycleRef> {
             syn::Error::new(
                 m.span(),
                 format!(
-                    "invalid `match` pattern for lifecycle hook `{}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/` or `source:mcp`",
+                    "invalid `match` pattern for lifecycle hook `{}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `meta:key=value`",
                     path_text(&entry.path)
                 ),
             )

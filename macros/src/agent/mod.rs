@@ -34,7 +34,7 @@ fn agent_keys() -> Vec<&'static str> {
     AGENT_FIELDS.iter().copied().chain(["crate"]).collect()
 }
 const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks"];
-const AGENT_ENTRY_KEYS: &[&str] = &["name", "output", "on_error"];
+const AGENT_ENTRY_KEYS: &[&str] = &["name", "output", "on_error", "meta"];
 const EVENT_HOOK_KEYS: &[&str] = &[
     "tool_name",
     "toolset_name",
@@ -339,6 +339,9 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                 };
                 child.output = c.output.as_ref().map(fn_ref);
                 child.on_error = c.on_error.as_ref().map(fn_ref);
+                child.meta = hookwire_codegen::spec::ToolMeta::from_pairs(
+                    c.meta.map(|m| m.0).unwrap_or_default(),
+                );
                 spec.agents.push(child);
             }
             Err(e) => push_err(e),

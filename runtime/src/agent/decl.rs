@@ -284,7 +284,8 @@ pub trait Agent: Send + Sync + 'static {
     fn lifecycle_hooks(&self) -> impl crate::agent::lifecycle::LifecycleHooks {}
 
     /// The agent-level hooks whose matcher selects none of `tools` (the
-    /// name and source of every tool the agent has), as `(hook, matcher)`.
+    /// name, source and metadata of every tool the agent has), as
+    /// `(hook, matcher)`.
     /// A hook that selects no static tool is a compile error, unless the
     /// agent also has tools discovered at run time; then this is asked once
     /// they are known (`mcp::McpAgent`, feature `mcp`, does when it
@@ -292,7 +293,7 @@ pub trait Agent: Send + Sync + 'static {
     /// it; the default reports none.
     fn hooks_selecting_none(
         &self,
-        tools: &[(&str, crate::context::ToolSource)],
+        tools: &[crate::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         let _ = tools;
         Vec::new()
@@ -305,6 +306,14 @@ pub trait Agent: Send + Sync + 'static {
     fn hooks_for(&self, tool: &str, source: crate::context::ToolSource) -> Vec<&'static str> {
         let _ = (tool, source);
         Vec::new()
+    }
+
+    /// [`hooks_for`](Agent::hooks_for) a call of the tool `target` (its
+    /// name, source and metadata): what the loop records. A tool found at
+    /// run time is matched on its metadata too (`meta:` matchers).
+    /// Generated agents implement it; the default asks `hooks_for`.
+    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+        self.hooks_for(target.tool, target.source)
     }
 
     /// What every run of the agent reports as a `warn` event and a

@@ -126,6 +126,8 @@ pub struct PreToolUse<'a> {
     pub tool: &'a str,
     /// Where the tool comes from.
     pub source: ToolSource,
+    /// The metadata the tool declares.
+    pub meta: &'a crate::ToolMeta,
     /// The model's id for the call.
     pub tool_use_id: &'a str,
     /// The arguments; hooks may rewrite them.
@@ -147,6 +149,8 @@ pub struct PostToolUse<'a> {
     pub call: &'a ToolCall,
     /// Where the tool comes from.
     pub source: ToolSource,
+    /// The metadata the tool declares.
+    pub meta: &'a crate::ToolMeta,
     /// The outcome; hooks may rewrite or replace it.
     pub outcome: &'a mut Outcome,
     /// How long the call took.
@@ -407,7 +411,7 @@ tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
 /// A hook whose tool events (`pre_tool_use`, `post_tool_use`,
 /// `post_tool_failure`) fire only for the tools `select` selects (a
 /// [`Matcher`] by default, or any [`Predicate`] over the tool's
-/// [`MatchTarget`], its name and source); its other
+/// [`MatchTarget`], its name, source and metadata); its other
 /// events fire as usual. With [`ForTools::with_step_events`] (what a
 /// matcher with a `step:` part gets) `stop` and `step_end` fire only for
 /// the steps it selects too: `stop` is the final answer
@@ -475,7 +479,10 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
         }
     }
     async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-        if self.select.test(&MatchTarget::new(cx.tool, cx.source)) {
+        if self
+            .select
+            .test(&MatchTarget::new(cx.tool, cx.source).with_meta(cx.meta))
+        {
             decide(&self.hook, cx).await
         } else {
             Decision::Continue
@@ -484,7 +491,7 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
     async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
         if self
             .select
-            .test(&MatchTarget::new(&cx.call.name, cx.source))
+            .test(&MatchTarget::new(&cx.call.name, cx.source).with_meta(cx.meta))
         {
             self.hook.post_tool_use(cx).await;
         }
@@ -492,7 +499,7 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
     async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
         if self
             .select
-            .test(&MatchTarget::new(&cx.call.name, cx.source))
+            .test(&MatchTarget::new(&cx.call.name, cx.source).with_meta(cx.meta))
         {
             self.hook.post_tool_failure(cx).await;
         }

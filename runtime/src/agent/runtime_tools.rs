@@ -113,6 +113,14 @@ impl<A: Agent, T: ToolSet> ToolSet for RuntimeTools<A, T> {
             .or_else(|| self.tools.contains(name).then_some(ToolSource::Runtime))
     }
 
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        if self.registered(name) {
+            self.tools.meta(name)
+        } else {
+            self.agent.tools().meta(name)
+        }
+    }
+
     fn step_offer(
         &self,
         definitions: &[ToolDefinition],
@@ -135,7 +143,10 @@ impl<A: Agent, T: ToolSet> ToolSet for RuntimeTools<A, T> {
         if !self.registered(&call.name) {
             return self.agent.tools().dispatch(scope, call).await;
         }
-        let mut cx = scope.context(Cow::Owned(call.name), ToolSource::Runtime, None, call.id);
+        let meta = self.tools.meta(&call.name);
+        let mut cx = scope
+            .context(Cow::Owned(call.name), ToolSource::Runtime, None, call.id)
+            .with_meta(meta);
         let inner = Registered { tools: &self.tools };
         let outcome = self
             .agent
@@ -169,15 +180,19 @@ pub(crate) fn unmatched_hooks<A: Agent, T: ToolSet>(
     tools: &T,
     when: &str,
 ) -> Vec<String> {
-    let known: Vec<(String, ToolSource)> = tools
+    let known: Vec<(String, ToolSource, crate::ToolMeta)> = tools
         .definitions()
         .into_iter()
         .map(|d| {
             let source = tools.source(&d.name).unwrap_or(ToolSource::Runtime);
-            (d.name, source)
+            let meta = tools.meta(&d.name);
+            (d.name, source, meta)
         })
         .collect();
-    let targets: Vec<(&str, ToolSource)> = known.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+    let targets: Vec<crate::matcher::MatchTarget<'_>> = known
+        .iter()
+        .map(|(n, s, m)| crate::matcher::MatchTarget::new(n, *s).with_meta(m))
+        .collect();
     agent
         .hooks_selecting_none(&targets)
         .into_iter()
@@ -216,8 +231,15 @@ impl<A: Agent, T: ToolSet + 'static> Agent for WithTools<A, T> {
         self.tools.agent.call_dynamic(cx, args, inner)
     }
 
-    fn hooks_selecting_none(&self, tools: &[(&str, ToolSource)]) -> Vec<(&'static str, String)> {
+    fn hooks_selecting_none(
+        &self,
+        tools: &[crate::matcher::MatchTarget<'_>],
+    ) -> Vec<(&'static str, String)> {
         self.tools.agent.hooks_selecting_none(tools)
+    }
+
+    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+        self.tools.agent.hooks_for_call(target)
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -7,13 +7,11 @@
 #[doc(hidden)]
 pub fn selects_any(
     matcher: &Option<crate::matcher::Matcher>,
-    tools: &[(&str, crate::context::ToolSource)],
+    tools: &[crate::matcher::MatchTarget<'_>],
 ) -> bool {
-    matcher.as_ref().is_some_and(|m| {
-        tools
-            .iter()
-            .any(|(name, source)| m.matches(crate::matcher::MatchTarget::new(name, *source)))
-    })
+    matcher
+        .as_ref()
+        .is_some_and(|m| tools.iter().any(|t| m.matches(*t)))
 }
 
 /// Whether `matcher` (a generated agent's compiled matcher; `None` if its
@@ -25,6 +23,22 @@ pub fn selects(
     target: &crate::matcher::MatchTarget<'_>,
 ) -> bool {
     matcher.as_ref().is_some_and(|m| m.matches(*target))
+}
+
+/// Checks, at compile time, that a part of a hook's matcher (a `meta:`
+/// part) selects a tool: `selected` holds, for each tool whose metadata the
+/// agent knows only through its `Tool::META`, whether the part selects it.
+/// Otherwise compilation fails with `message`.
+#[doc(hidden)]
+pub const fn meta_part_selects(selected: &[bool], message: &str) {
+    let mut i = 0;
+    while i < selected.len() {
+        if selected[i] {
+            return;
+        }
+        i += 1;
+    }
+    panic!("{}", message);
 }
 
 /// An agent declared with `#[hookwire::agent]` or an AgentCard, with the

@@ -93,7 +93,9 @@ mod approval;
 mod on_error;
 pub(crate) mod slot;
 
-pub use agent::{GeneratedAgent, child_agent_name, function_tool_name, selects, selects_any};
+pub use agent::{
+    GeneratedAgent, child_agent_name, function_tool_name, meta_part_selects, selects, selects_any,
+};
 pub use approval::{
     ApprovalMetadata, approval_metadata_for, available_by, instruction_by, needs_approval_by,
     needs_approval_for,

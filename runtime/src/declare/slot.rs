@@ -387,9 +387,13 @@ impl<M: AgentSlot> Agent for Child<M> {
 
     fn hooks_selecting_none(
         &self,
-        tools: &[(&str, crate::ToolSource)],
+        tools: &[crate::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         self.0.hooks_selecting_none(tools)
+    }
+
+    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+        self.0.hooks_for_call(target)
     }
 
     fn hooks_for(&self, tool: &str, source: crate::ToolSource) -> Vec<&'static str> {

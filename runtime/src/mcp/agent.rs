@@ -47,6 +47,10 @@ impl<A: Agent> ToolSet for StaticTools<A> {
         self.0.tools().source(name)
     }
 
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        self.0.tools().meta(name)
+    }
+
     fn step_offer(
         &self,
         definitions: &[ToolDefinition],
@@ -186,9 +190,13 @@ impl<A: Agent, C: Handler + 'static> Agent for McpAgent<A, C> {
     }
     fn hooks_selecting_none(
         &self,
-        tools: &[(&str, crate::context::ToolSource)],
+        tools: &[crate::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         self.agent.hooks_selecting_none(tools)
+    }
+
+    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+        self.agent.hooks_for_call(target)
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -110,6 +110,27 @@ pub fn tool_to_mcp(definition: &ToolDefinition) -> rmcp::model::Tool {
     )
 }
 
+/// An MCP tool's annotations as its metadata, for `meta:` matchers:
+/// `readOnlyHint` as `read_only`, `destructiveHint` as `destructive`,
+/// `idempotentHint` as `idempotent`, `openWorldHint` as `open_world`, each
+/// `"true"` or `"false"` (a hint the server does not give is absent).
+pub fn meta_from_mcp(tool: &rmcp::model::Tool) -> crate::ToolMeta {
+    let Some(a) = &tool.annotations else {
+        return crate::ToolMeta::EMPTY;
+    };
+    let hints = [
+        ("read_only", a.read_only_hint),
+        ("destructive", a.destructive_hint),
+        ("idempotent", a.idempotent_hint),
+        ("open_world", a.open_world_hint),
+    ];
+    crate::ToolMeta::from_pairs(
+        hints
+            .into_iter()
+            .filter_map(|(key, hint)| Some((key, if hint? { "true" } else { "false" }))),
+    )
+}
+
 /// An MCP tool as a hookwire definition, under the name `exposed`.
 pub fn tool_from_mcp(tool: &rmcp::model::Tool, exposed: String) -> ToolDefinition {
     ToolDefinition {

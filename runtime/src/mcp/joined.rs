@@ -53,6 +53,14 @@ impl<A: ToolSet, B: ToolSet> ToolSet for Joined<A, B> {
         self.first.source(name).or_else(|| self.second.source(name))
     }
 
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        if self.first.contains(name) {
+            self.first.meta(name)
+        } else {
+            self.second.meta(name)
+        }
+    }
+
     fn step_offer(
         &self,
         definitions: &[ToolDefinition],

@@ -75,7 +75,9 @@ pub use client::{McpOptions, McpServers, ServerStatus};
 pub use config::{
     ConfigError, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, McpConfig, ServerSpec, Transport,
 };
-pub use convert::{tool_from_mcp, tool_result_from_mcp, tool_result_to_mcp, tool_to_mcp};
+pub use convert::{
+    meta_from_mcp, tool_from_mcp, tool_result_from_mcp, tool_result_to_mcp, tool_to_mcp,
+};
 pub use joined::{Joined, ToolSetExt};
 pub use names::{MAX_NAME_LEN, NameAllocator, exposed_name};
 pub use serve::{McpServer, ServeError, serve_agent_stdio, serve_stdio};

@@ -103,6 +103,10 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
         self.servers.inner.contains(name).then_some(ToolSource::Mcp)
     }
 
+    fn meta(&self, name: &str) -> crate::ToolMeta {
+        self.servers.inner.meta(name)
+    }
+
     fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
         self.servers
             .inner
@@ -116,12 +120,15 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
             return Err(ToolError::UnknownTool { name: call.name });
         };
         let server = self.servers.inner.servers[index].name.clone();
-        let mut cx = scope.context(
-            Cow::Owned(call.name),
-            ToolSource::Mcp,
-            Some(server),
-            call.id,
-        );
+        let meta = self.servers.inner.meta(&call.name);
+        let mut cx = scope
+            .context(
+                Cow::Owned(call.name),
+                ToolSource::Mcp,
+                Some(server),
+                call.id,
+            )
+            .with_meta(meta);
         // The root of the call; a panic attributed to the tool is named
         // after the context's (owned) tool name.
         let outcome = catch_panics(&self.chain, &mut cx, call.arguments).await;

@@ -4,6 +4,7 @@
 //! each only where its matcher selects the tool, evaluated at run time.
 
 use hookwire::agent::Agent;
+use hookwire::matcher::MatchTarget;
 use hookwire::{Handler, Next, Outcome, ToolArgs, ToolContext, ToolResult, ToolSource};
 
 /// Tags results with `[all]`.
@@ -84,13 +85,13 @@ async fn run_time_tools_get_the_agent_hooks_their_matchers_select_in_declared_or
 fn a_hook_that_selects_none_of_the_tools_known_at_run_time_is_reported() {
     let dynamic = Dyn::new();
     let with_time = [
-        ("ping", ToolSource::Function),
-        ("time__now", ToolSource::Mcp),
+        MatchTarget::new("ping", ToolSource::Function),
+        MatchTarget::new("time__now", ToolSource::Mcp),
     ];
     assert!(dynamic.hooks_selecting_none(&with_time).is_empty());
     let without = [
-        ("ping", ToolSource::Function),
-        ("fs__read", ToolSource::Mcp),
+        MatchTarget::new("ping", ToolSource::Function),
+        MatchTarget::new("fs__read", ToolSource::Mcp),
     ];
     assert_eq!(
         dynamic.hooks_selecting_none(&without),

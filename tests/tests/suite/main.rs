@@ -23,6 +23,7 @@ mod dispatch_names;
 mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
+mod meta_matchers;
 mod readme_approvals;
 mod runtime_tools;
 #[path = "../../../runtime/tests/agent_common/seeing.rs"]

@@ -175,7 +175,7 @@ impl Ctx<'_> {
             Yaml::Str(pattern) => match Matcher::parse(pattern) {
                 Ok(m) => Some(m),
                 Err(e) => {
-                    self.err(path, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `!pattern`".into()));
+                    self.err(path, true, format!("invalid `match`: {e}"), Some("a matcher is a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp`, `meta:key=value` or `!pattern`".into()));
                     None
                 }
             },
@@ -500,7 +500,7 @@ fn exact_json<'y>(
 }
 
 /// The fields of an `agents` entry written as a mapping.
-pub(super) const AGENT_ENTRY_FIELDS: [&str; 3] = ["name", "output", "on_error"];
+pub(super) const AGENT_ENTRY_FIELDS: [&str; 4] = ["name", "output", "on_error", "meta"];
 
 impl Ctx<'_> {
     /// `agents:`: each entry a child's name, or a mapping with `name:` and
@@ -541,6 +541,10 @@ impl Ctx<'_> {
                     None
                 }
             };
+            let mut meta = crate::spec::ToolMeta::EMPTY;
+            if let Some((_, val)) = entries.iter().find(|(k, _)| k == "meta") {
+                meta = self.meta_map(&[Seg::Key("agents"), Seg::Index(i), Seg::Key("meta")], val);
+            }
             for (k, val) in entries {
                 let key = match k.as_str() {
                     "output" => "output",
@@ -575,9 +579,43 @@ impl Ctx<'_> {
                 }
             }
             if let Some(name) = name {
-                agents.push(AgentRef::new(name));
+                let mut child = AgentRef::new(name);
+                child.meta = meta;
+                agents.push(child);
             }
         }
         agents
+    }
+
+    /// `meta: {key: value, ..}`: string (or bool) values, keys and values
+    /// by the spec's rules, each error at its key or value.
+    fn meta_map(&mut self, path: &[Seg<'_>], v: &Yaml) -> crate::spec::ToolMeta {
+        let Yaml::Map(entries) = v else {
+            self.wrong_type(path, "meta", "a mapping of keys to strings", v);
+            return crate::spec::ToolMeta::EMPTY;
+        };
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (k, val) in entries {
+            let mut at = path.to_vec();
+            at.push(Seg::Key(k));
+            if let Err(e) = crate::spec::check_meta_key(k) {
+                self.err(&at, false, e.to_string(), None);
+                continue;
+            }
+            let value = match val {
+                Yaml::Str(s) => s.clone(),
+                Yaml::Bool(b) => b.to_string(),
+                other => {
+                    self.wrong_type(&at, k, "a string", other);
+                    continue;
+                }
+            };
+            if let Err(e) = crate::spec::check_meta_value(k, &value) {
+                self.err(&at, true, e.to_string(), None);
+                continue;
+            }
+            pairs.push((k.clone(), value));
+        }
+        crate::spec::ToolMeta::from_pairs(pairs)
     }
 }

@@ -293,6 +293,18 @@ pub(crate) fn resolve(
             }
             let mut tool = ToolRef::new(ident, name);
             tool.hooks = Vec::new();
+            // Its `#[hookwire::tool(meta(..))]`: `check` decides `meta:`
+            // matchers with it, as the compiler does with `Tool::META`.
+            match crate::lower::tool_meta(item) {
+                Ok(meta) => tool.meta = Some(meta),
+                Err(e) => {
+                    diags.push(
+                        file.diag_at(e.span(), item.sig.ident.span(), e.to_string())
+                            .note(referenced.clone()),
+                    );
+                    continue;
+                }
+            }
             spec.function_tools.push(tool);
             tools.push((file.clone(), r.function.clone(), r.text.clone()));
         } else if let Some(h) = spec.tool_hooks.get_mut(idx) {
@@ -399,6 +411,9 @@ pub(crate) fn resolve(
                 format!("tool name `{}` is used twice", child.tool_name()),
             ));
         }
+    }
+    if diags.is_empty() {
+        super::cross::check_meta_matchers(&p, &spec, &mut diags);
     }
     if diags.is_empty() {
         Ok(Card {

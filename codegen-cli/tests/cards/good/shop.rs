@@ -58,7 +58,7 @@ pub fn open(step: &hookwire::StepView<'_>) -> bool {
 /// Refunds `amount` to `customer`: every call waits for a person's
 /// approval (the tool's own gate, kept when a card lists it), who sees
 /// whether it is a large refund.
-#[hookwire::tool(needs_approval, approval_metadata = refund_note)]
+#[hookwire::tool(needs_approval, approval_metadata = refund_note, meta(risk = "high"))]
 pub fn refund(customer: String, amount: u64) -> String {
     format!("refunded {amount} to {customer}")
 }

@@ -17,6 +17,7 @@ use crate::approval::{ApprovalRequest, CallKey, gate};
 use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
+use crate::matcher::MatchTarget;
 use crate::prepost::Decision;
 use crate::toolset::{CallScope, ToolSet};
 
@@ -49,6 +50,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .tools()
             .source(&call.name)
             .unwrap_or(ToolSource::Function);
+        let meta = self.agent.tools().meta(&call.name);
         let span = tracing::info_span!(
             "hookwire.tool_call",
             agent = agent_name,
@@ -89,6 +91,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                         agent: agent_name,
                         tool: &name,
                         source,
+                        meta: &meta,
                         tool_use_id: &id,
                         args: &mut arguments,
                         step,
@@ -116,6 +119,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     agent: agent_name,
                     call: &call,
                     source,
+                    meta: &meta,
                     outcome: &mut outcome,
                     elapsed: started.elapsed(),
                 };
@@ -173,7 +177,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .collect();
             let hooks = self
                 .agent
-                .hooks_for(&call.name, source)
+                .hooks_for_call(&MatchTarget::new(&call.name, source).with_meta(&meta))
                 .into_iter()
                 .map(str::to_owned)
                 .collect();

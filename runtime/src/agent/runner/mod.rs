@@ -610,8 +610,15 @@ impl<A: Agent> Agent for Arc<A> {
         (**self).call_dynamic(cx, args, inner)
     }
 
-    fn hooks_selecting_none(&self, tools: &[(&str, ToolSource)]) -> Vec<(&'static str, String)> {
+    fn hooks_selecting_none(
+        &self,
+        tools: &[crate::matcher::MatchTarget<'_>],
+    ) -> Vec<(&'static str, String)> {
         (**self).hooks_selecting_none(tools)
+    }
+
+    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+        (**self).hooks_for_call(target)
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -75,6 +75,8 @@ pub(crate) struct Entry {
     pub(crate) server: usize,
     pub(crate) tool: String,
     pub(crate) definition: ToolDefinition,
+    /// Its annotations as metadata (see `meta_from_mcp`).
+    pub(crate) meta: crate::ToolMeta,
 }
 
 #[derive(Default)]
@@ -311,6 +313,16 @@ impl Inner {
         self.server(prefix).map(|(i, _)| i)
     }
 
+    /// The metadata of the tool exposed as `exposed` (its annotations).
+    pub(crate) fn meta(&self, exposed: &str) -> crate::ToolMeta {
+        let table = read(&self.table);
+        table
+            .by_name
+            .get(exposed)
+            .map(|&i| table.entries[i].meta.clone())
+            .unwrap_or_default()
+    }
+
     pub(crate) fn contains(&self, exposed: &str) -> bool {
         self.server_of(exposed).is_some()
     }
@@ -355,6 +367,7 @@ impl Inner {
                 server: index,
                 tool: name.to_owned(),
                 definition: tool_from_mcp(tool, exposed),
+                meta: crate::mcp::convert::meta_from_mcp(tool),
             });
         }
         let insert_at = kept

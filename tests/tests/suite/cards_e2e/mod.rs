@@ -677,7 +677,10 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
         [
             (
                 "allowed".to_owned(),
-                "refunded 20 to ann [stamped]".to_owned(),
+                // `flag_risky` (`match: "meta:risk=high"`) runs on the
+                // refund, whose `#[tool]` declares `meta(risk = "high")`,
+                // inside `stamp`; no other tool of the card is flagged.
+                "refunded 20 to ann [risky] [stamped]".to_owned(),
                 vec![("needs_approval".to_owned(), true, DecidedBy::Asker)]
             ),
             (
@@ -815,7 +818,7 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
             );
             assert_eq!(results[0], "hello ann [stamped]");
         }
-        assert_eq!(results[1], "refunded 90 to ann [stamped]");
+        assert_eq!(results[1], "refunded 90 to ann [risky] [stamped]");
     }
     assert_eq!(
         *noted.lock().unwrap(),
