@@ -145,7 +145,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let (history, traces, counter): (Vec<Message>, Vec<TraceEvent>, u64) =
             self::step(journal, name, effect.boxed()).await?;
         self.history = Arc::new(history);
-        Arc::make_mut(&mut self.trace).extend(traces);
+        self.record_all(traces);
         self.injections = counter;
         Ok(())
     }

@@ -7,6 +7,8 @@
 //!   its trace record;
 //! * `trace.rs`: what a run returns ([`RunOutput`], [`RunStatus`],
 //!   [`TraceEvent`]);
+//! * `events.rs`: a run as a stream of events ([`Runner::stream`],
+//!   [`RunEvent`]), and the one place a trace event is recorded;
 //! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
 //! * `parent.rs`: what a run shares with the child agents it calls;
 //! * `journaled.rs`: the steps recorded under a [`Journal`];
@@ -33,6 +35,7 @@ use crate::toolset::CallScope;
 
 mod call;
 mod error;
+mod events;
 mod journaled;
 mod parent;
 mod state;
@@ -40,9 +43,11 @@ mod step;
 mod trace;
 
 pub use error::RunError;
+pub(crate) use events::EventTx;
+pub use events::{EventKind, RunEvent, RunStream};
 pub(crate) use journaled::{CALL_STARTED, remaining};
 pub use parent::PausedChild;
-pub(crate) use parent::{ChildHistories, PARENT, PausedChildren};
+pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
 pub use trace::{RunOutput, RunStatus, TraceEvent};
 
@@ -71,6 +76,12 @@ pub struct RunSettings {
     /// approval is not part of the call and is not limited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_timeout: Option<Duration>,
+    /// How many tokens (input and output, of the run's model calls and
+    /// those of every child agent it calls) a run may use, `None` for no
+    /// limit (the default). Once they are used up, the run ends before its
+    /// next model call (or a child's) with [`RunError::UsageLimit`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_limit: Option<u64>,
 }
 
 impl Default for RunSettings {
@@ -80,6 +91,7 @@ impl Default for RunSettings {
             max_parallel: 8,
             max_forced_continues: 3,
             tool_call_timeout: None,
+            usage_limit: None,
         }
     }
 }
@@ -136,6 +148,8 @@ pub struct Runner<A: Agent, H = ()> {
     pending: Option<PendingStep>,
     steps: usize,
     usage: Usage,
+    /// The tokens of the child agents this run called, by agent path.
+    child_usage: BTreeMap<String, Usage>,
     trace: Arc<Vec<TraceEvent>>,
     injections: u64,
     /// The tools not offered in the current step (their availability
@@ -218,6 +232,7 @@ impl<A: Agent> Runner<A, ()> {
             pending: None,
             steps: 0,
             usage: Usage::default(),
+            child_usage: BTreeMap::new(),
             trace: Arc::default(),
             injections: 0,
             unavailable: Vec::new(),
@@ -246,6 +261,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             pending: self.pending,
             steps: self.steps,
             usage: self.usage,
+            child_usage: self.child_usage,
             trace: self.trace,
             injections: self.injections,
             unavailable: self.unavailable,
@@ -285,6 +301,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .collect();
         self.scope.set_path(path);
         *self.scope.session_mut() = scope.session().clone();
+        // The child's events go where its parent's do, and its model calls
+        // count against its parent's usage limit.
+        self.scope.set_events(scope.events().cloned());
+        self.scope.set_budget(scope.budget().cloned());
         match parent {
             Some(approvals) => {
                 self.scope.set_approver(Some(Arc::new(approvals.clone())));
@@ -338,6 +358,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// [`RunSettings::tool_call_timeout`]).
     pub fn with_tool_call_timeout(mut self, limit: Duration) -> Self {
         self.settings.tool_call_timeout = Some(limit);
+        self
+    }
+
+    /// Limits the tokens the run (with the child agents it calls) may use
+    /// (see [`RunSettings::usage_limit`]).
+    pub fn with_usage_limit(mut self, tokens: u64) -> Self {
+        self.settings.usage_limit = Some(tokens);
         self
     }
 
@@ -397,7 +424,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Runs one user message to the end.
     pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
-        self.run_inner(prompt.into(), None).await
+        self.run_inner(prompt.into(), None, None).await
     }
 
     /// [`run`](Self::run) with each model request, tool call and round of
@@ -408,13 +435,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         prompt: impl Into<String>,
         journal: &dyn Journal,
     ) -> Result<RunOutput, RunError> {
-        self.run_inner(prompt.into(), Some(journal)).await
+        self.run_inner(prompt.into(), Some(journal), None).await
     }
 
+    /// A run, streamed to `events` when it is set. A child agent's run
+    /// (whose scope has a path) keeps the events and the usage budget it
+    /// inherited from its parent's call.
     async fn run_inner(
         &mut self,
         mut prompt: String,
         journal: Option<&dyn Journal>,
+        events: Option<EventTx>,
     ) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
@@ -425,8 +456,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if self.pending.is_some() {
                 return Err(RunError::Paused);
             }
+            let root = self.scope.path().is_empty();
+            if root || events.is_some() {
+                self.scope.set_events(events);
+            }
+            if root || self.settings.usage_limit.is_some() {
+                self.scope
+                    .set_budget(self.settings.usage_limit.map(Budget::new));
+            }
             self.trace = Arc::default();
             self.usage = Usage::default();
+            self.child_usage.clear();
             self.steps = 0;
             self.forced = 0;
             self.unavailable.clear();
@@ -481,9 +521,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     warning = %text,
                     "agent warning"
                 );
-                Arc::make_mut(&mut self.trace).push(TraceEvent::Warning { text });
+                self.record(TraceEvent::Warning { text });
             }
-            Arc::make_mut(&mut self.trace).push(TraceEvent::Prompt {
+            self.record(TraceEvent::Prompt {
                 text: prompt.clone(),
             });
             Arc::make_mut(&mut self.history).push(Message::user(prompt));
@@ -523,6 +563,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if waiting > 0 {
                 self.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));
+            }
+            if self.scope.path().is_empty() {
+                // Nobody streams a resumed run.
+                self.scope.set_events(None);
             }
             self.trace = Arc::default();
             self.drive(Some(pending), journal).await

@@ -363,6 +363,10 @@ fn stricter(a: RunSettings, b: RunSettings) -> RunSettings {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
         },
+        usage_limit: match (a.usage_limit, b.usage_limit) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        },
     }
 }
 

@@ -227,8 +227,15 @@ pub struct RunOutput {
     /// it for `export_state` until the next run), so returning it copies
     /// nothing.
     pub trace: std::sync::Arc<Vec<TraceEvent>>,
-    /// Tokens used.
+    /// Tokens used: by the run's model calls and by those of every child
+    /// agent it called (and theirs).
     pub usage: Usage,
+    /// Tokens used, by agent path: the run's own model calls under its
+    /// agent's name (`pmo`), a child agent's under the path of agents that
+    /// leads to it (`pmo/ny`, `pmo/ny/audit`; all calls of one child
+    /// together). They add up to [`usage`](Self::usage).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub usage_by_path: std::collections::BTreeMap<String, Usage>,
     /// Model requests made.
     pub steps: usize,
     /// The agent's `max_display_instances`: how many concurrent calls of
