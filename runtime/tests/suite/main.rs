@@ -39,6 +39,7 @@ mod mcp_agent;
 mod mcp_config;
 mod mcp_hostile;
 mod mcp_servers;
+mod run_stream;
 mod state_resume;
 mod tool_availability;
 mod tool_call_timeout;
