@@ -38,6 +38,6 @@ pub use journal::{Journal, JournalError};
 pub(crate) use runner::{Budget, EventTx};
 pub use runner::{
     EventKind, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState, RunStatus,
-    RunStream, Runner, STATE_VERSION, StateError, TraceEvent,
+    RunStream, Runner, STATE_VERSION, StateError, TraceEvent, TraceLines,
 };
 pub use runtime_tools::{RuntimeTools, WithTools};

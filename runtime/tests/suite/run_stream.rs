@@ -378,7 +378,13 @@ async fn a_usage_limit_ends_the_run_before_the_next_model_call() {
     .with_usage_limit(150);
     let err = runner.run("sync twice").await.unwrap_err();
     assert!(
-        matches!(err, RunError::UsageLimit { limit: 150, used: 200 }),
+        matches!(
+            err,
+            RunError::UsageLimit {
+                limit: 150,
+                used: 200
+            }
+        ),
         "{err:?}"
     );
     assert_eq!(
@@ -405,10 +411,7 @@ async fn a_usage_limit_ends_the_run_before_the_next_model_call() {
 #[tokio::test]
 async fn a_usage_limit_counts_and_binds_child_agents() {
     let child_model = Arc::new(ScriptedModel::from_turns([
-        costing(
-            Turn::call("agent__Inner", json!({"message": "deeper"})),
-            59,
-        ),
+        costing(Turn::call("agent__Inner", json!({"message": "deeper"})), 59),
         costing(Turn::text("never"), 1),
     ]));
     let inner_model = Arc::new(ScriptedModel::from_turns([Turn::text("unused")]));
@@ -435,7 +438,13 @@ async fn a_usage_limit_counts_and_binds_child_agents() {
     .with_usage_limit(150);
     let err = runner.run("go").await.unwrap_err();
     assert!(
-        matches!(err, RunError::UsageLimit { limit: 150, used: 160 }),
+        matches!(
+            err,
+            RunError::UsageLimit {
+                limit: 150,
+                used: 160
+            }
+        ),
         "{err:?}"
     );
     assert_eq!(model.remaining(), 1, "the parent was not asked again");

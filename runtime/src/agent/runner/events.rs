@@ -160,6 +160,23 @@ pub enum EventKind {
     Done(#[serde(serialize_with = "done_json")] Result<RunOutput, RunError>),
 }
 
+impl EventKind {
+    /// The kind's name, as its JSON `event` field has it: `text_delta`,
+    /// `usage`, `tool_started`, `approval_wait`, `progress`, `trace`,
+    /// `done`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::TextDelta { .. } => "text_delta",
+            Self::Usage { .. } => "usage",
+            Self::ToolStarted { .. } => "tool_started",
+            Self::ApprovalWait { .. } => "approval_wait",
+            Self::Progress { .. } => "progress",
+            Self::Trace(_) => "trace",
+            Self::Done(_) => "done",
+        }
+    }
+}
+
 /// `Done` as JSON: `{"output": {..}}` or `{"error": "..."}`.
 fn done_json<S: serde::Serializer>(
     done: &Result<RunOutput, RunError>,

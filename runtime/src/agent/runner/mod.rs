@@ -49,7 +49,7 @@ pub(crate) use journaled::{CALL_STARTED, remaining};
 pub use parent::PausedChild;
 pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
-pub use trace::{RunOutput, RunStatus, TraceEvent};
+pub use trace::{RunOutput, RunStatus, TraceEvent, TraceLines};
 
 /// Limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,5 +1,6 @@
 //! What a run returns: how it ended and what happened, in order.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::time::Duration;
 
@@ -250,13 +251,9 @@ impl RunOutput {
     /// that calls one child agent more than `n` times shows its first `n`
     /// calls and, in place of the first hidden one, how many are hidden.
     pub fn trace_text(&self) -> String {
-        use std::collections::HashMap;
-        use std::fmt::Write as _;
-
-        let limit = self.max_display_instances;
-        // Calls of each child per step, to say how many are hidden.
-        let mut total: HashMap<(usize, &str), usize> = HashMap::new();
-        if limit.is_some() {
+        let mut lines = TraceLines::new(self.max_display_instances);
+        if self.max_display_instances.is_some() {
+            // Calls of each child per step, to say how many are hidden.
             for event in self.trace.iter() {
                 if let TraceEvent::ToolCall {
                     step,
@@ -265,40 +262,89 @@ impl RunOutput {
                     ..
                 } = event
                 {
-                    *total.entry((*step, tool.as_str())).or_default() += 1;
+                    *lines.total.entry((*step, tool.clone())).or_default() += 1;
                 }
             }
+            lines.counted = true;
         }
-        let mut shown: HashMap<(usize, &str), usize> = HashMap::new();
+        self.trace.iter().map(|event| lines.line(event)).collect()
+    }
+}
+
+/// Renders trace events as [`RunOutput::trace_text`] does, one at a time:
+/// for a console that prints a streamed run's trace as it is recorded
+/// ([`Runner::stream`](super::Runner::stream)).
+///
+/// ```
+/// # use hookwire::agent::{TraceEvent, TraceLines};
+/// let mut lines = TraceLines::new(None);
+/// let event: TraceEvent = serde_json::from_str(r#"{"type": "prompt", "text": "hi"}"#).unwrap();
+/// assert_eq!(lines.line(&event), "user: hi\n");
+/// ```
+#[derive(Debug, Default)]
+pub struct TraceLines {
+    limit: Option<usize>,
+    /// Calls of each child agent per step: from the whole trace, or from
+    /// each step's `Model` event as it comes.
+    total: HashMap<(usize, String), usize>,
+    /// Whether `total` was counted from the whole trace.
+    counted: bool,
+    shown: HashMap<(usize, String), usize>,
+}
+
+impl TraceLines {
+    /// A renderer showing at most `max_display_instances` concurrent calls
+    /// of one child agent per step (the agent's `max_display_instances`).
+    pub fn new(max_display_instances: Option<usize>) -> Self {
+        Self {
+            limit: max_display_instances,
+            ..Self::default()
+        }
+    }
+
+    /// The lines of one event, each ending in a newline: one line, or none
+    /// for a hidden instance (the first hidden one says how many are).
+    pub fn line(&mut self, event: &TraceEvent) -> String {
+        use std::fmt::Write as _;
+
         let mut out = String::new();
-        for event in self.trace.iter() {
-            if let (
-                Some(limit),
-                TraceEvent::ToolCall {
-                    step,
-                    tool,
-                    source: ToolSource::Agent,
-                    ..
-                },
-            ) = (limit, event)
-            {
-                let key = (*step, tool.as_str());
-                let seen = shown.entry(key).or_default();
+        let Some(limit) = self.limit else {
+            let _ = writeln!(out, "{event}");
+            return out;
+        };
+        match event {
+            TraceEvent::Model {
+                step, tool_calls, ..
+            } if !self.counted => {
+                for tool in tool_calls {
+                    *self.total.entry((*step, tool.clone())).or_default() += 1;
+                }
+            }
+            TraceEvent::ToolCall {
+                step,
+                tool,
+                source: ToolSource::Agent,
+                ..
+            } => {
+                let key = (*step, tool.clone());
+                let seen = self.shown.entry(key.clone()).or_default();
                 *seen += 1;
-                if *seen == limit + 1 {
-                    let hidden = total.get(&key).copied().unwrap_or(*seen) - limit;
+                let seen = *seen;
+                if seen == limit + 1 {
+                    let hidden = self.total.get(&key).copied().unwrap_or(seen).max(seen) - limit;
                     let s = if hidden == 1 { "" } else { "s" };
                     let _ = writeln!(
                         out,
                         "step {step} tool {tool}: {hidden} more concurrent instance{s} not shown (max_display_instances: {limit})"
                     );
                 }
-                if *seen > limit {
-                    continue;
+                if seen > limit {
+                    return out;
                 }
             }
-            let _ = writeln!(out, "{event}");
+            _ => {}
         }
+        let _ = writeln!(out, "{event}");
         out
     }
 }
