@@ -458,3 +458,49 @@ async fn a_usage_limit_counts_and_binds_child_agents() {
         "{results:?}"
     );
 }
+
+/// A run that pauses for approval streams to its `Done` (paused), and its
+/// resumption streams too (`stream_resume`): each stream's trace events
+/// are its run's trace.
+#[tokio::test]
+async fn a_paused_run_resumes_as_a_stream() {
+    use hookwire::agent::RunStatus;
+    use hookwire::approval::{ApprovalDecision, Approvals, DeferAll};
+
+    let model = ScriptedModel::from_turns([Turn::call("sync", json!({})), Turn::text("ok")]);
+    let approvals = Approvals::new(DeferAll);
+    let mut runner = Runner::new(test_agent("ops", Router::new().tool(Sync)), model)
+        .with_approvals(approvals.clone());
+    approvals.require("sync");
+    let first: Vec<RunEvent> = runner.stream("sync").collect().await;
+    let Some(EventKind::Done(Ok(out))) = first.last().map(|e| &e.kind) else {
+        panic!("{:#?}", kinds(&first))
+    };
+    let RunStatus::Paused { pending } = &out.status else {
+        panic!("{out:?}")
+    };
+    assert!(kinds(&first).contains(&"ops: approval sync at approver".to_owned()));
+    approvals
+        .resolve(&pending[0].id(), ApprovalDecision::Approve)
+        .unwrap();
+    let resumed: Vec<RunEvent> = runner.stream_resume().collect().await;
+    let Some(EventKind::Done(Ok(out))) = resumed.last().map(|e| &e.kind) else {
+        panic!("{:#?}", kinds(&resumed))
+    };
+    assert_eq!(out.status, RunStatus::Completed);
+    let traced: Vec<&TraceEvent> = resumed.iter().filter_map(RunEvent::trace).collect();
+    assert_eq!(traced, out.trace.iter().collect::<Vec<_>>());
+    assert_eq!(
+        kinds(&resumed)
+            .into_iter()
+            .filter(|k| k.contains("sync"))
+            .collect::<Vec<_>>(),
+        [
+            "ops: start sync {}",
+            "ops: approval sync at approver",
+            "ops: progress sync: fetched 3 files",
+            "ops: progress sync: wrote 3 files",
+            "ops: trace call sync",
+        ]
+    );
+}

@@ -315,6 +315,23 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
     }
 
+    /// [`resume`](Self::resume) as a stream of events, as
+    /// [`stream`](Self::stream) runs a prompt: for a run that paused for
+    /// approval and whose waiting calls are decided.
+    pub fn stream_resume(&mut self) -> RunStream<'_>
+    where
+        H: 'static,
+    {
+        let (tx, events) = mpsc::unbounded_channel();
+        let agent = self.scope.agent_arc();
+        RunStream {
+            run: Some(Box::pin(self.resume_inner(None, Some(tx)))),
+            events,
+            done: None,
+            agent,
+        }
+    }
+
     /// [`stream`](Self::stream) owning the session, for a stream that must
     /// outlive the caller (a server's response, say).
     pub fn into_stream(mut self, prompt: impl Into<String>) -> RunStream<'static>

@@ -539,16 +539,22 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Resumes a run paused for approval, once every pending call has a
     /// decision ([`Approvals::resolve`]).
     pub async fn resume(&mut self) -> Result<RunOutput, RunError> {
-        self.resume_inner(None).await
+        self.resume_inner(None, None).await
     }
 
     /// [`resume`](Self::resume) with a journal, as
     /// [`run_journaled`](Self::run_journaled).
     pub async fn resume_journaled(&mut self, journal: &dyn Journal) -> Result<RunOutput, RunError> {
-        self.resume_inner(Some(journal)).await
+        self.resume_inner(Some(journal), None).await
     }
 
-    async fn resume_inner(&mut self, journal: Option<&dyn Journal>) -> Result<RunOutput, RunError> {
+    /// A resumed run, streamed to `events` when it is set (as
+    /// [`run_inner`](Self::run_inner)).
+    async fn resume_inner(
+        &mut self,
+        journal: Option<&dyn Journal>,
+        events: Option<EventTx>,
+    ) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
@@ -564,9 +570,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 self.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));
             }
-            if self.scope.path().is_empty() {
-                // Nobody streams a resumed run.
-                self.scope.set_events(None);
+            if self.scope.path().is_empty() || events.is_some() {
+                self.scope.set_events(events);
             }
             self.trace = Arc::default();
             self.drive(Some(pending), journal).await
