@@ -504,7 +504,7 @@ async fn run_child<A: Agent>(
         None => Some(run.await),
     };
     // The child's tokens count for its parent, however its run ended.
-    let (_, usage) = runner.usage_by_path();
+    let usage = runner.usage_by_path();
     let _ = PARENT.try_with(|p| p.add_usage(usage));
     let Some(out) = out else {
         return Err(ToolError::TimedOut {

@@ -339,8 +339,8 @@ async fn child_usage_rolls_up_to_the_parent_per_agent_path() {
     let mut runner = Runner::new(test_agent("boss", Router::new().tool(mid)), model);
     let out = runner.run("go").await.unwrap();
     assert_eq!(out.text, "done");
-    let by_path: Vec<(&str, u64, u64)> = out
-        .usage_by_path
+    let by_path = out.usage_by_path();
+    let by_path: Vec<(&str, u64, u64)> = by_path
         .iter()
         .map(|(path, u)| (path.as_str(), u.input_tokens, u.output_tokens))
         .collect();
@@ -353,11 +353,14 @@ async fn child_usage_rolls_up_to_the_parent_per_agent_path() {
         ]
     );
     assert_eq!(out.usage, used(744, 9));
+    assert_eq!(out.own_usage, used(600, 3));
+    assert_eq!(&*out.agent_path, "boss");
     // A child's own output has its own tokens and its child's.
     let mid_outputs = outputs.lock().unwrap();
     assert_eq!(mid_outputs[0].usage, used(72, 3));
+    assert_eq!(&*mid_outputs[0].agent_path, "boss/Mid");
     assert_eq!(
-        mid_outputs[0].usage_by_path.keys().collect::<Vec<_>>(),
+        mid_outputs[0].usage_by_path().keys().collect::<Vec<_>>(),
         ["boss/Mid", "boss/Mid/Leaf"]
     );
 }

@@ -559,34 +559,37 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         )
         .await;
         drop(hooks);
-        let (usage, usage_by_path) = self.usage_by_path();
+        let mut usage = self.usage;
+        for used in self.child_usage.values() {
+            usage += *used;
+        }
+        // A root run's path is its agent's name, shared: nothing is
+        // allocated for it.
+        let agent_path = match self.scope.path() {
+            [] => self.scope.agent_arc(),
+            path => Arc::from(super::events::agent_path(path, self.scope.agent())),
+        };
         Ok(RunOutput {
             status,
             text,
             trace: Arc::clone(&self.trace),
             usage,
-            usage_by_path,
+            own_usage: self.usage,
+            agent_path,
+            child_usage: self.child_usage.clone(),
             steps: self.steps,
             max_display_instances: self.agent.config().max_display_instances,
         })
     }
 
-    /// The run's tokens: in all (its own and its children's), and by agent
-    /// path (`pmo` for its own, `pmo/ny` for its child `ny`'s, ...).
-    pub(crate) fn usage_by_path(
-        &self,
-    ) -> (
-        crate::model::Usage,
-        std::collections::BTreeMap<String, crate::model::Usage>,
-    ) {
+    /// The run's tokens by agent path (`pmo/ny` for its own, when it is
+    /// the child `ny` of `pmo`; `pmo/ny/audit` for its child's, ...), for
+    /// its parent.
+    pub(crate) fn usage_by_path(&self) -> std::collections::BTreeMap<String, crate::model::Usage> {
         let mut by_path = self.child_usage.clone();
-        let mut total = self.usage;
-        for used in by_path.values() {
-            total += *used;
-        }
         let own = super::events::agent_path(self.scope.path(), self.scope.agent());
         *by_path.entry(own).or_default() += self.usage;
-        (total, by_path)
+        by_path
     }
 
     pub(super) async fn fail(&mut self, error: RunError) -> Result<RunOutput, RunError> {

@@ -1,6 +1,6 @@
 //! What a run returns: how it ended and what happened, in order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::time::Duration;
 
@@ -231,12 +231,18 @@ pub struct RunOutput {
     /// Tokens used: by the run's model calls and by those of every child
     /// agent it called (and theirs).
     pub usage: Usage,
-    /// Tokens used, by agent path: the run's own model calls under its
-    /// agent's name (`pmo`), a child agent's under the path of agents that
-    /// leads to it (`pmo/ny`, `pmo/ny/audit`; all calls of one child
-    /// together). They add up to [`usage`](Self::usage).
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub usage_by_path: std::collections::BTreeMap<String, Usage>,
+    /// Tokens used by the run's own model calls.
+    #[serde(default)]
+    pub own_usage: Usage,
+    /// The run's agent path: its agent's name (`pmo`), or for a child
+    /// agent's run the agents that lead to it (`pmo/ny`).
+    #[serde(default)]
+    pub agent_path: std::sync::Arc<str>,
+    /// Tokens used by the child agents the run called, by agent path
+    /// (`pmo/ny`, `pmo/ny/audit`; all calls of one child together): empty
+    /// when it called none. See [`usage_by_path`](Self::usage_by_path).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub child_usage: BTreeMap<String, Usage>,
     /// Model requests made.
     pub steps: usize,
     /// The agent's `max_display_instances`: how many concurrent calls of
@@ -247,6 +253,16 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
+    /// Tokens used, by agent path: the run's own under its
+    /// [`agent_path`](Self::agent_path), each child agent's under its own
+    /// ([`child_usage`](Self::child_usage)). They add up to
+    /// [`usage`](Self::usage).
+    pub fn usage_by_path(&self) -> BTreeMap<String, Usage> {
+        let mut by_path = self.child_usage.clone();
+        *by_path.entry(self.agent_path.to_string()).or_default() += self.own_usage;
+        by_path
+    }
+
     /// The trace as readable lines. With `max_display_instances: n`, a step
     /// that calls one child agent more than `n` times shows its first `n`
     /// calls and, in place of the first hidden one, how many are hidden.
