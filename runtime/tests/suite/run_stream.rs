@@ -45,10 +45,10 @@ impl Tool for Sync {
 }
 
 fn used(input_tokens: u64, output_tokens: u64) -> Usage {
-    let mut usage = Usage::default();
-    usage.input_tokens = input_tokens;
-    usage.output_tokens = output_tokens;
-    usage
+    Usage {
+        input_tokens,
+        output_tokens,
+    }
 }
 
 /// A turn that reports `tokens` (input) + 1 (output).

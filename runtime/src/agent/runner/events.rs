@@ -8,7 +8,6 @@
 //! streams has no channel, and building an event to send is skipped: the
 //! cost is one branch per event.
 
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -201,7 +200,7 @@ fn done_json<S: serde::Serializer>(
 /// session keeps what the run did until then.
 #[must_use = "a stream does nothing unless polled"]
 pub struct RunStream<'a> {
-    run: Option<Pin<Box<dyn Future<Output = Result<RunOutput, RunError>> + Send + 'a>>>,
+    run: Option<crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>>,
     events: mpsc::UnboundedReceiver<RunEvent>,
     done: Option<Result<RunOutput, RunError>>,
     agent: Arc<str>,
