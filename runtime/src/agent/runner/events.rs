@@ -215,6 +215,22 @@ impl std::fmt::Debug for RunStream<'_> {
     }
 }
 
+impl<'a> RunStream<'a> {
+    /// The stream of the run `run` makes, given where to send its events.
+    fn new(
+        agent: Arc<str>,
+        run: impl FnOnce(EventTx) -> crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>,
+    ) -> Self {
+        let (tx, events) = mpsc::unbounded_channel();
+        Self {
+            run: Some(run(tx)),
+            events,
+            done: None,
+            agent,
+        }
+    }
+}
+
 impl futures_util::Stream for RunStream<'_> {
     type Item = RunEvent;
 
@@ -303,15 +319,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     where
         H: 'static,
     {
-        let (tx, events) = mpsc::unbounded_channel();
-        let agent = self.scope.agent_arc();
         let prompt = prompt.into();
-        RunStream {
-            run: Some(Box::pin(self.run_inner(prompt, None, Some(tx)))),
-            events,
-            done: None,
-            agent,
-        }
+        RunStream::new(self.scope.agent_arc(), |tx| {
+            Box::pin(self.run_inner(prompt, None, Some(tx)))
+        })
     }
 
     /// [`resume`](Self::resume) as a stream of events, as
@@ -321,14 +332,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     where
         H: 'static,
     {
-        let (tx, events) = mpsc::unbounded_channel();
-        let agent = self.scope.agent_arc();
-        RunStream {
-            run: Some(Box::pin(self.resume_inner(None, Some(tx)))),
-            events,
-            done: None,
-            agent,
-        }
+        RunStream::new(self.scope.agent_arc(), |tx| {
+            Box::pin(self.resume_inner(None, Some(tx)))
+        })
     }
 
     /// [`stream`](Self::stream) owning the session, for a stream that must
@@ -337,16 +343,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     where
         H: 'static,
     {
-        let (tx, events) = mpsc::unbounded_channel();
-        let agent = self.scope.agent_arc();
         let prompt = prompt.into();
-        RunStream {
-            run: Some(Box::pin(async move {
-                self.run_inner(prompt, None, Some(tx)).await
-            })),
-            events,
-            done: None,
-            agent,
-        }
+        RunStream::new(self.scope.agent_arc(), |tx| {
+            Box::pin(async move { self.run_inner(prompt, None, Some(tx)).await })
+        })
     }
 }
