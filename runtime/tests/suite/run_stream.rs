@@ -507,3 +507,45 @@ async fn a_paused_run_resumes_as_a_stream() {
         ]
     );
 }
+
+/// `TraceLines` renders a streamed trace as it comes, as `trace_text`
+/// renders the finished one: with `max_display_instances: 2`, a step that
+/// calls a child four times shows two calls and says two are hidden
+/// (counted from the step's `Model` event, before the calls end).
+#[tokio::test]
+async fn trace_lines_render_the_stream_as_trace_text_does() {
+    use hookwire::agent::TraceLines;
+    let outputs = Arc::new(Mutex::new(Vec::new()));
+    let child_model =
+        ScriptedModel::from_turns((0..4).map(|i| Turn::text(format!("r{i}")))).by_conversation();
+    let config = AgentConfig::new("boss").with_max_display_instances(2);
+    let boss = BasicAgent::new(
+        config,
+        Router::new().tool(worker(child_model, outputs.clone())),
+    );
+    let step = (0..4).fold(Turn::default(), |turn, i| {
+        turn.and_call("agent__Worker", json!({"message": format!("m{i}")}))
+    });
+    let model = ScriptedModel::from_turns([step, Turn::text("done")]);
+    let mut runner = Runner::new(boss, model);
+    let mut lines = TraceLines::new(Some(2));
+    let mut live = String::new();
+    let mut events = runner.stream("go");
+    let mut out = None;
+    while let Some(event) = events.next().await {
+        if let (true, Some(trace)) = (event.is_root(), event.trace()) {
+            live.push_str(&lines.line(trace));
+        }
+        if let EventKind::Done(done) = event.kind {
+            out = Some(done.unwrap());
+        }
+    }
+    let out = out.unwrap();
+    assert_eq!(live, out.trace_text());
+    assert!(
+        live.contains(
+            "step 0 tool agent__Worker: 2 more concurrent instances not shown (max_display_instances: 2)\n"
+        ),
+        "{live}"
+    );
+}
