@@ -21,28 +21,7 @@ use hookwire::{NoArgs, Outcome, Router, Tool, ToolContext, ToolResult};
 use serde_json::json;
 
 use crate::agent_common::test_agent;
-
-/// `sync`: reports two steps of progress, then its result.
-struct Sync;
-
-impl Tool for Sync {
-    type Args = NoArgs;
-
-    fn name(&self) -> &str {
-        "sync"
-    }
-
-    fn description(&self) -> &str {
-        "Syncs."
-    }
-
-    async fn call(&self, cx: &ToolContext, _args: NoArgs) -> Outcome {
-        cx.progress("fetched 3 files");
-        tokio::task::yield_now().await;
-        cx.progress("wrote 3 files");
-        Ok(ToolResult::text("synced"))
-    }
-}
+use crate::tool_progress::Sync;
 
 fn used(input_tokens: u64, output_tokens: u64) -> Usage {
     Usage {
