@@ -10,6 +10,7 @@ pub mod durable_pmo;
 pub mod pmo;
 pub mod pmo_cards;
 pub mod pmo_macro;
+pub mod sse;
 
 /// README.md's Rust examples, compiled and run as doctests
 /// (`cargo test --doc -p hookwire-examples`), so the front page cannot

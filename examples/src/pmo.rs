@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use hookwire::ToolResult;
-use hookwire::agent::{Agent, RunError, RunOutput, Runner, TraceEvent};
+use hookwire::agent::{Agent, EventKind, RunError, RunEvent, RunOutput, Runner, TraceEvent};
 use hookwire::mcp::{ConfigError, McpAgent, McpConfig, ServerSpec};
 use hookwire::model::{Model, ModelError, ScriptedModel};
 
@@ -46,6 +47,9 @@ pub enum PmoError {
     /// The run failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The run's stream ended without its `Done` event.
+    #[error("the run's event stream ended before the run did")]
+    NoEnd,
 }
 
 /// Where `mcp-server-time` is: `$HOOKWIRE_MCP_DIR/venv/bin`, then
@@ -104,9 +108,36 @@ pub async fn run(
     model: Arc<dyn Model>,
     mcp: &McpConfig,
 ) -> Result<RunOutput, PmoError> {
+    run_live(form, model, mcp, |_, _| {}).await
+}
+
+/// [`run`], streamed: `on_event` sees each event of the run as it happens
+/// (see [`Runner::stream`]), with the orchestrator's `max_display_instances`.
+pub async fn run_live(
+    form: Form,
+    model: Arc<dyn Model>,
+    mcp: &McpConfig,
+    on_event: impl FnMut(&RunEvent, Option<usize>) + Send,
+) -> Result<RunOutput, PmoError> {
     match form {
-        Form::Macro => run_agent(crate::pmo_macro::PmoOrchestrator::new(), model, mcp).await,
-        Form::Cards => run_agent(crate::pmo_cards::PmoOrchestrator::new(), model, mcp).await,
+        Form::Macro => {
+            run_agent(
+                crate::pmo_macro::PmoOrchestrator::new(),
+                model,
+                mcp,
+                on_event,
+            )
+            .await
+        }
+        Form::Cards => {
+            run_agent(
+                crate::pmo_cards::PmoOrchestrator::new(),
+                model,
+                mcp,
+                on_event,
+            )
+            .await
+        }
     }
 }
 
@@ -114,12 +145,21 @@ async fn run_agent<A: Agent>(
     agent: A,
     model: Arc<dyn Model>,
     mcp: &McpConfig,
+    mut on_event: impl FnMut(&RunEvent, Option<usize>) + Send,
 ) -> Result<RunOutput, PmoError> {
     // MCP tools are discovered at run time; the orchestrator's agent-level
     // hooks (the audit hook) wrap them exactly as they wrap the static tools.
     let agent = McpAgent::connect(agent, mcp).await?;
+    let shown = agent.config().max_display_instances;
     let mut runner = Runner::with_model_arc(agent, model).with_correlation_id("pmo-run");
-    Ok(runner.run(PROMPT).await?)
+    let mut events = runner.stream(PROMPT);
+    while let Some(event) = events.next().await {
+        on_event(&event, shown);
+        if let EventKind::Done(done) = event.kind {
+            return Ok(done?);
+        }
+    }
+    Err(PmoError::NoEnd)
 }
 
 /// The trace as lines, without timings and with the current time masked, so

@@ -166,3 +166,51 @@ fn the_binary_takes_a_provider_model_string() {
         "error: model `anthropic:claude-test` needs an API key: set ANTHROPIC_API_KEY\n"
     );
 }
+
+/// The console trace prints live from the run's event stream: line for
+/// line, what `trace_text` renders from the finished run's trace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_console_trace_is_the_runs_trace_text() {
+    use hookwire::agent::TraceLines;
+    let mcp = pmo::mcp_config().unwrap();
+    let model = pmo::scripted_model().unwrap();
+    let mut live = String::new();
+    let mut lines = None;
+    let mut children = 0;
+    let out = pmo::run_live(Form::Cards, model, &mcp, |event, shown| {
+        if !event.is_root() {
+            children += 1;
+        }
+        if let (true, Some(trace)) = (event.is_root(), event.trace()) {
+            live.push_str(
+                &lines
+                    .get_or_insert_with(|| TraceLines::new(shown))
+                    .line(trace),
+            );
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(live, out.trace_text());
+    assert!(live.starts_with("user: Get project updates"), "{live}");
+    assert!(children > 0, "the child agents' events arrive too");
+}
+
+/// The main command of the README prints both traces and says they are
+/// the same.
+#[test]
+fn the_pmo_binary_prints_both_traces_live_and_compares_them() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmo"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("== PMO-orchestrator, declared with #[agent] macro ==\nuser: "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("== the two declarations produced the same trace ==\n"),
+        "{text}"
+    );
+}

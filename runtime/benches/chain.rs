@@ -59,7 +59,9 @@
 //!     at most 8x `e2e/generated_0_hooks`, a bare dispatch);
 //!   - `one_call`: a new session, one prompt, one `add_one` call, then the
 //!     answer; `one_call` minus `answer_only` is the tool-call step
-//!     (target: at most 8x the bare dispatch).
+//!     (target: at most 8x the bare dispatch);
+//!   - `answer_only_streamed`, `one_call_streamed`: the same sessions
+//!     through `Runner::stream`, every event collected.
 //!
 //! Instruction counts, which the noise of a shared machine does not touch:
 //! `HOOKWIRE_BENCH_LOOP=<group>/<case>:<iterations>` runs one case in a
@@ -645,14 +647,33 @@ fn session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
     }
 }
 
+/// [`session`], streamed: every event is collected (issue #25: a stream
+/// consumer attached).
+fn streamed_session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
+    use futures_util::StreamExt;
+    let model: Arc<dyn hookwire::model::Model> = model.clone();
+    let mut runner = hookwire::agent::Runner::with_model_arc(agent.clone(), model);
+    let events: Vec<_> = ready(runner.stream("add one to 41").collect());
+    match events.last().map(|e| &e.kind) {
+        Some(hookwire::agent::EventKind::Done(Ok(out))) => out.text.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
 fn loop_cases(mode: &mut Mode<'_>) {
     let agent = Arc::new(generated::Plain::new());
     let answer = Arc::new(Answers { call: false });
     let call = Arc::new(Answers { call: true });
     assert_eq!(session(&agent, &answer), "done");
     assert_eq!(session(&agent, &call), "done");
+    assert_eq!(streamed_session(&agent, &answer), "done");
+    assert_eq!(streamed_session(&agent, &call), "done");
     mode.case("loop/answer_only", || session(&agent, &answer));
     mode.case("loop/one_call", || session(&agent, &call));
+    mode.case("loop/answer_only_streamed", || {
+        streamed_session(&agent, &answer)
+    });
+    mode.case("loop/one_call_streamed", || streamed_session(&agent, &call));
 }
 
 fn main() {

@@ -205,8 +205,10 @@ impl ToolContext {
 
     /// Reports progress while the tool runs: the message goes to the
     /// run's trace (a [`TraceEvent::Progress`](crate::agent::TraceEvent::Progress)
-    /// before the call's own event) and to the event stream (a `tracing`
-    /// event as it is sent: target `hookwire::progress`, fields `agent`,
+    /// before the call's own event), to the run's event stream as it is
+    /// sent when someone streams the run (an
+    /// [`EventKind::Progress`](crate::agent::EventKind::Progress)), and to
+    /// `tracing` (target `hookwire::progress`, fields `agent`,
     /// `tool`, `tool_use_id` and `progress`), never to the model. Outside a run only the `tracing` event is emitted.
     ///
     /// ```
@@ -230,6 +232,12 @@ impl ToolContext {
             progress = message.as_str(),
             "tool progress"
         );
+        self.scope.emit(|| crate::agent::EventKind::Progress {
+            step: self.scope.step(),
+            id: self.tool_use_id.clone(),
+            tool: self.tool().to_owned(),
+            message: message.clone(),
+        });
         if let Some(log) = self.scope.call_log() {
             log.progress(&self.tool_use_id, message);
         }

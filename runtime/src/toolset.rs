@@ -45,6 +45,12 @@ struct Shared {
     step: usize,
     /// The number of the session's root run (see `RunState::runs`).
     run: u64,
+    /// Where the run's live events go, when someone streams it
+    /// ([`Runner::stream`](crate::agent::Runner::stream)).
+    events: Option<crate::agent::EventTx>,
+    /// The usage limit of the run (and of the run that called it, for a
+    /// child agent's run), when it has one.
+    budget: Option<Arc<crate::agent::Budget>>,
 }
 
 /// Where the calls of a run note what their tool received and the approval
@@ -191,11 +197,6 @@ impl CallScope {
         &self.shared.agent
     }
 
-    /// The agent's name, shared (a reference count, not a copy).
-    pub(crate) fn agent_shared(&self) -> Arc<str> {
-        Arc::clone(&self.shared.agent)
-    }
-
     /// The run's correlation id.
     pub fn correlation_id(&self) -> &str {
         &self.shared.correlation_id
@@ -273,6 +274,54 @@ impl CallScope {
     /// Sets the ancestor calls (a child agent's run).
     pub(crate) fn set_path(&mut self, path: Arc<[CallSite]>) {
         self.fields().path = path;
+    }
+
+    /// The agent's name, shared.
+    pub(crate) fn agent_arc(&self) -> Arc<str> {
+        self.shared.agent.clone()
+    }
+
+    /// The ancestor calls, shared.
+    pub(crate) fn path_arc(&self) -> Arc<[CallSite]> {
+        self.shared.path.clone()
+    }
+
+    /// Where the run's live events go, if someone streams it.
+    pub(crate) fn events(&self) -> Option<&crate::agent::EventTx> {
+        self.shared.events.as_ref()
+    }
+
+    /// Sets (or, with `None`, removes) where the run's live events go;
+    /// nothing is copied when there is none and none is set.
+    pub(crate) fn set_events(&mut self, events: Option<crate::agent::EventTx>) {
+        if self.shared.events.is_some() || events.is_some() {
+            self.fields().events = events;
+        }
+    }
+
+    /// The run's usage limit, if it has one.
+    pub(crate) fn budget(&self) -> Option<&Arc<crate::agent::Budget>> {
+        self.shared.budget.as_ref()
+    }
+
+    /// Sets (or removes) the run's usage limit; nothing is copied when
+    /// there is none and none is set.
+    pub(crate) fn set_budget(&mut self, budget: Option<Arc<crate::agent::Budget>>) {
+        if self.shared.budget.is_some() || budget.is_some() {
+            self.fields().budget = budget;
+        }
+    }
+
+    /// Sends the live event `kind()` makes, when someone streams the run;
+    /// otherwise `kind` is not called.
+    pub(crate) fn emit(&self, kind: impl FnOnce() -> crate::agent::EventKind) {
+        if let Some(tx) = &self.shared.events {
+            let _ = tx.send(crate::agent::RunEvent {
+                agent: self.agent_arc(),
+                path: self.path_arc(),
+                kind: kind(),
+            });
+        }
     }
 
     /// Where calls note what their tool received (set by the agent loop).

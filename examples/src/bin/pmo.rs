@@ -8,11 +8,13 @@
 //! ```
 //!
 //! It declares the orchestrator twice (`#[agent]` and AgentCards), runs
-//! each on the same model, prints each trace (every hook decision, tool call
-//! and result, with timings) and checks that the two traces are the same.
+//! each on the same model, prints each trace live from the run's event
+//! stream (every hook decision, tool call and result, with timings) and
+//! checks that the two traces are the same.
 
 use std::process::ExitCode;
 
+use hookwire::agent::{RunEvent, TraceLines};
 use hookwire_examples::pmo::{self, Form};
 
 fn main() -> ExitCode {
@@ -69,9 +71,16 @@ fn main() -> ExitCode {
                 }
             };
             println!("== PMO-orchestrator, declared with {} ==", form.name());
-            match pmo::run(form, model, &mcp).await {
+            // The trace prints live, as the run records it.
+            let mut lines = None;
+            let print = |event: &RunEvent, shown: Option<usize>| {
+                if let (true, Some(trace)) = (event.is_root(), event.trace()) {
+                    let lines = lines.get_or_insert_with(|| TraceLines::new(shown));
+                    print!("{}", lines.line(trace));
+                }
+            };
+            match pmo::run_live(form, model, &mcp, print).await {
                 Ok(output) => {
-                    print!("{}", output.trace_text());
                     println!();
                     traces.push(pmo::normalized_trace(&output));
                 }

@@ -510,16 +510,17 @@ async fn run_child<A: Agent>(
         // Under a journal, a call run again after a restart has what is
         // left of the timeout (a durable timer). Waiting for a person is
         // not part of it.
-        Some(limit) => match crate::wait::limit(remaining(limit), run).await {
-            Ok(out) => out,
-            Err(_) => {
-                return Err(ToolError::TimedOut {
-                    what: format!("agent `{}`", opts.name),
-                    after: limit,
-                });
-            }
-        },
-        None => run.await,
+        Some(limit) => crate::wait::limit(remaining(limit), run).await.ok(),
+        None => Some(run.await),
+    };
+    // The child's tokens count for its parent, however its run ended.
+    let usage = runner.usage_by_path();
+    let _ = PARENT.try_with(|p| p.add_usage(usage));
+    let Some(out) = out else {
+        return Err(ToolError::TimedOut {
+            what: format!("agent `{}`", opts.name),
+            after: opts.timeout.unwrap_or_default(),
+        });
     };
     let out = out.map_err(|e| ToolError::tool_message(opts.name.clone(), e, false))?;
     if let RunStatus::Paused { .. } = &out.status {

@@ -37,8 +37,9 @@ pub use decl::{
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};
+pub(crate) use runner::{Budget, EventTx};
 pub use runner::{
-    PendingStep, RunError, RunOutput, RunSettings, RunState, RunStatus, Runner, STATE_VERSION,
-    StateError, TraceEvent,
+    EventKind, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState, RunStatus,
+    RunStream, Runner, STATE_VERSION, StateError, TraceEvent, TraceLines,
 };
 pub use runtime_tools::{RuntimeTools, WithTools};

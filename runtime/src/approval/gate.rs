@@ -11,7 +11,7 @@ use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::hook::{Handler, Hook, Next};
 use crate::predicate::Predicate;
-use crate::toolset::CallLog;
+use crate::toolset::CallScope;
 
 /// Per-tool `needs_approval` as an around-hook: when its rule (a
 /// [`Predicate`] over the arguments: `true`, or a closure) says so, the
@@ -94,8 +94,7 @@ pub(crate) async fn gate_call(
     let key = CallKey::at(&cx.scope().place(), cx.tool_use_id(), cx.tool(), shown);
     let approver = cx.approver().map(|a| &**a);
     let request = ApprovalRequest::new(&key, shown, reason, view);
-    let log = cx.scope().call_log().map(|l| &**l);
-    if let Some(edited) = gate(approver, request, hook, log).await? {
+    if let Some(edited) = gate(approver, request, hook, cx.scope()).await? {
         *args = edited;
     }
     Ok(())
@@ -128,13 +127,21 @@ pub(crate) async fn gate(
     approver: Option<&dyn Approver>,
     request: ApprovalRequest<'_>,
     hook: &'static str,
-    log: Option<&CallLog>,
+    scope: &CallScope,
 ) -> Result<Option<ToolArgs>, ToolError> {
+    let log = scope.call_log().map(|l| &**l);
     let (agent, tool, tool_use_id) = (request.agent, request.tool, request.tool_use_id);
     let path = request.key.path_display();
     let view = request.view();
     let (decision, by) = match approver {
         Some(approver) => {
+            scope.emit(|| crate::agent::EventKind::ApprovalWait {
+                step: scope.step(),
+                id: tool_use_id.to_owned(),
+                tool: tool.to_owned(),
+                gate: hook.to_owned(),
+                reason: request.reason.to_owned(),
+            });
             let _waiting = crate::wait::waiting();
             approver.decide_noted(request).await
         }

@@ -165,7 +165,7 @@ impl Message {
 }
 
 /// What a model is asked: everything it needs for the next turn.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 #[non_exhaustive]
 pub struct ModelRequest<'a> {
     /// The agent asking (for traces and scripted expectations).
@@ -176,6 +176,27 @@ pub struct ModelRequest<'a> {
     pub messages: &'a [Message],
     /// The tools the model may call.
     pub tools: &'a [ToolDefinition],
+    /// Where a model that streams sends each chunk of its answer's text as
+    /// it arrives ([`text_delta`](Self::text_delta)): set by the agent loop
+    /// when someone streams the run
+    /// ([`Runner::stream`](crate::agent::Runner::stream)), `None`
+    /// otherwise. The chunks, joined, are the response's `text`.
+    pub on_text: Option<&'a TextSink<'a>>,
+}
+
+/// What receives a model's text chunks: any `Fn(&str)`.
+pub type TextSink<'a> = dyn Fn(&str) + Send + Sync + 'a;
+
+impl std::fmt::Debug for ModelRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelRequest")
+            .field("agent", &self.agent)
+            .field("system", &self.system)
+            .field("messages", &self.messages)
+            .field("tools", &self.tools)
+            .field("on_text", &self.on_text.is_some())
+            .finish()
+    }
 }
 
 impl<'a> ModelRequest<'a> {
@@ -191,6 +212,39 @@ impl<'a> ModelRequest<'a> {
             system,
             messages,
             tools,
+            on_text: None,
+        }
+    }
+
+    /// Sends each chunk of the answer's text to `sink` as it arrives (see
+    /// [`on_text`](Self::on_text)).
+    ///
+    /// ```
+    /// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel, Turn};
+    /// let model = ScriptedModel::from_turns([Turn::text("one two three")]);
+    /// let chunks = std::sync::Mutex::new(Vec::new());
+    /// let sink = |chunk: &str| chunks.lock().unwrap().push(chunk.to_owned());
+    /// let history = [Message::user("count")];
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// # rt.block_on(async {
+    /// let request = ModelRequest::new("a", "", &history, &[]).with_on_text(&sink);
+    /// let response = model.complete(request).await.unwrap();
+    /// assert_eq!(chunks.lock().unwrap().concat(), response.text);
+    /// assert_eq!(chunks.lock().unwrap().len(), 3);
+    /// # });
+    /// ```
+    pub fn with_on_text(mut self, sink: &'a TextSink<'a>) -> Self {
+        self.on_text = Some(sink);
+        self
+    }
+
+    /// Sends one chunk of the answer's text to the sink, if there is one
+    /// (a model that streams calls it with each chunk, in order).
+    pub fn text_delta(&self, chunk: &str) {
+        if let Some(sink) = self.on_text
+            && !chunk.is_empty()
+        {
+            sink(chunk);
         }
     }
 
@@ -212,10 +266,17 @@ pub struct Usage {
     pub output_tokens: u64,
 }
 
+impl Usage {
+    /// Input and output tokens together.
+    pub fn total(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+}
+
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, rhs: Self) {
-        self.input_tokens += rhs.input_tokens;
-        self.output_tokens += rhs.output_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(rhs.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(rhs.output_tokens);
     }
 }
 

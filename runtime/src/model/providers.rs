@@ -164,10 +164,12 @@ pub struct ProviderConfig {
     pub max_tokens: Option<u32>,
     /// How long one request may take.
     pub timeout: Duration,
-    /// Whether to stream the answer: the answer is the same, and text
-    /// deltas could reach the run as they come. Off by default: streamed
-    /// requests measured slower than plain ones (BENCHMARKS.md, "Native
-    /// providers").
+    /// Whether to stream the answer when nobody streams the run: the answer
+    /// is the same. Off by default: streamed requests measured slower than
+    /// plain ones (BENCHMARKS.md, "Native providers"). A run someone
+    /// streams ([`Runner::stream`](crate::agent::Runner::stream)) always
+    /// streams the request, so its text deltas reach the run's events as
+    /// they come.
     pub streaming: bool,
 }
 
@@ -416,8 +418,11 @@ impl Model for ProviderModel {
         request: ModelRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         Box::pin(async move {
-            if self.config.streaming {
-                self.complete_streaming(&request, &|_| {}).await
+            // A run someone streams (`Runner::stream`) gets the text as it
+            // comes; otherwise the configured form.
+            if self.config.streaming || request.on_text.is_some() {
+                self.complete_streaming(&request, &|chunk| request.text_delta(chunk))
+                    .await
             } else {
                 self.complete_plain(&request).await
             }

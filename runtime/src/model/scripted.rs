@@ -480,7 +480,14 @@ impl Model for ScriptedModel {
         &'a self,
         request: ModelRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        Box::pin(std::future::ready(self.next(&request)))
+        let answer = self.next(&request);
+        if let (Ok(response), Some(_)) = (&answer, request.on_text) {
+            // Streamed, the text arrives a word at a time.
+            for chunk in response.text.split_inclusive(char::is_whitespace) {
+                request.text_delta(chunk);
+            }
+        }
+        Box::pin(std::future::ready(answer))
     }
 }
 

@@ -44,6 +44,7 @@ mod mcp_servers;
 mod mock_http;
 mod model_retry;
 mod providers;
+mod run_stream;
 mod state_resume;
 mod tool_availability;
 mod tool_call_timeout;

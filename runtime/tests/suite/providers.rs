@@ -205,6 +205,65 @@ async fn anthropic_messages_streamed_with_a_tool_call_end_to_end() {
     assert_eq!(text_of(&result["content"]), r#"{"city":"Oslo","temp":-3}"#);
 }
 
+/// A run someone streams streams its provider requests too (whatever the
+/// model's own `streaming` setting), and the model's text reaches the run's
+/// events as it arrives, chunk by chunk.
+#[tokio::test]
+async fn a_streamed_run_streams_its_provider_requests_and_their_text() {
+    use futures_util::StreamExt;
+    use hookwire::agent::{EventKind, RunEvent};
+    let answer = Answer::named_events(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Oslo is "}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "cold."}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 4}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    let (url, seen) = serve(vec![answer]);
+    let model = ProviderModel::new(
+        ProviderConfig::new(Provider::Anthropic, "claude-test")
+            .with_api_key("sk-ant-test")
+            .with_base_url(url),
+    )
+    .unwrap();
+    assert!(!model.config().streaming);
+    let mut runner = Runner::new(test_agent("forecaster", weather_tools()), model);
+    let events: Vec<RunEvent> = runner.stream("Weather in Oslo?").collect().await;
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, ["Oslo is ", "cold."]);
+    let Some(EventKind::Done(Ok(out))) = events.last().map(|e| &e.kind) else {
+        panic!("{events:#?}")
+    };
+    assert_eq!(out.text, "Oslo is cold.");
+    assert_eq!(next(&seen).body["stream"], true);
+}
+
 /// A content that is a string or a list of text blocks, as text.
 fn text_of(content: &Value) -> String {
     match content {

@@ -9,8 +9,9 @@ use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{NoArgs, Outcome, Router, Tool, ToolContext, ToolResult};
 use serde_json::json;
 
-/// `sync`: reports two steps of progress, then its result.
-struct Sync;
+/// `sync`: reports two steps of progress (yielding between them, so that
+/// another call of the step may run), then its result.
+pub(crate) struct Sync;
 
 impl Tool for Sync {
     type Args = NoArgs;
@@ -25,6 +26,7 @@ impl Tool for Sync {
 
     async fn call(&self, cx: &ToolContext, _args: NoArgs) -> Outcome {
         cx.progress("fetched 3 files");
+        tokio::task::yield_now().await;
         cx.progress(String::from("wrote 3 files"));
         Ok(ToolResult::text("synced"))
     }

@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use tracing::Instrument;
 
 use super::trace::micros;
-use super::{Runner, TraceEvent, caught};
+use super::{EventKind, Runner, TraceEvent, caught};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
@@ -69,6 +69,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             } = call;
             // A clone shares the model's arguments (see `ToolArgs`).
             let sent = arguments.clone();
+            scope.emit(|| EventKind::ToolStarted {
+                step,
+                id: id.clone(),
+                tool: name.clone(),
+                source,
+                arguments: sent.clone(),
+            });
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             // A tool the step did not offer is not callable: refused before
             // any hook or gate sees the call.
@@ -304,8 +311,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let key = CallKey::at(&scope.place(), id, name, &shown);
             let view = self.agent.tools().tool_view(name);
             let request = ApprovalRequest::new(&key, &shown, &reason, view);
-            let log = scope.call_log().map(|l| &**l);
-            if let Some(edited) = gate(Some(&self.approvals), request, "approver", log).await? {
+            if let Some(edited) = gate(Some(&self.approvals), request, "approver", scope).await? {
                 return self.dispatch(scope, ToolCall::new(id, name, edited)).await;
             }
         }

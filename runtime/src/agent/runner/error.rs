@@ -13,6 +13,17 @@ pub enum RunError {
     /// The step limit was reached without a final answer.
     #[error("no final answer after {0} step(s)")]
     StepLimit(usize),
+    /// The run's usage limit ([`RunSettings::usage_limit`](super::RunSettings::usage_limit))
+    /// was reached: the run ended before its next model call.
+    #[error(
+        "the usage limit of {limit} tokens is reached ({used} used): the run ended before its next model call"
+    )]
+    UsageLimit {
+        /// The limit.
+        limit: u64,
+        /// The tokens used (by the run and the child agents it called).
+        used: u64,
+    },
     /// `resume` was called with nothing to resume.
     #[error("nothing to resume: the run is not paused")]
     NotPaused,

@@ -3,6 +3,7 @@
 //! recorded as one step with what it changed in the session, and restored
 //! from the record on a replay instead of running again.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -21,7 +22,7 @@ use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::{BoxFuture, CallApprovals};
 use crate::call::{ToolCall, ToolResult};
 use crate::lock;
-use crate::model::{Message, ModelError, ModelRequest, ModelResponse};
+use crate::model::{Message, ModelError, ModelRequest, ModelResponse, Usage};
 use crate::toolset::{CallScope, ToolSet};
 
 tokio::task_local! {
@@ -71,8 +72,9 @@ pub(super) type Answer = (Result<ModelResponse, ModelError>, u64);
 /// What a recorded tool call changed: its record, its part of the
 /// approvals (what waits at it, a decision used), the child histories it
 /// kept, its children's messages for the parent's history and its child
-/// run paused for approval; and whether the record's trace event has the
-/// record's result (kept once, in the record).
+/// run paused for approval; whether the record's trace event has the
+/// record's result (kept once, in the record); and the tokens its child
+/// agents used, by agent path.
 type CallEntry = (
     CallRecord,
     CallApprovals,
@@ -80,6 +82,7 @@ type CallEntry = (
     Vec<Message>,
     Option<PausedChild>,
     bool,
+    BTreeMap<String, Usage>,
 );
 
 /// The record with its trace event's result left out when it is the
@@ -187,7 +190,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     let paused = lock(&self.paused_children).get(&id).cloned();
                     let approvals = self.approvals.at_call(scope, &id);
                     let (record, shared) = once(record);
-                    let entry: CallEntry = (record, approvals, children, merged, paused, shared);
+                    let usage = std::mem::take(&mut *lock(&own.usage));
+                    let entry: CallEntry =
+                        (record, approvals, children, merged, paused, shared, usage);
                     serde_json::to_value(entry).unwrap_or(Value::Null)
                 });
                 steps.push((name, effect.boxed()));
@@ -195,7 +200,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let values = journal.steps(steps).await;
             for ((i, call), value) in group.iter().zip(values) {
                 let name = format!("tool {} {}", call.name, call.id);
-                let (mut record, approvals, children, merged, paused, shared): CallEntry =
+                let (mut record, approvals, children, merged, paused, shared, usage): CallEntry =
                     serde_json::from_value(value?)
                         .map_err(|e| JournalError::new(&name, e.to_string()))?;
                 if shared && let TraceEvent::ToolCall { result, .. } = &mut record.trace {
@@ -208,6 +213,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     None => lock(&self.paused_children).remove(&call.id),
                 };
                 lock(&parent.merged).extend(merged);
+                parent.add_usage(usage);
                 records.push((*i, record));
             }
         }
@@ -254,7 +260,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let (history, traces, counter): (Vec<Message>, Vec<TraceEvent>, u64) =
             self::step(journal, name, effect.boxed()).await?;
         self.history = Arc::new(history);
-        Arc::make_mut(&mut self.trace).extend(traces);
+        self.record_all(traces);
         self.injections = counter;
         Ok(())
     }

@@ -7,6 +7,8 @@
 //!   its trace record;
 //! * `trace.rs`: what a run returns ([`RunOutput`], [`RunStatus`],
 //!   [`TraceEvent`]);
+//! * `events.rs`: a run as a stream of events ([`Runner::stream`],
+//!   [`RunEvent`]), and the one place a trace event is recorded;
 //! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
 //! * `parent.rs`: what a run shares with the child agents it calls;
 //! * `journaled.rs`: the steps recorded under a [`Journal`];
@@ -33,6 +35,7 @@ use crate::toolset::CallScope;
 
 mod call;
 mod error;
+mod events;
 mod journaled;
 mod parent;
 mod state;
@@ -40,11 +43,13 @@ mod step;
 mod trace;
 
 pub use error::RunError;
+pub(crate) use events::EventTx;
+pub use events::{EventKind, RunEvent, RunStream};
 pub(crate) use journaled::{CALL_STARTED, expired, remaining};
 pub use parent::PausedChild;
-pub(crate) use parent::{ChildHistories, PARENT, PausedChildren};
+pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
-pub use trace::{RunOutput, RunStatus, TraceEvent};
+pub use trace::{RunOutput, RunStatus, TraceEvent, TraceLines};
 
 /// Limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,6 +82,12 @@ pub struct RunSettings {
     /// [`TraceEvent::ModelRetry`].
     #[serde(default)]
     pub model_retry: crate::model::RetryPolicy,
+    /// How many tokens (input and output, of the run's model calls and
+    /// those of every child agent it calls) a run may use, `None` for no
+    /// limit (the default). Once they are used up, the run ends before its
+    /// next model call (or a child's) with [`RunError::UsageLimit`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_limit: Option<u64>,
 }
 
 impl Default for RunSettings {
@@ -87,6 +98,7 @@ impl Default for RunSettings {
             max_forced_continues: 3,
             tool_call_timeout: None,
             model_retry: crate::model::RetryPolicy::default(),
+            usage_limit: None,
         }
     }
 }
@@ -145,6 +157,8 @@ pub struct Runner<A: Agent, H = ()> {
     pending: Option<PendingStep>,
     steps: usize,
     usage: Usage,
+    /// The tokens of the child agents this run called, by agent path.
+    child_usage: BTreeMap<String, Usage>,
     trace: Arc<Vec<TraceEvent>>,
     injections: u64,
     /// The tools not offered in the current step (their availability
@@ -235,6 +249,7 @@ impl<A: Agent> Runner<A, ()> {
             pending: None,
             steps: 0,
             usage: Usage::default(),
+            child_usage: BTreeMap::new(),
             trace: Arc::default(),
             injections: 0,
             unavailable: Vec::new(),
@@ -263,6 +278,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             pending: self.pending,
             steps: self.steps,
             usage: self.usage,
+            child_usage: self.child_usage,
             trace: self.trace,
             injections: self.injections,
             unavailable: self.unavailable,
@@ -303,6 +319,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.scope.set_path(path);
         self.scope.set_run(scope.run());
         *self.scope.session_mut() = scope.session().clone();
+        // The child's events go where its parent's do, and its model calls
+        // count against its parent's usage limit.
+        self.scope.set_events(scope.events().cloned());
+        self.scope.set_budget(scope.budget().cloned());
         match parent {
             Some(approvals) => {
                 self.scope.set_approver(Some(Arc::new(approvals.clone())));
@@ -366,6 +386,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self
     }
 
+    /// Limits the tokens the run (with the child agents it calls) may use
+    /// (see [`RunSettings::usage_limit`]).
+    pub fn with_usage_limit(mut self, tokens: u64) -> Self {
+        self.settings.usage_limit = Some(tokens);
+        self
+    }
+
     /// Sets the correlation id.
     pub fn with_correlation_id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.scope.set_correlation_id(id);
@@ -422,7 +449,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Runs one user message to the end.
     pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
-        self.run_inner(prompt.into(), None).await
+        self.run_inner(prompt.into(), None, None).await
     }
 
     /// [`run`](Self::run) with each model request, tool call and round of
@@ -434,13 +461,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         prompt: impl Into<String>,
         journal: &dyn Journal,
     ) -> Result<RunOutput, RunError> {
-        self.run_inner(prompt.into(), Some(journal)).await
+        self.run_inner(prompt.into(), Some(journal), None).await
     }
 
+    /// A run, streamed to `events` when it is set. A child agent's run
+    /// (whose scope has a path) keeps the events and the usage budget it
+    /// inherited from its parent's call.
     async fn run_inner(
         &mut self,
         mut prompt: String,
         journal: Option<&dyn Journal>,
+        events: Option<EventTx>,
     ) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
@@ -451,15 +482,24 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if self.pending.is_some() {
                 return Err(RunError::Paused);
             }
+            let root = self.scope.path().is_empty();
+            if root || events.is_some() {
+                self.scope.set_events(events);
+            }
+            if root || self.settings.usage_limit.is_some() {
+                self.scope
+                    .set_budget(self.settings.usage_limit.map(Budget::new));
+            }
             // Room for a run that answers at once (its prompt, the model's
             // answer, the end), kept under the size a small-block allocator
             // serves from its per-thread cache (about 1 KiB): a larger
             // first block made every session dearer (see BENCHMARKS.md).
             self.trace = Arc::new(Vec::with_capacity(3));
             self.usage = Usage::default();
+            self.child_usage.clear();
             // A root run counts the session's runs (idempotency keys); a
             // child's run keeps its parent call's number.
-            if self.scope.path().is_empty() {
+            if root {
                 self.scope.set_run(self.scope.run() + 1);
             }
             self.steps = 0;
@@ -472,7 +512,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if !self.agent.config().use_history {
                 Arc::make_mut(&mut self.history).clear();
             }
-            let agent_name = self.scope.agent_shared();
+            let agent_name = self.scope.agent_arc();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             let flow = caught(
                 "execution_start",
@@ -516,9 +556,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     warning = %text,
                     "agent warning"
                 );
-                Arc::make_mut(&mut self.trace).push(TraceEvent::Warning { text });
+                self.record(TraceEvent::Warning { text });
             }
-            Arc::make_mut(&mut self.trace).push(TraceEvent::Prompt {
+            self.record(TraceEvent::Prompt {
                 text: prompt.clone(),
             });
             Arc::make_mut(&mut self.history).push(Message::user(prompt));
@@ -534,16 +574,22 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Resumes a run paused for approval, once every pending call has a
     /// decision ([`Approvals::resolve`]).
     pub async fn resume(&mut self) -> Result<RunOutput, RunError> {
-        self.resume_inner(None).await
+        self.resume_inner(None, None).await
     }
 
     /// [`resume`](Self::resume) with a journal, as
     /// [`run_journaled`](Self::run_journaled).
     pub async fn resume_journaled(&mut self, journal: &dyn Journal) -> Result<RunOutput, RunError> {
-        self.resume_inner(Some(journal)).await
+        self.resume_inner(Some(journal), None).await
     }
 
-    async fn resume_inner(&mut self, journal: Option<&dyn Journal>) -> Result<RunOutput, RunError> {
+    /// A resumed run, streamed to `events` when it is set (as
+    /// [`run_inner`](Self::run_inner)).
+    async fn resume_inner(
+        &mut self,
+        journal: Option<&dyn Journal>,
+        events: Option<EventTx>,
+    ) -> Result<RunOutput, RunError> {
         let span = tracing::info_span!(
             "hookwire.run",
             agent = %self.agent.config().name,
@@ -558,6 +604,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if waiting > 0 {
                 self.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));
+            }
+            if self.scope.path().is_empty() || events.is_some() {
+                self.scope.set_events(events);
             }
             self.trace = Arc::default();
             self.drive(Some(pending), journal).await

@@ -1,6 +1,7 @@
 //! What a parent run shares with the agents it calls as tools.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -8,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::RunState;
 use crate::approval::Approvals;
 use crate::lock;
-use crate::model::{Message, Model};
+use crate::model::{Message, Model, Usage};
 
 /// What a parent run shares with agents called as tools during a step.
 pub(crate) struct ParentRun {
@@ -27,6 +28,42 @@ pub(crate) struct ParentRun {
     pub(super) paused: Arc<Mutex<PausedChildren>>,
     /// The child histories kept during the step (by tool name), in order.
     pub(super) kept: Mutex<Vec<String>>,
+    /// The tokens the step's children used, by agent path.
+    pub(super) usage: Mutex<BTreeMap<String, Usage>>,
+}
+
+/// A run's usage limit, shared by the run and every child agent it calls:
+/// each adds its model calls' tokens as they come.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    /// The tokens the run tree may use.
+    pub(crate) limit: u64,
+    /// The tokens it used so far.
+    spent: AtomicU64,
+}
+
+impl Budget {
+    /// A budget of `limit` tokens, none used.
+    pub(crate) fn new(limit: u64) -> Arc<Self> {
+        Arc::new(Self {
+            limit,
+            spent: AtomicU64::new(0),
+        })
+    }
+
+    /// Adds the tokens of one model call.
+    pub(crate) fn spend(&self, tokens: u64) {
+        let _ = self
+            .spent
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                Some(n.saturating_add(tokens))
+            });
+    }
+
+    /// The tokens used so far.
+    pub(crate) fn spent(&self) -> u64 {
+        self.spent.load(Ordering::Relaxed)
+    }
 }
 
 /// A child agent's run paused for approval: its state, and where its own
@@ -70,6 +107,7 @@ impl ParentRun {
             approvals: self.approvals.clone(),
             paused: self.paused.clone(),
             kept: Mutex::new(Vec::new()),
+            usage: Mutex::default(),
         }
     }
 
@@ -82,6 +120,15 @@ impl ParentRun {
     /// when the call runs again.
     pub(crate) fn keep_paused(&self, id: &str, child: PausedChild) {
         lock(&self.paused).insert(id.to_owned(), child);
+    }
+
+    /// Adds a child's tokens, by agent path (its own and its children's),
+    /// for the parent's total after the step.
+    pub(crate) fn add_usage(&self, usage: BTreeMap<String, Usage>) {
+        let mut total = lock(&self.usage);
+        for (path, used) in usage {
+            *total.entry(path).or_default() += used;
+        }
     }
 
     /// Appends a child's messages to the parent's history after the step.

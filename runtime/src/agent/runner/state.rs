@@ -373,6 +373,10 @@ fn stricter(a: RunSettings, b: RunSettings) -> RunSettings {
         } else {
             a.model_retry
         },
+        usage_limit: match (a.usage_limit, b.usage_limit) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        },
     }
 }
 

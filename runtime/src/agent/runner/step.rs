@@ -11,7 +11,7 @@ use tracing::Instrument;
 use super::call::CallRecord;
 use super::parent::{PARENT, ParentRun};
 use super::trace::micros;
-use super::{PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
+use super::{EventKind, PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
 use crate::agent::decl::Agent;
 use crate::agent::inject::{HookEvent, SystemClock, run_injection};
 use crate::agent::journal::{Journal, JournalError};
@@ -49,6 +49,15 @@ enum AfterModel {
 /// A stop of the step: the reason and the hook that decided.
 type Stopped = Option<(String, Option<String>)>;
 
+/// What a step's calls left: their records in call order, the messages
+/// children merge into the history, and the children's tokens by agent
+/// path.
+type StepDone = (
+    Vec<(usize, CallRecord)>,
+    Vec<Message>,
+    std::collections::BTreeMap<String, crate::model::Usage>,
+);
+
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     pub(super) async fn inject(
         &mut self,
@@ -73,7 +82,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let mut history = std::mem::take(Arc::make_mut(&mut self.history));
         let (traces, counter) = self.injection_round(&hooks, &mut history).await;
         self.history = Arc::new(history);
-        Arc::make_mut(&mut self.trace).extend(traces);
+        self.record_all(traces);
         self.injections = counter;
         Ok(())
     }
@@ -171,9 +180,20 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         definitions: &[ToolDefinition],
         journal: Option<&dyn Journal>,
     ) -> AfterModel {
-        let agent_name = self.scope.agent_shared();
+        let agent_name = self.scope.agent_arc();
         if self.steps >= self.settings.max_steps {
             return AfterModel::Ended(self.fail(RunError::StepLimit(self.steps)).await);
+        }
+        // Once the run's tokens (with its children's, and its parent's
+        // when it is a child) are used up, no model call is made.
+        if let Some(budget) = self.scope.budget()
+            && budget.spent() >= budget.limit
+        {
+            let error = RunError::UsageLimit {
+                limit: budget.limit,
+                used: budget.spent(),
+            };
+            return AfterModel::Ended(self.fail(error).await);
         }
         let step = self.steps;
         self.steps += 1;
@@ -205,7 +225,21 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.unavailable = offer.unavailable;
         let offered = offered(definitions, &self.unavailable);
         let system = system_prompt(&self.agent.config().instruction, &offer.instructions);
-        let request = ModelRequest::new(&agent_name, &system, &self.history, &offered);
+        // When someone streams the run, the model's text goes to the stream
+        // as it arrives.
+        let deltas = self.scope.events().map(|_| {
+            let scope = self.scope.clone();
+            move |chunk: &str| {
+                scope.emit(|| EventKind::TextDelta {
+                    step,
+                    text: chunk.to_owned(),
+                });
+            }
+        });
+        let mut request = ModelRequest::new(&agent_name, &system, &self.history, &offered);
+        if let Some(deltas) = &deltas {
+            request = request.with_on_text(deltas);
+        }
         let mut retries = Vec::new();
         let (answer, elapsed_us) = match journal {
             None => {
@@ -229,13 +263,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             },
         };
         if !retries.is_empty() {
-            Arc::make_mut(&mut self.trace).extend(retries.into_iter().map(|note| {
-                TraceEvent::ModelRetry {
-                    step,
-                    attempt: note.attempt,
-                    delay_ms: note.delay_ms,
-                    reason: note.reason,
-                }
+            self.record_all(retries.into_iter().map(|note| TraceEvent::ModelRetry {
+                step,
+                attempt: note.attempt,
+                delay_ms: note.delay_ms,
+                reason: note.reason,
             }));
         }
         let mut response = match answer {
@@ -248,8 +280,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         for call in &mut response.tool_calls {
             call.arguments.share();
         }
+        drop(deltas);
         self.usage += response.usage;
-        Arc::make_mut(&mut self.trace).push(TraceEvent::Model {
+        if let Some(budget) = self.scope.budget() {
+            budget.spend(response.usage.total());
+        }
+        self.scope.emit(|| EventKind::Usage {
+            step,
+            usage: response.usage,
+            total: self.usage,
+        });
+        self.record(TraceEvent::Model {
             step,
             text: response.text.clone(),
             tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
@@ -281,7 +322,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         started: Instant,
         journal: Option<&dyn Journal>,
     ) -> AfterModel {
-        let agent_name = self.scope.agent_shared();
+        let agent_name = self.scope.agent_arc();
         Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let decision = caught(
@@ -310,7 +351,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         match decision {
             StopDecision::Continue(message) if self.forced < self.settings.max_forced_continues => {
                 self.forced += 1;
-                Arc::make_mut(&mut self.trace).push(TraceEvent::Hook {
+                self.record(TraceEvent::Hook {
                     event: "stop".into(),
                     decision: "continue".into(),
                     reason: message.clone(),
@@ -352,10 +393,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let calls = &response.tool_calls;
         // An imported state may be inconsistent: one slot per call.
         results.resize(calls.len(), None);
-        let (records, merged) = match self.run_calls(step, calls, &results, span, journal).await {
-            Ok(done) => done,
-            Err(e) => return Some(self.fail(e.into()).await),
-        };
+        let (records, merged, usage) =
+            match self.run_calls(step, calls, &results, span, journal).await {
+                Ok(done) => done,
+                Err(e) => return Some(self.fail(e.into()).await),
+            };
+        for (path, used) in usage {
+            *self.child_usage.entry(path).or_default() += used;
+        }
         let mut stopped: Stopped = None;
         let mut paused = false;
         for (i, record) in records {
@@ -367,9 +412,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if stopped.is_none() {
                 stopped = record.stopped.clone();
             }
-            let trace = Arc::make_mut(&mut self.trace);
-            trace.extend(record.progress);
-            trace.push(record.trace);
+            self.record_all(record.progress);
+            self.record(record.trace);
         }
         if paused && stopped.is_none() {
             let pending = self.approvals.pending_within(&self.scope);
@@ -420,7 +464,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         results: &[Option<ToolResult>],
         span: tracing::Span,
         journal: Option<&dyn Journal>,
-    ) -> Result<(Vec<(usize, CallRecord)>, Vec<Message>), JournalError> {
+    ) -> Result<StepDone, JournalError> {
         let parent = Arc::new(ParentRun {
             history: self.history.clone(),
             model: self.model.clone(),
@@ -429,6 +473,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             approvals: self.approvals.clone(),
             paused: self.paused_children.clone(),
             kept: Mutex::new(Vec::new()),
+            usage: Mutex::default(),
         });
         let scope = self.scope.at_step(step);
         let todo: Vec<(usize, ToolCall)> = calls
@@ -443,7 +488,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .instrument(span)
                 .await?;
             let merged = std::mem::take(&mut *lock(&parent.merged));
-            return Ok((records, merged));
+            let usage = std::mem::take(&mut *lock(&parent.usage));
+            return Ok((records, merged, usage));
         }
         let max = self.settings.max_parallel.max(1);
         let scope = &scope;
@@ -473,8 +519,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         // The step's calls are done: release the parent's view of the
         // history, so that appending to it afterwards copies nothing.
         let merged = std::mem::take(&mut *lock(&parent.merged));
+        let usage = std::mem::take(&mut *lock(&parent.usage));
         drop(parent);
-        Ok((records, merged))
+        Ok((records, merged, usage))
     }
 
     /// Appends the step's results (a call still waiting is denied) and the
@@ -503,7 +550,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         reason: String,
         hook: Option<String>,
     ) -> Result<RunOutput, RunError> {
-        Arc::make_mut(&mut self.trace).push(TraceEvent::Hook {
+        self.record(TraceEvent::Hook {
             event: event.to_owned(),
             decision: "stop".into(),
             reason: reason.clone(),
@@ -517,7 +564,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             RunStatus::Stopped { reason, .. } => reason.clone(),
             _ => text.clone(),
         };
-        Arc::make_mut(&mut self.trace).push(TraceEvent::Finished {
+        self.record(TraceEvent::Finished {
             status: status.as_str().to_owned(),
             text: shown,
         });
@@ -533,14 +580,37 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         )
         .await;
         drop(hooks);
+        let mut usage = self.usage;
+        for used in self.child_usage.values() {
+            usage += *used;
+        }
+        // A root run's path is its agent's name, shared: nothing is
+        // allocated for it.
+        let agent_path = match self.scope.path() {
+            [] => self.scope.agent_arc(),
+            path => Arc::from(super::events::agent_path(path, self.scope.agent())),
+        };
         Ok(RunOutput {
             status,
             text,
             trace: Arc::clone(&self.trace),
-            usage: self.usage,
+            usage,
+            own_usage: self.usage,
+            agent_path,
+            child_usage: self.child_usage.clone(),
             steps: self.steps,
             max_display_instances: self.agent.config().max_display_instances,
         })
+    }
+
+    /// The run's tokens by agent path (`pmo/ny` for its own, when it is
+    /// the child `ny` of `pmo`; `pmo/ny/audit` for its child's, ...), for
+    /// its parent.
+    pub(crate) fn usage_by_path(&self) -> std::collections::BTreeMap<String, crate::model::Usage> {
+        let mut by_path = self.child_usage.clone();
+        let own = super::events::agent_path(self.scope.path(), self.scope.agent());
+        *by_path.entry(own).or_default() += self.usage;
+        by_path
     }
 
     pub(super) async fn fail(&mut self, error: RunError) -> Result<RunOutput, RunError> {

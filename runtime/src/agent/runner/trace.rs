@@ -1,5 +1,6 @@
 //! What a run returns: how it ended and what happened, in order.
 
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::time::Duration;
 
@@ -250,8 +251,21 @@ pub struct RunOutput {
     /// it for `export_state` until the next run), so returning it copies
     /// nothing.
     pub trace: std::sync::Arc<Vec<TraceEvent>>,
-    /// Tokens used.
+    /// Tokens used: by the run's model calls and by those of every child
+    /// agent it called (and theirs).
     pub usage: Usage,
+    /// Tokens used by the run's own model calls.
+    #[serde(default)]
+    pub own_usage: Usage,
+    /// The run's agent path: its agent's name (`pmo`), or for a child
+    /// agent's run the agents that lead to it (`pmo/ny`).
+    #[serde(default)]
+    pub agent_path: std::sync::Arc<str>,
+    /// Tokens used by the child agents the run called, by agent path
+    /// (`pmo/ny`, `pmo/ny/audit`; all calls of one child together): empty
+    /// when it called none. See [`usage_by_path`](Self::usage_by_path).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub child_usage: BTreeMap<String, Usage>,
     /// Model requests made.
     pub steps: usize,
     /// The agent's `max_display_instances`: how many concurrent calls of
@@ -262,17 +276,23 @@ pub struct RunOutput {
 }
 
 impl RunOutput {
+    /// Tokens used, by agent path: the run's own under its
+    /// [`agent_path`](Self::agent_path), each child agent's under its own
+    /// ([`child_usage`](Self::child_usage)). They add up to
+    /// [`usage`](Self::usage).
+    pub fn usage_by_path(&self) -> BTreeMap<String, Usage> {
+        let mut by_path = self.child_usage.clone();
+        *by_path.entry(self.agent_path.to_string()).or_default() += self.own_usage;
+        by_path
+    }
+
     /// The trace as readable lines. With `max_display_instances: n`, a step
     /// that calls one child agent more than `n` times shows its first `n`
     /// calls and, in place of the first hidden one, how many are hidden.
     pub fn trace_text(&self) -> String {
-        use std::collections::HashMap;
-        use std::fmt::Write as _;
-
-        let limit = self.max_display_instances;
-        // Calls of each child per step, to say how many are hidden.
-        let mut total: HashMap<(usize, &str), usize> = HashMap::new();
-        if limit.is_some() {
+        let mut lines = TraceLines::new(self.max_display_instances);
+        if self.max_display_instances.is_some() {
+            // Calls of each child per step, to say how many are hidden.
             for event in self.trace.iter() {
                 if let TraceEvent::ToolCall {
                     step,
@@ -281,40 +301,89 @@ impl RunOutput {
                     ..
                 } = event
                 {
-                    *total.entry((*step, tool.as_str())).or_default() += 1;
+                    *lines.total.entry((*step, tool.clone())).or_default() += 1;
                 }
             }
+            lines.counted = true;
         }
-        let mut shown: HashMap<(usize, &str), usize> = HashMap::new();
+        self.trace.iter().map(|event| lines.line(event)).collect()
+    }
+}
+
+/// Renders trace events as [`RunOutput::trace_text`] does, one at a time:
+/// for a console that prints a streamed run's trace as it is recorded
+/// ([`Runner::stream`](super::Runner::stream)).
+///
+/// ```
+/// # use hookwire::agent::{TraceEvent, TraceLines};
+/// let mut lines = TraceLines::new(None);
+/// let event: TraceEvent = serde_json::from_str(r#"{"type": "prompt", "text": "hi"}"#).unwrap();
+/// assert_eq!(lines.line(&event), "user: hi\n");
+/// ```
+#[derive(Debug, Default)]
+pub struct TraceLines {
+    limit: Option<usize>,
+    /// Calls of each child agent per step: from the whole trace, or from
+    /// each step's `Model` event as it comes.
+    total: HashMap<(usize, String), usize>,
+    /// Whether `total` was counted from the whole trace.
+    counted: bool,
+    shown: HashMap<(usize, String), usize>,
+}
+
+impl TraceLines {
+    /// A renderer showing at most `max_display_instances` concurrent calls
+    /// of one child agent per step (the agent's `max_display_instances`).
+    pub fn new(max_display_instances: Option<usize>) -> Self {
+        Self {
+            limit: max_display_instances,
+            ..Self::default()
+        }
+    }
+
+    /// The lines of one event, each ending in a newline: one line, or none
+    /// for a hidden instance (the first hidden one says how many are).
+    pub fn line(&mut self, event: &TraceEvent) -> String {
+        use std::fmt::Write as _;
+
         let mut out = String::new();
-        for event in self.trace.iter() {
-            if let (
-                Some(limit),
-                TraceEvent::ToolCall {
-                    step,
-                    tool,
-                    source: ToolSource::Agent,
-                    ..
-                },
-            ) = (limit, event)
-            {
-                let key = (*step, tool.as_str());
-                let seen = shown.entry(key).or_default();
+        let Some(limit) = self.limit else {
+            let _ = writeln!(out, "{event}");
+            return out;
+        };
+        match event {
+            TraceEvent::Model {
+                step, tool_calls, ..
+            } if !self.counted => {
+                for tool in tool_calls {
+                    *self.total.entry((*step, tool.clone())).or_default() += 1;
+                }
+            }
+            TraceEvent::ToolCall {
+                step,
+                tool,
+                source: ToolSource::Agent,
+                ..
+            } => {
+                let key = (*step, tool.clone());
+                let seen = self.shown.entry(key.clone()).or_default();
                 *seen += 1;
-                if *seen == limit + 1 {
-                    let hidden = total.get(&key).copied().unwrap_or(*seen) - limit;
+                let seen = *seen;
+                if seen == limit + 1 {
+                    let hidden = self.total.get(&key).copied().unwrap_or(seen).max(seen) - limit;
                     let s = if hidden == 1 { "" } else { "s" };
                     let _ = writeln!(
                         out,
                         "step {step} tool {tool}: {hidden} more concurrent instance{s} not shown (max_display_instances: {limit})"
                     );
                 }
-                if *seen > limit {
-                    continue;
+                if seen > limit {
+                    return out;
                 }
             }
-            let _ = writeln!(out, "{event}");
+            _ => {}
         }
+        let _ = writeln!(out, "{event}");
         out
     }
 }

@@ -1,0 +1,351 @@
+//! A run as a stream of events ([`Runner::stream`]): what the run records
+//! in its trace, as it records it, and what happens live in between (the
+//! model's text as it arrives, a call starting, a tool's progress, an
+//! approval asked for, the tokens of each model call).
+//!
+//! One place records a trace event ([`Runner::record`]): it appends it to
+//! the trace and, when someone streams the run, sends it. A run nobody
+//! streams has no channel, and building an event to send is skipped: the
+//! cost is one branch per event.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+use super::{RunError, RunOutput, Runner, TraceEvent};
+use crate::agent::decl::Agent;
+use crate::agent::lifecycle::LifecycleHooks;
+use crate::approval::CallSite;
+use crate::call::ToolArgs;
+use crate::context::ToolSource;
+use crate::model::Usage;
+
+/// Where a streamed run's events go (set on the run's scope, inherited by
+/// the child agents it calls).
+pub(crate) type EventTx = mpsc::UnboundedSender<RunEvent>;
+
+/// One event of a streamed run, from the run itself or from a child agent
+/// it called (then `path` names the calls that lead to the child).
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct RunEvent {
+    /// The agent whose run it is.
+    pub agent: Arc<str>,
+    /// The calls that lead to that run: empty for the streamed run itself;
+    /// for a child agent's run, the parent's call (after its own parent's,
+    /// and so on), each with its agent, step and call id.
+    pub path: Arc<[CallSite]>,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+impl RunEvent {
+    /// The agents from the streamed run's down to this event's, joined by
+    /// `/` (`pmo`, `pmo/ny`): the key of [`RunOutput::usage_by_path`].
+    pub fn agent_path(&self) -> String {
+        agent_path(&self.path, &self.agent)
+    }
+
+    /// Whether the event is the streamed run's own (not a child agent's).
+    pub fn is_root(&self) -> bool {
+        self.path.is_empty()
+    }
+
+    /// The trace event, if this is one.
+    pub fn trace(&self) -> Option<&TraceEvent> {
+        match &self.kind {
+            EventKind::Trace(event) => Some(event),
+            _ => None,
+        }
+    }
+}
+
+/// The agents of a path and the agent at its end, joined by `/`.
+pub(crate) fn agent_path(path: &[CallSite], agent: &str) -> String {
+    let mut out = String::new();
+    for site in path {
+        out.push_str(&site.agent);
+        out.push('/');
+    }
+    out.push_str(agent);
+    out
+}
+
+/// What a [`RunEvent`] reports.
+///
+/// [`Trace`](Self::Trace) events are the run's trace, each sent when it is
+/// recorded: the `Trace` events of a stream's own run (`path` empty), in
+/// order, are exactly the trace its [`RunOutput`] holds. The other kinds
+/// are live: they report what happens before the trace records it (a
+/// call's `ToolCall` event comes when the call ends, with its arguments as
+/// received after the hooks, each gate's decision and the result).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // sent only when someone streams
+pub enum EventKind {
+    /// A chunk of the model's answer, as it arrives (from a model that
+    /// streams: the scripted model sends a word at a time). The whole text
+    /// is in the step's `Model` trace event.
+    TextDelta {
+        /// The step.
+        step: usize,
+        /// The chunk.
+        text: String,
+    },
+    /// The tokens one model call used, and the run's total so far (its own
+    /// calls).
+    Usage {
+        /// The step.
+        step: usize,
+        /// This call's tokens.
+        usage: Usage,
+        /// The run's own tokens so far.
+        total: Usage,
+    },
+    /// A tool call starts, with its arguments as the model sent them (the
+    /// `ToolCall` trace event at its end has them as the tool received
+    /// them, after the hooks).
+    ToolStarted {
+        /// The step.
+        step: usize,
+        /// The tool-use id.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// Where it comes from.
+        source: ToolSource,
+        /// The arguments as sent (shared with the history, not copied).
+        arguments: ToolArgs,
+    },
+    /// A call asks for an approval decision: the run's approvals are asked
+    /// (a sticky decision answers at once; an asker may take a while; with
+    /// neither, the run pauses). The decision is in the call's `ToolCall`
+    /// trace event.
+    ApprovalWait {
+        /// The step.
+        step: usize,
+        /// The tool-use id.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// The gate that asks (`approver`, `needs_approval`, a hook).
+        gate: String,
+        /// Why it asks.
+        reason: String,
+    },
+    /// A tool reported progress, as it did
+    /// ([`ToolContext::progress`](crate::ToolContext::progress)); the trace
+    /// records it as a `Progress` event when the call ends.
+    Progress {
+        /// The step.
+        step: usize,
+        /// The tool-use id.
+        id: String,
+        /// The tool.
+        tool: String,
+        /// The message.
+        message: String,
+    },
+    /// An event of the run's trace, as it is recorded.
+    Trace(TraceEvent),
+    /// The streamed run ended: its output, or why it failed. The last
+    /// event of a stream; never a child's (a child's end is its trace's
+    /// `Finished` event and the parent's `ToolCall`).
+    Done(#[serde(serialize_with = "done_json")] Result<RunOutput, RunError>),
+}
+
+impl EventKind {
+    /// The kind's name, as its JSON `event` field has it: `text_delta`,
+    /// `usage`, `tool_started`, `approval_wait`, `progress`, `trace`,
+    /// `done`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::TextDelta { .. } => "text_delta",
+            Self::Usage { .. } => "usage",
+            Self::ToolStarted { .. } => "tool_started",
+            Self::ApprovalWait { .. } => "approval_wait",
+            Self::Progress { .. } => "progress",
+            Self::Trace(_) => "trace",
+            Self::Done(_) => "done",
+        }
+    }
+}
+
+/// `Done` as JSON: `{"output": {..}}` or `{"error": "..."}`.
+fn done_json<S: serde::Serializer>(
+    done: &Result<RunOutput, RunError>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(1))?;
+    match done {
+        Ok(output) => map.serialize_entry("output", output)?,
+        Err(error) => map.serialize_entry("error", &error.to_string())?,
+    }
+    map.end()
+}
+
+/// A run as a [`futures_util::Stream`] of [`RunEvent`]s, ending with
+/// [`EventKind::Done`]: from [`Runner::stream`] (borrowing the session) or
+/// [`Runner::into_stream`] (owning it).
+///
+/// The run makes progress only while the stream is polled, on the task
+/// that polls it: it spawns nothing. Dropping the stream drops the run
+/// where it is (a tool call in flight is cancelled, as by a timeout); the
+/// session keeps what the run did until then.
+#[must_use = "a stream does nothing unless polled"]
+pub struct RunStream<'a> {
+    run: Option<crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>>,
+    events: mpsc::UnboundedReceiver<RunEvent>,
+    done: Option<Result<RunOutput, RunError>>,
+    agent: Arc<str>,
+}
+
+impl std::fmt::Debug for RunStream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunStream")
+            .field("agent", &self.agent)
+            .field("running", &self.run.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> RunStream<'a> {
+    /// The stream of the run `run` makes, given where to send its events.
+    fn new(
+        agent: Arc<str>,
+        run: impl FnOnce(EventTx) -> crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>,
+    ) -> Self {
+        let (tx, events) = mpsc::unbounded_channel();
+        Self {
+            run: Some(run(tx)),
+            events,
+            done: None,
+            agent,
+        }
+    }
+}
+
+impl futures_util::Stream for RunStream<'_> {
+    type Item = RunEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
+        let this = &mut *self;
+        loop {
+            let Some(run) = this.run.as_mut() else {
+                // The run is over: what it sent, then its end.
+                if let Ok(event) = this.events.try_recv() {
+                    return Poll::Ready(Some(event));
+                }
+                return Poll::Ready(this.done.take().map(|done| RunEvent {
+                    agent: this.agent.clone(),
+                    path: Arc::from([]),
+                    kind: EventKind::Done(done),
+                }));
+            };
+            if let Poll::Ready(Some(event)) = this.events.poll_recv(cx) {
+                return Poll::Ready(Some(event));
+            }
+            match run.as_mut().poll(cx) {
+                Poll::Ready(done) => {
+                    this.run = None;
+                    this.done = Some(done);
+                }
+                // What the poll sent is read on the next turn of the loop;
+                // with nothing sent, both wakers are registered.
+                Poll::Pending if !this.events.is_empty() => {}
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
+    /// Records one event of the trace: appends it and, when someone streams
+    /// the run, sends it. Every trace event goes through here.
+    pub(super) fn record(&mut self, event: TraceEvent) {
+        if let Some(tx) = self.scope.events() {
+            let _ = tx.send(RunEvent {
+                agent: self.scope.agent_arc(),
+                path: self.scope.path_arc(),
+                kind: EventKind::Trace(event.clone()),
+            });
+        }
+        Arc::make_mut(&mut self.trace).push(event);
+    }
+
+    /// [`record`](Self::record) for each event, in order.
+    pub(super) fn record_all(&mut self, events: impl IntoIterator<Item = TraceEvent>) {
+        for event in events {
+            self.record(event);
+        }
+    }
+
+    /// Runs one user message, as [`run`](Self::run) does, as a stream of
+    /// its events: model text as it arrives, each call as it starts, its
+    /// progress, approval waits, usage, the trace's events as they are
+    /// recorded (with those of the child agents it calls, under their
+    /// path), and last [`EventKind::Done`] with the run's output or error.
+    ///
+    /// ```
+    /// use futures_util::StreamExt;
+    /// use hookwire::agent::{AgentConfig, BasicAgent, EventKind, Runner, TraceEvent};
+    /// use hookwire::model::{ScriptedModel, Turn};
+    /// use hookwire::Router;
+    ///
+    /// let agent = BasicAgent::new(AgentConfig::new("echo"), Router::new());
+    /// let model = ScriptedModel::from_turns([Turn::text("hello there")]);
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// # rt.block_on(async {
+    /// let mut runner = Runner::new(agent, model);
+    /// let events: Vec<_> = runner.stream("hi").collect().await;
+    /// let deltas: String = events.iter().filter_map(|e| match &e.kind {
+    ///     EventKind::TextDelta { text, .. } => Some(text.as_str()),
+    ///     _ => None,
+    /// }).collect();
+    /// assert_eq!(deltas, "hello there");
+    /// let Some(EventKind::Done(Ok(out))) = events.last().map(|e| &e.kind) else { panic!() };
+    /// // The stream's trace events are the run's trace.
+    /// let traced: Vec<&TraceEvent> = events.iter().filter_map(|e| e.trace()).collect();
+    /// assert_eq!(traced, out.trace.iter().collect::<Vec<_>>());
+    /// # });
+    /// ```
+    pub fn stream(&mut self, prompt: impl Into<String>) -> RunStream<'_>
+    where
+        H: 'static,
+    {
+        let prompt = prompt.into();
+        RunStream::new(self.scope.agent_arc(), |tx| {
+            Box::pin(self.run_inner(prompt, None, Some(tx)))
+        })
+    }
+
+    /// [`resume`](Self::resume) as a stream of events, as
+    /// [`stream`](Self::stream) runs a prompt: for a run that paused for
+    /// approval and whose waiting calls are decided.
+    pub fn stream_resume(&mut self) -> RunStream<'_>
+    where
+        H: 'static,
+    {
+        RunStream::new(self.scope.agent_arc(), |tx| {
+            Box::pin(self.resume_inner(None, Some(tx)))
+        })
+    }
+
+    /// [`stream`](Self::stream) owning the session, for a stream that must
+    /// outlive the caller (a server's response, say).
+    pub fn into_stream(mut self, prompt: impl Into<String>) -> RunStream<'static>
+    where
+        H: 'static,
+    {
+        let prompt = prompt.into();
+        RunStream::new(self.scope.agent_arc(), |tx| {
+            Box::pin(async move { self.run_inner(prompt, None, Some(tx)).await })
+        })
+    }
+}
