@@ -51,7 +51,7 @@ struct ToolAttr {
     #[darling(default)]
     approval_metadata: Option<syn::Path>,
     #[darling(default)]
-    available: Option<syn::Path>,
+    available: Option<AvailableAttr>,
     #[darling(default)]
     instruction: Option<InstructionAttr>,
     #[darling(default, rename = "crate")]
@@ -88,6 +88,27 @@ impl FromMeta for Approval {
                 "expected `needs_approval` (every call) or `needs_approval = path::to_predicate`, a `fn(&hookwire::ArgsOf<tool>) -> bool`",
             )
             .with_span(other)),
+        }
+    }
+}
+
+/// `available = path` (a `fn(&hookwire::StepView) -> bool`); anything
+/// else (`available`, `available = true`) is one error of ours, on it.
+#[derive(Debug)]
+struct AvailableAttr(syn::Path);
+
+const AVAILABLE_EXPECTED: &str = "expected `available = path::to::function`, a `fn(&hookwire::StepView) -> bool` asked at each step (a tool that is always offered needs no `available`)";
+
+impl FromMeta for AvailableAttr {
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(AVAILABLE_EXPECTED))
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        match expr {
+            syn::Expr::Path(p) if p.qself.is_none() => Ok(Self(p.path.clone())),
+            syn::Expr::Group(g) => Self::from_expr(&g.expr),
+            other => Err(darling::Error::custom(AVAILABLE_EXPECTED).with_span(other)),
         }
     }
 }
@@ -324,7 +345,7 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
     };
     opts.on_error = parsed.on_error;
     opts.approval_metadata = parsed.approval_metadata;
-    opts.available = parsed.available;
+    opts.available = parsed.available.map(|a| a.0);
     opts.instruction = parsed.instruction.map(|i| i.0);
     let krate_text = opts.crate_path.to_token_stream().to_string();
     let mut errors: Option<syn::Error> = None;
