@@ -95,7 +95,7 @@ impl FromMeta for Approval {
 /// `available = path` (a `fn(&hookwire::StepView) -> bool`); anything
 /// else (`available`, `available = true`) is one error of ours, on it.
 #[derive(Debug)]
-struct AvailableAttr(syn::Path);
+pub(crate) struct AvailableAttr(pub(crate) syn::Path);
 
 const AVAILABLE_EXPECTED: &str = "expected `available = path::to::function`, a `fn(&hookwire::StepView) -> bool` asked at each step (a tool that is always offered needs no `available`)";
 
@@ -116,7 +116,7 @@ impl FromMeta for AvailableAttr {
 /// `instruction = "text"` or `instruction = path` (a
 /// `fn(&hookwire::StepView) -> String`).
 #[derive(Debug)]
-struct InstructionAttr(Instruction);
+pub(crate) struct InstructionAttr(pub(crate) Instruction);
 
 impl FromMeta for InstructionAttr {
     fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {

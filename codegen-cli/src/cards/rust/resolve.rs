@@ -507,6 +507,77 @@ pub(super) fn check_child_fn(
     check_return(sig, what, implemented)
 }
 
+/// The function of an entry's `available` (`fn(&StepView) -> bool`) or
+/// `instruction` (`fn(&StepView) -> String`): a plain (not async, not
+/// generic) function of one parameter, a shared reference to the step.
+pub(super) fn check_step_fn(sig: &syn::Signature, available: bool) -> syn::Result<()> {
+    let (what, ret) = if available {
+        ("availability rule", "bool")
+    } else {
+        ("instruction", "String")
+    };
+    let name = &sig.ident;
+    let expected = format!("fn(step: &hookwire::StepView) -> {ret}");
+    let wrong = |tokens: &dyn quote::ToTokens, why: &str| {
+        syn::Error::new_spanned(tokens, format!("{what} `{name}` {why}: expected `{expected}`"))
+    };
+    if let Some(a) = &sig.asyncness {
+        return Err(wrong(a, "cannot be `async` (it is asked as each step starts)"));
+    }
+    if let Some(g) = sig
+        .generics
+        .params
+        .iter()
+        .find(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+    {
+        return Err(wrong(g, "cannot be generic"));
+    }
+    let params: Vec<&syn::Type> = sig
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(&*t.ty),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    if params.len() != 1 || sig.inputs.len() != 1 {
+        return Err(syn::Error::new(
+            sig.paren_token.span.join(),
+            format!("{what} `{name}` takes 1 parameter, the step: expected `{expected}`"),
+        ));
+    }
+    let is_step = |ty: &Type| match ty {
+        Type::Reference(r) if r.mutability.is_none() => {
+            single_or_last(&r.elem).is_some_and(|n| n == "StepView")
+        }
+        _ => false,
+    };
+    if !is_step(params[0]) {
+        return Err(wrong(params[0], "takes the step, `&StepView`"));
+    }
+    let returns = match &sig.output {
+        ReturnType::Type(_, ty) => single_or_last(ty).is_some_and(|n| n == ret) && {
+            // `bool` / `String` themselves, not a `Result<..>` or a path
+            // with generic arguments.
+            matches!(&**ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.arguments.is_empty()))
+        },
+        ReturnType::Default => false,
+    };
+    if !returns {
+        return Err(match &sig.output {
+            ReturnType::Type(_, ty) => wrong(
+                ty,
+                &format!("returns `{}`, not `{ret}`", crate::lower::show_type(ty)),
+            ),
+            ReturnType::Default => syn::Error::new(
+                sig.paren_token.span.join(),
+                format!("{what} `{name}` returns nothing: expected `{expected}`"),
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn check_return(
     sig: &syn::Signature,
     what: &str,
