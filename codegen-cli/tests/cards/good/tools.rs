@@ -10,12 +10,8 @@ pub async fn project_status(project: String) -> String {
     format!("{project}: on track")
 }
 
-/// Marks a session whose clock is off: the PMO card's `time` server is
-/// not offered then (its `available: tools.rs:clock_on`).
-pub struct ClockOff;
-
-/// Whether the time server's tools are offered: unless the session says
-/// the clock is off.
+/// Whether the time server's tools are offered (the PMO card's `servers`
+/// entry, `available: tools.rs:clock_on`): unless someone said "no clock".
 pub fn clock_on(step: &hookwire::StepView<'_>) -> bool {
-    step.session::<ClockOff>().is_none()
+    !step.history.iter().any(|m| m.text().contains("no clock"))
 }

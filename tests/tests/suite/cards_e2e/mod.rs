@@ -917,6 +917,73 @@ fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
     }
 }
 
+/// The PMO card's `servers` entry (`{name: time, available:
+/// tools.rs:clock_on, instruction: ..}`), connected to the real
+/// `mcp-server-time`: while the rule says yes, the server's tools are
+/// offered and its instruction follows the card's; once someone said "no
+/// clock", neither, and a call of the tool is refused.
+#[test]
+fn the_pmo_cards_server_entry_offers_the_time_tools_with_their_instruction() {
+    use crate::seeing::{Offered, Seeing};
+    use hookwire::mcp::{McpAgent, McpConfig, ServerSpec};
+    use hookwire::model::{ScriptedModel, Turn};
+    let config = McpConfig::new()
+        .with_server(
+            "time",
+            ServerSpec::stdio(crate::mcp_support::time_server()).args(["--local-timezone", "UTC"]),
+        )
+        .unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let base = "Get project updates from the New York and London project managers and include the current time.";
+    for prompt in ["status?", "status? no clock today"] {
+        let agent = rt
+            .block_on(McpAgent::connect(PmoOrchestrator::new(), &config))
+            .unwrap();
+        let seen = Offered::default();
+        let model = Seeing(
+            ScriptedModel::from_turns([
+                Turn::call("time__get_current_time", serde_json::json!({"timezone": "UTC"})),
+                Turn::text("done"),
+            ]),
+            seen.clone(),
+        );
+        let mut runner = Runner::new(agent, model);
+        rt.block_on(runner.run(prompt)).unwrap();
+        let requests = seen.lock().unwrap().clone();
+        let result = runner
+            .history()
+            .iter()
+            .filter_map(Message::tool_result)
+            .map(|r| r.text_content())
+            .last()
+            .unwrap();
+        for (system, tools) in &requests {
+            let offered = tools.iter().any(|t| t == "time__get_current_time");
+            if prompt.contains("no clock") {
+                assert_eq!(system, base);
+                assert!(!offered, "{tools:?}");
+            } else {
+                assert_eq!(*system, format!("{base}\n\nGive every time in UTC."));
+                assert!(offered, "{tools:?}");
+            }
+        }
+        if prompt.contains("no clock") {
+            assert_eq!(
+                result,
+                "tool call denied by `available`: tool `time__get_current_time` is not available in \
+                 this step, so it was not offered and cannot be called"
+            );
+        } else {
+            assert!(result.contains("\"timezone\": \"UTC\""), "{result}");
+        }
+        rt.block_on(runner.agent().servers().shutdown());
+    }
+}
+
 /// The Dial-Desk card's request-start injections, run on three requests
 /// with a clock set by hand: each calls its function tool with the card's
 /// `arguments` and through the card's tool hook (`[tag]`); `frequency:
