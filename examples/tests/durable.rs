@@ -531,7 +531,10 @@ async fn an_edit_that_is_not_an_object_is_refused_with_400() {
     });
     let client = server.registered_client(port).await;
     let address = server.ingress.trim_start_matches("http://").to_owned();
-    client.start("edit-1", "Weekly PMO round", None).await.unwrap();
+    client
+        .start("edit-1", "Weekly PMO round", None)
+        .await
+        .unwrap();
     let pending = wait_pending(&client, "edit-1", 1).await.remove(0);
     let id = pending.id();
 
@@ -547,8 +550,7 @@ async fn an_edit_that_is_not_an_object_is_refused_with_400() {
         "{e}"
     );
     for (arguments, kind) in [("null", "null"), (r#""x""#, "a string"), ("5", "a number")] {
-        let body =
-            format!(r#"{{"id":"{id}","decision":"approve_with","arguments":{arguments}}}"#);
+        let body = format!(r#"{{"id":"{id}","decision":"approve_with","arguments":{arguments}}}"#);
         let (code, answer) = post(&address, "/AgentSession/edit-1/approve", &body);
         assert_eq!(code, 400, "{arguments}: {answer}");
         assert!(

@@ -8,16 +8,16 @@ use std::str::FromStr;
 use darling::FromMeta;
 use darling::ast::NestedMeta;
 use hookwire_codegen::emit::{self, EmitOptions};
+use hookwire_codegen::lower::Instruction;
 use hookwire_codegen::spec::{
     AGENT_FIELDS, HOOK_OPTIONS, InvalidName, LIFECYCLE_OPTIONS, check_agent_name,
     check_mcp_filter_server, check_tool_input_schema, check_tool_name,
 };
 use hookwire_codegen::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, FnRef, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
-    InstructionRef, RefreshCondition, ToolCallInjection, ToolRef,
+    HistoryMergeTarget, HistorySource, HookEvent, HookRef, InstructionRef, LifecycleRef, Matcher,
+    McpToolsSpec, RefreshCondition, ToolCallInjection, ToolRef,
 };
-use hookwire_codegen::lower::Instruction;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::parse::Parser;

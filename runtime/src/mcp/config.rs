@@ -586,9 +586,13 @@ fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
             }
             let mut headers = raw.headers.unwrap_or_default();
             if let Some(token) = raw.bearer_token {
-                if headers.keys().any(|k| k.eq_ignore_ascii_case("authorization")) {
+                if headers
+                    .keys()
+                    .any(|k| k.eq_ignore_ascii_case("authorization"))
+                {
                     return Err(
-                        "has both `bearer_token` and an `Authorization` header; keep one".to_owned(),
+                        "has both `bearer_token` and an `Authorization` header; keep one"
+                            .to_owned(),
                     );
                 }
                 headers.insert("Authorization".to_owned(), format!("Bearer {token}"));

@@ -185,17 +185,25 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        let secrets = Secrets::with(move |name| {
-            vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-        });
+        let secrets =
+            Secrets::with(move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
         let headers = BTreeMap::from([("Authorization".to_owned(), value.to_owned())]);
         let out = resolve(&headers, &secrets)?;
-        Ok(out.0.values().next().and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned())
+        Ok(out
+            .0
+            .values()
+            .next()
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned())
     }
 
     #[test]
     fn values_take_variables_and_literals() {
-        assert_eq!(resolved("Bearer ${T}", &[("T", "abc")]), Ok("Bearer abc".into()));
+        assert_eq!(
+            resolved("Bearer ${T}", &[("T", "abc")]),
+            Ok("Bearer abc".into())
+        );
         assert_eq!(resolved("$${T} ${T}$", &[("T", "x")]), Ok("${T} x$".into()));
         assert_eq!(
             resolved("Bearer ${MISSING}", &[]),
@@ -211,13 +219,41 @@ mod tests {
     fn names_and_forms_are_checked_when_read() {
         assert_eq!(check("X-Team", "blue ${T}"), Ok(()));
         for (name, value, error) in [
-            ("Bad Name", "x", "`Bad Name` is not a valid HTTP header name"),
-            ("Accept", "x", "header `Accept` is set by the MCP transport itself"),
-            ("Mcp-Session-Id", "x", "header `Mcp-Session-Id` is set by the MCP transport"),
-            ("A", "Bearer ${T", "header `A`: unclosed `${` in `Bearer ${T`"),
-            ("A", "${1X}", "header `A`: `${1X}` is not an environment reference"),
-            ("A", "${T:-x}", "header `A`: `${T:-x}` is not an environment reference"),
-            ("A", "a\u{7}b", "header `A`: the value has a character a header cannot carry"),
+            (
+                "Bad Name",
+                "x",
+                "`Bad Name` is not a valid HTTP header name",
+            ),
+            (
+                "Accept",
+                "x",
+                "header `Accept` is set by the MCP transport itself",
+            ),
+            (
+                "Mcp-Session-Id",
+                "x",
+                "header `Mcp-Session-Id` is set by the MCP transport",
+            ),
+            (
+                "A",
+                "Bearer ${T",
+                "header `A`: unclosed `${` in `Bearer ${T`",
+            ),
+            (
+                "A",
+                "${1X}",
+                "header `A`: `${1X}` is not an environment reference",
+            ),
+            (
+                "A",
+                "${T:-x}",
+                "header `A`: `${T:-x}` is not an environment reference",
+            ),
+            (
+                "A",
+                "a\u{7}b",
+                "header `A`: the value has a character a header cannot carry",
+            ),
         ] {
             let e = check(name, value).unwrap_err();
             assert!(e.starts_with(error), "{name}: {value}: {e}");

@@ -145,7 +145,11 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
             let Some(index) = inner.servers.iter().position(|s| *s.name == **server) else {
                 continue;
             };
-            let offered = || definitions.iter().any(|d| inner.server_of(&d.name) == Some(index));
+            let offered = || {
+                definitions
+                    .iter()
+                    .any(|d| inner.server_of(&d.name) == Some(index))
+            };
             let asked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 rules
                     .available(step)

@@ -15,8 +15,8 @@ use crate::spec::{
 };
 use crate::yaml::{Seg, Yaml};
 use hooks::*;
-pub(crate) use rules::{RuleOf, StepFnRef};
 use rules::{Entry, TOOL_ENTRY_FIELDS};
+pub(crate) use rules::{RuleOf, StepFnRef};
 
 /// Every top-level field a card may have: `type`, then the fields of every
 /// agent declaration (shared with `#[agent]`).
@@ -421,11 +421,22 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                     let (s, in_map, path) = match entry {
                         Entry::Text(s) => (s, false, at.to_vec()),
                         Entry::Map(entries) => {
-                            cx.unknown_keys(&at, entries, &TOOL_ENTRY_FIELDS, "a `function_tools` entry");
+                            cx.unknown_keys(
+                                &at,
+                                entries,
+                                &TOOL_ENTRY_FIELDS,
+                                "a `function_tools` entry",
+                            );
                             let of = RuleOf::Tool(tool_refs.len());
                             let mut refs = Vec::new();
                             let text = cx.step_rules("function_tools", i, entries, of, &mut refs);
-                            let Some(s) = cx.entry_key("function_tools", i, entries, "tool", "tools.rs:add_one") else {
+                            let Some(s) = cx.entry_key(
+                                "function_tools",
+                                i,
+                                entries,
+                                "tool",
+                                "tools.rs:add_one",
+                            ) else {
                                 continue;
                             };
                             step_fn_refs.extend(refs);

@@ -35,7 +35,11 @@ pub(super) enum Entry<'a> {
 
 impl Ctx<'_> {
     /// The entries of a list field whose items are strings or mappings.
-    pub(super) fn entries<'v>(&mut self, field: &'static str, v: &'v Yaml) -> Vec<(usize, Entry<'v>)> {
+    pub(super) fn entries<'v>(
+        &mut self,
+        field: &'static str,
+        v: &'v Yaml,
+    ) -> Vec<(usize, Entry<'v>)> {
         let items = match v {
             Yaml::Seq(items) => items,
             Yaml::Null => return Vec::new(),

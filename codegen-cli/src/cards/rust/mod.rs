@@ -344,7 +344,10 @@ pub(crate) fn resolve(
         }
     }
     for (idx, text) in &p.tool_texts {
-        if let Some(tool) = tool_slot.get(idx).and_then(|i| spec.function_tools.get_mut(*i)) {
+        if let Some(tool) = tool_slot
+            .get(idx)
+            .and_then(|i| spec.function_tools.get_mut(*i))
+        {
             tool.instruction = Some(crate::spec::InstructionRef::Text(text.clone()));
         }
     }
@@ -362,7 +365,10 @@ pub(crate) fn resolve(
         let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
         let f = crate::spec::FnRef::new(format!("{rs_module}::{name}"));
         let (slot_available, slot_instruction) = match *of {
-            RuleOf::Tool(idx) => match tool_slot.get(&idx).and_then(|i| spec.function_tools.get_mut(*i)) {
+            RuleOf::Tool(idx) => match tool_slot
+                .get(&idx)
+                .and_then(|i| spec.function_tools.get_mut(*i))
+            {
                 Some(tool) => (&mut tool.available, &mut tool.instruction),
                 None => continue,
             },

@@ -519,10 +519,16 @@ pub(super) fn check_step_fn(sig: &syn::Signature, available: bool) -> syn::Resul
     let name = &sig.ident;
     let expected = format!("fn(step: &hookwire::StepView) -> {ret}");
     let wrong = |tokens: &dyn quote::ToTokens, why: &str| {
-        syn::Error::new_spanned(tokens, format!("{what} `{name}` {why}: expected `{expected}`"))
+        syn::Error::new_spanned(
+            tokens,
+            format!("{what} `{name}` {why}: expected `{expected}`"),
+        )
     };
     if let Some(a) = &sig.asyncness {
-        return Err(wrong(a, "cannot be `async` (it is asked as each step starts)"));
+        return Err(wrong(
+            a,
+            "cannot be `async` (it is asked as each step starts)",
+        ));
     }
     if let Some(g) = sig
         .generics
@@ -556,11 +562,14 @@ pub(super) fn check_step_fn(sig: &syn::Signature, available: bool) -> syn::Resul
         return Err(wrong(params[0], "takes the step, `&StepView`"));
     }
     let returns = match &sig.output {
-        ReturnType::Type(_, ty) => single_or_last(ty).is_some_and(|n| n == ret) && {
-            // `bool` / `String` themselves, not a `Result<..>` or a path
-            // with generic arguments.
-            matches!(&**ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.arguments.is_empty()))
-        },
+        ReturnType::Type(_, ty) => {
+            single_or_last(ty).is_some_and(|n| n == ret)
+                && {
+                    // `bool` / `String` themselves, not a `Result<..>` or a path
+                    // with generic arguments.
+                    matches!(&**ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.arguments.is_empty()))
+                }
+        }
         ReturnType::Default => false,
     };
     if !returns {

@@ -231,21 +231,18 @@ impl Server {
                 let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(self.headers.0.clone());
                 let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
-                let service = listener
-                    .serve(transport)
-                    .await
-                    .map_err(|e| {
-                        let e = e.to_string();
-                        // A refusal for want of credentials says how to give them.
-                        let hint = if ["HTTP 401", "HTTP 403"].iter().any(|s| e.contains(s)) {
-                            " (the server refused the credentials it got: give the server \
+                let service = listener.serve(transport).await.map_err(|e| {
+                    let e = e.to_string();
+                    // A refusal for want of credentials says how to give them.
+                    let hint = if ["HTTP 401", "HTTP 403"].iter().any(|s| e.contains(s)) {
+                        " (the server refused the credentials it got: give the server \
                              `headers:` or `bearer_token:` in the configuration, with the \
                              secret as `${VAR}` from the environment)"
-                        } else {
-                            ""
-                        };
-                        format!("cannot connect to `{url}`: {e}{hint}")
-                    })?;
+                    } else {
+                        ""
+                    };
+                    format!("cannot connect to `{url}`: {e}{hint}")
+                })?;
                 (service, None, None)
             }
         };

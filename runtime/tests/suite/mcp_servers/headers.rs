@@ -24,7 +24,10 @@ async fn token_server(token: &str) -> (tokio::process::Child, u16) {
         .spawn()
         .unwrap();
     for _ in 0..600 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return (child, port);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -53,7 +56,10 @@ async fn headers_with_environment_values_reach_a_server_that_needs_a_token() {
         .await
         .unwrap();
     assert!(
-        matches!(servers.status("tok"), Some(ServerStatus::Connected { tools: 1, .. })),
+        matches!(
+            servers.status("tok"),
+            Some(ServerStatus::Connected { tools: 1, .. })
+        ),
         "{:?}",
         servers.status("tok")
     );
@@ -62,7 +68,10 @@ async fn headers_with_environment_values_reach_a_server_that_needs_a_token() {
     servers.shutdown().await;
 
     // `bearer_token:` is the same `Authorization` header.
-    let bearer = config(port, "    bearer_token: ${TOK_TOKEN}\n    headers: {X-Team: blue}\n");
+    let bearer = config(
+        port,
+        "    bearer_token: ${TOK_TOKEN}\n    headers: {X-Team: blue}\n",
+    );
     let servers = McpServers::connect(&bearer, McpOptions::new().secrets(secrets))
         .await
         .unwrap();
@@ -72,11 +81,16 @@ async fn headers_with_environment_values_reach_a_server_that_needs_a_token() {
 
     // Without the token: the server refuses, and says so.
     let without = config(port, "");
-    let servers = McpServers::connect(&without, McpOptions::new()).await.unwrap();
+    let servers = McpServers::connect(&without, McpOptions::new())
+        .await
+        .unwrap();
     let Some(ServerStatus::Unavailable(why)) = servers.status("tok") else {
         panic!("{:?}", servers.status("tok"))
     };
-    assert!(why.contains("HTTP 401 Unauthorized: missing or wrong bearer token"), "{why}");
+    assert!(
+        why.contains("HTTP 401 Unauthorized: missing or wrong bearer token"),
+        "{why}"
+    );
     assert!(
         why.ends_with(
             "(the server refused the credentials it got: give the server `headers:` or \
@@ -87,7 +101,11 @@ async fn headers_with_environment_values_reach_a_server_that_needs_a_token() {
     );
     let answer = call(&servers.tool_set(), "tok__whoami", json!({})).await;
     assert!(answer.is_error);
-    assert!(answer.text_content().contains("401"), "{}", answer.text_content());
+    assert!(
+        answer.text_content().contains("401"),
+        "{}",
+        answer.text_content()
+    );
     servers.shutdown().await;
 
     // A wrong token: refused the same way.

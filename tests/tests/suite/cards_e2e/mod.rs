@@ -842,7 +842,6 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
             assert_eq!(results[2], "Corner: 0 kinds [stamped]");
         }
         assert_eq!(results[1], "refunded 90 to ann [stamped]");
-
     }
     assert_eq!(
         *noted.lock().unwrap(),
@@ -888,7 +887,10 @@ fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
         drop(first);
 
         let seen = Offered::default();
-        let model = Seeing(ScriptedModel::from_turns([Turn::text("done")]), seen.clone());
+        let model = Seeing(
+            ScriptedModel::from_turns([Turn::text("done")]),
+            seen.clone(),
+        );
         let agent = agents::Shop::new(&shop_deps("Corner", &[]));
         let mut resumed = Runner::new(agent, model).with_asker(DeferAll);
         resumed
@@ -946,7 +948,10 @@ fn the_pmo_cards_server_entry_offers_the_time_tools_with_their_instruction() {
         let seen = Offered::default();
         let model = Seeing(
             ScriptedModel::from_turns([
-                Turn::call("time__get_current_time", serde_json::json!({"timezone": "UTC"})),
+                Turn::call(
+                    "time__get_current_time",
+                    serde_json::json!({"timezone": "UTC"}),
+                ),
                 Turn::text("done"),
             ]),
             seen.clone(),
