@@ -110,8 +110,11 @@ pub struct StepRules {
     /// Whether the tools are offered in a step (`None`: always).
     pub available: Option<fn(&StepView<'_>) -> bool>,
     /// What they add to the system prompt of a step that offers them.
-    pub instruction: Option<fn(&StepView<'_>) -> Option<Cow<'static, str>>>,
+    pub instruction: Option<InstructionFn>,
 }
+
+/// What a [`StepRules`] adds to the system prompt of a step.
+pub type InstructionFn = fn(&StepView<'_>) -> Option<Cow<'static, str>>;
 
 impl PartialEq for StepRules {
     /// Two rules are equal when they are the same functions.
@@ -135,10 +138,7 @@ impl StepRules {
 
     /// Adds what `instruction` says (`None` or an empty text: nothing) to
     /// the system prompt of every step that offers the tools.
-    pub fn with_instruction(
-        mut self,
-        instruction: fn(&StepView<'_>) -> Option<Cow<'static, str>>,
-    ) -> Self {
+    pub fn with_instruction(mut self, instruction: InstructionFn) -> Self {
         self.instruction = Some(instruction);
         self
     }

@@ -90,9 +90,12 @@ pub(crate) fn check(name: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A lookup of `${NAME}`: the value of the variable, `None` when unset.
+type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// Where `${NAME}` in header values is looked up.
 #[derive(Clone)]
-pub(crate) struct Secrets(Option<Arc<dyn Fn(&str) -> Option<String> + Send + Sync>>);
+pub(crate) struct Secrets(Option<Lookup>);
 
 impl Secrets {
     /// The process environment.

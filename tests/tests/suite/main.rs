@@ -23,8 +23,6 @@ mod dispatch_names;
 mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
-#[path = "../../../runtime/tests/mcp_support/mod.rs"]
-mod mcp_support;
 mod readme_approvals;
 mod runtime_tools;
 #[path = "../../../runtime/tests/agent_common/seeing.rs"]

@@ -932,7 +932,8 @@ fn the_pmo_cards_server_entry_offers_the_time_tools_with_their_instruction() {
     let config = McpConfig::new()
         .with_server(
             "time",
-            ServerSpec::stdio(crate::mcp_support::time_server()).args(["--local-timezone", "UTC"]),
+            ServerSpec::stdio(crate::dynamic_hooks::mcp_support::time_server())
+                .args(["--local-timezone", "UTC"]),
         )
         .unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -964,7 +965,7 @@ fn the_pmo_cards_server_entry_offers_the_time_tools_with_their_instruction() {
             .iter()
             .filter_map(Message::tool_result)
             .map(|r| r.text_content())
-            .last()
+            .next_back()
             .unwrap();
         for (system, tools) in &requests {
             let offered = tools.iter().any(|t| t == "time__get_current_time");
