@@ -59,12 +59,7 @@ async fn a_macro_tools_availability_and_instructions_reach_each_step() {
             runner
         };
         runner.run("close up").await.unwrap();
-        let results: Vec<String> = runner
-            .history()
-            .iter()
-            .filter_map(Message::tool_result)
-            .map(|r| r.text_content())
-            .collect();
+        let results = result_texts(runner.history());
         let seen = seen.lock().unwrap().clone();
         if manager {
             let both = vec!["close_till".to_owned(), "count_till".to_owned()];
@@ -147,12 +142,7 @@ async fn an_agents_entry_gives_a_tool_its_own_availability_and_instruction() {
     );
     let mut runner = Runner::new(Drawer::new(), model).with_session_value(Manager);
     runner.run("open up").await.unwrap();
-    let results: Vec<String> = runner
-        .history()
-        .iter()
-        .filter_map(Message::tool_result)
-        .map(|r| r.text_content())
-        .collect();
+    let results = result_texts(runner.history());
     assert_eq!(
         results,
         [
@@ -180,4 +170,13 @@ async fn an_agents_entry_gives_a_tool_its_own_availability_and_instruction() {
             ),
         ]
     );
+}
+
+/// The text of every tool result in `history`, in order.
+pub(crate) fn result_texts(history: &[Message]) -> Vec<String> {
+    history
+        .iter()
+        .filter_map(Message::tool_result)
+        .map(|r| r.text_content())
+        .collect()
 }

@@ -455,23 +455,12 @@ pub(super) fn check_child_fn(
             format!("{what} `{name}` {why}: expected `{expected}` where `R: IntoOutcome`"),
         )
     };
-    if let Some(a) = &sig.asyncness {
-        return Err(wrong(
-            a,
-            "cannot be `async` (it is called as the result is made)",
-        ));
-    }
-    if let Some(g) = sig.generics.params.first() {
-        return Err(wrong(g, "cannot be generic"));
-    }
-    let params: Vec<&syn::Type> = sig
-        .inputs
-        .iter()
-        .filter_map(|i| match i {
-            syn::FnArg::Typed(t) => Some(&*t.ty),
-            syn::FnArg::Receiver(_) => None,
-        })
-        .collect();
+    let params = plain_params(
+        sig,
+        &wrong,
+        "cannot be `async` (it is called as the result is made)",
+        false,
+    )?;
     let want = if output { 2 } else { 1 };
     if params.len() != want || params.len() != sig.inputs.len() {
         let s = if want == 1 { "" } else { "s" };
@@ -524,28 +513,12 @@ pub(super) fn check_step_fn(sig: &syn::Signature, available: bool) -> syn::Resul
             format!("{what} `{name}` {why}: expected `{expected}`"),
         )
     };
-    if let Some(a) = &sig.asyncness {
-        return Err(wrong(
-            a,
-            "cannot be `async` (it is asked as each step starts)",
-        ));
-    }
-    if let Some(g) = sig
-        .generics
-        .params
-        .iter()
-        .find(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
-    {
-        return Err(wrong(g, "cannot be generic"));
-    }
-    let params: Vec<&syn::Type> = sig
-        .inputs
-        .iter()
-        .filter_map(|i| match i {
-            syn::FnArg::Typed(t) => Some(&*t.ty),
-            syn::FnArg::Receiver(_) => None,
-        })
-        .collect();
+    let params = plain_params(
+        sig,
+        &wrong,
+        "cannot be `async` (it is asked as each step starts)",
+        true,
+    )?;
     if params.len() != 1 || sig.inputs.len() != 1 {
         return Err(syn::Error::new(
             sig.paren_token.span.join(),
@@ -585,6 +558,35 @@ pub(super) fn check_step_fn(sig: &syn::Signature, available: bool) -> syn::Resul
         });
     }
     Ok(())
+}
+
+/// The typed parameters of a plain function: not `async` (`wrong` with
+/// `not_async`), not generic (lifetimes allowed when `lifetimes`).
+fn plain_params<'s>(
+    sig: &'s syn::Signature,
+    wrong: &dyn Fn(&dyn quote::ToTokens, &str) -> syn::Error,
+    not_async: &str,
+    lifetimes: bool,
+) -> syn::Result<Vec<&'s syn::Type>> {
+    if let Some(a) = &sig.asyncness {
+        return Err(wrong(a, not_async));
+    }
+    let generic = sig
+        .generics
+        .params
+        .iter()
+        .find(|p| !(lifetimes && matches!(p, syn::GenericParam::Lifetime(_))));
+    if let Some(g) = generic {
+        return Err(wrong(g, "cannot be generic"));
+    }
+    Ok(sig
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(&*t.ty),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect())
 }
 
 fn check_return(

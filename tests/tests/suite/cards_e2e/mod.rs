@@ -802,12 +802,7 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
         let agent = agents::Shop::new(&shop_deps("Corner", &[]));
         let mut runner = Runner::new(agent, model).with_asker(asker);
         rt.block_on(runner.run(prompt)).unwrap();
-        let results: Vec<String> = runner
-            .history()
-            .iter()
-            .filter_map(Message::tool_result)
-            .map(|r| r.text_content())
-            .collect();
+        let results = crate::availability::result_texts(runner.history());
         let seen_now = seen.lock().unwrap().clone();
         let refused = |tool: &str| {
             format!(
@@ -960,12 +955,8 @@ fn the_pmo_cards_server_entry_offers_the_time_tools_with_their_instruction() {
         let mut runner = Runner::new(agent, model);
         rt.block_on(runner.run(prompt)).unwrap();
         let requests = seen.lock().unwrap().clone();
-        let result = runner
-            .history()
-            .iter()
-            .filter_map(Message::tool_result)
-            .map(|r| r.text_content())
-            .next_back()
+        let result = crate::availability::result_texts(runner.history())
+            .pop()
             .unwrap();
         for (system, tools) in &requests {
             let offered = tools.iter().any(|t| t == "time__get_current_time");
