@@ -159,7 +159,7 @@ fn card_fields_without_an_offline_effect_are_carried_into_the_config() {
     assert!(c.default);
     assert_eq!(c.servers, ["time"]);
     assert_eq!(c.mcp_tools[0].server, "time");
-    assert_eq!(c.mcp_tools[0].globs, ["get_time"]);
+    assert_eq!(c.mcp_tools[0].globs, ["get_time", "get_current_time"]);
     assert_eq!(c.max_display_instances, Some(20));
     let london = LondonProjectManager::new();
     assert_eq!(london.config().model.as_deref(), Some("scripted"));
