@@ -1064,3 +1064,66 @@ async fn a_crash_mid_step_runs_again_only_the_parallel_calls_not_recorded() {
     assert_eq!(count(&counts, "model 0"), 1, "{counts:#?}");
     assert_eq!(tool_results(&client, "parallel-2").await, four_results());
 }
+
+/// Approving with edited arguments that are not a JSON object is refused
+/// with 400 by the session's `approve`, through the client and as raw
+/// HTTP (`null`, a list, a string, a number, or no `arguments` at all):
+/// nothing is decided, the call still waits, and a good decision still
+/// works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_that_is_not_an_object_is_refused_with_400() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let port = free_port();
+    let _service = Service::start(&ServiceSpec {
+        port,
+        ledger: &ledger,
+        script: None,
+        delay_ms: 0,
+        reuse_port: false,
+        timeout_ms: None,
+    });
+    let client = server.registered_client(port).await;
+    let address = server.ingress.trim_start_matches("http://").to_owned();
+    client
+        .start("edit-1", "Weekly PMO round", None)
+        .await
+        .unwrap();
+    let pending = wait_pending(&client, "edit-1", 1).await.remove(0);
+    let id = pending.id();
+
+    let edit = Verdict::ApproveWith {
+        arguments: hookwire::serde_json::json!(["Acme", 10]),
+    };
+    let e = client.decide("edit-1", &id, edit).await.unwrap_err();
+    assert_eq!(e.status(), Some(400), "{e}");
+    assert!(
+        e.to_string().contains(&format!(
+            "the edited arguments for call `{id}` are an array, not a JSON object of the tool's arguments"
+        )),
+        "{e}"
+    );
+    for (arguments, kind) in [("null", "null"), (r#""x""#, "a string"), ("5", "a number")] {
+        let body = format!(r#"{{"id":"{id}","decision":"approve_with","arguments":{arguments}}}"#);
+        let (code, answer) = post(&address, "/AgentSession/edit-1/approve", &body);
+        assert_eq!(code, 400, "{arguments}: {answer}");
+        assert!(
+            answer.contains(&format!("are {kind}, not a JSON object")),
+            "{arguments}: {answer}"
+        );
+    }
+    let body = format!(r#"{{"id":"{id}","decision":"approve_with"}}"#);
+    let (code, answer) = post(&address, "/AgentSession/edit-1/approve", &body);
+    assert_eq!(code, 400, "no arguments: {answer}");
+
+    // Nothing was decided: the call still waits, and an object edit works.
+    let still = wait_pending(&client, "edit-1", 1).await;
+    assert_eq!(still[0].id(), id);
+    let arguments = pending.arguments.clone();
+    let decided = client
+        .decide("edit-1", &id, Verdict::ApproveWith { arguments })
+        .await
+        .unwrap();
+    assert_eq!(decided.pending.id(), id);
+}

@@ -52,7 +52,7 @@ struct ToolAttr {
     #[darling(default)]
     approval_metadata: Option<syn::Path>,
     #[darling(default)]
-    available: Option<syn::Path>,
+    available: Option<AvailableAttr>,
     #[darling(default)]
     instruction: Option<InstructionAttr>,
     #[darling(default)]
@@ -114,10 +114,31 @@ impl FromMeta for Approval {
     }
 }
 
+/// `available = path` (a `fn(&hookwire::StepView) -> bool`); anything
+/// else (`available`, `available = true`) is one error of ours, on it.
+#[derive(Debug)]
+pub(crate) struct AvailableAttr(pub(crate) syn::Path);
+
+const AVAILABLE_EXPECTED: &str = "expected `available = path::to::function`, a `fn(&hookwire::StepView) -> bool` asked at each step (a tool that is always offered needs no `available`)";
+
+impl FromMeta for AvailableAttr {
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(AVAILABLE_EXPECTED))
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        match expr {
+            syn::Expr::Path(p) if p.qself.is_none() => Ok(Self(p.path.clone())),
+            syn::Expr::Group(g) => Self::from_expr(&g.expr),
+            other => Err(darling::Error::custom(AVAILABLE_EXPECTED).with_span(other)),
+        }
+    }
+}
+
 /// `instruction = "text"` or `instruction = path` (a
 /// `fn(&hookwire::StepView) -> String`).
 #[derive(Debug)]
-struct InstructionAttr(Instruction);
+pub(crate) struct InstructionAttr(pub(crate) Instruction);
 
 impl FromMeta for InstructionAttr {
     fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
@@ -346,7 +367,7 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
     };
     opts.on_error = parsed.on_error;
     opts.approval_metadata = parsed.approval_metadata;
-    opts.available = parsed.available;
+    opts.available = parsed.available.map(|a| a.0);
     opts.instruction = parsed.instruction.map(|i| i.0);
     opts.meta = parsed.meta.map(|m| m.0).unwrap_or_default();
     let krate_text = opts.crate_path.to_token_stream().to_string();

@@ -155,7 +155,7 @@ pub use predicate::Predicate;
 pub use prepost::{Post, PostHook, Pre, PreHook};
 pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
 pub use toolset::{CallScope, Router, RouterEnd, RouterEntry, RouterList, SessionValues, ToolSet};
-pub use view::{StepOffer, StepView, ToolView};
+pub use view::{InstructionFn, StepOffer, StepRules, StepView, ToolView};
 pub use when::When;
 
 /// Re-exports for generated code, so user crates need no extra dependencies.

@@ -85,6 +85,80 @@ pub struct ToolView {
     check: fn(&ToolArgs, &str) -> Result<(), ToolError>,
     available: fn(&StepView<'_>) -> bool,
     instruction: fn(&StepView<'_>) -> Option<Cow<'static, str>>,
+    /// The agent's own rules for the tool (a card's or `#[agent]`'s
+    /// `available` / `instruction` on the tool's entry), besides the tool's.
+    entry: StepRules,
+}
+
+/// Whether a tool, or a whole set of tools, is offered in a step, and what
+/// it adds to the system prompt then: what an agent declares for a tool it
+/// lists (`function_tools` entries with `available` / `instruction`) or for
+/// an MCP server (`servers` entries), on top of what the tools say
+/// themselves. Two optional function pointers: copying it costs nothing.
+///
+/// ```
+/// use hookwire::{StepRules, StepView};
+/// fn after_the_first(step: &StepView<'_>) -> bool { step.step > 0 }
+/// let rules = StepRules::new()
+///     .with_available(after_the_first)
+///     .with_instruction(|_: &StepView<'_>| Some("Use the GitHub tools for issues only.".into()));
+/// assert!(!rules.is_empty());
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct StepRules {
+    /// Whether the tools are offered in a step (`None`: always).
+    pub available: Option<fn(&StepView<'_>) -> bool>,
+    /// What they add to the system prompt of a step that offers them.
+    pub instruction: Option<InstructionFn>,
+}
+
+/// What a [`StepRules`] adds to the system prompt of a step.
+pub type InstructionFn = fn(&StepView<'_>) -> Option<Cow<'static, str>>;
+
+impl PartialEq for StepRules {
+    /// Two rules are equal when they are the same functions.
+    fn eq(&self, other: &Self) -> bool {
+        self.available.map(|f| f as usize) == other.available.map(|f| f as usize)
+            && self.instruction.map(|f| f as usize) == other.instruction.map(|f| f as usize)
+    }
+}
+
+impl StepRules {
+    /// No rule: always offered, no instruction.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Offers the tools only in the steps `available` says yes to.
+    pub fn with_available(mut self, available: fn(&StepView<'_>) -> bool) -> Self {
+        self.available = Some(available);
+        self
+    }
+
+    /// Adds what `instruction` says (`None` or an empty text: nothing) to
+    /// the system prompt of every step that offers the tools.
+    pub fn with_instruction(mut self, instruction: InstructionFn) -> Self {
+        self.instruction = Some(instruction);
+        self
+    }
+
+    /// Whether it has neither rule.
+    pub fn is_empty(&self) -> bool {
+        self.available.is_none() && self.instruction.is_none()
+    }
+
+    /// Whether the tools are offered in the step `view` shows.
+    pub fn available(&self, view: &StepView<'_>) -> bool {
+        self.available.is_none_or(|f| f(view))
+    }
+
+    /// What the tools add to the system prompt in the step `view` shows.
+    pub fn instruction(&self, view: &StepView<'_>) -> Option<Cow<'static, str>> {
+        self.instruction
+            .and_then(|f| f(view))
+            .filter(|text| !text.is_empty())
+    }
 }
 
 impl ToolView {
@@ -97,6 +171,7 @@ impl ToolView {
             check: check_of::<T>,
             available: T::available,
             instruction: T::instruction,
+            entry: StepRules::new(),
         }
     }
 
@@ -109,7 +184,21 @@ impl ToolView {
             check: |_, _| Ok(()),
             available: |_| true,
             instruction: |_| None,
+            entry: StepRules::new(),
         }
+    }
+
+    /// This view with the agent's own rules for the tool besides the
+    /// tool's: offered only when both say yes, and the agent's instruction
+    /// after the tool's.
+    pub fn with_rules(mut self, rules: StepRules) -> Self {
+        if rules.available.is_some() {
+            self.entry.available = rules.available;
+        }
+        if rules.instruction.is_some() {
+            self.entry.instruction = rules.instruction;
+        }
+        self
     }
 
     /// What the approver is shown about a call with `args` besides the
@@ -127,12 +216,17 @@ impl ToolView {
 
     /// Whether the tool is offered in the step `view` shows.
     pub fn available(&self, view: &StepView<'_>) -> bool {
-        (self.available)(view)
+        (self.available)(view) && self.entry.available(view)
     }
 
-    /// What the tool adds to the system prompt in the step `view` shows.
+    /// What the tool adds to the system prompt in the step `view` shows:
+    /// its own instruction, then the agent's for it.
     pub fn instruction(&self, view: &StepView<'_>) -> Option<Cow<'static, str>> {
-        (self.instruction)(view)
+        let own = (self.instruction)(view);
+        match (own, self.entry.instruction(view)) {
+            (Some(own), Some(entry)) => Some(Cow::Owned(format!("{own}\n\n{entry}"))),
+            (own, entry) => own.or(entry),
+        }
     }
 }
 

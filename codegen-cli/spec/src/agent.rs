@@ -63,6 +63,9 @@ pub struct AgentSpec {
     pub default: bool,
     /// MCP servers to connect to.
     pub servers: Vec<String>,
+    /// What the agent says about all the tools of some of its servers
+    /// (availability, instruction), in declared order.
+    pub server_rules: Vec<ServerRulesSpec>,
     /// Whether tools may be registered on the agent at run time
     /// (`runtime_tools`, source `runtime`): its agent-level hooks then also
     /// run around those tools, matchers evaluated per call.
@@ -318,6 +321,34 @@ pub struct ToolRef {
     /// (the `#[agent]` macro, which cannot see another item's attribute):
     /// the generated code reads the tool's `Tool::META` at compile time.
     pub meta: Option<crate::ToolMeta>,
+    /// The agent's availability rule for the tool (an entry's
+    /// `available`): a `fn(&StepView) -> bool`, besides the tool's own.
+    pub available: Option<FnRef>,
+    /// What the agent adds to the system prompt for the tool (an entry's
+    /// `instruction`), after the tool's own.
+    pub instruction: Option<InstructionRef>,
+}
+
+/// An instruction an entry declares (`instruction: ..` on a tool's or a
+/// server's entry): a text, or a `fn(&StepView) -> String` asked each step.
+#[derive(Debug, Clone)]
+pub enum InstructionRef {
+    /// The same text in every step.
+    Text(String),
+    /// A function asked each step (an empty text adds nothing).
+    Fn(FnRef),
+}
+
+/// What an agent says about all the tools of one of its MCP servers (a
+/// card's `servers:` entry written as a mapping).
+#[derive(Debug, Clone)]
+pub struct ServerRulesSpec {
+    /// The server's name (one of the agent's `servers`).
+    pub server: String,
+    /// Whether its tools are offered in a step: a `fn(&StepView) -> bool`.
+    pub available: Option<FnRef>,
+    /// What the agent adds to the system prompt while they are offered.
+    pub instruction: Option<InstructionRef>,
 }
 
 impl ToolRef {
@@ -332,6 +363,8 @@ impl ToolRef {
             span: None,
             tokens: None,
             meta: None,
+            available: None,
+            instruction: None,
         }
     }
 

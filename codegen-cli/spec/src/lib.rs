@@ -25,8 +25,8 @@ mod suggest;
 mod vocab;
 
 pub use agent::{
-    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, FnRef, HookRef, LifecycleRef,
-    McpToolsSpec, PathTokens, SpanInfo, ToolCallInjection, ToolRef,
+    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, FnRef, HookRef, InstructionRef,
+    LifecycleRef, McpToolsSpec, PathTokens, ServerRulesSpec, SpanInfo, ToolCallInjection, ToolRef,
 };
 pub use check::{
     AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, MCP_META_KEYS, SpecError, SpecField,

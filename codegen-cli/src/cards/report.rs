@@ -393,10 +393,27 @@ pub fn schema() -> serde_json::Value {
             "description": {"type": "string"},
             "default": {"type": "boolean"},
             "deps": rust_ref("`file.rs:Type`: the public, non-generic type the agent is built from (`Agent::new(&deps)`), relative to the card's folder"),
-            "servers": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "servers": {"type": "array", "items": {"anyOf": [
+                {"type": "string", "minLength": 1},
+                {
+                    "type": "object", "additionalProperties": false, "required": ["name"],
+                    "properties": {
+                        "name": {"type": "string", "minLength": 1},
+                        "available": rust_ref("file.rs:function, fn(&StepView) -> bool: whether the server's tools are offered in a step"),
+                        "instruction": {"type": "string", "minLength": 1, "description": "added to the system prompt while the server's tools are offered: a text, or file.rs:function, fn(&StepView) -> String"}
+                    }
+                }
+            ]}},
             "runtime_tools": {"type": "boolean", "description": "tools may be registered at run time (source `runtime`); agent-level hooks run around them"},
             "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
-            "function_tools": {"type": "array", "items": reference},
+            "function_tools": {"type": "array", "items": {"anyOf": [reference, {
+                "type": "object", "additionalProperties": false, "required": ["tool"],
+                "properties": {
+                    "tool": reference,
+                    "available": rust_ref("file.rs:function, fn(&StepView) -> bool: whether the tool is offered in a step"),
+                    "instruction": {"type": "string", "minLength": 1, "description": "added to the system prompt while the tool is offered: a text, or file.rs:function, fn(&StepView) -> String"}
+                }
+            }]}},
             "agents": {"type": "array", "items": {"anyOf": [
                 {"type": "string", "minLength": 1},
                 {

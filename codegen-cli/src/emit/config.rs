@@ -21,6 +21,12 @@ pub(super) fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<To
         let s = str_lit(server);
         calls.push(quote!(.with_server(#s)));
     }
+    for server in &spec.server_rules {
+        if let Some(rules) = super::step_rules(krate, &server.available, &server.instruction)? {
+            let s = str_lit(&server.server);
+            calls.push(quote!(.with_server_rules(#s, #rules)));
+        }
+    }
     for filter in &spec.mcp_tools {
         let s = str_lit(&filter.server);
         let globs = filter.globs.iter().map(|g| str_lit(g));

@@ -409,6 +409,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             span: child.span,
             tokens: None,
             meta: Some(child.meta.clone()),
+            available: None,
+            instruction: None,
         };
         if !seen.insert(child.tool_name()) {
             return Err(syn::Error::new(
@@ -661,4 +663,57 @@ fn meta_checks(krate: &syn::Path, spec: &AgentSpec, lowered: &[Lowered]) -> Vec<
             Some(bound(span, quote!(const _: () = { #(#calls)* };)))
         })
         .collect()
+}
+
+/// The `StepRules` an entry declares (`available`, `instruction`), as an
+/// expression, `None` when it declares neither. Each function is called
+/// through `available_by` / `instruction_by`, whose bound (spanned on the
+/// path) is the one check of its signature.
+pub(super) fn step_rules(
+    krate: &syn::Path,
+    available: &Option<crate::spec::FnRef>,
+    instruction: &Option<crate::spec::InstructionRef>,
+) -> syn::Result<Option<TokenStream>> {
+    if available.is_none() && instruction.is_none() {
+        return Ok(None);
+    }
+    let mut items = TokenStream::new();
+    let mut rules = quote::quote!(#krate::StepRules::new());
+    if let Some(f) = available {
+        let path = fn_path(f, "availability rule")?;
+        items.extend(quote::quote! {
+            fn available(step: &#krate::StepView<'_>) -> bool {
+                #krate::declare::available_by(#path, step)
+            }
+        });
+        rules.extend(quote::quote!(.with_available(available)));
+    }
+    let body = match instruction {
+        None => None,
+        Some(crate::spec::InstructionRef::Text(text)) => {
+            let text = str_lit(text);
+            Some(quote::quote! {
+                let _ = step;
+                ::core::option::Option::Some(::std::borrow::Cow::Borrowed(#text))
+            })
+        }
+        Some(crate::spec::InstructionRef::Fn(f)) => {
+            let path = fn_path(f, "instruction")?;
+            Some(quote::quote!(#krate::declare::instruction_by(#path, step)))
+        }
+    };
+    if let Some(body) = body {
+        items.extend(quote::quote! {
+            fn instruction(
+                step: &#krate::StepView<'_>,
+            ) -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
+                #body
+            }
+        });
+        rules.extend(quote::quote!(.with_instruction(instruction)));
+    }
+    Ok(Some(quote::quote!({
+        #items
+        #rules
+    })))
 }

@@ -23,6 +23,9 @@ pub(super) struct Lowered {
     pub(super) meta: Option<TokenStream>,
     /// The slots of its tool-level hooks (see `lower_hook`).
     pub(super) items: TokenStream,
+    /// The agent's `StepRules` for the tool (its entry's `available` /
+    /// `instruction`), if it declares any.
+    pub(super) rules: Option<TokenStream>,
 }
 
 /// The type of a tool and the expression that builds it, when the emitter
@@ -223,7 +226,9 @@ pub(super) fn lower_tool(
         chain_init = quote!(#krate::Hooked::new(#hinit, #chain_init));
         layers += 1;
     }
+    let rules = super::step_rules(krate, &tool.available, &tool.instruction)?;
     Ok(Lowered {
+        rules,
         name: tool.name.clone(),
         tool_ty: quote!(#ty),
         source: tool.source,
@@ -416,9 +421,15 @@ pub(super) fn emit_tools(
         });
         // What the loop's approval gate knows of each tool: its chain's
         // (the tool's type, through every layer).
+        // An entry's own `available` / `instruction` join the tool's.
         let view_body = dispatch.by_name(tools, |i| {
             let f = &fields[i];
-            quote!(#krate::Handler::tool_view(&self.#f))
+            match &tools[i].rules {
+                None => quote!(#krate::Handler::tool_view(&self.#f)),
+                Some(rules) => quote!(
+                    #krate::Handler::tool_view(&self.#f).map(|view| view.with_rules(#rules))
+                ),
+            }
         });
         // What lifecycle hooks' `meta:` matchers read; only for a set with
         // a tool that may declare metadata.

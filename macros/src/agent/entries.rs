@@ -119,6 +119,14 @@ pub(super) struct ToolEntryAttr {
     pub(super) name: Option<syn::LitStr>,
     #[darling(default)]
     pub(super) hooks: Entries,
+    /// `available = path`: the agent's rule for the tool, a
+    /// `fn(&StepView) -> bool`, besides the tool's own.
+    #[darling(default)]
+    pub(super) available: Option<crate::tool_hook::AvailableAttr>,
+    /// `instruction = "text"` or `instruction = path`: what the agent adds
+    /// to the system prompt for the tool.
+    #[darling(default)]
+    pub(super) instruction: Option<crate::tool_hook::InstructionAttr>,
 }
 
 #[derive(Debug, FromMeta)]

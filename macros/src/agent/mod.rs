@@ -8,14 +8,15 @@ use std::str::FromStr;
 use darling::FromMeta;
 use darling::ast::NestedMeta;
 use hookwire_codegen::emit::{self, EmitOptions};
+use hookwire_codegen::lower::Instruction;
 use hookwire_codegen::spec::{
     AGENT_FIELDS, HOOK_OPTIONS, InvalidName, LIFECYCLE_OPTIONS, check_agent_name,
     check_mcp_filter_server, check_tool_input_schema, check_tool_name,
 };
 use hookwire_codegen::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, FnRef, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
-    RefreshCondition, ToolCallInjection, ToolRef,
+    HistoryMergeTarget, HistorySource, HookEvent, HookRef, InstructionRef, LifecycleRef, Matcher,
+    McpToolsSpec, RefreshCondition, ToolCallInjection, ToolRef,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -33,7 +34,7 @@ pub(crate) use entries::{Entries, hook_ref};
 fn agent_keys() -> Vec<&'static str> {
     AGENT_FIELDS.iter().copied().chain(["crate"]).collect()
 }
-const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks"];
+const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks", "available", "instruction"];
 const AGENT_ENTRY_KEYS: &[&str] = &["name", "output", "on_error", "meta"];
 const EVENT_HOOK_KEYS: &[&str] = &[
     "tool_name",
@@ -306,6 +307,12 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                 let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
                 tool.span = Some(entry.path.span());
                 tool.tokens = Some(entry.path.to_token_stream());
+                tool.available = t.available.as_ref().map(|a| fn_ref(&a.0));
+                tool.instruction = t.instruction.as_ref().and_then(|i| match &i.0 {
+                    Instruction::Text(text) => Some(InstructionRef::Text(text.value())),
+                    Instruction::Fn(path) => Some(InstructionRef::Fn(fn_ref(path))),
+                    _ => None,
+                });
                 for h in &t.hooks.0 {
                     match hook_ref(&krate, h, "this `tool_hooks` entry", &HOOK_OPTIONS) {
                         Ok(h) => tool = tool.with_hook(h),
@@ -332,11 +339,6 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
                 child.ty = Some(checked(&krate, &entry.path));
                 child.span = Some(entry.path.span());
                 child.tokens = Some(entry.path.to_token_stream());
-                let fn_ref = |path: &syn::Path| FnRef {
-                    path: path_text(path),
-                    span: Some(path.span()),
-                    tokens: Some(path.to_token_stream()),
-                };
                 child.output = c.output.as_ref().map(fn_ref);
                 child.on_error = c.on_error.as_ref().map(fn_ref);
                 child.meta = hookwire_codegen::spec::ToolMeta::from_pairs(
@@ -467,4 +469,14 @@ fn agent_attrs(item: &syn::ItemStruct) -> (Vec<syn::Attribute>, Option<syn::Erro
         }
     }
     (attrs, error)
+}
+
+/// A function an entry names (`output = path`, `available = path`), spanned
+/// on its path.
+fn fn_ref(path: &syn::Path) -> FnRef {
+    FnRef {
+        path: path_text(path),
+        span: Some(path.span()),
+        tokens: Some(path.to_token_stream()),
+    }
 }

@@ -60,6 +60,13 @@ pub struct AgentConfig {
     /// completion (see [`RequestHook`](crate::agent::RequestHook)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub request_hooks: Vec<crate::agent::RequestHook>,
+    /// What the agent says about the tools of each of its MCP servers as
+    /// a whole (a card's `servers:` entry with `available` /
+    /// `instruction`): not offered in the steps the rule says no to, and
+    /// the instruction in the system prompt of the steps that offer them.
+    /// Functions, so not part of a serialized configuration.
+    #[serde(skip)]
+    pub server_rules: Vec<(Cow<'static, str>, crate::StepRules)>,
 }
 
 impl AgentConfig {
@@ -82,7 +89,19 @@ impl AgentConfig {
             use_history: true,
             tool_input_schema: None,
             request_hooks: Vec::new(),
+            server_rules: Vec::new(),
         }
+    }
+
+    /// Sets what the agent says about the tools of its MCP server `server`
+    /// as a whole ([`AgentConfig::server_rules`]).
+    pub fn with_server_rules(
+        mut self,
+        server: impl Into<Cow<'static, str>>,
+        rules: crate::StepRules,
+    ) -> Self {
+        self.server_rules.push((server.into(), rules));
+        self
     }
 
     /// Adds a config-driven hook (`on_request_start` / `on_completion`).

@@ -128,10 +128,12 @@ impl<A: Agent, C: Handler> McpAgent<A, C> {
             .reserve(reserved);
         let servers = McpServers::connect(&selected, options).await?;
         let hooked = agent.clone();
-        let tools = Joined::new(
-            StaticTools(agent.clone()),
-            servers.tool_set_with(move |call| AgentHooked::new(hooked, build(call))),
-        );
+        let mut mcp_tools =
+            servers.tool_set_with(move |call| AgentHooked::new(hooked, build(call)));
+        for (server, rules) in &declared.server_rules {
+            mcp_tools = mcp_tools.with_server_rules(server.clone(), *rules);
+        }
+        let tools = Joined::new(StaticTools(agent.clone()), mcp_tools);
         let warnings = crate::agent::runtime_tools::unmatched_hooks(
             &*agent,
             &tools,

@@ -14,7 +14,14 @@
 //!     reconnect: true              # restart after it dies (default true)
 //!   everything:                    # a streamable HTTP server
 //!     url: http://127.0.0.1:3001/mcp
+//!   github:                        # ... with headers
+//!     url: https://api.githubcopilot.com/mcp/
+//!     headers: {Authorization: "Bearer ${GITHUB_TOKEN}"}   # or bearer_token: ${GITHUB_TOKEN}
 //! ```
+//!
+//! A header value's `${NAME}` is looked up in the environment when the
+//! servers connect (`$${` is a literal `${`): the secret stays out of the
+//! file, and an unset variable is an error before the run.
 //!
 //! A server has either `command` (stdio) or `url` (streamable HTTP), never
 //! both. Server names may hold ASCII letters, digits, `-` and `_`, but not
@@ -94,6 +101,9 @@ pub enum Transport {
     Http {
         /// The endpoint, `http://` or `https://`.
         url: String,
+        /// Headers sent with every request, values as written: `${NAME}`
+        /// is looked up when the servers connect.
+        headers: BTreeMap<String, String>,
     },
 }
 
@@ -110,7 +120,37 @@ impl ServerSpec {
 
     /// A streamable HTTP server at `url`.
     pub fn http(url: impl Into<String>) -> Self {
-        Self::with_transport(Transport::Http { url: url.into() })
+        Self::with_transport(Transport::Http {
+            url: url.into(),
+            headers: BTreeMap::new(),
+        })
+    }
+
+    /// Adds a header sent with every request (HTTP only; ignored for
+    /// stdio). `${NAME}` in the value is looked up in the environment when
+    /// the servers connect (`$${` is a literal `${`).
+    ///
+    /// ```
+    /// use hookwire::mcp::{McpConfig, ServerSpec};
+    /// let github = ServerSpec::http("https://api.githubcopilot.com/mcp/")
+    ///     .header("Authorization", "Bearer ${GITHUB_TOKEN}");
+    /// McpConfig::new().with_server("github", github).unwrap();
+    /// let reserved = ServerSpec::http("http://127.0.0.1:1/mcp").header("Accept", "x");
+    /// let e = McpConfig::new().with_server("x", reserved).unwrap_err();
+    /// assert!(e.to_string().contains("set by the MCP transport itself"), "{e}");
+    /// ```
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Transport::Http { headers, .. } = &mut self.transport {
+            headers.insert(name.into(), value.into());
+        }
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` (HTTP only); `${NAME}` in
+    /// `token` as in [`header`](Self::header).
+    pub fn bearer_token(self, token: impl AsRef<str>) -> Self {
+        let value = format!("Bearer {}", token.as_ref());
+        self.header("Authorization", value)
     }
 
     fn with_transport(transport: Transport) -> Self {
@@ -278,6 +318,8 @@ struct RawServer {
     env: Option<BTreeMap<String, String>>,
     cwd: Option<PathBuf>,
     url: Option<String>,
+    headers: Option<BTreeMap<String, String>>,
+    bearer_token: Option<String>,
     timeout_sec: Option<f64>,
     startup_timeout_sec: Option<f64>,
     reconnect: Option<bool>,
@@ -456,10 +498,17 @@ fn check_spec(spec: &ServerSpec) -> Result<(), String> {
         Transport::Stdio { command, .. } if command.trim().is_empty() => {
             return Err("`command` must not be empty".to_owned());
         }
-        Transport::Http { url } if !(url.starts_with("http://") || url.starts_with("https://")) => {
+        Transport::Http { url, .. }
+            if !(url.starts_with("http://") || url.starts_with("https://")) =>
+        {
             return Err(format!(
                 "`url` must start with http:// or https://, got `{url}`"
             ));
+        }
+        Transport::Http { headers, .. } => {
+            for (name, value) in headers {
+                super::headers::check(name, value)?;
+            }
         }
         _ => {}
     }
@@ -500,12 +549,26 @@ fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
         (None, None) => {
             return Err("has neither `command` (stdio) nor `url` (streamable HTTP)".to_owned());
         }
-        (Some(command), None) => Transport::Stdio {
-            command,
-            args: raw.args.unwrap_or_default(),
-            env: raw.env.unwrap_or_default(),
-            cwd: raw.cwd,
-        },
+        (Some(command), None) => {
+            if let Some(key) = [
+                raw.headers.is_some().then_some("headers"),
+                raw.bearer_token.is_some().then_some("bearer_token"),
+            ]
+            .into_iter()
+            .flatten()
+            .next()
+            {
+                return Err(format!(
+                    "`{key}` only applies to streamable HTTP servers (with `url`), not to `command`"
+                ));
+            }
+            Transport::Stdio {
+                command,
+                args: raw.args.unwrap_or_default(),
+                env: raw.env.unwrap_or_default(),
+                cwd: raw.cwd,
+            }
+        }
         (None, Some(url)) => {
             let stdio_only: Vec<Cow<'_, str>> = [
                 raw.args.is_some().then_some("args".into()),
@@ -521,7 +584,20 @@ fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
                     stdio_only.join("`, `")
                 ));
             }
-            Transport::Http { url }
+            let mut headers = raw.headers.unwrap_or_default();
+            if let Some(token) = raw.bearer_token {
+                if headers
+                    .keys()
+                    .any(|k| k.eq_ignore_ascii_case("authorization"))
+                {
+                    return Err(
+                        "has both `bearer_token` and an `Authorization` header; keep one"
+                            .to_owned(),
+                    );
+                }
+                headers.insert("Authorization".to_owned(), format!("Bearer {token}"));
+            }
+            Transport::Http { url, headers }
         }
     };
     let spec = ServerSpec {

@@ -60,6 +60,7 @@ mod agent;
 mod client;
 mod config;
 mod convert;
+mod headers;
 mod joined;
 mod listing;
 pub mod names;

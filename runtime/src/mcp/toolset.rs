@@ -61,6 +61,8 @@ impl Handler for McpCall {
 pub struct McpToolSet<C = McpCall> {
     servers: McpServers,
     chain: C,
+    /// Rules for all the tools of one server, by the server's name.
+    rules: Vec<(Cow<'static, str>, crate::StepRules)>,
 }
 
 impl McpServers {
@@ -78,6 +80,7 @@ impl McpServers {
             chain: build(McpCall {
                 servers: self.clone(),
             }),
+            rules: Vec::new(),
         }
     }
 }
@@ -91,6 +94,19 @@ impl<C> McpToolSet<C> {
     /// The hooks every call runs through, around the call of the MCP tool.
     pub fn hooks(&self) -> &C {
         &self.chain
+    }
+
+    /// Offers the tools of the server `server` only in the steps `rules`
+    /// says yes to, and adds its instruction (once) to the system prompt
+    /// of the steps that offer them. A rule that panics hides the server's
+    /// tools.
+    pub fn with_server_rules(
+        mut self,
+        server: impl Into<Cow<'static, str>>,
+        rules: crate::StepRules,
+    ) -> Self {
+        self.rules.push((server.into(), rules));
+        self
     }
 }
 
@@ -113,6 +129,63 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
             .contains(name)
             .then(|| self.chain.tool_view())
             .flatten()
+    }
+
+    fn step_offer(
+        &self,
+        definitions: &[ToolDefinition],
+        step: &crate::StepView<'_>,
+    ) -> crate::StepOffer {
+        let of = |definitions: &[ToolDefinition]| {
+            crate::StepOffer::of(definitions, |name| self.tool_view(name), step)
+        };
+        if self.rules.is_empty() {
+            return of(definitions);
+        }
+        let inner = &self.servers.inner;
+        let mut offer = crate::StepOffer::default();
+        let mut hidden: Vec<usize> = Vec::new();
+        for (server, rules) in &self.rules {
+            let Some(index) = inner.servers.iter().position(|s| *s.name == **server) else {
+                continue;
+            };
+            let offered = || {
+                definitions
+                    .iter()
+                    .any(|d| inner.server_of(&d.name) == Some(index))
+            };
+            let asked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                rules
+                    .available(step)
+                    .then(|| offered().then(|| rules.instruction(step)).flatten())
+            }));
+            match asked {
+                Ok(Some(instruction)) => offer.instructions.extend(instruction),
+                Ok(None) => hidden.push(index),
+                Err(payload) => {
+                    tracing::warn!(
+                        target: "hookwire::audit",
+                        server = %server,
+                        panic = %crate::error::panic_message(&*payload),
+                        "a server's availability or instruction panicked; its tools are not offered"
+                    );
+                    hidden.push(index);
+                }
+            }
+        }
+        if hidden.is_empty() {
+            offer.merge(of(definitions));
+            return offer;
+        }
+        let (gone, rest): (Vec<ToolDefinition>, Vec<ToolDefinition>) =
+            definitions.iter().cloned().partition(|d| {
+                inner
+                    .server_of(&d.name)
+                    .is_some_and(|i| hidden.contains(&i))
+            });
+        offer.unavailable.extend(gone.into_iter().map(|d| d.name));
+        offer.merge(of(&rest));
+        offer
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {

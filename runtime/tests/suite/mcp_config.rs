@@ -46,7 +46,8 @@ fn a_full_file_parses_in_declared_order() {
     assert_eq!(
         everything.transport,
         Transport::Http {
-            url: "http://127.0.0.1:3001/mcp".into()
+            url: "http://127.0.0.1:3001/mcp".into(),
+            headers: Default::default(),
         }
     );
     assert_eq!(everything.call_timeout, DEFAULT_CALL_TIMEOUT);
@@ -97,7 +98,7 @@ fn every_bad_entry_is_named() {
         (
             "servers:\n  time:\n    comand: x\n",
             "time",
-            "server `time`: unknown field `comand`, expected one of `command`, `args`, `env`, `cwd`, `url`, `timeout_sec`, `startup_timeout_sec`, `reconnect`",
+            "server `time`: unknown field `comand`, expected one of `command`, `args`, `env`, `cwd`, `url`, `headers`, `bearer_token`, `timeout_sec`, `startup_timeout_sec`, `reconnect`",
         ),
         (
             "servers:\n  both:\n    command: x\n    url: http://h/mcp\n",
@@ -223,4 +224,43 @@ fn files_resolve_relative_cwd_and_name_themselves_in_errors() {
     let missing = McpConfig::load(dir.join("missing.yaml")).unwrap_err();
     assert!(matches!(missing, ConfigError::Io { .. }), "{missing:?}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn headers_are_read_as_written_and_checked() {
+    let config = McpConfig::from_yaml(
+        "servers:\n  github:\n    url: https://example.test/mcp\n    bearer_token: ${GH_TOKEN}\n    headers: {X-Team: blue}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        config.get("github").unwrap().transport,
+        Transport::Http {
+            url: "https://example.test/mcp".into(),
+            headers: BTreeMap::from([
+                ("Authorization".to_owned(), "Bearer ${GH_TOKEN}".to_owned()),
+                ("X-Team".to_owned(), "blue".to_owned()),
+            ]),
+        }
+    );
+    let bad = [
+        (
+            "servers:\n  t:\n    command: x\n    headers: {A: b}\n",
+            "server `t`: `headers` only applies to streamable HTTP servers (with `url`), not to `command`",
+        ),
+        (
+            "servers:\n  t:\n    url: http://h/mcp\n    bearer_token: x\n    headers: {authorization: y}\n",
+            "server `t`: has both `bearer_token` and an `Authorization` header; keep one",
+        ),
+        (
+            "servers:\n  t:\n    url: http://h/mcp\n    headers: {Mcp-Session-Id: y}\n",
+            "server `t`: header `Mcp-Session-Id` is set by the MCP transport itself and cannot be configured",
+        ),
+        (
+            "servers:\n  t:\n    url: http://h/mcp\n    headers: {A: \"Bearer ${TOKEN\"}\n",
+            "server `t`: header `A`: unclosed `${` in `Bearer ${TOKEN`: write `${NAME}`, or `$${` for a literal `${`",
+        ),
+    ];
+    for (yaml, expected) in bad {
+        assert_eq!(err(yaml).to_string(), expected, "{yaml}");
+    }
 }

@@ -59,12 +59,7 @@ async fn a_macro_tools_availability_and_instructions_reach_each_step() {
             runner
         };
         runner.run("close up").await.unwrap();
-        let results: Vec<String> = runner
-            .history()
-            .iter()
-            .filter_map(Message::tool_result)
-            .map(|r| r.text_content())
-            .collect();
+        let results = result_texts(runner.history());
         let seen = seen.lock().unwrap().clone();
         if manager {
             let both = vec!["close_till".to_owned(), "count_till".to_owned()];
@@ -106,4 +101,82 @@ async fn a_macro_tools_availability_and_instructions_reach_each_step() {
             );
         }
     }
+}
+
+/// Opens the drawer.
+#[hookwire::tool]
+fn open_drawer() -> String {
+    "open".to_owned()
+}
+
+fn after_the_first_step(step: &StepView<'_>) -> bool {
+    step.step > 0
+}
+
+fn drawer_note(step: &StepView<'_>) -> String {
+    format!("Drawer, step {}.", step.step)
+}
+
+/// Keeps the drawer: the agent's own rules for tools it lists, besides the
+/// tools' (`close_till` keeps its rule and instruction, and gets one more).
+#[hookwire::agent(
+    name = "drawer",
+    instruction = "You keep the drawer.",
+    function_tools = [
+        open_drawer(available = after_the_first_step, instruction = drawer_note),
+        close_till(instruction = "Say goodnight."),
+    ]
+)]
+pub struct Drawer;
+
+#[tokio::test]
+async fn an_agents_entry_gives_a_tool_its_own_availability_and_instruction() {
+    let seen = Seen::default();
+    let model = Seeing(
+        ScriptedModel::from_turns([
+            Turn::call("open_drawer", json!({})),
+            Turn::call("open_drawer", json!({})),
+            Turn::text("done"),
+        ]),
+        seen.clone(),
+    );
+    let mut runner = Runner::new(Drawer::new(), model).with_session_value(Manager);
+    runner.run("open up").await.unwrap();
+    let results = result_texts(runner.history());
+    assert_eq!(
+        results,
+        [
+            "tool call denied by `available`: tool `open_drawer` is not available in this step, \
+             so it was not offered and cannot be called",
+            "open"
+        ]
+    );
+    let till = "Close the till only at night.\n\nSay goodnight.";
+    let both = vec!["open_drawer".to_owned(), "close_till".to_owned()];
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            (
+                format!("You keep the drawer.\n\n{till}"),
+                vec!["close_till".to_owned()]
+            ),
+            (
+                format!("You keep the drawer.\n\nDrawer, step 1.\n\n{till}"),
+                both.clone()
+            ),
+            (
+                format!("You keep the drawer.\n\nDrawer, step 2.\n\n{till}"),
+                both
+            ),
+        ]
+    );
+}
+
+/// The text of every tool result in `history`, in order.
+pub(crate) fn result_texts(history: &[Message]) -> Vec<String> {
+    history
+        .iter()
+        .filter_map(Message::tool_result)
+        .map(|r| r.text_content())
+        .collect()
 }

@@ -114,7 +114,7 @@ fn a_hook_that_selects_none_of_the_tools_known_at_run_time_is_reported() {
 }
 
 #[path = "../../../runtime/tests/mcp_support/mod.rs"]
-mod mcp_support;
+pub(crate) mod mcp_support;
 
 /// Meant for the time server's tools, with a typo.
 #[hookwire::agent(

@@ -394,8 +394,9 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
             )
         })
         .collect();
-    // Only lifecycle hooks and a child's `output` / `on_error` name a
-    // file's module (`lifecycle_rs::Audit`, `agents_rs::last_line`).
+    // Only lifecycle hooks, a child's `output` / `on_error` and the
+    // `available` / `instruction` of tool and server entries name a file's
+    // module (`lifecycle_rs::Audit`, `agents_rs::last_line`).
     let in_module = |path: &str, module: &str| {
         path.strip_prefix(module)
             .is_some_and(|t| t.starts_with("::"))
@@ -414,6 +415,7 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
                         .flatten()
                         .any(|r| in_module(&r.path, &f.module))
                 })
+                || step_fns(&card.spec).any(|r| in_module(&r.path, &f.module))
         })
         .map(|f| (f.path.clone(), f.module.clone()))
         .collect();
@@ -428,6 +430,26 @@ fn card_part(card: &Card) -> syn::Result<CardPart> {
         modules,
         deps: card.deps_file.clone(),
         agent,
+    })
+}
+
+/// The functions of the spec's tool and server entries (`available`, and
+/// `instruction` when it is a function).
+fn step_fns(spec: &crate::spec::AgentSpec) -> impl Iterator<Item = &crate::spec::FnRef> {
+    let tools = spec
+        .function_tools
+        .iter()
+        .map(|t| (&t.available, &t.instruction));
+    let servers = spec
+        .server_rules
+        .iter()
+        .map(|s| (&s.available, &s.instruction));
+    tools.chain(servers).flat_map(|(available, instruction)| {
+        let instruction = match instruction {
+            Some(crate::spec::InstructionRef::Fn(f)) => Some(f),
+            _ => None,
+        };
+        available.iter().chain(instruction)
     })
 }
 

@@ -1,6 +1,7 @@
 //! The card's fields: types, ranges, unknown keys (with did-you-mean).
 
 mod hooks;
+mod rules;
 
 use std::path::PathBuf;
 
@@ -14,6 +15,8 @@ use crate::spec::{
 };
 use crate::yaml::{Seg, Yaml};
 use hooks::*;
+use rules::{Entry, TOOL_ENTRY_FIELDS};
+pub(crate) use rules::{RuleOf, StepFnRef};
 
 /// Every top-level field a card may have: `type`, then the fields of every
 /// agent declaration (shared with `#[agent]`).
@@ -95,6 +98,12 @@ pub(crate) struct Parsed {
     /// One per `spec.hooks` entry: its index under `hooks:`.
     pub event_hook_index: Vec<usize>,
     pub name_given: bool,
+    /// The functions of `function_tools` and `servers` entries'
+    /// `available` / `instruction`.
+    pub step_fn_refs: Vec<StepFnRef>,
+    /// The text `instruction` of `function_tools` entries, by the index of
+    /// the entry's tool in `tool_refs`.
+    pub tool_texts: Vec<(usize, String)>,
 }
 
 impl Parsed {
@@ -318,6 +327,8 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut deps_ref = None;
     let mut agent_fn_refs = Vec::new();
     let mut event_hook_index = Vec::new();
+    let mut step_fn_refs = Vec::new();
+    let mut tool_texts = Vec::new();
     cx.unknown_keys(&[], &entries, &FIELDS, "a card");
     for (key, v) in &entries {
         let path = [Seg::Key(key.as_str())];
@@ -384,11 +395,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                 }
             }
             "servers" => {
-                spec.servers = cx
-                    .string_list(p, "servers", v)
-                    .into_iter()
-                    .map(|(_, s)| s)
-                    .collect();
+                spec.servers = cx.servers(v, &mut spec.server_rules, &mut step_fn_refs);
             }
             "tools" => match v {
                 Yaml::Map(servers) => {
@@ -417,8 +424,34 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                 ),
             },
             "function_tools" => {
-                for (i, s) in cx.string_list(p, "function_tools", v) {
+                for (i, entry) in cx.entries("function_tools", v) {
                     let at = [Seg::Key("function_tools"), Seg::Index(i)];
+                    let (s, in_map, path) = match entry {
+                        Entry::Text(s) => (s, false, at.to_vec()),
+                        Entry::Map(entries) => {
+                            cx.unknown_keys(
+                                &at,
+                                entries,
+                                &TOOL_ENTRY_FIELDS,
+                                "a `function_tools` entry",
+                            );
+                            let of = RuleOf::Tool(tool_refs.len());
+                            let mut refs = Vec::new();
+                            let text = cx.step_rules("function_tools", i, entries, of, &mut refs);
+                            let Some(s) = cx.entry_key(
+                                "function_tools",
+                                i,
+                                entries,
+                                "tool",
+                                "tools.rs:add_one",
+                            ) else {
+                                continue;
+                            };
+                            step_fn_refs.extend(refs);
+                            tool_texts.extend(text.map(|t| (tool_refs.len(), t)));
+                            (s, true, [&at[..], &[Seg::Key("tool")]].concat())
+                        }
+                    };
                     match split_ref(&s, RefKind::Function) {
                         Ok((file, function)) => match check_tool_name(&function, "tool name") {
                             Ok(()) => tool_refs.push(RefSpec {
@@ -427,12 +460,12 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                                 function,
                                 field: "function_tools",
                                 index: Some(i),
-                                in_map: false,
-                                key: "hook",
+                                in_map,
+                                key: if in_map { "tool" } else { "hook" },
                             }),
-                            Err((m, help)) => cx.err(&at, true, m, Some(help)),
+                            Err((m, help)) => cx.err(&path, true, m, Some(help)),
                         },
-                        Err(m) => cx.err(&at, true, m, Some("write `tools.rs:add_one`: a file next to the card and a top-level function in it".into())),
+                        Err(m) => cx.err(&path, true, m, Some("write `tools.rs:add_one`: a file next to the card and a top-level function in it".into())),
                     }
                 }
             }
@@ -512,6 +545,8 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             agent_fn_refs,
             event_hook_index,
             name_given,
+            step_fn_refs,
+            tool_texts,
         })
     } else {
         Err(diags)

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use quote::format_ident;
 
 use super::diag::{Suggester, listing};
-use super::fields::{Parsed, RefSpec};
+use super::fields::{Parsed, RefSpec, RuleOf, StepFnRef};
 use super::{Adapter, Card, Diagnostic, RustFile, did_you_mean, line_col};
 use crate::lower::{self, HookOptions, ToolOptions};
 use crate::spec::ToolRef;
@@ -162,6 +162,8 @@ pub(crate) fn resolve(
     // The function tools, for the check of their `Dep<T>` parameters once
     // every file of the card is loaded: (file, function, reference).
     let mut tools: Vec<(Rc<RsFile>, String, String)> = Vec::new();
+    // Where each function tool of `tool_refs` is in `spec.function_tools`.
+    let mut tool_slot: HashMap<usize, usize> = HashMap::new();
 
     let refs: Vec<(bool, usize, &RefSpec)> = p
         .tool_refs
@@ -305,6 +307,7 @@ pub(crate) fn resolve(
                     continue;
                 }
             }
+            tool_slot.insert(idx, spec.function_tools.len());
             spec.function_tools.push(tool);
             tools.push((file.clone(), r.function.clone(), r.text.clone()));
         } else if let Some(h) = spec.tool_hooks.get_mut(idx) {
@@ -335,7 +338,12 @@ pub(crate) fn resolve(
         else {
             continue;
         };
-        if let Some(path) = agent_fn(&file, r, &p, &mut diags) {
+        let check = |sig: &syn::Signature| {
+            resolve::check_child_fn(sig, r.key == "output", |ty| {
+                implements(&file, ty, "IntoOutcome")
+            })
+        };
+        if let Some(path) = entry_fn(&file, r, &p, &mut diags, check) {
             let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
             if let Some(child) = spec.agents.get_mut(*idx) {
                 let f = Some(crate::spec::FnRef::new(format!("{rs_module}::{path}")));
@@ -345,6 +353,46 @@ pub(crate) fn resolve(
                     child.on_error = f;
                 }
             }
+        }
+    }
+    for (idx, text) in &p.tool_texts {
+        if let Some(tool) = tool_slot
+            .get(idx)
+            .and_then(|i| spec.function_tools.get_mut(*i))
+        {
+            tool.instruction = Some(crate::spec::InstructionRef::Text(text.clone()));
+        }
+    }
+    for StepFnRef { of, r } in &p.step_fn_refs {
+        let at = |message: String| p.src.at(&r.path(), true, message);
+        let Some((canonical, Some(file))) = load_file(root, shown_dir, r, cache, &at, &mut diags)
+        else {
+            continue;
+        };
+        let available = r.key == "available";
+        let check = |sig: &syn::Signature| resolve::check_step_fn(sig, available);
+        let Some(name) = entry_fn(&file, r, &p, &mut diags, check) else {
+            continue;
+        };
+        let rs_module = include_file(&mut rust_files, &mut modules, &canonical, &r.file);
+        let f = crate::spec::FnRef::new(format!("{rs_module}::{name}"));
+        let (slot_available, slot_instruction) = match *of {
+            RuleOf::Tool(idx) => match tool_slot
+                .get(&idx)
+                .and_then(|i| spec.function_tools.get_mut(*i))
+            {
+                Some(tool) => (&mut tool.available, &mut tool.instruction),
+                None => continue,
+            },
+            RuleOf::Server(idx) => match spec.server_rules.get_mut(idx) {
+                Some(server) => (&mut server.available, &mut server.instruction),
+                None => continue,
+            },
+        };
+        if available {
+            *slot_available = Some(f);
+        } else {
+            *slot_instruction = Some(crate::spec::InstructionRef::Fn(f));
         }
     }
     let mut deps_file = None;
@@ -430,10 +478,18 @@ pub(crate) fn resolve(
     }
 }
 
-/// The function of an `agents` entry's `output` or `on_error` (`r.key`):
-/// a public top-level function of the signature the runtime calls it
-/// with. Its name, or `None` when an error was reported.
-fn agent_fn(file: &RsFile, r: &RefSpec, p: &Parsed, diags: &mut Vec<Diagnostic>) -> Option<String> {
+/// The function an entry names (an `agents` entry's `output` or
+/// `on_error`, a tool's or server's `available` / `instruction`; `r.key`):
+/// a public top-level function whose signature `check` accepts (the one
+/// the runtime calls it with). Its name, or `None` when an error was
+/// reported.
+fn entry_fn(
+    file: &RsFile,
+    r: &RefSpec,
+    p: &Parsed,
+    diags: &mut Vec<Diagnostic>,
+    check: impl FnOnce(&syn::Signature) -> syn::Result<()>,
+) -> Option<String> {
     let referenced = format!(
         "referenced as `{}: {}` in {}",
         r.key,
@@ -464,11 +520,7 @@ fn agent_fn(file: &RsFile, r: &RefSpec, p: &Parsed, diags: &mut Vec<Diagnostic>)
     }
     let checked = resolve::Scope::of(&file.ast)
         .signature(&item.sig)
-        .and_then(|sig| {
-            resolve::check_child_fn(&sig, r.key == "output", |ty| {
-                implements(file, ty, "IntoOutcome")
-            })
-        });
+        .and_then(|sig| check(&sig));
     match checked {
         Ok(()) => Some(r.function.clone()),
         Err(e) => {

@@ -455,23 +455,12 @@ pub(super) fn check_child_fn(
             format!("{what} `{name}` {why}: expected `{expected}` where `R: IntoOutcome`"),
         )
     };
-    if let Some(a) = &sig.asyncness {
-        return Err(wrong(
-            a,
-            "cannot be `async` (it is called as the result is made)",
-        ));
-    }
-    if let Some(g) = sig.generics.params.first() {
-        return Err(wrong(g, "cannot be generic"));
-    }
-    let params: Vec<&syn::Type> = sig
-        .inputs
-        .iter()
-        .filter_map(|i| match i {
-            syn::FnArg::Typed(t) => Some(&*t.ty),
-            syn::FnArg::Receiver(_) => None,
-        })
-        .collect();
+    let params = plain_params(
+        sig,
+        &wrong,
+        "cannot be `async` (it is called as the result is made)",
+        false,
+    )?;
     let want = if output { 2 } else { 1 };
     if params.len() != want || params.len() != sig.inputs.len() {
         let s = if want == 1 { "" } else { "s" };
@@ -505,6 +494,99 @@ pub(super) fn check_child_fn(
         return Err(wrong(params[0], "takes the error by value"));
     }
     check_return(sig, what, implemented)
+}
+
+/// The function of an entry's `available` (`fn(&StepView) -> bool`) or
+/// `instruction` (`fn(&StepView) -> String`): a plain (not async, not
+/// generic) function of one parameter, a shared reference to the step.
+pub(super) fn check_step_fn(sig: &syn::Signature, available: bool) -> syn::Result<()> {
+    let (what, ret) = if available {
+        ("availability rule", "bool")
+    } else {
+        ("instruction", "String")
+    };
+    let name = &sig.ident;
+    let expected = format!("fn(step: &hookwire::StepView) -> {ret}");
+    let wrong = |tokens: &dyn quote::ToTokens, why: &str| {
+        syn::Error::new_spanned(
+            tokens,
+            format!("{what} `{name}` {why}: expected `{expected}`"),
+        )
+    };
+    let params = plain_params(
+        sig,
+        &wrong,
+        "cannot be `async` (it is asked as each step starts)",
+        true,
+    )?;
+    if params.len() != 1 || sig.inputs.len() != 1 {
+        return Err(syn::Error::new(
+            sig.paren_token.span.join(),
+            format!("{what} `{name}` takes 1 parameter, the step: expected `{expected}`"),
+        ));
+    }
+    let is_step = |ty: &Type| match ty {
+        Type::Reference(r) if r.mutability.is_none() => {
+            single_or_last(&r.elem).is_some_and(|n| n == "StepView")
+        }
+        _ => false,
+    };
+    if !is_step(params[0]) {
+        return Err(wrong(params[0], "takes the step, `&StepView`"));
+    }
+    let returns = match &sig.output {
+        ReturnType::Type(_, ty) => {
+            single_or_last(ty).is_some_and(|n| n == ret)
+                && {
+                    // `bool` / `String` themselves, not a `Result<..>` or a path
+                    // with generic arguments.
+                    matches!(&**ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.arguments.is_empty()))
+                }
+        }
+        ReturnType::Default => false,
+    };
+    if !returns {
+        return Err(match &sig.output {
+            ReturnType::Type(_, ty) => wrong(
+                ty,
+                &format!("returns `{}`, not `{ret}`", crate::lower::show_type(ty)),
+            ),
+            ReturnType::Default => syn::Error::new(
+                sig.paren_token.span.join(),
+                format!("{what} `{name}` returns nothing: expected `{expected}`"),
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The typed parameters of a plain function: not `async` (`wrong` with
+/// `not_async`), not generic (lifetimes allowed when `lifetimes`).
+fn plain_params<'s>(
+    sig: &'s syn::Signature,
+    wrong: &dyn Fn(&dyn quote::ToTokens, &str) -> syn::Error,
+    not_async: &str,
+    lifetimes: bool,
+) -> syn::Result<Vec<&'s syn::Type>> {
+    if let Some(a) = &sig.asyncness {
+        return Err(wrong(a, not_async));
+    }
+    let generic = sig
+        .generics
+        .params
+        .iter()
+        .find(|p| !(lifetimes && matches!(p, syn::GenericParam::Lifetime(_))));
+    if let Some(g) = generic {
+        return Err(wrong(g, "cannot be generic"));
+    }
+    Ok(sig
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(t) => Some(&*t.ty),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect())
 }
 
 fn check_return(

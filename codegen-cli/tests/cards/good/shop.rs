@@ -55,6 +55,16 @@ pub fn open(step: &hookwire::StepView<'_>) -> bool {
     !step.history.iter().any(|m| m.text().contains("closed"))
 }
 
+/// What the card adds about orders (its `instruction: shop.rs:order_note`):
+/// nothing in the first step, a reminder in the later ones.
+pub fn order_note(step: &hookwire::StepView<'_>) -> String {
+    if step.step == 0 {
+        String::new()
+    } else {
+        format!("Step {}: confirm every order line.", step.step)
+    }
+}
+
 /// Refunds `amount` to `customer`: every call waits for a person's
 /// approval (the tool's own gate, kept when a card lists it), who sees
 /// whether it is a large refund.

@@ -30,6 +30,7 @@ use server::{Connection, Server};
 pub struct McpOptions {
     filters: Vec<McpFilter>,
     reserved: Vec<String>,
+    secrets: super::headers::Secrets,
 }
 
 impl McpOptions {
@@ -51,6 +52,16 @@ impl McpOptions {
     /// names (see the collision rule in [`names`](super::names)).
     pub fn reserve(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.reserved.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Where `${NAME}` in the servers' header values is looked up instead
+    /// of the process environment (a secret store, a test's values).
+    pub fn secrets(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.secrets = super::headers::Secrets::with(lookup);
         self
     }
 }
@@ -182,11 +193,31 @@ impl McpServers {
                 list.push(matcher);
             }
         }
+        // Every `${NAME}` of every header is looked up now: an unset one is
+        // an error before anything starts.
+        let mut headers = Vec::new();
+        for (name, spec) in config.servers() {
+            let resolved = match &spec.transport {
+                super::config::Transport::Http { headers, .. } => {
+                    super::headers::resolve(headers, &options.secrets).map_err(|message| {
+                        ConfigError::Server {
+                            path: None,
+                            server: name.to_owned(),
+                            message,
+                        }
+                    })?
+                }
+                _ => super::headers::Resolved::default(),
+            };
+            headers.push(resolved);
+        }
         let servers = config
             .servers()
-            .map(|(name, spec)| Server {
+            .zip(headers)
+            .map(|((name, spec), headers)| Server {
                 name: Arc::from(name),
                 spec: spec.clone(),
+                headers,
                 globs: globs.remove(name).filter(|g| !g.is_empty()),
                 conn: RwLock::new(None),
                 last_error: RwLock::new(None),

@@ -96,6 +96,8 @@ impl Connection {
 pub(crate) struct Server {
     pub(crate) name: Arc<str>,
     pub(super) spec: ServerSpec,
+    /// The HTTP headers with their variables looked up (never printed).
+    pub(super) headers: super::super::headers::Resolved,
     pub(super) globs: Option<Vec<Matcher>>,
     pub(super) conn: RwLock<Option<Arc<Connection>>>,
     pub(super) last_error: RwLock<Option<String>>,
@@ -224,14 +226,23 @@ impl Server {
                     .map_err(|e| e.to_string())?;
                 (service, spawned.pid, Some(spawned.dropped))
             }
-            Transport::Http { url } => {
+            Transport::Http { url, .. } => {
                 install_crypto_provider();
-                let transport =
-                    rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-                let service = listener
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("cannot connect to `{url}`: {e}"))?;
+                let config = rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(self.headers.0.clone());
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                let service = listener.serve(transport).await.map_err(|e| {
+                    let e = e.to_string();
+                    // A refusal for want of credentials says how to give them.
+                    let hint = if ["HTTP 401", "HTTP 403"].iter().any(|s| e.contains(s)) {
+                        " (the server refused the credentials it got: give the server \
+                             `headers:` or `bearer_token:` in the configuration, with the \
+                             secret as `${VAR}` from the environment)"
+                    } else {
+                        ""
+                    };
+                    format!("cannot connect to `{url}`: {e}{hint}")
+                })?;
                 (service, None, None)
             }
         };

@@ -20,6 +20,7 @@ use hookwire::{
 use serde_json::{Value, json};
 
 mod failures;
+mod headers;
 
 fn time_spec() -> ServerSpec {
     ServerSpec::stdio(mcp_support::time_server()).args(["--local-timezone", "UTC"])

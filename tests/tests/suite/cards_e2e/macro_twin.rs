@@ -73,7 +73,7 @@ mod twin {
         instruction = "Get project updates from the New York and London project managers and include the current time.",
         default = true,
         servers = ["time"],
-        tools(time = ["get_time"]),
+        tools(time = ["get_time", "get_current_time"]),
         function_tools = [add_one],
         agents = [
             crate::cards_e2e::agents::NyProjectManager(name = "NY-Project-Manager"),

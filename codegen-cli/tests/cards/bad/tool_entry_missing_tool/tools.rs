@@ -1,0 +1,9 @@
+/// Resets.
+pub fn reset() -> String {
+    "reset".to_owned()
+}
+
+/// Always.
+pub fn admin(_step: &hookwire::StepView<'_>) -> bool {
+    true
+}

@@ -1,0 +1,265 @@
+//! HTTP headers of a streamable-HTTP server (`headers:`, `bearer_token:`),
+//! whose values may name environment variables (`${GITHUB_TOKEN}`) so that
+//! secrets stay out of the configuration file. A value is checked when the
+//! configuration is read (a valid header name, not one the transport sets
+//! itself, a well-formed `${NAME}`) and its variables are looked up when
+//! the servers connect: a missing one is an error before the run.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use http::{HeaderName, HeaderValue};
+
+/// Headers the MCP transport sets itself; a configuration may not set them.
+const RESERVED: &[&str] = &[
+    "accept",
+    "content-type",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// One piece of a header value as written.
+enum Piece<'a> {
+    Text(&'a str),
+    Var(&'a str),
+}
+
+/// The pieces of `value`: text, and `${NAME}` references (`$${` is a
+/// literal `${`).
+fn pieces(value: &str) -> Result<Vec<Piece<'_>>, String> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        let (before, from) = rest.split_at(at);
+        if !before.is_empty() {
+            out.push(Piece::Text(before));
+        }
+        if let Some(after) = from.strip_prefix("$${") {
+            out.push(Piece::Text("${"));
+            rest = after;
+        } else if let Some(after) = from.strip_prefix("${") {
+            let Some(close) = after.find('}') else {
+                return Err(format!(
+                    "unclosed `${{` in `{value}`: write `${{NAME}}`, or `$${{` for a literal `${{`"
+                ));
+            };
+            let name = &after[..close];
+            let valid = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(format!(
+                    "`${{{name}}}` is not an environment reference: write `${{NAME}}` (letters, digits and `_`, not starting with a digit; no default)"
+                ));
+            }
+            out.push(Piece::Var(name));
+            rest = &after[close + 1..];
+        } else {
+            out.push(Piece::Text("$"));
+            rest = &from[1..];
+        }
+    }
+    if !rest.is_empty() {
+        out.push(Piece::Text(rest));
+    }
+    Ok(out)
+}
+
+/// Checks one header as written: its name and the form of its value.
+pub(crate) fn check(name: &str, value: &str) -> Result<(), String> {
+    let header = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+    if RESERVED.contains(&header.as_str()) {
+        return Err(format!(
+            "header `{name}` is set by the MCP transport itself and cannot be configured"
+        ));
+    }
+    for piece in pieces(value).map_err(|e| format!("header `{name}`: {e}"))? {
+        if let Piece::Text(text) = piece
+            && HeaderValue::from_str(text).is_err()
+        {
+            return Err(format!(
+                "header `{name}`: the value has a character a header cannot carry (a control character or a line break)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A lookup of `${NAME}`: the value of the variable, `None` when unset.
+type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Where `${NAME}` in header values is looked up.
+#[derive(Clone)]
+pub(crate) struct Secrets(Option<Lookup>);
+
+impl Secrets {
+    /// The process environment.
+    pub(crate) fn environment() -> Self {
+        Self(None)
+    }
+
+    /// `lookup` instead of the process environment.
+    pub(crate) fn with(lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(lookup)))
+    }
+
+    fn get(&self, name: &str) -> Option<String> {
+        match &self.0 {
+            Some(lookup) => lookup(name),
+            None => std::env::var(name).ok(),
+        }
+    }
+}
+
+impl Default for Secrets {
+    fn default() -> Self {
+        Self::environment()
+    }
+}
+
+impl fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Secrets(custom)"
+        } else {
+            "Secrets(environment)"
+        })
+    }
+}
+
+/// The headers with every `${NAME}` looked up; never printed.
+#[derive(Clone, Default)]
+pub(crate) struct Resolved(pub(crate) HashMap<HeaderName, HeaderValue>);
+
+impl fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.keys().map(HeaderName::as_str))
+            .finish()
+    }
+}
+
+/// The headers as sent: every `${NAME}` looked up in `secrets`. An unset
+/// variable is an error naming the header and the variable (never a
+/// value).
+pub(crate) fn resolve(
+    headers: &BTreeMap<String, String>,
+    secrets: &Secrets,
+) -> Result<Resolved, String> {
+    let mut out = HashMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let mut text = String::new();
+        for piece in pieces(value).map_err(|e| format!("header `{name}`: {e}"))? {
+            match piece {
+                Piece::Text(t) => text.push_str(t),
+                Piece::Var(var) => match secrets.get(var) {
+                    Some(v) => text.push_str(&v),
+                    None => {
+                        return Err(format!(
+                            "header `{name}` needs the environment variable `{var}`, which is not set: set it before the run (its value stays out of the configuration)"
+                        ));
+                    }
+                },
+            }
+        }
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+        let value = HeaderValue::from_str(&text).map_err(|_| {
+            format!(
+                "header `{name}`: its value, once its variables are set, has a character a header cannot carry (a control character or a line break)"
+            )
+        })?;
+        out.insert(header, value);
+    }
+    Ok(Resolved(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolved(value: &str, vars: &[(&str, &str)]) -> Result<String, String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let secrets =
+            Secrets::with(move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
+        let headers = BTreeMap::from([("Authorization".to_owned(), value.to_owned())]);
+        let out = resolve(&headers, &secrets)?;
+        Ok(out
+            .0
+            .values()
+            .next()
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned())
+    }
+
+    #[test]
+    fn values_take_variables_and_literals() {
+        assert_eq!(
+            resolved("Bearer ${T}", &[("T", "abc")]),
+            Ok("Bearer abc".into())
+        );
+        assert_eq!(resolved("$${T} ${T}$", &[("T", "x")]), Ok("${T} x$".into()));
+        assert_eq!(
+            resolved("Bearer ${MISSING}", &[]),
+            Err("header `Authorization` needs the environment variable `MISSING`, which is not set: set it before the run (its value stays out of the configuration)".into())
+        );
+        assert_eq!(
+            resolved("${T}", &[("T", "a\nb")]).unwrap_err(),
+            "header `Authorization`: its value, once its variables are set, has a character a header cannot carry (a control character or a line break)"
+        );
+    }
+
+    #[test]
+    fn names_and_forms_are_checked_when_read() {
+        assert_eq!(check("X-Team", "blue ${T}"), Ok(()));
+        for (name, value, error) in [
+            (
+                "Bad Name",
+                "x",
+                "`Bad Name` is not a valid HTTP header name",
+            ),
+            (
+                "Accept",
+                "x",
+                "header `Accept` is set by the MCP transport itself",
+            ),
+            (
+                "Mcp-Session-Id",
+                "x",
+                "header `Mcp-Session-Id` is set by the MCP transport",
+            ),
+            (
+                "A",
+                "Bearer ${T",
+                "header `A`: unclosed `${` in `Bearer ${T`",
+            ),
+            (
+                "A",
+                "${1X}",
+                "header `A`: `${1X}` is not an environment reference",
+            ),
+            (
+                "A",
+                "${T:-x}",
+                "header `A`: `${T:-x}` is not an environment reference",
+            ),
+            (
+                "A",
+                "a\u{7}b",
+                "header `A`: the value has a character a header cannot carry",
+            ),
+        ] {
+            let e = check(name, value).unwrap_err();
+            assert!(e.starts_with(error), "{name}: {value}: {e}");
+        }
+    }
+}

@@ -1,0 +1,7 @@
+/// Resets the counter.
+#[hookwire::tool(available = true)]
+fn reset() -> String {
+    "reset".to_owned()
+}
+
+fn main() {}

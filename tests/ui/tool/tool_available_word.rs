@@ -1,0 +1,7 @@
+/// Resets the counter.
+#[hookwire::tool(available)]
+fn reset() -> String {
+    "reset".to_owned()
+}
+
+fn main() {}

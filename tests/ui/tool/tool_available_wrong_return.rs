@@ -1,0 +1,12 @@
+/// Resets the counter.
+#[hookwire::tool(available = admin)]
+fn reset() -> String {
+    "reset".to_owned()
+}
+
+/// Says why, instead of whether.
+fn admin(step: &hookwire::StepView<'_>) -> String {
+    format!("step {}", step.step)
+}
+
+fn main() {}

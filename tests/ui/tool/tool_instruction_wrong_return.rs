@@ -1,0 +1,12 @@
+/// Resets the counter.
+#[hookwire::tool(instruction = hint)]
+fn reset() -> String {
+    "reset".to_owned()
+}
+
+/// Returns a borrowed text, not a `String`.
+fn hint(_step: &hookwire::StepView<'_>) -> &'static str {
+    "reset only when asked twice"
+}
+
+fn main() {}
