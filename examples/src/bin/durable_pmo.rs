@@ -91,7 +91,9 @@ async fn main() -> ExitCode {
     if let Some(attempts) = var("DURABLE_PMO_RETRY_ATTEMPTS") {
         pmo = pmo.with_max_attempts(attempts);
     }
-    let service = match pmo.and(DurableAgent::new(move |_session| finance_runner(model.clone()))) {
+    let service = match pmo.and(DurableAgent::new(move |_session| {
+        finance_runner(model.clone())
+    })) {
         Ok(service) => service,
         Err(e) => {
             eprintln!("durable_pmo: {e}");

@@ -493,8 +493,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
         let max = self.settings.max_parallel.max(1);
         let scope = &scope;
-        let run_one =
-            move |(i, call): (usize, ToolCall)| async move { (i, Ok(self.run_call(scope, call).await)) };
+        let run_one = move |(i, call): (usize, ToolCall)| async move {
+            (i, Ok(self.run_call(scope, call).await))
+        };
         let mut todo = todo;
         let all = async move {
             match (todo.pop(), todo.is_empty()) {
