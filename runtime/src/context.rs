@@ -57,6 +57,25 @@ impl ToolContext {
         scope: CallScope,
         server: Option<Arc<str>>,
     ) -> Self {
+        Self::scoped_with_meta(
+            tool,
+            source,
+            tool_use_id,
+            scope,
+            server,
+            crate::ToolMeta::EMPTY,
+        )
+    }
+
+    /// [`scoped`](Self::scoped) with the tool's metadata.
+    pub(crate) fn scoped_with_meta(
+        tool: Cow<'static, str>,
+        source: ToolSource,
+        tool_use_id: String,
+        scope: CallScope,
+        server: Option<Arc<str>>,
+        meta: crate::ToolMeta,
+    ) -> Self {
         Self {
             scope,
             server,
@@ -64,7 +83,7 @@ impl ToolContext {
             source,
             tool_use_id,
             extensions: Extensions::new(),
-            meta: crate::ToolMeta::EMPTY,
+            meta,
         }
     }
 

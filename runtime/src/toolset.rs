@@ -377,6 +377,20 @@ impl CallScope {
     ) -> ToolContext {
         ToolContext::scoped(tool, source, tool_use_id, self.clone(), server)
     }
+
+    /// [`context`](Self::context) for a tool that declares metadata
+    /// ([`Tool::META`](crate::Tool::META)): built with it in place, as the
+    /// generated tool sets do on every call (no second move of the context).
+    pub fn context_with_meta(
+        &self,
+        tool: Cow<'static, str>,
+        source: ToolSource,
+        server: Option<Arc<str>>,
+        tool_use_id: String,
+        meta: crate::ToolMeta,
+    ) -> ToolContext {
+        ToolContext::scoped_with_meta(tool, source, tool_use_id, self.clone(), server, meta)
+    }
 }
 
 impl std::fmt::Debug for CallScope {

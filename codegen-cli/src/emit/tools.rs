@@ -397,18 +397,29 @@ pub(super) fn emit_tools(
                 let pattern = dispatch.pattern(slot, &t.name, quote!(call.name));
                 let name = &t.name;
                 let source = tool_source(krate, t, f);
-                let with_meta = t
-                    .meta
-                    .as_ref()
-                    .map(|m| quote!(.with_meta(#krate::ToolMeta::from_static(#m))));
-                quote! {
-                    #pattern => {
-                        let mut cx = scope.context(
+                // The context is built with the tool's metadata in place.
+                let context = match &t.meta {
+                    Some(m) => quote! {
+                        scope.context_with_meta(
                             ::std::borrow::Cow::Borrowed(#name),
                             #source,
                             ::core::option::Option::None,
                             call.id,
-                        )#with_meta;
+                            #krate::ToolMeta::from_static(#m),
+                        )
+                    },
+                    None => quote! {
+                        scope.context(
+                            ::std::borrow::Cow::Borrowed(#name),
+                            #source,
+                            ::core::option::Option::None,
+                            call.id,
+                        )
+                    },
+                };
+                quote! {
+                    #pattern => {
+                        let mut cx = #context;
                         #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
                     }
                 }
