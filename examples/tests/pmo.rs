@@ -108,12 +108,31 @@ async fn both_declarations_run_the_seed_example_and_print_the_same_trace() {
 fn the_binary_takes_a_provider_model_string() {
     use mock_http::{Answer, serve};
     use serde_json::json;
-    let answer = Answer::json(json!({
-        "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test",
-        "content": [{"type": "text", "text": "Nothing to do today."}],
-        "stop_reason": "end_turn", "stop_sequence": null,
-        "usage": {"input_tokens": 900, "output_tokens": 6}
-    }));
+    // The binary prints its trace live from the run's event stream, so the
+    // provider's request is streamed too: the Messages API's events.
+    let answer = Answer::named_events(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 900, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Nothing to do today."}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 6}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
     let (url, seen) = serve(vec![answer]);
     let pmo = |args: &[&str], envs: &[(&str, &str)]| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pmo"));
@@ -144,6 +163,7 @@ fn the_binary_takes_a_provider_model_string() {
     assert_eq!(request.path, "/v1/messages");
     assert_eq!(request.headers["x-api-key"], "sk-test");
     assert_eq!(request.body["model"], "claude-test");
+    assert_eq!(request.body["stream"], true);
     assert!(
         request.body["tools"]
             .as_array()
