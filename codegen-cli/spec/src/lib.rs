@@ -38,6 +38,7 @@ pub use matcher::{
 };
 pub use meta::{
     MetaError, MetaExpr, MetaFormula, ToolMeta, check_meta, check_meta_key, check_meta_value,
+    str_eq,
 };
 pub use names::{
     AGENT_TOOL_PREFIX, InvalidName, MAX_DURABLE_NAME_LEN, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR,

@@ -292,8 +292,9 @@ const fn lookup<'m>(meta: &[(&'m str, &'m str)], key: &str) -> Option<&'m str> {
     None
 }
 
-/// Byte equality of two strings, at compile time.
-pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
+/// Byte equality of two strings, at compile time (`==` on `str` is not
+/// `const`); the runtime's compile-time name checks use it too.
+pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -1,6 +1,8 @@
 //! What generated agents check about themselves: their declared name, the
 //! names their parents list them under, the hooks that select no tool.
 
+use hookwire_spec::str_eq;
+
 /// Whether `matcher` (a generated agent's compiled matcher; `None` if its
 /// pattern did not compile) selects any of `tools`: what a generated
 /// `Agent::hooks_selecting_none` asks of each of its hooks.
@@ -138,21 +140,6 @@ const fn joined(parts: &[&str]) -> ([u8; 1024], usize) {
         i += 1;
     }
     (buf, len)
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 #[cfg(test)]
