@@ -63,6 +63,9 @@ async fn a_tool_calling_round_trip_speaks_the_chat_completions_wire_format() {
     let r1 = seen.recv().unwrap();
     assert_eq!(r1.method, "POST");
     assert_eq!(r1.path, "/v1/chat/completions");
+    // A run nobody streams is not streamed.
+    assert!(r1.body.get("stream").is_none(), "{}", r1.body);
+    assert!(r1.body.get("stream_options").is_none(), "{}", r1.body);
     assert_eq!(r1.headers["authorization"], "Bearer sk-test");
     assert!(r1.headers["content-type"].starts_with("application/json"));
     assert_eq!(r1.body["model"], "gpt-test");
@@ -154,4 +157,176 @@ fn the_request_has_no_tools_key_without_tools_and_keeps_bad_arguments_verbatim()
         2,
         "no system message when empty"
     );
+}
+
+/// A chat-completion chunk as the documentation shows it.
+fn chunk(delta: serde_json::Value, finish: serde_json::Value) -> serde_json::Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test",
+           "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
+}
+
+/// The last chunk, with `stream_options.include_usage`: no choices, the usage.
+fn usage_chunk(prompt: u64, completion: u64) -> serde_json::Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test",
+           "choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}})
+}
+
+/// A streamed run streams its chat completions: the text deltas reach the
+/// run's events as they come, the tool calls are assembled from their
+/// pieces (two calls, interleaved by index), the usage comes from the last
+/// chunk.
+#[tokio::test]
+async fn a_streamed_run_streams_its_chat_completions() {
+    use futures_util::StreamExt;
+    use hookwire::agent::{EventKind, RunEvent, TraceEvent};
+    let null = serde_json::Value::Null;
+    let first = Answer::data_events(&[
+        chunk(json!({"role": "assistant", "content": ""}), null.clone()),
+        chunk(json!({"content": "Let me "}), null.clone()),
+        chunk(json!({"content": "check."}), null.clone()),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_abc", "type": "function", "function": {"name": "weather", "arguments": ""}}]}),
+            null.clone(),
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"ci"}}]}),
+            null.clone(),
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 1, "id": "call_def", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": "}}]}),
+            null.clone(),
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": "ty\": \"Oslo\"}"}}]}),
+            null.clone(),
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 1, "function": {"arguments": "\"Rome\"}"}}]}),
+            null.clone(),
+        ),
+        chunk(json!({}), json!("tool_calls")),
+        usage_chunk(50, 20),
+    ]);
+    let second = Answer::data_events(&[
+        chunk(json!({"role": "assistant", "content": ""}), null.clone()),
+        chunk(json!({"content": "Oslo is cold, "}), null.clone()),
+        chunk(json!({"content": "Rome is warm."}), null.clone()),
+        chunk(json!({}), json!("stop")),
+        usage_chunk(90, 8),
+    ]);
+    let (url, seen) = serve(vec![first, second]);
+    let model = OpenAiModel::new(
+        OpenAiConfig::new("gpt-test")
+            .with_base_url(format!("{url}/v1"))
+            .with_api_key("sk-test"),
+    )
+    .unwrap();
+    let tools = Router::new().tool(FnTool::new(
+        "weather",
+        "Weather for a city.",
+        |w: Weather| async move {
+            Json(json!({"city": w.city, "temp": if w.city == "Oslo" { -3 } else { 18 }}))
+        },
+    ));
+    let mut runner = Runner::new(test_agent("forecaster", tools), model);
+    let events: Vec<RunEvent> = runner.stream("Weather in Oslo and Rome?").collect().await;
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        deltas,
+        ["Let me ", "check.", "Oslo is cold, ", "Rome is warm."]
+    );
+    let Some(EventKind::Done(Ok(out))) = events.last().map(|e| &e.kind) else {
+        panic!("{events:#?}")
+    };
+    assert_eq!(out.text, "Oslo is cold, Rome is warm.");
+    assert_eq!((out.usage.input_tokens, out.usage.output_tokens), (140, 28));
+    let calls: Vec<String> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall {
+                id,
+                tool,
+                arguments,
+                result,
+                ..
+            } => Some(format!(
+                "{id} {tool}({}) -> {}",
+                serde_json::to_string(arguments).unwrap(),
+                result.text_content()
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            r#"call_abc weather({"city":"Oslo"}) -> {"city":"Oslo","temp":-3}"#,
+            r#"call_def weather({"city":"Rome"}) -> {"city":"Rome","temp":18}"#,
+        ]
+    );
+
+    let r1 = seen.recv().unwrap();
+    assert_eq!(r1.path, "/v1/chat/completions");
+    assert_eq!(r1.body["stream"], true);
+    assert_eq!(r1.body["stream_options"], json!({"include_usage": true}));
+    let r2 = seen.recv().unwrap();
+    assert_eq!(r2.body["stream"], true);
+    assert_eq!(
+        r2.body["messages"][2],
+        json!({"role": "assistant", "content": "Let me check.", "tool_calls": [
+            {"id": "call_abc", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Oslo\"}"}},
+            {"id": "call_def", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Rome\"}"}}
+        ]})
+    );
+}
+
+/// A stream that stops before its end, or reports an error, fails the call
+/// with what happened; a server that answers a streamed request in one
+/// piece is read as one delta.
+#[tokio::test]
+async fn a_broken_or_unstreamed_answer_to_a_streamed_request() {
+    let null = serde_json::Value::Null;
+    // No finish reason and no `[DONE]`: the connection closed early.
+    let cut = Answer::data_only_events(&[chunk(json!({"content": "Par"}), null.clone())]);
+    let error = Answer::data_only_events(&[json!({"error": {"message": "overloaded", "type": "server_error"}})]);
+    let whole = Answer::json(json!({
+        "id": "chatcmpl-2", "object": "chat.completion", "created": 2, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "All at once."}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}
+    }));
+    let nameless = Answer::data_events(&[
+        chunk(json!({"tool_calls": [{"index": 0, "id": "call_1", "function": {"arguments": "{}"}}]}), null.clone()),
+        chunk(json!({}), json!("tool_calls")),
+    ]);
+    let (url, _seen) = serve(vec![cut, error, whole, nameless]);
+    let model = OpenAiModel::new(OpenAiConfig::new("m").with_base_url(format!("{url}/v1"))).unwrap();
+    let history = [Message::user("hi")];
+    let chunks = std::sync::Mutex::new(Vec::new());
+    let sink = |c: &str| chunks.lock().unwrap().push(c.to_owned());
+    let req = ModelRequest::new("a", "", &history, &[]).with_on_text(&sink);
+    let e = model.complete(req).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "model request failed: the stream ended before the answer was complete"
+    );
+    let e = model.complete(req).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"invalid model response: the stream reported an error: {"message":"overloaded","type":"server_error"}"#
+    );
+    let answer = model.complete(req).await.unwrap();
+    assert_eq!(answer.text, "All at once.");
+    let e = model.complete(req).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid model response: streamed tool call 0 (`call_1`) has no function name"
+    );
+    assert_eq!(*chunks.lock().unwrap(), ["Par", "All at once."]);
 }
