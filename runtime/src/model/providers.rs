@@ -721,6 +721,59 @@ pub(crate) fn known() -> String {
 mod tests {
     use super::*;
 
+    /// Anthropic's answer as `genai` reads a non-streamed one: the thinking
+    /// block as a signature before its reasoning, a redacted block as a
+    /// custom part, the first call mirroring the thinking signatures.
+    #[test]
+    fn anthropic_thinking_is_kept_once_and_goes_back_first() {
+        let call = GenaiCall {
+            call_id: "toolu_1".into(),
+            fn_name: "weather".into(),
+            fn_arguments: serde_json::json!({"city": "Oslo"}),
+            thought_signatures: Some(vec!["sig-T".into()]),
+        };
+        let redacted = serde_json::json!({"type": "redacted_thinking", "data": "abc"});
+        let content = MessageContent::from_parts(vec![
+            ContentPart::ThoughtSignature("sig-T".into()),
+            ContentPart::ReasoningContent("Hmm.".into()),
+            ContentPart::from_custom(redacted.clone(), None),
+            ContentPart::Text("Checking.".into()),
+            ContentPart::ToolCall(call),
+        ]);
+        let turn = our_turn(content, Provider::Anthropic);
+        assert_eq!(turn.text.as_deref(), Some("Checking."));
+        assert_eq!(
+            turn.thoughts,
+            [
+                Thought::Thinking {
+                    text: "Hmm.".into(),
+                    signature: "sig-T".into()
+                },
+                Thought::Opaque {
+                    block: redacted.clone()
+                },
+            ]
+        );
+        // Back to Anthropic: the blocks first; to Gemini: none of them.
+        let calls = [ToolCall::new("toolu_1", "weather", ToolArgs::empty())];
+        let back = their_turn("Checking.", &calls, &turn.thoughts, Provider::Anthropic);
+        assert!(matches!(
+            back.parts().as_slice(),
+            [
+                ContentPart::ThoughtSignature(s),
+                ContentPart::ReasoningContent(r),
+                ContentPart::Custom(c),
+                ContentPart::Text(_),
+                ContentPart::ToolCall(_)
+            ] if s == "sig-T" && r == "Hmm." && c.data == redacted
+        ));
+        let back = their_turn("Checking.", &calls, &turn.thoughts, Provider::Gemini);
+        assert!(matches!(
+            back.parts().as_slice(),
+            [ContentPart::Text(_), ContentPart::ToolCall(c)] if c.thought_signatures.is_none()
+        ));
+    }
+
     #[test]
     fn base_urls_take_the_form_of_each_providers_variable() {
         let e = |p: Provider, u: &str| p.endpoint(u);
