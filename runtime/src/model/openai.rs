@@ -185,8 +185,8 @@ impl OpenAiModel {
             header("retry-after").as_deref(),
             header("retry-after-ms").as_deref(),
         );
-        let event_stream = header("content-type")
-            .is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
+        let event_stream =
+            header("content-type").is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
         if status.is_success() && event_stream {
             return read_stream(response, request).await;
         }
@@ -226,9 +226,8 @@ async fn read_stream(
             answer.done = true;
             break;
         }
-        let chunk: Value = serde_json::from_str(&data).map_err(|e| {
-            ModelError::InvalidResponse(format!("a stream chunk is not JSON: {e}"))
-        })?;
+        let chunk: Value = serde_json::from_str(&data)
+            .map_err(|e| ModelError::InvalidResponse(format!("a stream chunk is not JSON: {e}")))?;
         answer.add(&chunk, &|text| request.text_delta(text))?;
     }
     answer.finish()
@@ -271,10 +270,7 @@ impl StreamedAnswer {
         let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
             return Ok(());
         };
-        if choice
-            .get("finish_reason")
-            .is_some_and(|r| !r.is_null())
-        {
+        if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
             self.finished = true;
         }
         let Some(delta) = choice.get("delta") else {

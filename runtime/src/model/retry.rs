@@ -249,15 +249,28 @@ mod tests {
             httpdate::fmt_http_date(now),
             "Wed, 21 Oct 2015 07:26:00 GMT"
         );
-        assert_eq!(at(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None), Some(120_000));
+        assert_eq!(
+            at(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None),
+            Some(120_000)
+        );
         // The obsolete forms RFC 9110 still accepts.
-        assert_eq!(at(Some("Wednesday, 21-Oct-15 07:28:00 GMT"), None), Some(120_000));
+        assert_eq!(
+            at(Some("Wednesday, 21-Oct-15 07:28:00 GMT"), None),
+            Some(120_000)
+        );
         assert_eq!(at(Some("Wed Oct 21 07:28:00 2015"), None), Some(120_000));
         // A date in the past: ask again at once.
         assert_eq!(at(Some("Wed, 21 Oct 2015 07:25:59 GMT"), None), Some(0));
         assert_eq!(at(Some("Thu, 01 Jan 1970 00:00:00 GMT"), None), Some(0));
         // Garbage, negative or not finite: ignored.
-        for bad in ["soon", "-3", "NaN", "inf", "", "Wed, 32 Oct 2015 07:28:00 GMT"] {
+        for bad in [
+            "soon",
+            "-3",
+            "NaN",
+            "inf",
+            "",
+            "Wed, 32 Oct 2015 07:28:00 GMT",
+        ] {
             assert_eq!(at(Some(bad), None), None, "{bad:?}");
             assert_eq!(at(None, Some(bad)), None, "{bad:?}");
         }

@@ -295,18 +295,24 @@ async fn a_broken_or_unstreamed_answer_to_a_streamed_request() {
     let null = serde_json::Value::Null;
     // No finish reason and no `[DONE]`: the connection closed early.
     let cut = Answer::data_only_events(&[chunk(json!({"content": "Par"}), null.clone())]);
-    let error = Answer::data_only_events(&[json!({"error": {"message": "overloaded", "type": "server_error"}})]);
+    let error = Answer::data_only_events(&[
+        json!({"error": {"message": "overloaded", "type": "server_error"}}),
+    ]);
     let whole = Answer::json(json!({
         "id": "chatcmpl-2", "object": "chat.completion", "created": 2, "model": "m",
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "All at once."}}],
         "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}
     }));
     let nameless = Answer::data_events(&[
-        chunk(json!({"tool_calls": [{"index": 0, "id": "call_1", "function": {"arguments": "{}"}}]}), null.clone()),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_1", "function": {"arguments": "{}"}}]}),
+            null.clone(),
+        ),
         chunk(json!({}), json!("tool_calls")),
     ]);
     let (url, _seen) = serve(vec![cut, error, whole, nameless]);
-    let model = OpenAiModel::new(OpenAiConfig::new("m").with_base_url(format!("{url}/v1"))).unwrap();
+    let model =
+        OpenAiModel::new(OpenAiConfig::new("m").with_base_url(format!("{url}/v1"))).unwrap();
     let history = [Message::user("hi")];
     let chunks = std::sync::Mutex::new(Vec::new());
     let sink = |c: &str| chunks.lock().unwrap().push(c.to_owned());

@@ -917,14 +917,19 @@ async fn gemini_thought_signatures_go_back_on_their_parts_and_survive_a_saved_hi
         "{saved}"
     );
     assert!(
-        saved.contains(r#""content":"Cold in both.","thoughts":[{"kind":"signature","signature":"c2lnLUI="}]"#),
+        saved.contains(
+            r#""content":"Cold in both.","thoughts":[{"kind":"signature","signature":"c2lnLUI="}]"#
+        ),
         "{saved}"
     );
     let restored: Vec<Message> = serde_json::from_str(&saved).unwrap();
     assert_eq!(restored, runner.history());
     let mut resumed =
         Runner::new(test_agent("forecaster", weather_tools()), model()).with_history(restored);
-    assert_eq!(resumed.run("And tomorrow?").await.unwrap().text, "Still cold.");
+    assert_eq!(
+        resumed.run("And tomorrow?").await.unwrap().text,
+        "Still cold."
+    );
     let r3 = next(&seen);
     let contents = r3.body["contents"].as_array().unwrap();
     let signatures: Vec<(&str, &str)> = contents
@@ -932,7 +937,11 @@ async fn gemini_thought_signatures_go_back_on_their_parts_and_survive_a_saved_hi
         .filter(|c| c["role"] == "model")
         .flat_map(|c| c["parts"].as_array().unwrap())
         .map(|p| {
-            let what = if p.get("functionCall").is_some() { "call" } else { "text" };
+            let what = if p.get("functionCall").is_some() {
+                "call"
+            } else {
+                "text"
+            };
             (what, p["thoughtSignature"].as_str().unwrap_or("-"))
         })
         .collect();
