@@ -178,7 +178,7 @@ fn usage_chunk(prompt: u64, completion: u64) -> serde_json::Value {
 #[tokio::test]
 async fn a_streamed_run_streams_its_chat_completions() {
     use futures_util::StreamExt;
-    use hookwire::agent::{EventKind, RunEvent, TraceEvent};
+    use hookwire::agent::{EventKind, RunEvent};
     let null = serde_json::Value::Null;
     let first = Answer::data_events(&[
         chunk(json!({"role": "assistant", "content": ""}), null.clone()),
@@ -246,24 +246,7 @@ async fn a_streamed_run_streams_its_chat_completions() {
     };
     assert_eq!(out.text, "Oslo is cold, Rome is warm.");
     assert_eq!((out.usage.input_tokens, out.usage.output_tokens), (140, 28));
-    let calls: Vec<String> = out
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                id,
-                tool,
-                arguments,
-                result,
-                ..
-            } => Some(format!(
-                "{id} {tool}({}) -> {}",
-                serde_json::to_string(arguments).unwrap(),
-                result.text_content()
-            )),
-            _ => None,
-        })
-        .collect();
+    let calls = agent_common::calls_run(&out.trace);
     assert_eq!(
         calls,
         [

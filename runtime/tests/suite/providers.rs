@@ -10,7 +10,7 @@ use crate::mock_http::{Answer, Seen, serve};
 use std::process::Command;
 use std::sync::mpsc::Receiver;
 
-use hookwire::agent::{RunStatus, Runner, TraceEvent};
+use hookwire::agent::{RunStatus, Runner};
 use hookwire::model::{
     Message, Model, ModelError, ModelRequest, Provider, ProviderConfig, ProviderModel, from_spec,
 };
@@ -41,25 +41,9 @@ async fn forecast(model: ProviderModel) -> hookwire::agent::RunOutput {
     out
 }
 
-/// The tool calls of a trace as `tool(arguments) -> result`.
+/// The tool calls of a run as `id tool(arguments) -> result`.
 fn calls_run(out: &hookwire::agent::RunOutput) -> Vec<String> {
-    out.trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                id,
-                tool,
-                arguments,
-                result,
-                ..
-            } => Some(format!(
-                "{id} {tool}({}) -> {}",
-                serde_json::to_string(arguments).unwrap(),
-                result.text_content()
-            )),
-            _ => None,
-        })
-        .collect()
+    crate::agent_common::calls_run(&out.trace)
 }
 
 fn next(seen: &Receiver<Seen>) -> Seen {
