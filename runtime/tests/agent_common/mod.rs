@@ -46,3 +46,14 @@ pub fn calls_run(trace: &[hookwire::agent::TraceEvent]) -> Vec<String> {
         })
         .collect()
 }
+
+/// The model text deltas among a streamed run's events, in order.
+pub fn text_deltas(events: &[hookwire::agent::RunEvent]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            hookwire::agent::EventKind::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}

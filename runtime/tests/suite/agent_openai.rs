@@ -165,6 +165,11 @@ fn chunk(delta: serde_json::Value, finish: serde_json::Value) -> serde_json::Val
            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
 }
 
+/// A chunk that does not finish the answer.
+fn piece(delta: serde_json::Value) -> serde_json::Value {
+    chunk(delta, serde_json::Value::Null)
+}
+
 /// The last chunk, with `stream_options.include_usage`: no choices, the usage.
 fn usage_chunk(prompt: u64, completion: u64) -> serde_json::Value {
     json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-test",
@@ -179,38 +184,26 @@ fn usage_chunk(prompt: u64, completion: u64) -> serde_json::Value {
 async fn a_streamed_run_streams_its_chat_completions() {
     use futures_util::StreamExt;
     use hookwire::agent::{EventKind, RunEvent};
-    let null = serde_json::Value::Null;
     let first = Answer::data_events(&[
-        chunk(json!({"role": "assistant", "content": ""}), null.clone()),
-        chunk(json!({"content": "Let me "}), null.clone()),
-        chunk(json!({"content": "check."}), null.clone()),
-        chunk(
+        piece(json!({"role": "assistant", "content": ""})),
+        piece(json!({"content": "Let me "})),
+        piece(json!({"content": "check."})),
+        piece(
             json!({"tool_calls": [{"index": 0, "id": "call_abc", "type": "function", "function": {"name": "weather", "arguments": ""}}]}),
-            null.clone(),
         ),
-        chunk(
-            json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"ci"}}]}),
-            null.clone(),
-        ),
-        chunk(
+        piece(json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"ci"}}]})),
+        piece(
             json!({"tool_calls": [{"index": 1, "id": "call_def", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": "}}]}),
-            null.clone(),
         ),
-        chunk(
-            json!({"tool_calls": [{"index": 0, "function": {"arguments": "ty\": \"Oslo\"}"}}]}),
-            null.clone(),
-        ),
-        chunk(
-            json!({"tool_calls": [{"index": 1, "function": {"arguments": "\"Rome\"}"}}]}),
-            null.clone(),
-        ),
+        piece(json!({"tool_calls": [{"index": 0, "function": {"arguments": "ty\": \"Oslo\"}"}}]})),
+        piece(json!({"tool_calls": [{"index": 1, "function": {"arguments": "\"Rome\"}"}}]})),
         chunk(json!({}), json!("tool_calls")),
         usage_chunk(50, 20),
     ]);
     let second = Answer::data_events(&[
-        chunk(json!({"role": "assistant", "content": ""}), null.clone()),
-        chunk(json!({"content": "Oslo is cold, "}), null.clone()),
-        chunk(json!({"content": "Rome is warm."}), null.clone()),
+        piece(json!({"role": "assistant", "content": ""})),
+        piece(json!({"content": "Oslo is cold, "})),
+        piece(json!({"content": "Rome is warm."})),
         chunk(json!({}), json!("stop")),
         usage_chunk(90, 8),
     ]);
@@ -230,13 +223,7 @@ async fn a_streamed_run_streams_its_chat_completions() {
     ));
     let mut runner = Runner::new(test_agent("forecaster", tools), model);
     let events: Vec<RunEvent> = runner.stream("Weather in Oslo and Rome?").collect().await;
-    let deltas: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::TextDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let deltas = agent_common::text_deltas(&events);
     assert_eq!(
         deltas,
         ["Let me ", "check.", "Oslo is cold, ", "Rome is warm."]
@@ -275,9 +262,8 @@ async fn a_streamed_run_streams_its_chat_completions() {
 /// piece is read as one delta.
 #[tokio::test]
 async fn a_broken_or_unstreamed_answer_to_a_streamed_request() {
-    let null = serde_json::Value::Null;
     // No finish reason and no `[DONE]`: the connection closed early.
-    let cut = Answer::data_only_events(&[chunk(json!({"content": "Par"}), null.clone())]);
+    let cut = Answer::data_only_events(&[piece(json!({"content": "Par"}))]);
     let error = Answer::data_only_events(&[
         json!({"error": {"message": "overloaded", "type": "server_error"}}),
     ]);
@@ -287,9 +273,8 @@ async fn a_broken_or_unstreamed_answer_to_a_streamed_request() {
         "usage": {"prompt_tokens": 3, "completion_tokens": 3, "total_tokens": 6}
     }));
     let nameless = Answer::data_events(&[
-        chunk(
+        piece(
             json!({"tool_calls": [{"index": 0, "id": "call_1", "function": {"arguments": "{}"}}]}),
-            null.clone(),
         ),
         chunk(json!({}), json!("tool_calls")),
     ]);

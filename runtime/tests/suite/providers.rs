@@ -233,13 +233,7 @@ async fn a_streamed_run_streams_its_provider_requests_and_their_text() {
     assert!(!model.config().streaming);
     let mut runner = Runner::new(test_agent("forecaster", weather_tools()), model);
     let events: Vec<RunEvent> = runner.stream("Weather in Oslo?").collect().await;
-    let deltas: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::TextDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let deltas = crate::agent_common::text_deltas(&events);
     assert_eq!(deltas, ["Oslo is ", "cold."]);
     let Some(EventKind::Done(Ok(out))) = events.last().map(|e| &e.kind) else {
         panic!("{events:#?}")
