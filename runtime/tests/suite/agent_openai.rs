@@ -19,6 +19,27 @@ struct Weather {
     city: String,
 }
 
+/// A weather tool: -3 in Oslo, 18 elsewhere.
+fn weather_tools() -> impl hookwire::ToolSet + 'static {
+    Router::new().tool(FnTool::new(
+        "weather",
+        "Weather for a city.",
+        |w: Weather| async move {
+            Json(json!({"city": w.city, "temp": if w.city == "Oslo" { -3 } else { 18 }}))
+        },
+    ))
+}
+
+/// Model `gpt-test` at the local server `url`, with a key.
+fn gpt_test(url: &str) -> OpenAiModel {
+    OpenAiModel::new(
+        OpenAiConfig::new("gpt-test")
+            .with_base_url(format!("{url}/v1"))
+            .with_api_key("sk-test"),
+    )
+    .unwrap()
+}
+
 #[tokio::test]
 async fn a_tool_calling_round_trip_speaks_the_chat_completions_wire_format() {
     let first = json!({
@@ -38,21 +59,8 @@ async fn a_tool_calling_round_trip_speaks_the_chat_completions_wire_format() {
         "usage": {"prompt_tokens": 90, "completion_tokens": 8, "total_tokens": 98}
     });
     let (url, seen) = serve(vec![Answer::json(first), Answer::json(second)]);
-    let url = format!("{url}/v1");
-    let model = OpenAiModel::new(
-        OpenAiConfig::new("gpt-test")
-            .with_base_url(url)
-            .with_api_key("sk-test"),
-    )
-    .unwrap();
-    let tools = Router::new().tool(FnTool::new(
-        "weather",
-        "Weather for a city.",
-        |w: Weather| async move {
-            Json(json!({"city": w.city, "temp": if w.city == "Oslo" { -3 } else { 18 }}))
-        },
-    ));
-    let mut agent = test_agent("forecaster", tools);
+    let model = gpt_test(&url);
+    let mut agent = test_agent("forecaster", weather_tools());
     *agent.config_mut() = agent.config_mut().clone().with_instruction("You forecast.");
     let mut runner = Runner::new(agent, model);
     let out = runner.run("Weather in Oslo and Rome?").await.unwrap();
@@ -208,20 +216,8 @@ async fn a_streamed_run_streams_its_chat_completions() {
         usage_chunk(90, 8),
     ]);
     let (url, seen) = serve(vec![first, second]);
-    let model = OpenAiModel::new(
-        OpenAiConfig::new("gpt-test")
-            .with_base_url(format!("{url}/v1"))
-            .with_api_key("sk-test"),
-    )
-    .unwrap();
-    let tools = Router::new().tool(FnTool::new(
-        "weather",
-        "Weather for a city.",
-        |w: Weather| async move {
-            Json(json!({"city": w.city, "temp": if w.city == "Oslo" { -3 } else { 18 }}))
-        },
-    ));
-    let mut runner = Runner::new(test_agent("forecaster", tools), model);
+    let model = gpt_test(&url);
+    let mut runner = Runner::new(test_agent("forecaster", weather_tools()), model);
     let events: Vec<RunEvent> = runner.stream("Weather in Oslo and Rome?").collect().await;
     let deltas = agent_common::text_deltas(&events);
     assert_eq!(
