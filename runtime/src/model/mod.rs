@@ -86,6 +86,10 @@ pub enum Message {
         /// The tool calls, in the order the model made them.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// What the provider asked to get back unchanged with this turn
+        /// (thought signatures, signed thinking blocks); see [`Thought`].
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        thoughts: Vec<Thought>,
     },
     /// The result of one tool call, answering the call with the same id.
     Tool {
@@ -111,6 +115,7 @@ impl Message {
         Self::Assistant {
             content: content.into(),
             tool_calls: Vec::new(),
+            thoughts: Vec::new(),
         }
     }
 
@@ -119,6 +124,17 @@ impl Message {
         Self::Assistant {
             content: content.into(),
             tool_calls,
+            thoughts: Vec::new(),
+        }
+    }
+
+    /// The model's answer as the assistant turn of the history: its text,
+    /// its tool calls and its [`Thought`]s.
+    pub fn from_response(response: &ModelResponse) -> Self {
+        Self::Assistant {
+            content: response.text.clone(),
+            tool_calls: response.tool_calls.clone(),
+            thoughts: response.thoughts.clone(),
         }
     }
 
@@ -160,6 +176,67 @@ impl Message {
         match self {
             Self::User { content } | Self::Assistant { content, .. } => content.clone(),
             Self::Tool { result, .. } => result.text_content(),
+        }
+    }
+}
+
+/// Provider data that goes back with the assistant turn it came with, as
+/// it came: the providers check it, and reject a conversation that lost it.
+///
+/// A model that needs none leaves [`ModelResponse::thoughts`] empty. The
+/// native providers (`ProviderModel`) fill it with:
+/// * Gemini's thought signatures (`thoughtSignature`, on a function-call
+///   or text part of a thinking model's answer; Gemini 3 refuses function
+///   calling without them) as [`Thought::Signature`];
+/// * Anthropic's thinking blocks (`thinking` with its `signature`) as
+///   [`Thought::Thinking`], and `redacted_thinking` as [`Thought::Opaque`].
+///
+/// They are kept in the history ([`Message::Assistant`]) and serialised
+/// with it, so a saved and resumed run sends them back too.
+///
+/// ```
+/// # use hookwire::model::{Message, Thought};
+/// let thought = Thought::signature("c2lnLWE=", Some(0));
+/// let json = serde_json::to_value(&thought).unwrap();
+/// assert_eq!(json, serde_json::json!({"kind": "signature", "signature": "c2lnLWE=", "call": 0}));
+/// assert_eq!(serde_json::from_value::<Thought>(json).unwrap(), thought);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Thought {
+    /// An opaque signature on one part of the answer: on the tool call at
+    /// index `call` of the turn's calls, or on its text when `None`
+    /// (Gemini's `thoughtSignature`).
+    Signature {
+        /// The signature, as the provider sent it.
+        signature: String,
+        /// The index of the tool call it rode on, in the turn's calls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<usize>,
+    },
+    /// A reasoning block with the provider's signature over it
+    /// (Anthropic's `thinking`).
+    Thinking {
+        /// The reasoning text.
+        text: String,
+        /// The signature.
+        signature: String,
+    },
+    /// A block that goes back exactly as it came (Anthropic's
+    /// `redacted_thinking`).
+    Opaque {
+        /// The block.
+        block: serde_json::Value,
+    },
+}
+
+impl Thought {
+    /// A signature on the tool call at index `call`, or on the text.
+    pub fn signature(signature: impl Into<String>, call: Option<usize>) -> Self {
+        Self::Signature {
+            signature: signature.into(),
+            call,
         }
     }
 }
@@ -293,6 +370,10 @@ pub struct ModelResponse {
     /// Tokens used.
     #[serde(default)]
     pub usage: Usage,
+    /// What the provider asked to get back with this turn; it goes into
+    /// the history with the turn ([`Message::from_response`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thoughts: Vec<Thought>,
 }
 
 impl ModelResponse {
@@ -309,7 +390,7 @@ impl ModelResponse {
         Self {
             text: text.into(),
             tool_calls,
-            usage: Usage::default(),
+            ..Self::default()
         }
     }
 

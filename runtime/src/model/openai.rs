@@ -1,7 +1,10 @@
-//! An OpenAI-compatible chat-completions model with tool calling.
+//! An OpenAI-compatible chat-completions model with tool calling, streamed
+//! when someone streams the run (the server-sent events are read with
+//! `sse-stream`, in this module only).
 
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
@@ -89,6 +92,12 @@ impl OpenAiConfig {
 /// JSON-text arguments, and tool results go back as `role: tool` messages
 /// answering those ids.
 ///
+/// A request with a text sink ([`ModelRequest::on_text`], set when someone
+/// streams the run) is streamed: it asks for `stream: true` with
+/// `stream_options: {"include_usage": true}`, hands each text delta to the
+/// sink as it arrives, assembles the tool calls from their pieces and reads
+/// the usage from the last chunk. Any other request is not streamed.
+///
 /// ```no_run
 /// # use hookwire::model::{OpenAiConfig, OpenAiModel};
 /// let model = OpenAiModel::new(OpenAiConfig::from_env(Some("gpt-4o-mini")).unwrap()).unwrap();
@@ -124,7 +133,8 @@ impl OpenAiModel {
         &self.config
     }
 
-    /// The request body for `request`, exactly as sent.
+    /// The request body for `request`, exactly as sent (with `stream` and
+    /// `stream_options` when the request has a text sink).
     pub fn request_body(&self, request: &ModelRequest<'_>) -> Value {
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if !request.system.is_empty() {
@@ -146,10 +156,15 @@ impl OpenAiModel {
         if let Some(m) = self.config.max_tokens {
             body.insert("max_tokens".into(), json!(m));
         }
+        if request.on_text.is_some() {
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
         Value::Object(body)
     }
 
-    async fn send(&self, body: Value) -> Result<ModelResponse, ModelError> {
+    async fn send(&self, request: &ModelRequest<'_>) -> Result<ModelResponse, ModelError> {
+        let body = self.request_body(request);
         let mut req = self.client.post(&self.url).json(&body);
         if let Some(key) = &self.config.api_key {
             req = req.bearer_auth(key);
@@ -170,6 +185,11 @@ impl OpenAiModel {
             header("retry-after").as_deref(),
             header("retry-after-ms").as_deref(),
         );
+        let event_stream =
+            header("content-type").is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
+        if status.is_success() && event_stream {
+            return read_stream(response, request).await;
+        }
         let text = response
             .text()
             .await
@@ -181,7 +201,163 @@ impl OpenAiModel {
                 retry_after_ms,
             });
         }
-        parse_response(&text)
+        // A server that answers a streamed request in one piece: its text
+        // is one delta.
+        let response = parse_response(&text)?;
+        request.text_delta(&response.text);
+        Ok(response)
+    }
+}
+
+/// Reads a streamed chat completion: each `data:` event is a
+/// `chat.completion.chunk` until `data: [DONE]`.
+async fn read_stream(
+    response: reqwest::Response,
+    request: &ModelRequest<'_>,
+) -> Result<ModelResponse, ModelError> {
+    let mut events = sse_stream::SseStream::new(reqwest::Body::from(response));
+    let mut answer = StreamedAnswer::default();
+    while let Some(event) = events.next().await {
+        let event = event.map_err(|e| ModelError::Transport(e.to_string()))?;
+        let Some(data) = event.data else {
+            continue;
+        };
+        if data.trim() == "[DONE]" {
+            answer.done = true;
+            break;
+        }
+        let chunk: Value = serde_json::from_str(&data)
+            .map_err(|e| ModelError::InvalidResponse(format!("a stream chunk is not JSON: {e}")))?;
+        answer.add(&chunk, &|text| request.text_delta(text))?;
+    }
+    answer.finish()
+}
+
+/// A streamed answer as its chunks arrive.
+#[derive(Debug, Default)]
+struct StreamedAnswer {
+    text: String,
+    /// The tool calls by their `index`, in the order they began.
+    calls: Vec<StreamedCall>,
+    usage: Option<Usage>,
+    /// A choice said why it finished.
+    finished: bool,
+    /// `data: [DONE]` came.
+    done: bool,
+}
+
+/// A tool call as its pieces arrive: the id and name once, the arguments
+/// in pieces.
+#[derive(Debug, Default)]
+struct StreamedCall {
+    index: u64,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+impl StreamedAnswer {
+    /// Adds one chunk: its text delta (also to `on_text`), its pieces of
+    /// tool calls, its usage.
+    fn add(&mut self, chunk: &Value, on_text: &dyn Fn(&str)) -> Result<(), ModelError> {
+        let bad = |what: String| ModelError::InvalidResponse(what);
+        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
+            return Err(bad(format!("the stream reported an error: {error}")));
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(usage_of(usage));
+        }
+        let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
+            return Ok(());
+        };
+        if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+            self.finished = true;
+        }
+        let Some(delta) = choice.get("delta") else {
+            return Ok(());
+        };
+        match delta.get("content") {
+            Some(Value::String(text)) if !text.is_empty() => {
+                on_text(text);
+                self.text.push_str(text);
+            }
+            Some(Value::String(_) | Value::Null) | None => {}
+            Some(_) => return Err(bad("`delta.content` is not a string".into())),
+        }
+        let Some(pieces) = delta.get("tool_calls").filter(|t| !t.is_null()) else {
+            return Ok(());
+        };
+        let pieces = pieces
+            .as_array()
+            .ok_or_else(|| bad("`delta.tool_calls` is not an array".into()))?;
+        for piece in pieces {
+            let id = piece.get("id").and_then(Value::as_str).unwrap_or_default();
+            // Without an index (some servers), a piece with a new id
+            // starts a call and any other continues the last one.
+            let index = match piece.get("index").and_then(Value::as_u64) {
+                Some(index) => index,
+                None => match self.calls.last() {
+                    Some(last) if id.is_empty() || id == last.id => last.index,
+                    Some(last) => last.index.saturating_add(1),
+                    None => 0,
+                },
+            };
+            let call = match self.calls.iter().position(|c| c.index == index) {
+                Some(at) => &mut self.calls[at],
+                None => {
+                    self.calls.push(StreamedCall {
+                        index,
+                        ..StreamedCall::default()
+                    });
+                    let last = self.calls.len() - 1;
+                    &mut self.calls[last]
+                }
+            };
+            if call.id.is_empty() {
+                call.id = id.to_owned();
+            }
+            let function = piece.get("function");
+            if let Some(name) = function.and_then(|f| f.get("name")).and_then(Value::as_str)
+                && call.name.is_empty()
+            {
+                call.name = name.to_owned();
+            }
+            match function.and_then(|f| f.get("arguments")) {
+                Some(Value::String(part)) => call.arguments.push_str(part),
+                Some(Value::Null) | None => {}
+                Some(other) => call.arguments.push_str(&other.to_string()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The answer, once the stream has ended.
+    fn finish(self) -> Result<ModelResponse, ModelError> {
+        if !self.done && !self.finished {
+            return Err(ModelError::Transport(
+                "the stream ended before the answer was complete".to_owned(),
+            ));
+        }
+        let mut tool_calls = Vec::with_capacity(self.calls.len());
+        for call in self.calls {
+            if call.name.is_empty() {
+                return Err(ModelError::InvalidResponse(format!(
+                    "streamed tool call {} (`{}`) has no function name",
+                    call.index, call.id
+                )));
+            }
+            tool_calls.push(ToolCall::new(
+                call.id,
+                call.name,
+                ToolArgs::from_json(call.arguments),
+            ));
+        }
+        Ok(ModelResponse {
+            text: self.text,
+            tool_calls,
+            usage: self.usage.unwrap_or_default(),
+            ..ModelResponse::default()
+        })
     }
 }
 
@@ -191,6 +367,7 @@ fn wire_message(message: &Message) -> Value {
         Message::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             let mut m = Map::new();
             m.insert("role".into(), json!("assistant"));
@@ -288,18 +465,22 @@ pub(crate) fn parse_response(text: &str) -> Result<ModelResponse, ModelError> {
             tool_calls.push(ToolCall::new(id, name, arguments));
         }
     }
-    let usage = body.get("usage").map_or_else(Usage::default, |u| Usage {
-        input_tokens: u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-        output_tokens: u
-            .get("completion_tokens")
-            .and_then(Value::as_u64)
-            .unwrap_or(0),
-    });
+    let usage = body.get("usage").map_or_else(Usage::default, usage_of);
     Ok(ModelResponse {
         text,
         tool_calls,
         usage,
+        ..ModelResponse::default()
     })
+}
+
+/// A `usage` object's token counts.
+fn usage_of(usage: &Value) -> Usage {
+    let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+    Usage {
+        input_tokens: count("prompt_tokens"),
+        output_tokens: count("completion_tokens"),
+    }
 }
 
 impl Model for OpenAiModel {
@@ -311,7 +492,6 @@ impl Model for OpenAiModel {
         &'a self,
         request: ModelRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        let body = self.request_body(&request);
-        Box::pin(self.send(body))
+        Box::pin(async move { self.send(&request).await })
     }
 }

@@ -20,7 +20,7 @@ use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ModelIden, ServiceTarget};
 use serde_json::Value;
 
-use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
+use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Thought, Usage};
 use crate::approval::BoxFuture;
 use crate::call::{ToolArgs, ToolCall};
 
@@ -264,8 +264,11 @@ impl ProviderConfig {
 ///
 /// Tools go to the provider with their JSON Schemas; tool calls come back
 /// with the provider's ids and arguments, and tool results go back
-/// answering those ids. Not carried across turns: Gemini's thought
-/// signatures and reasoning content.
+/// answering those ids. Gemini's thought signatures and Anthropic's signed
+/// (and redacted) thinking blocks come back as the answer's
+/// [`Thought`]s, stay in the history and go back with their turn, each to
+/// the provider it came from. Not carried across turns: reasoning without a
+/// signature, and the Responses API's reasoning items.
 #[derive(Debug, Clone)]
 pub struct ProviderModel {
     config: ProviderConfig,
@@ -310,9 +313,12 @@ impl ProviderModel {
             .with_reqwest(http)
             .build()
             .map_err(error)?;
+        // Reasoning is captured for Anthropic's thinking blocks, which only
+        // go back with their text.
         let mut options = ChatOptions::default()
             .with_capture_usage(true)
             .with_capture_content(true)
+            .with_capture_reasoning_content(true)
             .with_capture_tool_calls(true);
         if let Some(t) = config.temperature {
             options = options.with_temperature(t);
@@ -345,7 +351,7 @@ impl ProviderModel {
             .client
             .exec_chat_stream(
                 self.target.clone(),
-                chat_request(request),
+                chat_request(request, self.config.provider),
                 Some(&self.options),
             )
             .await
@@ -353,6 +359,7 @@ impl ProviderModel {
         let mut stream = response.stream;
         let mut text = String::new();
         let mut calls = Vec::new();
+        let mut thoughts = Vec::new();
         let mut end = None;
         while let Some(event) = stream.next().await {
             match event.map_err(error)? {
@@ -371,15 +378,17 @@ impl ProviderModel {
             ));
         };
         // The captured content is the whole answer, each tool call once with
-        // its complete arguments; the chunks are the fallback.
+        // its complete arguments, with its thoughts; the chunks are the
+        // fallback.
         if let Some(content) = end.captured_content {
-            let captured_calls = content.tool_calls();
-            if !captured_calls.is_empty() {
-                calls = captured_calls.into_iter().cloned().collect();
+            let turn = our_turn(content, self.config.provider);
+            if !turn.calls.is_empty() {
+                calls = turn.calls;
             }
-            if let Some(t) = content.into_joined_texts() {
+            if let Some(t) = turn.text {
                 text = t;
             }
+            thoughts = turn.thoughts;
         } else {
             calls = last_of_each_call(calls);
         }
@@ -387,6 +396,7 @@ impl ProviderModel {
             text,
             tool_calls: calls.into_iter().map(our_call).collect(),
             usage: end.captured_usage.map(our_usage).unwrap_or_default(),
+            thoughts,
         })
     }
 
@@ -399,12 +409,12 @@ impl ProviderModel {
             .client
             .exec_chat(
                 self.target.clone(),
-                chat_request(request),
+                chat_request(request, self.config.provider),
                 Some(&self.options),
             )
             .await
             .map_err(error)?;
-        Ok(our_response(response))
+        Ok(our_response(response, self.config.provider))
     }
 }
 
@@ -431,10 +441,10 @@ impl Model for ProviderModel {
 }
 
 /// Our request as `genai`'s: the system instruction, the messages (an
-/// assistant turn's text and tool calls in one message, each tool result
-/// answering its call's id, with the tool's name for Gemini) and the tools
-/// with their JSON Schemas.
-pub(crate) fn chat_request(request: &ModelRequest<'_>) -> ChatRequest {
+/// assistant turn's thoughts, text and tool calls in one message, each tool
+/// result answering its call's id, with the tool's name for Gemini) and the
+/// tools with their JSON Schemas.
+pub(crate) fn chat_request(request: &ModelRequest<'_>, provider: Provider) -> ChatRequest {
     let mut messages = Vec::with_capacity(request.messages.len());
     for message in request.messages {
         messages.push(match message {
@@ -442,18 +452,8 @@ pub(crate) fn chat_request(request: &ModelRequest<'_>) -> ChatRequest {
             Message::Assistant {
                 content,
                 tool_calls,
-            } => {
-                let mut parts = Vec::with_capacity(tool_calls.len() + 1);
-                if !content.is_empty() {
-                    parts.push(ContentPart::Text(content.clone()));
-                }
-                parts.extend(
-                    tool_calls
-                        .iter()
-                        .map(|c| ContentPart::ToolCall(their_call(c))),
-                );
-                ChatMessage::assistant(MessageContent::from_parts(parts))
-            }
+                thoughts,
+            } => ChatMessage::assistant(their_turn(content, tool_calls, thoughts, provider)),
             Message::Tool {
                 tool_call_id,
                 name,
@@ -481,6 +481,115 @@ pub(crate) fn chat_request(request: &ModelRequest<'_>) -> ChatRequest {
         }));
     }
     chat
+}
+
+/// An assistant turn as `genai`'s content: the thoughts `provider` reads
+/// first (thinking blocks, a signature on the text), then the text, then
+/// the tool calls, each with its own signature.
+fn their_turn(
+    content: &str,
+    tool_calls: &[ToolCall],
+    thoughts: &[Thought],
+    provider: Provider,
+) -> MessageContent {
+    let mut parts = Vec::with_capacity(tool_calls.len() + thoughts.len() + 1);
+    let mut calls: Vec<GenaiCall> = tool_calls.iter().map(their_call).collect();
+    for thought in thoughts {
+        match (provider, thought) {
+            (Provider::Gemini, Thought::Signature { signature, call }) => match call {
+                None => parts.push(ContentPart::ThoughtSignature(signature.clone())),
+                Some(at) => {
+                    if let Some(call) = calls.get_mut(*at) {
+                        call.thought_signatures = Some(vec![signature.clone()]);
+                    }
+                }
+            },
+            (Provider::Anthropic, Thought::Thinking { text, signature }) => {
+                parts.push(ContentPart::ThoughtSignature(signature.clone()));
+                parts.push(ContentPart::ReasoningContent(text.clone()));
+            }
+            (Provider::Anthropic, Thought::Opaque { block }) => {
+                parts.push(ContentPart::from_custom(block.clone(), None));
+            }
+            // Another provider's thoughts mean nothing here.
+            _ => {}
+        }
+    }
+    if !content.is_empty() {
+        parts.push(ContentPart::Text(content.to_owned()));
+    }
+    parts.extend(calls.into_iter().map(ContentPart::ToolCall));
+    MessageContent::from_parts(parts)
+}
+
+/// An answer's content as ours.
+struct Turn {
+    /// The text parts, joined (`None`: no text part).
+    text: Option<String>,
+    calls: Vec<GenaiCall>,
+    thoughts: Vec<Thought>,
+}
+
+/// `genai`'s answer content as ours: its text, its tool calls, and the
+/// thoughts that must go back with it. `genai` puts a signature just before
+/// the part it signs: before a `ReasoningContent` it is an Anthropic
+/// thinking block; a signature a tool call also carries (Gemini's own, or
+/// Anthropic's copy of its thinking signatures on the first call) belongs
+/// to that call; any other signs the text (Gemini).
+fn our_turn(content: MessageContent, provider: Provider) -> Turn {
+    let mut parts = content.into_parts().into_iter().peekable();
+    let mut texts = Vec::new();
+    let mut calls: Vec<GenaiCall> = Vec::new();
+    let mut thoughts = Vec::new();
+    let mut signed_thinking = Vec::new();
+    let mut free_signatures = Vec::new();
+    while let Some(part) = parts.next() {
+        match part {
+            ContentPart::ThoughtSignature(signature) => {
+                match parts.next_if(|p| matches!(p, ContentPart::ReasoningContent(_))) {
+                    Some(ContentPart::ReasoningContent(text)) => {
+                        signed_thinking.push(signature.clone());
+                        thoughts.push(Thought::Thinking { text, signature });
+                    }
+                    _ => free_signatures.push(signature),
+                }
+            }
+            ContentPart::Custom(custom) if provider == Provider::Anthropic => {
+                let kind = custom.data.get("type").and_then(Value::as_str);
+                if matches!(kind, Some("thinking" | "redacted_thinking")) {
+                    thoughts.push(Thought::Opaque { block: custom.data });
+                }
+            }
+            ContentPart::Text(text) => texts.push(ContentPart::Text(text)),
+            ContentPart::ToolCall(call) => calls.push(call),
+            _ => {}
+        }
+    }
+    let own = |call: &GenaiCall| {
+        call.thought_signatures
+            .as_ref()
+            .and_then(|s| s.first())
+            .filter(|s| !signed_thinking.contains(s))
+            .cloned()
+    };
+    let on_calls: Vec<Option<String>> = calls.iter().map(own).collect();
+    for signature in free_signatures {
+        if !on_calls.iter().flatten().any(|s| *s == signature)
+            && !signed_thinking.contains(&signature)
+        {
+            thoughts.push(Thought::signature(signature, None));
+        }
+    }
+    for (at, signature) in on_calls.into_iter().enumerate() {
+        if let Some(signature) = signature {
+            thoughts.push(Thought::signature(signature, Some(at)));
+        }
+    }
+    Turn {
+        text: MessageContent::from_parts(texts).into_joined_texts(),
+        calls,
+        thoughts,
+    }
 }
 
 fn their_call(call: &ToolCall) -> GenaiCall {
@@ -515,19 +624,14 @@ fn our_usage(usage: genai::chat::Usage) -> Usage {
     }
 }
 
-fn our_response(response: ChatResponse) -> ModelResponse {
+fn our_response(response: ChatResponse, provider: Provider) -> ModelResponse {
     let usage = our_usage(response.usage);
-    let calls = response
-        .content
-        .tool_calls()
-        .into_iter()
-        .cloned()
-        .map(our_call)
-        .collect();
+    let turn = our_turn(response.content, provider);
     ModelResponse {
-        text: response.content.into_joined_texts().unwrap_or_default(),
-        tool_calls: calls,
+        text: turn.text.unwrap_or_default(),
+        tool_calls: turn.calls.into_iter().map(our_call).collect(),
         usage,
+        thoughts: turn.thoughts,
     }
 }
 
@@ -616,6 +720,59 @@ pub(crate) fn known() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Anthropic's answer as `genai` reads a non-streamed one: the thinking
+    /// block as a signature before its reasoning, a redacted block as a
+    /// custom part, the first call mirroring the thinking signatures.
+    #[test]
+    fn anthropic_thinking_is_kept_once_and_goes_back_first() {
+        let call = GenaiCall {
+            call_id: "toolu_1".into(),
+            fn_name: "weather".into(),
+            fn_arguments: serde_json::json!({"city": "Oslo"}),
+            thought_signatures: Some(vec!["sig-T".into()]),
+        };
+        let redacted = serde_json::json!({"type": "redacted_thinking", "data": "abc"});
+        let content = MessageContent::from_parts(vec![
+            ContentPart::ThoughtSignature("sig-T".into()),
+            ContentPart::ReasoningContent("Hmm.".into()),
+            ContentPart::from_custom(redacted.clone(), None),
+            ContentPart::Text("Checking.".into()),
+            ContentPart::ToolCall(call),
+        ]);
+        let turn = our_turn(content, Provider::Anthropic);
+        assert_eq!(turn.text.as_deref(), Some("Checking."));
+        assert_eq!(
+            turn.thoughts,
+            [
+                Thought::Thinking {
+                    text: "Hmm.".into(),
+                    signature: "sig-T".into()
+                },
+                Thought::Opaque {
+                    block: redacted.clone()
+                },
+            ]
+        );
+        // Back to Anthropic: the blocks first; to Gemini: none of them.
+        let calls = [ToolCall::new("toolu_1", "weather", ToolArgs::empty())];
+        let back = their_turn("Checking.", &calls, &turn.thoughts, Provider::Anthropic);
+        assert!(matches!(
+            back.parts().as_slice(),
+            [
+                ContentPart::ThoughtSignature(s),
+                ContentPart::ReasoningContent(r),
+                ContentPart::Custom(c),
+                ContentPart::Text(_),
+                ContentPart::ToolCall(_)
+            ] if s == "sig-T" && r == "Hmm." && c.data == redacted
+        ));
+        let back = their_turn("Checking.", &calls, &turn.thoughts, Provider::Gemini);
+        assert!(matches!(
+            back.parts().as_slice(),
+            [ContentPart::Text(_), ContentPart::ToolCall(c)] if c.thought_signatures.is_none()
+        ));
+    }
 
     #[test]
     fn base_urls_take_the_form_of_each_providers_variable() {

@@ -12,9 +12,9 @@ use super::{Model, ModelError, ModelRequest, ModelResponse};
 /// A call is retried when its error [is retryable](ModelError::is_retryable)
 /// (a transport error, HTTP 408, 409, 429 or 5xx), at most `max_retries`
 /// times. Before retry `n` (from 0) the runner waits what the service asked
-/// for (`Retry-After` in seconds, or `retry-after-ms`), else
-/// `initial_delay * 2^n` with jitter (a random point in its upper half);
-/// either way at most `max_delay`. Any other error fails the run at once.
+/// for (`retry-after-ms`, or `Retry-After` in seconds or as an HTTP date),
+/// else `initial_delay * 2^n` with jitter (a random point in its upper
+/// half); either way at most `max_delay`. Any other error fails the run at once.
 ///
 /// The defaults: 3 retries, 500 ms first delay, 30 s cap, jitter on.
 /// [`RetryPolicy::none`] turns retrying off. A runner's policy is
@@ -145,21 +145,38 @@ pub async fn complete_with_retry(
 }
 
 /// The wait a failed HTTP response asks for: `retry-after-ms` (OpenAI,
-/// Anthropic), else `Retry-After` in seconds. An HTTP-date `Retry-After`
-/// is not read (the backoff applies).
-#[cfg_attr(not(any(feature = "openai", feature = "providers")), allow(dead_code))]
+/// Azure, Anthropic), else `Retry-After` in seconds or as an HTTP date
+/// (RFC 9110; a date in the past asks for no wait). A value that is none
+/// of these is ignored (the backoff applies).
+#[cfg(any(feature = "openai", feature = "providers"))]
 pub(crate) fn retry_after_ms(
     retry_after: Option<&str>,
     retry_after_ms: Option<&str>,
 ) -> Option<u64> {
-    if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok())
-        && ms.is_finite()
-        && ms >= 0.0
+    retry_after_ms_at(retry_after, retry_after_ms, std::time::SystemTime::now())
+}
+
+/// [`retry_after_ms`] with the clock reading `now`.
+#[cfg(any(feature = "openai", feature = "providers"))]
+fn retry_after_ms_at(
+    retry_after: Option<&str>,
+    retry_after_ms: Option<&str>,
+    now: std::time::SystemTime,
+) -> Option<u64> {
+    let millis = |ms: f64| (ms.is_finite() && ms >= 0.0).then_some(ms as u64);
+    if let Some(ms) = retry_after_ms
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .and_then(millis)
     {
-        return Some(ms as u64);
+        return Some(ms);
     }
-    let secs = retry_after?.trim().parse::<f64>().ok()?;
-    (secs.is_finite() && secs >= 0.0).then_some((secs * 1000.0) as u64)
+    let value = retry_after?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return millis(secs * 1000.0);
+    }
+    let date = httpdate::parse_http_date(value).ok()?;
+    let wait = date.duration_since(now).unwrap_or_default();
+    Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
@@ -213,16 +230,54 @@ mod tests {
         assert!(!ModelError::InvalidResponse("x".into()).is_retryable());
     }
 
+    #[cfg(any(feature = "openai", feature = "providers"))]
     #[test]
-    fn retry_after_headers_are_read() {
-        assert_eq!(retry_after_ms(Some("1"), None), Some(1000));
-        assert_eq!(retry_after_ms(Some("0"), None), Some(0));
-        assert_eq!(retry_after_ms(Some("1"), Some("250")), Some(250));
+    fn retry_after_headers_are_read_in_each_form() {
+        use std::time::{Duration, SystemTime};
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_360);
+        let at = |after: Option<&str>, ms: Option<&str>| retry_after_ms_at(after, ms, now);
+        // Seconds.
+        assert_eq!(at(Some("1"), None), Some(1000));
+        assert_eq!(at(Some(" 0 "), None), Some(0));
+        assert_eq!(at(Some("1.5"), None), Some(1500));
+        // `retry-after-ms` first, whatever `Retry-After` says.
+        assert_eq!(at(Some("1"), Some("250")), Some(250));
+        assert_eq!(at(None, Some("20.7")), Some(20));
+        assert_eq!(at(Some("2"), Some("soon")), Some(2000));
+        // An HTTP date, against the clock: 07:28:00 is 120 s after `now`.
         assert_eq!(
-            retry_after_ms(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None),
-            None
+            httpdate::fmt_http_date(now),
+            "Wed, 21 Oct 2015 07:26:00 GMT"
         );
-        assert_eq!(retry_after_ms(Some("-3"), None), None);
-        assert_eq!(retry_after_ms(None, None), None);
+        assert_eq!(
+            at(Some("Wed, 21 Oct 2015 07:28:00 GMT"), None),
+            Some(120_000)
+        );
+        // The obsolete forms RFC 9110 still accepts.
+        assert_eq!(
+            at(Some("Wednesday, 21-Oct-15 07:28:00 GMT"), None),
+            Some(120_000)
+        );
+        assert_eq!(at(Some("Wed Oct 21 07:28:00 2015"), None), Some(120_000));
+        // A date in the past: ask again at once.
+        assert_eq!(at(Some("Wed, 21 Oct 2015 07:25:59 GMT"), None), Some(0));
+        assert_eq!(at(Some("Thu, 01 Jan 1970 00:00:00 GMT"), None), Some(0));
+        // Garbage, negative or not finite: ignored.
+        for bad in [
+            "soon",
+            "-3",
+            "NaN",
+            "inf",
+            "",
+            "Wed, 32 Oct 2015 07:28:00 GMT",
+        ] {
+            assert_eq!(at(Some(bad), None), None, "{bad:?}");
+            assert_eq!(at(None, Some(bad)), None, "{bad:?}");
+        }
+        assert_eq!(at(None, None), None);
+        // The real clock: a date an hour ahead asks for about an hour.
+        let later = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(3600));
+        let ms = retry_after_ms(Some(&later), None).unwrap();
+        assert!((3_590_000..=3_600_000).contains(&ms), "{ms}");
     }
 }

@@ -183,6 +183,7 @@ impl Turn {
             text: self.text.clone(),
             tool_calls,
             usage: self.usage,
+            ..ModelResponse::default()
         }
     }
 }

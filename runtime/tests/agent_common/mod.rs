@@ -25,3 +25,35 @@ pub fn tool_results(history: &[hookwire::model::Message]) -> Vec<String> {
         .map(hookwire::ToolResult::text_content)
         .collect()
 }
+
+/// The tool calls of a trace as `id tool(arguments) -> result`.
+pub fn calls_run(trace: &[hookwire::agent::TraceEvent]) -> Vec<String> {
+    trace
+        .iter()
+        .filter_map(|e| match e {
+            hookwire::agent::TraceEvent::ToolCall {
+                id,
+                tool,
+                arguments,
+                result,
+                ..
+            } => Some(format!(
+                "{id} {tool}({}) -> {}",
+                serde_json::to_string(arguments).unwrap_or_default(),
+                result.text_content()
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The model text deltas among a streamed run's events, in order.
+pub fn text_deltas(events: &[hookwire::agent::RunEvent]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            hookwire::agent::EventKind::TextDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}

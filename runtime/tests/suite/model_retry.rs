@@ -220,3 +220,43 @@ async fn a_streamed_provider_call_retries_a_429_too() {
     );
     assert!(found[1].contains("Overloaded"), "{found:#?}");
 }
+
+#[tokio::test]
+async fn retry_after_as_an_http_date_is_read_against_the_clock() {
+    let date = |from_now: i64| {
+        let now = std::time::SystemTime::now();
+        let at = if from_now < 0 {
+            now - Duration::from_secs(from_now.unsigned_abs())
+        } else {
+            now + Duration::from_secs(from_now.unsigned_abs())
+        };
+        httpdate::fmt_http_date(at)
+    };
+    let (url, _seen) = serve(vec![
+        // In the past: at once.
+        rate_limited(&date(-3600)),
+        // An hour ahead: the policy's cap.
+        rate_limited(&date(3600)),
+        // Not a wait: the backoff (1 ms doubled twice).
+        rate_limited("soon"),
+        completion("done"),
+    ]);
+    let model =
+        OpenAiModel::new(OpenAiConfig::new("m").with_base_url(format!("{url}/v1"))).unwrap();
+    let mut runner = Runner::new(test_agent("a", Router::new()), model)
+        .with_model_retry(quick().with_jitter(false));
+    let out = runner.run("go").await.unwrap();
+    assert_eq!(out.text, "done");
+    let delays: Vec<String> = retries(&out.trace)
+        .iter()
+        .map(|r| r.split(':').next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        delays,
+        [
+            "step 0 retry 1 after 0 ms",
+            "step 0 retry 2 after 20 ms",
+            "step 0 retry 3 after 4 ms"
+        ]
+    );
+}

@@ -299,10 +299,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         if response.tool_calls.is_empty() {
             return self.final_answer(step, response, started, journal).await;
         }
-        Arc::make_mut(&mut self.history).push(Message::assistant_calls(
-            response.text.clone(),
-            response.tool_calls.clone(),
-        ));
+        Arc::make_mut(&mut self.history).push(Message::from_response(&response));
         let results = vec![None; response.tool_calls.len()];
         AfterModel::Calls(Step {
             step,
@@ -323,7 +320,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
     ) -> AfterModel {
         let agent_name = self.scope.agent_arc();
-        Arc::make_mut(&mut self.history).push(Message::assistant(response.text.clone()));
+        Arc::make_mut(&mut self.history).push(Message::from_response(&response));
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let decision = caught(
             "stop",

@@ -179,6 +179,7 @@ fn line(m: &Message) -> String {
         Message::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             let calls: String = tool_calls
                 .iter()
