@@ -38,7 +38,8 @@ struct Shared {
     correlation_id: Arc<str>,
     approver: Option<Arc<dyn Approver>>,
     session: SessionValues,
-    log: Option<Arc<CallLog>>,
+    /// The session's shared block, whose call log the calls note in.
+    log: Option<Arc<crate::approval::SessionBlock>>,
     /// The ancestor calls of a child agent's run (empty at the root).
     path: Arc<[CallSite]>,
     /// The step of the run whose calls this scope makes.
@@ -325,13 +326,14 @@ impl CallScope {
     }
 
     /// Where calls note what their tool received (set by the agent loop).
-    pub(crate) fn call_log(&self) -> Option<&Arc<CallLog>> {
-        self.shared.log.as_ref()
+    pub(crate) fn call_log(&self) -> Option<&CallLog> {
+        self.shared.log.as_deref().map(|block| &block.log)
     }
 
-    /// Sets where calls note what their tool received.
-    pub(crate) fn set_call_log(&mut self, log: Arc<CallLog>) {
-        self.fields().log = Some(log);
+    /// Sets where calls note what their tool received: the call log of the
+    /// session's shared block.
+    pub(crate) fn set_call_log(&mut self, block: Arc<crate::approval::SessionBlock>) {
+        self.fields().log = Some(block);
     }
 
     /// The session's typed values.

@@ -28,7 +28,7 @@ mod terminal;
 
 pub use crate::decision::{Answer, ApprovalDecision};
 use crate::view::ToolView;
-pub(crate) use approvals::CallApprovals;
+pub(crate) use approvals::{CallApprovals, SessionBlock};
 pub use approvals::{
     ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
     Sticky,

@@ -181,13 +181,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     let record = bounded(record, &tool, limit);
                     let merged = std::mem::take(&mut *lock(&own.merged));
                     let children: ChildHistories = {
-                        let all = lock(&self.children);
+                        let all = lock(&self.session.children);
                         lock(&own.kept)
                             .iter()
                             .filter_map(|t| Some((t.clone(), all.get(t)?.clone())))
                             .collect()
                     };
-                    let paused = lock(&self.paused_children).get(&id).cloned();
+                    let paused = lock(&self.session.paused).get(&id).cloned();
                     let approvals = self.approvals.at_call(scope, &id);
                     let (record, shared) = once(record);
                     let usage = std::mem::take(&mut *lock(&own.usage));
@@ -207,10 +207,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     *result = record.result.clone();
                 }
                 self.approvals.restore_call(scope, &call.id, approvals);
-                lock(&self.children).extend(children);
+                lock(&self.session.children).extend(children);
                 match paused {
-                    Some(child) => lock(&self.paused_children).insert(call.id.clone(), child),
-                    None => lock(&self.paused_children).remove(&call.id),
+                    Some(child) => lock(&self.session.paused).insert(call.id.clone(), child),
+                    None => lock(&self.session.paused).remove(&call.id),
                 };
                 lock(&parent.merged).extend(merged);
                 parent.add_usage(usage);

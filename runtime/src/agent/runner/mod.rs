@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -27,7 +27,7 @@ use super::decl::Agent;
 use super::inject::{Clock, HookEvent};
 use super::journal::Journal;
 use super::lifecycle::{ExecutionStart, Flow, LifecycleHooks, PromptSubmit};
-use crate::approval::{Approvals, Asker};
+use crate::approval::{Approvals, Asker, SessionBlock};
 use crate::context::ToolSource;
 use crate::lock;
 use crate::model::{Message, Model, Usage};
@@ -147,8 +147,10 @@ pub struct Runner<A: Agent, H = ()> {
     approvals: Approvals,
     scope: CallScope,
     history: Arc<Vec<Message>>,
-    children: Arc<Mutex<ChildHistories>>,
-    paused_children: Arc<Mutex<PausedChildren>>,
+    /// The session's shared block (made with its first approvals): the call
+    /// log and the child-agent maps. It stays when the approvals are
+    /// replaced.
+    session: Arc<SessionBlock>,
     forced: usize,
     settings: RunSettings,
     /// The clock of TTL injections; `None` is the system clock (nothing
@@ -230,10 +232,13 @@ impl<A: Agent> Runner<A, ()> {
         if let Some(n) = agent.config().max_parallel {
             settings.max_parallel = n.max(1);
         }
+        // One block holds the approvals, the approver, the call log and the
+        // child-agent maps: one allocation for them all.
+        let session = approvals.block().clone();
         let mut scope = CallScope::new(name.clone())
             .with_correlation_id(correlation_id(&name, id))
-            .with_approver(Arc::new(approvals.clone()));
-        scope.set_call_log(Arc::default());
+            .with_approver(approvals.approver());
+        scope.set_call_log(session.clone());
         Self {
             agent,
             model,
@@ -241,8 +246,7 @@ impl<A: Agent> Runner<A, ()> {
             approvals,
             scope,
             history: Arc::default(),
-            children: Arc::default(),
-            paused_children: Arc::default(),
+            session,
             forced: 0,
             settings,
             clock: None,
@@ -270,8 +274,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             approvals: self.approvals,
             scope: self.scope,
             history: self.history,
-            children: self.children,
-            paused_children: self.paused_children,
+            session: self.session,
             forced: self.forced,
             settings: self.settings,
             clock: self.clock,
@@ -293,7 +296,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Uses these approvals (their state is shared with the caller's clone).
     pub fn with_approvals(mut self, approvals: Approvals) -> Self {
-        self.scope.set_approver(Some(Arc::new(approvals.clone())));
+        self.scope.set_approver(Some(approvals.approver()));
         self.approvals = approvals;
         self
     }
@@ -325,7 +328,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.scope.set_budget(scope.budget().cloned());
         match parent {
             Some(approvals) => {
-                self.scope.set_approver(Some(Arc::new(approvals.clone())));
+                self.scope.set_approver(Some(approvals.approver()));
                 self.approvals = approvals;
             }
             None => {
@@ -341,7 +344,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// ended, leaves nothing a later call could be taken for.
     fn forget_waiting(&mut self) {
         self.approvals.forget_within(&self.scope);
-        lock(&self.paused_children).clear();
+        lock(&self.session.paused).clear();
     }
 
     /// Sets a typed value of this session (the user's id, their
@@ -439,7 +442,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// The histories this session keeps for its child agents
     /// (`history_merge_target: child`), by tool name.
     pub fn child_histories(&self) -> BTreeMap<String, Vec<Message>> {
-        lock(&self.children).clone()
+        lock(&self.session.children).clone()
     }
 
     /// Whether the run is paused for approval.

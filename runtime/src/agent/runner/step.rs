@@ -469,9 +469,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             history: self.history.clone(),
             model: self.model.clone(),
             merged: Mutex::new(Vec::new()),
-            children: self.children.clone(),
+            session: self.session.clone(),
             approvals: self.approvals.clone(),
-            paused: self.paused_children.clone(),
             kept: Mutex::new(Vec::new()),
             usage: Mutex::default(),
         });
