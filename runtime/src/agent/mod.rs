@@ -40,6 +40,6 @@ pub use journal::{Journal, JournalError};
 pub(crate) use runner::{Budget, ChildHistories, EventTx, PausedChildren};
 pub use runner::{
     EventKind, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState, RunStatus,
-    RunStream, Runner, STATE_VERSION, StateError, TraceEvent, TraceLines,
+    RunStream, Runner, STATE_VERSION, StateError, ToolCallEvent, TraceEvent, TraceLines,
 };
 pub use runtime_tools::{RuntimeTools, WithTools};

@@ -46,17 +46,20 @@ fn calls_run(out: &hookwire::agent::RunOutput) -> Vec<String> {
     out.trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                id,
-                tool,
-                arguments,
-                result,
-                ..
-            } => Some(format!(
-                "{id} {tool}({}) -> {}",
-                serde_json::to_string(arguments).unwrap(),
-                result.text_content()
-            )),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    id,
+                    tool,
+                    arguments,
+                    result,
+                    ..
+                } = &**call;
+                Some(format!(
+                    "{id} {tool}({}) -> {}",
+                    serde_json::to_string(arguments).unwrap(),
+                    result.text_content()
+                ))
+            }
             _ => None,
         })
         .collect()

@@ -49,7 +49,7 @@ pub(crate) use journaled::{CALL_STARTED, expired, remaining};
 pub use parent::PausedChild;
 pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
-pub use trace::{RunOutput, RunStatus, TraceEvent, TraceLines};
+pub use trace::{RunOutput, RunStatus, ToolCallEvent, TraceEvent, TraceLines};
 
 /// Limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,6 +179,9 @@ impl<A: Agent, H> fmt::Debug for Runner<A, H> {
             .finish_non_exhaustive()
     }
 }
+
+/// The events a run's trace has room for when it starts.
+const TRACE_ROOM: usize = 8;
 
 /// A fresh correlation id: 64 random bits (from the standard library's
 /// per-instance random hash keys), so that no counter is shared between
@@ -493,11 +496,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 self.scope
                     .set_budget(self.settings.usage_limit.map(Budget::new));
             }
-            // Room for a run that answers at once (its prompt, the model's
-            // answer, the end), kept under the size a small-block allocator
-            // serves from its per-thread cache (about 1 KiB): a larger
-            // first block made every session dearer (see BENCHMARKS.md).
-            self.trace = Arc::new(Vec::with_capacity(3));
+            // Room for a run of a step or two (eight events), kept under the
+            // size a small-block allocator serves from its per-thread cache
+            // (about 1 KiB): a larger first block made every session dearer
+            // (see BENCHMARKS.md). The session's empty trace, or the last
+            // run's if nobody holds it any more, is reused.
+            match Arc::get_mut(&mut self.trace) {
+                Some(trace) => {
+                    trace.clear();
+                    trace.reserve(TRACE_ROOM);
+                }
+                None => self.trace = Arc::new(Vec::with_capacity(TRACE_ROOM)),
+            }
             self.usage = Usage::default();
             self.child_usage.clear();
             // A root run counts the session's runs (idempotency keys); a

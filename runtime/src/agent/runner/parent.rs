@@ -86,7 +86,10 @@ pub(crate) type ChildHistories = BTreeMap<String, Vec<Message>>;
 impl ParentRun {
     /// The child's history kept by this session.
     pub(crate) fn child_history(&self, tool: &str) -> Vec<Message> {
-        lock(&self.session.children).get(tool).cloned().unwrap_or_default()
+        lock(&self.session.children)
+            .get(tool)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Keeps the child's history for its next call in this session.
