@@ -202,7 +202,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
             let hookwire::agent::ToolCallEvent {
                 decision, result, ..
             } = &**call;
-            Some((decision.clone(), result.text_content()))
+            Some((decision.to_string(), result.text_content()))
         }
         _ => None,
     });
@@ -415,7 +415,7 @@ async fn timed_call_across_a_crash(
                 let hookwire::agent::ToolCallEvent {
                     decision, result, ..
                 } = &**call;
-                Some((decision.clone(), result.text_content()))
+                Some((decision.to_string(), result.text_content()))
             }
             _ => None,
         })

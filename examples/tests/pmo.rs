@@ -34,7 +34,7 @@ fn tool_results(
                 } = &**call;
                 Some((
                     tool.clone(),
-                    decision.clone(),
+                    decision.to_string(),
                     hook.clone(),
                     result.text_content(),
                 ))

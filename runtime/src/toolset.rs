@@ -181,6 +181,26 @@ impl CallScope {
         }
     }
 
+    /// A new session's scope, its fields set at once (no copy-on-write
+    /// check per field): the agent, the correlation id, the approver and
+    /// the shared block whose call log the calls note in.
+    pub(crate) fn for_session(
+        agent: Arc<str>,
+        correlation_id: Arc<str>,
+        approver: Arc<dyn Approver>,
+        block: Arc<crate::approval::SessionBlock>,
+    ) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                agent,
+                correlation_id,
+                approver: Some(approver),
+                log: Some(block),
+                ..Shared::default()
+            }),
+        }
+    }
+
     /// Sets the correlation id.
     pub fn with_correlation_id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.set_correlation_id(id);
@@ -328,12 +348,6 @@ impl CallScope {
     /// Where calls note what their tool received (set by the agent loop).
     pub(crate) fn call_log(&self) -> Option<&CallLog> {
         self.shared.log.as_deref().map(|block| &block.log)
-    }
-
-    /// Sets where calls note what their tool received: the call log of the
-    /// session's shared block.
-    pub(crate) fn set_call_log(&mut self, block: Arc<crate::approval::SessionBlock>) {
-        self.fields().log = Some(block);
     }
 
     /// The session's typed values.

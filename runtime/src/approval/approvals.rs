@@ -439,6 +439,13 @@ impl Approvals {
     /// Whether the call `id` made in `scope` (or a call of an agent it
     /// runs) waits for a decision, or has one not yet used.
     pub(crate) fn waits_at(&self, scope: &CallScope, id: &str) -> bool {
+        // Nothing waits (the common case): no call site is made.
+        {
+            let state = self.lock();
+            if state.pending.is_empty() && state.resolved.is_empty() {
+                return false;
+            }
+        }
         let site = scope.site(id);
         let state = self.lock();
         state

@@ -234,7 +234,7 @@ async fn pre_tool_use_denies_rewrites_and_asks() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall(call) => Some((call.decision.clone(), call.hook.clone())),
+            TraceEvent::ToolCall(call) => Some((call.decision.to_string(), call.hook.clone())),
             _ => None,
         })
         .collect();

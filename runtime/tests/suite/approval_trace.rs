@@ -55,7 +55,7 @@ fn gates(out: &RunOutput) -> Vec<(String, Vec<ApprovalNote>)> {
                     approvals,
                     ..
                 } = &**call;
-                Some((decision.clone(), approvals.clone()))
+                Some((decision.to_string(), approvals.clone()))
             }
             _ => None,
         })

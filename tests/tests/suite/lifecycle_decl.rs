@@ -76,7 +76,7 @@ async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
                     result,
                     ..
                 } = &**call;
-                Some((tool.clone(), decision.clone(), result.text_content()))
+                Some((tool.clone(), decision.to_string(), result.text_content()))
             }
             _ => None,
         })

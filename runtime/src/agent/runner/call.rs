@@ -198,7 +198,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     received,
                     hooks,
                     approvals,
-                    decision: label.to_owned(),
+                    decision: label.into(),
                     hook,
                     result: result.clone(),
                     elapsed_us: micros(started.elapsed()),

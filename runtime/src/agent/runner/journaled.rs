@@ -117,7 +117,7 @@ fn bounded(mut record: CallRecord, tool: &str, limit: Option<usize>) -> CallReco
     ));
     if let TraceEvent::ToolCall(call) = &mut record.trace {
         call.result = error.clone();
-        call.decision = "error".to_owned();
+        call.decision = "error".into();
     }
     record.result = error;
     record

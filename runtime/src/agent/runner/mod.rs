@@ -184,15 +184,17 @@ impl<A: Agent, H> fmt::Debug for Runner<A, H> {
 const TRACE_ROOM: usize = 8;
 
 /// A fresh correlation id: 64 random bits (from the standard library's
-/// per-instance random hash keys), so that no counter is shared between
-/// sessions.
+/// per-instance random hash keys, mixed with the clock's nanoseconds), so
+/// that no counter is shared between sessions.
 fn fresh_id() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
+    // The low 64 bits of the time are what differs between two sessions
+    // (one round of the hash, not two).
+    h.write_u64(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
+            .map_or(0, |d| d.as_nanos() as u64),
     );
     h.finish()
 }
@@ -202,20 +204,27 @@ fn fresh_id() -> u64 {
 /// session).
 fn correlation_id(agent: &str, id: u64) -> Arc<str> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut tail = [b'-'; 17];
-    for (i, digit) in tail[1..].iter_mut().enumerate() {
-        *digit = HEX[((id >> ((15 - i) * 4)) & 0xf) as usize];
+    /// `-` and the 16 hex digits of `id`, into `tail` (17 bytes).
+    fn write_tail(tail: &mut [u8], id: u64) {
+        tail[0] = b'-';
+        for (i, digit) in tail[1..].iter_mut().enumerate() {
+            *digit = HEX[((id >> ((15 - i) * 4)) & 0xf) as usize];
+        }
     }
-    let tail = std::str::from_utf8(&tail).unwrap_or_default();
-    // Written in place when the name is short: one allocation, the `Arc`.
+    // Written in place when the name is short: one allocation, the `Arc`,
+    // and the text checked once.
     let mut buf = [0u8; 96];
-    match buf.get_mut(..agent.len() + tail.len()) {
+    match buf.get_mut(..agent.len() + 17) {
         Some(out) => {
             out[..agent.len()].copy_from_slice(agent.as_bytes());
-            out[agent.len()..].copy_from_slice(tail.as_bytes());
+            write_tail(&mut out[agent.len()..], id);
             Arc::from(std::str::from_utf8(out).unwrap_or_default())
         }
-        None => Arc::from([agent, tail].concat()),
+        None => {
+            let mut tail = [0u8; 17];
+            write_tail(&mut tail, id);
+            Arc::from([agent, std::str::from_utf8(&tail).unwrap_or_default()].concat())
+        }
     }
 }
 
@@ -238,10 +247,12 @@ impl<A: Agent> Runner<A, ()> {
         // One block holds the approvals, the approver, the call log and the
         // child-agent maps: one allocation for them all.
         let session = approvals.block().clone();
-        let mut scope = CallScope::new(name.clone())
-            .with_correlation_id(correlation_id(&name, id))
-            .with_approver(approvals.approver());
-        scope.set_call_log(session.clone());
+        let scope = CallScope::for_session(
+            name.clone(),
+            correlation_id(&name, id),
+            approvals.approver(),
+            session.clone(),
+        );
         Self {
             agent,
             model,

@@ -1,5 +1,6 @@
 //! What a run returns: how it ended and what happened, in order.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::time::Duration;
@@ -122,8 +123,9 @@ pub enum TraceEvent {
     },
     /// The run ended.
     Finished {
-        /// `completed`, `stopped`, `paused`, `failed`.
-        status: String,
+        /// `completed`, `stopped`, `paused`, `failed` (borrowed when the
+        /// run records it: no allocation).
+        status: Cow<'static, str>,
         /// The final text (or the reason).
         text: String,
     },
@@ -159,8 +161,9 @@ pub struct ToolCallEvent {
     /// decision, a decision given while the call waited, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approvals: Vec<crate::approval::ApprovalNote>,
-    /// `allowed`, `denied`, `stopped`, `error`, `pending`.
-    pub decision: String,
+    /// `allowed`, `denied`, `stopped`, `error`, `pending` (borrowed when
+    /// the run records it: no allocation).
+    pub decision: Cow<'static, str>,
     /// The hook that decided, when one did.
     pub hook: Option<String>,
     /// What the model reads.

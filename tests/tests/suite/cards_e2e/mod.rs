@@ -665,7 +665,7 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
                     ..
                 } = &**call;
                 Some((
-                    decision.clone(),
+                    decision.to_string(),
                     result.text_content(),
                     approvals
                         .iter()
