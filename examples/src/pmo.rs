@@ -172,12 +172,13 @@ pub fn normalized_trace(output: &RunOutput) -> Vec<String> {
             let mut event = event.clone();
             match &mut event {
                 TraceEvent::Model { elapsed_us, .. } => *elapsed_us = 0,
-                TraceEvent::ToolCall {
-                    elapsed_us,
-                    result,
-                    tool,
-                    ..
-                } => {
+                TraceEvent::ToolCall(call) => {
+                    let hookwire::agent::ToolCallEvent {
+                        elapsed_us,
+                        result,
+                        tool,
+                        ..
+                    } = &mut **call;
                     *elapsed_us = 0;
                     if tool.starts_with("time__") && !result.is_error {
                         *result = ToolResult::text("<current time> [audit]");

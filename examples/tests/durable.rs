@@ -198,12 +198,12 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     );
     // The model read the denial's reason.
     let denied = output.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall {
-            id,
-            decision,
-            result,
-            ..
-        } if id == "pay_bad" => Some((decision.clone(), result.text_content())),
+        TraceEvent::ToolCall(call) if call.id == "pay_bad" => {
+            let hookwire::agent::ToolCallEvent {
+                decision, result, ..
+            } = &**call;
+            Some((decision.to_string(), result.text_content()))
+        }
         _ => None,
     });
     let (decision, text) = denied.unwrap();
@@ -411,12 +411,12 @@ async fn timed_call_across_a_crash(
         .trace
         .iter()
         .find_map(|e| match e {
-            TraceEvent::ToolCall {
-                id,
-                decision,
-                result,
-                ..
-            } if id == "c1" => Some((decision.clone(), result.text_content())),
+            TraceEvent::ToolCall(call) if call.id == "c1" => {
+                let hookwire::agent::ToolCallEvent {
+                    decision, result, ..
+                } = &**call;
+                Some((decision.to_string(), result.text_content()))
+            }
             _ => None,
         })
         .unwrap();
@@ -838,7 +838,7 @@ async fn a_huge_tool_result_ends_its_call_with_an_error_and_large_values_are_sav
     assert_eq!(output.status, RunStatus::Completed);
     assert_eq!(output.text, "exported");
     let result = output.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall { id, result, .. } if id == "big" => Some(result.clone()),
+        TraceEvent::ToolCall(call) if call.id == "big" => Some(call.result.clone()),
         _ => None,
     });
     let result = result.unwrap();
@@ -888,7 +888,7 @@ async fn a_huge_tool_result_ends_its_call_with_an_error_and_large_values_are_sav
         )
     );
     let result_in_trace = state.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall { id, result, .. } if id == "small" => Some(result.text_content()),
+        TraceEvent::ToolCall(call) if call.id == "small" => Some(call.result.text_content()),
         _ => None,
     });
     let result_in_trace = result_in_trace.unwrap();
@@ -972,7 +972,7 @@ async fn the_calls_of_one_step_run_at_once_under_the_journal() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { id, .. } => Some(id.as_str()),
+            TraceEvent::ToolCall(call) => Some(call.id.as_str()),
             _ => None,
         })
         .collect();

@@ -24,18 +24,21 @@ fn tool_results(
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                decision,
-                hook,
-                result,
-                ..
-            } => Some((
-                tool.clone(),
-                decision.clone(),
-                hook.clone(),
-                result.text_content(),
-            )),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    tool,
+                    decision,
+                    hook,
+                    result,
+                    ..
+                } = &**call;
+                Some((
+                    tool.clone(),
+                    decision.to_string(),
+                    hook.clone(),
+                    result.text_content(),
+                ))
+            }
             _ => None,
         })
         .collect()

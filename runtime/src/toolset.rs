@@ -38,7 +38,8 @@ struct Shared {
     correlation_id: Arc<str>,
     approver: Option<Arc<dyn Approver>>,
     session: SessionValues,
-    log: Option<Arc<CallLog>>,
+    /// The session's shared block, whose call log the calls note in.
+    log: Option<Arc<crate::approval::SessionBlock>>,
     /// The ancestor calls of a child agent's run (empty at the root).
     path: Arc<[CallSite]>,
     /// The step of the run whose calls this scope makes.
@@ -175,6 +176,26 @@ impl CallScope {
         Self {
             shared: Arc::new(Shared {
                 agent: agent.into(),
+                ..Shared::default()
+            }),
+        }
+    }
+
+    /// A new session's scope, its fields set at once (no copy-on-write
+    /// check per field): the agent, the correlation id, the approver and
+    /// the shared block whose call log the calls note in.
+    pub(crate) fn for_session(
+        agent: Arc<str>,
+        correlation_id: Arc<str>,
+        approver: Arc<dyn Approver>,
+        block: Arc<crate::approval::SessionBlock>,
+    ) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                agent,
+                correlation_id,
+                approver: Some(approver),
+                log: Some(block),
                 ..Shared::default()
             }),
         }
@@ -325,13 +346,8 @@ impl CallScope {
     }
 
     /// Where calls note what their tool received (set by the agent loop).
-    pub(crate) fn call_log(&self) -> Option<&Arc<CallLog>> {
-        self.shared.log.as_ref()
-    }
-
-    /// Sets where calls note what their tool received.
-    pub(crate) fn set_call_log(&mut self, log: Arc<CallLog>) {
-        self.fields().log = Some(log);
+    pub(crate) fn call_log(&self) -> Option<&CallLog> {
+        self.shared.log.as_deref().map(|block| &block.log)
     }
 
     /// The session's typed values.

@@ -276,7 +276,7 @@ fn large_argument_peak<M: hookwire::model::Model + 'static>(model: M, size: usiz
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
+            TraceEvent::ToolCall(call) => Some(call.result.text_content()),
             _ => None,
         })
         .collect();
@@ -368,7 +368,7 @@ fn run_allocations<H: Handler + 'static>(chain: H) -> AllocationInfo {
         .trace
         .iter()
         .filter_map(|e| match e {
-            hookwire::agent::TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
+            hookwire::agent::TraceEvent::ToolCall(call) => Some(call.result.text_content()),
             _ => None,
         })
         .collect();

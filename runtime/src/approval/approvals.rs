@@ -207,18 +207,35 @@ pub enum ResolveError {
 /// ```
 #[derive(Clone)]
 pub struct Approvals {
-    state: Arc<Mutex<ApprovalState>>,
+    shared: Arc<SessionBlock>,
+}
+
+/// What the clones of one [`Approvals`] share, in one allocation: the
+/// approval state, the spent decision ids and the asker, with the parts of
+/// a session the agent loop keeps beside them (its call log and child-agent
+/// maps), so that a new session allocates them once. It is also the run's
+/// approver (`Arc<dyn Approver>`), without another allocation.
+#[derive(Default)]
+pub(crate) struct SessionBlock {
+    state: Mutex<ApprovalState>,
     /// The ids of decisions used to run a call: never accepted again, not
     /// even from an imported state.
-    spent: Arc<Mutex<HashSet<String>>>,
+    spent: Mutex<HashSet<String>>,
     asker: Option<Arc<dyn Asker>>,
+    /// Where the calls of the session's runs note what their tool received
+    /// (see `CallScope::call_log`).
+    pub(crate) log: crate::toolset::CallLog,
+    /// The histories the session keeps for its child agents.
+    pub(crate) children: Mutex<crate::agent::ChildHistories>,
+    /// The runs of child agents paused for approval, by the parent's call id.
+    pub(crate) paused: Mutex<crate::agent::PausedChildren>,
 }
 
 impl std::fmt::Debug for Approvals {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Approvals")
             .field("state", &*self.lock())
-            .field("asker", &self.asker.is_some())
+            .field("asker", &self.shared.asker.is_some())
             .finish()
     }
 }
@@ -238,9 +255,10 @@ impl Approvals {
     /// Approvals that ask a shared asker.
     pub fn from_arc(asker: Arc<dyn Asker>) -> Self {
         Self {
-            state: Arc::default(),
-            spent: Arc::default(),
-            asker: Some(asker),
+            shared: Arc::new(SessionBlock {
+                asker: Some(asker),
+                ..SessionBlock::default()
+            }),
         }
     }
 
@@ -248,10 +266,20 @@ impl Approvals {
     /// decision answers is denied (fail closed).
     pub fn none() -> Self {
         Self {
-            state: Arc::default(),
-            spent: Arc::default(),
-            asker: None,
+            shared: Arc::default(),
         }
+    }
+
+    /// The shared block: the session parts the agent loop keeps with these
+    /// approvals.
+    pub(crate) fn block(&self) -> &Arc<SessionBlock> {
+        &self.shared
+    }
+
+    /// These approvals as a call scope's approver: the shared block, no
+    /// allocation.
+    pub(crate) fn approver(&self) -> Arc<dyn Approver> {
+        self.shared.clone()
     }
 
     /// Replaces the state (to restore an exported one).
@@ -266,7 +294,7 @@ impl Approvals {
     }
 
     fn lock(&self) -> MutexGuard<'_, ApprovalState> {
-        crate::lock(&self.state)
+        self.shared.lock()
     }
 
     /// A copy of the state, to export.
@@ -277,7 +305,7 @@ impl Approvals {
     /// Whether someone is asked (an [`Asker`]); without one, every request
     /// that no sticky or given decision answers is denied.
     pub fn has_asker(&self) -> bool {
-        self.asker.is_some()
+        self.shared.asker.is_some()
     }
 
     /// Records a sticky decision for a tool, by scoped name: `pay` is the
@@ -405,12 +433,19 @@ impl Approvals {
     /// Whether a decision id was used to run a call (in this value or a
     /// clone of it).
     pub(crate) fn is_spent(&self, id: &str) -> bool {
-        crate::lock(&self.spent).contains(id)
+        crate::lock(&self.shared.spent).contains(id)
     }
 
     /// Whether the call `id` made in `scope` (or a call of an agent it
     /// runs) waits for a decision, or has one not yet used.
     pub(crate) fn waits_at(&self, scope: &CallScope, id: &str) -> bool {
+        // Nothing waits (the common case): no call site is made.
+        {
+            let state = self.lock();
+            if state.pending.is_empty() && state.resolved.is_empty() {
+                return false;
+            }
+        }
         let site = scope.site(id);
         let state = self.lock();
         state
@@ -497,6 +532,25 @@ impl Approvals {
 
 impl Approver for Approvals {
     fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
+        self.shared.decide(request)
+    }
+
+    fn decide_noted<'a>(
+        &'a self,
+        request: ApprovalRequest<'a>,
+    ) -> BoxFuture<'a, (ApprovalDecision, DecidedBy)> {
+        self.shared.decide_noted(request)
+    }
+}
+
+impl SessionBlock {
+    fn lock(&self) -> MutexGuard<'_, ApprovalState> {
+        crate::lock(&self.state)
+    }
+}
+
+impl Approver for SessionBlock {
+    fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
         Box::pin(async move { self.decide_noted(request).await.0 })
     }
 
@@ -545,12 +599,12 @@ impl Approver for Approvals {
                 }
                 Answer::Deny(reason) => (ApprovalDecision::Deny(reason), DecidedBy::Asker),
                 Answer::AlwaysApprove => {
-                    self.set_sticky(scoped, Sticky::AlwaysApprove);
+                    self.lock().sticky.insert(scoped, Sticky::AlwaysApprove);
                     (ApprovalDecision::Approve, DecidedBy::AskerAlways)
                 }
                 Answer::AlwaysDeny => {
                     let reason = format!("calls of `{scoped}` are always denied");
-                    self.set_sticky(scoped, Sticky::AlwaysDeny);
+                    self.lock().sticky.insert(scoped, Sticky::AlwaysDeny);
                     (ApprovalDecision::Deny(reason), DecidedBy::AskerAlways)
                 }
                 Answer::Defer => {

@@ -129,7 +129,7 @@ pub(crate) async fn gate(
     hook: &'static str,
     scope: &CallScope,
 ) -> Result<Option<ToolArgs>, ToolError> {
-    let log = scope.call_log().map(|l| &**l);
+    let log = scope.call_log();
     let (agent, tool, tool_use_id) = (request.agent, request.tool, request.tool_use_id);
     let path = request.key.path_display();
     let view = request.view();

@@ -28,11 +28,11 @@ mod terminal;
 
 pub use crate::decision::{Answer, ApprovalDecision};
 use crate::view::ToolView;
-pub(crate) use approvals::CallApprovals;
 pub use approvals::{
     ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
     Sticky,
 };
+pub(crate) use approvals::{CallApprovals, SessionBlock};
 pub use ask::{Asker, DeferAll, FnAsker};
 pub use gate::NeedsApproval;
 pub(crate) use gate::{gate, gate_call};

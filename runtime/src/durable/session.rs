@@ -10,7 +10,9 @@ use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::agent::{Journal, JournalError, RunOutput, RunState, RunStatus, TraceEvent};
+use crate::agent::{
+    Journal, JournalError, RunOutput, RunState, RunStatus, ToolCallEvent, TraceEvent,
+};
 use crate::approval::{ApprovalDecision, BoxFuture, PendingApproval, Sticky};
 use crate::{ToolArgs, ToolResult};
 
@@ -188,12 +190,13 @@ pub(crate) fn stored(mut state: RunState) -> RunState {
     for event in &mut state.trace {
         match event {
             TraceEvent::Prompt { text } | TraceEvent::Model { text, .. } => shorten(text),
-            TraceEvent::ToolCall {
-                arguments,
-                received,
-                result,
-                ..
-            } => {
+            TraceEvent::ToolCall(call) => {
+                let ToolCallEvent {
+                    arguments,
+                    received,
+                    result,
+                    ..
+                } = &mut **call;
                 for args in std::iter::once(arguments).chain(received.as_mut()) {
                     let json = serde_json::to_string(&*args).unwrap_or_default();
                     if json.len() > TRACE_PREVIEW_BYTES {

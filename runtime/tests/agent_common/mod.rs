@@ -31,16 +31,12 @@ pub fn calls_run(trace: &[hookwire::agent::TraceEvent]) -> Vec<String> {
     trace
         .iter()
         .filter_map(|e| match e {
-            hookwire::agent::TraceEvent::ToolCall {
-                id,
-                tool,
-                arguments,
-                result,
-                ..
-            } => Some(format!(
-                "{id} {tool}({}) -> {}",
-                serde_json::to_string(arguments).unwrap_or_default(),
-                result.text_content()
+            hookwire::agent::TraceEvent::ToolCall(call) => Some(format!(
+                "{} {}({}) -> {}",
+                call.id,
+                call.tool,
+                serde_json::to_string(&call.arguments).unwrap_or_default(),
+                call.result.text_content()
             )),
             _ => None,
         })

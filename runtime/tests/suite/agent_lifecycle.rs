@@ -234,7 +234,7 @@ async fn pre_tool_use_denies_rewrites_and_asks() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { decision, hook, .. } => Some((decision.clone(), hook.clone())),
+            TraceEvent::ToolCall(call) => Some((call.decision.to_string(), call.hook.clone())),
             _ => None,
         })
         .collect();
@@ -302,7 +302,7 @@ async fn several_hooks_deny_beats_ask_beats_allow_and_rewrites_apply_in_declared
             .trace
             .iter()
             .find_map(|e| match e {
-                TraceEvent::ToolCall { hook, .. } => Some(hook.clone()),
+                TraceEvent::ToolCall(call) => Some(call.hook.clone()),
                 _ => None,
             })
             .flatten();
@@ -602,7 +602,7 @@ async fn a_function_tool_named_like_an_mcp_tool_is_seen_as_a_function_tool() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { tool, source, .. } => Some(format!("{tool} {source}")),
+            TraceEvent::ToolCall(call) => Some(format!("{} {}", call.tool, call.source)),
             _ => None,
         })
         .collect();

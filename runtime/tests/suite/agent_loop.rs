@@ -74,7 +74,7 @@ async fn a_tool_call_round_trip_shows_the_model_the_result() {
     assert!(
         out.trace
             .iter()
-            .any(|e| matches!(e, TraceEvent::ToolCall { tool, decision, .. } if tool == "add" && decision == "allowed"))
+            .any(|e| matches!(e, TraceEvent::ToolCall(call) if call.tool == "add" && call.decision == "allowed"))
     );
 }
 

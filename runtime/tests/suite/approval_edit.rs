@@ -100,19 +100,22 @@ fn calls(out: &RunOutput) -> Vec<Recorded> {
     out.trace
         .iter()
         .filter_map(|event| match event {
-            TraceEvent::ToolCall {
-                arguments,
-                received,
-                approvals,
-                ..
-            } => Some((
-                arguments.to_value().unwrap(),
-                received.as_ref().map(|r| r.to_value().unwrap()),
-                approvals
-                    .iter()
-                    .map(|n| (n.gate.clone(), n.approved, n.edited))
-                    .collect(),
-            )),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    arguments,
+                    received,
+                    approvals,
+                    ..
+                } = &**call;
+                Some((
+                    arguments.to_value().unwrap(),
+                    received.as_ref().map(|r| r.to_value().unwrap()),
+                    approvals
+                        .iter()
+                        .map(|n| (n.gate.clone(), n.approved, n.edited))
+                        .collect(),
+                ))
+            }
             _ => None,
         })
         .collect()

@@ -387,7 +387,7 @@ async fn under_a_limit(agent: impl Agent + 'static) -> Vec<String> {
     out.trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
+            TraceEvent::ToolCall(call) => Some(call.result.text_content()),
             _ => None,
         })
         .collect()

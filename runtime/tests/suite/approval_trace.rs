@@ -49,11 +49,14 @@ fn gates(out: &RunOutput) -> Vec<(String, Vec<ApprovalNote>)> {
     out.trace
         .iter()
         .filter_map(|event| match event {
-            TraceEvent::ToolCall {
-                decision,
-                approvals,
-                ..
-            } => Some((decision.clone(), approvals.clone())),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    decision,
+                    approvals,
+                    ..
+                } = &**call;
+                Some((decision.to_string(), approvals.clone()))
+            }
             _ => None,
         })
         .collect()

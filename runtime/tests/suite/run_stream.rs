@@ -71,7 +71,7 @@ fn kinds(events: &[RunEvent]) -> Vec<String> {
                 EventKind::ApprovalWait { tool, gate, .. } => format!("approval {tool} at {gate}"),
                 EventKind::Progress { tool, message, .. } => format!("progress {tool}: {message}"),
                 EventKind::Trace(TraceEvent::Model { .. }) => "trace model".to_owned(),
-                EventKind::Trace(TraceEvent::ToolCall { tool, .. }) => format!("trace call {tool}"),
+                EventKind::Trace(TraceEvent::ToolCall(call)) => format!("trace call {}", call.tool),
                 EventKind::Trace(TraceEvent::Progress { .. }) => "trace progress".to_owned(),
                 EventKind::Trace(TraceEvent::Prompt { .. }) => "trace prompt".to_owned(),
                 EventKind::Trace(TraceEvent::Finished { status, .. }) => {

@@ -118,7 +118,7 @@ async fn an_unavailable_tool_is_neither_offered_nor_callable() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { decision, hook, .. } => Some((decision.clone(), hook.clone())),
+            TraceEvent::ToolCall(call) => Some((call.decision.to_string(), call.hook.clone())),
             _ => None,
         })
         .collect();

@@ -47,7 +47,7 @@ async fn progress_reaches_the_trace_and_not_the_model() {
                 tool,
                 message,
             } => Some(format!("{step} {id} {tool}: {message}")),
-            TraceEvent::ToolCall { tool, .. } => Some(format!("call {tool}")),
+            TraceEvent::ToolCall(call) => Some(format!("call {}", call.tool)),
             _ => None,
         })
         .collect();

@@ -163,7 +163,8 @@ async fn a_chain_of_33_agents_compiles_and_every_level_hands_its_answer_up() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { tool, result, .. } => {
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent { tool, result, .. } = &**call;
                 Some((tool.clone(), result.text_content()))
             }
             _ => None,

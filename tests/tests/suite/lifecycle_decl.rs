@@ -69,12 +69,15 @@ async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                decision,
-                result,
-                ..
-            } => Some((tool.clone(), decision.clone(), result.text_content())),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    tool,
+                    decision,
+                    result,
+                    ..
+                } = &**call;
+                Some((tool.clone(), decision.to_string(), result.text_content()))
+            }
             _ => None,
         })
         .collect();
@@ -97,12 +100,15 @@ fn calls(out: &hookwire::agent::RunOutput) -> Vec<(String, String, Option<hookwi
     out.trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                result,
-                received,
-                ..
-            } => Some((tool.clone(), result.text_content(), received.clone())),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    tool,
+                    result,
+                    received,
+                    ..
+                } = &**call;
+                Some((tool.clone(), result.text_content(), received.clone()))
+            }
             _ => None,
         })
         .collect()

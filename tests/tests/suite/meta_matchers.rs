@@ -87,12 +87,15 @@ fn traced_calls(trace: &[TraceEvent]) -> Vec<(String, Vec<String>, String)> {
     trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                hooks,
-                result,
-                ..
-            } => Some((tool.clone(), hooks.clone(), result.text_content())),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    tool,
+                    hooks,
+                    result,
+                    ..
+                } = &**call;
+                Some((tool.clone(), hooks.clone(), result.text_content()))
+            }
             _ => None,
         })
         .collect()

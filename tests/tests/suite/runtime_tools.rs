@@ -58,13 +58,16 @@ fn traced_calls(trace: &[TraceEvent]) -> Vec<(String, ToolSource, Vec<String>, S
     trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                tool,
-                source,
-                hooks,
-                result,
-                ..
-            } => Some((tool.clone(), *source, hooks.clone(), result.text_content())),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    tool,
+                    source,
+                    hooks,
+                    result,
+                    ..
+                } = &**call;
+                Some((tool.clone(), *source, hooks.clone(), result.text_content()))
+            }
             _ => None,
         })
         .collect()

@@ -53,7 +53,7 @@ async fn a_hook_in_an_agent_times_out_under_its_own_name() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { result, .. } => Some(result.text_content()),
+            TraceEvent::ToolCall(call) => Some(call.result.text_content()),
             _ => None,
         })
         .collect();

@@ -42,18 +42,21 @@ fn calls(trace: &[TraceEvent]) -> Vec<(Value, Option<Value>, Vec<String>, String
     trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                arguments,
-                received,
-                hooks,
-                result,
-                ..
-            } => Some((
-                arguments.to_value().unwrap(),
-                received.as_ref().map(|r| r.to_value().unwrap()),
-                hooks.clone(),
-                result.text_content(),
-            )),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    arguments,
+                    received,
+                    hooks,
+                    result,
+                    ..
+                } = &**call;
+                Some((
+                    arguments.to_value().unwrap(),
+                    received.as_ref().map(|r| r.to_value().unwrap()),
+                    hooks.clone(),
+                    result.text_content(),
+                ))
+            }
             _ => None,
         })
         .collect()

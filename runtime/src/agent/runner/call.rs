@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use tracing::Instrument;
 
 use super::trace::micros;
-use super::{EventKind, Runner, TraceEvent, caught};
+use super::{EventKind, Runner, ToolCallEvent, TraceEvent, caught};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
@@ -189,7 +189,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .map(str::to_owned)
                 .collect();
             CallRecord {
-                trace: TraceEvent::ToolCall {
+                trace: TraceEvent::ToolCall(Box::new(ToolCallEvent {
                     step,
                     id: call.id.clone(),
                     tool: call.name.clone(),
@@ -198,11 +198,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     received,
                     hooks,
                     approvals,
-                    decision: label.to_owned(),
+                    decision: label.into(),
                     hook,
                     result: result.clone(),
                     elapsed_us: micros(started.elapsed()),
-                },
+                })),
                 result,
                 pending,
                 stopped,

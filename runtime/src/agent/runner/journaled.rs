@@ -90,8 +90,8 @@ type CallEntry = (
 /// once; and whether it was left out.
 fn once(mut record: CallRecord) -> (CallRecord, bool) {
     let shared = match &mut record.trace {
-        TraceEvent::ToolCall { result, .. } if *result == record.result => {
-            *result = ToolResult::text("");
+        TraceEvent::ToolCall(call) if call.result == record.result => {
+            call.result = ToolResult::text("");
             true
         }
         _ => false,
@@ -115,12 +115,9 @@ fn bounded(mut record: CallRecord, tool: &str, limit: Option<usize>) -> CallReco
          most {limit} bytes (its journal and state hold each one): return less, or store the \
          data elsewhere and return a reference to it"
     ));
-    if let TraceEvent::ToolCall {
-        result, decision, ..
-    } = &mut record.trace
-    {
-        *result = error.clone();
-        *decision = "error".to_owned();
+    if let TraceEvent::ToolCall(call) = &mut record.trace {
+        call.result = error.clone();
+        call.decision = "error".into();
     }
     record.result = error;
     record
@@ -181,13 +178,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     let record = bounded(record, &tool, limit);
                     let merged = std::mem::take(&mut *lock(&own.merged));
                     let children: ChildHistories = {
-                        let all = lock(&self.children);
+                        let all = lock(&self.session.children);
                         lock(&own.kept)
                             .iter()
                             .filter_map(|t| Some((t.clone(), all.get(t)?.clone())))
                             .collect()
                     };
-                    let paused = lock(&self.paused_children).get(&id).cloned();
+                    let paused = lock(&self.session.paused).get(&id).cloned();
                     let approvals = self.approvals.at_call(scope, &id);
                     let (record, shared) = once(record);
                     let usage = std::mem::take(&mut *lock(&own.usage));
@@ -203,14 +200,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 let (mut record, approvals, children, merged, paused, shared, usage): CallEntry =
                     serde_json::from_value(value?)
                         .map_err(|e| JournalError::new(&name, e.to_string()))?;
-                if shared && let TraceEvent::ToolCall { result, .. } = &mut record.trace {
-                    *result = record.result.clone();
+                if shared && let TraceEvent::ToolCall(call) = &mut record.trace {
+                    call.result = record.result.clone();
                 }
                 self.approvals.restore_call(scope, &call.id, approvals);
-                lock(&self.children).extend(children);
+                lock(&self.session.children).extend(children);
                 match paused {
-                    Some(child) => lock(&self.paused_children).insert(call.id.clone(), child),
-                    None => lock(&self.paused_children).remove(&call.id),
+                    Some(child) => lock(&self.session.paused).insert(call.id.clone(), child),
+                    None => lock(&self.session.paused).remove(&call.id),
                 };
                 lock(&parent.merged).extend(merged);
                 parent.add_usage(usage);

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -27,7 +27,7 @@ use super::decl::Agent;
 use super::inject::{Clock, HookEvent};
 use super::journal::Journal;
 use super::lifecycle::{ExecutionStart, Flow, LifecycleHooks, PromptSubmit};
-use crate::approval::{Approvals, Asker};
+use crate::approval::{Approvals, Asker, SessionBlock};
 use crate::context::ToolSource;
 use crate::lock;
 use crate::model::{Message, Model, Usage};
@@ -49,7 +49,7 @@ pub(crate) use journaled::{CALL_STARTED, expired, remaining};
 pub use parent::PausedChild;
 pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
-pub use trace::{RunOutput, RunStatus, TraceEvent, TraceLines};
+pub use trace::{RunOutput, RunStatus, ToolCallEvent, TraceEvent, TraceLines};
 
 /// Limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,8 +147,10 @@ pub struct Runner<A: Agent, H = ()> {
     approvals: Approvals,
     scope: CallScope,
     history: Arc<Vec<Message>>,
-    children: Arc<Mutex<ChildHistories>>,
-    paused_children: Arc<Mutex<PausedChildren>>,
+    /// The session's shared block (made with its first approvals): the call
+    /// log and the child-agent maps. It stays when the approvals are
+    /// replaced.
+    session: Arc<SessionBlock>,
     forced: usize,
     settings: RunSettings,
     /// The clock of TTL injections; `None` is the system clock (nothing
@@ -178,16 +180,21 @@ impl<A: Agent, H> fmt::Debug for Runner<A, H> {
     }
 }
 
+/// The events a run's trace has room for when it starts.
+const TRACE_ROOM: usize = 8;
+
 /// A fresh correlation id: 64 random bits (from the standard library's
-/// per-instance random hash keys), so that no counter is shared between
-/// sessions.
+/// per-instance random hash keys, mixed with the clock's nanoseconds), so
+/// that no counter is shared between sessions.
 fn fresh_id() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
+    // The low 64 bits of the time are what differs between two sessions
+    // (one round of the hash, not two).
+    h.write_u64(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
+            .map_or(0, |d| d.as_nanos() as u64),
     );
     h.finish()
 }
@@ -197,20 +204,27 @@ fn fresh_id() -> u64 {
 /// session).
 fn correlation_id(agent: &str, id: u64) -> Arc<str> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut tail = [b'-'; 17];
-    for (i, digit) in tail[1..].iter_mut().enumerate() {
-        *digit = HEX[((id >> ((15 - i) * 4)) & 0xf) as usize];
+    /// `-` and the 16 hex digits of `id`, into `tail` (17 bytes).
+    fn write_tail(tail: &mut [u8], id: u64) {
+        tail[0] = b'-';
+        for (i, digit) in tail[1..].iter_mut().enumerate() {
+            *digit = HEX[((id >> ((15 - i) * 4)) & 0xf) as usize];
+        }
     }
-    let tail = std::str::from_utf8(&tail).unwrap_or_default();
-    // Written in place when the name is short: one allocation, the `Arc`.
+    // Written in place when the name is short: one allocation, the `Arc`,
+    // and the text checked once.
     let mut buf = [0u8; 96];
-    match buf.get_mut(..agent.len() + tail.len()) {
+    match buf.get_mut(..agent.len() + 17) {
         Some(out) => {
             out[..agent.len()].copy_from_slice(agent.as_bytes());
-            out[agent.len()..].copy_from_slice(tail.as_bytes());
+            write_tail(&mut out[agent.len()..], id);
             Arc::from(std::str::from_utf8(out).unwrap_or_default())
         }
-        None => Arc::from([agent, tail].concat()),
+        None => {
+            let mut tail = [0u8; 17];
+            write_tail(&mut tail, id);
+            Arc::from([agent, std::str::from_utf8(&tail).unwrap_or_default()].concat())
+        }
     }
 }
 
@@ -230,10 +244,15 @@ impl<A: Agent> Runner<A, ()> {
         if let Some(n) = agent.config().max_parallel {
             settings.max_parallel = n.max(1);
         }
-        let mut scope = CallScope::new(name.clone())
-            .with_correlation_id(correlation_id(&name, id))
-            .with_approver(Arc::new(approvals.clone()));
-        scope.set_call_log(Arc::default());
+        // One block holds the approvals, the approver, the call log and the
+        // child-agent maps: one allocation for them all.
+        let session = approvals.block().clone();
+        let scope = CallScope::for_session(
+            name.clone(),
+            correlation_id(&name, id),
+            approvals.approver(),
+            session.clone(),
+        );
         Self {
             agent,
             model,
@@ -241,8 +260,7 @@ impl<A: Agent> Runner<A, ()> {
             approvals,
             scope,
             history: Arc::default(),
-            children: Arc::default(),
-            paused_children: Arc::default(),
+            session,
             forced: 0,
             settings,
             clock: None,
@@ -270,8 +288,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             approvals: self.approvals,
             scope: self.scope,
             history: self.history,
-            children: self.children,
-            paused_children: self.paused_children,
+            session: self.session,
             forced: self.forced,
             settings: self.settings,
             clock: self.clock,
@@ -293,7 +310,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Uses these approvals (their state is shared with the caller's clone).
     pub fn with_approvals(mut self, approvals: Approvals) -> Self {
-        self.scope.set_approver(Some(Arc::new(approvals.clone())));
+        self.scope.set_approver(Some(approvals.approver()));
         self.approvals = approvals;
         self
     }
@@ -325,7 +342,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.scope.set_budget(scope.budget().cloned());
         match parent {
             Some(approvals) => {
-                self.scope.set_approver(Some(Arc::new(approvals.clone())));
+                self.scope.set_approver(Some(approvals.approver()));
                 self.approvals = approvals;
             }
             None => {
@@ -341,7 +358,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// ended, leaves nothing a later call could be taken for.
     fn forget_waiting(&mut self) {
         self.approvals.forget_within(&self.scope);
-        lock(&self.paused_children).clear();
+        lock(&self.session.paused).clear();
     }
 
     /// Sets a typed value of this session (the user's id, their
@@ -439,7 +456,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// The histories this session keeps for its child agents
     /// (`history_merge_target: child`), by tool name.
     pub fn child_histories(&self) -> BTreeMap<String, Vec<Message>> {
-        lock(&self.children).clone()
+        lock(&self.session.children).clone()
     }
 
     /// Whether the run is paused for approval.
@@ -490,11 +507,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 self.scope
                     .set_budget(self.settings.usage_limit.map(Budget::new));
             }
-            // Room for a run that answers at once (its prompt, the model's
-            // answer, the end), kept under the size a small-block allocator
-            // serves from its per-thread cache (about 1 KiB): a larger
-            // first block made every session dearer (see BENCHMARKS.md).
-            self.trace = Arc::new(Vec::with_capacity(3));
+            // Room for a run of a step or two (eight events), kept under the
+            // size a small-block allocator serves from its per-thread cache
+            // (about 1 KiB): a larger first block made every session dearer
+            // (see BENCHMARKS.md). The session's empty trace, or the last
+            // run's if nobody holds it any more, is reused.
+            match Arc::get_mut(&mut self.trace) {
+                Some(trace) => {
+                    trace.clear();
+                    trace.reserve(TRACE_ROOM);
+                }
+                None => self.trace = Arc::new(Vec::with_capacity(TRACE_ROOM)),
+            }
             self.usage = Usage::default();
             self.child_usage.clear();
             // A root run counts the session's runs (idempotency keys); a

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::RunState;
-use crate::approval::Approvals;
+use crate::approval::{Approvals, SessionBlock};
 use crate::lock;
 use crate::model::{Message, Model, Usage};
 
@@ -20,12 +20,12 @@ pub(crate) struct ParentRun {
     pub(crate) model: Arc<dyn Model>,
     /// Messages of children to append to the parent's history after the step.
     pub(super) merged: Mutex<Vec<Message>>,
-    /// The session's child histories (`history_merge_target: child`).
-    pub(super) children: Arc<Mutex<ChildHistories>>,
+    /// The session's shared block: its child histories
+    /// (`history_merge_target: child`) and the runs of children paused for
+    /// approval, by the parent's call id.
+    pub(super) session: Arc<SessionBlock>,
     /// The parent's approvals, which its children's runs share.
     pub(crate) approvals: Approvals,
-    /// The runs of children paused for approval, by the parent's call id.
-    pub(super) paused: Arc<Mutex<PausedChildren>>,
     /// The child histories kept during the step (by tool name), in order.
     pub(super) kept: Mutex<Vec<String>>,
     /// The tokens the step's children used, by agent path.
@@ -86,12 +86,15 @@ pub(crate) type ChildHistories = BTreeMap<String, Vec<Message>>;
 impl ParentRun {
     /// The child's history kept by this session.
     pub(crate) fn child_history(&self, tool: &str) -> Vec<Message> {
-        lock(&self.children).get(tool).cloned().unwrap_or_default()
+        lock(&self.session.children)
+            .get(tool)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Keeps the child's history for its next call in this session.
     pub(crate) fn keep_child_history(&self, tool: &str, history: Vec<Message>) {
-        lock(&self.children).insert(tool.to_owned(), history);
+        lock(&self.session.children).insert(tool.to_owned(), history);
         lock(&self.kept).push(tool.to_owned());
     }
 
@@ -103,9 +106,8 @@ impl ParentRun {
             history: self.history.clone(),
             model: self.model.clone(),
             merged: Mutex::new(Vec::new()),
-            children: self.children.clone(),
+            session: self.session.clone(),
             approvals: self.approvals.clone(),
-            paused: self.paused.clone(),
             kept: Mutex::new(Vec::new()),
             usage: Mutex::default(),
         }
@@ -113,13 +115,13 @@ impl ParentRun {
 
     /// Takes the paused run of the child that call `id` runs, if it paused.
     pub(crate) fn take_paused(&self, id: &str) -> Option<PausedChild> {
-        lock(&self.paused).remove(id)
+        lock(&self.session.paused).remove(id)
     }
 
     /// Keeps the paused run of the child that call `id` runs, to resume it
     /// when the call runs again.
     pub(crate) fn keep_paused(&self, id: &str, child: PausedChild) {
-        lock(&self.paused).insert(id.to_owned(), child);
+        lock(&self.session.paused).insert(id.to_owned(), child);
     }
 
     /// Adds a child's tokens, by agent path (its own and its children's),

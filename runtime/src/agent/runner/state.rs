@@ -404,10 +404,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             pending_step: self.pending.clone(),
             steps: self.steps,
             settings: self.settings,
-            children: lock(&self.children).clone(),
+            children: lock(&self.session.children).clone(),
             forced_continues: self.forced,
             trace: (*self.trace).clone(),
-            paused_children: lock(&self.paused_children).clone(),
+            paused_children: lock(&self.session.paused).clone(),
             injections: self.injections,
             runs: self.scope.run(),
         }
@@ -480,8 +480,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// paused child runs, the paused step, the counters, the trace.
     fn take_run(&mut self, state: RunState) {
         self.history = Arc::new(state.history);
-        *lock(&self.children) = state.children;
-        *lock(&self.paused_children) = state.paused_children;
+        *lock(&self.session.children) = state.children;
+        *lock(&self.session.paused) = state.paused_children;
         self.pending = state.pending_step;
         self.steps = state.steps;
         self.forced = state.forced_continues;

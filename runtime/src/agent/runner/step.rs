@@ -404,10 +404,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if record.pending {
                 paused = true;
             } else {
-                results[i] = Some(record.result.clone());
+                results[i] = Some(record.result);
             }
             if stopped.is_none() {
-                stopped = record.stopped.clone();
+                stopped = record.stopped;
             }
             self.record_all(record.progress);
             self.record(record.trace);
@@ -436,7 +436,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 agent: &self.agent.config().name,
                 step,
                 response: &response,
-                tool_results: &tool_messages,
+                tool_results: &self.history[tool_messages],
                 elapsed: started.elapsed(),
             }),
         )
@@ -466,9 +466,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             history: self.history.clone(),
             model: self.model.clone(),
             merged: Mutex::new(Vec::new()),
-            children: self.children.clone(),
+            session: self.session.clone(),
             approvals: self.approvals.clone(),
-            paused: self.paused_children.clone(),
             kept: Mutex::new(Vec::new()),
             usage: Mutex::default(),
         });
@@ -523,23 +522,26 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     }
 
     /// Appends the step's results (a call still waiting is denied) and the
-    /// children's merged messages to the history; the tool messages.
+    /// children's merged messages to the history; where the tool messages
+    /// are in it (they are not copied for the `step_end` hooks).
     fn append_results(
         &mut self,
         calls: &[ToolCall],
         results: Vec<Option<ToolResult>>,
         merged: Vec<Message>,
-    ) -> Vec<Message> {
-        let mut tool_messages = Vec::with_capacity(calls.len());
+    ) -> std::ops::Range<usize> {
+        let history = Arc::make_mut(&mut self.history);
+        let start = history.len();
+        history.reserve(calls.len() + merged.len());
         for (call, result) in calls.iter().zip(results) {
             let result = result.unwrap_or_else(|| {
                 ToolResult::error(format!("tool call denied: {PENDING_REASON}"))
             });
-            tool_messages.push(Message::tool(call.id.clone(), call.name.clone(), result));
+            history.push(Message::tool(call.id.clone(), call.name.clone(), result));
         }
-        Arc::make_mut(&mut self.history).extend(tool_messages.iter().cloned());
-        Arc::make_mut(&mut self.history).extend(merged);
-        tool_messages
+        let end = history.len();
+        history.extend(merged);
+        start..end
     }
 
     pub(super) async fn finish_stopped(
@@ -563,7 +565,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             _ => text.clone(),
         };
         self.record(TraceEvent::Finished {
-            status: status.as_str().to_owned(),
+            status: status.as_str().into(),
             text: shown,
         });
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
@@ -649,12 +651,21 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 /// history keeps the ids as rewritten, so the model reads each result
 /// against the call it belongs to.
 fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
-    let mut seen = std::collections::HashSet::with_capacity(calls.len());
-    for (index, call) in calls.iter_mut().enumerate() {
+    // A few calls (the common case) are compared with the earlier ones,
+    // which allocates nothing; many go through a set.
+    let few = calls.len() <= 16;
+    let mut seen = std::collections::HashSet::new();
+    for index in 0..calls.len() {
+        let (earlier, rest) = calls.split_at_mut(index);
+        let call = &mut rest[0];
         if call.id.is_empty() {
             call.id = format!("call_{step}_{index}");
         }
-        while !seen.insert(call.id.clone()) {
+        while if few {
+            earlier.iter().any(|c| c.id == call.id)
+        } else {
+            !seen.insert(call.id.clone())
+        } {
             call.id = format!("{}_{index}", call.id);
         }
     }
@@ -693,4 +704,32 @@ fn system_prompt<'a>(
         system.push_str(text);
     }
     std::borrow::Cow::Owned(system)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::call::ToolArgs;
+
+    fn ids(calls: &[ToolCall]) -> Vec<&str> {
+        calls.iter().map(|c| c.id.as_str()).collect()
+    }
+
+    #[test]
+    fn a_few_call_ids_are_made_unique_as_many_are() {
+        let answer = ["a", "a", "", "a_1", "b", "a", "a_1"];
+        let call = |id: &str| ToolCall::new(id, "t", ToolArgs::from_json("{}"));
+        // A few: compared with each other.
+        let mut few: Vec<ToolCall> = answer.iter().map(|id| call(id)).collect();
+        unique_call_ids(2, &mut few);
+        assert_eq!(
+            ids(&few),
+            ["a", "a_1", "call_2_2", "a_1_3", "b", "a_5", "a_1_6"]
+        );
+        // Many (over 16): through a set, with the same ids.
+        let mut many: Vec<ToolCall> = answer.iter().map(|id| call(id)).collect();
+        many.extend((0..20).map(|i| call(&format!("z{i}"))));
+        unique_call_ids(2, &mut many);
+        assert_eq!(ids(&many[..answer.len()]), ids(&few));
+    }
 }

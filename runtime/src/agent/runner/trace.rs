@@ -1,5 +1,6 @@
 //! What a run returns: how it ended and what happened, in order.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::time::Duration;
@@ -48,7 +49,6 @@ impl RunStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
-#[allow(clippy::large_enum_variant)] // built a few times per run, never on the hot path
 pub enum TraceEvent {
     /// The user's prompt joined the history.
     Prompt {
@@ -96,43 +96,10 @@ pub enum TraceEvent {
         /// The error of the attempt before.
         reason: String,
     },
-    /// A tool call finished (or was refused).
-    ToolCall {
-        /// The step.
-        step: usize,
-        /// The tool-use id.
-        id: String,
-        /// The tool.
-        tool: String,
-        /// Where it comes from.
-        source: ToolSource,
-        /// The arguments as the model sent them (shared with the history:
-        /// a large argument is not copied into the trace).
-        arguments: ToolArgs,
-        /// The arguments the tool received, when hooks rewrote them (a
-        /// lifecycle `pre_tool_use` hook or a hook of the call's chain);
-        /// `None` when they are the ones the model sent or the tool did not
-        /// run.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        received: Option<ToolArgs>,
-        /// The hooks of the call's chain, outermost first (agent-level and
-        /// entry hooks), whether it was allowed or not.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        hooks: Vec<String>,
-        /// The approval gates the call passed, outermost first: each with
-        /// its decision and who decided (the run's asker, a sticky
-        /// decision, a decision given while the call waited, ...).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        approvals: Vec<crate::approval::ApprovalNote>,
-        /// `allowed`, `denied`, `stopped`, `error`, `pending`.
-        decision: String,
-        /// The hook that decided, when one did.
-        hook: Option<String>,
-        /// What the model reads.
-        result: ToolResult,
-        /// How long it took, in microseconds.
-        elapsed_us: u64,
-    },
+    /// A tool call finished (or was refused). Boxed, so that every event
+    /// stays small (a run's trace is a `Vec` of them); it serializes flat,
+    /// its fields beside `"type": "tool_call"`.
+    ToolCall(Box<ToolCallEvent>),
     /// A tool reported progress while it ran
     /// ([`ToolContext::progress`](crate::ToolContext::progress)); recorded
     /// before the call's [`ToolCall`](Self::ToolCall) event. The model
@@ -156,11 +123,53 @@ pub enum TraceEvent {
     },
     /// The run ended.
     Finished {
-        /// `completed`, `stopped`, `paused`, `failed`.
-        status: String,
+        /// `completed`, `stopped`, `paused`, `failed` (borrowed when the
+        /// run records it: no allocation).
+        status: Cow<'static, str>,
         /// The final text (or the reason).
         text: String,
     },
+}
+
+/// A tool call's record in the trace ([`TraceEvent::ToolCall`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolCallEvent {
+    /// The step.
+    pub step: usize,
+    /// The tool-use id.
+    pub id: String,
+    /// The tool.
+    pub tool: String,
+    /// Where it comes from.
+    pub source: ToolSource,
+    /// The arguments as the model sent them (shared with the history:
+    /// a large argument is not copied into the trace).
+    pub arguments: ToolArgs,
+    /// The arguments the tool received, when hooks rewrote them (a
+    /// lifecycle `pre_tool_use` hook or a hook of the call's chain);
+    /// `None` when they are the ones the model sent or the tool did not
+    /// run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received: Option<ToolArgs>,
+    /// The hooks of the call's chain, outermost first (agent-level and
+    /// entry hooks), whether it was allowed or not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
+    /// The approval gates the call passed, outermost first: each with
+    /// its decision and who decided (the run's asker, a sticky
+    /// decision, a decision given while the call waited, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<crate::approval::ApprovalNote>,
+    /// `allowed`, `denied`, `stopped`, `error`, `pending` (borrowed when
+    /// the run records it: no allocation).
+    pub decision: Cow<'static, str>,
+    /// The hook that decided, when one did.
+    pub hook: Option<String>,
+    /// What the model reads.
+    pub result: ToolResult,
+    /// How long it took, in microseconds.
+    pub elapsed_us: u64,
 }
 
 impl fmt::Display for TraceEvent {
@@ -188,20 +197,21 @@ impl fmt::Display for TraceEvent {
                 }
                 Ok(())
             }
-            Self::ToolCall {
-                step,
-                tool,
-                source,
-                arguments,
-                received,
-                hooks,
-                approvals,
-                decision,
-                hook,
-                result,
-                elapsed_us,
-                ..
-            } => {
+            Self::ToolCall(call) => {
+                let ToolCallEvent {
+                    step,
+                    tool,
+                    source,
+                    arguments,
+                    received,
+                    hooks,
+                    approvals,
+                    decision,
+                    hook,
+                    result,
+                    elapsed_us,
+                    ..
+                } = &**call;
                 write!(f, "step {step} tool {tool} ({source}) {}", json(arguments))?;
                 if let Some(received) = received {
                     write!(f, ", received {}", json(received))?;
@@ -294,14 +304,13 @@ impl RunOutput {
         if self.max_display_instances.is_some() {
             // Calls of each child per step, to say how many are hidden.
             for event in self.trace.iter() {
-                if let TraceEvent::ToolCall {
-                    step,
-                    tool,
-                    source: ToolSource::Agent,
-                    ..
-                } = event
+                if let TraceEvent::ToolCall(call) = event
+                    && call.source == ToolSource::Agent
                 {
-                    *lines.total.entry((*step, tool.clone())).or_default() += 1;
+                    *lines
+                        .total
+                        .entry((call.step, call.tool.clone()))
+                        .or_default() += 1;
                 }
             }
             lines.counted = true;
@@ -359,13 +368,9 @@ impl TraceLines {
                     *self.total.entry((*step, tool.clone())).or_default() += 1;
                 }
             }
-            TraceEvent::ToolCall {
-                step,
-                tool,
-                source: ToolSource::Agent,
-                ..
-            } => {
-                let key = (*step, tool.clone());
+            TraceEvent::ToolCall(call) if call.source == ToolSource::Agent => {
+                let (step, tool) = (call.step, &call.tool);
+                let key = (step, tool.clone());
                 let seen = self.shown.entry(key.clone()).or_default();
                 *seen += 1;
                 let seen = *seen;
@@ -396,4 +401,19 @@ pub(super) fn micros(d: Duration) -> u64 {
 /// Arguments as compact JSON, whatever the model's spacing.
 fn json(args: &ToolArgs) -> String {
     serde_json::to_string(args).unwrap_or_else(|e| format!("(unprintable arguments: {e})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trace_event_stays_small() {
+        // A run's trace is a `Vec` of events: with the tool call's record
+        // boxed, a run of a few steps stays under the size a small-block
+        // allocator serves from its per-thread cache (BENCHMARKS.md).
+        let size = std::mem::size_of::<TraceEvent>();
+        println!("TraceEvent: {size} bytes");
+        assert!(size <= 80, "a TraceEvent is {size} bytes");
+    }
 }

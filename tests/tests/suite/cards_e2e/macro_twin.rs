@@ -133,15 +133,15 @@ fn run_lifecycle<A: Agent + Send + Sync + 'static>(agent: A) -> (Vec<String>, Ve
         .trace
         .iter()
         .filter_map(|e| {
-            let TraceEvent::ToolCall {
+            let TraceEvent::ToolCall(call) = e else {
+                return None;
+            };
+            let hookwire::agent::ToolCallEvent {
                 tool,
                 decision,
                 result,
                 ..
-            } = e
-            else {
-                return None;
-            };
+            } = &**call;
             Some(format!("{tool} {decision}: {}", result.text_content()))
         })
         .collect();

@@ -405,7 +405,7 @@ fn the_pmo_cards_max_display_instances_limits_the_trace_text() {
         let recorded = out
             .trace
             .iter()
-            .filter(|e| matches!(e, TraceEvent::ToolCall { tool, .. } if tool == "agent__NY-Project-Manager"))
+            .filter(|e| matches!(e, TraceEvent::ToolCall(call) if call.tool == "agent__NY-Project-Manager"))
             .count();
         assert_eq!(recorded, n);
         let summary: Vec<&str> = text.lines().filter(|l| l.contains("not shown")).collect();
@@ -608,7 +608,8 @@ fn a_runner_runs_a_card_agent_built_from_its_deps() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall { tool, result, .. } => {
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent { tool, result, .. } = &**call;
                 Some(format!("{tool}: {}", result.text_content()))
             }
             _ => None,
@@ -657,19 +658,22 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall {
-                decision,
-                result,
-                approvals,
-                ..
-            } => Some((
-                decision.clone(),
-                result.text_content(),
-                approvals
-                    .iter()
-                    .map(|n| (n.gate.clone(), n.approved, n.by))
-                    .collect(),
-            )),
+            TraceEvent::ToolCall(call) => {
+                let hookwire::agent::ToolCallEvent {
+                    decision,
+                    result,
+                    approvals,
+                    ..
+                } = &**call;
+                Some((
+                    decision.to_string(),
+                    result.text_content(),
+                    approvals
+                        .iter()
+                        .map(|n| (n.gate.clone(), n.approved, n.by))
+                        .collect(),
+                ))
+            }
             _ => None,
         })
         .collect();
@@ -752,7 +756,8 @@ fn the_guard_desks_lifecycle_hooks_fail_by_their_policy_and_timeout() {
         // `project_status` ran, with the model's project: the open `Hang`'s
         // rewrite was undone.
         let received = out.trace.iter().find_map(|e| match e {
-            TraceEvent::ToolCall { tool, received, .. } if tool == "project_status" => {
+            TraceEvent::ToolCall(call) if call.tool == "project_status" => {
+                let hookwire::agent::ToolCallEvent { received, .. } = &**call;
                 Some(received.clone())
             }
             _ => None,
