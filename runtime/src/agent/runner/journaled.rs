@@ -140,12 +140,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let model = &self.model;
         let policy = &self.settings.model_retry;
         // The retries of a live call (a replay asks no model, so records none).
+        #[cfg(feature = "otel")]
+        let scope = &self.scope;
         let effect = async move {
-            let answer =
-                crate::model::complete_with_retry(&**model, request, policy, &mut |note| {
-                    retries.push(note)
-                })
-                .await;
+            let mut on_retry = |note| retries.push(note);
+            let answer = crate::model::complete_with_retry(&**model, request, policy, &mut on_retry);
+            // A `chat {model}` span around a live call (feature `otel`).
+            #[cfg(feature = "otel")]
+            let answer = super::genai::chat(&**model, scope, request, answer);
+            let answer = answer.await;
             serde_json::to_value((answer, micros(started.elapsed()))).unwrap_or(Value::Null)
         };
         self::step(journal, &format!("model {step}"), effect.boxed()).await

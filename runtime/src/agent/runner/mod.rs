@@ -36,6 +36,7 @@ use crate::toolset::CallScope;
 mod call;
 mod error;
 mod events;
+mod genai;
 mod journaled;
 mod parent;
 mod state;
@@ -477,8 +478,22 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             "hookwire.run",
             agent = %self.agent.config().name,
             correlation_id = %self.scope.correlation_id(),
+            // OpenTelemetry's names (feature `otel`; see `genai`).
+            otel.name = genai::on(|| format!("invoke_agent {}", self.agent.config().name)),
+            otel.kind = genai::INTERNAL,
+            otel.status_code = tracing::field::Empty,
+            gen_ai.operation.name = genai::INVOKE_AGENT,
+            gen_ai.agent.name = genai::on(|| &*self.agent.config().name),
+            gen_ai.provider.name = genai::on(|| self.model.provider()),
+            gen_ai.request.model = genai::on(|| genai::request_model(&*self.model)),
+            gen_ai.conversation.id = genai::on(|| self.scope.correlation_id()),
+            gen_ai.usage.input_tokens = tracing::field::Empty,
+            gen_ai.usage.output_tokens = tracing::field::Empty,
+            error.type = tracing::field::Empty,
         );
-        async move {
+        #[cfg(feature = "otel")]
+        let ended = span.clone();
+        let out = async move {
             if self.pending.is_some() {
                 return Err(RunError::Paused);
             }
@@ -568,7 +583,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.drive(None, journal).await
         }
         .instrument(span)
-        .await
+        .await;
+        #[cfg(feature = "otel")]
+        genai::run_end(&ended, &out);
+        out
     }
 
     /// Resumes a run paused for approval, once every pending call has a
@@ -595,8 +613,22 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             agent = %self.agent.config().name,
             correlation_id = %self.scope.correlation_id(),
             resumed = true,
+            // OpenTelemetry's names (feature `otel`; see `genai`).
+            otel.name = genai::on(|| format!("invoke_agent {}", self.agent.config().name)),
+            otel.kind = genai::INTERNAL,
+            otel.status_code = tracing::field::Empty,
+            gen_ai.operation.name = genai::INVOKE_AGENT,
+            gen_ai.agent.name = genai::on(|| &*self.agent.config().name),
+            gen_ai.provider.name = genai::on(|| self.model.provider()),
+            gen_ai.request.model = genai::on(|| genai::request_model(&*self.model)),
+            gen_ai.conversation.id = genai::on(|| self.scope.correlation_id()),
+            gen_ai.usage.input_tokens = tracing::field::Empty,
+            gen_ai.usage.output_tokens = tracing::field::Empty,
+            error.type = tracing::field::Empty,
         );
-        async move {
+        #[cfg(feature = "otel")]
+        let ended = span.clone();
+        let out = async move {
             let Some(pending) = self.pending.take() else {
                 return Err(RunError::NotPaused);
             };
@@ -612,7 +644,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.drive(Some(pending), journal).await
         }
         .instrument(span)
-        .await
+        .await;
+        #[cfg(feature = "otel")]
+        genai::run_end(&ended, &out);
+        out
     }
 }
 

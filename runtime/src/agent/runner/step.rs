@@ -243,14 +243,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let mut retries = Vec::new();
         let (answer, elapsed_us) = match journal {
             None => {
+                let mut on_retry = |note| retries.push(note);
                 let answer = crate::model::complete_with_retry(
                     &*self.model,
                     request,
                     &self.settings.model_retry,
-                    &mut |note| retries.push(note),
-                )
-                .instrument(span.clone())
-                .await;
+                    &mut on_retry,
+                );
+                // A `chat {model}` span around it (feature `otel`).
+                #[cfg(feature = "otel")]
+                let answer = super::genai::chat(&*self.model, &self.scope, request, answer);
+                let answer = answer.instrument(span.clone()).await;
                 (answer, micros(started.elapsed()))
             }
             Some(journal) => match self
