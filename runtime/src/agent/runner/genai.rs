@@ -102,9 +102,12 @@ mod on {
         }
     }
 
+    /// Records the tokens, as `i64`s: tracing-opentelemetry exports a
+    /// `u64` as text, but the conventions' counts are integers.
     fn record_usage(span: &tracing::Span, usage: Usage) {
-        span.record("gen_ai.usage.input_tokens", usage.input_tokens);
-        span.record("gen_ai.usage.output_tokens", usage.output_tokens);
+        let int = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        span.record("gen_ai.usage.input_tokens", int(usage.input_tokens));
+        span.record("gen_ai.usage.output_tokens", int(usage.output_tokens));
     }
 
     fn record_error(span: &tracing::Span, error_type: &str) {
