@@ -233,7 +233,9 @@ async fn a_run_is_exported_as_genai_spans_nested_agent_step_chat_and_tool() {
     assert_eq!(text(worker, "gen_ai.conversation.id"), "corr-7");
     let worker_chat = one(&spans, "chat claude-sonnet-4-5");
     assert_eq!(
-        parent(&spans, parent(&spans, worker_chat).unwrap()).unwrap().name,
+        parent(&spans, parent(&spans, worker_chat).unwrap())
+            .unwrap()
+            .name,
         "invoke_agent Worker"
     );
     assert_eq!(text(worker_chat, "gen_ai.provider.name"), "anthropic");
@@ -246,16 +248,14 @@ async fn a_run_is_exported_as_genai_spans_nested_agent_step_chat_and_tool() {
         for key in CONTENT {
             assert_eq!(attr(span, key), None, "`{}` has `{key}`", span.name);
         }
-        let values = span
-            .attributes
-            .iter()
-            .map(|kv| kv.value.to_string())
-            .chain(span.events.iter().flat_map(|e| {
+        let values = span.attributes.iter().map(|kv| kv.value.to_string()).chain(
+            span.events.iter().flat_map(|e| {
                 e.attributes
                     .iter()
                     .map(|kv| kv.value.to_string())
                     .chain([e.name.to_string()])
-            }));
+            }),
+        );
         for value in values {
             assert!(
                 !value.contains("secret"),

@@ -272,10 +272,7 @@ mod on {
             }
             match outcome {
                 Ok(result) if !result.is_error => {
-                    span.record(
-                        "gen_ai.tool.call.result",
-                        result_value(result).to_string(),
-                    );
+                    span.record("gen_ai.tool.call.result", result_value(result).to_string());
                 }
                 Ok(result) => {
                     span.record("otel.status_description", result.text_content());

@@ -144,7 +144,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let scope = &self.scope;
         let effect = async move {
             let mut on_retry = |note| retries.push(note);
-            let answer = crate::model::complete_with_retry(&**model, request, policy, &mut on_retry);
+            let answer =
+                crate::model::complete_with_retry(&**model, request, policy, &mut on_retry);
             // A `chat {model}` span around a live call (feature `otel`).
             #[cfg(feature = "otel")]
             let answer = super::genai::chat(&**model, scope, request, answer);
