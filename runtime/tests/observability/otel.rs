@@ -5,40 +5,20 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::agent_common;
+use crate::agent_tracing::{Add, Guard};
 
 use std::sync::Arc;
 
 use agent_common::test_agent;
-use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{AgentTool, Runner};
 use hookwire::model::{Script, ScriptedModel, Turn, Usage};
 use hookwire::otel::opentelemetry::trace::{SpanId, SpanKind, Status};
 use hookwire::otel::opentelemetry::{Key, Value};
 use hookwire::otel::opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use hookwire::otel::{self, CaptureContent};
-use hookwire::{Decision, FnTool, Json, Router};
+use hookwire::{FnTool, Json, Router};
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt;
-
-struct Guard;
-
-impl LifecycleHooks for Guard {
-    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-        if cx.args.get("a").and_then(|v| v.as_i64()) == Some(13) {
-            Decision::Deny("unlucky".into())
-        } else {
-            Decision::Continue
-        }
-    }
-    fn name(&self) -> &'static str {
-        "guard"
-    }
-}
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Add {
-    a: i64,
-}
 
 fn usage(input_tokens: u64, output_tokens: u64) -> Usage {
     Usage {
