@@ -56,10 +56,7 @@ pub(super) use on::*;
 
 #[cfg(feature = "otel")]
 mod on {
-    use std::future::Future;
-
     use serde_json::{Value, json};
-    use tracing::Instrument;
     use tracing::field::Empty;
 
     use crate::agent::RunError;
@@ -130,15 +127,20 @@ mod on {
         }
     }
 
-    /// Runs `call`, the model call of `request`, in a `chat {model}` span.
-    pub(in crate::agent::runner) async fn chat(
+    /// The `chat {model}` span of the model call of `request`, a child of
+    /// `parent` (with its input under [`CaptureContent`]); the call runs in
+    /// it, then
+    /// [`chat_end`] records its answer. (Not a wrapping future: that would
+    /// hold the call's future twice, and every run would copy it.)
+    pub(in crate::agent::runner) fn chat_span(
+        parent: &tracing::Span,
         model: &dyn Model,
         scope: &CallScope,
         request: ModelRequest<'_>,
-        call: impl Future<Output = Result<ModelResponse, ModelError>>,
-    ) -> Result<ModelResponse, ModelError> {
+    ) -> tracing::Span {
         let request_model = super::request_model(model);
         let span = tracing::info_span!(
+            parent: parent,
             "hookwire.model",
             otel.name = format!("chat {request_model}"),
             otel.kind = "client",
@@ -154,8 +156,7 @@ mod on {
             gen_ai.input.messages = Empty,
             gen_ai.output.messages = Empty,
         );
-        let content = !span.is_disabled() && content(scope);
-        if content {
+        if !span.is_disabled() && content(scope) {
             if !request.system.is_empty() {
                 let system = json!([{"type": "text", "content": request.system}]);
                 span.record("gen_ai.system_instructions", system.to_string());
@@ -163,29 +164,38 @@ mod on {
             let input: Vec<Value> = request.messages.iter().map(message).collect();
             span.record("gen_ai.input.messages", Value::Array(input).to_string());
         }
-        let out = call.instrument(span.clone()).await;
-        if !span.is_disabled() {
-            match &out {
-                Ok(response) => {
-                    record_usage(&span, response.usage);
-                    if content {
-                        let finish = if response.tool_calls.is_empty() {
-                            "stop"
-                        } else {
-                            "tool_call"
-                        };
-                        let output = json!([{
-                            "role": "assistant",
-                            "parts": parts(&response.text, &response.tool_calls),
-                            "finish_reason": finish,
-                        }]);
-                        span.record("gen_ai.output.messages", output.to_string());
-                    }
-                }
-                Err(e) => record_error(&span, &model_error_type(e)),
-            }
+        span
+    }
+
+    /// Records the answer of a [`chat_span`]'s call: its tokens (and
+    /// under [`CaptureContent`] the answer), or the error.
+    pub(in crate::agent::runner) fn chat_end(
+        span: &tracing::Span,
+        scope: &CallScope,
+        out: &Result<ModelResponse, ModelError>,
+    ) {
+        if span.is_disabled() {
+            return;
         }
-        out
+        match out {
+            Ok(response) => {
+                record_usage(span, response.usage);
+                if content(scope) {
+                    let finish = if response.tool_calls.is_empty() {
+                        "stop"
+                    } else {
+                        "tool_call"
+                    };
+                    let output = json!([{
+                        "role": "assistant",
+                        "parts": parts(&response.text, &response.tool_calls),
+                        "finish_reason": finish,
+                    }]);
+                    span.record("gen_ai.output.messages", output.to_string());
+                }
+            }
+            Err(e) => record_error(span, &model_error_type(e)),
+        }
     }
 
     /// A message in the conventions' input form (`role`, `parts`).

@@ -250,10 +250,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     &self.settings.model_retry,
                     &mut on_retry,
                 );
-                // A `chat {model}` span around it (feature `otel`).
+                // In a `chat {model}` span, the step's child (feature
+                // `otel`; the step's own span when nobody takes it).
                 #[cfg(feature = "otel")]
-                let answer = super::genai::chat(&*self.model, &self.scope, request, answer);
-                let answer = answer.instrument(span.clone()).await;
+                let chat = super::genai::chat_span(&span, &*self.model, &self.scope, request);
+                #[cfg(feature = "otel")]
+                let inner = if chat.is_disabled() { &span } else { &chat };
+                #[cfg(not(feature = "otel"))]
+                let inner = &span;
+                let answer = answer.instrument(inner.clone()).await;
+                #[cfg(feature = "otel")]
+                super::genai::chat_end(&chat, &self.scope, &answer);
                 (answer, micros(started.elapsed()))
             }
             Some(journal) => match self
