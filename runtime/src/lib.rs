@@ -102,6 +102,8 @@ pub mod hooks;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod policy;
 mod predicate;
 mod prepost;

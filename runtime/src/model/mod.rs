@@ -510,6 +510,20 @@ pub trait Model: Send + Sync {
     /// The model's name, for traces.
     fn name(&self) -> &str;
 
+    /// The provider serving the model, as OpenTelemetry's
+    /// `gen_ai.provider.name` names it (feature `otel`): by default from
+    /// the `provider:` prefix of [`name`](Self::name) (`anthropic`,
+    /// `openai`, `gcp.gemini` for `gemini:`, the prefix itself for
+    /// another), `_OTHER` when it has none.
+    fn provider(&self) -> &str {
+        match self.name().split_once(':') {
+            Some(("openai" | "openai-responses", _)) => "openai",
+            Some(("gemini", _)) => "gcp.gemini",
+            Some((prefix, _)) => prefix,
+            None => "_OTHER",
+        }
+    }
+
     /// Answers one request.
     fn complete<'a>(
         &'a self,
@@ -520,6 +534,10 @@ pub trait Model: Send + Sync {
 impl<M: Model + ?Sized> Model for Arc<M> {
     fn name(&self) -> &str {
         (**self).name()
+    }
+
+    fn provider(&self) -> &str {
+        (**self).provider()
     }
 
     fn complete<'a>(
@@ -533,6 +551,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
 impl<M: Model + ?Sized> Model for Box<M> {
     fn name(&self) -> &str {
         (**self).name()
+    }
+
+    fn provider(&self) -> &str {
+        (**self).provider()
     }
 
     fn complete<'a>(

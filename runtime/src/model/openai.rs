@@ -488,6 +488,11 @@ impl Model for OpenAiModel {
         &self.config.model
     }
 
+    /// `openai`: the chat-completions API, wherever it is served.
+    fn provider(&self) -> &str {
+        "openai"
+    }
+
     fn complete<'a>(
         &'a self,
         request: ModelRequest<'a>,

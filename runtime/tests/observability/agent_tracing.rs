@@ -79,7 +79,8 @@ impl<S: tracing::Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
     }
 }
 
-struct Guard;
+/// Denies `a` = 13 (shared with the OpenTelemetry test).
+pub(crate) struct Guard;
 
 impl LifecycleHooks for Guard {
     async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
@@ -95,8 +96,8 @@ impl LifecycleHooks for Guard {
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Add {
-    a: i64,
+pub(crate) struct Add {
+    pub(crate) a: i64,
 }
 
 #[tokio::test]

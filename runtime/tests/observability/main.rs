@@ -13,3 +13,5 @@ mod agent_common;
 
 mod agent_tracing;
 mod audit;
+#[cfg(feature = "otel")]
+mod otel;

@@ -59,6 +59,20 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             tool_use_id = %call.id,
             decision = tracing::field::Empty,
             hook = tracing::field::Empty,
+            // OpenTelemetry's names (feature `otel`; see `genai`).
+            otel.name = super::genai::on(|| format!("execute_tool {}", call.name)),
+            otel.kind = super::genai::INTERNAL,
+            otel.status_code = tracing::field::Empty,
+            otel.status_description = tracing::field::Empty,
+            gen_ai.operation.name = super::genai::EXECUTE_TOOL,
+            gen_ai.tool.name = super::genai::on(|| call.name.as_str()),
+            gen_ai.tool.call.id = super::genai::on(|| call.id.as_str()),
+            gen_ai.tool.type = super::genai::FUNCTION,
+            gen_ai.tool.call.arguments = tracing::field::Empty,
+            gen_ai.tool.call.result = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            hookwire.decision = tracing::field::Empty,
+            hookwire.hook = tracing::field::Empty,
         );
         let started = Instant::now();
         async move {
@@ -148,6 +162,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             if let Some(h) = &hook {
                 span.record("hook", h.as_str());
             }
+            #[cfg(feature = "otel")]
+            super::genai::call_end(&span, scope, label, hook.as_deref(), &outcome, &sent);
             tracing::info!(
                 target: "hookwire::audit",
                 agent = agent_name,

@@ -137,12 +137,20 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let model = &self.model;
         let policy = &self.settings.model_retry;
         // The retries of a live call (a replay asks no model, so records none).
+        #[cfg(feature = "otel")]
+        let scope = &self.scope;
         let effect = async move {
+            let mut on_retry = |note| retries.push(note);
             let answer =
-                crate::model::complete_with_retry(&**model, request, policy, &mut |note| {
-                    retries.push(note)
-                })
-                .await;
+                crate::model::complete_with_retry(&**model, request, policy, &mut on_retry);
+            // A live call in a `chat {model}` span (feature `otel`).
+            #[cfg(feature = "otel")]
+            let chat = super::genai::chat_span(&tracing::Span::current(), &**model, scope, request);
+            #[cfg(feature = "otel")]
+            let answer = tracing::Instrument::instrument(answer, chat.clone());
+            let answer = answer.await;
+            #[cfg(feature = "otel")]
+            super::genai::chat_end(&chat, scope, &answer);
             serde_json::to_value((answer, micros(started.elapsed()))).unwrap_or(Value::Null)
         };
         self::step(journal, &format!("model {step}"), effect.boxed()).await

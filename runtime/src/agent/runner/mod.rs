@@ -36,6 +36,7 @@ use crate::toolset::CallScope;
 mod call;
 mod error;
 mod events;
+mod genai;
 mod journaled;
 mod parent;
 mod state;
@@ -481,6 +482,29 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.run_inner(prompt.into(), Some(journal), None).await
     }
 
+    /// The span of a run (`resumed` or not): `hookwire.run`, with
+    /// OpenTelemetry's `invoke_agent` names under the feature `otel`.
+    fn run_span(&self, resumed: bool) -> tracing::Span {
+        tracing::info_span!(
+            "hookwire.run",
+            agent = %self.agent.config().name,
+            correlation_id = %self.scope.correlation_id(),
+            resumed = resumed.then_some(true),
+            // OpenTelemetry's names (feature `otel`; see `genai`).
+            otel.name = genai::on(|| format!("invoke_agent {}", self.agent.config().name)),
+            otel.kind = genai::INTERNAL,
+            otel.status_code = tracing::field::Empty,
+            gen_ai.operation.name = genai::INVOKE_AGENT,
+            gen_ai.agent.name = genai::on(|| &*self.agent.config().name),
+            gen_ai.provider.name = genai::on(|| self.model.provider()),
+            gen_ai.request.model = genai::on(|| genai::request_model(&*self.model)),
+            gen_ai.conversation.id = genai::on(|| self.scope.correlation_id()),
+            gen_ai.usage.input_tokens = tracing::field::Empty,
+            gen_ai.usage.output_tokens = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+        )
+    }
+
     /// A run, streamed to `events` when it is set. A child agent's run
     /// (whose scope has a path) keeps the events and the usage budget it
     /// inherited from its parent's call.
@@ -490,12 +514,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
         events: Option<EventTx>,
     ) -> Result<RunOutput, RunError> {
-        let span = tracing::info_span!(
-            "hookwire.run",
-            agent = %self.agent.config().name,
-            correlation_id = %self.scope.correlation_id(),
-        );
-        async move {
+        let span = self.run_span(false);
+        #[cfg(feature = "otel")]
+        let ended = span.clone();
+        let out = async move {
             if self.pending.is_some() {
                 return Err(RunError::Paused);
             }
@@ -592,7 +614,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.drive(None, journal).await
         }
         .instrument(span)
-        .await
+        .await;
+        #[cfg(feature = "otel")]
+        genai::run_end(&ended, &out);
+        out
     }
 
     /// Resumes a run paused for approval, once every pending call has a
@@ -614,13 +639,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
         events: Option<EventTx>,
     ) -> Result<RunOutput, RunError> {
-        let span = tracing::info_span!(
-            "hookwire.run",
-            agent = %self.agent.config().name,
-            correlation_id = %self.scope.correlation_id(),
-            resumed = true,
-        );
-        async move {
+        let span = self.run_span(true);
+        #[cfg(feature = "otel")]
+        let ended = span.clone();
+        let out = async move {
             let Some(pending) = self.pending.take() else {
                 return Err(RunError::NotPaused);
             };
@@ -636,7 +658,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.drive(Some(pending), journal).await
         }
         .instrument(span)
-        .await
+        .await;
+        #[cfg(feature = "otel")]
+        genai::run_end(&ended, &out);
+        out
     }
 }
 

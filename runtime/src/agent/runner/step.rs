@@ -243,14 +243,24 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let mut retries = Vec::new();
         let (answer, elapsed_us) = match journal {
             None => {
+                let mut on_retry = |note| retries.push(note);
                 let answer = crate::model::complete_with_retry(
                     &*self.model,
                     request,
                     &self.settings.model_retry,
-                    &mut |note| retries.push(note),
-                )
-                .instrument(span.clone())
-                .await;
+                    &mut on_retry,
+                );
+                // In a `chat {model}` span, the step's child (feature
+                // `otel`; the step's own span when nobody takes it).
+                #[cfg(feature = "otel")]
+                let chat = super::genai::chat_span(&span, &*self.model, &self.scope, request);
+                #[cfg(feature = "otel")]
+                let inner = if chat.is_disabled() { &span } else { &chat };
+                #[cfg(not(feature = "otel"))]
+                let inner = &span;
+                let answer = answer.instrument(inner.clone()).await;
+                #[cfg(feature = "otel")]
+                super::genai::chat_end(&chat, &self.scope, &answer);
                 (answer, micros(started.elapsed()))
             }
             Some(journal) => match self
