@@ -40,6 +40,6 @@ pub use journal::{Journal, JournalError};
 pub(crate) use runner::{Budget, EventTx};
 pub use runner::{
     EventKind, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState, RunStatus,
-    RunStream, Runner, STATE_VERSION, StateError, TraceEvent, TraceLines,
+    RunStream, Runner, STATE_VERSION, StateError, TraceEvent, TraceLines, TypedAgent, TypedOutput,
 };
 pub use runtime_tools::{RuntimeTools, WithTools};

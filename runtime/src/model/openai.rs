@@ -140,6 +140,19 @@ impl OpenAiModel {
                 Value::Array(request.tools.iter().map(wire_tool).collect()),
             );
         }
+        if let Some(spec) = request.native_output() {
+            let mut schema = Map::new();
+            schema.insert("name".into(), json!(spec.name));
+            if let Some(d) = &spec.description {
+                schema.insert("description".into(), json!(d));
+            }
+            schema.insert("schema".into(), spec.schema.clone());
+            schema.insert("strict".into(), json!(spec.strict));
+            body.insert(
+                "response_format".into(),
+                json!({"type": "json_schema", "json_schema": schema}),
+            );
+        }
         if let Some(t) = self.config.temperature {
             body.insert("temperature".into(), json!(t));
         }
@@ -305,6 +318,12 @@ pub(crate) fn parse_response(text: &str) -> Result<ModelResponse, ModelError> {
 impl Model for OpenAiModel {
     fn name(&self) -> &str {
         &self.config.model
+    }
+
+    /// The request carries `response_format: {type: json_schema, ..}`
+    /// (strict when the schema allows it).
+    fn native_output(&self) -> bool {
+        true
     }
 
     fn complete<'a>(
