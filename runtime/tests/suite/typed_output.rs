@@ -102,7 +102,10 @@ async fn a_typed_answer_through_the_final_answer_tool_the_first_time() {
             days: 3
         }
     );
-    assert_eq!(out.output.structured, Some(json!({"city": "Oslo", "days": 3})));
+    assert_eq!(
+        out.output.structured,
+        Some(json!({"city": "Oslo", "days": 3}))
+    );
     assert_eq!(out.output.text, r#"{"city":"Oslo","days":3}"#);
     assert!(retries(&out.output.trace).is_empty());
     let asked = asked.lock().unwrap();
@@ -167,7 +170,9 @@ async fn after_n_mismatches_the_run_fails_with_the_last_error() {
     assert!(matches!(&error, RunError::OutputInvalid { retries: 1, .. }));
     assert_eq!(
         error.to_string(),
-        format!("the model's answer does not match the output schema `Plan` after 1 retry: {BAD_DAYS}")
+        format!(
+            "the model's answer does not match the output schema `Plan` after 1 retry: {BAD_DAYS}"
+        )
     );
     // One first try and one retry: the third turn is never asked for.
     assert_eq!(asked.lock().unwrap().len(), 2);
@@ -279,7 +284,10 @@ async fn an_agents_output_schema_makes_every_run_checked() {
     assert_eq!(out.structured, Some(json!({"verdict": "go"})));
     assert_eq!(
         retries(&out.trace),
-        [(1, r#"at `verdict`: "maybe" is not one of ["go","stop"]"#.to_owned())]
+        [(
+            1,
+            r#"at `verdict`: "maybe" is not one of ["go","stop"]"#.to_owned()
+        )]
     );
     assert_eq!(asked.lock().unwrap()[0].tools, ["final_result"]);
 }
@@ -301,7 +309,10 @@ async fn a_tool_of_the_agent_named_final_result_keeps_its_name() {
     let mut runner = Runner::new(agent, model);
     let out = runner.run_typed::<Plan>("x").await.unwrap();
     assert_eq!(out.value.days, 1);
-    assert_eq!(asked.lock().unwrap()[0].tools, ["final_result", "final_result_"]);
+    assert_eq!(
+        asked.lock().unwrap()[0].tools,
+        ["final_result", "final_result_"]
+    );
     assert_eq!(runner.history()[2].text(), "mine");
 }
 
