@@ -106,6 +106,12 @@ impl AgentConfig {
         self
     }
 
+    /// Sets the output spec ([`AgentConfig::output`]).
+    pub fn with_output(mut self, spec: crate::model::OutputSpec) -> Self {
+        self.output = Some(spec);
+        self
+    }
+
     /// Sets the output schema to a JSON Schema named `name`
     /// ([`AgentConfig::output`]).
     pub fn with_output_schema(mut self, name: &str, schema: Value) -> Self {

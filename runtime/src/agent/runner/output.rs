@@ -165,6 +165,12 @@ impl<T: DeserializeOwned> TryFrom<RunOutput> for TypedOutput<T> {
 pub trait TypedAgent: Agent {
     /// The answer's type.
     type Output: DeserializeOwned + JsonSchema;
+
+    /// The output spec of [`Output`](Self::Output), for the agent's
+    /// [`AgentConfig::output`](crate::agent::AgentConfig::output).
+    fn output_spec() -> OutputSpec {
+        OutputSpec::for_type::<Self::Output>()
+    }
 }
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
