@@ -1094,11 +1094,11 @@ fn a_card_with_runtime_tools_hooks_the_registered_tools_by_source() {
 
 /// The typed answer of the Verdict-Desk card (`output_type:`).
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
-pub(crate) struct Verdict {
+pub struct Verdict {
     /// Whether the change may ship.
-    pub(crate) ship: bool,
+    pub ship: bool,
     /// Why.
-    pub(crate) reason: String,
+    pub reason: String,
 }
 
 /// A card with `output_type:`: `Runner::run_output` asks the model for the
