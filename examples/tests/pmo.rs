@@ -297,7 +297,13 @@ fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool()
     ]);
     let (url, seen) = serve(vec![answer]);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmo"))
-        .args(["--form", "macro", "--model", "anthropic:claude-test", "--typed"])
+        .args([
+            "--form",
+            "macro",
+            "--model",
+            "anthropic:claude-test",
+            "--typed",
+        ])
         .env_remove("HOOKWIRE_MODEL")
         .env("ANTHROPIC_API_KEY", "sk-test")
         .env("ANTHROPIC_BASE_URL", &url)
@@ -314,7 +320,10 @@ fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool()
         .map(|(_, rest)| rest.trim())
         .unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(typed).unwrap();
-    assert_eq!(value, serde_json::from_str::<serde_json::Value>(input).unwrap());
+    assert_eq!(
+        value,
+        serde_json::from_str::<serde_json::Value>(input).unwrap()
+    );
     let request = seen
         .recv_timeout(std::time::Duration::from_secs(30))
         .unwrap();

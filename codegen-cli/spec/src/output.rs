@@ -113,28 +113,24 @@ fn check(schema: &Value, path: &mut Vec<SchemaStep>) -> Result<(), String> {
                     ));
                 }
             }
-            "enum" => {
-                if !value.is_array() {
-                    return Err(format!("`enum` is a list of values, found {}", kind(value)));
-                }
+            "enum" if !value.is_array() => {
+                return Err(format!("`enum` is a list of values, found {}", kind(value)));
             }
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
-                if !value.is_number() {
-                    return Err(format!("`{key}` is a number, found {}", kind(value)));
-                }
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf"
+                if !value.is_number() =>
+            {
+                return Err(format!("`{key}` is a number, found {}", kind(value)));
             }
             "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
-            | "maxProperties" => {
-                if !value.is_u64() {
-                    return Err(format!(
-                        "`{key}` is a whole number of at least 0, found {value}"
-                    ));
-                }
+            | "maxProperties"
+                if !value.is_u64() =>
+            {
+                return Err(format!(
+                    "`{key}` is a whole number of at least 0, found {value}"
+                ));
             }
-            "$ref" | "pattern" | "format" | "title" | "description" => {
-                if !value.is_string() {
-                    return Err(format!("`{key}` is a string, found {}", kind(value)));
-                }
+            "$ref" | "pattern" | "format" | "title" | "description" if !value.is_string() => {
+                return Err(format!("`{key}` is a string, found {}", kind(value)));
             }
             _ => {}
         }

@@ -108,7 +108,7 @@ async fn a_typed_answer_through_the_final_answer_tool_the_first_time() {
     );
     assert_eq!(out.output.text, r#"{"city":"Oslo","days":3}"#);
     assert!(retries(&out.output.trace).is_empty());
-    let asked = asked.lock().unwrap();
+    let asked = asked.lock().unwrap().clone();
     // The scripted model has no native structured output: each request
     // offers the final-answer tool, with the schema as its parameters.
     assert_eq!(asked.len(), 2);
