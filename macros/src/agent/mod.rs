@@ -36,8 +36,8 @@ fn agent_keys() -> Vec<&'static str> {
     AGENT_FIELDS
         .iter()
         .copied()
-        .filter(|k| *k != "output_type")
-        .chain(["output", "crate"])
+        .map(|k| if k == "output_type" { "output" } else { k })
+        .chain(["crate"])
         .collect()
 }
 const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks", "available", "instruction"];

@@ -338,3 +338,33 @@ turns:
         "scripted turn 0 of model `scripted` expected a request for output `Plan`, but it asks for no output schema"
     );
 }
+
+#[tokio::test]
+async fn a_typed_call_refused_while_paused_leaves_no_schema_for_the_next_run() {
+    let (model, asked) = noting(ScriptedModel::from_turns([
+        Turn::call("weather", json!({})),
+        Turn::text("done"),
+        Turn::text("plain again"),
+    ]));
+    let mut runner = Runner::new(agent(), model).with_asker(hookwire::approval::DeferAll);
+    runner.approvals().require("weather");
+    let out = runner.run("weather?").await.unwrap();
+    assert!(matches!(out.status, RunStatus::Paused { .. }), "{out:?}");
+    let events: Vec<_> = runner.stream_typed::<Plan>("again").collect().await;
+    let Some(EventKind::Done(Err(RunError::Paused))) = events.last().map(|e| &e.kind) else {
+        panic!("a paused run refuses a new prompt: {events:?}")
+    };
+    for pending in runner.approvals().pending() {
+        runner
+            .approvals()
+            .resolve(&pending.id(), hookwire::approval::ApprovalDecision::Approve)
+            .unwrap();
+    }
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.text, "done");
+    assert_eq!(out.structured, None);
+    // Nor does a later run inherit it.
+    let out = runner.run("and now?").await.unwrap();
+    assert_eq!((out.text.as_str(), out.structured), ("plain again", None));
+    assert!(asked.lock().unwrap().iter().all(|a| a.output.is_none()));
+}

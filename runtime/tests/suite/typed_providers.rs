@@ -45,6 +45,17 @@ mod native {
     use super::*;
     use hookwire::model::{Provider, ProviderConfig, ProviderModel};
 
+    /// A provider's model at the local server `url`, not streamed.
+    fn model(provider: Provider, name: &str, url: String) -> ProviderModel {
+        ProviderModel::new(
+            ProviderConfig::new(provider, name)
+                .with_api_key("k")
+                .with_base_url(url)
+                .with_streaming(false),
+        )
+        .unwrap()
+    }
+
     #[tokio::test]
     async fn anthropic_answers_through_the_final_answer_tool() {
         // A Messages response with a `tool_use` block, as the tool-use
@@ -65,13 +76,7 @@ mod native {
             answer("toolu_01A", json!({"city": "Oslo", "days": "three"})),
             answer("toolu_01B", json!({"city": "Oslo", "days": 3})),
         ]);
-        let model = ProviderModel::new(
-            ProviderConfig::new(Provider::Anthropic, "claude-test")
-                .with_api_key("k")
-                .with_base_url(url)
-                .with_streaming(false),
-        )
-        .unwrap();
+        let model = model(Provider::Anthropic, "claude-test", url);
         let mut runner = Runner::new(agent(), model);
         let out = runner
             .run_typed::<Plan>("Plan three days in Oslo")
@@ -110,13 +115,7 @@ mod native {
     #[tokio::test]
     async fn openai_chat_is_asked_for_the_json_schema_natively() {
         let (url, seen) = serve(vec![chat_completion(r#"{"city":"Rome","days":2}"#)]);
-        let model = ProviderModel::new(
-            ProviderConfig::new(Provider::OpenAi, "gpt-test")
-                .with_api_key("sk-test")
-                .with_base_url(format!("{url}/v1"))
-                .with_streaming(false),
-        )
-        .unwrap();
+        let model = model(Provider::OpenAi, "gpt-test", format!("{url}/v1"));
         let mut runner = Runner::new(agent(), model);
         let out = runner.run_typed::<Plan>("Plan Rome").await.unwrap();
         assert_eq!(out.value.city, "Rome");
@@ -147,13 +146,7 @@ mod native {
             "modelVersion": "gemini-test"
         }));
         let (url, seen) = serve(vec![answer]);
-        let model = ProviderModel::new(
-            ProviderConfig::new(Provider::Gemini, "gemini-test")
-                .with_api_key("g-key")
-                .with_base_url(url)
-                .with_streaming(false),
-        )
-        .unwrap();
+        let model = model(Provider::Gemini, "gemini-test", url);
         let mut runner = Runner::new(agent(), model);
         let out = runner.run_typed::<Plan>("Plan Lima").await.unwrap();
         assert_eq!(out.value.days, 5);

@@ -497,6 +497,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         );
         async move {
             if self.pending.is_some() {
+                // A typed entry point's check is for this run only.
+                self.typed.clear_next();
                 return Err(RunError::Paused);
             }
             if self.typed.has_next() || self.agent.config().output.is_some() {

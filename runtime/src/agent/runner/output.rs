@@ -89,6 +89,11 @@ impl Typed {
         self.next.is_some()
     }
 
+    /// Drops the check set for a run that did not start.
+    pub(crate) fn clear_next(&mut self) {
+        self.next = None;
+    }
+
     /// A run without output schema.
     pub(crate) fn clear(&mut self) {
         self.current = None;
