@@ -527,7 +527,7 @@ mod tests {
         assert_eq!(check(json!({})), Err("missing field `name`".to_owned()));
         assert_eq!(
             check(json!({"name": "x", "tasks": [{"days": 2}, {"days": "3"}]})),
-            Err("at `tasks[1].days`: expected integer, found string".to_owned())
+            Err("at `tasks[1].days`: expected integer, found a string".to_owned())
         );
         assert_eq!(
             check(json!({"name": "x", "tasks": [{"days": 0}]})),
