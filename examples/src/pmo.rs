@@ -7,13 +7,37 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use hookwire::ToolResult;
-use hookwire::agent::{Agent, EventKind, RunError, RunEvent, RunOutput, Runner, TraceEvent};
+use hookwire::agent::{
+    Agent, EventKind, RunError, RunEvent, RunOutput, Runner, TraceEvent, TypedOutput,
+};
 use hookwire::mcp::{ConfigError, McpAgent, McpConfig, ServerSpec};
 use hookwire::model::{Model, ModelError, ScriptedModel};
 
 /// The user's request, as in fast-agent's example.
 pub const PROMPT: &str = "Get project updates from the New York and London project managers \
 and include the current time in New York.";
+
+/// The orchestrator's answer as a type (`pmo --typed`): the model is asked
+/// for its JSON Schema (natively, or through the final-answer tool for
+/// Anthropic and the scripted model) and the answer is checked against it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct PmoSummary {
+    /// One update per project asked about.
+    pub updates: Vec<ProjectUpdate>,
+    /// What the hooks changed or blocked, for the reader.
+    pub notes: Vec<String>,
+}
+
+/// One project's update.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct ProjectUpdate {
+    /// `New York` or `London`.
+    pub city: String,
+    /// The project or topic.
+    pub topic: String,
+    /// Its status, in one sentence.
+    pub status: String,
+}
 
 /// Which declaration of the orchestrator to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,24 +143,36 @@ pub async fn run_live(
     mcp: &McpConfig,
     on_event: impl FnMut(&RunEvent, Option<usize>) + Send,
 ) -> Result<RunOutput, PmoError> {
+    run_form(form, model, mcp, false, on_event).await
+}
+
+/// [`run_live`] asking for a [`PmoSummary`] ([`Runner::stream_typed`]):
+/// the typed answer with the run's output.
+pub async fn run_live_typed(
+    form: Form,
+    model: Arc<dyn Model>,
+    mcp: &McpConfig,
+    on_event: impl FnMut(&RunEvent, Option<usize>) + Send,
+) -> Result<TypedOutput<PmoSummary>, PmoError> {
+    let output = run_form(form, model, mcp, true, on_event).await?;
+    Ok(TypedOutput::try_from(output)?)
+}
+
+async fn run_form(
+    form: Form,
+    model: Arc<dyn Model>,
+    mcp: &McpConfig,
+    typed: bool,
+    on_event: impl FnMut(&RunEvent, Option<usize>) + Send,
+) -> Result<RunOutput, PmoError> {
     match form {
         Form::Macro => {
-            run_agent(
-                crate::pmo_macro::PmoOrchestrator::new(),
-                model,
-                mcp,
-                on_event,
-            )
-            .await
+            let agent = crate::pmo_macro::PmoOrchestrator::new();
+            run_agent(agent, model, mcp, typed, on_event).await
         }
         Form::Cards => {
-            run_agent(
-                crate::pmo_cards::PmoOrchestrator::new(),
-                model,
-                mcp,
-                on_event,
-            )
-            .await
+            let agent = crate::pmo_cards::PmoOrchestrator::new();
+            run_agent(agent, model, mcp, typed, on_event).await
         }
     }
 }
@@ -145,6 +181,7 @@ async fn run_agent<A: Agent>(
     agent: A,
     model: Arc<dyn Model>,
     mcp: &McpConfig,
+    typed: bool,
     mut on_event: impl FnMut(&RunEvent, Option<usize>) + Send,
 ) -> Result<RunOutput, PmoError> {
     // MCP tools are discovered at run time; the orchestrator's agent-level
@@ -152,7 +189,11 @@ async fn run_agent<A: Agent>(
     let agent = McpAgent::connect(agent, mcp).await?;
     let shown = agent.config().max_display_instances;
     let mut runner = Runner::with_model_arc(agent, model).with_correlation_id("pmo-run");
-    let mut events = runner.stream(PROMPT);
+    let mut events = if typed {
+        runner.stream_typed::<PmoSummary>(PROMPT)
+    } else {
+        runner.stream(PROMPT)
+    };
     while let Some(event) = events.next().await {
         on_event(&event, shown);
         if let EventKind::Done(done) = event.kind {

@@ -237,3 +237,108 @@ fn the_pmo_binary_prints_both_traces_live_and_compares_them() {
         "{text}"
     );
 }
+
+/// `pmo --typed` on the scripted model: both declarations answer with the
+/// same typed `PmoSummary`, through the final-answer tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typed_answer_comes_back_as_a_pmo_summary() {
+    let mcp = pmo::mcp_config().unwrap();
+    let mut values = Vec::new();
+    for form in [Form::Macro, Form::Cards] {
+        let model = pmo::scripted_model().unwrap();
+        let typed = pmo::run_live_typed(form, model, &mcp, |_, _| {})
+            .await
+            .unwrap();
+        assert_eq!(typed.value.updates.len(), 4);
+        assert_eq!(typed.value.updates[3].city, "London");
+        values.push(typed.value);
+    }
+    assert_eq!(values[0], values[1]);
+}
+
+/// Done when of #23: `pmo --model anthropic:<model> --typed` against a
+/// local server speaking the Messages stream (events as the streaming
+/// documentation shows them for a `tool_use` block): the model is offered
+/// the final-answer tool with `PmoSummary`'s schema, answers by calling it,
+/// and the binary prints the typed answer.
+#[test]
+fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool() {
+    use mock_http::{Answer, serve};
+    use serde_json::json;
+    let input = r#"{"updates": [{"city": "New York", "topic": "Anthropic", "status": "On track."}], "notes": []}"#;
+    let (head, tail) = input.split_at(30);
+    let answer = Answer::named_events(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "msg_014p7gG3wDgGV9EUtLvnow3U", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 472, "output_tokens": 2}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "name": "final_result", "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": head}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": tail}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 89}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    let (url, seen) = serve(vec![answer]);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmo"))
+        .args([
+            "--form",
+            "macro",
+            "--model",
+            "anthropic:claude-test",
+            "--typed",
+        ])
+        .env_remove("HOOKWIRE_MODEL")
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .env("ANTHROPIC_BASE_URL", &url)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let typed = stdout
+        .split_once("== the typed answer (PmoSummary) ==\n")
+        .map(|(_, rest)| rest.trim())
+        .unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(typed).unwrap();
+    assert_eq!(
+        value,
+        serde_json::from_str::<serde_json::Value>(input).unwrap()
+    );
+    let request = seen
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
+    let tools = request.body["tools"].as_array().unwrap();
+    let last = tools.last().unwrap();
+    assert_eq!(last["name"], "final_result");
+    assert_eq!(
+        last["input_schema"]["required"],
+        json!(["updates", "notes"])
+    );
+    assert_eq!(
+        last["input_schema"]["properties"]["updates"]["items"]["required"],
+        json!(["city", "topic", "status"])
+    );
+}

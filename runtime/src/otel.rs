@@ -16,7 +16,7 @@
 //! `execute_tool agent__<child>` span. A span that ended in an error has
 //! the status `Error` and `error.type`: for a run, the model error's HTTP
 //! status or kind (`transport`, `invalid_response`, ...) or the run's
-//! (`step_limit`, `usage_limit`, `journal`); for a tool call, the
+//! (`step_limit`, `usage_limit`, `journal`, `output_invalid`, `unfinished`); for a tool call, the
 //! [`ToolError`](crate::ToolError) kind (`denied`, `stopped`, `timed_out`,
 //! `invalid_arguments`, `unknown_tool`, `hook_failed`, `tool_failed`,
 //! `cancelled`), or `tool_error` for a result the tool marked as an

@@ -169,7 +169,7 @@ pub fn schema_for<T: JsonSchema>(strict: bool) -> Value {
 /// values of `properties` (not the map itself, whose keys are names that
 /// may read `default` or `properties`), and never into `enum`, `const` or
 /// `examples`, which hold data.
-fn make_strict(value: &mut Value) {
+pub(crate) fn make_strict(value: &mut Value) {
     match value {
         Value::Object(map) => {
             map.remove("default");

@@ -49,6 +49,15 @@ fn agent_child_options() {
     t.compile_fail("ui/agent/child_options/*.rs");
 }
 
+/// `#[agent(output = T)]` and `output_schema`: a type that is not
+/// `Deserialize + JsonSchema`, or a schema that is not one, is one error,
+/// on the type or the string.
+#[test]
+fn agent_output() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/agent/output/*.rs");
+}
+
 #[test]
 fn pass() {
     let t = trybuild::TestCases::new();

@@ -97,6 +97,14 @@ pub struct AgentSpec {
     /// The input schema when called as a tool, as JSON text (default
     /// `{message: string}`).
     pub tool_input_schema: Option<String>,
+    /// The Rust type of the agent's final answer (a card's `output_type:`,
+    /// `#[agent(output = T)]`): a `Deserialize + JsonSchema` type the run
+    /// asks the model for; its path, span and tokens.
+    pub output_type: Option<FnRef>,
+    /// The JSON Schema of the agent's final answer, as JSON text (a card's
+    /// `output_schema:`), checked by
+    /// [`check_output_schema`](crate::check_output_schema).
+    pub output_schema: Option<String>,
     /// Lifecycle hooks: Rust types implementing
     /// `hookwire::agent::lifecycle::LifecycleHooks`, in declared order.
     pub lifecycle_hooks: Vec<LifecycleRef>,

@@ -12,7 +12,7 @@ use super::{AgentSpec, EventHookAction, Matcher, RefreshCondition, SpanInfo, Too
 
 /// The fields of an agent declaration: a card's top-level fields and the
 /// keys of `#[agent(...)]` (a card also has `type`, the macro `crate`).
-pub const AGENT_FIELDS: [&str; 21] = [
+pub const AGENT_FIELDS: [&str; 23] = [
     "name",
     "durable_name",
     "instruction",
@@ -34,6 +34,8 @@ pub const AGENT_FIELDS: [&str; 21] = [
     "model",
     "use_history",
     "tool_input_schema",
+    "output_type",
+    "output_schema",
 ];
 
 /// The options of a hook entry (`tool_hooks`, a tool's own `hooks`).

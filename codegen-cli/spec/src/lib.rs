@@ -20,6 +20,7 @@ pub mod dispatch;
 mod matcher;
 mod meta;
 mod names;
+mod output;
 mod source;
 mod suggest;
 mod vocab;
@@ -46,6 +47,7 @@ pub use names::{
     injection_tool_names, invalid_tool_name_char, is_tool_name_char, is_valid_durable_name,
     is_valid_tool_name, sanitize_tool_name,
 };
+pub use output::{SchemaError, SchemaStep, check_output_schema};
 pub use source::{ToolSource, UnknownToolSource};
 pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
 pub use vocab::{

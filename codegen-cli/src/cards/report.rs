@@ -445,7 +445,9 @@ pub fn schema() -> serde_json::Value {
             "max_display_instances": positive,
             "model": {"type": "string", "minLength": 1},
             "use_history": {"type": "boolean"},
-            "tool_input_schema": {"type": "object"}
+            "tool_input_schema": {"type": "object"},
+            "output_type": {"type": "string", "minLength": 1, "description": "the Rust type of the final answer (`crate::plan::Plan`, `Deserialize + JsonSchema`): every run asks the model for its schema, and `Runner::run_output` returns it"},
+            "output_schema": {"type": ["object", "boolean"], "description": "the JSON Schema of the final answer (not with `output_type`): every run asks the model for it and checks the answer"}
         }
     })
 }

@@ -81,7 +81,28 @@ pub(super) fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<To
             calls.push(quote!(.with_request_hook(#call)));
         }
     }
-    let base = quote!(#krate::agent::AgentConfig::new(#name) #(#calls)*);
+    if spec.output_type.is_some() {
+        // The type is checked once, where the agent implements
+        // `TypedAgent` with it.
+        calls.push(quote!(.with_output(<Self as #krate::agent::TypedAgent>::output_spec())));
+    }
+    let mut base = quote!(#krate::agent::AgentConfig::new(#name) #(#calls)*);
+    if let Some(schema) = &spec.output_schema {
+        // Checked where it was written (`check_output_schema`); the name is
+        // its `title`, else the agent's.
+        let title = serde_json::from_str::<serde_json::Value>(schema)
+            .ok()
+            .and_then(|s| s.get("title").and_then(|t| t.as_str()).map(str::to_owned))
+            .unwrap_or_else(|| spec.name.clone());
+        let (s, title) = (str_lit(schema), str_lit(&title));
+        base = quote! {{
+            let config = #base;
+            match #krate::serde_json::from_str(#s) {
+                ::core::result::Result::Ok(schema) => config.with_output_schema(#title, schema),
+                ::core::result::Result::Err(_) => config,
+            }
+        }};
+    }
     Ok(match &spec.tool_input_schema {
         None => base,
         Some(schema) => {

@@ -552,10 +552,25 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             .unwrap_or_else(|| crate::spec::derived_durable_name(agent_name)),
     );
 
+    // An agent with an output type answers `Runner::run_output` with it.
+    let typed = match &spec.output_type {
+        Some(ty) => {
+            let path = fn_path(ty, "output type")?;
+            let at = ty.span.unwrap_or_else(Span::call_site);
+            quote::quote_spanned! {at=>
+                impl #krate::agent::TypedAgent for #agent_ty #bounds {
+                    type Output = #path;
+                }
+            }
+        }
+        None => quote!(),
+    };
+
     Ok(quote! {
         #declare
         #tools_struct
         #lifecycle_slots
+        #typed
 
         impl #agent_ty #bounds {
             #constructor

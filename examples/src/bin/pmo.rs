@@ -5,6 +5,7 @@
 //! cargo run -p hookwire-examples --bin pmo -- --form cards # one form
 //! cargo run -p hookwire-examples --bin pmo -- --model openai   # OPENAI_BASE_URL / OPENAI_API_KEY / HOOKWIRE_MODEL
 //! cargo run -p hookwire-examples --bin pmo -- --model anthropic:claude-sonnet-4-5   # ANTHROPIC_API_KEY (/ ANTHROPIC_BASE_URL)
+//! cargo run -p hookwire-examples --bin pmo -- --typed      # the answer as a typed `PmoSummary`
 //! ```
 //!
 //! It declares the orchestrator twice (`#[agent]` and AgentCards), runs
@@ -22,8 +23,13 @@ fn main() -> ExitCode {
     // `scripted`, `openai` (from HOOKWIRE_MODEL), or any model string
     // (`anthropic:claude-sonnet-4-5`, `ollama:qwen3`, ...).
     let mut model_spec = "scripted".to_owned();
+    let mut typed = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if arg == "--typed" {
+            typed = true;
+            continue;
+        }
         match (arg.as_str(), args.next().as_deref()) {
             ("--form", Some("macro")) => forms = vec![Form::Macro],
             ("--form", Some("cards")) => forms = vec![Form::Cards],
@@ -31,7 +37,7 @@ fn main() -> ExitCode {
             ("--model", Some(spec)) => model_spec = spec.to_owned(),
             _ => {
                 eprintln!(
-                    "usage: pmo [--form macro|cards|both] [--model scripted|openai|<provider>:<model>]"
+                    "usage: pmo [--form macro|cards|both] [--model scripted|openai|<provider>:<model>] [--typed]"
                 );
                 return ExitCode::from(2);
             }
@@ -79,7 +85,18 @@ fn main() -> ExitCode {
                     print!("{}", lines.line(trace));
                 }
             };
-            match pmo::run_live(form, model, &mcp, print).await {
+            let done = if typed {
+                pmo::run_live_typed(form, model, &mcp, print)
+                    .await
+                    .map(|typed| {
+                        let json = serde_json::to_string_pretty(&typed.value).unwrap_or_default();
+                        println!("\n== the typed answer (PmoSummary) ==\n{json}");
+                        typed.output
+                    })
+            } else {
+                pmo::run_live(form, model, &mcp, print).await
+            };
+            match done {
                 Ok(output) => {
                     println!();
                     traces.push(pmo::normalized_trace(&output));

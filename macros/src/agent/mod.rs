@@ -30,9 +30,15 @@ use entries::*;
 pub(crate) use entries::{Entries, hook_ref};
 
 /// The keys of `#[agent(...)]`: the fields every declaration has
-/// (`hookwire_spec::AGENT_FIELDS`, a card's too), and `crate`.
+/// (`hookwire_spec::AGENT_FIELDS`, a card's too; a card's `output_type`
+/// is `output` here), and `crate`.
 fn agent_keys() -> Vec<&'static str> {
-    AGENT_FIELDS.iter().copied().chain(["crate"]).collect()
+    AGENT_FIELDS
+        .iter()
+        .copied()
+        .map(|k| if k == "output_type" { "output" } else { k })
+        .chain(["crate"])
+        .collect()
 }
 const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks", "available", "instruction"];
 const AGENT_ENTRY_KEYS: &[&str] = &["name", "output", "on_error", "meta"];
@@ -90,6 +96,10 @@ struct AgentAttr {
     use_history: Option<bool>,
     #[darling(default)]
     tool_input_schema: Option<syn::LitStr>,
+    #[darling(default)]
+    output: Option<syn::Path>,
+    #[darling(default)]
+    output_schema: Option<syn::LitStr>,
     #[darling(default, rename = "crate")]
     krate: Option<syn::Path>,
 }
@@ -410,6 +420,27 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
             )),
         }
     }
+    spec.output_type = a.output.as_ref().map(fn_ref);
+    if let Some(s) = &a.output_schema {
+        if a.output.is_some() {
+            push_err(syn::Error::new(
+                s.span(),
+                "give `output = Type` or `output_schema`, not both: the type's schema is the one asked for",
+            ));
+        }
+        let checked = serde_json::from_str::<serde_json::Value>(&s.value())
+            .map_err(|e| format!("`output_schema` is not JSON: {e}"))
+            .and_then(|schema| {
+                hookwire_codegen::spec::check_output_schema(&schema).map_err(|e| {
+                    let at = schema_path(&e.path);
+                    format!("invalid `output_schema`{at}: {}", e.message)
+                })
+            });
+        match checked {
+            Ok(()) => spec.output_schema = Some(s.value()),
+            Err(message) => push_err(syn::Error::new(s.span(), message)),
+        }
+    }
     if let Some(e) = errors {
         return Err(e);
     }
@@ -469,6 +500,27 @@ fn agent_attrs(item: &syn::ItemStruct) -> (Vec<syn::Attribute>, Option<syn::Erro
         }
     }
     (attrs, error)
+}
+
+/// ` at `a.b[0]`` for a place inside a schema, nothing at its root.
+fn schema_path(path: &[hookwire_codegen::spec::SchemaStep]) -> String {
+    use hookwire_codegen::spec::SchemaStep;
+    let mut out = String::new();
+    for step in path {
+        match step {
+            SchemaStep::Key(k) if out.is_empty() => out.push_str(k),
+            SchemaStep::Key(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            SchemaStep::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    if out.is_empty() {
+        out
+    } else {
+        format!(" at `{out}`")
+    }
 }
 
 /// A function an entry names (`output = path`, `available = path`), spanned

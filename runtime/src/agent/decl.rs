@@ -67,6 +67,12 @@ pub struct AgentConfig {
     /// Functions, so not part of a serialized configuration.
     #[serde(skip)]
     pub server_rules: Vec<(Cow<'static, str>, crate::StepRules)>,
+    /// The schema the agent's final answer follows (a card's
+    /// `output_type:` / `output_schema:`, `#[agent(output = T)]`): every
+    /// run asks the model for it and checks the answer
+    /// ([`RunOutput::structured`](crate::agent::RunOutput::structured)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<crate::model::OutputSpec>,
 }
 
 impl AgentConfig {
@@ -90,7 +96,27 @@ impl AgentConfig {
             tool_input_schema: None,
             request_hooks: Vec::new(),
             server_rules: Vec::new(),
+            output: None,
         }
+    }
+
+    /// Sets the output schema to `T`'s ([`AgentConfig::output`]).
+    pub fn with_output_type<T: schemars::JsonSchema>(mut self) -> Self {
+        self.output = Some(crate::model::OutputSpec::for_type::<T>());
+        self
+    }
+
+    /// Sets the output spec ([`AgentConfig::output`]).
+    pub fn with_output(mut self, spec: crate::model::OutputSpec) -> Self {
+        self.output = Some(spec);
+        self
+    }
+
+    /// Sets the output schema to a JSON Schema named `name`
+    /// ([`AgentConfig::output`]).
+    pub fn with_output_schema(mut self, name: &str, schema: Value) -> Self {
+        self.output = Some(crate::model::OutputSpec::new(name, schema));
+        self
     }
 
     /// Sets what the agent says about the tools of its MCP server `server`

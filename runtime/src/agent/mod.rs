@@ -41,5 +41,6 @@ pub(crate) use runner::{Budget, ChildHistories, EventTx, PausedChildren};
 pub use runner::{
     EventKind, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState, RunStatus,
     RunStream, Runner, STATE_VERSION, StateError, ToolCallEvent, TraceEvent, TraceLines,
+    TypedAgent, TypedOutput,
 };
 pub use runtime_tools::{RuntimeTools, WithTools};

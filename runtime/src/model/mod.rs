@@ -42,6 +42,7 @@ use crate::tool::ToolDefinition;
 
 #[cfg(feature = "openai")]
 mod openai;
+mod output;
 mod passthrough;
 #[cfg(feature = "providers")]
 mod providers;
@@ -53,6 +54,8 @@ mod yaml;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAiConfig, OpenAiModel};
+pub(crate) use output::json_in_text;
+pub use output::{FINAL_RESULT_TOOL, OutputMode, OutputSpec};
 pub use passthrough::PassthroughModel;
 #[cfg(feature = "providers")]
 #[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
@@ -259,6 +262,13 @@ pub struct ModelRequest<'a> {
     /// ([`Runner::stream`](crate::agent::Runner::stream)), `None`
     /// otherwise. The chunks, joined, are the response's `text`.
     pub on_text: Option<&'a TextSink<'a>>,
+    /// The schema the final answer must follow, when the run asks for
+    /// typed output ([`Runner::run_typed`](crate::agent::Runner::run_typed)):
+    /// a model with native structured output
+    /// ([`Model::native_output`]) is asked for it
+    /// ([`OutputMode::Native`]); otherwise the final-answer tool is among
+    /// [`tools`](Self::tools) ([`OutputMode::Tool`]).
+    pub output: Option<&'a OutputSpec>,
 }
 
 /// What receives a model's text chunks: any `Fn(&str)`.
@@ -272,6 +282,7 @@ impl std::fmt::Debug for ModelRequest<'_> {
             .field("messages", &self.messages)
             .field("tools", &self.tools)
             .field("on_text", &self.on_text.is_some())
+            .field("output", &self.output)
             .finish()
     }
 }
@@ -290,7 +301,20 @@ impl<'a> ModelRequest<'a> {
             messages,
             tools,
             on_text: None,
+            output: None,
         }
+    }
+
+    /// Asks for a final answer of this schema (see [`output`](Self::output)).
+    pub fn with_output(mut self, spec: &'a OutputSpec) -> Self {
+        self.output = Some(spec);
+        self
+    }
+
+    /// The output spec, if the model is asked to answer it natively
+    /// ([`OutputMode::Native`]).
+    pub fn native_output(&self) -> Option<&'a OutputSpec> {
+        self.output.filter(|spec| spec.is_native())
     }
 
     /// Sends each chunk of the answer's text to `sink` as it arrives (see
@@ -529,6 +553,14 @@ pub trait Model: Send + Sync {
         &'a self,
         request: ModelRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;
+
+    /// Whether the model answers a [`ModelRequest::output`] schema
+    /// natively (the provider's structured output); if not (the default),
+    /// a run asking for typed output offers it a final-answer tool
+    /// ([`FINAL_RESULT_TOOL`]) instead.
+    fn native_output(&self) -> bool {
+        false
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -538,6 +570,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
 
     fn provider(&self) -> &str {
         (**self).provider()
+    }
+
+    fn native_output(&self) -> bool {
+        (**self).native_output()
     }
 
     fn complete<'a>(
@@ -555,6 +591,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn provider(&self) -> &str {
         (**self).provider()
+    }
+
+    fn native_output(&self) -> bool {
+        (**self).native_output()
     }
 
     fn complete<'a>(

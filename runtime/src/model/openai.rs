@@ -150,6 +150,19 @@ impl OpenAiModel {
                 Value::Array(request.tools.iter().map(wire_tool).collect()),
             );
         }
+        if let Some(spec) = request.native_output() {
+            let mut schema = Map::new();
+            schema.insert("name".into(), json!(spec.name));
+            if let Some(d) = &spec.description {
+                schema.insert("description".into(), json!(d));
+            }
+            schema.insert("schema".into(), spec.schema.clone());
+            schema.insert("strict".into(), json!(spec.strict));
+            body.insert(
+                "response_format".into(),
+                json!({"type": "json_schema", "json_schema": schema}),
+            );
+        }
         if let Some(t) = self.config.temperature {
             body.insert("temperature".into(), json!(t));
         }
@@ -491,6 +504,12 @@ impl Model for OpenAiModel {
     /// `openai`: the chat-completions API, wherever it is served.
     fn provider(&self) -> &str {
         "openai"
+    }
+
+    /// The request carries `response_format: {type: json_schema, ..}`
+    /// (strict when the schema allows it).
+    fn native_output(&self) -> bool {
+        true
     }
 
     fn complete<'a>(

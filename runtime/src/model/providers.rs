@@ -352,7 +352,7 @@ impl ProviderModel {
             .exec_chat_stream(
                 self.target.clone(),
                 chat_request(request, self.config.provider),
-                Some(&self.options),
+                Some(&*self.options_for(request)),
             )
             .await
             .map_err(error)?;
@@ -410,17 +410,40 @@ impl ProviderModel {
             .exec_chat(
                 self.target.clone(),
                 chat_request(request, self.config.provider),
-                Some(&self.options),
+                Some(&*self.options_for(request)),
             )
             .await
             .map_err(error)?;
         Ok(our_response(response, self.config.provider))
+    }
+
+    /// The options of one request: the configured ones, with the output
+    /// schema as the provider's structured output when the request asks
+    /// for it natively.
+    fn options_for(&self, request: &ModelRequest<'_>) -> std::borrow::Cow<'_, ChatOptions> {
+        match request.native_output() {
+            None => std::borrow::Cow::Borrowed(&self.options),
+            Some(spec) => {
+                let mut json = genai::chat::JsonSpec::new(spec.name.clone(), spec.schema.clone());
+                if let Some(d) = &spec.description {
+                    json = json.with_description(d.clone());
+                }
+                std::borrow::Cow::Owned(self.options.clone().with_response_format(json))
+            }
+        }
     }
 }
 
 impl Model for ProviderModel {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    /// OpenAI (chat completions and Responses), Gemini and Ollama answer a
+    /// schema natively; Anthropic answers through the final-answer tool,
+    /// which every Claude model with tools supports.
+    fn native_output(&self) -> bool {
+        self.config.provider != Provider::Anthropic
     }
 
     fn complete<'a>(

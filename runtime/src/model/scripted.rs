@@ -48,6 +48,10 @@ pub struct TurnExpectation {
     /// These tools are on offer (others may be too).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools_offered: Vec<String>,
+    /// The request asks for a final answer of the output schema of this
+    /// name ([`ModelRequest::output`]; `Answer` for `run_typed::<Answer>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 impl TurnExpectation {
@@ -81,6 +85,18 @@ impl TurnExpectation {
                 return Err((
                     format!("a last message containing {needle:?}"),
                     format!("the last message is {last:?}"),
+                ));
+            }
+        }
+        if let Some(name) = &self.output {
+            let asked = request.output.map(|spec| spec.name.as_str());
+            if asked != Some(name.as_str()) {
+                return Err((
+                    format!("a request for output `{name}`"),
+                    match asked {
+                        Some(other) => format!("it asks for output `{other}`"),
+                        None => "it asks for no output schema".to_owned(),
+                    },
                 ));
             }
         }
@@ -201,6 +217,13 @@ pub struct Script {
     /// The turns.
     #[serde(default)]
     pub turns: Vec<Turn>,
+    /// Whether the model answers an output schema natively (with a JSON
+    /// text turn), as OpenAI or Gemini do; by default (`false`) a typed run
+    /// offers it the final-answer tool, which a turn calls
+    /// (`tool_calls: [{name: final_result, arguments: {..}}]`), as for
+    /// Anthropic. Either kind of answer is accepted both ways.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub native_output: bool,
 }
 
 impl Script {
@@ -254,6 +277,7 @@ pub struct ScriptedModel {
     mode: ScriptMode,
     turns: Vec<Turn>,
     played: Mutex<Played>,
+    native_output: bool,
 }
 
 /// Which turns were played: constant work per request in order, however
@@ -307,7 +331,14 @@ impl ScriptedModel {
             mode: script.mode,
             played: Mutex::new(Played::new(script.turns.len())),
             turns: script.turns,
+            native_output: script.native_output,
         }
+    }
+
+    /// Answers output schemas natively (see [`Script::native_output`]).
+    pub fn with_native_output(mut self, native: bool) -> Self {
+        self.native_output = native;
+        self
     }
 
     /// A model playing `turns` in order.
@@ -475,6 +506,10 @@ impl ScriptedModel {
 impl Model for ScriptedModel {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn native_output(&self) -> bool {
+        self.native_output
     }
 
     fn complete<'a>(

@@ -49,3 +49,6 @@ mod state_resume;
 mod tool_availability;
 mod tool_call_timeout;
 mod tool_progress;
+mod typed_output;
+#[cfg(any(feature = "openai", feature = "providers"))]
+mod typed_providers;

@@ -20,7 +20,7 @@ pub(crate) use rules::{RuleOf, StepFnRef};
 
 /// Every top-level field a card may have: `type`, then the fields of every
 /// agent declaration (shared with `#[agent]`).
-pub const FIELDS: [&str; 22] = prepend("type", AGENT_FIELDS);
+pub const FIELDS: [&str; 24] = prepend("type", AGENT_FIELDS);
 
 /// The fields of a hook written as a mapping: `hook`, then the options of a
 /// hook entry (shared with `#[agent]`).
@@ -503,8 +503,61 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
                 }
                 other => cx.wrong_type(p, "tool_input_schema", "a JSON Schema mapping", other),
             },
+            "output_type" => {
+                if let Some(text) = cx.nonempty(p, "output_type", v) {
+                    match syn::parse_str::<syn::Path>(&text) {
+                        Ok(_) => spec.output_type = Some(crate::spec::FnRef::new(text)),
+                        Err(e) => cx.err(
+                            p,
+                            true,
+                            format!("`output_type` must be a Rust type path: `{text}` does not parse as one ({e})"),
+                            Some("write the path of a `Deserialize + JsonSchema` type as the generated module names it, for example `crate::plan::Plan`".into()),
+                        ),
+                    }
+                }
+            }
+            "output_schema" => match v {
+                Yaml::Map(_) | Yaml::Bool(_) => {
+                    let schema = v.to_json();
+                    match crate::spec::check_output_schema(&schema) {
+                        Ok(()) => spec.output_schema = serde_json::to_string(&schema).ok(),
+                        Err(e) => {
+                            let owned: Vec<String> = e
+                                .path
+                                .iter()
+                                .map(|s| match s {
+                                    crate::spec::SchemaStep::Key(k) => k.clone(),
+                                    crate::spec::SchemaStep::Index(i) => i.to_string(),
+                                })
+                                .collect();
+                            let mut at = vec![Seg::Key("output_schema")];
+                            for (step, text) in e.path.iter().zip(&owned) {
+                                at.push(match step {
+                                    crate::spec::SchemaStep::Key(_) => Seg::Key(text),
+                                    crate::spec::SchemaStep::Index(i) => Seg::Index(*i),
+                                });
+                            }
+                            cx.err(
+                                &at,
+                                true,
+                                format!("invalid `output_schema`: {}", e.message),
+                                None,
+                            );
+                        }
+                    }
+                }
+                other => cx.wrong_type(p, "output_schema", "a JSON Schema mapping", other),
+            },
             _ => {}
         }
+    }
+    if spec.output_type.is_some() && entries.iter().any(|(k, _)| k == "output_schema") {
+        cx.err(
+            &[Seg::Key("output_schema")],
+            false,
+            "the card has both `output_type:` and `output_schema:`".into(),
+            Some("keep one: the type's schema is the one asked for, so remove `output_schema:` (or `output_type:` to check answers by the schema alone)".into()),
+        );
     }
     if !name_given && let Err((message, help)) = check_agent_name(&spec.name) {
         let d = src

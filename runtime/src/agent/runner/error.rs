@@ -34,6 +34,25 @@ pub enum RunError {
     /// A paused run still has calls waiting for a decision.
     #[error("{0} call(s) still wait for an approval decision")]
     StillPending(usize),
+    /// The model's answer did not match the run's output schema, after
+    /// [`output_retries`](super::RunSettings::output_retries) tries more.
+    #[error(
+        "the model's answer does not match the output schema `{name}` after {retries} retr{}: {error}",
+        if *retries == 1 { "y" } else { "ies" }
+    )]
+    OutputInvalid {
+        /// The schema's name.
+        name: String,
+        /// How often it was asked again.
+        retries: usize,
+        /// What was wrong with the last answer.
+        error: String,
+    },
+    /// A typed run ([`Runner::run_typed`](super::Runner::run_typed)) ended
+    /// without a final answer (paused for approval or stopped by a hook):
+    /// its output.
+    #[error("the run ended {} without a final answer, so there is no typed output", .0.status.as_str())]
+    Unfinished(Box<super::RunOutput>),
     /// A journaled step could not be recorded or replayed.
     #[error(transparent)]
     Journal(#[from] JournalError),

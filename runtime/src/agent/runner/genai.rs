@@ -96,6 +96,8 @@ mod on {
             RunError::Paused => "paused".into(),
             RunError::StillPending(_) => "still_pending".into(),
             RunError::Journal(_) => "journal".into(),
+            RunError::OutputInvalid { .. } => "output_invalid".into(),
+            RunError::Unfinished(_) => "unfinished".into(),
         }
     }
 

@@ -38,6 +38,7 @@ mod error;
 mod events;
 mod genai;
 mod journaled;
+mod output;
 mod parent;
 mod state;
 mod step;
@@ -47,6 +48,7 @@ pub use error::RunError;
 pub(crate) use events::EventTx;
 pub use events::{EventKind, RunEvent, RunStream};
 pub(crate) use journaled::{CALL_STARTED, expired, remaining};
+pub use output::{TypedAgent, TypedOutput};
 pub use parent::PausedChild;
 pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
@@ -89,6 +91,16 @@ pub struct RunSettings {
     /// next model call (or a child's) with [`RunError::UsageLimit`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage_limit: Option<u64>,
+    /// How often a typed run ([`Runner::run_typed`], an agent with an
+    /// output schema) asks again when the model's answer does not match
+    /// the schema, sending it the error (default 2); past it the run fails
+    /// with [`RunError::OutputInvalid`].
+    #[serde(default = "default_output_retries")]
+    pub output_retries: usize,
+}
+
+fn default_output_retries() -> usize {
+    2
 }
 
 impl Default for RunSettings {
@@ -100,6 +112,7 @@ impl Default for RunSettings {
             tool_call_timeout: None,
             model_retry: crate::model::RetryPolicy::default(),
             usage_limit: None,
+            output_retries: default_output_retries(),
         }
     }
 }
@@ -168,6 +181,8 @@ pub struct Runner<A: Agent, H = ()> {
     /// said no): a call to one is refused. Empty, and allocation-free, for
     /// an agent whose tools are always available.
     unavailable: Vec<String>,
+    /// The output schema of the run, when it is typed.
+    typed: output::Typed,
 }
 
 impl<A: Agent, H> fmt::Debug for Runner<A, H> {
@@ -272,6 +287,7 @@ impl<A: Agent> Runner<A, ()> {
             trace: Arc::default(),
             injections: 0,
             unavailable: Vec::new(),
+            typed: output::Typed::default(),
         }
     }
 }
@@ -300,6 +316,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             trace: self.trace,
             injections: self.injections,
             unavailable: self.unavailable,
+            typed: self.typed,
         }
     }
 
@@ -519,7 +536,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let ended = span.clone();
         let out = async move {
             if self.pending.is_some() {
+                // A typed entry point's check is for this run only.
+                self.typed.clear_next();
                 return Err(RunError::Paused);
+            }
+            if self.typed.has_next() || self.agent.config().output.is_some() {
+                let tools = crate::toolset::ToolSet::shared_definitions(self.agent.tools());
+                self.typed.start(
+                    self.agent.config().output.as_ref(),
+                    self.model.native_output(),
+                    &tools,
+                );
+            } else {
+                self.typed.clear();
             }
             let root = self.scope.path().is_empty();
             if root || events.is_some() {

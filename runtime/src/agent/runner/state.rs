@@ -377,6 +377,7 @@ fn stricter(a: RunSettings, b: RunSettings) -> RunSettings {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
         },
+        output_retries: a.output_retries.min(b.output_retries),
     }
 }
 

@@ -27,7 +27,7 @@ use crate::toolset::ToolSet;
 use crate::view::StepView;
 
 /// A step whose calls are about to run: a new one, or a paused one resumed.
-struct Step {
+pub(super) struct Step {
     step: usize,
     /// The model's answer; its `tool_calls` are the step's calls.
     response: ModelResponse,
@@ -37,7 +37,7 @@ struct Step {
 }
 
 /// What asking the model led to.
-enum AfterModel {
+pub(super) enum AfterModel {
     /// The model called tools: run them.
     Calls(Step),
     /// A `stop` hook forced the loop on: ask the model again.
@@ -223,7 +223,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             &StepView::new(&agent_name, step, &self.history, self.scope.session()),
         );
         self.unavailable = offer.unavailable;
-        let offered = offered(definitions, &self.unavailable);
+        let offered = self.with_output_tool(offered(definitions, &self.unavailable));
         let system = system_prompt(&self.agent.config().instruction, &offer.instructions);
         // When someone streams the run, the model's text goes to the stream
         // as it arrives.
@@ -239,6 +239,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let mut request = ModelRequest::new(&agent_name, &system, &self.history, &offered);
         if let Some(deltas) = &deltas {
             request = request.with_on_text(deltas);
+        }
+        let output = self.typed.current.clone();
+        if let Some(check) = &output {
+            request = request.with_output(&check.spec);
         }
         let mut retries = Vec::new();
         let (answer, elapsed_us) = match journal {
@@ -306,8 +310,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
             elapsed_us,
         });
+        drop(output);
+        if let Some(after) = self.typed_answer(step, &response, started, journal).await {
+            return after;
+        }
         if response.tool_calls.is_empty() {
-            return self.final_answer(step, response, started, journal).await;
+            return self
+                .final_answer(step, response, started, journal, true)
+                .await;
         }
         Arc::make_mut(&mut self.history).push(Message::from_response(&response));
         let results = vec![None; response.tool_calls.len()];
@@ -322,15 +332,21 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// The model answered without calls: the `stop` hooks may force the
     /// loop on (up to `max_forced_continues`), else the run completes.
-    async fn final_answer(
+    /// `add_to_history`: whether the answer joins the history as the
+    /// model's message (a typed answer given through the final-answer tool
+    /// is there already, as the call and its result).
+    pub(super) async fn final_answer(
         &mut self,
         step: usize,
         response: ModelResponse,
         started: Instant,
         journal: Option<&dyn Journal>,
+        add_to_history: bool,
     ) -> AfterModel {
         let agent_name = self.scope.agent_arc();
-        Arc::make_mut(&mut self.history).push(Message::from_response(&response));
+        if add_to_history {
+            Arc::make_mut(&mut self.history).push(Message::from_response(&response));
+        }
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let decision = caught(
             "stop",
@@ -570,6 +586,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     }
 
     async fn finish(&mut self, status: RunStatus, text: String) -> Result<RunOutput, RunError> {
+        let status_completed = status == RunStatus::Completed;
         let shown = match &status {
             RunStatus::Stopped { reason, .. } => reason.clone(),
             _ => text.clone(),
@@ -610,6 +627,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             child_usage: self.child_usage.clone(),
             steps: self.steps,
             max_display_instances: self.agent.config().max_display_instances,
+            structured: match status_completed {
+                true => self.typed.value.take(),
+                false => None,
+            },
         })
     }
 

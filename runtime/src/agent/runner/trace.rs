@@ -96,6 +96,17 @@ pub enum TraceEvent {
         /// The error of the attempt before.
         reason: String,
     },
+    /// The model's answer did not match the run's output schema
+    /// ([`Runner::run_typed`](super::Runner::run_typed)): the model is
+    /// sent the error and asked again, unless this was the last try.
+    OutputRetry {
+        /// The step.
+        step: usize,
+        /// How many answers did not match so far, this one included.
+        attempt: usize,
+        /// What was wrong.
+        error: String,
+    },
     /// A tool call finished (or was refused). Boxed, so that every event
     /// stays small (a run's trace is a `Vec` of them); it serializes flat,
     /// its fields beside `"type": "tool_call"`.
@@ -244,6 +255,11 @@ impl fmt::Display for TraceEvent {
                 "step {step} model retry {attempt} in {delay_ms} ms: {reason}"
             ),
             Self::Warning { text } => write!(f, "warning: {text}"),
+            Self::OutputRetry {
+                step,
+                attempt,
+                error,
+            } => write!(f, "step {step} output retry {attempt}: {error}"),
             Self::Finished { status, text } => write!(f, "{status}: {text}"),
         }
     }
@@ -283,6 +299,12 @@ pub struct RunOutput {
     /// (the trace itself keeps every call).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_display_instances: Option<usize>,
+    /// The final answer as a JSON value, checked against the run's output
+    /// schema ([`Runner::run_typed`](super::Runner::run_typed), an agent's
+    /// [`output`](crate::agent::AgentConfig::output)); `None` for a run
+    /// without one. `text` is its JSON text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<serde_json::Value>,
 }
 
 impl RunOutput {

@@ -585,6 +585,7 @@ async fn bindings_named_like_a_hook_or_a_tool_stay_bindings() {
 }
 
 mod defaults_tests;
+mod typed_output_tests;
 
 /// A child agent's `output` and `on_error`, declared in `agents = [..]`.
 mod child_options_tests {
