@@ -48,8 +48,17 @@ pub fn ledger(line: &str) {
 /// The project (`P4`) whose checks take ten times as long as the others'.
 pub const SLOW_VAR: &str = "DURABLE_PMO_SLOW";
 
+/// How long each model answer takes, in milliseconds (a real model's
+/// latency, for the benchmark; 0 by default).
+pub const MODEL_DELAY_VAR: &str = "DURABLE_PMO_MODEL_DELAY_MS";
+
 async fn latency() {
-    let ms = std::env::var(DELAY_VAR)
+    sleep_ms(DELAY_VAR).await;
+}
+
+/// Sleeps the milliseconds in the variable `var`, if any.
+async fn sleep_ms(var: &str) {
+    let ms = std::env::var(var)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(0);
@@ -229,7 +238,10 @@ impl Model for ConversationScript {
             .filter(|m| matches!(m, Message::Assistant { .. }))
             .count();
         ledger(&format!("model {turn}"));
-        self.model.complete(request)
+        Box::pin(async move {
+            sleep_ms(MODEL_DELAY_VAR).await;
+            self.model.complete(request).await
+        })
     }
 }
 

@@ -983,7 +983,8 @@ async fn the_calls_of_one_step_run_at_once_under_the_journal() {
 /// recorded (a run command, and a notification with its completion id).
 fn recorded_runs(admin: &str, invocation: &str) -> Vec<String> {
     use hookwire::serde_json::Value;
-    let sql = format!("SELECT entry_lite_json FROM sys_journal WHERE id = '{invocation}'");
+    let sql =
+        format!("SELECT entry_lite_json FROM sys_journal WHERE id = '{invocation}' ORDER BY index");
     let body = hookwire::serde_json::json!({ "query": sql }).to_string();
     let out = std::process::Command::new("curl")
         .args(["-sf", &format!("{admin}/query")])
@@ -1063,6 +1064,57 @@ async fn a_crash_mid_step_runs_again_only_the_parallel_calls_not_recorded() {
     assert_eq!(count(&counts, "done project_status P4"), 1, "{counts:#?}");
     assert_eq!(count(&counts, "model 0"), 1, "{counts:#?}");
     assert_eq!(tool_results(&client, "parallel-2").await, four_results());
+}
+
+/// What a step journals (#27): its model answer, then one entry per call,
+/// even when every call has a timeout (its start is the answer's recorded
+/// time, not an entry of its own); the calls' results are sent without
+/// waiting for each acknowledgement, and all are recorded, in call order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_journals_its_answer_and_one_entry_per_call() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let script = dir.path().join("one-then-four.yaml");
+    let mut yaml = String::from(
+        "turns:\n  - tool_calls:\n      - {id: c0, name: project_status, arguments: {project: P0}}\n  - tool_calls:\n",
+    );
+    for i in 1..=4 {
+        yaml.push_str(&format!(
+            "      - {{id: c{i}, name: project_status, arguments: {{project: P{i}}}}}\n"
+        ));
+    }
+    yaml.push_str("  - text: all done\n");
+    std::fs::write(&script, yaml).unwrap();
+    let port = free_port();
+    let spec = ServiceSpec {
+        timeout_ms: Some(60_000),
+        ..spec(port, &ledger, &script, 0)
+    };
+    let _service = Service::start(&spec);
+    let client = server.registered_client(port).await;
+    let invocation = client
+        .start("entries-1", "check P0..P4", None)
+        .await
+        .unwrap();
+    let output = finish(&client, &invocation).await;
+    assert_eq!(output.status, RunStatus::Completed);
+    assert_eq!(
+        recorded_runs(&server.admin, &invocation),
+        [
+            "model 0",
+            "tool project_status c0",
+            "model 1",
+            "tool project_status c1",
+            "tool project_status c2",
+            "tool project_status c3",
+            "tool project_status c4",
+            "model 2",
+        ]
+    );
+    let mut results = vec!["P0: on track [audited]".to_owned()];
+    results.extend(four_results());
+    assert_eq!(tool_results(&client, "entries-1").await, results);
 }
 
 /// Approving with edited arguments that are not a JSON object is refused

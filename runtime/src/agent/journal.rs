@@ -58,6 +58,16 @@ pub trait Journal: Send + Sync {
     /// that replays by position needs that); a replayed step's effect does
     /// not run. The default runs them one after another with
     /// [`step`](Journal::step).
+    ///
+    /// Unlike [`step`](Journal::step), a value may be returned once it is
+    /// sent to the engine, before the engine has acknowledged it: the loop
+    /// calls `steps` for a step's tool calls, whose results nothing
+    /// outside the run reads before the next recorded step, and whose
+    /// effects depend only on the model answer acknowledged before them.
+    /// An engine that does so must keep its entries in order, so that
+    /// the acknowledgement of a later step (the next model answer, or
+    /// the end of the run) covers these too; a crash before it runs them
+    /// again, as any step interrupted before it was recorded.
     fn steps<'a>(
         &'a self,
         steps: Vec<(String, BoxFuture<'a, Value>)>,

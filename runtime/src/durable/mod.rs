@@ -23,12 +23,15 @@
 //! does not wait is refused (404).
 //!
 //! Timers survive a restart: a call with a timeout (the run's
-//! `tool_call_timeout`, a child agent's) records when it started, and run
+//! `tool_call_timeout`, a child agent's) records when it started (with the
+//! model answer it follows), and run
 //! again after a restart it has only what is left of it; the injection
 //! TTL's expiry is a wall-clock time in the recorded history.
 //!
 //! The calls of one step run concurrently (`max_parallel` at a time), each
-//! one `ctx.run`, entered into the journal in call order.
+//! one `ctx.run`, entered into the journal in call order; their results
+//! are sent as they come, and the next model answer's acknowledgement
+//! covers them.
 //!
 //! [`DurableAgent`] serves both objects over HTTP (the Restate SDK's
 //! server); [`DurableClient`] starts runs, decides calls, reads state and

@@ -60,11 +60,15 @@ impl Journal for RestateJournal<'_, '_> {
     }
 
     /// The steps enter the journal (`ctx.run`) in the order given; their
-    /// effects run concurrently; their results are sent to the server and
-    /// acknowledged one at a time, as the effects finish. (restate-sdk
-    /// 0.13 waits for a `ctx.run`'s acknowledgement by reading the
-    /// invocation's input stream, which keeps one waker: two runs awaited
-    /// at once could each miss the other's acknowledgement.)
+    /// effects run concurrently; each result is sent to the server as its
+    /// effect finishes, and its value returned without waiting for the
+    /// server's acknowledgement (see [`Journal::steps`]): Restate keeps an
+    /// invocation's journal in order, so the acknowledgement of the next
+    /// model answer covers them, and a crash before it runs them again.
+    /// (restate-sdk 0.13 waits for a `ctx.run`'s acknowledgement by reading
+    /// the invocation's input stream, which keeps one waker: a run is
+    /// never polled again once another has read that stream; see
+    /// [`concurrent_steps`].)
     fn steps<'a>(
         &'a self,
         steps: Vec<(String, BoxFuture<'a, Value>)>,
@@ -81,15 +85,35 @@ impl Journal for RestateJournal<'_, '_> {
 /// A journaled step's value, or why it failed.
 type Recorded = Result<Value, JournalError>;
 
-/// [`RestateJournal::steps`].
+/// [`RestateJournal::steps`]: every step enters the journal in order (a
+/// `ctx.run` does on its first poll); a replayed one answers from the
+/// journal and its effect never runs; the others' effects run
+/// concurrently. When an effect finishes, its value goes to its run's
+/// closure and the run is polled once more: the closure finishes in that
+/// poll, and restate-sdk 0.13 proposes a `ctx.run`'s result to the server
+/// in the poll that sees its closure finish. The step's value is then the
+/// result as the journal holds it (serialized and read back, as a replay
+/// reads it). The run is left waiting for its acknowledgement and
+/// dropped: polling it again after another run has read the input stream
+/// could wait for an acknowledgement that stream already delivered.
 async fn concurrent_steps<'a>(
     ctx: &'a ObjectContext<'a>,
     steps: Vec<(String, BoxFuture<'a, Value>)>,
 ) -> Vec<Recorded> {
     use futures_util::stream::{FuturesUnordered, StreamExt};
-    use std::collections::VecDeque;
+    use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::task::Poll;
+
+    /// A run's closure: its value once the effect has it (filled before
+    /// the run is polled again, so no waker is needed), and whether the
+    /// closure has returned it.
+    #[derive(Default)]
+    struct Slot {
+        value: Mutex<Option<Value>>,
+        started: AtomicBool,
+        done: AtomicBool,
+    }
 
     let recorded = |name: &str, r: Result<Json<Value>, TerminalError>| {
         r.map(Json::into_inner)
@@ -97,74 +121,51 @@ async fn concurrent_steps<'a>(
     };
     let mut values: Vec<Option<Recorded>> = steps.iter().map(|_| None).collect();
     let mut runs = Vec::with_capacity(steps.len());
-    let mut senders = Vec::with_capacity(steps.len());
     let mut effects = FuturesUnordered::new();
-    // Acknowledged one at a time, in this order.
-    let mut queue = VecDeque::new();
-    // 1. Every step enters the journal, in order (a `ctx.run` does on its
-    //    first poll). A replayed one answers at once and its effect never
-    //    runs; the others' effects start.
     for (i, (name, effect)) in steps.into_iter().enumerate() {
-        let (send, receive) = tokio::sync::oneshot::channel::<Value>();
-        let runs_here = Arc::new(AtomicBool::new(false));
-        let flag = runs_here.clone();
+        let slot = Arc::new(Slot::default());
+        let closure = slot.clone();
         let mut run = Box::pin(
             ctx.run(move || {
-                flag.store(true, Ordering::SeqCst);
-                async move {
-                    let value = receive
-                        .await
-                        .map_err(|_| TerminalError::new("the step's effect was dropped"))?;
-                    Ok(Json(value))
-                }
+                closure.started.store(true, Ordering::SeqCst);
+                std::future::poll_fn(move |_| match crate::lock(&closure.value).take() {
+                    Some(value) => {
+                        closure.done.store(true, Ordering::SeqCst);
+                        Poll::Ready(Ok(Json(value)))
+                    }
+                    None => Poll::Pending,
+                })
             })
             .name(name.clone()),
         );
         let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
         match first {
             Poll::Ready(r) => values[i] = Some(recorded(&name, r)),
-            Poll::Pending if runs_here.load(Ordering::SeqCst) => {
+            Poll::Pending if slot.started.load(Ordering::SeqCst) => {
                 effects.push(async move { (i, effect.await) });
             }
-            // Waiting for a result recorded earlier: no effect to run.
-            Poll::Pending => queue.push_back(i),
+            // Recorded but not yet answered (not seen with restate-server
+            // 1.7.12): awaited now, before any other run reads the input.
+            Poll::Pending => values[i] = Some(recorded(&name, run.as_mut().await)),
         }
-        runs.push((name, run));
-        senders.push(Some(send));
+        runs.push((name, run, slot));
     }
-    // 2. The effects run concurrently; each one's result goes to its run,
-    //    and the runs are awaited one at a time.
-    let mut current: Option<usize> = None;
-    std::future::poll_fn(|cx| {
-        loop {
-            while let Poll::Ready(Some((i, value))) = effects.poll_next_unpin(cx) {
-                if let Some(send) = senders[i].take() {
-                    let _ = send.send(value);
-                }
-                queue.push_back(i);
-            }
-            if current.is_none() {
-                current = queue.pop_front();
-            }
-            let Some(i) = current else {
-                break;
-            };
-            let (name, run) = &mut runs[i];
-            match run.as_mut().poll(cx) {
-                Poll::Ready(r) => {
-                    values[i] = Some(recorded(name, r));
-                    current = None;
-                }
-                Poll::Pending => break,
-            }
-        }
-        if values.iter().all(Option::is_some) {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
+    while let Some((i, value)) = effects.next().await {
+        let (name, run, slot) = &mut runs[i];
+        // What a replay reads: the value as serialized in the journal.
+        let journaled = serde_json::to_vec(&value)
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes))
+            .map_err(|e| JournalError::new(name.as_str(), e.to_string()));
+        *crate::lock(&slot.value) = Some(value);
+        let proposed = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+        values[i] = Some(match proposed {
+            Poll::Ready(r) => recorded(name, r),
+            Poll::Pending if slot.done.load(Ordering::SeqCst) => journaled,
+            // The closure did not finish (it always does): wait for the
+            // acknowledgement instead.
+            Poll::Pending => recorded(name, run.as_mut().await),
+        });
+    }
     values
         .into_iter()
         .map(|v| v.unwrap_or_else(|| Err(JournalError::new("", "a step was never recorded"))))

@@ -35,6 +35,7 @@ mod call_ids;
 mod chain;
 mod duplicate_keys;
 mod idempotency_key;
+mod journal_entries;
 mod lifecycle_policy;
 mod mcp_agent;
 mod mcp_config;

@@ -65,9 +65,31 @@ async fn step<T: DeserializeOwned>(
     serde_json::from_value(value).map_err(|e| JournalError::new(name, e.to_string()))
 }
 
-/// A model's answer and the time since the step `started`, recorded (so
-/// that a replay traces the same time).
-pub(super) type Answer = (Result<ModelResponse, ModelError>, u64);
+/// A model's answer, the time since the step `started` (recorded, so that
+/// a replay traces the same time), and when the answer was recorded.
+pub(super) type Answer = (Result<ModelResponse, ModelError>, u64, Option<SystemTime>);
+
+/// A model step's entry: the answer, the time since the step started, and
+/// the wall clock (milliseconds since the epoch) when the answer came, in
+/// one entry. That time is when the step's calls start (they follow the
+/// answer), so a call with a timeout needs no entry of its own for it
+/// (see [`Runner::journaled_calls`]). An entry recorded before the time was
+/// kept has two fields; its third is `None`, and its calls record their
+/// starts as they did then.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct AnswerEntry(
+    Result<ModelResponse, ModelError>,
+    u64,
+    #[serde(default)] Option<u64>,
+);
+
+/// Milliseconds since the epoch, now.
+fn now_ms() -> u64 {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(now.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// What a recorded tool call changed: its record, its part of the
 /// approvals (what waits at it, a decision used), the child histories it
@@ -151,16 +173,27 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let answer = answer.await;
             #[cfg(feature = "otel")]
             super::genai::chat_end(&chat, scope, &answer);
-            serde_json::to_value((answer, micros(started.elapsed()))).unwrap_or(Value::Null)
+            let entry = AnswerEntry(answer, micros(started.elapsed()), Some(now_ms()));
+            serde_json::to_value(entry).unwrap_or(Value::Null)
         };
-        self::step(journal, &format!("model {step}"), effect.boxed()).await
+        let AnswerEntry(answer, elapsed, at) =
+            self::step(journal, &format!("model {step}"), effect.boxed()).await?;
+        Ok((
+            answer,
+            elapsed,
+            at.map(|ms| UNIX_EPOCH + Duration::from_millis(ms)),
+        ))
     }
 
     /// The calls of a step, each as one recorded step, run concurrently
     /// in groups of `max_parallel` ([`Journal::steps`]); their records in
     /// call order. A call with a timeout (the run's `tool_call_timeout`, a
-    /// child agent's) first records when it starts, so that a restart does
-    /// not give it a fresh timeout: the timer is durable. Each call records
+    /// child agent's) has a recorded start, so that a restart does not give
+    /// it a fresh timeout: the timer is durable. The first group starts
+    /// when the model's answer came (`answered`, recorded with the answer:
+    /// no entry of its own); a later group, a resumed step's calls and the
+    /// calls of an answer recorded without that time record each timed
+    /// call's start as a step of its own. Each call records
     /// what it changed in the session (its part of the approvals, the child
     /// histories it kept, its paused child run, the messages its children
     /// merge); the records are applied in call order, so a replay leaves
@@ -171,13 +204,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         parent: &ParentRun,
         scope: &CallScope,
         todo: Vec<(usize, ToolCall)>,
+        mut answered: Option<SystemTime>,
     ) -> Result<Vec<(usize, CallRecord)>, JournalError> {
         let limit = journal.max_result_bytes();
         let mut records = Vec::with_capacity(todo.len());
         for group in todo.chunks(self.settings.max_parallel.max(1)) {
             let mut steps = Vec::with_capacity(group.len());
+            let group_start = answered.take();
             for (_, call) in group {
-                let started = self.call_start(journal, call).await?;
+                let started = match (self.timed(call), group_start) {
+                    (false, _) => None,
+                    (true, Some(at)) => Some(at),
+                    (true, None) => Some(self.call_start(journal, call).await?),
+                };
                 let name = format!("tool {} {}", call.name, call.id);
                 let (call, own) = (call.clone(), Arc::new(parent.for_call()));
                 let effect = CALL_STARTED.scope(started, async move {
@@ -225,26 +264,23 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         Ok(records)
     }
 
-    /// When `call` starts, recorded, if it has a timeout.
+    /// Whether `call` has a timeout: the run's `tool_call_timeout`, or a
+    /// child agent's.
+    fn timed(&self, call: &ToolCall) -> bool {
+        self.settings.tool_call_timeout.is_some()
+            || self.agent.tools().source(&call.name) == Some(crate::context::ToolSource::Agent)
+    }
+
+    /// When `call` starts, recorded as a step of its own.
     async fn call_start(
         &self,
         journal: &dyn Journal,
         call: &ToolCall,
-    ) -> Result<Option<SystemTime>, JournalError> {
-        let timed = self.settings.tool_call_timeout.is_some()
-            || self.agent.tools().source(&call.name) == Some(crate::context::ToolSource::Agent);
-        if !timed {
-            return Ok(None);
-        }
-        let now = async {
-            let now = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap_or_default();
-            Value::from(u64::try_from(now.as_millis()).unwrap_or(u64::MAX))
-        };
+    ) -> Result<SystemTime, JournalError> {
+        let now = async { Value::from(now_ms()) };
         let name = format!("start tool {} {}", call.name, call.id);
         let ms: u64 = self::step(journal, &name, now.boxed()).await?;
-        Ok(Some(UNIX_EPOCH + Duration::from_millis(ms)))
+        Ok(UNIX_EPOCH + Duration::from_millis(ms))
     }
 
     /// The injections of one event as one recorded step: their tool calls

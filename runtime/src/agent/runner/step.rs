@@ -34,6 +34,9 @@ pub(super) struct Step {
     results: Vec<Option<ToolResult>>,
     started: Instant,
     span: tracing::Span,
+    /// Under a journal, when the model's answer was recorded: the start of
+    /// the step's first calls. `None` for a resumed step.
+    answered: Option<std::time::SystemTime>,
 }
 
 /// What asking the model led to.
@@ -160,6 +163,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     response: p.response,
                     results: p.results,
                     started: Instant::now(),
+                    answered: None,
                 },
                 None => match self.ask_model(&definitions, journal).await {
                     AfterModel::Calls(step) => step,
@@ -245,7 +249,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             request = request.with_output(&check.spec);
         }
         let mut retries = Vec::new();
-        let (answer, elapsed_us) = match journal {
+        let (answer, elapsed_us, answered) = match journal {
             None => {
                 let mut on_retry = |note| retries.push(note);
                 let answer = crate::model::complete_with_retry(
@@ -265,7 +269,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 let answer = answer.instrument(inner.clone()).await;
                 #[cfg(feature = "otel")]
                 super::genai::chat_end(&chat, &self.scope, &answer);
-                (answer, micros(started.elapsed()))
+                (answer, micros(started.elapsed()), None)
             }
             Some(journal) => match self
                 .journaled_answer(journal, step, started, request, &mut retries)
@@ -327,6 +331,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             results,
             started,
             span,
+            answered,
         })
     }
 
@@ -412,15 +417,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             mut results,
             started,
             span,
+            answered,
         } = step;
         let calls = &response.tool_calls;
         // An imported state may be inconsistent: one slot per call.
         results.resize(calls.len(), None);
-        let (records, merged, usage) =
-            match self.run_calls(step, calls, &results, span, journal).await {
-                Ok(done) => done,
-                Err(e) => return Some(self.fail(e.into()).await),
-            };
+        let (records, merged, usage) = match self
+            .run_calls(step, calls, &results, span, journal, answered)
+            .await
+        {
+            Ok(done) => done,
+            Err(e) => return Some(self.fail(e.into()).await),
+        };
         for (path, used) in usage {
             *self.child_usage.entry(path).or_default() += used;
         }
@@ -487,6 +495,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         results: &[Option<ToolResult>],
         span: tracing::Span,
         journal: Option<&dyn Journal>,
+        answered: Option<std::time::SystemTime>,
     ) -> Result<StepDone, JournalError> {
         let parent = Arc::new(ParentRun {
             history: self.history.clone(),
@@ -506,7 +515,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .collect();
         if let Some(journal) = journal {
             let records = self
-                .journaled_calls(journal, &parent, &scope, todo)
+                .journaled_calls(journal, &parent, &scope, todo, answered)
                 .instrument(span)
                 .await?;
             let merged = std::mem::take(&mut *lock(&parent.merged));
