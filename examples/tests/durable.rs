@@ -556,7 +556,9 @@ async fn an_idempotency_key_survives_a_crash_and_no_other_call_has_it() {
         port,
         ledger: &ledger,
         script: Some(&script),
-        delay_ms: 1000,
+        // Long enough that the kill below lands while P2 still runs, even
+        // on a loaded machine (its result, once sent, is not run again).
+        delay_ms: 3000,
         reuse_port: false,
         timeout_ms: None,
     };
