@@ -519,7 +519,14 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             "output_schema" => match v {
                 Yaml::Map(_) | Yaml::Bool(_) => {
                     let schema = v.to_json();
-                    match crate::spec::check_output_schema(&schema) {
+                    #[cfg(not(feature = "output-schema"))]
+                    let checked: Result<(), crate::spec::SchemaError> = Err(crate::spec::SchemaError {
+                        path: Vec::new(),
+                        message: "checking it needs the `output-schema` feature of hookwire-codegen".into(),
+                    });
+                    #[cfg(feature = "output-schema")]
+                    let checked = crate::spec::check_output_schema(&schema);
+                    match checked {
                         Ok(()) => spec.output_schema = serde_json::to_string(&schema).ok(),
                         Err(e) => {
                             let owned: Vec<String> = e
