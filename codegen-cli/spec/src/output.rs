@@ -39,7 +39,7 @@ const TYPES: &str = "object, array, string, number, integer, boolean, null";
 /// assert!(check_output_schema(&json!({"type": "object", "properties": {"a": {"type": "integer"}}})).is_ok());
 /// let e = check_output_schema(&json!({"properties": {"a": {"type": "int"}}})).unwrap_err();
 /// assert_eq!(e.path, [SchemaStep::Key("properties".into()), SchemaStep::Key("a".into()), SchemaStep::Key("type".into())]);
-/// assert_eq!(e.message, "unknown JSON Schema type \"int\": expected one of object, array, string, number, integer, boolean, null");
+/// assert_eq!(e.message, "unknown JSON Schema type `int`: expected one of object, array, string, number, integer, boolean, null");
 /// ```
 #[cfg(feature = "output-schema")]
 pub fn check_output_schema(schema: &Value) -> Result<(), SchemaError> {
@@ -60,7 +60,7 @@ pub fn check_output_schema(schema: &Value) -> Result<(), SchemaError> {
     let path = pointer_steps(schema, e.instance_path().as_str());
     let message = match (path.last(), e.instance().as_ref()) {
         (Some(SchemaStep::Key(k)), Value::String(t)) if k == "type" => {
-            format!("unknown JSON Schema type {}: expected one of {TYPES}", Value::from(t.as_str()))
+            format!("unknown JSON Schema type `{t}`: expected one of {TYPES}")
         }
         _ => e.to_string(),
     };
