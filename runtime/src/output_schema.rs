@@ -45,6 +45,16 @@ impl OutputSchema {
 /// Sets an agent's output schema, given as JSON text, on its
 /// `AgentConfig` (what the generated code of an agent with an
 /// `output_schema` calls).
+///
+/// ```
+/// use hookwire::agent::Agent;
+///
+/// #[hookwire::agent(name = "judge", output_schema = r#"{"type": "object"}"#)]
+/// struct Judge;
+///
+/// let spec = Judge::new().config().output.clone();
+/// assert_eq!(spec.map(|s| s.name), Some("judge".to_owned()));
+/// ```
 #[cfg(feature = "output-schema")]
 #[doc(hidden)]
 #[macro_export]
@@ -58,6 +68,11 @@ macro_rules! __output_schema {
 }
 
 /// Without the `output-schema` feature: the one error, naming it.
+///
+/// ```compile_fail
+/// #[hookwire::agent(name = "judge", output_schema = r#"{"type": "object"}"#)]
+/// struct Judge;
+/// ```
 #[cfg(not(feature = "output-schema"))]
 #[doc(hidden)]
 #[macro_export]

@@ -134,14 +134,19 @@ mod tests {
         let e = check_output_schema(&json!({"items": {"minItems": -1}})).unwrap_err();
         assert_eq!(
             e.path,
-            [SchemaStep::Key("items".into()), SchemaStep::Key("minItems".into())]
+            [
+                SchemaStep::Key("items".into()),
+                SchemaStep::Key("minItems".into())
+            ]
         );
         assert!(check_output_schema(&json!({"x-anything": [1, 2]})).is_ok());
         let e = check_output_schema(&json!({"$schema": "https://example.com/s"})).unwrap_err();
         assert_eq!(e.path, [SchemaStep::Key("$schema".into())]);
         assert!(
-            check_output_schema(&json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}))
-                .is_ok()
+            check_output_schema(
+                &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+            )
+            .is_ok()
         );
     }
 
@@ -161,6 +166,9 @@ mod tests {
         assert_eq!(pointer_steps(&v, ""), []);
         let steps = pointer_steps(&json!({"tasks": [{}, {"days": 1}]}), "/tasks/1/days");
         assert_eq!(steps_text(&steps), "tasks[1].days");
-        assert_eq!(pointer_steps(&json!({"a/b": 1}), "/a~1b"), [SchemaStep::Key("a/b".into())]);
+        assert_eq!(
+            pointer_steps(&json!({"a/b": 1}), "/a~1b"),
+            [SchemaStep::Key("a/b".into())]
+        );
     }
 }
