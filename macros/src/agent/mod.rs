@@ -429,21 +429,18 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
             ));
         }
         let checked = serde_json::from_str::<serde_json::Value>(&s.value())
-            .map_err(|e| format!("`output_schema` is not JSON: {e}"))
-            .and_then(|schema| {
-                // Without hookwire's `output-schema` feature the generated
-                // code is its one error, naming the feature.
-                #[cfg(feature = "output-schema")]
-                hookwire_codegen::spec::check_output_schema(&schema).map_err(|e| {
-                    let at = schema_path(&e.path);
-                    format!("invalid `output_schema`{at}: {}", e.message)
-                })?;
-                #[cfg(not(feature = "output-schema"))]
-                let _ = schema;
-                Ok(())
-            });
+            .map_err(|e| format!("`output_schema` is not JSON: {e}"));
+        // Without hookwire's `output-schema` feature the generated code is
+        // its one error, naming the feature.
+        #[cfg(feature = "output-schema")]
+        let checked = checked.and_then(|schema| {
+            hookwire_codegen::spec::check_output_schema(&schema).map_err(|e| {
+                let at = schema_path(&e.path);
+                format!("invalid `output_schema`{at}: {}", e.message)
+            })
+        });
         match checked {
-            Ok(()) => spec.output_schema = Some(s.value()),
+            Ok(_) => spec.output_schema = Some(s.value()),
             Err(message) => push_err(syn::Error::new(s.span(), message)),
         }
     }
