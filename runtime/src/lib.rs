@@ -104,6 +104,7 @@ pub mod mcp;
 pub mod model;
 #[cfg(feature = "otel")]
 pub mod otel;
+mod output_schema;
 mod policy;
 mod predicate;
 mod prepost;

@@ -47,7 +47,9 @@ pub use names::{
     injection_tool_names, invalid_tool_name_char, is_tool_name_char, is_valid_durable_name,
     is_valid_tool_name, sanitize_tool_name,
 };
-pub use output::{SchemaError, SchemaStep, check_output_schema};
+#[cfg(feature = "output-schema")]
+pub use output::check_output_schema;
+pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
 pub use source::{ToolSource, UnknownToolSource};
 pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
 pub use vocab::{

@@ -1,6 +1,7 @@
 //! An agent's output schema (`output_schema:` in a card,
-//! `#[agent(output_schema = ..)]`): checked to be a JSON Schema, with the
-//! place of the first mistake, so that each front end reports it there.
+//! `#[agent(output_schema = ..)]`): checked to be a JSON Schema (through
+//! the `jsonschema` crate, feature `output-schema`), with the place of the
+//! first mistake, so that each front end reports it there.
 
 use serde_json::Value;
 
@@ -24,16 +25,12 @@ pub struct SchemaError {
 }
 
 /// The JSON Schema types.
-const TYPES: [&str; 7] = [
-    "object", "array", "string", "number", "integer", "boolean", "null",
-];
+#[cfg(feature = "output-schema")]
+const TYPES: &str = "object, array, string, number, integer, boolean, null";
 
-/// Checks that `schema` is a JSON Schema: a mapping (or `true`/`false`)
-/// whose keywords have the shapes the specification gives them (`type` one
-/// of the seven types or a list of them, `properties` a mapping of schemas,
-/// `required` a list of names, `items` a schema, `enum` a list, `anyOf` /
-/// `oneOf` / `allOf` non-empty lists of schemas, bounds numbers). Unknown
-/// keywords are annotations and pass.
+/// Checks that `schema` is a JSON Schema: valid against the meta-schema of
+/// its `$schema` (draft 2020-12 when it names none). Unknown keywords are
+/// annotations and pass.
 ///
 /// ```
 /// use hookwire_spec::{SchemaStep, check_output_schema};
@@ -44,136 +41,73 @@ const TYPES: [&str; 7] = [
 /// assert_eq!(e.path, [SchemaStep::Key("properties".into()), SchemaStep::Key("a".into()), SchemaStep::Key("type".into())]);
 /// assert_eq!(e.message, "unknown JSON Schema type `int`: expected one of object, array, string, number, integer, boolean, null");
 /// ```
+#[cfg(feature = "output-schema")]
 pub fn check_output_schema(schema: &Value) -> Result<(), SchemaError> {
-    let mut path = Vec::new();
-    check(schema, &mut path).map_err(|message| SchemaError { path, message })
-}
-
-/// Checks one schema; on error `path` leads to the mistake.
-fn check(schema: &Value, path: &mut Vec<SchemaStep>) -> Result<(), String> {
-    let map = match schema {
-        Value::Object(map) => map,
-        Value::Bool(_) => return Ok(()),
-        other => {
-            return Err(format!(
-                "a JSON Schema is a mapping of keywords (`type: object`, ...), found {}",
-                kind(other)
-            ));
-        }
+    if let Some(named) = schema.get("$schema")
+        && jsonschema::Draft::default().detect(schema) == jsonschema::Draft::Unknown
+    {
+        // The crate would try to fetch it; it resolves nothing here.
+        return Err(SchemaError {
+            path: vec![SchemaStep::Key("$schema".into())],
+            message: format!(
+                "unknown meta-schema {named}: name a JSON Schema draft (such as \"https://json-schema.org/draft/2020-12/schema\") or remove `$schema`"
+            ),
+        });
+    }
+    let Err(e) = jsonschema::meta::validate(schema) else {
+        return Ok(());
     };
-    for (key, value) in map {
-        path.push(SchemaStep::Key(key.clone()));
-        match key.as_str() {
-            "type" => check_type(value)?,
-            "properties" | "patternProperties" | "$defs" | "definitions" => {
-                let Value::Object(named) = value else {
-                    return Err(format!(
-                        "`{key}` is a mapping of names to schemas, found {}",
-                        kind(value)
-                    ));
-                };
-                for (name, sub) in named {
-                    path.push(SchemaStep::Key(name.clone()));
-                    check(sub, path)?;
-                    path.pop();
-                }
-            }
-            "items"
-            | "additionalProperties"
-            | "not"
-            | "contains"
-            | "if"
-            | "then"
-            | "else"
-            | "propertyNames"
-            | "additionalItems"
-            | "unevaluatedProperties" => check(value, path)?,
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                let Value::Array(subs) = value else {
-                    return Err(format!(
-                        "`{key}` is a list of schemas, found {}",
-                        kind(value)
-                    ));
-                };
-                if subs.is_empty() && key != "prefixItems" {
-                    return Err(format!("`{key}` needs at least one schema"));
-                }
-                for (i, sub) in subs.iter().enumerate() {
-                    path.push(SchemaStep::Index(i));
-                    check(sub, path)?;
-                    path.pop();
-                }
-            }
-            "required" => {
-                let names = value.as_array().filter(|a| a.iter().all(Value::is_string));
-                if names.is_none() {
-                    return Err(format!(
-                        "`required` is a list of property names, found {}",
-                        kind(value)
-                    ));
-                }
-            }
-            "enum" if !value.is_array() => {
-                return Err(format!("`enum` is a list of values, found {}", kind(value)));
-            }
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf"
-                if !value.is_number() =>
-            {
-                return Err(format!("`{key}` is a number, found {}", kind(value)));
-            }
-            "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
-            | "maxProperties"
-                if !value.is_u64() =>
-            {
-                return Err(format!(
-                    "`{key}` is a whole number of at least 0, found {value}"
-                ));
-            }
-            "$ref" | "pattern" | "format" | "title" | "description" if !value.is_string() => {
-                return Err(format!("`{key}` is a string, found {}", kind(value)));
-            }
-            _ => {}
+    let path = pointer_steps(schema, e.instance_path().as_str());
+    let message = match (path.last(), e.instance().as_ref()) {
+        (Some(SchemaStep::Key(k)), Value::String(t)) if k == "type" => {
+            format!("unknown JSON Schema type `{t}`: expected one of {TYPES}")
         }
-        path.pop();
-    }
-    Ok(())
-}
-
-fn check_type(value: &Value) -> Result<(), String> {
-    let names: Vec<&Value> = match value {
-        Value::Array(names) if !names.is_empty() => names.iter().collect(),
-        Value::String(_) => vec![value],
-        other => {
-            return Err(format!(
-                "`type` is a type name or a list of them, found {}",
-                kind(other)
-            ));
-        }
+        _ => e.to_string(),
     };
-    for name in names {
-        match name.as_str() {
-            Some(t) if TYPES.contains(&t) => {}
-            Some(t) => {
-                return Err(format!(
-                    "unknown JSON Schema type `{t}`: expected one of {}",
-                    TYPES.join(", ")
-                ));
-            }
-            None => return Err(format!("`type` names a type, found {}", kind(name))),
-        }
-    }
-    Ok(())
+    Err(SchemaError { path, message })
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
+/// The steps of the JSON Pointer `pointer` (`/tasks/1/days`) inside
+/// `value`: a step into a list is an index, any other a key (so a key
+/// `"1"` of a mapping stays a key).
+pub fn pointer_steps(value: &Value, pointer: &str) -> Vec<SchemaStep> {
+    let mut at = Some(value);
+    let mut steps = Vec::new();
+    for raw in pointer.split('/').skip(1) {
+        let segment = raw.replace("~1", "/").replace("~0", "~");
+        let index = match at {
+            Some(Value::Array(items)) => segment.parse::<usize>().ok().filter(|i| *i < items.len()),
+            _ => None,
+        };
+        match index {
+            Some(i) => {
+                at = at.and_then(|v| v.get(i));
+                steps.push(SchemaStep::Index(i));
+            }
+            None => {
+                at = at.and_then(|v| v.get(&segment));
+                steps.push(SchemaStep::Key(segment));
+            }
+        }
     }
+    steps
+}
+
+/// The path `path` as a person reads it: `tasks[1].days` (nothing for
+/// the root).
+pub fn steps_text(path: &[SchemaStep]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            SchemaStep::Key(k) if out.is_empty() => out.push_str(k),
+            SchemaStep::Key(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            SchemaStep::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -181,6 +115,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[cfg(feature = "output-schema")]
     #[test]
     fn each_keyword_is_checked_where_it_is() {
         let e = check_output_schema(&json!({"anyOf": [{"type": "string"}, {"required": "a"}]}))
@@ -193,13 +128,47 @@ mod tests {
                 SchemaStep::Key("required".into())
             ]
         );
-        assert_eq!(
-            e.message,
-            "`required` is a list of property names, found a string"
-        );
+        assert_eq!(e.message, "\"a\" is not of type \"array\"");
         assert!(check_output_schema(&json!("object")).is_err());
         assert!(check_output_schema(&json!({"type": ["string", "null"]})).is_ok());
-        assert!(check_output_schema(&json!({"items": {"minItems": -1}})).is_err());
+        let e = check_output_schema(&json!({"items": {"minItems": -1}})).unwrap_err();
+        assert_eq!(
+            e.path,
+            [
+                SchemaStep::Key("items".into()),
+                SchemaStep::Key("minItems".into())
+            ]
+        );
         assert!(check_output_schema(&json!({"x-anything": [1, 2]})).is_ok());
+        let e = check_output_schema(&json!({"$schema": "https://example.com/s"})).unwrap_err();
+        assert_eq!(e.path, [SchemaStep::Key("$schema".into())]);
+        assert!(
+            check_output_schema(
+                &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_pointer_into_a_mapping_keeps_numeric_keys() {
+        let v = json!({"properties": {"1": {"anyOf": [{}, {"type": 3}]}}});
+        assert_eq!(
+            pointer_steps(&v, "/properties/1/anyOf/1/type"),
+            [
+                SchemaStep::Key("properties".into()),
+                SchemaStep::Key("1".into()),
+                SchemaStep::Key("anyOf".into()),
+                SchemaStep::Index(1),
+                SchemaStep::Key("type".into())
+            ]
+        );
+        assert_eq!(pointer_steps(&v, ""), []);
+        let steps = pointer_steps(&json!({"tasks": [{}, {"days": 1}]}), "/tasks/1/days");
+        assert_eq!(steps_text(&steps), "tasks[1].days");
+        assert_eq!(
+            pointer_steps(&json!({"a/b": 1}), "/a~1b"),
+            [SchemaStep::Key("a/b".into())]
+        );
     }
 }

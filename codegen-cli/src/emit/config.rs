@@ -95,13 +95,9 @@ pub(super) fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<To
             .and_then(|s| s.get("title").and_then(|t| t.as_str()).map(str::to_owned))
             .unwrap_or_else(|| spec.name.clone());
         let (s, title) = (str_lit(schema), str_lit(&title));
-        base = quote! {{
-            let config = #base;
-            match #krate::serde_json::from_str(#s) {
-                ::core::result::Result::Ok(schema) => config.with_output_schema(#title, schema),
-                ::core::result::Result::Err(_) => config,
-            }
-        }};
+        // Through a macro of hookwire's, which names its `output-schema`
+        // feature when it is off.
+        base = quote!(#krate::__output_schema!(#base, #title, #s));
     }
     Ok(match &spec.tool_input_schema {
         None => base,

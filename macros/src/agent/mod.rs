@@ -429,15 +429,18 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
             ));
         }
         let checked = serde_json::from_str::<serde_json::Value>(&s.value())
-            .map_err(|e| format!("`output_schema` is not JSON: {e}"))
-            .and_then(|schema| {
-                hookwire_codegen::spec::check_output_schema(&schema).map_err(|e| {
-                    let at = schema_path(&e.path);
-                    format!("invalid `output_schema`{at}: {}", e.message)
-                })
-            });
+            .map_err(|e| format!("`output_schema` is not JSON: {e}"));
+        // Without hookwire's `output-schema` feature the generated code is
+        // its one error, naming the feature.
+        #[cfg(feature = "output-schema")]
+        let checked = checked.and_then(|schema| {
+            hookwire_codegen::spec::check_output_schema(&schema).map_err(|e| {
+                let at = schema_path(&e.path);
+                format!("invalid `output_schema`{at}: {}", e.message)
+            })
+        });
         match checked {
-            Ok(()) => spec.output_schema = Some(s.value()),
+            Ok(_) => spec.output_schema = Some(s.value()),
             Err(message) => push_err(syn::Error::new(s.span(), message)),
         }
     }
@@ -503,23 +506,11 @@ fn agent_attrs(item: &syn::ItemStruct) -> (Vec<syn::Attribute>, Option<syn::Erro
 }
 
 /// ` at `a.b[0]`` for a place inside a schema, nothing at its root.
+#[cfg(feature = "output-schema")]
 fn schema_path(path: &[hookwire_codegen::spec::SchemaStep]) -> String {
-    use hookwire_codegen::spec::SchemaStep;
-    let mut out = String::new();
-    for step in path {
-        match step {
-            SchemaStep::Key(k) if out.is_empty() => out.push_str(k),
-            SchemaStep::Key(k) => {
-                out.push('.');
-                out.push_str(k);
-            }
-            SchemaStep::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    if out.is_empty() {
-        out
-    } else {
-        format!(" at `{out}`")
+    match hookwire_codegen::spec::steps_text(path) {
+        at if at.is_empty() => at,
+        at => format!(" at `{at}`"),
     }
 }
 

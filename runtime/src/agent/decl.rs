@@ -113,7 +113,9 @@ impl AgentConfig {
     }
 
     /// Sets the output schema to a JSON Schema named `name`
-    /// ([`AgentConfig::output`]).
+    /// ([`AgentConfig::output`]); answers are checked against it (feature
+    /// `output-schema`).
+    #[cfg(feature = "output-schema")]
     pub fn with_output_schema(mut self, name: &str, schema: Value) -> Self {
         self.output = Some(crate::model::OutputSpec::new(name, schema));
         self

@@ -518,7 +518,16 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
             }
             "output_schema" => match v {
                 Yaml::Map(_) | Yaml::Bool(_) => {
+                    #[cfg(feature = "output-schema")]
                     let schema = v.to_json();
+                    #[cfg(not(feature = "output-schema"))]
+                    cx.err(
+                        p,
+                        true,
+                        "`output_schema:` is checked by the `output-schema` feature of hookwire-codegen, which is off".into(),
+                        Some(r#"in Cargo.toml, `hookwire-codegen = { version = "0.1", features = ["emit", "output-schema"] }` (and `features = ["output-schema"]` on `hookwire`)"#.into()),
+                    );
+                    #[cfg(feature = "output-schema")]
                     match crate::spec::check_output_schema(&schema) {
                         Ok(()) => spec.output_schema = serde_json::to_string(&schema).ok(),
                         Err(e) => {

@@ -38,22 +38,26 @@ impl OutputCheck {
         }
     }
 
-    /// Answers must follow `spec`'s schema.
+    /// Answers must follow `spec`'s schema (checked with the
+    /// `output-schema` feature; without it any JSON answer is taken here,
+    /// and [`Runner::run_output`] / [`Runner::run_typed`] check it as their
+    /// type).
     fn of_schema(spec: OutputSpec) -> Self {
-        let schema = spec.schema.clone();
-        let wrapped = spec.wrapped;
-        Self {
-            spec,
-            validate: Arc::new(move |value| {
-                if wrapped {
-                    // The schema checked is the wrapped one: check the
-                    // answer inside it.
-                    let inner = &schema["properties"]["response"];
-                    return check_schema(inner, value, "");
-                }
-                check_schema(&schema, value, "")
-            }),
-        }
+        #[cfg(feature = "output-schema")]
+        let validate: Validate = {
+            // The schema checked is the wrapped one: check the answer
+            // inside it.
+            let schema = if spec.wrapped {
+                &spec.schema["properties"]["response"]
+            } else {
+                &spec.schema
+            };
+            let schema = crate::output_schema::OutputSchema::new(schema);
+            Arc::new(move |value| schema.check(value))
+        };
+        #[cfg(not(feature = "output-schema"))]
+        let validate: Validate = Arc::new(|_| Ok(()));
+        Self { spec, validate }
     }
 }
 
@@ -357,151 +361,11 @@ impl<A: TypedAgent, H: LifecycleHooks> Runner<A, H> {
     }
 }
 
-/// Checks `value` against the JSON Schema keywords a model's answer is
-/// held to: `type`, `enum`, `const`, `properties`, `required`,
-/// `additionalProperties`, `items`, `anyOf`, `oneOf`, `allOf`,
-/// `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`
-/// (others are not checked). The error names where it went wrong.
-fn check_schema(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
-    let Value::Object(schema) = schema else {
-        return match schema {
-            Value::Bool(false) => Err(format!("{}no value is allowed", place(at))),
-            _ => Ok(()),
-        };
-    };
-    let fail = |what: String| Err(format!("{}{what}", place(at)));
-    if let Some(t) = schema.get("type") {
-        let types: Vec<&str> = match t {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if !types.is_empty() && !types.iter().any(|t| has_type(value, t)) {
-            return fail(format!(
-                "expected {}, found {}",
-                types.join(" or "),
-                crate::call::json_kind(value)
-            ));
-        }
-    }
-    if let Some(Value::Array(options)) = schema.get("enum")
-        && !options.contains(value)
-    {
-        return fail(format!(
-            "{value} is not one of {}",
-            Value::Array(options.clone())
-        ));
-    }
-    if let Some(expected) = schema.get("const")
-        && expected != value
-    {
-        return fail(format!("expected {expected}, found {value}"));
-    }
-    let number = |key: &str| schema.get(key).and_then(Value::as_f64);
-    if let Some(n) = value.as_f64() {
-        if let Some(min) = number("minimum").filter(|min| n < *min) {
-            return fail(format!("{n} is less than the minimum {min}"));
-        }
-        if let Some(max) = number("maximum").filter(|max| n > *max) {
-            return fail(format!("{n} is more than the maximum {max}"));
-        }
-    }
-    let count = |key: &str| schema.get(key).and_then(Value::as_u64);
-    if let Value::String(s) = value {
-        let len = s.chars().count() as u64;
-        if count("minLength").is_some_and(|m| len < m)
-            || count("maxLength").is_some_and(|m| len > m)
-        {
-            return fail(format!("the length {len} is out of bounds"));
-        }
-    }
-    if let Value::Array(items) = value {
-        let len = items.len() as u64;
-        if count("minItems").is_some_and(|m| len < m) || count("maxItems").is_some_and(|m| len > m)
-        {
-            return fail(format!("{len} items are out of bounds"));
-        }
-        if let Some(item_schema) = schema.get("items") {
-            for (i, item) in items.iter().enumerate() {
-                check_schema(item_schema, item, &format!("{at}[{i}]"))?;
-            }
-        }
-    }
-    if let Value::Object(map) = value {
-        if let Some(Value::Array(required)) = schema.get("required") {
-            for key in required.iter().filter_map(Value::as_str) {
-                if !map.contains_key(key) {
-                    return fail(format!("missing field `{key}`"));
-                }
-            }
-        }
-        let props = schema.get("properties").and_then(Value::as_object);
-        for (key, sub) in map {
-            let child = if at.is_empty() {
-                key.clone()
-            } else {
-                format!("{at}.{key}")
-            };
-            match (
-                props.and_then(|p| p.get(key)),
-                schema.get("additionalProperties"),
-            ) {
-                (Some(prop), _) => check_schema(prop, sub, &child)?,
-                (None, Some(extra)) => check_schema(extra, sub, &child)
-                    .map_err(|_| format!("{}unknown field `{key}`", place(at)))?,
-                (None, None) => {}
-            }
-        }
-    }
-    for (key, all) in [("allOf", true), ("anyOf", false), ("oneOf", false)] {
-        if let Some(Value::Array(subs)) = schema.get(key) {
-            let results: Vec<_> = subs.iter().map(|s| check_schema(s, value, at)).collect();
-            let ok = results.iter().filter(|r| r.is_ok()).count();
-            let holds = match key {
-                "allOf" => ok == subs.len(),
-                "oneOf" => ok == 1,
-                _ => ok > 0,
-            };
-            if !holds {
-                let first = results.into_iter().find_map(Result::err);
-                return match (all, first) {
-                    (true, Some(e)) => Err(e),
-                    _ => fail(format!("the value matches {ok} of the `{key}` schemas")),
-                };
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `at `path`: ` for a place inside the answer, nothing at its root.
-fn place(at: &str) -> String {
-    if at.is_empty() {
-        String::new()
-    } else {
-        format!("at `{at}`: ")
-    }
-}
-
-/// Whether `value` is of the JSON Schema type `t`.
-fn has_type(value: &Value, t: &str) -> bool {
-    match t {
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "null" => value.is_null(),
-        "number" => value.is_number(),
-        "integer" => {
-            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
-        }
-        _ => true,
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "output-schema"))]
 mod tests {
     use serde_json::json;
+
+    use crate::model::OutputSpec;
 
     #[test]
     fn a_schema_check_names_where_the_answer_is_wrong() {
@@ -519,27 +383,56 @@ mod tests {
             "required": ["name"],
             "additionalProperties": false,
         });
-        let check = |v: serde_json::Value| super::check_schema(&schema, &v, "");
+        let check = super::OutputCheck::of_schema(OutputSpec::new("plan", schema));
+        let check = |v: serde_json::Value| (check.validate)(&v);
         assert_eq!(
             check(json!({"name": "x", "tasks": [{"days": 2}], "kind": "a"})),
             Ok(())
         );
-        assert_eq!(check(json!({})), Err("missing field `name`".to_owned()));
+        assert_eq!(
+            check(json!({})),
+            Err(r#""name" is a required property"#.to_owned())
+        );
         assert_eq!(
             check(json!({"name": "x", "tasks": [{"days": 2}, {"days": "3"}]})),
-            Err("at `tasks[1].days`: expected integer, found a string".to_owned())
+            Err(r#"at `tasks[1].days`: "3" is not of type "integer""#.to_owned())
         );
         assert_eq!(
             check(json!({"name": "x", "tasks": [{"days": 0}]})),
-            Err("at `tasks[0].days`: 0 is less than the minimum 1".to_owned())
+            Err("at `tasks[0].days`: 0 is less than the minimum of 1".to_owned())
         );
         assert_eq!(
             check(json!({"name": "x", "extra": 1})),
-            Err("unknown field `extra`".to_owned())
+            Err("Additional properties are not allowed ('extra' was unexpected)".to_owned())
         );
         assert_eq!(
             check(json!({"name": "x", "kind": "c"})),
-            Err(r#"at `kind`: "c" is not one of ["a","b"]"#.to_owned())
+            Err(r#"at `kind`: "c" is not one of "a" or "b""#.to_owned())
+        );
+    }
+
+    #[test]
+    fn a_wrapped_schema_checks_the_answer_inside_it() {
+        let spec = OutputSpec::new("n", json!({"type": "array", "items": {"type": "integer"}}));
+        assert!(spec.wrapped);
+        let check = super::OutputCheck::of_schema(spec);
+        assert_eq!((check.validate)(&json!([1, 2])), Ok(()));
+        assert_eq!(
+            (check.validate)(&json!([1, "2"])),
+            Err(r#"at `[1]`: "2" is not of type "integer""#.to_owned())
+        );
+    }
+
+    #[test]
+    fn an_invalid_schema_fails_each_check_saying_so() {
+        let check = super::OutputCheck::of_schema(OutputSpec::new(
+            "bad",
+            json!({"type": "object", "properties": {"a": {"type": "int"}}}),
+        ));
+        let e = (check.validate)(&json!({"a": 1})).unwrap_err();
+        assert!(
+            e.starts_with("the output schema is not a valid JSON Schema (at `properties.a.type`)"),
+            "{e}"
         );
     }
 }

@@ -1168,5 +1168,8 @@ fn a_card_with_an_output_schema_checks_every_run() {
             _ => None,
         })
         .collect();
-    assert_eq!(retries, ["at `score`: 11 is more than the maximum 10"]);
+    assert_eq!(
+        retries,
+        ["at `score`: 11 is greater than the maximum of 10"]
+    );
 }

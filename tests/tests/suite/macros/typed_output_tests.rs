@@ -39,3 +39,52 @@ async fn an_agent_with_an_output_type_answers_run_output_with_it() {
     let out = runner.run("Plan Rome").await.unwrap();
     assert_eq!(out.structured, Some(json!({"city": "Rome", "days": 1})));
 }
+
+/// A schema-only output (feature `output-schema`).
+#[hookwire::agent(
+    name = "judge",
+    instruction = "Judge.",
+    output_schema = r#"{"title": "Verdict", "type": "object", "properties": {"verdict": {"enum": ["go", "stop"]}, "notes": {"type": "array", "items": {"type": "string", "maxLength": 5}}}, "required": ["verdict"]}"#
+)]
+struct Judge;
+
+/// Every run of an agent with `output_schema` is checked against it
+/// through `jsonschema`; the error sent back names the wrong value's path.
+#[tokio::test]
+async fn an_agent_with_an_output_schema_checks_every_answer_against_it() {
+    let model = ScriptedModel::from_turns([
+        Turn::call(
+            "final_result",
+            json!({"verdict": "go", "notes": ["ok", "far too long"]}),
+        ),
+        Turn::call("final_result", json!({"verdict": "go", "notes": ["ok"]})),
+    ]);
+    let mut runner = Runner::new(Judge::new(), model);
+    let out = runner.run("Go?").await.unwrap();
+    assert_eq!(
+        out.structured,
+        Some(json!({"verdict": "go", "notes": ["ok"]}))
+    );
+    let retries: Vec<String> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            hookwire::agent::TraceEvent::OutputRetry { error, .. } => Some(error.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        retries,
+        [r#"at `notes[1]`: "far too long" is longer than 5 characters"#]
+    );
+    use hookwire::agent::Agent;
+    assert_eq!(
+        runner
+            .agent()
+            .config()
+            .output
+            .as_ref()
+            .map(|o| o.name.as_str()),
+        Some("Verdict")
+    );
+}
