@@ -314,9 +314,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
             elapsed_us,
         });
-        drop(output);
-        if let Some(after) = self.typed_answer(step, &response, started, journal).await {
-            return after;
+        // A run that asks no typed output does not call `typed_answer`.
+        if let Some(output) = output {
+            drop(output);
+            if let Some(after) = self.typed_answer(step, &response, started, journal).await {
+                return after;
+            }
         }
         if response.tool_calls.is_empty() {
             return self
