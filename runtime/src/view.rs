@@ -85,6 +85,9 @@ pub struct ToolView {
     check: fn(&ToolArgs, &str) -> Result<(), ToolError>,
     available: fn(&StepView<'_>) -> bool,
     instruction: fn(&StepView<'_>) -> Option<Cow<'static, str>>,
+    /// Whether `available` or `instruction` may say anything
+    /// ([`Tool::STEP_RULES`]).
+    rules: bool,
     /// The agent's own rules for the tool (a card's or `#[agent]`'s
     /// `available` / `instruction` on the tool's entry), besides the tool's.
     entry: StepRules,
@@ -171,6 +174,7 @@ impl ToolView {
             check: check_of::<T>,
             available: T::available,
             instruction: T::instruction,
+            rules: T::STEP_RULES,
             entry: StepRules::new(),
         }
     }
@@ -184,6 +188,7 @@ impl ToolView {
             check: |_, _| Ok(()),
             available: |_| true,
             instruction: |_| None,
+            rules: false,
             entry: StepRules::new(),
         }
     }
@@ -212,6 +217,13 @@ impl ToolView {
     /// field that does not ([`ToolError::InvalidArguments`]).
     pub fn check(&self, args: &ToolArgs, tool: &str) -> Result<(), ToolError> {
         (self.check)(args, tool)
+    }
+
+    /// Whether the tool, or the agent for it, has an availability rule or
+    /// an instruction: when not, it is offered in every step and adds
+    /// nothing to the system prompt, and the loop does not ask it.
+    pub fn has_step_rules(&self) -> bool {
+        self.rules || !self.entry.is_empty()
     }
 
     /// Whether the tool is offered in the step `view` shows.
@@ -290,6 +302,9 @@ impl StepOffer {
             let Some(view) = view_of(&definition.name) else {
                 continue;
             };
+            if !view.has_step_rules() {
+                continue;
+            }
             let asked = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 (view.available(step), view.instruction(step))
             }));
