@@ -67,17 +67,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         event: HookEvent,
         journal: Option<&dyn Journal>,
     ) -> Result<(), JournalError> {
-        let hooks: Vec<_> = self
-            .agent
-            .config()
-            .request_hooks
+        let request_hooks = &self.agent.config().request_hooks;
+        // Most agents have none: nothing is collected then.
+        if !request_hooks.iter().any(|h| h.event == event) {
+            return Ok(());
+        }
+        let hooks: Vec<_> = request_hooks
             .iter()
             .filter(|h| h.event == event)
             .cloned()
             .collect();
-        if hooks.is_empty() {
-            return Ok(());
-        }
         if let Some(journal) = journal {
             let name = format!("inject {event:?}");
             return self.journaled_injections(journal, &name, hooks).await;
