@@ -265,7 +265,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 let inner = if chat.is_disabled() { &span } else { &chat };
                 #[cfg(not(feature = "otel"))]
                 let inner = &span;
-                let answer = answer.instrument(inner.clone()).await;
+                // Nobody collects spans: the answer is not moved into an
+                // `Instrumented`.
+                let answer = if inner.is_disabled() {
+                    answer.await
+                } else {
+                    answer.instrument(inner.clone()).await
+                };
                 #[cfg(feature = "otel")]
                 super::genai::chat_end(&chat, &self.scope, &answer);
                 (answer, micros(started.elapsed()), None)
