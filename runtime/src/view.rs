@@ -393,7 +393,11 @@ mod tests {
         assert!(!ToolView::object().has_step_rules());
         let first = offer(0, &[("night", night), ("plain", plain)]);
         assert_eq!(first.unavailable, ["night"]);
-        assert!(offer(1, &[("night", night), ("plain", plain)]).unavailable.is_empty());
+        assert!(
+            offer(1, &[("night", night), ("plain", plain)])
+                .unavailable
+                .is_empty()
+        );
     }
 
     #[test]
