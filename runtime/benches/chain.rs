@@ -74,6 +74,7 @@
 //! ```
 //!
 //! gives the instructions of 1000 calls as the difference of the two totals
+//! (`runtime/benches/instructions.sh <binary> [<group>/<case> ...]` does it)
 //! (`e2e/input_only` is the cost of making and dropping an e2e input, to
 //! subtract from the e2e cases, which make one per iteration in that mode).
 //!

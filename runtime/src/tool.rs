@@ -123,6 +123,14 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Whether [`available`](Tool::available) or
+    /// [`instruction`](Tool::instruction) may say anything (the default, for
+    /// a hand-written tool that overrides either). `#[hookwire::tool]` sets
+    /// it to `false` when it declares neither, so the loop does not ask such
+    /// a tool at every step.
+    #[doc(hidden)]
+    const STEP_RULES: bool = true;
+
     /// The JSON Schema of the arguments.
     fn input_schema(&self) -> Value {
         schema_for::<Self::Args>(self.strict())
@@ -465,6 +473,9 @@ where
     R: IntoOutcome,
 {
     type Args = A;
+
+    // Always offered, no instruction.
+    const STEP_RULES: bool = false;
 
     fn name(&self) -> &str {
         &self.name

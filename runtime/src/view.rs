@@ -85,6 +85,9 @@ pub struct ToolView {
     check: fn(&ToolArgs, &str) -> Result<(), ToolError>,
     available: fn(&StepView<'_>) -> bool,
     instruction: fn(&StepView<'_>) -> Option<Cow<'static, str>>,
+    /// Whether `available` or `instruction` may say anything
+    /// ([`Tool::STEP_RULES`]).
+    rules: bool,
     /// The agent's own rules for the tool (a card's or `#[agent]`'s
     /// `available` / `instruction` on the tool's entry), besides the tool's.
     entry: StepRules,
@@ -171,6 +174,7 @@ impl ToolView {
             check: check_of::<T>,
             available: T::available,
             instruction: T::instruction,
+            rules: T::STEP_RULES,
             entry: StepRules::new(),
         }
     }
@@ -184,6 +188,7 @@ impl ToolView {
             check: |_, _| Ok(()),
             available: |_| true,
             instruction: |_| None,
+            rules: false,
             entry: StepRules::new(),
         }
     }
@@ -212,6 +217,13 @@ impl ToolView {
     /// field that does not ([`ToolError::InvalidArguments`]).
     pub fn check(&self, args: &ToolArgs, tool: &str) -> Result<(), ToolError> {
         (self.check)(args, tool)
+    }
+
+    /// Whether the tool, or the agent for it, has an availability rule or
+    /// an instruction: when not, it is offered in every step and adds
+    /// nothing to the system prompt, and the loop does not ask it.
+    pub fn has_step_rules(&self) -> bool {
+        self.rules || !self.entry.is_empty()
     }
 
     /// Whether the tool is offered in the step `view` shows.
@@ -290,6 +302,9 @@ impl StepOffer {
             let Some(view) = view_of(&definition.name) else {
                 continue;
             };
+            if !view.has_step_rules() {
+                continue;
+            }
             let asked = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 (view.available(step), view.instruction(step))
             }));
@@ -314,5 +329,92 @@ impl StepOffer {
     pub fn merge(&mut self, other: StepOffer) {
         self.unavailable.extend(other.unavailable);
         self.instructions.extend(other.instructions);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::call::Outcome;
+    use crate::context::ToolContext;
+    use crate::tool::{FnTool, Json, NoArgs};
+    use crate::toolset::SessionValues;
+
+    /// A hand-written tool that overrides `available` only, as tools did
+    /// before `STEP_RULES`: it must still be asked.
+    struct Night;
+
+    impl Tool for Night {
+        type Args = NoArgs;
+
+        fn name(&self) -> &str {
+            "night"
+        }
+
+        fn description(&self) -> &str {
+            "Only at night."
+        }
+
+        async fn call(&self, _cx: &ToolContext, _args: NoArgs) -> Outcome {
+            Ok(crate::call::ToolResult::text("dark"))
+        }
+
+        fn available(step: &StepView<'_>) -> bool {
+            step.step > 0
+        }
+    }
+
+    type Plain = FnTool<NoArgs, fn(NoArgs) -> std::future::Ready<Json<i64>>>;
+
+    fn definition(name: &str) -> crate::ToolDefinition {
+        crate::ToolDefinition {
+            name: name.to_owned(),
+            ..Night.definition()
+        }
+    }
+
+    fn offer(step: usize, views: &[(&str, ToolView)]) -> StepOffer {
+        let definitions: Vec<_> = views.iter().map(|(name, _)| definition(name)).collect();
+        let session = SessionValues::default();
+        let view = StepView::new("a", step, &[], &session);
+        StepOffer::of(
+            &definitions,
+            |name| views.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+            &view,
+        )
+    }
+
+    #[test]
+    fn a_hand_written_tool_with_a_rule_is_asked_and_a_plain_one_is_not() {
+        let night = ToolView::of::<Night>();
+        let plain = ToolView::of::<Plain>();
+        assert!(night.has_step_rules());
+        assert!(!plain.has_step_rules());
+        assert!(!ToolView::object().has_step_rules());
+        let first = offer(0, &[("night", night), ("plain", plain)]);
+        assert_eq!(first.unavailable, ["night"]);
+        assert!(
+            offer(1, &[("night", night), ("plain", plain)])
+                .unavailable
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn an_agents_rule_on_a_plain_tool_is_asked() {
+        fn never(_: &StepView<'_>) -> bool {
+            false
+        }
+        fn note(_: &StepView<'_>) -> Option<Cow<'static, str>> {
+            Some("Mind the plain tool.".into())
+        }
+        let hidden = ToolView::of::<Plain>().with_rules(StepRules::new().with_available(never));
+        assert!(hidden.has_step_rules());
+        assert_eq!(offer(0, &[("plain", hidden)]).unavailable, ["plain"]);
+        let noted = ToolView::of::<Plain>().with_rules(StepRules::new().with_instruction(note));
+        assert_eq!(
+            offer(0, &[("plain", noted)]).instructions,
+            ["Mind the plain tool."]
+        );
     }
 }

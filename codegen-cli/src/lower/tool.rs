@@ -251,6 +251,12 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
             }
         }
     });
+    // A tool with neither rule is not asked at every step.
+    let step_rules_const = (opts.available.is_none() && opts.instruction.is_none()).then(|| {
+        quote! {
+            const STEP_RULES: bool = false;
+        }
+    });
     let meta_const = (!opts.meta.is_empty()).then(|| {
         let slice = super::meta_slice(&opts.meta);
         quote! {
@@ -347,6 +353,8 @@ pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
                     ::core::option::Option::Some(#name);
 
                 #meta_const
+
+                #step_rules_const
 
                 fn name(&self) -> &str {
                     #name

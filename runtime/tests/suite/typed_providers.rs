@@ -6,7 +6,7 @@
 use crate::mock_http::{Answer, Seen, serve};
 
 use hookwire::Router;
-use hookwire::agent::{AgentConfig, BasicAgent, Runner, TraceEvent};
+use hookwire::agent::{AgentConfig, BasicAgent, Runner};
 use serde_json::json;
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
@@ -161,7 +161,7 @@ mod native {
             !out.output
                 .trace
                 .iter()
-                .any(|e| matches!(e, TraceEvent::OutputRetry { .. }))
+                .any(|e| matches!(e, hookwire::agent::TraceEvent::OutputRetry { .. }))
         );
     }
 }

@@ -180,3 +180,26 @@ pub(crate) fn result_texts(history: &[Message]) -> Vec<String> {
         .map(|r| r.text_content())
         .collect()
 }
+
+/// Lists `open_drawer` with no rule of the agent's.
+#[hookwire::agent(name = "plain_drawer", function_tools = [open_drawer, count_till])]
+pub struct PlainDrawer;
+
+#[test]
+fn only_tools_with_a_rule_or_an_instruction_are_asked_at_each_step() {
+    use hookwire::ToolSet;
+    use hookwire::agent::Agent;
+    let plain = PlainDrawer::new();
+    let view = |agent: &dyn Fn(&str) -> Option<hookwire::ToolView>, name: &str| {
+        agent(name).unwrap().has_step_rules()
+    };
+    let plain_views = |name: &str| plain.tools().tool_view(name);
+    assert!(!view(&plain_views, "open_drawer"));
+    assert!(view(&plain_views, "count_till"));
+    let drawer = Drawer::new();
+    let drawer_views = |name: &str| drawer.tools().tool_view(name);
+    // The agent's rule makes the plain tool asked; the tool's own rule
+    // keeps `close_till` asked.
+    assert!(view(&drawer_views, "open_drawer"));
+    assert!(view(&drawer_views, "close_till"));
+}

@@ -67,17 +67,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         event: HookEvent,
         journal: Option<&dyn Journal>,
     ) -> Result<(), JournalError> {
-        let hooks: Vec<_> = self
-            .agent
-            .config()
-            .request_hooks
+        let request_hooks = &self.agent.config().request_hooks;
+        // Most agents have none: nothing is collected then.
+        if !request_hooks.iter().any(|h| h.event == event) {
+            return Ok(());
+        }
+        let hooks: Vec<_> = request_hooks
             .iter()
             .filter(|h| h.event == event)
             .cloned()
             .collect();
-        if hooks.is_empty() {
-            return Ok(());
-        }
         if let Some(journal) = journal {
             let name = format!("inject {event:?}");
             return self.journaled_injections(journal, &name, hooks).await;
@@ -266,7 +265,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 let inner = if chat.is_disabled() { &span } else { &chat };
                 #[cfg(not(feature = "otel"))]
                 let inner = &span;
-                let answer = answer.instrument(inner.clone()).await;
+                // Nobody collects spans: the answer is not moved into an
+                // `Instrumented`.
+                let answer = if inner.is_disabled() {
+                    answer.await
+                } else {
+                    answer.instrument(inner.clone()).await
+                };
                 #[cfg(feature = "otel")]
                 super::genai::chat_end(&chat, &self.scope, &answer);
                 (answer, micros(started.elapsed()), None)
@@ -314,9 +319,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
             elapsed_us,
         });
-        drop(output);
-        if let Some(after) = self.typed_answer(step, &response, started, journal).await {
-            return after;
+        // A run that asks no typed output does not call `typed_answer`.
+        if let Some(output) = output {
+            drop(output);
+            if let Some(after) = self.typed_answer(step, &response, started, journal).await {
+                return after;
+            }
         }
         if response.tool_calls.is_empty() {
             return self
