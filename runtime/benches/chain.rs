@@ -648,17 +648,24 @@ fn session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
     }
 }
 
-/// [`session`], streamed: every event is collected (issue #25: a stream
-/// consumer attached).
+/// [`session`], streamed (issue #25: a stream consumer attached): each
+/// event is read as it comes, looked at and dropped, as a consumer that
+/// forwards events (to a terminal, a server's response) does; the text of
+/// the last one, `Done`, is the answer.
 fn streamed_session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
     use futures_util::StreamExt;
     let model: Arc<dyn hookwire::model::Model> = model.clone();
     let mut runner = hookwire::agent::Runner::with_model_arc(agent.clone(), model);
-    let events: Vec<_> = ready(runner.stream("add one to 41").collect());
-    match events.last().map(|e| &e.kind) {
-        Some(hookwire::agent::EventKind::Done(Ok(out))) => out.text.clone(),
-        other => panic!("{other:?}"),
+    let mut stream = runner.stream("add one to 41");
+    let mut answer = None;
+    while let Some(event) = ready(stream.next()) {
+        match black_box(event).kind {
+            hookwire::agent::EventKind::Done(Ok(out)) => answer = Some(out.text),
+            hookwire::agent::EventKind::Done(Err(e)) => panic!("{e}"),
+            _ => {}
+        }
     }
+    answer.unwrap_or_else(|| panic!("a stream ends with `Done`"))
 }
 
 fn loop_cases(mode: &mut Mode<'_>) {

@@ -5,15 +5,17 @@
 //!
 //! One place records a trace event ([`Runner::record`]): it appends it to
 //! the trace and, when someone streams the run, sends it. A run nobody
-//! streams has no channel, and building an event to send is skipped: the
+//! streams has no queue, and building an event to send is skipped: the
 //! cost is one branch per event.
 
+use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
+use futures_util::task::AtomicWaker;
 use serde::Serialize;
-use tokio::sync::mpsc;
 
 use super::{RunError, RunOutput, Runner, TraceEvent};
 use crate::agent::decl::Agent;
@@ -24,8 +26,50 @@ use crate::context::ToolSource;
 use crate::model::Usage;
 
 /// Where a streamed run's events go (set on the run's scope, inherited by
-/// the child agents it calls).
-pub(crate) type EventTx = mpsc::UnboundedSender<RunEvent>;
+/// the child agents it calls, and usable from any task a tool spawns).
+///
+/// A queue the [`RunStream`] drains, not a channel: the stream polls the
+/// run itself, so most events are sent and read on one thread within one
+/// poll. A mutex around a `VecDeque` costs two uncontended atomic
+/// operations per event; tokio's unbounded channel allocated a block of 32
+/// events (9 KiB) per stream and cost about 120 instructions per event more
+/// (BENCHMARKS.md, "A streamed run, round two").
+#[derive(Clone)]
+pub(crate) struct EventTx(Arc<EventQueue>);
+
+/// The events a streamed run sent and its stream has not read yet.
+struct EventQueue {
+    events: Mutex<VecDeque<RunEvent>>,
+    /// The stream's task, woken by an event sent while the run waits (a
+    /// tool's progress from a task it spawned, say).
+    waker: AtomicWaker,
+    /// Set when the stream is dropped: later events are refused.
+    closed: AtomicBool,
+}
+
+impl EventQueue {
+    /// The queue, locked. A panic cannot happen while it is held (only
+    /// `push_back` and `pop_front` run under it), so a poisoned lock is
+    /// taken as it is.
+    fn lock(&self) -> MutexGuard<'_, VecDeque<RunEvent>> {
+        self.events
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl EventTx {
+    /// Queues `event` for the stream and wakes its task; `false` (and the
+    /// event dropped) if the stream is gone.
+    pub(crate) fn send(&self, event: RunEvent) -> bool {
+        if self.0.closed.load(Ordering::Acquire) {
+            return false;
+        }
+        self.0.lock().push_back(event);
+        self.0.waker.wake();
+        true
+    }
+}
 
 /// One event of a streamed run, from the run itself or from a child agent
 /// it called (then `path` names the calls that lead to the child).
@@ -201,9 +245,17 @@ fn done_json<S: serde::Serializer>(
 #[must_use = "a stream does nothing unless polled"]
 pub struct RunStream<'a> {
     run: Option<crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>>,
-    events: mpsc::UnboundedReceiver<RunEvent>,
+    events: Arc<EventQueue>,
     done: Option<Result<RunOutput, RunError>>,
     agent: Arc<str>,
+}
+
+impl Drop for RunStream<'_> {
+    fn drop(&mut self) {
+        // Whoever still holds the sender (a task a tool spawned) sends into
+        // nothing from now on.
+        self.events.closed.store(true, Ordering::Release);
+    }
 }
 
 impl std::fmt::Debug for RunStream<'_> {
@@ -221,9 +273,13 @@ impl<'a> RunStream<'a> {
         agent: Arc<str>,
         run: impl FnOnce(EventTx) -> crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>,
     ) -> Self {
-        let (tx, events) = mpsc::unbounded_channel();
+        let events = Arc::new(EventQueue {
+            events: Mutex::new(VecDeque::new()),
+            waker: AtomicWaker::new(),
+            closed: AtomicBool::new(false),
+        });
         Self {
-            run: Some(run(tx)),
+            run: Some(run(EventTx(events.clone()))),
             events,
             done: None,
             agent,
@@ -237,29 +293,31 @@ impl futures_util::Stream for RunStream<'_> {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RunEvent>> {
         let this = &mut *self;
         loop {
+            if let Some(event) = this.events.lock().pop_front() {
+                return Poll::Ready(Some(event));
+            }
             let Some(run) = this.run.as_mut() else {
-                // The run is over: what it sent, then its end.
-                if let Ok(event) = this.events.try_recv() {
-                    return Poll::Ready(Some(event));
-                }
+                // The run is over and what it sent is read: its end.
                 return Poll::Ready(this.done.take().map(|done| RunEvent {
                     agent: this.agent.clone(),
                     path: Arc::from([]),
                     kind: EventKind::Done(done),
                 }));
             };
-            if let Poll::Ready(Some(event)) = this.events.poll_recv(cx) {
-                return Poll::Ready(Some(event));
-            }
             match run.as_mut().poll(cx) {
                 Poll::Ready(done) => {
                     this.run = None;
                     this.done = Some(done);
                 }
-                // What the poll sent is read on the next turn of the loop;
-                // with nothing sent, both wakers are registered.
-                Poll::Pending if !this.events.is_empty() => {}
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    // An event sent from elsewhere while the run waits
+                    // wakes this task; one sent before the waker was
+                    // registered is in the queue, read on the next turn.
+                    this.events.waker.register(cx.waker());
+                    if this.events.lock().is_empty() {
+                        return Poll::Pending;
+                    }
+                }
             }
         }
     }
