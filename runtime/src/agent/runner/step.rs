@@ -67,12 +67,32 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         event: HookEvent,
         journal: Option<&dyn Journal>,
     ) -> Result<(), JournalError> {
-        let request_hooks = &self.agent.config().request_hooks;
         // Most agents have none: nothing is collected then.
-        if !request_hooks.iter().any(|h| h.event == event) {
+        if !self
+            .agent
+            .config()
+            .request_hooks
+            .iter()
+            .any(|h| h.event == event)
+        {
             return Ok(());
         }
-        let hooks: Vec<_> = request_hooks
+        // Boxed: a round of injections runs tool calls, and its future
+        // (about 5 KB) would otherwise be part of every run's future,
+        // moved with it and boxed with it when the run is streamed.
+        Box::pin(self.inject_round(event, journal)).await
+    }
+
+    /// [`inject`](Self::inject) for an agent with request hooks for `event`.
+    async fn inject_round(
+        &mut self,
+        event: HookEvent,
+        journal: Option<&dyn Journal>,
+    ) -> Result<(), JournalError> {
+        let hooks: Vec<_> = self
+            .agent
+            .config()
+            .request_hooks
             .iter()
             .filter(|h| h.event == event)
             .cloned()
