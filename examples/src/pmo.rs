@@ -197,7 +197,7 @@ async fn run_agent<A: Agent>(
     while let Some(event) = events.next().await {
         on_event(&event, shown);
         if let EventKind::Done(done) = event.kind {
-            return Ok(done?);
+            return Ok(*done?);
         }
     }
     Err(PmoError::NoEnd)

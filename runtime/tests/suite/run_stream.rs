@@ -617,7 +617,7 @@ async fn trace_lines_render_the_stream_as_trace_text_does() {
             live.push_str(&lines.line(trace));
         }
         if let EventKind::Done(done) = event.kind {
-            out = Some(done.unwrap());
+            out = Some(*done.unwrap());
         }
     }
     let out = out.unwrap();

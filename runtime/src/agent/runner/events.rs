@@ -32,8 +32,8 @@ use crate::model::Usage;
 /// run itself, so most events are sent and read on one thread within one
 /// poll. A mutex around a `VecDeque` costs two uncontended atomic
 /// operations per event; tokio's unbounded channel allocated a block of 32
-/// events (9 KiB) per stream and cost about 120 instructions per event more
-/// (BENCHMARKS.md, "A streamed run, round two").
+/// events per stream and cost more per event (BENCHMARKS.md, "A streamed
+/// run, round two").
 #[derive(Clone)]
 pub(crate) struct EventTx(Arc<EventQueue>);
 
@@ -200,7 +200,12 @@ pub enum EventKind {
     /// The streamed run ended: its output, or why it failed. The last
     /// event of a stream; never a child's (a child's end is its trace's
     /// `Finished` event and the parent's `ToolCall`).
-    Done(#[serde(serialize_with = "done_json")] Result<RunOutput, RunError>),
+    ///
+    /// The output is boxed, so that every other event, which moves through
+    /// the stream as one value, is not as large as a whole output (the
+    /// pattern `EventKind::Done(Ok(out))` reads it as before; see
+    /// BENCHMARKS.md, "A streamed run, round two").
+    Done(#[serde(serialize_with = "done_json")] Result<Box<RunOutput>, RunError>),
 }
 
 impl EventKind {
@@ -222,7 +227,7 @@ impl EventKind {
 
 /// `Done` as JSON: `{"output": {..}}` or `{"error": "..."}`.
 fn done_json<S: serde::Serializer>(
-    done: &Result<RunOutput, RunError>,
+    done: &Result<Box<RunOutput>, RunError>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeMap;
@@ -301,7 +306,7 @@ impl futures_util::Stream for RunStream<'_> {
                 return Poll::Ready(this.done.take().map(|done| RunEvent {
                     agent: this.agent.clone(),
                     path: Arc::from([]),
-                    kind: EventKind::Done(done),
+                    kind: EventKind::Done(done.map(Box::new)),
                 }));
             };
             match run.as_mut().poll(cx) {

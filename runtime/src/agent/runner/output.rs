@@ -144,6 +144,17 @@ pub struct TypedOutput<T> {
     pub output: RunOutput,
 }
 
+impl<T: DeserializeOwned> TryFrom<Box<RunOutput>> for TypedOutput<T> {
+    type Error = RunError;
+
+    /// [`TryFrom<RunOutput>`](#impl-TryFrom<RunOutput>-for-TypedOutput<T>)
+    /// for the boxed output a stream's
+    /// [`EventKind::Done`](super::EventKind::Done) carries.
+    fn try_from(output: Box<RunOutput>) -> Result<Self, RunError> {
+        Self::try_from(*output)
+    }
+}
+
 impl<T: DeserializeOwned> TryFrom<RunOutput> for TypedOutput<T> {
     type Error = RunError;
 
