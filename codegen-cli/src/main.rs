@@ -81,7 +81,7 @@ fn report(diags: &[Diagnostic]) -> ExitCode {
 
 /// `cardgen` is allocation-heavy (`quote` -> `syn` -> `prettyplease` for
 /// every card): with mimalloc, `cardgen build` of 1,000 cards takes about a
-/// quarter less CPU than with glibc's allocator (README, "Performance").
+/// quarter less CPU than with glibc's allocator (BENCHMARKS.md, "The figures").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
