@@ -60,7 +60,11 @@ struct Shared {
 /// handler).
 #[derive(Default)]
 pub(crate) struct CallLog {
-    calls: std::sync::Mutex<std::collections::HashMap<String, CallNotes>>,
+    /// By call id: the calls of a session in flight, few at a time (each
+    /// call's entry is taken when it ends), so a list searched in order,
+    /// with room for one inline (no hashing, no allocation for a step with
+    /// one call).
+    calls: std::sync::Mutex<smallvec::SmallVec<[(Arc<str>, CallNotes); 1]>>,
 }
 
 /// What one call of a run noted for its trace record.
@@ -77,36 +81,51 @@ pub(crate) struct CallNotes {
 }
 
 impl CallLog {
+    /// Opens the entry of call `id` (the loop does, before the call runs,
+    /// so that its notes share the call's id instead of copying it).
+    pub(crate) fn open(&self, id: &Arc<str>) {
+        let mut calls = crate::lock(&self.calls);
+        if !calls.iter().any(|(open, _)| **open == **id) {
+            calls.push((id.clone(), CallNotes::default()));
+        }
+    }
+
+    /// The notes of call `id`, opened if needed.
+    fn with<R>(&self, id: &str, note: impl FnOnce(&mut CallNotes) -> R) -> R {
+        let mut calls = crate::lock(&self.calls);
+        let at = match calls.iter().position(|(open, _)| **open == *id) {
+            Some(at) => at,
+            None => {
+                calls.push((Arc::from(id), CallNotes::default()));
+                calls.len() - 1
+            }
+        };
+        note(&mut calls[at].1)
+    }
+
     /// Notes the arguments the tool of call `id` received (after every
     /// hook's rewrites): a clone, which shares them.
     pub(crate) fn received(&self, id: &str, args: &crate::call::ToolArgs) {
-        crate::lock(&self.calls)
-            .entry(id.to_owned())
-            .or_default()
-            .received = Some(args.clone());
+        self.with(id, |notes| notes.received = Some(args.clone()));
     }
 
     /// Notes an approval gate call `id` passed.
     pub(crate) fn approval(&self, id: &str, note: crate::approval::ApprovalNote) {
-        crate::lock(&self.calls)
-            .entry(id.to_owned())
-            .or_default()
-            .approvals
-            .push(note);
+        self.with(id, |notes| notes.approvals.push(note));
     }
 
     /// Notes a progress message of call `id`.
     pub(crate) fn progress(&self, id: &str, message: String) {
-        crate::lock(&self.calls)
-            .entry(id.to_owned())
-            .or_default()
-            .progress
-            .push(message);
+        self.with(id, |notes| notes.progress.push(message));
     }
 
-    /// Takes what call `id` noted.
+    /// Takes what call `id` noted, and closes its entry.
     pub(crate) fn take(&self, id: &str) -> CallNotes {
-        crate::lock(&self.calls).remove(id).unwrap_or_default()
+        let mut calls = crate::lock(&self.calls);
+        match calls.iter().position(|(open, _)| **open == *id) {
+            Some(at) => calls.swap_remove(at).1,
+            None => CallNotes::default(),
+        }
     }
 }
 
@@ -389,9 +408,9 @@ impl CallScope {
         tool: Cow<'static, str>,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: String,
+        tool_use_id: impl Into<Arc<str>>,
     ) -> ToolContext {
-        ToolContext::scoped(tool, source, tool_use_id, self.clone(), server)
+        ToolContext::scoped(tool, source, tool_use_id.into(), self.clone(), server)
     }
 
     /// [`context`](Self::context) for a tool that declares metadata
@@ -402,10 +421,17 @@ impl CallScope {
         tool: Cow<'static, str>,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: String,
+        tool_use_id: impl Into<Arc<str>>,
         meta: crate::ToolMeta,
     ) -> ToolContext {
-        ToolContext::scoped_with_meta(tool, source, tool_use_id, self.clone(), server, meta)
+        ToolContext::scoped_with_meta(
+            tool,
+            source,
+            tool_use_id.into(),
+            self.clone(),
+            server,
+            meta,
+        )
     }
 }
 
@@ -649,7 +675,9 @@ impl RouterList for RouterEnd {
     }
 
     async fn dispatch(&self, _scope: &CallScope, call: ToolCall) -> Outcome {
-        Err(ToolError::UnknownTool { name: call.name })
+        Err(ToolError::UnknownTool {
+            name: call.name.to_string(),
+        })
     }
 }
 
@@ -684,11 +712,9 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
-        if call.name == self.name {
-            // The name the model sent is this route's name: move it into the
-            // context rather than copying ours.
+        if *call.name == *self.name {
             let mut cx = scope
-                .context(Cow::Owned(call.name), self.source, None, call.id)
+                .context(self.name.clone(), self.source, None, call.id)
                 .with_meta(self.meta.clone());
             let future = self.chain.call(&mut cx, call.arguments);
             CatchRoot::new(future, &self.name).await

@@ -3,6 +3,7 @@
 //! `tool_call_timeout`), the `post_tool_use` / `post_tool_failure` hooks,
 //! and its trace record.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures_util::FutureExt;
@@ -65,8 +66,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             otel.status_code = tracing::field::Empty,
             otel.status_description = tracing::field::Empty,
             gen_ai.operation.name = super::genai::EXECUTE_TOOL,
-            gen_ai.tool.name = super::genai::on(|| call.name.as_str()),
-            gen_ai.tool.call.id = super::genai::on(|| call.id.as_str()),
+            gen_ai.tool.name = super::genai::on(|| &*call.name),
+            gen_ai.tool.call.id = super::genai::on(|| &*call.id),
             gen_ai.tool.type = super::genai::FUNCTION,
             gen_ai.tool.call.arguments = tracing::field::Empty,
             gen_ai.tool.call.result = tracing::field::Empty,
@@ -99,7 +100,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let expired = self.expired_timeout(&name, source);
             let (decision, decided_by) = if expired.is_some() {
                 (Decision::Continue, None)
-            } else if self.unavailable.contains(&name) {
+            } else if self.unavailable.iter().any(|n| **n == *name) {
                 let reason = format!(
                     "tool `{name}` is not available in this step, so it was not offered and \
                      cannot be called"
@@ -124,6 +125,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let mut outcome = match expired {
                 Some(error) => Err(error),
                 None => {
+                    if let Some(log) = self.scope.call_log() {
+                        log.open(&id);
+                    }
                     self.execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
                         .await
                 }
@@ -279,8 +283,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         scope: &CallScope,
         decision: Decision,
         decided_by: Option<String>,
-        id: &str,
-        name: &str,
+        id: &Arc<str>,
+        name: &Arc<str>,
         arguments: &ToolArgs,
     ) -> Outcome {
         match decision {
@@ -305,8 +309,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     async fn gated(
         &self,
         scope: &CallScope,
-        id: &str,
-        name: &str,
+        id: &Arc<str>,
+        name: &Arc<str>,
         arguments: &ToolArgs,
         asked: Option<String>,
     ) -> Outcome {
@@ -328,10 +332,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let view = self.agent.tools().tool_view(name);
             let request = ApprovalRequest::new(&key, &shown, &reason, view);
             if let Some(edited) = gate(Some(&self.approvals), request, "approver", scope).await? {
-                return self.dispatch(scope, ToolCall::new(id, name, edited)).await;
+                return self
+                    .dispatch(scope, ToolCall::new(id.clone(), name.clone(), edited))
+                    .await;
             }
         }
-        self.dispatch(scope, ToolCall::new(id, name, arguments.clone()))
+        self.dispatch(
+            scope,
+            ToolCall::new(id.clone(), name.clone(), arguments.clone()),
+        )
             .await
     }
 

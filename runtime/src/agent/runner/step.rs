@@ -707,14 +707,14 @@ fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
         let (earlier, rest) = calls.split_at_mut(index);
         let call = &mut rest[0];
         if call.id.is_empty() {
-            call.id = format!("call_{step}_{index}");
+            call.id = format!("call_{step}_{index}").into();
         }
         while if few {
             earlier.iter().any(|c| c.id == call.id)
         } else {
             !seen.insert(call.id.clone())
         } {
-            call.id = format!("{}_{index}", call.id);
+            call.id = format!("{}_{index}", call.id).into();
         }
     }
 }
@@ -760,7 +760,7 @@ mod tests {
     use crate::call::ToolArgs;
 
     fn ids(calls: &[ToolCall]) -> Vec<&str> {
-        calls.iter().map(|c| c.id.as_str()).collect()
+        calls.iter().map(|c| &*c.id).collect()
     }
 
     #[test]
