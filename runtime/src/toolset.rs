@@ -408,9 +408,9 @@ impl CallScope {
         tool: Cow<'static, str>,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: impl Into<Arc<str>>,
+        tool_use_id: Arc<str>,
     ) -> ToolContext {
-        ToolContext::scoped(tool, source, tool_use_id.into(), self.clone(), server)
+        ToolContext::scoped(tool, source, tool_use_id, self.clone(), server)
     }
 
     /// [`context`](Self::context) for a tool that declares metadata
@@ -421,17 +421,10 @@ impl CallScope {
         tool: Cow<'static, str>,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: impl Into<Arc<str>>,
+        tool_use_id: Arc<str>,
         meta: crate::ToolMeta,
     ) -> ToolContext {
-        ToolContext::scoped_with_meta(
-            tool,
-            source,
-            tool_use_id.into(),
-            self.clone(),
-            server,
-            meta,
-        )
+        ToolContext::scoped_with_meta(tool, source, tool_use_id, self.clone(), server, meta)
     }
 }
 

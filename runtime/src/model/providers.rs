@@ -482,8 +482,7 @@ pub(crate) fn chat_request(request: &ModelRequest<'_>, provider: Provider) -> Ch
                 name,
                 result,
             } => ChatMessage::from(
-                ToolResponse::new(&**tool_call_id, result.text_content())
-                    .with_fn_name(&**name),
+                ToolResponse::new(&**tool_call_id, result.text_content()).with_fn_name(&**name),
             ),
         });
     }

@@ -341,7 +341,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             scope,
             ToolCall::new(id.clone(), name.clone(), arguments.clone()),
         )
-            .await
+        .await
     }
 
     /// Runs one call through the agent's tool set, within the run's
