@@ -71,8 +71,12 @@ pub(crate) struct CallLog {
 #[derive(Default)]
 pub(crate) struct CallNotes {
     /// The arguments its tool received (after every hook's rewrites), if
-    /// the tool ran.
+    /// the tool ran and they are not the ones the model sent.
     pub(crate) received: Option<crate::call::ToolArgs>,
+    /// Who the arguments the model sent are
+    /// ([`ToolArgs::shared_identity`](crate::call::ToolArgs)): a tool that
+    /// receives them unchanged notes nothing.
+    sent: Option<usize>,
     /// The approval gates it passed, outermost first.
     pub(crate) approvals: Vec<crate::approval::ApprovalNote>,
     /// The progress messages its tool sent ([`ToolContext::progress`]), in
@@ -81,12 +85,22 @@ pub(crate) struct CallNotes {
 }
 
 impl CallLog {
-    /// Opens the entry of call `id` (the loop does, before the call runs,
-    /// so that its notes share the call's id instead of copying it).
-    pub(crate) fn open(&self, id: &Arc<str>) {
+    /// Opens the entry of call `id`, whose model sent `sent` (the loop
+    /// does, before the call runs, so that its notes share the call's id
+    /// instead of copying it, and arguments its tool receives unchanged
+    /// are not kept twice).
+    pub(crate) fn open(&self, id: &Arc<str>, sent: &crate::call::ToolArgs) {
         let mut calls = crate::lock(&self.calls);
-        if !calls.iter().any(|(open, _)| **open == **id) {
-            calls.push((id.clone(), CallNotes::default()));
+        let sent = sent.shared_identity();
+        match calls.iter_mut().find(|(open, _)| **open == **id) {
+            Some((_, notes)) => notes.sent = sent,
+            None => calls.push((
+                id.clone(),
+                CallNotes {
+                    sent,
+                    ..CallNotes::default()
+                },
+            )),
         }
     }
 
@@ -106,7 +120,12 @@ impl CallLog {
     /// Notes the arguments the tool of call `id` received (after every
     /// hook's rewrites): a clone, which shares them.
     pub(crate) fn received(&self, id: &str, args: &crate::call::ToolArgs) {
-        self.with(id, |notes| notes.received = Some(args.clone()));
+        self.with(id, |notes| {
+            notes.received = match args.shared_identity() {
+                Some(same) if notes.sent == Some(same) => None,
+                _ => Some(args.clone()),
+            }
+        });
     }
 
     /// Notes an approval gate call `id` passed.

@@ -40,7 +40,10 @@ pub(super) struct CallRecord {
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Runs one call of `step` (whose calls `scope` makes) and records it.
-    pub(super) async fn run_call(&self, scope: &CallScope, call: ToolCall) -> CallRecord {
+    /// `call` is the model's (the history's): its id, name and arguments
+    /// are shared, not copied, and a call whose `pre_tool_use` hooks leave
+    /// the arguments alone is dispatched with the model's.
+    pub(super) async fn run_call(&self, scope: &CallScope, call: &ToolCall) -> CallRecord {
         let step = scope.step();
         let agent_name = self.scope.agent();
         // The source dispatch knows. A name the tool set does not have
@@ -77,13 +80,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         );
         let started = Instant::now();
         async move {
-            let ToolCall {
-                id,
-                name,
-                mut arguments,
-            } = call;
-            // A clone shares the model's arguments (see `ToolArgs`).
-            let sent = arguments.clone();
+            let original = call;
+            let (id, name) = (&call.id, &call.name);
+            // A clone shares the model's arguments (see `ToolArgs`): what
+            // the trace notes as sent, and what the hooks may rewrite.
+            let sent = call.arguments.clone();
+            let mut arguments = call.arguments.clone();
             scope.emit(|| EventKind::ToolStarted {
                 step,
                 id: id.clone(),
@@ -97,10 +99,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // Under a journal, a call whose deadline passed while the
             // service was down ends timed out: no hook, gate or tool of it
             // starts again (`post_tool_failure` sees the timeout).
-            let expired = self.expired_timeout(&name, source);
+            let expired = self.expired_timeout(name, source);
             let (decision, decided_by) = if expired.is_some() {
                 (Decision::Continue, None)
-            } else if self.unavailable.iter().any(|n| **n == *name) {
+            } else if self.unavailable.iter().any(|n| **n == **name) {
                 let reason = format!(
                     "tool `{name}` is not available in this step, so it was not offered and \
                      cannot be called"
@@ -111,10 +113,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     &hooks,
                     &mut PreToolUse {
                         agent: agent_name,
-                        tool: &name,
+                        tool: name,
                         source,
                         meta: &meta,
-                        tool_use_id: &id,
+                        tool_use_id: id,
                         args: &mut arguments,
                         step,
                         decided_by: None,
@@ -122,13 +124,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 )
                 .await
             };
+            // Arguments the hooks left alone are the model's: dispatched as
+            // they are (the post hooks see the model's call); rewritten ones
+            // are dispatched as a copy, and the post hooks see them.
+            let rewritten = (!arguments.is_shared_with(&sent)).then(|| arguments.clone());
             let mut outcome = match expired {
                 Some(error) => Err(error),
                 None => {
                     if let Some(log) = self.scope.call_log() {
-                        log.open(&id);
+                        log.open(id, &sent);
                     }
-                    self.execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
+                    self.execute(scope, decision, decided_by.clone(), id, name, arguments)
                         .await
                 }
             };
@@ -136,13 +142,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // a decision, or was given one while its hooks were finishing:
             // either way the step pauses, and the decision is used when the
             // call runs again, never by another call.
-            let pending = self.approvals.waits_at(scope, &id);
-            let call = ToolCall::new(id, name, arguments);
+            let pending = self.approvals.waits_at(scope, id);
+            let rewritten = rewritten.map(|args| ToolCall::new(id.clone(), name.clone(), args));
+            let call = rewritten.as_ref().unwrap_or(original);
             if !pending {
                 let failed = !matches!(&outcome, Ok(r) if !r.is_error);
                 let mut post = PostToolUse {
                     agent: agent_name,
-                    call: &call,
+                    call,
                     source,
                     meta: &meta,
                     outcome: &mut outcome,
@@ -285,7 +292,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         decided_by: Option<String>,
         id: &Arc<str>,
         name: &Arc<str>,
-        arguments: &ToolArgs,
+        arguments: ToolArgs,
     ) -> Outcome {
         match decision {
             Decision::Continue => self.gated(scope, id, name, arguments, None).await,
@@ -311,7 +318,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         scope: &CallScope,
         id: &Arc<str>,
         name: &Arc<str>,
-        arguments: &ToolArgs,
+        arguments: ToolArgs,
         asked: Option<String>,
     ) -> Outcome {
         let reason = match asked {
@@ -326,22 +333,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // call that is asked about.
             // Parsed for the approver (the loop parsed a model's call already;
             // an injection's text is parsed here).
-            let mut shown = arguments.clone();
+            let mut shown = arguments;
             shown.share();
             let key = CallKey::at(&scope.place(), id, name, &shown);
             let view = self.agent.tools().tool_view(name);
             let request = ApprovalRequest::new(&key, &shown, &reason, view);
-            if let Some(edited) = gate(Some(&self.approvals), request, "approver", scope).await? {
-                return self
-                    .dispatch(scope, ToolCall::new(id.clone(), name.clone(), edited))
-                    .await;
-            }
+            let edited = gate(Some(&self.approvals), request, "approver", scope).await?;
+            let arguments = edited.unwrap_or(shown);
+            return self
+                .dispatch(scope, ToolCall::new(id.clone(), name.clone(), arguments))
+                .await;
         }
-        self.dispatch(
-            scope,
-            ToolCall::new(id.clone(), name.clone(), arguments.clone()),
-        )
-        .await
+        self.dispatch(scope, ToolCall::new(id.clone(), name.clone(), arguments))
+            .await
     }
 
     /// Runs one call through the agent's tool set, within the run's

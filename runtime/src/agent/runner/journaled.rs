@@ -221,7 +221,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 let (call, own) = (call.clone(), Arc::new(parent.for_call()));
                 let effect = CALL_STARTED.scope(started, async move {
                     let (id, tool) = (call.id.clone(), call.name.clone());
-                    let record = PARENT.scope(own.clone(), self.run_call(scope, call)).await;
+                    let record = PARENT.scope(own.clone(), self.run_call(scope, &call)).await;
                     let record = bounded(record, &tool, limit);
                     let merged = std::mem::take(&mut *lock(&own.merged));
                     let children: ChildHistories = {

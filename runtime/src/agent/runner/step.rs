@@ -31,7 +31,9 @@ pub(super) struct Step {
     step: usize,
     /// The model's answer; its `tool_calls` are the step's calls.
     response: ModelResponse,
-    results: Vec<Option<ToolResult>>,
+    /// The calls' results so far (a new step's are all to come; one slot
+    /// inline, so a step with one call allocates none).
+    results: Results,
     started: Instant,
     span: tracing::Span,
     /// Under a journal, when the model's answer was recorded: the start of
@@ -52,11 +54,17 @@ pub(super) enum AfterModel {
 /// A stop of the step: the reason and the hook that decided.
 type Stopped = Option<(String, Option<String>)>;
 
+/// A step's results by call (`None`: still to run).
+type Results = smallvec::SmallVec<[Option<ToolResult>; 1]>;
+
+/// The records of a step's calls, with their index (one inline).
+type Records = smallvec::SmallVec<[(usize, CallRecord); 1]>;
+
 /// What a step's calls left: their records in call order, the messages
 /// children merge into the history, and the children's tokens by agent
 /// path.
 type StepDone = (
-    Vec<(usize, CallRecord)>,
+    Records,
     Vec<Message>,
     std::collections::BTreeMap<String, crate::model::Usage>,
 );
@@ -115,7 +123,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 counter,
                 |call| async move {
                     let id = call.id.clone();
-                    let record = self.run_call(scope, call).await;
+                    let record = self.run_call(scope, &call).await;
                     if record.pending {
                         self.approvals.forget_at(scope, &id);
                         return ToolResult::error(
@@ -160,7 +168,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     // `calls` equals `response.tool_calls` (in process, and
                     // checked when a state is imported).
                     response: p.response,
-                    results: p.results,
+                    results: Results::from_vec(p.results),
                     started: Instant::now(),
                     answered: None,
                 },
@@ -332,7 +340,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .await;
         }
         Arc::make_mut(&mut self.history).push(Message::from_response(&response));
-        let results = vec![None; response.tool_calls.len()];
+        let results = smallvec::smallvec![None; response.tool_calls.len()];
         AfterModel::Calls(Step {
             step,
             response,
@@ -460,7 +468,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 step,
                 calls: calls.clone(),
                 response,
-                results,
+                results: results.into_vec(),
             });
             return Some(
                 self.finish(RunStatus::Paused { pending }, String::new())
@@ -505,6 +513,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
         answered: Option<std::time::SystemTime>,
     ) -> Result<StepDone, JournalError> {
+        let mut todo = calls
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| results[*i].is_none());
         let parent = Arc::new(ParentRun {
             history: self.history.clone(),
             model: self.model.clone(),
@@ -515,47 +527,44 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             usage: Mutex::default(),
         });
         let scope = self.scope.at_step(step);
-        let todo: Vec<(usize, ToolCall)> = calls
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| results[*i].is_none())
-            .map(|(i, c)| (i, c.clone()))
-            .collect();
         if let Some(journal) = journal {
+            let todo = todo.map(|(i, c)| (i, c.clone())).collect();
             let records = self
                 .journaled_calls(journal, &parent, &scope, todo, answered)
                 .instrument(span)
-                .await?;
+                .await?
+                .into();
             let merged = std::mem::take(&mut *lock(&parent.merged));
             let usage = std::mem::take(&mut *lock(&parent.usage));
             return Ok((records, merged, usage));
         }
         let max = self.settings.max_parallel.max(1);
         let scope = &scope;
-        let run_one = move |(i, call): (usize, ToolCall)| async move {
-            (i, Ok(self.run_call(scope, call).await))
-        };
-        let mut todo = todo;
         let all = async move {
-            match (todo.pop(), todo.is_empty()) {
-                // One call (the common case) needs no stream to drive it.
-                (Some(one), true) => vec![run_one(one).await],
-                (last, _) => {
-                    todo.extend(last);
+            match (todo.next(), todo.next()) {
+                // One call (the common case) needs no list and no stream to
+                // drive it.
+                (Some((i, one)), None) => smallvec::smallvec![(i, self.run_call(scope, one).await)],
+                (first, second) => {
+                    let todo: Vec<(usize, ToolCall)> = first
+                        .into_iter()
+                        .chain(second)
+                        .chain(todo)
+                        .map(|(i, c)| (i, c.clone()))
+                        .collect();
+                    let run_one = move |(i, call): (usize, ToolCall)| async move {
+                        (i, self.run_call(scope, &call).await)
+                    };
                     futures_util::stream::iter(todo)
                         .map(run_one)
                         .buffered(max)
-                        .collect()
+                        .collect::<Vec<_>>()
                         .await
+                        .into()
                 }
             }
         };
-        let records: Vec<(usize, Result<CallRecord, JournalError>)> =
-            PARENT.scope(parent.clone(), all).instrument(span).await;
-        let records = records
-            .into_iter()
-            .map(|(i, record)| record.map(|record| (i, record)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let records: Records = PARENT.scope(parent.clone(), all).instrument(span).await;
         // The step's calls are done: release the parent's view of the
         // history, so that appending to it afterwards copies nothing.
         let merged = std::mem::take(&mut *lock(&parent.merged));
@@ -570,7 +579,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     fn append_results(
         &mut self,
         calls: &[ToolCall],
-        results: Vec<Option<ToolResult>>,
+        results: Results,
         merged: Vec<Message>,
     ) -> std::ops::Range<usize> {
         let history = Arc::make_mut(&mut self.history);
