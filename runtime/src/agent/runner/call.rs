@@ -245,6 +245,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// `tool_call_timeout`, or for a child agent the `child_timeout` its
     /// parent declares, whichever is shorter.
     fn expired_timeout(&self, name: &str, source: ToolSource) -> Option<ToolError> {
+        // No timeout (the common case): nothing to look at.
+        if self.settings.tool_call_timeout.is_none() && self.agent.config().child_timeout.is_none()
+        {
+            return None;
+        }
         let tool = self
             .settings
             .tool_call_timeout

@@ -445,8 +445,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             Ok(done) => done,
             Err(e) => return Some(self.fail(e.into()).await),
         };
-        for (path, used) in usage {
-            *self.child_usage.entry(path).or_default() += used;
+        // Most steps run no child agent: an empty map is not walked (its
+        // `IntoIter` costs about 100 instructions even then).
+        if !usage.is_empty() {
+            for (path, used) in usage {
+                *self.child_usage.entry(path).or_default() += used;
+            }
         }
         let mut stopped: Stopped = None;
         let mut paused = false;
