@@ -64,8 +64,11 @@ pub(crate) struct CallLog {
     /// call's entry is taken when it ends), so a list searched in order,
     /// with room for one inline (no hashing, no allocation for a step with
     /// one call).
-    calls: std::sync::Mutex<smallvec::SmallVec<[(Arc<str>, CallNotes); 1]>>,
+    calls: std::sync::Mutex<OpenCalls>,
 }
+
+/// The calls of a [`CallLog`] in flight, by id.
+type OpenCalls = smallvec::SmallVec<[(Arc<str>, CallNotes); 1]>;
 
 /// What one call of a run noted for its trace record.
 #[derive(Default)]
