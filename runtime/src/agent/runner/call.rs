@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 use tracing::Instrument;
 
 use super::trace::micros;
-use super::{EventKind, Runner, ToolCallEvent, TraceEvent, caught};
+use super::{EventKind, Runner, ToolCallEvent, TraceEvent, caught, no_hooks};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
@@ -145,7 +145,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let pending = self.approvals.waits_at(scope, id);
             let rewritten = rewritten.map(|args| ToolCall::new(id.clone(), name.clone(), args));
             let call = rewritten.as_ref().unwrap_or(original);
-            if !pending {
+            if !pending && !no_hooks(&hooks) {
                 let failed = !matches!(&outcome, Ok(r) if !r.is_error);
                 let mut post = PostToolUse {
                     agent: agent_name,
@@ -279,6 +279,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         hooks: &impl LifecycleHooks,
         cx: &mut PreToolUse<'_>,
     ) -> (Decision, Option<String>) {
+        if no_hooks(hooks) {
+            return (Decision::Continue, None);
+        }
         match caught("pre_tool_use", decide(hooks, cx)).await {
             Ok(decision) => (decision, cx.decided_by.map(str::to_owned)),
             Err(m) => (

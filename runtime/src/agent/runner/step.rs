@@ -11,7 +11,9 @@ use tracing::Instrument;
 use super::call::CallRecord;
 use super::parent::{PARENT, ParentRun};
 use super::trace::micros;
-use super::{EventKind, PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
+use super::{
+    EventKind, PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught, no_hooks,
+};
 use crate::agent::decl::Agent;
 use crate::agent::inject::{HookEvent, SystemClock, run_injection};
 use crate::agent::journal::{Journal, JournalError};
@@ -211,15 +213,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let started = Instant::now();
         let span = tracing::info_span!("hookwire.step", agent = %agent_name, step);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let flow = caught(
-            "step_start",
-            hooks.step_start(&mut StepStart {
-                agent: &agent_name,
-                step,
-                history: Arc::make_mut(&mut self.history),
-            }),
-        )
-        .await
+        let flow = if no_hooks(&hooks) {
+            Ok(Flow::Continue)
+        } else {
+            caught(
+                "step_start",
+                hooks.step_start(&mut StepStart {
+                    agent: &agent_name,
+                    step,
+                    history: Arc::make_mut(&mut self.history),
+                }),
+            )
+            .await
+        }
         .unwrap_or_else(|m| Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}")));
         drop(hooks);
         if let Flow::Stop(reason) = flow {
@@ -369,28 +375,35 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             Arc::make_mut(&mut self.history).push(Message::from_response(&response));
         }
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let decision = caught(
-            "stop",
-            hooks.stop(&StopEvent {
-                agent: &agent_name,
-                answer: &response.text,
-                step,
-                forced_continues: self.forced,
-            }),
-        )
-        .await
+        let none = no_hooks(&hooks);
+        let decision = if none {
+            Ok(StopDecision::Allow)
+        } else {
+            caught(
+                "stop",
+                hooks.stop(&StopEvent {
+                    agent: &agent_name,
+                    answer: &response.text,
+                    step,
+                    forced_continues: self.forced,
+                }),
+            )
+            .await
+        }
         .unwrap_or(StopDecision::Allow);
-        let _ = caught(
-            "step_end",
-            hooks.step_end(&StepEnd {
-                agent: &agent_name,
-                step,
-                response: &response,
-                tool_results: &[],
-                elapsed: started.elapsed(),
-            }),
-        )
-        .await;
+        if !none {
+            let _ = caught(
+                "step_end",
+                hooks.step_end(&StepEnd {
+                    agent: &agent_name,
+                    step,
+                    response: &response,
+                    tool_results: &[],
+                    elapsed: started.elapsed(),
+                }),
+            )
+            .await;
+        }
         drop(hooks);
         match decision {
             StopDecision::Continue(message) if self.forced < self.settings.max_forced_continues => {
@@ -484,17 +497,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.forget_waiting();
         let tool_messages = self.append_results(calls, results, merged);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let _ = caught(
-            "step_end",
-            hooks.step_end(&StepEnd {
-                agent: &self.agent.config().name,
-                step,
-                response: &response,
-                tool_results: &self.history[tool_messages],
-                elapsed: started.elapsed(),
-            }),
-        )
-        .await;
+        if !no_hooks(&hooks) {
+            let _ = caught(
+                "step_end",
+                hooks.step_end(&StepEnd {
+                    agent: &self.agent.config().name,
+                    step,
+                    response: &response,
+                    tool_results: &self.history[tool_messages],
+                    elapsed: started.elapsed(),
+                }),
+            )
+            .await;
+        }
         drop(hooks);
         match stopped {
             Some((reason, hook)) => Some(self.finish_stopped("pre_tool_use", reason, hook).await),
@@ -626,16 +641,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             text: shown,
         });
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let _ = caught(
-            "execution_end",
-            hooks.execution_end(&ExecutionEnd {
-                agent: self.scope.agent(),
-                status: status.as_str(),
-                history: &self.history,
-                steps: self.steps,
-            }),
-        )
-        .await;
+        if !no_hooks(&hooks) {
+            let _ = caught(
+                "execution_end",
+                hooks.execution_end(&ExecutionEnd {
+                    agent: self.scope.agent(),
+                    status: status.as_str(),
+                    history: &self.history,
+                    steps: self.steps,
+                }),
+            )
+            .await;
+        }
         drop(hooks);
         let mut usage = self.usage;
         for used in self.child_usage.values() {
