@@ -95,7 +95,7 @@ impl CallLog {
     pub(crate) fn open(&self, id: &Arc<str>, sent: &crate::call::ToolArgs) {
         let mut calls = crate::lock(&self.calls);
         let sent = sent.shared_identity();
-        match calls.iter_mut().find(|(open, _)| **open == **id) {
+        match calls.iter_mut().find(|(open, _)| same_id(open, id)) {
             Some((_, notes)) => notes.sent = sent,
             None => calls.push((
                 id.clone(),
@@ -110,7 +110,7 @@ impl CallLog {
     /// The notes of call `id`, opened if needed.
     fn with<R>(&self, id: &str, note: impl FnOnce(&mut CallNotes) -> R) -> R {
         let mut calls = crate::lock(&self.calls);
-        let at = match calls.iter().position(|(open, _)| **open == *id) {
+        let at = match calls.iter().position(|(open, _)| same_id(open, id)) {
             Some(at) => at,
             None => {
                 calls.push((Arc::from(id), CallNotes::default()));
@@ -144,11 +144,17 @@ impl CallLog {
     /// Takes what call `id` noted, and closes its entry.
     pub(crate) fn take(&self, id: &str) -> CallNotes {
         let mut calls = crate::lock(&self.calls);
-        match calls.iter().position(|(open, _)| **open == *id) {
+        match calls.iter().position(|(open, _)| same_id(open, id)) {
             Some(at) => calls.swap_remove(at).1,
             None => CallNotes::default(),
         }
     }
+}
+
+/// Whether `open` is the id `id`: the same shared text (a context's id is
+/// the call's), or an equal one.
+fn same_id(open: &str, id: &str) -> bool {
+    std::ptr::eq(open, id) || open == id
 }
 
 /// Typed values of one session (a conversation): the user's id, their
