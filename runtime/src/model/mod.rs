@@ -152,6 +152,17 @@ impl Message {
         }
     }
 
+    /// [`from_response`](Self::from_response), taking the response's
+    /// tool calls instead of copying them (the response is left without
+    /// calls).
+    pub(crate) fn taking_calls(response: &mut ModelResponse) -> Self {
+        Self::Assistant {
+            content: response.text.clone(),
+            tool_calls: std::mem::take(&mut response.tool_calls),
+            thoughts: clone_or_empty(&response.thoughts),
+        }
+    }
+
     /// A tool result message.
     pub fn tool(
         tool_call_id: impl Into<Arc<str>>,

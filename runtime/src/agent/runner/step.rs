@@ -41,6 +41,11 @@ pub(super) struct Step {
     /// Under a journal, when the model's answer was recorded: the start of
     /// the step's first calls. `None` for a resumed step.
     answered: Option<std::time::SystemTime>,
+    /// Where in the history the step's calls are, when they were moved
+    /// there from `response` (no copy: a run with no lifecycle hook has no
+    /// `step_end` hook to show the response with its calls); `None` when
+    /// `response` has them.
+    calls_at: Option<usize>,
 }
 
 /// What asking the model led to.
@@ -173,6 +178,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     results: Results::from_vec(p.results),
                     started: Instant::now(),
                     answered: None,
+                    calls_at: None,
                 },
                 None => match self.ask_model(&definitions, journal).await {
                     AfterModel::Calls(step) => step,
@@ -345,8 +351,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .final_answer(step, response, started, journal, true)
                 .await;
         }
-        Arc::make_mut(&mut self.history).push(Message::from_response(&response));
         let results = smallvec::smallvec![None; response.tool_calls.len()];
+        let history = Arc::make_mut(&mut self.history);
+        let calls_at = if no_hooks(&(self.agent.lifecycle_hooks(), &self.hooks)) {
+            history.push(Message::taking_calls(&mut response));
+            Some(history.len() - 1)
+        } else {
+            history.push(Message::from_response(&response));
+            None
+        };
         AfterModel::Calls(Step {
             step,
             response,
@@ -354,6 +367,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             started,
             span,
             answered,
+            calls_at,
         })
     }
 
@@ -442,13 +456,23 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     ) -> Option<Result<RunOutput, RunError>> {
         let Step {
             step,
-            response,
+            mut response,
             mut results,
             started,
             span,
             answered,
+            calls_at,
         } = step;
-        let calls = &response.tool_calls;
+        // The calls, read where they are (the history's are shared: this
+        // is a reference count, released before the results join it).
+        let history = calls_at.map(|_| Arc::clone(&self.history));
+        let calls: &[ToolCall] = match (calls_at, &history) {
+            (Some(at), Some(history)) => match history.get(at) {
+                Some(Message::Assistant { tool_calls, .. }) => tool_calls,
+                _ => &[],
+            },
+            _ => &response.tool_calls,
+        };
         // An imported state may be inconsistent: one slot per call.
         results.resize(calls.len(), None);
         let (records, merged, usage) = match self
@@ -481,9 +505,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
         if paused && stopped.is_none() {
             let pending = self.approvals.pending_within(&self.scope);
+            let calls = calls.to_vec();
+            if calls_at.is_some() {
+                // An exported state's response has its calls.
+                response.tool_calls = calls.clone();
+            }
             self.pending = Some(PendingStep {
                 step,
-                calls: calls.clone(),
+                calls,
                 response,
                 results: results.into_vec(),
             });
@@ -495,7 +524,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         // The step is over: nothing of it (or of the children it ran) waits
         // any more, and no decision given for it may outlive it.
         self.forget_waiting();
-        let tool_messages = self.append_results(calls, results, merged);
+        let named: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]> = calls
+            .iter()
+            .map(|call| (call.id.clone(), call.name.clone()))
+            .collect();
+        drop(history);
+        let tool_messages = self.append_results(named, results, merged);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         if !no_hooks(&hooks) {
             let _ = caught(
@@ -597,18 +631,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// are in it (they are not copied for the `step_end` hooks).
     fn append_results(
         &mut self,
-        calls: &[ToolCall],
+        calls: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]>,
         results: Results,
         merged: Vec<Message>,
     ) -> std::ops::Range<usize> {
         let history = Arc::make_mut(&mut self.history);
         let start = history.len();
         history.reserve(calls.len() + merged.len());
-        for (call, result) in calls.iter().zip(results) {
+        for ((id, name), result) in calls.into_iter().zip(results) {
             let result = result.unwrap_or_else(|| {
                 ToolResult::error(format!("tool call denied: {PENDING_REASON}"))
             });
-            history.push(Message::tool(call.id.clone(), call.name.clone(), result));
+            history.push(Message::tool(id, name, result));
         }
         let end = history.len();
         history.extend(merged);
