@@ -547,12 +547,20 @@ mod tests {
     /// reference) keeps every call.
     #[test]
     fn only_no_hooks_at_all_are_none() {
-        assert!(<() as LifecycleHooks>::NONE);
-        assert!(<((), &()) as LifecycleHooks>::NONE);
-        assert!(<&((),) as LifecycleHooks>::NONE);
-        assert!(!<Counts as LifecycleHooks>::NONE);
-        assert!(!<((), Counts) as LifecycleHooks>::NONE);
-        assert!(!<(Counts, &()) as LifecycleHooks>::NONE);
-        assert!(!<&Counts as LifecycleHooks>::NONE);
+        fn none<L: LifecycleHooks>() -> bool {
+            L::NONE
+        }
+        assert_eq!(
+            [
+                none::<()>(),
+                none::<((), &())>(),
+                none::<&((),)>(),
+                none::<Counts>(),
+                none::<((), Counts)>(),
+                none::<(Counts, &())>(),
+                none::<&Counts>(),
+            ],
+            [true, true, true, false, false, false, false]
+        );
     }
 }
