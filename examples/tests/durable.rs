@@ -198,7 +198,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     );
     // The model read the denial's reason.
     let denied = output.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall(call) if call.id == "pay_bad" => {
+        TraceEvent::ToolCall(call) if &*call.id == "pay_bad" => {
             let hookwire::agent::ToolCallEvent {
                 decision, result, ..
             } = &**call;
@@ -413,7 +413,7 @@ async fn timed_call_across_a_crash(
         .trace
         .iter()
         .find_map(|e| match e {
-            TraceEvent::ToolCall(call) if call.id == "c1" => {
+            TraceEvent::ToolCall(call) if &*call.id == "c1" => {
                 let hookwire::agent::ToolCallEvent {
                     decision, result, ..
                 } = &**call;
@@ -842,7 +842,7 @@ async fn a_huge_tool_result_ends_its_call_with_an_error_and_large_values_are_sav
     assert_eq!(output.status, RunStatus::Completed);
     assert_eq!(output.text, "exported");
     let result = output.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall(call) if call.id == "big" => Some(call.result.clone()),
+        TraceEvent::ToolCall(call) if &*call.id == "big" => Some(call.result.clone()),
         _ => None,
     });
     let result = result.unwrap();
@@ -892,7 +892,7 @@ async fn a_huge_tool_result_ends_its_call_with_an_error_and_large_values_are_sav
         )
     );
     let result_in_trace = state.trace.iter().find_map(|e| match e {
-        TraceEvent::ToolCall(call) if call.id == "small" => Some(call.result.text_content()),
+        TraceEvent::ToolCall(call) if &*call.id == "small" => Some(call.result.text_content()),
         _ => None,
     });
     let result_in_trace = result_in_trace.unwrap();
@@ -976,7 +976,7 @@ async fn the_calls_of_one_step_run_at_once_under_the_journal() {
         .trace
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::ToolCall(call) => Some(call.id.as_str()),
+            TraceEvent::ToolCall(call) => Some(&*call.id),
             _ => None,
         })
         .collect();

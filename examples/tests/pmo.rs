@@ -33,7 +33,7 @@ fn tool_results(
                     ..
                 } = &**call;
                 Some((
-                    tool.clone(),
+                    tool.to_string(),
                     decision.to_string(),
                     hook.clone(),
                     result.text_content(),

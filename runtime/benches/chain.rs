@@ -32,7 +32,7 @@
 //!     named future (for information: what the layers cost without a state
 //!     machine each; `noop16_poll` is the floor, the root of the call alone).
 //! * group `e2e`, a call the way a model sends it: id, tool name and JSON
-//!   argument text (owned strings, made outside the timed region) -> dispatch
+//!   argument text (owned strings, the id and name shared as `ToolCall` holds them, made outside the timed region) -> dispatch
 //!   by name among three tools -> typed arguments (serde) -> the tool -> the
 //!   result's JSON text:
 //!   - `hand_written`: an async fn that matches the name, `serde_json::from_str`s
@@ -237,11 +237,11 @@ impl Inline {
 // End to end.
 
 /// The hand-written path: what a developer writes without a framework.
-async fn hand_written(id: String, name: String, arguments: String) -> String {
+async fn hand_written(id: Arc<str>, name: Arc<str>, arguments: String) -> String {
     // The id would travel back with the result; hookwire's side drops its copy
     // inside the call too.
     drop(id);
-    match name.as_str() {
+    match &*name {
         "mul" => match serde_json::from_str::<MulArgs>(&arguments) {
             Ok(args) => to_json(&mul(args).await),
             Err(e) => format!("invalid arguments: {e}"),
@@ -400,17 +400,18 @@ impl hookwire::model::Model for Answers {
 fn via_router<T: ToolSet>(
     tools: &T,
     scope: &CallScope,
-    (id, name, arguments): (String, String, String),
+    (id, name, arguments): (Arc<str>, Arc<str>, String),
 ) -> String {
     let call = ToolCall::new(id, name, ToolArgs::from_json(arguments));
     result_text(ready(tools.dispatch(scope, call)))
 }
 
-/// A model's call as it arrives: owned id, name and argument text.
-fn model_call() -> (String, String, String) {
+/// A model's call as it arrives: its id and name as a provider makes them
+/// (`ToolCall`'s shared strings, one allocation each) and the argument text.
+fn model_call() -> (Arc<str>, Arc<str>, String) {
     (
-        String::from("call_0001"),
-        String::from("add_one"),
+        Arc::from("call_0001"),
+        Arc::from("add_one"),
         String::from(r#"{"x":41}"#),
     )
 }

@@ -24,7 +24,7 @@ pub struct ToolContext {
     server: Option<Arc<str>>,
     tool: Cow<'static, str>,
     source: ToolSource,
-    tool_use_id: String,
+    tool_use_id: Arc<str>,
     extensions: Extensions,
     meta: crate::ToolMeta,
 }
@@ -35,7 +35,7 @@ impl ToolContext {
     pub fn new(
         tool: impl Into<Cow<'static, str>>,
         source: ToolSource,
-        tool_use_id: impl Into<String>,
+        tool_use_id: impl Into<Arc<str>>,
     ) -> Self {
         Self {
             scope: CallScope::default(),
@@ -53,7 +53,7 @@ impl ToolContext {
     pub(crate) fn scoped(
         tool: Cow<'static, str>,
         source: ToolSource,
-        tool_use_id: String,
+        tool_use_id: Arc<str>,
         scope: CallScope,
         server: Option<Arc<str>>,
     ) -> Self {
@@ -71,7 +71,7 @@ impl ToolContext {
     pub(crate) fn scoped_with_meta(
         tool: Cow<'static, str>,
         source: ToolSource,
-        tool_use_id: String,
+        tool_use_id: Arc<str>,
         scope: CallScope,
         server: Option<Arc<str>>,
         meta: crate::ToolMeta,
@@ -253,7 +253,7 @@ impl ToolContext {
         );
         self.scope.emit(|| crate::agent::EventKind::Progress {
             step: self.scope.step(),
-            id: self.tool_use_id.clone(),
+            id: self.tool_use_id.to_string(),
             tool: self.tool().to_owned(),
             message: message.clone(),
         });

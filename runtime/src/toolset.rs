@@ -60,15 +60,26 @@ struct Shared {
 /// handler).
 #[derive(Default)]
 pub(crate) struct CallLog {
-    calls: std::sync::Mutex<std::collections::HashMap<String, CallNotes>>,
+    /// By call id: the calls of a session in flight, few at a time (each
+    /// call's entry is taken when it ends), so a list searched in order,
+    /// with room for one inline (no hashing, no allocation for a step with
+    /// one call).
+    calls: std::sync::Mutex<OpenCalls>,
 }
+
+/// The calls of a [`CallLog`] in flight, by id.
+type OpenCalls = smallvec::SmallVec<[(Arc<str>, CallNotes); 1]>;
 
 /// What one call of a run noted for its trace record.
 #[derive(Default)]
 pub(crate) struct CallNotes {
     /// The arguments its tool received (after every hook's rewrites), if
-    /// the tool ran.
+    /// the tool ran and they are not the ones the model sent.
     pub(crate) received: Option<crate::call::ToolArgs>,
+    /// Who the arguments the model sent are
+    /// ([`ToolArgs::shared_identity`](crate::call::ToolArgs)): a tool that
+    /// receives them unchanged notes nothing.
+    sent: Option<usize>,
     /// The approval gates it passed, outermost first.
     pub(crate) approvals: Vec<crate::approval::ApprovalNote>,
     /// The progress messages its tool sent ([`ToolContext::progress`]), in
@@ -77,37 +88,73 @@ pub(crate) struct CallNotes {
 }
 
 impl CallLog {
+    /// Opens the entry of call `id`, whose model sent `sent` (the loop
+    /// does, before the call runs, so that its notes share the call's id
+    /// instead of copying it, and arguments its tool receives unchanged
+    /// are not kept twice).
+    pub(crate) fn open(&self, id: &Arc<str>, sent: &crate::call::ToolArgs) {
+        let mut calls = crate::lock(&self.calls);
+        let sent = sent.shared_identity();
+        match calls.iter_mut().find(|(open, _)| same_id(open, id)) {
+            Some((_, notes)) => notes.sent = sent,
+            None => calls.push((
+                id.clone(),
+                CallNotes {
+                    sent,
+                    ..CallNotes::default()
+                },
+            )),
+        }
+    }
+
+    /// The notes of call `id`, opened if needed.
+    fn with<R>(&self, id: &str, note: impl FnOnce(&mut CallNotes) -> R) -> R {
+        let mut calls = crate::lock(&self.calls);
+        let at = match calls.iter().position(|(open, _)| same_id(open, id)) {
+            Some(at) => at,
+            None => {
+                calls.push((Arc::from(id), CallNotes::default()));
+                calls.len() - 1
+            }
+        };
+        note(&mut calls[at].1)
+    }
+
     /// Notes the arguments the tool of call `id` received (after every
     /// hook's rewrites): a clone, which shares them.
     pub(crate) fn received(&self, id: &str, args: &crate::call::ToolArgs) {
-        crate::lock(&self.calls)
-            .entry(id.to_owned())
-            .or_default()
-            .received = Some(args.clone());
+        self.with(id, |notes| {
+            notes.received = match args.shared_identity() {
+                Some(same) if notes.sent == Some(same) => None,
+                _ => Some(args.clone()),
+            }
+        });
     }
 
     /// Notes an approval gate call `id` passed.
     pub(crate) fn approval(&self, id: &str, note: crate::approval::ApprovalNote) {
-        crate::lock(&self.calls)
-            .entry(id.to_owned())
-            .or_default()
-            .approvals
-            .push(note);
+        self.with(id, |notes| notes.approvals.push(note));
     }
 
     /// Notes a progress message of call `id`.
     pub(crate) fn progress(&self, id: &str, message: String) {
-        crate::lock(&self.calls)
-            .entry(id.to_owned())
-            .or_default()
-            .progress
-            .push(message);
+        self.with(id, |notes| notes.progress.push(message));
     }
 
-    /// Takes what call `id` noted.
+    /// Takes what call `id` noted, and closes its entry.
     pub(crate) fn take(&self, id: &str) -> CallNotes {
-        crate::lock(&self.calls).remove(id).unwrap_or_default()
+        let mut calls = crate::lock(&self.calls);
+        match calls.iter().position(|(open, _)| same_id(open, id)) {
+            Some(at) => calls.swap_remove(at).1,
+            None => CallNotes::default(),
+        }
     }
+}
+
+/// Whether `open` is the id `id`: the same shared text (a context's id is
+/// the call's), or an equal one.
+fn same_id(open: &str, id: &str) -> bool {
+    std::ptr::eq(open, id) || open == id
 }
 
 /// Typed values of one session (a conversation): the user's id, their
@@ -389,7 +436,7 @@ impl CallScope {
         tool: Cow<'static, str>,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: String,
+        tool_use_id: Arc<str>,
     ) -> ToolContext {
         ToolContext::scoped(tool, source, tool_use_id, self.clone(), server)
     }
@@ -402,7 +449,7 @@ impl CallScope {
         tool: Cow<'static, str>,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: String,
+        tool_use_id: Arc<str>,
         meta: crate::ToolMeta,
     ) -> ToolContext {
         ToolContext::scoped_with_meta(tool, source, tool_use_id, self.clone(), server, meta)
@@ -649,7 +696,9 @@ impl RouterList for RouterEnd {
     }
 
     async fn dispatch(&self, _scope: &CallScope, call: ToolCall) -> Outcome {
-        Err(ToolError::UnknownTool { name: call.name })
+        Err(ToolError::UnknownTool {
+            name: call.name.to_string(),
+        })
     }
 }
 
@@ -684,11 +733,9 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
     }
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
-        if call.name == self.name {
-            // The name the model sent is this route's name: move it into the
-            // context rather than copying ours.
+        if *call.name == *self.name {
             let mut cx = scope
-                .context(Cow::Owned(call.name), self.source, None, call.id)
+                .context(self.name.clone(), self.source, None, call.id)
                 .with_meta(self.meta.clone());
             let future = self.chain.call(&mut cx, call.arguments);
             CatchRoot::new(future, &self.name).await

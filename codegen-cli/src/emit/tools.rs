@@ -378,7 +378,9 @@ pub(super) fn emit_tools(
                     _scope: &#krate::CallScope,
                     call: #krate::ToolCall,
                 ) -> #krate::Outcome {
-                    ::core::result::Result::Err(#krate::ToolError::UnknownTool { name: call.name })
+                    ::core::result::Result::Err(#krate::ToolError::UnknownTool {
+                        name: ::std::string::String::from(&*call.name),
+                    })
                 }
             },
         )
@@ -394,7 +396,7 @@ pub(super) fn emit_tools(
             .map(|(slot, &i)| {
                 let t = &tools[i];
                 let f = &fields[i];
-                let pattern = dispatch.pattern(slot, &t.name, quote!(call.name));
+                let pattern = dispatch.pattern(slot, &t.name, quote!(&*call.name));
                 let name = &t.name;
                 let source = tool_source(krate, t, f);
                 // The context is built with the tool's metadata in place.
@@ -469,7 +471,9 @@ pub(super) fn emit_tools(
                     match #call_scrutinee {
                         #(#arms)*
                         _ => ::core::result::Result::Err(
-                            #krate::ToolError::UnknownTool { name: call.name },
+                            #krate::ToolError::UnknownTool {
+                                name: ::std::string::String::from(&*call.name),
+                            },
                         ),
                     }
                 }

@@ -281,10 +281,11 @@ where
             return InjectionAction::Fresh;
         }
     }
-    let id = match ttl {
+    let id: std::sync::Arc<str> = match ttl {
         Some(ttl) => format!("{prefix}_exp{}_{counter}", now.saturating_add(ttl)),
         None => format!("{prefix}_{counter}"),
-    };
+    }
+    .into();
     let call = ToolCall::new(
         id.clone(),
         name.clone(),
@@ -314,7 +315,7 @@ where
         if let Some(at) = unchanged {
             let old_id = match &history[at] {
                 Message::Tool { tool_call_id, .. } => tool_call_id.clone(),
-                _ => String::new(),
+                _ => std::sync::Arc::from(""),
             };
             history[at] = Message::tool(id.clone(), name, result);
             for message in history.iter_mut() {

@@ -203,6 +203,13 @@ pub struct ExecutionEnd<'a> {
     note = "lifecycle hooks implement `hookwire::agent::lifecycle::LifecycleHooks` (every method has a default); several hooks are a tuple `(A, B)`, no hooks is `()`"
 )]
 pub trait LifecycleHooks: Send + Sync {
+    /// Whether these are no hooks at all: `()`, and references and tuples
+    /// of nothing else. The loop then calls none of them (and puts no
+    /// panic guard around each), at every step and call. Leave it `false`
+    /// (the default) in your own implementations.
+    #[doc(hidden)]
+    const NONE: bool = false;
+
     /// Once per run, before the prompt joins the history.
     fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
         let _ = cx;
@@ -284,6 +291,8 @@ pub async fn decide<H: LifecycleHooks + ?Sized>(hook: &H, cx: &mut PreToolUse<'_
 }
 
 impl<T: LifecycleHooks + ?Sized> LifecycleHooks for &T {
+    const NONE: bool = T::NONE;
+
     fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
         (**self).execution_start(cx)
     }
@@ -321,6 +330,8 @@ impl<T: LifecycleHooks + ?Sized> LifecycleHooks for &T {
 
 /// No lifecycle hooks.
 impl LifecycleHooks for () {
+    const NONE: bool = true;
+
     fn name(&self) -> &'static str {
         "none"
     }
@@ -330,6 +341,8 @@ macro_rules! tuple_hooks {
     ($($h:ident),+) => {
         #[allow(non_snake_case)]
         impl<$($h: LifecycleHooks),+> LifecycleHooks for ($($h,)+) {
+            const NONE: bool = $($h::NONE &&)+ true;
+
             async fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> Flow {
                 let ($($h,)+) = self;
                 $( if let Flow::Stop(r) = $h.execution_start(cx).await { return Flow::Stop(r); } )+
@@ -519,5 +532,35 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
     }
     fn name(&self) -> &'static str {
         self.hook.name()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Counts;
+    impl LifecycleHooks for Counts {}
+
+    /// The loop skips the calls of hooks that are none at all, and only
+    /// of those: one real hook anywhere in a tuple (or behind a
+    /// reference) keeps every call.
+    #[test]
+    fn only_no_hooks_at_all_are_none() {
+        fn none<L: LifecycleHooks>() -> bool {
+            L::NONE
+        }
+        assert_eq!(
+            [
+                none::<()>(),
+                none::<((), &())>(),
+                none::<&((),)>(),
+                none::<Counts>(),
+                none::<((), Counts)>(),
+                none::<(Counts, &())>(),
+                none::<&Counts>(),
+            ],
+            [true, true, true, false, false, false, false]
+        );
     }
 }

@@ -145,7 +145,12 @@ impl<A: Agent, T: ToolSet> ToolSet for RuntimeTools<A, T> {
         }
         let meta = self.tools.meta(&call.name);
         let mut cx = scope
-            .context(Cow::Owned(call.name), ToolSource::Runtime, None, call.id)
+            .context(
+                Cow::Owned(call.name.to_string()),
+                ToolSource::Runtime,
+                None,
+                call.id,
+            )
             .with_meta(meta);
         let inner = Registered { tools: &self.tools };
         let outcome = self

@@ -167,6 +167,18 @@ impl ToolArgs {
         }
     }
 
+    /// Who the parsed object is (its address), while it is shared: two
+    /// arguments with the same `Some` identity, both alive, share it
+    /// ([`is_shared_with`](Self::is_shared_with) without a second value
+    /// at hand: the call log compares what a tool received with what the
+    /// model sent by it, instead of keeping a clone).
+    pub(crate) fn shared_identity(&self) -> Option<usize> {
+        match &self.repr {
+            Repr::Object(map) => Some(Arc::as_ptr(map) as usize),
+            Repr::Json(_) => None,
+        }
+    }
+
     /// The model's text, if the arguments were never parsed.
     pub(crate) fn raw_text(&self) -> Option<&str> {
         match &self.repr {

@@ -1,6 +1,8 @@
 //! What travels through a chain: the call ([`ToolCall`]), its arguments
 //! ([`ToolArgs`], `args.rs`) and its result ([`ToolResult`], `result.rs`).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
@@ -14,19 +16,26 @@ pub use result::{Content, Contents, EmbeddedResource, ImageContent, ToolResult};
 
 /// A tool call as a model makes it: an id, a tool name and JSON-object
 /// arguments.
+///
+/// The id and the name are shared strings (`Arc<str>`): the agent loop
+/// keeps a call in the history, the trace, the tool's context and the
+/// result's message, and each of them shares the one copy the model's
+/// answer made (a clone is a reference count). They serialize as plain
+/// strings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The tool-use id the model gave the call; the result answers it.
-    pub id: String,
+    pub id: Arc<str>,
     /// The name of the tool to call.
-    pub name: String,
+    pub name: Arc<str>,
     /// The arguments, a JSON object.
     pub arguments: ToolArgs,
 }
 
 impl ToolCall {
-    /// A call of `name` with the id `id` and the given arguments.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: ToolArgs) -> Self {
+    /// A call of `name` with the id `id` and the given arguments (`&str`,
+    /// `String` or `Arc<str>`).
+    pub fn new(id: impl Into<Arc<str>>, name: impl Into<Arc<str>>, arguments: ToolArgs) -> Self {
         Self {
             id: id.into(),
             name: name.into(),

@@ -190,13 +190,15 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         let Some(index) = self.servers.inner.server_of(&call.name) else {
-            return Err(ToolError::UnknownTool { name: call.name });
+            return Err(ToolError::UnknownTool {
+                name: call.name.to_string(),
+            });
         };
         let server = self.servers.inner.servers[index].name.clone();
         let meta = self.servers.inner.meta(&call.name);
         let mut cx = scope
             .context(
-                Cow::Owned(call.name),
+                Cow::Owned(call.name.to_string()),
                 ToolSource::Mcp,
                 Some(server),
                 call.id,

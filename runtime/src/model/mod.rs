@@ -96,10 +96,10 @@ pub enum Message {
     },
     /// The result of one tool call, answering the call with the same id.
     Tool {
-        /// The id of the call this answers.
-        tool_call_id: String,
-        /// The tool's name.
-        name: String,
+        /// The id of the call this answers (shared with the call's).
+        tool_call_id: Arc<str>,
+        /// The tool's name (shared with the call's).
+        name: Arc<str>,
         /// The result the model reads.
         result: ToolResult,
     },
@@ -152,10 +152,21 @@ impl Message {
         }
     }
 
+    /// [`from_response`](Self::from_response), taking the response's
+    /// tool calls instead of copying them (the response is left without
+    /// calls).
+    pub(crate) fn taking_calls(response: &mut ModelResponse) -> Self {
+        Self::Assistant {
+            content: response.text.clone(),
+            tool_calls: std::mem::take(&mut response.tool_calls),
+            thoughts: clone_or_empty(&response.thoughts),
+        }
+    }
+
     /// A tool result message.
     pub fn tool(
-        tool_call_id: impl Into<String>,
-        name: impl Into<String>,
+        tool_call_id: impl Into<Arc<str>>,
+        name: impl Into<Arc<str>>,
         result: ToolResult,
     ) -> Self {
         Self::Tool {

@@ -482,8 +482,7 @@ pub(crate) fn chat_request(request: &ModelRequest<'_>, provider: Provider) -> Ch
                 name,
                 result,
             } => ChatMessage::from(
-                ToolResponse::new(tool_call_id.as_str(), result.text_content())
-                    .with_fn_name(name.as_str()),
+                ToolResponse::new(&**tool_call_id, result.text_content()).with_fn_name(&**name),
             ),
         });
     }
@@ -621,8 +620,8 @@ fn their_call(call: &ToolCall) -> GenaiCall {
         serde_json::to_value(&call.arguments).unwrap_or(Value::Object(Default::default()))
     });
     GenaiCall {
-        call_id: call.id.clone(),
-        fn_name: call.name.clone(),
+        call_id: call.id.to_string(),
+        fn_name: call.name.to_string(),
         fn_arguments: arguments,
         thought_signatures: None,
     }

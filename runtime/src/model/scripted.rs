@@ -268,7 +268,7 @@ impl Script {
 /// # rt.block_on(async {
 /// let history = [Message::user("add 1 and 2")];
 /// let first = model.complete(ModelRequest::new("calc", "", &history, &[])).await.unwrap();
-/// assert_eq!(first.tool_calls[0].name, "add");
+/// assert_eq!(&*first.tool_calls[0].name, "add");
 /// # });
 /// ```
 #[derive(Debug)]

@@ -50,7 +50,7 @@ fn pairs(history: &[Message]) -> Vec<(String, String)> {
                 tool_call_id,
                 result,
                 ..
-            } => Some((tool_call_id.clone(), result.text_content())),
+            } => Some((tool_call_id.to_string(), result.text_content())),
             _ => None,
         })
         .collect()
@@ -102,7 +102,7 @@ async fn always_appends_a_pair_that_the_model_sees_before_its_first_request() {
     );
     match &runner.history()[1] {
         Message::Assistant { tool_calls, .. } => {
-            assert_eq!(tool_calls[0].name, "memory__get");
+            assert_eq!(&*tool_calls[0].name, "memory__get");
             assert!(tool_calls[0].id.starts_with("inject_memory__get_"));
         }
         other => panic!("{other:?}"),
@@ -126,7 +126,7 @@ async fn append_if_changed_replaces_an_identical_pair_and_appends_a_changed_one(
     assert_eq!(p[0].1, "v1");
     // The call and its result still share one id.
     match &runner.history()[1] {
-        Message::Assistant { tool_calls, .. } => assert_eq!(tool_calls[0].id, p[0].0),
+        Message::Assistant { tool_calls, .. } => assert_eq!(*tool_calls[0].id, p[0].0),
         other => panic!("{other:?}"),
     }
     *value.lock().unwrap() = "v2".to_owned();
@@ -197,7 +197,7 @@ async fn append_if_changed_compares_with_the_newest_pair_only() {
         .history()
         .iter()
         .filter_map(|m| match m {
-            Message::Assistant { tool_calls, .. } => tool_calls.first().map(|c| c.id.clone()),
+            Message::Assistant { tool_calls, .. } => tool_calls.first().map(|c| c.id.to_string()),
             _ => None,
         })
         .collect();

@@ -64,8 +64,8 @@ async fn a_tool_call_round_trip_shows_the_model_the_result() {
             name,
             result,
         } => {
-            assert_eq!(tool_call_id, "call_0_0");
-            assert_eq!(name, "add");
+            assert_eq!(&**tool_call_id, "call_0_0");
+            assert_eq!(&**name, "add");
             assert_eq!(result.text_content(), "42");
             assert!(!result.is_error);
         }
@@ -74,7 +74,7 @@ async fn a_tool_call_round_trip_shows_the_model_the_result() {
     assert!(
         out.trace
             .iter()
-            .any(|e| matches!(e, TraceEvent::ToolCall(call) if call.tool == "add" && call.decision == "allowed"))
+            .any(|e| matches!(e, TraceEvent::ToolCall(call) if &*call.tool == "add" && call.decision == "allowed"))
     );
 }
 
@@ -244,7 +244,7 @@ turns:
     let out = runner.run("sum please").await.unwrap();
     assert_eq!(out.text, "42 it is");
     assert!(
-        matches!(&runner.history()[2], Message::Tool { tool_call_id, .. } if tool_call_id == "first")
+        matches!(&runner.history()[2], Message::Tool { tool_call_id, .. } if &**tool_call_id == "first")
     );
     let err = ScriptedModel::from_yaml("turns: [{txt: 1}]").unwrap_err();
     assert!(err.to_string().contains("unknown field `txt`"), "{err}");

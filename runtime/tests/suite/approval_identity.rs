@@ -325,7 +325,7 @@ async fn a_childs_pause_is_the_parents_and_resumes_across_export_and_import() {
     assert_eq!(paid(&ledger), ["ny paid bob 3"]);
     // The parent's model read the child's answer.
     let child_answer = later.history().iter().find_map(|m| match m {
-        Message::Tool { name, result, .. } if name == "agent__ny" => Some(result.text_content()),
+        Message::Tool { name, result, .. } if &**name == "agent__ny" => Some(result.text_content()),
         _ => None,
     });
     assert_eq!(child_answer.as_deref(), Some("ny done"));

@@ -96,7 +96,7 @@ async fn duplicate_and_empty_ids_in_one_answer_run_each_call_once() {
     let history = runner.history();
     let ids: Vec<&str> = match &history[1] {
         hookwire::model::Message::Assistant { tool_calls, .. } => {
-            tool_calls.iter().map(|c| c.id.as_str()).collect()
+            tool_calls.iter().map(|c| &*c.id).collect()
         }
         other => panic!("expected the calls, got {other:?}"),
     };
@@ -108,7 +108,7 @@ async fn duplicate_and_empty_ids_in_one_answer_run_each_call_once() {
                 tool_call_id,
                 result,
                 ..
-            } => (tool_call_id.clone(), result.text_content()),
+            } => (tool_call_id.to_string(), result.text_content()),
             other => panic!("expected a tool result, got {other:?}"),
         })
         .collect();

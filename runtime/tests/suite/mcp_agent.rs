@@ -172,7 +172,7 @@ async fn a_request_start_injection_calls_a_real_mcp_tool_through_its_hooks() {
     let hookwire::model::Message::Assistant { tool_calls, .. } = &history[1] else {
         panic!("{history:?}");
     };
-    assert_eq!(tool_calls[0].name, "time__get_current_time");
+    assert_eq!(&*tool_calls[0].name, "time__get_current_time");
     assert_eq!(
         tool_calls[0].arguments.to_value().unwrap(),
         json!({"timezone": "Asia/Tokyo"}),

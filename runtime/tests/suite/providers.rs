@@ -276,8 +276,8 @@ async fn anthropic_not_streamed_reads_the_messages_response() {
         .await
         .unwrap();
     assert_eq!(response.tool_calls.len(), 1);
-    assert_eq!(response.tool_calls[0].id, "toolu_01B");
-    assert_eq!(response.tool_calls[0].name, "weather");
+    assert_eq!(&*response.tool_calls[0].id, "toolu_01B");
+    assert_eq!(&*response.tool_calls[0].name, "weather");
     assert_eq!(
         response.tool_calls[0].arguments.to_value().unwrap(),
         json!({"city": "Oslo"})

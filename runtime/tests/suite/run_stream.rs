@@ -136,7 +136,7 @@ async fn the_stream_carries_the_trace_as_recorded_and_the_live_events_between() 
             (event.path[0].agent.as_str(), event.path[0].step),
             ("boss", 0)
         );
-        assert_eq!(event.path[0].id, call_id);
+        assert_eq!(*event.path[0].id, *call_id);
     }
 
     assert_eq!(

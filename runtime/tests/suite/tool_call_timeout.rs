@@ -98,7 +98,7 @@ async fn a_hanging_hook_times_out_with_an_error_result_and_the_run_goes_on() {
     );
     assert!(out.trace.iter().any(|e| matches!(
         e,
-        TraceEvent::ToolCall(call) if call.tool == "stuck" && call.decision == "error"
+        TraceEvent::ToolCall(call) if &*call.tool == "stuck" && call.decision == "error"
     )));
 }
 

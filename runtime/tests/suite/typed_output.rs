@@ -146,7 +146,7 @@ async fn a_mismatch_is_sent_back_and_the_second_answer_taken() {
     let Some(Message::Tool { name, result, .. }) = asked[1].messages.last() else {
         panic!("{:?}", asked[1].messages)
     };
-    assert_eq!(name, "final_result");
+    assert_eq!(&**name, "final_result");
     assert!(result.is_error);
     assert_eq!(
         result.text_content(),

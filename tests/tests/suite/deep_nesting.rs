@@ -171,6 +171,6 @@ async fn a_chain_of_33_agents_compiles_and_every_level_hands_its_answer_up() {
         })
         .collect();
     assert_eq!(results.len(), 1, "{results:?}");
-    assert_eq!(results[0].0, "agent__l31");
+    assert_eq!(&*results[0].0, "agent__l31");
     assert!(results[0].1.contains("from l31"), "{results:?}");
 }

@@ -76,7 +76,11 @@ async fn declared_lifecycle_hooks_run_in_order_and_only_where_they_match() {
                     result,
                     ..
                 } = &**call;
-                Some((tool.clone(), decision.to_string(), result.text_content()))
+                Some((
+                    tool.to_string(),
+                    decision.to_string(),
+                    result.text_content(),
+                ))
             }
             _ => None,
         })
@@ -107,7 +111,7 @@ fn calls(out: &hookwire::agent::RunOutput) -> Vec<(String, String, Option<hookwi
                     received,
                     ..
                 } = &**call;
-                Some((tool.clone(), result.text_content(), received.clone()))
+                Some((tool.to_string(), result.text_content(), received.clone()))
             }
             _ => None,
         })

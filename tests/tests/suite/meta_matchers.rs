@@ -94,7 +94,7 @@ fn traced_calls(trace: &[TraceEvent]) -> Vec<(String, Vec<String>, String)> {
                     result,
                     ..
                 } = &**call;
-                Some((tool.clone(), hooks.clone(), result.text_content()))
+                Some((tool.to_string(), hooks.clone(), result.text_content()))
             }
             _ => None,
         })

@@ -66,7 +66,12 @@ fn traced_calls(trace: &[TraceEvent]) -> Vec<(String, ToolSource, Vec<String>, S
                     result,
                     ..
                 } = &**call;
-                Some((tool.clone(), *source, hooks.clone(), result.text_content()))
+                Some((
+                    tool.to_string(),
+                    *source,
+                    hooks.clone(),
+                    result.text_content(),
+                ))
             }
             _ => None,
         })

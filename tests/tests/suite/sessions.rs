@@ -83,7 +83,7 @@ impl Model for Shared {
                     "",
                     vec![ToolCall::new("w", "whoami", ToolArgs::empty())],
                 ),
-                Some(m @ Message::Tool { tool_call_id, .. }) if tool_call_id == "w" => {
+                Some(m @ Message::Tool { tool_call_id, .. }) if &**tool_call_id == "w" => {
                     let args = serde_json::json!({"message": m.text()});
                     ModelResponse::tool_calls(
                         "",

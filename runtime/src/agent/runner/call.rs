@@ -3,6 +3,7 @@
 //! `tool_call_timeout`), the `post_tool_use` / `post_tool_failure` hooks,
 //! and its trace record.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures_util::FutureExt;
@@ -10,7 +11,7 @@ use futures_util::future::BoxFuture;
 use tracing::Instrument;
 
 use super::trace::micros;
-use super::{EventKind, Runner, ToolCallEvent, TraceEvent, caught};
+use super::{EventKind, Runner, ToolCallEvent, TraceEvent, caught, no_hooks};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
@@ -39,7 +40,10 @@ pub(super) struct CallRecord {
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Runs one call of `step` (whose calls `scope` makes) and records it.
-    pub(super) async fn run_call(&self, scope: &CallScope, call: ToolCall) -> CallRecord {
+    /// `call` is the model's (the history's): its id, name and arguments
+    /// are shared, not copied, and a call whose `pre_tool_use` hooks leave
+    /// the arguments alone is dispatched with the model's.
+    pub(super) async fn run_call(&self, scope: &CallScope, call: &ToolCall) -> CallRecord {
         let step = scope.step();
         let agent_name = self.scope.agent();
         // The source dispatch knows. A name the tool set does not have
@@ -65,8 +69,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             otel.status_code = tracing::field::Empty,
             otel.status_description = tracing::field::Empty,
             gen_ai.operation.name = super::genai::EXECUTE_TOOL,
-            gen_ai.tool.name = super::genai::on(|| call.name.as_str()),
-            gen_ai.tool.call.id = super::genai::on(|| call.id.as_str()),
+            gen_ai.tool.name = super::genai::on(|| &*call.name),
+            gen_ai.tool.call.id = super::genai::on(|| &*call.id),
             gen_ai.tool.type = super::genai::FUNCTION,
             gen_ai.tool.call.arguments = tracing::field::Empty,
             gen_ai.tool.call.result = tracing::field::Empty,
@@ -75,14 +79,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             hookwire.hook = tracing::field::Empty,
         );
         let started = Instant::now();
+        // The call's own span, for its decision (`Span::current` asks the
+        // dispatcher, about 45 instructions).
+        let recorder = span.clone();
         async move {
-            let ToolCall {
-                id,
-                name,
-                mut arguments,
-            } = call;
-            // A clone shares the model's arguments (see `ToolArgs`).
-            let sent = arguments.clone();
+            let original = call;
+            let (id, name) = (&call.id, &call.name);
+            // A clone shares the model's arguments (see `ToolArgs`): what
+            // the trace notes as sent, and what the hooks may rewrite.
+            let sent = call.arguments.clone();
+            let mut arguments = call.arguments.clone();
             scope.emit(|| EventKind::ToolStarted {
                 step,
                 id: id.clone(),
@@ -96,10 +102,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // Under a journal, a call whose deadline passed while the
             // service was down ends timed out: no hook, gate or tool of it
             // starts again (`post_tool_failure` sees the timeout).
-            let expired = self.expired_timeout(&name, source);
+            let expired = self.expired_timeout(name, source);
             let (decision, decided_by) = if expired.is_some() {
                 (Decision::Continue, None)
-            } else if self.unavailable.contains(&name) {
+            } else if self.unavailable.iter().any(|n| **n == **name) {
                 let reason = format!(
                     "tool `{name}` is not available in this step, so it was not offered and \
                      cannot be called"
@@ -110,10 +116,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     &hooks,
                     &mut PreToolUse {
                         agent: agent_name,
-                        tool: &name,
+                        tool: name,
                         source,
                         meta: &meta,
-                        tool_use_id: &id,
+                        tool_use_id: id,
                         args: &mut arguments,
                         step,
                         decided_by: None,
@@ -121,10 +127,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 )
                 .await
             };
+            // Arguments the hooks left alone are the model's: dispatched as
+            // they are (the post hooks see the model's call); rewritten ones
+            // are dispatched as a copy, and the post hooks see them.
+            let rewritten = (!arguments.is_shared_with(&sent)).then(|| arguments.clone());
             let mut outcome = match expired {
                 Some(error) => Err(error),
                 None => {
-                    self.execute(scope, decision, decided_by.clone(), &id, &name, &arguments)
+                    if let Some(log) = self.scope.call_log() {
+                        log.open(id, &sent);
+                    }
+                    self.execute(scope, decision, decided_by.clone(), id, name, arguments)
                         .await
                 }
             };
@@ -132,13 +145,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // a decision, or was given one while its hooks were finishing:
             // either way the step pauses, and the decision is used when the
             // call runs again, never by another call.
-            let pending = self.approvals.waits_at(scope, &id);
-            let call = ToolCall::new(id, name, arguments);
-            if !pending {
+            let pending = self.approvals.waits_at(scope, id);
+            let rewritten = rewritten.map(|args| ToolCall::new(id.clone(), name.clone(), args));
+            let call = rewritten.as_ref().unwrap_or(original);
+            if !pending && !no_hooks(&hooks) {
                 let failed = !matches!(&outcome, Ok(r) if !r.is_error);
                 let mut post = PostToolUse {
                     agent: agent_name,
-                    call: &call,
+                    call,
                     source,
                     meta: &meta,
                     outcome: &mut outcome,
@@ -157,7 +171,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 }
                 _ => None,
             };
-            let span = tracing::Span::current();
+            let span = recorder;
             span.record("decision", label);
             if let Some(h) = &hook {
                 span.record("hook", h.as_str());
@@ -188,22 +202,29 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .received
                 .filter(|received| !received.is_shared_with(&sent) && *received != sent);
             let approvals = notes.approvals;
-            let progress = notes
-                .progress
-                .into_iter()
-                .map(|message| TraceEvent::Progress {
-                    step,
-                    id: call.id.clone(),
-                    tool: call.name.clone(),
-                    message,
-                })
-                .collect();
+            // Mapping an empty list still costs about 80 instructions
+            // (`Vec`'s in-place collect): most calls have no progress and
+            // no hooks.
+            let progress = match notes.progress.is_empty() {
+                true => Vec::new(),
+                false => notes
+                    .progress
+                    .into_iter()
+                    .map(|message| TraceEvent::Progress {
+                        step,
+                        id: call.id.clone(),
+                        tool: call.name.clone(),
+                        message,
+                    })
+                    .collect(),
+            };
             let hooks = self
                 .agent
-                .hooks_for_call(&MatchTarget::new(&call.name, source).with_meta(&meta))
-                .into_iter()
-                .map(str::to_owned)
-                .collect();
+                .hooks_for_call(&MatchTarget::new(&call.name, source).with_meta(&meta));
+            let hooks = match hooks.is_empty() {
+                true => Vec::new(),
+                false => hooks.into_iter().map(str::to_owned).collect(),
+            };
             CallRecord {
                 trace: TraceEvent::ToolCall(Box::new(ToolCallEvent {
                     step,
@@ -234,6 +255,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// `tool_call_timeout`, or for a child agent the `child_timeout` its
     /// parent declares, whichever is shorter.
     fn expired_timeout(&self, name: &str, source: ToolSource) -> Option<ToolError> {
+        // No timeout (the common case): nothing to look at.
+        if self.settings.tool_call_timeout.is_none() && self.agent.config().child_timeout.is_none()
+        {
+            return None;
+        }
         let tool = self
             .settings
             .tool_call_timeout
@@ -263,6 +289,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         hooks: &impl LifecycleHooks,
         cx: &mut PreToolUse<'_>,
     ) -> (Decision, Option<String>) {
+        if no_hooks(hooks) {
+            return (Decision::Continue, None);
+        }
         match caught("pre_tool_use", decide(hooks, cx)).await {
             Ok(decision) => (decision, cx.decided_by.map(str::to_owned)),
             Err(m) => (
@@ -279,9 +308,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         scope: &CallScope,
         decision: Decision,
         decided_by: Option<String>,
-        id: &str,
-        name: &str,
-        arguments: &ToolArgs,
+        id: &Arc<str>,
+        name: &Arc<str>,
+        arguments: ToolArgs,
     ) -> Outcome {
         match decision {
             Decision::Continue => self.gated(scope, id, name, arguments, None).await,
@@ -305,9 +334,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     async fn gated(
         &self,
         scope: &CallScope,
-        id: &str,
-        name: &str,
-        arguments: &ToolArgs,
+        id: &Arc<str>,
+        name: &Arc<str>,
+        arguments: ToolArgs,
         asked: Option<String>,
     ) -> Outcome {
         let reason = match asked {
@@ -322,16 +351,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // call that is asked about.
             // Parsed for the approver (the loop parsed a model's call already;
             // an injection's text is parsed here).
-            let mut shown = arguments.clone();
+            let mut shown = arguments;
             shown.share();
             let key = CallKey::at(&scope.place(), id, name, &shown);
             let view = self.agent.tools().tool_view(name);
             let request = ApprovalRequest::new(&key, &shown, &reason, view);
-            if let Some(edited) = gate(Some(&self.approvals), request, "approver", scope).await? {
-                return self.dispatch(scope, ToolCall::new(id, name, edited)).await;
-            }
+            let edited = gate(Some(&self.approvals), request, "approver", scope).await?;
+            let arguments = edited.unwrap_or(shown);
+            return self
+                .dispatch(scope, ToolCall::new(id.clone(), name.clone(), arguments))
+                .await;
         }
-        self.dispatch(scope, ToolCall::new(id, name, arguments.clone()))
+        self.dispatch(scope, ToolCall::new(id.clone(), name.clone(), arguments))
             .await
     }
 

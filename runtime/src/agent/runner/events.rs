@@ -158,9 +158,9 @@ pub enum EventKind {
         /// The step.
         step: usize,
         /// The tool-use id.
-        id: String,
+        id: Arc<str>,
         /// The tool.
-        tool: String,
+        tool: Arc<str>,
         /// Where it comes from.
         source: ToolSource,
         /// The arguments as sent (shared with the history, not copied).

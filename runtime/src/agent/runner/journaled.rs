@@ -221,7 +221,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 let (call, own) = (call.clone(), Arc::new(parent.for_call()));
                 let effect = CALL_STARTED.scope(started, async move {
                     let (id, tool) = (call.id.clone(), call.name.clone());
-                    let record = PARENT.scope(own.clone(), self.run_call(scope, call)).await;
+                    let record = PARENT.scope(own.clone(), self.run_call(scope, &call)).await;
                     let record = bounded(record, &tool, limit);
                     let merged = std::mem::take(&mut *lock(&own.merged));
                     let children: ChildHistories = {
@@ -231,7 +231,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                             .filter_map(|t| Some((t.clone(), all.get(t)?.clone())))
                             .collect()
                     };
-                    let paused = lock(&self.session.paused).get(&id).cloned();
+                    let paused = lock(&self.session.paused).get(&*id).cloned();
                     let approvals = self.approvals.at_call(scope, &id);
                     let (record, shared) = once(record);
                     let usage = std::mem::take(&mut *lock(&own.usage));
@@ -253,8 +253,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 self.approvals.restore_call(scope, &call.id, approvals);
                 lock(&self.session.children).extend(children);
                 match paused {
-                    Some(child) => lock(&self.session.paused).insert(call.id.clone(), child),
-                    None => lock(&self.session.paused).remove(&call.id),
+                    Some(child) => lock(&self.session.paused).insert(call.id.to_string(), child),
+                    None => lock(&self.session.paused).remove(&*call.id),
                 };
                 lock(&parent.merged).extend(merged);
                 parent.add_usage(usage);

@@ -589,15 +589,20 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             }
             let agent_name = self.scope.agent_arc();
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-            let flow = caught(
-                "execution_start",
-                hooks.execution_start(&mut ExecutionStart {
-                    agent: &agent_name,
-                    correlation_id: self.scope.correlation_id(),
-                    history: Arc::make_mut(&mut self.history),
-                }),
-            )
-            .await
+            let none = no_hooks(&hooks);
+            let flow = if none {
+                Ok(Flow::Continue)
+            } else {
+                caught(
+                    "execution_start",
+                    hooks.execution_start(&mut ExecutionStart {
+                        agent: &agent_name,
+                        correlation_id: self.scope.correlation_id(),
+                        history: Arc::make_mut(&mut self.history),
+                    }),
+                )
+                .await
+            }
             .unwrap_or_else(|m| {
                 Flow::Stop(format!("a lifecycle hook panicked in execution_start: {m}"))
             });
@@ -605,14 +610,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 drop(hooks);
                 return self.finish_stopped("execution_start", reason, None).await;
             }
-            let flow = caught(
-                "user_prompt_submit",
-                hooks.user_prompt_submit(&mut PromptSubmit {
-                    agent: &agent_name,
-                    prompt: &mut prompt,
-                }),
-            )
-            .await
+            let flow = if none {
+                Ok(Flow::Continue)
+            } else {
+                caught(
+                    "user_prompt_submit",
+                    hooks.user_prompt_submit(&mut PromptSubmit {
+                        agent: &agent_name,
+                        prompt: &mut prompt,
+                    }),
+                )
+                .await
+            }
             .unwrap_or_else(|m| {
                 Flow::Stop(format!(
                     "a lifecycle hook panicked in user_prompt_submit: {m}"
@@ -696,6 +705,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
 /// Runs a lifecycle hook; a panic becomes `Err(message)`, logged, so that a
 /// hook never takes the run (or the process) down.
+/// Whether `hooks` are no lifecycle hooks at all
+/// ([`LifecycleHooks::NONE`]): the loop then skips their calls.
+fn no_hooks<L: LifecycleHooks>(_: &L) -> bool {
+    L::NONE
+}
+
 async fn caught<T>(event: &'static str, fut: impl Future<Output = T>) -> Result<T, String> {
     match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
         Ok(value) => Ok(value),

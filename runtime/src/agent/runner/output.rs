@@ -279,7 +279,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     ) -> Option<AfterModel> {
         let check = self.typed.current.clone()?;
         let spec = &check.spec;
-        let final_call = response.tool_calls.iter().position(|c| c.name == spec.tool);
+        let final_call = response
+            .tool_calls
+            .iter()
+            .position(|c| *c.name == *spec.tool);
         let answer = match final_call {
             Some(i) => response.tool_calls[i]
                 .arguments

@@ -194,7 +194,7 @@ impl RunState {
                 });
             };
             if tools.source(&call.name) != Some(ToolSource::Agent)
-                || call.name != agent_tool_name(&child.state.agent)
+                || *call.name != *agent_tool_name(&child.state.agent)
             {
                 return Err(StateError::Inconsistent(format!(
                     "call `{id}` of `{}` does not run agent `{}`",
@@ -251,11 +251,11 @@ impl RunState {
         }
         let mut ids = std::collections::HashSet::new();
         for (call, result) in step.calls.iter().zip(&step.results) {
-            if call.id.is_empty() || !ids.insert(call.id.as_str()) {
+            if call.id.is_empty() || !ids.insert(&*call.id) {
                 return bad(format!("call id `{}` is empty or used twice", call.id));
             }
             if result.is_none() {
-                waiting.insert(call.id.as_str(), call);
+                waiting.insert(&*call.id, call);
             }
         }
         Ok(waiting)
@@ -300,7 +300,7 @@ impl RunState {
                 });
             };
             if depth == levels {
-                if call.name != key.tool {
+                if *call.name != *key.tool {
                     return Err(mismatch(format!(
                         "call `{id}` is of `{}`, not `{}`",
                         call.name, key.tool

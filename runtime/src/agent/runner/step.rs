@@ -11,7 +11,9 @@ use tracing::Instrument;
 use super::call::CallRecord;
 use super::parent::{PARENT, ParentRun};
 use super::trace::micros;
-use super::{EventKind, PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught};
+use super::{
+    EventKind, PendingStep, RunError, RunOutput, RunStatus, Runner, TraceEvent, caught, no_hooks,
+};
 use crate::agent::decl::Agent;
 use crate::agent::inject::{HookEvent, SystemClock, run_injection};
 use crate::agent::journal::{Journal, JournalError};
@@ -31,12 +33,19 @@ pub(super) struct Step {
     step: usize,
     /// The model's answer; its `tool_calls` are the step's calls.
     response: ModelResponse,
-    results: Vec<Option<ToolResult>>,
+    /// The calls' results so far (a new step's are all to come; one slot
+    /// inline, so a step with one call allocates none).
+    results: Results,
     started: Instant,
     span: tracing::Span,
     /// Under a journal, when the model's answer was recorded: the start of
     /// the step's first calls. `None` for a resumed step.
     answered: Option<std::time::SystemTime>,
+    /// Where in the history the step's calls are, when they were moved
+    /// there from `response` (no copy: a run with no lifecycle hook has no
+    /// `step_end` hook to show the response with its calls); `None` when
+    /// `response` has them.
+    calls_at: Option<usize>,
 }
 
 /// What asking the model led to.
@@ -52,11 +61,17 @@ pub(super) enum AfterModel {
 /// A stop of the step: the reason and the hook that decided.
 type Stopped = Option<(String, Option<String>)>;
 
+/// A step's results by call (`None`: still to run).
+type Results = smallvec::SmallVec<[Option<ToolResult>; 1]>;
+
+/// The records of a step's calls, with their index (one inline).
+type Records = smallvec::SmallVec<[(usize, CallRecord); 1]>;
+
 /// What a step's calls left: their records in call order, the messages
 /// children merge into the history, and the children's tokens by agent
 /// path.
 type StepDone = (
-    Vec<(usize, CallRecord)>,
+    Records,
     Vec<Message>,
     std::collections::BTreeMap<String, crate::model::Usage>,
 );
@@ -135,7 +150,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 counter,
                 |call| async move {
                     let id = call.id.clone();
-                    let record = self.run_call(scope, call).await;
+                    let record = self.run_call(scope, &call).await;
                     if record.pending {
                         self.approvals.forget_at(scope, &id);
                         return ToolResult::error(
@@ -180,9 +195,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     // `calls` equals `response.tool_calls` (in process, and
                     // checked when a state is imported).
                     response: p.response,
-                    results: p.results,
+                    results: Results::from_vec(p.results),
                     started: Instant::now(),
                     answered: None,
+                    calls_at: None,
                 },
                 None => match self.ask_model(&definitions, journal).await {
                     AfterModel::Calls(step) => step,
@@ -223,15 +239,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let started = Instant::now();
         let span = tracing::info_span!("hookwire.step", agent = %agent_name, step);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let flow = caught(
-            "step_start",
-            hooks.step_start(&mut StepStart {
-                agent: &agent_name,
-                step,
-                history: Arc::make_mut(&mut self.history),
-            }),
-        )
-        .await
+        let flow = if no_hooks(&hooks) {
+            Ok(Flow::Continue)
+        } else {
+            caught(
+                "step_start",
+                hooks.step_start(&mut StepStart {
+                    agent: &agent_name,
+                    step,
+                    history: Arc::make_mut(&mut self.history),
+                }),
+            )
+            .await
+        }
         .unwrap_or_else(|m| Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}")));
         drop(hooks);
         if let Flow::Stop(reason) = flow {
@@ -351,8 +371,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .final_answer(step, response, started, journal, true)
                 .await;
         }
-        Arc::make_mut(&mut self.history).push(Message::from_response(&response));
-        let results = vec![None; response.tool_calls.len()];
+        let results = smallvec::smallvec![None; response.tool_calls.len()];
+        let history = Arc::make_mut(&mut self.history);
+        let calls_at = if no_hooks(&(self.agent.lifecycle_hooks(), &self.hooks)) {
+            history.push(Message::taking_calls(&mut response));
+            Some(history.len() - 1)
+        } else {
+            history.push(Message::from_response(&response));
+            None
+        };
         AfterModel::Calls(Step {
             step,
             response,
@@ -360,6 +387,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             started,
             span,
             answered,
+            calls_at,
         })
     }
 
@@ -381,28 +409,35 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             Arc::make_mut(&mut self.history).push(Message::from_response(&response));
         }
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let decision = caught(
-            "stop",
-            hooks.stop(&StopEvent {
-                agent: &agent_name,
-                answer: &response.text,
-                step,
-                forced_continues: self.forced,
-            }),
-        )
-        .await
+        let none = no_hooks(&hooks);
+        let decision = if none {
+            Ok(StopDecision::Allow)
+        } else {
+            caught(
+                "stop",
+                hooks.stop(&StopEvent {
+                    agent: &agent_name,
+                    answer: &response.text,
+                    step,
+                    forced_continues: self.forced,
+                }),
+            )
+            .await
+        }
         .unwrap_or(StopDecision::Allow);
-        let _ = caught(
-            "step_end",
-            hooks.step_end(&StepEnd {
-                agent: &agent_name,
-                step,
-                response: &response,
-                tool_results: &[],
-                elapsed: started.elapsed(),
-            }),
-        )
-        .await;
+        if !none {
+            let _ = caught(
+                "step_end",
+                hooks.step_end(&StepEnd {
+                    agent: &agent_name,
+                    step,
+                    response: &response,
+                    tool_results: &[],
+                    elapsed: started.elapsed(),
+                }),
+            )
+            .await;
+        }
         drop(hooks);
         match decision {
             StopDecision::Continue(message) if self.forced < self.settings.max_forced_continues => {
@@ -441,13 +476,23 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     ) -> Option<Result<RunOutput, RunError>> {
         let Step {
             step,
-            response,
+            mut response,
             mut results,
             started,
             span,
             answered,
+            calls_at,
         } = step;
-        let calls = &response.tool_calls;
+        // The calls, read where they are (the history's are shared: this
+        // is a reference count, released before the results join it).
+        let history = calls_at.map(|_| Arc::clone(&self.history));
+        let calls: &[ToolCall] = match (calls_at, &history) {
+            (Some(at), Some(history)) => match history.get(at) {
+                Some(Message::Assistant { tool_calls, .. }) => tool_calls,
+                _ => &[],
+            },
+            _ => &response.tool_calls,
+        };
         // An imported state may be inconsistent: one slot per call.
         results.resize(calls.len(), None);
         let (records, merged, usage) = match self
@@ -457,8 +502,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             Ok(done) => done,
             Err(e) => return Some(self.fail(e.into()).await),
         };
-        for (path, used) in usage {
-            *self.child_usage.entry(path).or_default() += used;
+        // Most steps run no child agent: an empty map is not walked (its
+        // `IntoIter` costs about 100 instructions even then).
+        if !usage.is_empty() {
+            for (path, used) in usage {
+                *self.child_usage.entry(path).or_default() += used;
+            }
         }
         let mut stopped: Stopped = None;
         let mut paused = false;
@@ -476,11 +525,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
         if paused && stopped.is_none() {
             let pending = self.approvals.pending_within(&self.scope);
+            let calls = calls.to_vec();
+            if calls_at.is_some() {
+                // An exported state's response has its calls.
+                response.tool_calls = calls.clone();
+            }
             self.pending = Some(PendingStep {
                 step,
-                calls: calls.clone(),
+                calls,
                 response,
-                results,
+                results: results.into_vec(),
             });
             return Some(
                 self.finish(RunStatus::Paused { pending }, String::new())
@@ -490,19 +544,26 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         // The step is over: nothing of it (or of the children it ran) waits
         // any more, and no decision given for it may outlive it.
         self.forget_waiting();
-        let tool_messages = self.append_results(calls, results, merged);
+        let named: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]> = calls
+            .iter()
+            .map(|call| (call.id.clone(), call.name.clone()))
+            .collect();
+        drop(history);
+        let tool_messages = self.append_results(named, results, merged);
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let _ = caught(
-            "step_end",
-            hooks.step_end(&StepEnd {
-                agent: &self.agent.config().name,
-                step,
-                response: &response,
-                tool_results: &self.history[tool_messages],
-                elapsed: started.elapsed(),
-            }),
-        )
-        .await;
+        if !no_hooks(&hooks) {
+            let _ = caught(
+                "step_end",
+                hooks.step_end(&StepEnd {
+                    agent: &self.agent.config().name,
+                    step,
+                    response: &response,
+                    tool_results: &self.history[tool_messages],
+                    elapsed: started.elapsed(),
+                }),
+            )
+            .await;
+        }
         drop(hooks);
         match stopped {
             Some((reason, hook)) => Some(self.finish_stopped("pre_tool_use", reason, hook).await),
@@ -525,6 +586,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
         answered: Option<std::time::SystemTime>,
     ) -> Result<StepDone, JournalError> {
+        let mut todo = calls
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| results[*i].is_none());
         let parent = Arc::new(ParentRun {
             history: self.history.clone(),
             model: self.model.clone(),
@@ -535,47 +600,44 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             usage: Mutex::default(),
         });
         let scope = self.scope.at_step(step);
-        let todo: Vec<(usize, ToolCall)> = calls
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| results[*i].is_none())
-            .map(|(i, c)| (i, c.clone()))
-            .collect();
         if let Some(journal) = journal {
+            let todo = todo.map(|(i, c)| (i, c.clone())).collect();
             let records = self
                 .journaled_calls(journal, &parent, &scope, todo, answered)
                 .instrument(span)
-                .await?;
+                .await?
+                .into();
             let merged = std::mem::take(&mut *lock(&parent.merged));
             let usage = std::mem::take(&mut *lock(&parent.usage));
             return Ok((records, merged, usage));
         }
         let max = self.settings.max_parallel.max(1);
         let scope = &scope;
-        let run_one = move |(i, call): (usize, ToolCall)| async move {
-            (i, Ok(self.run_call(scope, call).await))
-        };
-        let mut todo = todo;
         let all = async move {
-            match (todo.pop(), todo.is_empty()) {
-                // One call (the common case) needs no stream to drive it.
-                (Some(one), true) => vec![run_one(one).await],
-                (last, _) => {
-                    todo.extend(last);
+            match (todo.next(), todo.next()) {
+                // One call (the common case) needs no list and no stream to
+                // drive it.
+                (Some((i, one)), None) => smallvec::smallvec![(i, self.run_call(scope, one).await)],
+                (first, second) => {
+                    let todo: Vec<(usize, ToolCall)> = first
+                        .into_iter()
+                        .chain(second)
+                        .chain(todo)
+                        .map(|(i, c)| (i, c.clone()))
+                        .collect();
+                    let run_one = move |(i, call): (usize, ToolCall)| async move {
+                        (i, self.run_call(scope, &call).await)
+                    };
                     futures_util::stream::iter(todo)
                         .map(run_one)
                         .buffered(max)
-                        .collect()
+                        .collect::<Vec<_>>()
                         .await
+                        .into()
                 }
             }
         };
-        let records: Vec<(usize, Result<CallRecord, JournalError>)> =
-            PARENT.scope(parent.clone(), all).instrument(span).await;
-        let records = records
-            .into_iter()
-            .map(|(i, record)| record.map(|record| (i, record)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let records: Records = PARENT.scope(parent.clone(), all).instrument(span).await;
         // The step's calls are done: release the parent's view of the
         // history, so that appending to it afterwards copies nothing.
         let merged = std::mem::take(&mut *lock(&parent.merged));
@@ -589,18 +651,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// are in it (they are not copied for the `step_end` hooks).
     fn append_results(
         &mut self,
-        calls: &[ToolCall],
-        results: Vec<Option<ToolResult>>,
+        calls: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]>,
+        results: Results,
         merged: Vec<Message>,
     ) -> std::ops::Range<usize> {
         let history = Arc::make_mut(&mut self.history);
         let start = history.len();
         history.reserve(calls.len() + merged.len());
-        for (call, result) in calls.iter().zip(results) {
+        for ((id, name), result) in calls.into_iter().zip(results) {
             let result = result.unwrap_or_else(|| {
                 ToolResult::error(format!("tool call denied: {PENDING_REASON}"))
             });
-            history.push(Message::tool(call.id.clone(), call.name.clone(), result));
+            history.push(Message::tool(id, name, result));
         }
         let end = history.len();
         history.extend(merged);
@@ -633,16 +695,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             text: shown,
         });
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let _ = caught(
-            "execution_end",
-            hooks.execution_end(&ExecutionEnd {
-                agent: self.scope.agent(),
-                status: status.as_str(),
-                history: &self.history,
-                steps: self.steps,
-            }),
-        )
-        .await;
+        if !no_hooks(&hooks) {
+            let _ = caught(
+                "execution_end",
+                hooks.execution_end(&ExecutionEnd {
+                    agent: self.scope.agent(),
+                    status: status.as_str(),
+                    history: &self.history,
+                    steps: self.steps,
+                }),
+            )
+            .await;
+        }
         drop(hooks);
         let mut usage = self.usage;
         for used in self.child_usage.values() {
@@ -727,14 +791,14 @@ fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
         let (earlier, rest) = calls.split_at_mut(index);
         let call = &mut rest[0];
         if call.id.is_empty() {
-            call.id = format!("call_{step}_{index}");
+            call.id = format!("call_{step}_{index}").into();
         }
         while if few {
             earlier.iter().any(|c| c.id == call.id)
         } else {
             !seen.insert(call.id.clone())
         } {
-            call.id = format!("{}_{index}", call.id);
+            call.id = format!("{}_{index}", call.id).into();
         }
     }
 }
@@ -780,7 +844,7 @@ mod tests {
     use crate::call::ToolArgs;
 
     fn ids(calls: &[ToolCall]) -> Vec<&str> {
-        calls.iter().map(|c| c.id.as_str()).collect()
+        calls.iter().map(|c| &*c.id).collect()
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -77,8 +78,8 @@ pub enum TraceEvent {
         step: usize,
         /// The answer's text.
         text: String,
-        /// The names of the tools it called.
-        tool_calls: Vec<String>,
+        /// The names of the tools it called (shared with the calls).
+        tool_calls: Vec<Arc<str>>,
         /// How long the request took, in microseconds.
         elapsed_us: u64,
     },
@@ -119,9 +120,9 @@ pub enum TraceEvent {
         /// The step.
         step: usize,
         /// The tool-use id.
-        id: String,
+        id: Arc<str>,
         /// The tool.
-        tool: String,
+        tool: Arc<str>,
         /// The message.
         message: String,
     },
@@ -148,10 +149,10 @@ pub enum TraceEvent {
 pub struct ToolCallEvent {
     /// The step.
     pub step: usize,
-    /// The tool-use id.
-    pub id: String,
-    /// The tool.
-    pub tool: String,
+    /// The tool-use id (shared with the call's).
+    pub id: Arc<str>,
+    /// The tool (shared with the call's).
+    pub tool: Arc<str>,
     /// Where it comes from.
     pub source: ToolSource,
     /// The arguments as the model sent them (shared with the history:
@@ -356,10 +357,10 @@ pub struct TraceLines {
     limit: Option<usize>,
     /// Calls of each child agent per step: from the whole trace, or from
     /// each step's `Model` event as it comes.
-    total: HashMap<(usize, String), usize>,
+    total: HashMap<(usize, Arc<str>), usize>,
     /// Whether `total` was counted from the whole trace.
     counted: bool,
-    shown: HashMap<(usize, String), usize>,
+    shown: HashMap<(usize, Arc<str>), usize>,
 }
 
 impl TraceLines {

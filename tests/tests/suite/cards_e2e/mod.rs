@@ -405,7 +405,7 @@ fn the_pmo_cards_max_display_instances_limits_the_trace_text() {
         let recorded = out
             .trace
             .iter()
-            .filter(|e| matches!(e, TraceEvent::ToolCall(call) if call.tool == "agent__NY-Project-Manager"))
+            .filter(|e| matches!(e, TraceEvent::ToolCall(call) if &*call.tool == "agent__NY-Project-Manager"))
             .count();
         assert_eq!(recorded, n);
         let summary: Vec<&str> = text.lines().filter(|l| l.contains("not shown")).collect();
@@ -703,7 +703,7 @@ fn tool_results(history: &[Message]) -> Vec<(String, String, bool)> {
         .iter()
         .filter_map(|m| match m {
             Message::Tool { name, result, .. } => {
-                Some((name.clone(), result.text_content(), result.is_error))
+                Some((name.to_string(), result.text_content(), result.is_error))
             }
             _ => None,
         })
@@ -756,7 +756,7 @@ fn the_guard_desks_lifecycle_hooks_fail_by_their_policy_and_timeout() {
         // `project_status` ran, with the model's project: the open `Hang`'s
         // rewrite was undone.
         let received = out.trace.iter().find_map(|e| match e {
-            TraceEvent::ToolCall(call) if call.tool == "project_status" => {
+            TraceEvent::ToolCall(call) if &*call.tool == "project_status" => {
                 let hookwire::agent::ToolCallEvent { received, .. } = &**call;
                 Some(received.clone())
             }

@@ -452,7 +452,7 @@ fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
     );
     let ran: Vec<String> = take_log("inject_write_file_")
         .into_iter()
-        .map(|e| e.replace(&id, "A"))
+        .map(|e| e.replace(&*id, "A"))
         .collect();
     assert_eq!(
         ran[..7],
