@@ -22,11 +22,42 @@ pub use hookwire_spec::ToolSource;
 pub struct ToolContext {
     scope: CallScope,
     server: Option<Arc<str>>,
-    tool: Cow<'static, str>,
+    tool: ToolName,
     source: ToolSource,
     tool_use_id: Arc<str>,
     extensions: Extensions,
     meta: crate::ToolMeta,
+}
+
+/// A tool's name in a context: borrowed from the tool set that names it
+/// with a `&'static str` (generated tool sets do), or shared with the
+/// model's call (the id and name a step keeps once, as `Arc<str>`): either
+/// way, building a context copies no text.
+#[derive(Clone)]
+pub(crate) enum ToolName {
+    /// A name the tool set holds for the program's life.
+    Static(&'static str),
+    /// A name shared with the call that named the tool.
+    Shared(Arc<str>),
+}
+
+impl ToolName {
+    /// The name.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Self::Static(name) => name,
+            Self::Shared(name) => name,
+        }
+    }
+}
+
+impl From<Cow<'static, str>> for ToolName {
+    fn from(name: Cow<'static, str>) -> Self {
+        match name {
+            Cow::Borrowed(name) => Self::Static(name),
+            Cow::Owned(name) => Self::Shared(name.into()),
+        }
+    }
 }
 
 impl ToolContext {
@@ -40,7 +71,7 @@ impl ToolContext {
         Self {
             scope: CallScope::default(),
             server: None,
-            tool: tool.into(),
+            tool: ToolName::from(tool.into()),
             source,
             tool_use_id: tool_use_id.into(),
             extensions: Extensions::new(),
@@ -51,7 +82,7 @@ impl ToolContext {
     /// A context with its whole identity at once: what a tool set builds for
     /// every call, without the placeholder names `new` starts with.
     pub(crate) fn scoped(
-        tool: Cow<'static, str>,
+        tool: ToolName,
         source: ToolSource,
         tool_use_id: Arc<str>,
         scope: CallScope,
@@ -69,7 +100,7 @@ impl ToolContext {
 
     /// [`scoped`](Self::scoped) with the tool's metadata.
     pub(crate) fn scoped_with_meta(
-        tool: Cow<'static, str>,
+        tool: ToolName,
         source: ToolSource,
         tool_use_id: Arc<str>,
         scope: CallScope,
@@ -134,15 +165,15 @@ impl ToolContext {
 
     /// The tool's name as the model called it.
     pub fn tool(&self) -> &str {
-        &self.tool
+        self.tool.as_str()
     }
 
     /// The tool's name if it is a `&'static str` (generated tool sets name
     /// tools this way): a copy that does not borrow the context.
     pub(crate) fn static_tool(&self) -> Option<&'static str> {
         match self.tool {
-            Cow::Borrowed(name) => Some(name),
-            Cow::Owned(_) => None,
+            ToolName::Static(name) => Some(name),
+            ToolName::Shared(_) => None,
         }
     }
 
@@ -185,7 +216,7 @@ impl ToolContext {
         crate::approval::identity::idempotency_key(
             &self.scope.place(),
             self.scope.run(),
-            &self.tool,
+            self.tool.as_str(),
             &self.tool_use_id,
         )
     }
@@ -283,7 +314,7 @@ impl fmt::Debug for ToolContext {
         f.debug_struct("ToolContext")
             .field("agent", &self.agent())
             .field("server", &self.server)
-            .field("tool", &self.tool)
+            .field("tool", &self.tool.as_str())
             .field("source", &self.source)
             .field("tool_use_id", &self.tool_use_id)
             .field("correlation_id", &self.correlation_id())

@@ -438,7 +438,26 @@ impl CallScope {
         server: Option<Arc<str>>,
         tool_use_id: Arc<str>,
     ) -> ToolContext {
-        ToolContext::scoped(tool, source, tool_use_id, self.clone(), server)
+        ToolContext::scoped(tool.into(), source, tool_use_id, self.clone(), server)
+    }
+
+    /// [`context`](Self::context) for a tool named by the call itself (a
+    /// route, an MCP or run-time tool): the context shares the call's name
+    /// instead of copying it.
+    pub(crate) fn context_shared(
+        &self,
+        tool: Arc<str>,
+        source: ToolSource,
+        server: Option<Arc<str>>,
+        tool_use_id: Arc<str>,
+    ) -> ToolContext {
+        ToolContext::scoped(
+            crate::context::ToolName::Shared(tool),
+            source,
+            tool_use_id,
+            self.clone(),
+            server,
+        )
     }
 
     /// [`context`](Self::context) for a tool that declares metadata
@@ -452,7 +471,7 @@ impl CallScope {
         tool_use_id: Arc<str>,
         meta: crate::ToolMeta,
     ) -> ToolContext {
-        ToolContext::scoped_with_meta(tool, source, tool_use_id, self.clone(), server, meta)
+        ToolContext::scoped_with_meta(tool.into(), source, tool_use_id, self.clone(), server, meta)
     }
 }
 
@@ -734,9 +753,15 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
 
     async fn dispatch(&self, scope: &CallScope, call: ToolCall) -> Outcome {
         if *call.name == *self.name {
-            let mut cx = scope
-                .context(self.name.clone(), self.source, None, call.id)
-                .with_meta(self.meta.clone());
+            // A route named by a `&'static str` lends it to the context;
+            // any other shares the call's name (no copy either way).
+            let cx = match &self.name {
+                Cow::Borrowed(name) => {
+                    scope.context(Cow::Borrowed(name), self.source, None, call.id)
+                }
+                Cow::Owned(_) => scope.context_shared(call.name, self.source, None, call.id),
+            };
+            let mut cx = cx.with_meta(self.meta.clone());
             let future = self.chain.call(&mut cx, call.arguments);
             CatchRoot::new(future, &self.name).await
         } else {

@@ -148,6 +148,35 @@ fn sixteen_layers_allocate_nothing_beyond_the_tool() {
     assert_eq!(runs.load(Relaxed), 2 * 3 * 2);
 }
 
+/// A route's context shares the call's name and id (the model's, as the
+/// loop keeps them): dispatching by name allocates what the tool's handler
+/// called directly does, and no copy of either.
+#[test]
+fn a_routed_call_allocates_what_its_tool_does_and_no_copy_of_its_name() {
+    let scope = CallScope::new("agent");
+    let routed = Router::new().tool(AddOne);
+    let handler = hookwire::ToolHandler(AddOne);
+    let route = || {
+        let call = ToolCall::new("call-1", "add_one", ToolArgs::from_json(r#"{"x": 41}"#));
+        let mut outcome = None;
+        let info = measure(|| outcome = Some(ready(routed.dispatch(&scope, call))));
+        match outcome {
+            Some(Ok(result)) => (info, result.text_content()),
+            other => panic!("the call failed: {other:?}"),
+        }
+    };
+    route();
+    measure_call(&handler);
+    let (routed_info, routed_text) = route();
+    let (direct_info, direct_text) = measure_call(&handler);
+    assert_eq!((routed_text.as_str(), direct_text.as_str()), ("42", "42"));
+    assert!(direct_info.count_total >= 1, "{direct_info:?}");
+    assert_eq!(
+        routed_info.count_total, direct_info.count_total,
+        "a routed call ({routed_info:?}) vs its handler called directly ({direct_info:?})"
+    );
+}
+
 #[test]
 fn dispatch_by_name_through_sixteen_layers_allocates_what_a_bare_route_does() {
     let runs = Arc::new(AtomicU64::new(0));

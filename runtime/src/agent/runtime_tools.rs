@@ -1,6 +1,5 @@
 //! Tools registered on an agent at run time (source `runtime`).
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::call::{Outcome, ToolArgs, ToolCall};
@@ -145,12 +144,7 @@ impl<A: Agent, T: ToolSet> ToolSet for RuntimeTools<A, T> {
         }
         let meta = self.tools.meta(&call.name);
         let mut cx = scope
-            .context(
-                Cow::Owned(call.name.to_string()),
-                ToolSource::Runtime,
-                None,
-                call.id,
-            )
+            .context_shared(call.name.clone(), ToolSource::Runtime, None, call.id)
             .with_meta(meta);
         let inner = Registered { tools: &self.tools };
         let outcome = self

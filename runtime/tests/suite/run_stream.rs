@@ -296,7 +296,12 @@ impl Tool for FromAfar {
         tokio::spawn(async move {
             // After the run's poll has returned `Pending`.
             tokio::time::sleep(Duration::from_millis(20)).await;
-            let cx = scope.context("afar".into(), hookwire::ToolSource::Function, None, id);
+            let cx = scope.context(
+                "afar".into(),
+                hookwire::ToolSource::Function,
+                None,
+                id.into(),
+            );
             cx.progress("from afar");
         });
         self.seen.notified().await;
