@@ -43,6 +43,7 @@ pub(crate) enum ToolName {
 
 impl ToolName {
     /// The name.
+    #[inline]
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Self::Static(name) => name,
@@ -51,11 +52,22 @@ impl ToolName {
     }
 }
 
+impl ToolName {
+    /// An owned name, shared from now on; out of line, so that building a
+    /// context with a static name (every call of a generated tool set)
+    /// inlines to one store.
+    #[inline(never)]
+    fn owned(name: String) -> Self {
+        Self::Shared(name.into())
+    }
+}
+
 impl From<Cow<'static, str>> for ToolName {
+    #[inline(always)]
     fn from(name: Cow<'static, str>) -> Self {
         match name {
             Cow::Borrowed(name) => Self::Static(name),
-            Cow::Owned(name) => Self::Shared(name.into()),
+            Cow::Owned(name) => Self::owned(name),
         }
     }
 }
@@ -81,6 +93,7 @@ impl ToolContext {
 
     /// A context with its whole identity at once: what a tool set builds for
     /// every call, without the placeholder names `new` starts with.
+    #[inline(always)]
     pub(crate) fn scoped(
         tool: ToolName,
         source: ToolSource,
@@ -99,6 +112,7 @@ impl ToolContext {
     }
 
     /// [`scoped`](Self::scoped) with the tool's metadata.
+    #[inline(always)]
     pub(crate) fn scoped_with_meta(
         tool: ToolName,
         source: ToolSource,

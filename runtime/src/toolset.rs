@@ -431,6 +431,7 @@ impl CallScope {
     }
 
     /// The context for one call of `tool`.
+    #[inline(always)]
     pub fn context(
         &self,
         tool: Cow<'static, str>,
@@ -463,6 +464,7 @@ impl CallScope {
     /// [`context`](Self::context) for a tool that declares metadata
     /// ([`Tool::META`](crate::Tool::META)): built with it in place, as the
     /// generated tool sets do on every call (no second move of the context).
+    #[inline(always)]
     pub fn context_with_meta(
         &self,
         tool: Cow<'static, str>,
