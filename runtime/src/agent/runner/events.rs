@@ -412,3 +412,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_streamed_event_stays_small() {
+        // Every event moves through the queue, the stream and its consumer
+        // by value: with `Done`'s output boxed, the largest event is a
+        // live one (BENCHMARKS.md, "A streamed run, round two").
+        let size = std::mem::size_of::<RunEvent>();
+        println!("RunEvent: {size} bytes");
+        assert!(size <= 136, "a RunEvent is {size} bytes");
+    }
+}
