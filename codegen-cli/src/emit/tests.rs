@@ -91,7 +91,7 @@ fn output_is_deterministic_and_names_dispatch_through_a_perfect_hash() {
     // Each arm compares the name with the one tool its slot can hold.
     for i in 0..50 {
         assert!(
-            a.contains(&format!(" if call.name == \"tool_{i}\" => {{")),
+            a.contains(&format!(" if &*call.name == \"tool_{i}\" => {{")),
             "{a}"
         );
         // Each tool's source is what the tool says.
