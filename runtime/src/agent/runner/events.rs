@@ -258,8 +258,9 @@ pub struct RunStream<'a> {
 impl Drop for RunStream<'_> {
     fn drop(&mut self) {
         // Whoever still holds the sender (a task a tool spawned) sends into
-        // nothing from now on.
+        // nothing from now on, and what nobody read is freed now.
         self.events.closed.store(true, Ordering::Release);
+        self.events.lock().clear();
     }
 }
 
