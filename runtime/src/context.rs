@@ -50,9 +50,7 @@ impl ToolName {
             Self::Shared(name) => name,
         }
     }
-}
 
-impl ToolName {
     /// An owned name, shared from now on; out of line, so that building a
     /// context with a static name (every call of a generated tool set)
     /// inlines to one store.
