@@ -91,6 +91,19 @@ fn measure_call<H: Handler>(handler: &H) -> (AllocationInfo, String) {
     (info, text)
 }
 
+/// Dispatches a fresh model call of `add_one` (made outside the
+/// measurement) by name through `tools` and returns what the dispatch
+/// allocated and the result text.
+fn measure_dispatch<T: ToolSet>(tools: &T, scope: &CallScope) -> (AllocationInfo, String) {
+    let call = ToolCall::new("call-1", "add_one", ToolArgs::from_json(r#"{"x": 41}"#));
+    let mut outcome = None;
+    let info = measure(|| outcome = Some(ready(tools.dispatch(scope, call))));
+    match outcome {
+        Some(Ok(result)) => (info, result.text_content()),
+        other => panic!("the call failed: {other:?}"),
+    }
+}
+
 /// The sixteen layers: every kind of built-in adapter that leaves the
 /// arguments alone, around the same tool handler. Three of them are `Count`
 /// hooks (one inside a `Guarded`) sharing `runs`.
@@ -156,18 +169,9 @@ fn a_routed_call_allocates_what_its_tool_does_and_no_copy_of_its_name() {
     let scope = CallScope::new("agent");
     let routed = Router::new().tool(AddOne);
     let handler = hookwire::ToolHandler(AddOne);
-    let route = || {
-        let call = ToolCall::new("call-1", "add_one", ToolArgs::from_json(r#"{"x": 41}"#));
-        let mut outcome = None;
-        let info = measure(|| outcome = Some(ready(routed.dispatch(&scope, call))));
-        match outcome {
-            Some(Ok(result)) => (info, result.text_content()),
-            other => panic!("the call failed: {other:?}"),
-        }
-    };
-    route();
+    measure_dispatch(&routed, &scope);
     measure_call(&handler);
-    let (routed_info, routed_text) = route();
+    let (routed_info, routed_text) = measure_dispatch(&routed, &scope);
     let (direct_info, direct_text) = measure_call(&handler);
     assert_eq!((routed_text.as_str(), direct_text.as_str()), ("42", "42"));
     assert!(direct_info.count_total >= 1, "{direct_info:?}");
@@ -187,22 +191,11 @@ fn dispatch_by_name_through_sixteen_layers_allocates_what_a_bare_route_does() {
         ToolSource::Function,
         sixteen_layers(&runs),
     );
-    let run = |tools: &dyn Fn(ToolCall) -> Outcome| {
-        let call = ToolCall::new("call-1", "add_one", ToolArgs::from_json(r#"{"x": 41}"#));
-        let mut outcome = None;
-        let info = measure(|| outcome = Some(tools(call)));
-        match outcome {
-            Some(Ok(result)) => (info, result.text_content()),
-            other => panic!("the call failed: {other:?}"),
-        }
-    };
-    let bare_call = |call: ToolCall| ready(bare.dispatch(&scope, call));
-    let hooked_call = |call: ToolCall| ready(hooked.dispatch(&scope, call));
-    run(&bare_call);
-    run(&hooked_call);
+    measure_dispatch(&bare, &scope);
+    measure_dispatch(&hooked, &scope);
 
-    let (bare_info, bare_text) = run(&bare_call);
-    let (hooked_info, hooked_text) = run(&hooked_call);
+    let (bare_info, bare_text) = measure_dispatch(&bare, &scope);
+    let (hooked_info, hooked_text) = measure_dispatch(&hooked, &scope);
     assert_eq!((bare_text.as_str(), hooked_text.as_str()), ("42", "42"));
     assert!(bare_info.count_total >= 1, "{bare_info:?}");
     assert_eq!(
