@@ -88,107 +88,58 @@
 
 pub mod agent;
 pub mod approval;
-mod call;
-mod check;
-mod context;
-pub mod decision;
 pub mod declare;
-pub mod deps;
 #[cfg(feature = "durable")]
 pub mod durable;
-mod error;
-mod hook;
-pub mod hooks;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
 #[cfg(feature = "otel")]
 pub mod otel;
 mod output_schema;
-mod policy;
-mod predicate;
-mod prepost;
-mod strict_json;
-mod tool;
-mod toolset;
-mod view;
-mod wait;
-mod when;
 
-/// Locks `mutex`, and goes on with its value when a panic poisoned it:
-/// every mutex here guards plain data that a panic cannot leave half
-/// written (each change is one insert, push or assignment).
-pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match mutex.lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
+pub(crate) use hookwire_chain::BoxFuture;
 
-/// Tool matchers, shared with the code generator so that a matcher means
-/// the same thing at code generation time and at run time.
-pub mod matcher {
-    pub use hookwire_spec::{MatchTarget, Matcher, MatcherError, StepKind, ToolMeta};
-}
-
-pub use call::ImageContent;
-pub use call::{
-    Content, Contents, EmbeddedResource, Outcome, ToolArgs, ToolCall, ToolResult, into_result,
+// The chain's modules under their old names, for the code of this crate.
+pub(crate) use hookwire_chain::{
+    call, call_log, channel, context, error, hook, lock, policy, predicate, prepost, scope,
+    strict_json, tool, toolset, view, wait,
 };
-pub use context::{Extensions, ToolContext, ToolSource};
-pub use decision::Decision;
-pub use declare::{ArgsOf, ToolDecl};
-pub use deps::{Dep, FromDeps, FromRef};
-pub use error::ArgumentError;
-pub use error::{ErrorMessage, HookError, ToolError};
-pub use hook::{Boxed, Handler, Hook, Hooked, Next};
-pub use hook::{CatchPanics, catch_panics};
-pub use hooks::Attempts;
+pub use hookwire_chain::{decision, deps, hooks, matcher};
+
+pub use hookwire_chain::chain;
+pub use hookwire_chain::{ArgsOf, Attempts, ToolDecl};
+pub use hookwire_chain::{
+    ArgumentError, Boxed, CallReport, CallScope, CatchPanics, Content, Contents, Decision, Dep,
+    EmbeddedResource, ErrorMessage, Extensions, FailurePolicy, FnTool, FromDeps, FromRef, Guarded,
+    Handler, Hook, HookError, Hooked, ImageContent, InstructionFn, IntoOutcome, Json, Next, NoArgs,
+    Outcome, Post, PostHook, Pre, PreHook, Predicate, Router, RouterEnd, RouterEntry, RouterList,
+    RunChannel, SessionValues, StepOffer, StepRules, StepView, Tool, ToolArgs, ToolCall,
+    ToolContext, ToolDefinition, ToolError, ToolHandler, ToolMeta, ToolResult, ToolSet, ToolSource,
+    ToolView, When, catch_panics, into_result, schema_for,
+};
 /// `#[derive(FromDeps)]`: a hand-written tool or hook type built from an
 /// agent's dependencies (see [`deps`]).
 pub use hookwire_macros::FromDeps;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
 pub use hookwire_macros::{agent, args, hook, tool};
-pub use hookwire_spec::ToolMeta;
 /// Joining tool sets (static tools and MCP tools): `a.join(b)`.
 #[cfg(feature = "mcp")]
 pub use mcp::{Joined, ToolSetExt};
-pub use policy::{FailurePolicy, Guarded};
-pub use predicate::Predicate;
-pub use prepost::{Post, PostHook, Pre, PreHook};
-pub use tool::{FnTool, IntoOutcome, Json, NoArgs, Tool, ToolDefinition, ToolHandler, schema_for};
-pub use toolset::{CallScope, Router, RouterEnd, RouterEntry, RouterList, SessionValues, ToolSet};
-pub use view::{InstructionFn, StepOffer, StepRules, StepView, ToolView};
-pub use when::When;
 
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]
 pub mod __private {
+    pub use hookwire_chain::__private::*;
     /// Type-level checks for generated code.
     pub mod check {
-        pub use crate::check::*;
+        pub use crate::declare::check::*;
     }
-    /// Whether a hook's matcher selects any tool, and the compile-time
-    /// check of a child agent's name, for generated code.
-    pub use crate::declare::{
-        child_agent_name, function_tool_name, meta_part_selects, selects, selects_any,
-    };
-    /// Compile-time `meta:` matching, for generated code.
-    pub use crate::predicate::Const;
-    pub use hookwire_spec::MetaExpr;
-    /// How generated code holds the hooks a user lists: one checked slot
-    /// per hook.
+    /// How generated code holds the hooks and child agents a user lists:
+    /// one checked slot per item.
     pub mod slot {
         pub use crate::declare::slot::*;
     }
-    /// Perfect hashing of tool names, for the dispatch code that `#[agent]`
-    /// and `cardgen` generate.
-    pub use hookwire_spec::dispatch;
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
-    pub use tokio;
-    pub use tracing;
 }
 pub use schemars;
 pub use serde_json;

@@ -10,7 +10,7 @@ use super::decl::{Agent, AgentConfig, HistoryMergeTarget, HistorySource};
 use super::runner::{
     CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, expired, remaining,
 };
-use crate::approval::BoxFuture;
+use crate::BoxFuture;
 use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
 use crate::declare::OnError;
@@ -326,8 +326,7 @@ impl Model for Broken {
     fn complete<'a>(
         &'a self,
         _request: crate::model::ModelRequest<'a>,
-    ) -> crate::approval::BoxFuture<'a, Result<crate::model::ModelResponse, crate::model::ModelError>>
-    {
+    ) -> crate::BoxFuture<'a, Result<crate::model::ModelResponse, crate::model::ModelError>> {
         Box::pin(std::future::ready(Err(self.0.clone())))
     }
 }

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::approval::BoxFuture;
+use crate::BoxFuture;
 
 /// Why a journaled step failed: the engine could not record it, or the
 /// value it replayed is not one this hookwire reads.

@@ -37,7 +37,6 @@ pub use decl::{
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};
-pub(crate) use runner::{Budget, ChildHistories, EventTx, PausedChildren};
 pub use runner::{
     EventKind, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState, RunStatus,
     RunStream, Runner, STATE_VERSION, StateError, ToolCallEvent, TraceEvent, TraceLines,

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::{ToolContext, ToolSource};
 use crate::hook::Handler;
+use crate::scope::CallScope;
 use crate::tool::ToolDefinition;
-use crate::toolset::{CallScope, ToolSet};
+use crate::toolset::ToolSet;
 
 use super::decl::{Agent, AgentConfig};
 

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, BoxFuture, CallKey, DecidedBy,
-    PENDING_REASON,
+    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, CallKey, DecidedBy, PENDING_REASON,
 };
-use crate::toolset::CallScope;
+use crate::BoxFuture;
+use crate::scope::CallScope;
 
 /// A sticky decision about one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,13 +222,6 @@ pub(crate) struct SessionBlock {
     /// even from an imported state.
     spent: Mutex<HashSet<String>>,
     asker: Option<Arc<dyn Asker>>,
-    /// Where the calls of the session's runs note what their tool received
-    /// (see `CallScope::call_log`).
-    pub(crate) log: crate::toolset::CallLog,
-    /// The histories the session keeps for its child agents.
-    pub(crate) children: Mutex<crate::agent::ChildHistories>,
-    /// The runs of child agents paused for approval, by the parent's call id.
-    pub(crate) paused: Mutex<crate::agent::PausedChildren>,
 }
 
 impl std::fmt::Debug for Approvals {
@@ -268,12 +261,6 @@ impl Approvals {
         Self {
             shared: Arc::default(),
         }
-    }
-
-    /// The shared block: the session parts the agent loop keeps with these
-    /// approvals.
-    pub(crate) fn block(&self) -> &Arc<SessionBlock> {
-        &self.shared
     }
 
     /// These approvals as a call scope's approver: the shared block, no

@@ -1,7 +1,8 @@
 //! The [`Asker`] behind [`Approvals`](super::Approvals): someone asked
 //! about one call, who may answer once, always, never, or later.
 
-use super::{Answer, ApprovalDecision, ApprovalRequest, BoxFuture, FnApprover};
+use super::{ApprovalDecision, ApprovalRequest, FnApprover};
+use crate::BoxFuture;
 
 /// Asks someone (a human, a policy) about one call. Wrapped by
 /// [`Approvals`](super::Approvals), which keeps sticky decisions and pending requests.
@@ -15,7 +16,7 @@ where
     F: Fn(&ApprovalRequest<'_>) -> ApprovalDecision + Send + Sync,
 {
     fn ask<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
-        Box::pin(std::future::ready((self.0)(&request).into()))
+        Box::pin(std::future::ready(self.decide_now(&request).into()))
     }
 }
 
@@ -50,5 +51,56 @@ pub struct DeferAll;
 impl Asker for DeferAll {
     fn ask<'a>(&'a self, _request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
         Box::pin(std::future::ready(Answer::Defer))
+    }
+}
+
+/// An answer at an approval prompt: an [`ApprovalDecision`] for this call,
+/// or for every later call of the same tool (sticky), or later (the run
+/// pauses and can be resumed).
+///
+/// Wider than [`ApprovalDecision`]: the person asked may also say how long
+/// the answer holds, which the [`Approvals`](super::Approvals)
+/// asking them remember; the call itself is then approved or denied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Answer {
+    /// Run this call.
+    Approve,
+    /// Do not run this call; the reason goes to the model.
+    Deny(String),
+    /// Run this call and every later call of this tool without asking.
+    AlwaysApprove,
+    /// Deny this call and every later call of this tool without asking.
+    AlwaysDeny,
+    /// Decide later: the call is recorded as pending and the run pauses.
+    Defer,
+    /// Run this call with these arguments instead of the ones shown
+    /// ([`ApprovalDecision::ApproveWith`]).
+    ApproveWith(serde_json::Value),
+}
+
+impl From<ApprovalDecision> for Answer {
+    fn from(decision: ApprovalDecision) -> Self {
+        match decision {
+            ApprovalDecision::Approve => Self::Approve,
+            ApprovalDecision::Deny(reason) => Self::Deny(reason),
+            ApprovalDecision::ApproveWith(arguments) => Self::ApproveWith(arguments),
+            // A decision this layer does not know fails closed.
+            other => Self::Deny(format!("unsupported approval decision {other:?}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_approval_decision_is_an_answer_for_this_call() {
+        assert_eq!(Answer::from(ApprovalDecision::Approve), Answer::Approve);
+        assert_eq!(
+            Answer::from(ApprovalDecision::Deny("no".into())),
+            Answer::Deny("no".into())
+        );
     }
 }

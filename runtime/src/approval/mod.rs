@@ -1,273 +1,33 @@
-//! Human approval: who answers a hook's `Decision::Ask`.
+//! Human approval: the store of decisions that answers a chain's approval
+//! requests.
 //!
-//! * this file: the request, the [`Approver`] (one decision per call) and
-//!   [`FnApprover`];
+//! The chain asks through [`Approver`] (defined with the request, the gate
+//! and the call's identity in `hookwire_chain::approve`); this layer
+//! answers:
+//!
 //! * `ask.rs`: the [`Asker`] behind [`Approvals`] and its [`Answer`]s
 //!   (once, always, never, later);
 //! * `approvals.rs`: [`Approvals`], the run's approver, with its sticky
 //!   decisions and pending calls as serde data ([`ApprovalState`]);
-//! * `identity.rs`: [`CallKey`], the identity of a call that every decision
-//!   names;
-//! * `gate.rs`: [`NeedsApproval`], the per-tool approval gate in a chain,
-//!   and the one gate every approval passes;
 //! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
 //!
 //! What a gate knows of the tool (the approver's metadata, the type edited
-//! arguments must fit) is its [`ToolView`].
-
-use std::future::Future;
-use std::pin::Pin;
-
-use crate::call::ToolArgs;
+//! arguments must fit) is its [`ToolView`](crate::ToolView).
 
 mod approvals;
 mod ask;
-mod gate;
-pub(crate) mod identity;
 mod terminal;
 
-pub use crate::decision::{Answer, ApprovalDecision};
-use crate::view::ToolView;
+pub use crate::decision::ApprovalDecision;
+pub(crate) use approvals::CallApprovals;
 pub use approvals::{
     ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
     Sticky,
 };
-pub(crate) use approvals::{CallApprovals, SessionBlock};
-pub use ask::{Asker, DeferAll, FnAsker};
-pub use gate::NeedsApproval;
-pub(crate) use gate::{gate, gate_call};
-pub use identity::{CallKey, CallSite};
+pub use ask::{Answer, Asker, DeferAll, FnAsker};
+pub(crate) use hookwire_chain::approve::gate;
+pub use hookwire_chain::approve::{
+    ApprovalNote, ApprovalRequest, Approver, CallKey, CallSite, DecidedBy, FnApprover,
+    NeedsApproval, PENDING_REASON,
+};
 pub use terminal::TerminalApprover;
-
-/// What an approver is asked about.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct ApprovalRequest<'a> {
-    /// The agent making the call.
-    pub agent: &'a str,
-    /// The tool to be called.
-    pub tool: &'a str,
-    /// The model's id for the call.
-    pub tool_use_id: &'a str,
-    /// The arguments the tool would receive (after every rewrite so far),
-    /// parsed when they parse: read them with [`get`](Self::get) or
-    /// [`arguments_value`](Self::arguments_value).
-    pub arguments: &'a ToolArgs,
-    /// Why approval is needed (the asking hook's reason).
-    pub reason: &'a str,
-    /// The call's identity: a decision given for it applies to this call,
-    /// with these arguments, only.
-    pub key: &'a CallKey,
-    /// What the gate knows of the tool (`None`: nothing; no metadata, and
-    /// edited arguments are refused).
-    view: Option<ToolView>,
-    /// The tool's metadata for these arguments, made on first use.
-    metadata: std::sync::OnceLock<Option<serde_json::Value>>,
-}
-
-impl<'a> ApprovalRequest<'a> {
-    /// The request about the call with `key` and `arguments`, which the
-    /// gate has parsed ([`ToolArgs::share`]) so that [`get`](Self::get)
-    /// can read them, of the tool `view` describes.
-    pub(crate) fn new(
-        key: &'a CallKey,
-        arguments: &'a ToolArgs,
-        reason: &'a str,
-        view: Option<ToolView>,
-    ) -> Self {
-        Self {
-            agent: &key.agent,
-            tool: &key.tool,
-            tool_use_id: &key.id,
-            arguments,
-            reason,
-            key,
-            view,
-            metadata: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// What the tool gives the approver besides the arguments
-    /// ([`Tool::approval_metadata`](crate::Tool::approval_metadata),
-    /// `#[tool(approval_metadata = path)]`), computed from these arguments
-    /// on first use: `None` when the tool declares none or the arguments
-    /// do not fit its type.
-    ///
-    /// ```
-    /// # use hookwire::approval::{Answer, FnAsker};
-    /// let asker = FnAsker::new(|req| {
-    ///     let risk = req.metadata().and_then(|m| m["risk"].as_str()).unwrap_or("unknown");
-    ///     if risk == "low" { Answer::Approve } else { Answer::Defer }
-    /// });
-    /// # let _ = asker;
-    /// ```
-    pub fn metadata(&self) -> Option<&serde_json::Value> {
-        self.metadata
-            .get_or_init(|| self.view.and_then(|view| view.metadata(self.arguments)))
-            .as_ref()
-    }
-
-    /// What the gate knows of the tool.
-    pub(crate) fn view(&self) -> Option<ToolView> {
-        self.view
-    }
-
-    /// One argument, by name: `req.get("order")` is the JSON value of the
-    /// tool's `order` parameter (a struct parameter is an object). `None`
-    /// if the call has no such argument, or if its arguments do not parse
-    /// as a JSON object (then [`arguments_value`](Self::arguments_value)
-    /// is `null`).
-    ///
-    /// ```
-    /// # use hookwire::approval::{Answer, FnAsker};
-    /// let asker = FnAsker::new(|req| match req.get("amount").and_then(|a| a.as_f64()) {
-    ///     Some(amount) if amount <= 100.0 => Answer::Approve,
-    ///     _ => Answer::Deny("over the limit".into()),
-    /// });
-    /// # let _ = asker;
-    /// ```
-    pub fn get(&self, name: &str) -> Option<&'a serde_json::Value> {
-        self.arguments.parsed()?.get(name)
-    }
-
-    /// The arguments as a JSON value (`null` if they do not parse): what an
-    /// approver shows.
-    pub fn arguments_value(&self) -> serde_json::Value {
-        self.arguments.to_value().unwrap_or(serde_json::Value::Null)
-    }
-}
-
-/// How a gate's approval was decided, as the run's trace records it
-/// ([`TraceEvent::ToolCall`](crate::agent::TraceEvent::ToolCall)'s
-/// `approvals`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum DecidedBy {
-    /// The run's [`Asker`], for this call only.
-    Asker,
-    /// The run's [`Asker`], for this call and every later call of the tool
-    /// ([`Answer::AlwaysApprove`] / [`Answer::AlwaysDeny`]).
-    AskerAlways,
-    /// A sticky decision given earlier for the tool.
-    Sticky,
-    /// A decision given for this call while it waited
-    /// ([`Approvals::resolve`], a durable session's `approve`).
-    Resolved,
-    /// The asker deferred: the call waits for a decision.
-    Deferred,
-    /// An [`Approver`] other than the run's [`Approvals`].
-    Approver,
-    /// Nobody: no approver is configured, so the call was denied.
-    NoApprover,
-}
-
-impl DecidedBy {
-    /// The name the trace prints (`asker`, `asker (always)`, `sticky`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Asker => "asker",
-            Self::AskerAlways => "asker (always)",
-            Self::Sticky => "sticky decision",
-            Self::Resolved => "decision given while waiting",
-            Self::Deferred => "asker (deferred)",
-            Self::Approver => "approver",
-            Self::NoApprover => "no approver configured",
-        }
-    }
-}
-
-/// One approval gate a call passed, as the run's trace records it: the
-/// gate, what it decided and who decided.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[non_exhaustive]
-pub struct ApprovalNote {
-    /// The gate: `approver` (the loop's gate: a lifecycle hook's `Ask` or an
-    /// agent-level requirement), `needs_approval`, or the pre hook that
-    /// asked.
-    pub gate: String,
-    /// Whether the call was approved.
-    pub approved: bool,
-    /// Who decided.
-    pub by: DecidedBy,
-    /// Whether the approver edited the arguments
-    /// ([`ApprovalDecision::ApproveWith`]): approved, the call ran with the
-    /// edit; not approved, the edit did not fit the tool and the call did
-    /// not run.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub edited: bool,
-}
-
-impl std::fmt::Display for ApprovalNote {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = match (self.approved, self.by) {
-            (true, _) if self.edited => "approved with edited arguments",
-            (true, _) => "approved",
-            (false, DecidedBy::Deferred) => "waiting",
-            (false, _) if self.edited => "edit refused",
-            (false, _) => "denied",
-        };
-        write!(f, "{what} at {} by {}", self.gate, self.by.as_str())
-    }
-}
-
-/// A boxed future, the return type of object-safe async traits here.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// Decides whether a call that needs approval may run.
-///
-/// Approval waits on a human or a policy service, so this trait is
-/// object-safe and boxes its future; it is never on the hot path.
-pub trait Approver: Send + Sync {
-    /// Decides on one request.
-    fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision>;
-
-    /// Decides on one request and says who decided, for the run's trace.
-    /// The default calls [`decide`](Self::decide) and names
-    /// [`DecidedBy::Approver`]; [`Approvals`] tells its sticky decisions,
-    /// given decisions and asker apart.
-    fn decide_noted<'a>(
-        &'a self,
-        request: ApprovalRequest<'a>,
-    ) -> BoxFuture<'a, (ApprovalDecision, DecidedBy)> {
-        Box::pin(async move { (self.decide(request).await, DecidedBy::Approver) })
-    }
-}
-
-/// An approver from a synchronous function: the programmatic approver.
-///
-/// ```
-/// # use hookwire::approval::{ApprovalDecision, FnApprover};
-/// let approver = FnApprover::new(|req| {
-///     if req.tool == "shell" {
-///         ApprovalDecision::Deny("no shell".into())
-///     } else {
-///         ApprovalDecision::Approve
-///     }
-/// });
-/// # let _ = approver;
-/// ```
-pub struct FnApprover<F>(F);
-
-impl<F> FnApprover<F>
-where
-    F: Fn(&ApprovalRequest<'_>) -> ApprovalDecision + Send + Sync,
-{
-    /// Wraps `decide`.
-    pub fn new(decide: F) -> Self {
-        Self(decide)
-    }
-}
-
-impl<F> Approver for FnApprover<F>
-where
-    F: Fn(&ApprovalRequest<'_>) -> ApprovalDecision + Send + Sync,
-{
-    fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
-        let decision = (self.0)(&request);
-        Box::pin(std::future::ready(decision))
-    }
-}
-
-/// The reason given to a call whose approval was deferred (the run pauses).
-pub const PENDING_REASON: &str = "approval pending";

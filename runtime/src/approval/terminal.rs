@@ -1,6 +1,7 @@
 //! [`TerminalApprover`]: asks at the terminal.
 
-use super::{Answer, ApprovalRequest, Asker, BoxFuture};
+use super::{Answer, ApprovalRequest, Asker};
+use crate::BoxFuture;
 
 /// Asks at the terminal: prints the request (and the tool's
 /// [approval metadata](super::ApprovalRequest::metadata), if any) on

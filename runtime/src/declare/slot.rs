@@ -1,35 +1,16 @@
-//! Slots: how generated code holds the hooks a user lists, so that a path
-//! that is not a hook is one error, on that path, and nowhere else.
+//! The agent layer's slots: lifecycle hooks and child agents, on the
+//! chain's pattern (`hookwire_chain::declare::slot`: one marker type per
+//! listed item, whose kind trait is the one check).
 //!
-//! For each hook it lists (`tool_hooks = [audit]`, a tool entry's `hooks`,
-//! `#[tool(hooks = [..])]`, `hooks = [..]` of lifecycle hooks), generated
-//! code declares a marker type and implements [`Slot`] for it, naming the
-//! user's type as [`Slot::Hook`], and the kind trait ([`AroundSlot`],
-//! [`PreSlot`], [`PostSlot`], [`LifecycleSlot`]), whose bound is the check.
-//! Chains hold [`Slotted<Marker>`], which implements the hook traits
-//! generically, from the kind trait's bound. So:
-//!
-//! * a path that is not a hook fails the kind trait's bound, at the marker's
-//!   impl, spanned on the path: one error;
-//! * nothing else names the user's type with a requirement: the agent's
-//!   structs, `new`, its `Agent` impl and the code that runs it hold
-//!   whatever the path is, and add no error. (A `where` bound on them would
-//!   be checked again at every use: `Calc::new()`, `Runner::new(..)`.)
-//!
-//! Building goes through [`Slot::build`], whose body generated code writes
-//! with [`Build`]: a hook is built from the agent's dependencies
-//! ([`BuildHook`]) or, for a lifecycle hook, with `Default`, and a type that
-//! is not a hook of the kind at all is not asked to be buildable, so that it
-//! gets the one error above rather than a second one about `Default`.
-//!
-//! A child agent (`agents = [..]`) gets a slot too ([`AgentSlot`]): the
+//! A child agent (`agents = [..]`) gets a slot ([`AgentSlot`]): the
 //! parent's tool is an `AgentTool<Child<Marker>>`, and [`Child`] forwards
 //! to the child, so a path that is not an agent is one error as well.
-//!
-//! `Slotted` and `Child` are newtypes whose methods forward to what they
-//! hold: they cost nothing at run time.
 
-use std::marker::PhantomData;
+use std::future::Future;
+
+pub use hookwire_chain::declare::slot::{
+    AroundSlot, Build, BuildKind, BuildNotAHook, PostSlot, PreSlot, Slot, Slotted,
+};
 
 use crate::agent::lifecycle::{
     AgentFailed, ExecutionEnd, ExecutionStart, LifecycleHooks, PostToolUse, PreToolUse,
@@ -38,170 +19,15 @@ use crate::agent::lifecycle::{
 use crate::agent::{Agent, AgentConfig};
 use crate::decision::{Decision, Flow, StopDecision};
 use crate::declare::GeneratedAgent;
-use crate::deps::{BuildHook, FromDeps};
-use crate::{Handler, Hook, HookError, Next, Outcome, PostHook, PreHook, ToolArgs, ToolContext};
-
-/// A hook as a generated agent or tool holds it: generated code implements
-/// it for one marker type per listed hook.
-pub trait Slot: 'static {
-    /// What the hook is built from: the agent's dependencies, or `()`.
-    type Deps;
-    /// The user's hook type, as written.
-    type Hook;
-
-    /// Builds the hook.
-    fn build(deps: &Self::Deps) -> Self::Hook;
-}
-
-/// A slot that holds an around hook; the bound is the check.
-pub trait AroundSlot: Slot<Hook: Hook> {}
-
-/// A slot that holds a pre hook.
-pub trait PreSlot: Slot<Hook: PreHook> {}
-
-/// A slot that holds a post hook.
-pub trait PostSlot: Slot<Hook: PostHook> {}
+use crate::deps::FromDeps;
+use crate::{Handler, Outcome, ToolArgs, ToolContext};
 
 /// A slot that holds lifecycle hooks.
 pub trait LifecycleSlot: Slot<Hook: LifecycleHooks> {}
 
-/// The hook of slot `M`, as a chain holds it. It implements the hook trait
-/// of `M`'s kind by forwarding to the hook.
-pub struct Slotted<M: Slot>(M::Hook);
-
-impl<M: Slot> Slotted<M> {
-    /// Builds the hook of slot `M`.
-    #[inline]
-    pub fn new(deps: &M::Deps) -> Self {
-        Self(M::build(deps))
-    }
-}
-
-impl<M: Slot> std::fmt::Debug for Slotted<M> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Slotted")
-            .field(&std::any::type_name::<M::Hook>())
-            .finish()
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl<M: AroundSlot> Hook for Slotted<M> {
-    #[inline]
-    fn around<N: Handler>(
-        &self,
-        cx: &mut ToolContext,
-        args: ToolArgs,
-        next: Next<'_, N>,
-    ) -> impl Future<Output = Outcome> + Send {
-        self.0.around(cx, args, next)
-    }
-
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl<M: PreSlot> PreHook for Slotted<M> {
-    #[inline]
-    fn before(
-        &self,
-        cx: &mut ToolContext,
-        args: &mut ToolArgs,
-    ) -> impl Future<Output = Result<Decision, HookError>> + Send {
-        self.0.before(cx, args)
-    }
-
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl<M: PostSlot> PostHook for Slotted<M> {
-    #[inline]
-    fn after(
-        &self,
-        cx: &mut ToolContext,
-        outcome: &mut Outcome,
-    ) -> impl Future<Output = Result<(), HookError>> + Send {
-        self.0.after(cx, outcome)
-    }
-
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl<M: LifecycleSlot> LifecycleHooks for Slotted<M> {
-    #[inline]
-    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.0.execution_start(cx)
-    }
-
-    #[inline]
-    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
-        self.0.user_prompt_submit(cx)
-    }
-
-    #[inline]
-    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.0.step_start(cx)
-    }
-
-    #[inline]
-    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.0.step_end(cx)
-    }
-
-    #[inline]
-    fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> impl Future<Output = Decision> + Send {
-        self.0.pre_tool_use(cx)
-    }
-
-    #[inline]
-    fn post_tool_use(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        self.0.post_tool_use(cx)
-    }
-
-    #[inline]
-    fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        self.0.post_tool_failure(cx)
-    }
-
-    #[inline]
-    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
-        self.0.stop(cx)
-    }
-
-    #[inline]
-    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
-        self.0.agent_failed(cx)
-    }
-
-    #[inline]
-    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.0.execution_end(cx)
-    }
-
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-}
-
-/// The kinds of hook a slot can hold, for [`Build`].
+/// The kinds of item a slot can hold, for [`Build`].
 pub mod kind {
-    /// An around hook ([`Hook`](crate::Hook)).
-    #[derive(Debug)]
-    pub enum Around {}
-    /// A pre hook ([`PreHook`](crate::PreHook)).
-    #[derive(Debug)]
-    pub enum Pre {}
-    /// A post hook ([`PostHook`](crate::PostHook)).
-    #[derive(Debug)]
-    pub enum Post {}
+    pub use hookwire_chain::declare::slot::kind::{Around, Post, Pre};
     /// Lifecycle hooks ([`LifecycleHooks`](crate::agent::lifecycle::LifecycleHooks)).
     #[derive(Debug)]
     pub enum Lifecycle {}
@@ -210,74 +36,60 @@ pub mod kind {
     pub enum Agent {}
 }
 
-/// Builds a hook of type `H` and kind `K` in a [`Slot::build`] body, with
-/// method resolution choosing how (dtolnay's autoref specialization, on the
-/// concrete types generated code names):
-///
-/// * `H` is a hook of kind `K`: with [`BuildHook`] (or `Default`, for
-///   lifecycle hooks), and a hook that cannot be built is an error here;
-/// * `H` is not: the kind trait's bound already fails, and this compiles
-///   without a second error. That branch never runs: the crate does not
-///   compile.
-///
-/// ```ignore
-/// (&Build::<H, Deps, kind::Around>::new()).build(deps)
-/// ```
-pub struct Build<H, D, K>(PhantomData<Types<H, D, K>>);
-
-/// What [`Build`] is about, without owning any of it.
-type Types<H, D, K> = fn() -> (H, D, K);
-
-impl<H, D, K> Build<H, D, K> {
-    /// The builder.
+#[diagnostic::do_not_recommend]
+impl<M: LifecycleSlot> LifecycleHooks for Slotted<M> {
     #[inline]
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        Self(PhantomData)
+    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook().execution_start(cx)
     }
-}
 
-impl<H, D, K> std::fmt::Debug for Build<H, D, K> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Build")
-    }
-}
-
-/// The branch of [`Build`] for a hook of the slot's kind.
-pub trait BuildKind<H, D> {
-    /// Builds the hook from the dependencies.
-    fn build(&self, deps: &D) -> H
-    where
-        H: BuildHook<D>;
-}
-
-impl<H: Hook, D> BuildKind<H, D> for Build<H, D, kind::Around> {
     #[inline]
-    fn build(&self, deps: &D) -> H
-    where
-        H: BuildHook<D>,
-    {
-        H::build_hook(deps)
+    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook().user_prompt_submit(cx)
     }
-}
 
-impl<H: PreHook, D> BuildKind<H, D> for Build<H, D, kind::Pre> {
     #[inline]
-    fn build(&self, deps: &D) -> H
-    where
-        H: BuildHook<D>,
-    {
-        H::build_hook(deps)
+    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
+        self.hook().step_start(cx)
     }
-}
 
-impl<H: PostHook, D> BuildKind<H, D> for Build<H, D, kind::Post> {
     #[inline]
-    fn build(&self, deps: &D) -> H
-    where
-        H: BuildHook<D>,
-    {
-        H::build_hook(deps)
+    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
+        self.hook().step_end(cx)
+    }
+
+    #[inline]
+    fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> impl Future<Output = Decision> + Send {
+        self.hook().pre_tool_use(cx)
+    }
+
+    #[inline]
+    fn post_tool_use(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
+        self.hook().post_tool_use(cx)
+    }
+
+    #[inline]
+    fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
+        self.hook().post_tool_failure(cx)
+    }
+
+    #[inline]
+    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
+        self.hook().stop(cx)
+    }
+
+    #[inline]
+    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
+        self.hook().agent_failed(cx)
+    }
+
+    #[inline]
+    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
+        self.hook().execution_end(cx)
+    }
+
+    fn name(&self) -> &'static str {
+        self.hook().name()
     }
 }
 
@@ -316,20 +128,6 @@ impl<A: GeneratedAgent, D> BuildChild<A, D> for Build<A, D, kind::Agent> {
         A: FromDeps<D>,
     {
         A::from_deps(deps)
-    }
-}
-
-/// The branch of [`Build`] for a type that is not a hook of the slot's
-/// kind: its slot's bound is the error; this adds none, and never runs.
-pub trait BuildNotAHook<H, D> {
-    /// Never called at run time: the crate that asks for it does not
-    /// compile.
-    fn build(&self, deps: &D) -> H;
-}
-
-impl<H, D, K> BuildNotAHook<H, D> for &Build<H, D, K> {
-    fn build(&self, _: &D) -> H {
-        unreachable!("a slot whose type is not a hook of its kind does not compile")
     }
 }
 

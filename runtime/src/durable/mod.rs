@@ -55,12 +55,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::BoxFuture;
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::agent::{
     Agent, DurableName, DurableNameError, Journal, RunError, RunOutput, RunState, Runner,
     StateError,
 };
-use crate::approval::{Approvals, BoxFuture, DeferAll};
+use crate::approval::{Approvals, DeferAll};
 
 pub use client::{ClientError, DurableClient, check_session_id};
 pub use session::{

@@ -10,10 +10,11 @@ use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::BoxFuture;
 use crate::agent::{
     Journal, JournalError, RunOutput, RunState, RunStatus, ToolCallEvent, TraceEvent,
 };
-use crate::approval::{ApprovalDecision, BoxFuture, PendingApproval, Sticky};
+use crate::approval::{ApprovalDecision, PendingApproval, Sticky};
 use crate::{ToolArgs, ToolResult};
 
 use super::{DurableRunner, MakeRunner, Verdict};

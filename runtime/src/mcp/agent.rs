@@ -9,8 +9,9 @@ use super::toolset::{McpCall, McpToolSet};
 use crate::agent::{Agent, AgentConfig, AgentHooked};
 use crate::call::{Outcome, ToolCall};
 use crate::hook::Handler;
+use crate::scope::CallScope;
 use crate::tool::ToolDefinition;
-use crate::toolset::{CallScope, ToolSet};
+use crate::toolset::ToolSet;
 
 /// The static tools of a shared agent declaration, as a tool set.
 pub struct StaticTools<A>(Arc<A>);

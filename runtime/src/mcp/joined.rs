@@ -1,8 +1,9 @@
 //! Two tool sets as one.
 
 use crate::call::{Outcome, ToolCall};
+use crate::scope::CallScope;
 use crate::tool::ToolDefinition;
-use crate::toolset::{CallScope, ToolSet};
+use crate::toolset::ToolSet;
 
 /// Two tool sets offered as one: typically an agent's static tools and its
 /// MCP tools. Built with [`ToolSetExt::join`].

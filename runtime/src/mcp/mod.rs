@@ -69,8 +69,8 @@ mod stdio;
 mod toolset;
 mod yaml;
 
+pub use crate::When;
 pub use crate::predicate::Predicate;
-pub use crate::when::When;
 pub use agent::{McpAgent, StaticTools};
 pub use client::{McpOptions, McpServers, ServerStatus};
 pub use config::{

@@ -13,7 +13,8 @@ use rmcp::{ServerHandler, ServiceExt};
 use super::convert::{tool_result_to_mcp, tool_to_mcp};
 use crate::call::{ToolArgs, ToolCall};
 use crate::error::ToolError;
-use crate::toolset::{CallScope, ToolSet};
+use crate::scope::CallScope;
+use crate::toolset::ToolSet;
 
 /// A [`ToolSet`] as an MCP server: `tools/list` lists its definitions and
 /// `tools/call` runs each call through the tool's own chain of hooks, so a

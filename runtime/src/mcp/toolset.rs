@@ -5,8 +5,9 @@ use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
 use crate::hook::{Handler, catch_panics};
+use crate::scope::CallScope;
 use crate::tool::{ToolDefinition, ToolFuture};
-use crate::toolset::{CallScope, ToolSet};
+use crate::toolset::ToolSet;
 use std::borrow::Cow;
 
 /// The innermost handler of every MCP tool's chain: sends the call to the

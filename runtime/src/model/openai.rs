@@ -8,7 +8,7 @@ use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
-use crate::approval::BoxFuture;
+use crate::BoxFuture;
 use crate::call::{ToolArgs, ToolCall};
 use crate::tool::ToolDefinition;
 

@@ -1,7 +1,7 @@
 //! The passthrough model: echoes the last user message.
 
 use super::{Model, ModelError, ModelRequest, ModelResponse};
-use crate::approval::BoxFuture;
+use crate::BoxFuture;
 
 /// A model that answers with the last user message, unchanged, and never
 /// calls a tool (fast-agent's `passthrough`). Useful to test wiring.

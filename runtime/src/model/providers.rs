@@ -21,7 +21,7 @@ use genai::{Client, ModelIden, ServiceTarget};
 use serde_json::Value;
 
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Thought, Usage};
-use crate::approval::BoxFuture;
+use crate::BoxFuture;
 use crate::call::{ToolArgs, ToolCall};
 
 /// A model provider: the part of a model string before the first `:`.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
-use crate::approval::BoxFuture;
+use crate::BoxFuture;
 use crate::call::{ToolArgs, ToolCall};
 
 /// How a [`ScriptedModel`] picks the next turn.

@@ -3,6 +3,7 @@
 //! `tool_call_timeout`), the `post_tool_use` / `post_tool_failure` hooks,
 //! and its trace record.
 
+use super::LinkExt;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,7 +21,8 @@ use crate::context::ToolSource;
 use crate::error::ToolError;
 use crate::matcher::MatchTarget;
 use crate::prepost::Decision;
-use crate::toolset::{CallScope, ToolSet};
+use crate::scope::CallScope;
+use crate::toolset::ToolSet;
 
 /// What one call left for its step (recorded as is under a journal).
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -323,6 +325,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 hook: decided_by.map(Into::into),
             }),
             Decision::Ask(reason) => self.gated(scope, id, name, arguments, Some(reason)).await,
+            // A decision this loop does not know fails closed.
+            other => Err(ToolError::Denied {
+                reason: format!("unsupported decision {other:?}"),
+                hook: decided_by.map(Into::into),
+            }),
         }
     }
 

@@ -8,6 +8,7 @@
 //! streams has no queue, and building an event to send is skipped: the
 //! cost is one branch per event.
 
+use super::LinkExt;
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -249,7 +250,7 @@ fn done_json<S: serde::Serializer>(
 /// session keeps what the run did until then.
 #[must_use = "a stream does nothing unless polled"]
 pub struct RunStream<'a> {
-    run: Option<crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>>,
+    run: Option<crate::BoxFuture<'a, Result<RunOutput, RunError>>>,
     events: Arc<EventQueue>,
     done: Option<Result<RunOutput, RunError>>,
     agent: Arc<str>,
@@ -277,7 +278,7 @@ impl<'a> RunStream<'a> {
     /// The stream of the run `run` makes, given where to send its events.
     fn new(
         agent: Arc<str>,
-        run: impl FnOnce(EventTx) -> crate::approval::BoxFuture<'a, Result<RunOutput, RunError>>,
+        run: impl FnOnce(EventTx) -> crate::BoxFuture<'a, Result<RunOutput, RunError>>,
     ) -> Self {
         let events = Arc::new(EventQueue {
             events: Mutex::new(VecDeque::new()),

@@ -64,7 +64,7 @@ mod on {
     use crate::error::ToolError;
     use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
     use crate::otel::CaptureContent;
-    use crate::toolset::CallScope;
+    use crate::scope::CallScope;
 
     /// Whether the session records contents (prompts, answers, tool
     /// arguments and results) on its spans: only when it was asked to

@@ -15,15 +15,17 @@ use super::call::CallRecord;
 use super::parent::{ChildHistories, PARENT, ParentRun, PausedChild};
 use super::trace::micros;
 use super::{Runner, TraceEvent};
+use crate::BoxFuture;
 use crate::agent::decl::Agent;
 use crate::agent::inject::RequestHook;
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::approval::{BoxFuture, CallApprovals};
+use crate::approval::CallApprovals;
 use crate::call::{ToolCall, ToolResult};
 use crate::lock;
 use crate::model::{Message, ModelError, ModelRequest, ModelResponse, Usage};
-use crate::toolset::{CallScope, ToolSet};
+use crate::scope::CallScope;
+use crate::toolset::ToolSet;
 
 tokio::task_local! {
     /// When the journaled call being run first started (wall clock, as

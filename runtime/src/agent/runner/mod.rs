@@ -27,17 +27,18 @@ use super::decl::Agent;
 use super::inject::{Clock, HookEvent};
 use super::journal::Journal;
 use super::lifecycle::{ExecutionStart, Flow, LifecycleHooks, PromptSubmit};
-use crate::approval::{Approvals, Asker, SessionBlock};
+use crate::approval::{Approvals, Asker};
 use crate::context::ToolSource;
 use crate::lock;
 use crate::model::{Message, Model, Usage};
-use crate::toolset::CallScope;
+use crate::scope::CallScope;
 
 mod call;
 mod error;
 mod events;
 mod genai;
 mod journaled;
+mod link;
 mod output;
 mod parent;
 mod state;
@@ -48,6 +49,7 @@ pub use error::RunError;
 pub(crate) use events::EventTx;
 pub use events::{EventKind, RunEvent, RunStream};
 pub(crate) use journaled::{CALL_STARTED, expired, remaining};
+pub(crate) use link::{LinkExt, SessionLink};
 pub use output::{TypedAgent, TypedOutput};
 pub use parent::PausedChild;
 pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
@@ -161,10 +163,9 @@ pub struct Runner<A: Agent, H = ()> {
     approvals: Approvals,
     scope: CallScope,
     history: Arc<Vec<Message>>,
-    /// The session's shared block (made with its first approvals): the call
-    /// log and the child-agent maps. It stays when the approvals are
-    /// replaced.
-    session: Arc<SessionBlock>,
+    /// What the session's calls share (the call log, the child-agent
+    /// maps): the run's channel. It stays when the approvals are replaced.
+    session: Arc<SessionLink>,
     forced: usize,
     settings: RunSettings,
     /// The clock of TTL injections; `None` is the system clock (nothing
@@ -262,8 +263,8 @@ impl<A: Agent> Runner<A, ()> {
         }
         // One block holds the approvals, the approver, the call log and the
         // child-agent maps: one allocation for them all.
-        let session = approvals.block().clone();
-        let scope = CallScope::for_session(
+        let session = Arc::new(SessionLink::default());
+        let scope = CallScope::for_run(
             name.clone(),
             correlation_id(&name, id),
             approvals.approver(),
@@ -356,8 +357,11 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         *self.scope.session_mut() = scope.session().clone();
         // The child's events go where its parent's do, and its model calls
         // count against its parent's usage limit.
-        self.scope.set_events(scope.events().cloned());
-        self.scope.set_budget(scope.budget().cloned());
+        self.scope.set_run_link(
+            &self.session,
+            scope.events().cloned(),
+            scope.budget().cloned(),
+        );
         match parent {
             Some(approvals) => {
                 self.scope.set_approver(Some(approvals.approver()));
@@ -551,13 +555,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 self.typed.clear();
             }
             let root = self.scope.path().is_empty();
-            if root || events.is_some() {
-                self.scope.set_events(events);
-            }
-            if root || self.settings.usage_limit.is_some() {
-                self.scope
-                    .set_budget(self.settings.usage_limit.map(Budget::new));
-            }
+            let events = match events {
+                None if !root => self.scope.events().cloned(),
+                events => events,
+            };
+            let budget = match self.settings.usage_limit {
+                None if !root => self.scope.budget().cloned(),
+                limit => limit.map(Budget::new),
+            };
+            self.scope.set_run_link(&self.session, events, budget);
             // Room for a run of a step or two (eight events), kept under the
             // size a small-block allocator serves from its per-thread cache
             // (about 1 KiB): a larger first block made every session dearer
@@ -689,9 +695,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 self.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));
             }
-            if self.scope.path().is_empty() || events.is_some() {
-                self.scope.set_events(events);
-            }
+            let events = match events {
+                None if !self.scope.path().is_empty() => self.scope.events().cloned(),
+                events => events,
+            };
+            let budget = self.scope.budget().cloned();
+            self.scope.set_run_link(&self.session, events, budget);
             self.trace = Arc::default();
             self.drive(Some(pending), journal).await
         }

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::RunState;
-use crate::approval::{Approvals, SessionBlock};
+use super::SessionLink;
+use crate::approval::Approvals;
 use crate::lock;
 use crate::model::{Message, Model, Usage};
 
@@ -23,7 +24,7 @@ pub(crate) struct ParentRun {
     /// The session's shared block: its child histories
     /// (`history_merge_target: child`) and the runs of children paused for
     /// approval, by the parent's call id.
-    pub(super) session: Arc<SessionBlock>,
+    pub(super) session: Arc<SessionLink>,
     /// The parent's approvals, which its children's runs share.
     pub(crate) approvals: Approvals,
     /// The child histories kept during the step (by tool name), in order.

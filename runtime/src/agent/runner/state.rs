@@ -237,7 +237,7 @@ impl RunState {
         if step.calls != step.response.tool_calls {
             return bad("its calls are not the ones of the model's recorded answer".into());
         }
-        let answer = Message::from_response(&step.response);
+        let answer = step.response.to_message();
         if self.history.last() != Some(&answer) {
             return bad(
                 "the history does not end with the model's answer that made its calls".into(),

@@ -2,6 +2,7 @@
 //! concurrently, append their results, and end the run (completed,
 //! stopped, paused or failed).
 
+use super::LinkExt;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -374,10 +375,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let results = smallvec::smallvec![None; response.tool_calls.len()];
         let history = Arc::make_mut(&mut self.history);
         let calls_at = if no_hooks(&(self.agent.lifecycle_hooks(), &self.hooks)) {
-            history.push(Message::taking_calls(&mut response));
+            history.push(response.take_message());
             Some(history.len() - 1)
         } else {
-            history.push(Message::from_response(&response));
+            history.push(response.to_message());
             None
         };
         AfterModel::Calls(Step {
@@ -406,7 +407,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     ) -> AfterModel {
         let agent_name = self.scope.agent_arc();
         if add_to_history {
-            Arc::make_mut(&mut self.history).push(Message::from_response(&response));
+            Arc::make_mut(&mut self.history).push(response.to_message());
         }
         let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
         let none = no_hooks(&hooks);

@@ -177,7 +177,8 @@ pub fn schema_for<T: JsonSchema>(strict: bool) -> Value {
 /// values of `properties` (not the map itself, whose keys are names that
 /// may read `default` or `properties`), and never into `enum`, `const` or
 /// `examples`, which hold data.
-pub(crate) fn make_strict(value: &mut Value) {
+#[doc(hidden)]
+pub fn make_strict(value: &mut Value) {
     match value {
         Value::Object(map) => {
             map.remove("default");
@@ -362,7 +363,8 @@ pin_project_lite::pin_project! {
     /// The future of a [`ToolHandler`] call: the tool running, with its
     /// panics attributed to it, or the argument error.
     #[project = ToolFutureProj]
-    pub(crate) enum ToolFuture<'a, F> {
+    #[doc(hidden)]
+    pub enum ToolFuture<'a, F> {
         Running {
             #[pin]
             future: F,
@@ -378,9 +380,9 @@ impl<'a, F> ToolFuture<'a, F> {
     /// A call of the tool named `name`: its future, with its panics
     /// attributed to it, or the error that kept it from starting (what the
     /// MCP tool set's calls return).
-    #[cfg(feature = "mcp")]
+    #[doc(hidden)]
     #[inline]
-    pub(crate) fn new(name: &'a str, started: Result<F, ToolError>) -> Self {
+    pub fn new(name: &'a str, started: Result<F, ToolError>) -> Self {
         match started {
             Ok(future) => Self::Running {
                 future,

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use crate::call::ToolArgs;
 use crate::error::{ToolError, panic_message};
-use crate::model::Message;
+use crate::message::Message;
+use crate::scope::SessionValues;
 use crate::tool::Tool;
-use crate::toolset::SessionValues;
 
 /// What a step of a run shows a tool's
 /// [availability](crate::Tool::available) and
@@ -337,8 +337,8 @@ mod tests {
     use super::*;
     use crate::call::Outcome;
     use crate::context::ToolContext;
+    use crate::scope::SessionValues;
     use crate::tool::{FnTool, Json, NoArgs};
-    use crate::toolset::SessionValues;
 
     /// A hand-written tool that overrides `available` only, as tools did
     /// before `STEP_RULES`: it must still be asked.

@@ -156,41 +156,6 @@ impl ApprovalDecision {
     }
 }
 
-/// An answer at an approval prompt: an [`ApprovalDecision`] for this call,
-/// or for every later call of the same tool (sticky), or later (the run
-/// pauses and can be resumed).
-///
-/// Wider than [`ApprovalDecision`]: the person asked may also say how long
-/// the answer holds, which the [`Approvals`](crate::approval::Approvals)
-/// asking them remember; the call itself is then approved or denied.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Answer {
-    /// Run this call.
-    Approve,
-    /// Do not run this call; the reason goes to the model.
-    Deny(String),
-    /// Run this call and every later call of this tool without asking.
-    AlwaysApprove,
-    /// Deny this call and every later call of this tool without asking.
-    AlwaysDeny,
-    /// Decide later: the call is recorded as pending and the run pauses.
-    Defer,
-    /// Run this call with these arguments instead of the ones shown
-    /// ([`ApprovalDecision::ApproveWith`]).
-    ApproveWith(serde_json::Value),
-}
-
-impl From<ApprovalDecision> for Answer {
-    fn from(decision: ApprovalDecision) -> Self {
-        match decision {
-            ApprovalDecision::Approve => Self::Approve,
-            ApprovalDecision::Deny(reason) => Self::Deny(reason),
-            ApprovalDecision::ApproveWith(arguments) => Self::ApproveWith(arguments),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,14 +185,5 @@ mod tests {
                 expected
             );
         }
-    }
-
-    #[test]
-    fn an_approval_decision_is_an_answer_for_this_call() {
-        assert_eq!(Answer::from(ApprovalDecision::Approve), Answer::Approve);
-        assert_eq!(
-            Answer::from(ApprovalDecision::Deny("no".into())),
-            Answer::Deny("no".into())
-        );
     }
 }

@@ -89,7 +89,7 @@ impl CallKey {
     }
 
     /// The key of a call made at `place` with `arguments` as they are now.
-    pub(crate) fn at(place: &CallPlace<'_>, id: &str, tool: &str, arguments: &ToolArgs) -> Self {
+    pub fn at(place: &CallPlace<'_>, id: &str, tool: &str, arguments: &ToolArgs) -> Self {
         Self {
             session: place.session.to_owned(),
             path: place.path.to_vec(),
@@ -140,7 +140,7 @@ impl CallKey {
 
     /// Whether this key is the call at `site` below `path` of `session`, or
     /// a call of an agent that call runs (a child, a grandchild).
-    pub(crate) fn is_at_or_below(&self, session: &str, path: &[CallSite], site: &CallSite) -> bool {
+    pub fn is_at_or_below(&self, session: &str, path: &[CallSite], site: &CallSite) -> bool {
         if self.session != session {
             return false;
         }
@@ -154,7 +154,7 @@ impl CallKey {
 
     /// Whether this key is a call of the run at `path` of `session`, or of
     /// an agent below it.
-    pub(crate) fn is_within(&self, session: &str, path: &[CallSite]) -> bool {
+    pub fn is_within(&self, session: &str, path: &[CallSite]) -> bool {
         self.session == session && self.path.starts_with(path)
     }
 
@@ -166,7 +166,7 @@ impl CallKey {
 
 /// The name of `tool` of the agent at the end of `agents` (the root first)
 /// relative to the root: `tool`, `child/tool`, `child/grandchild/tool`.
-pub(crate) fn scoped_name<'a>(
+pub fn scoped_name<'a>(
     path_agents: impl Iterator<Item = &'a str>,
     agent: &'a str,
     tool: &str,
@@ -180,17 +180,21 @@ pub(crate) fn scoped_name<'a>(
 /// Where a call is made: the session, the path of ancestor calls, the
 /// agent and the step. Read from the call's [`CallScope`](crate::CallScope).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct CallPlace<'a> {
-    pub(crate) session: &'a str,
-    pub(crate) path: &'a [CallSite],
-    pub(crate) agent: &'a str,
-    pub(crate) step: usize,
+pub struct CallPlace<'a> {
+    /// The session (its correlation id).
+    pub session: &'a str,
+    /// The ancestor calls (a child agent's run).
+    pub path: &'a [CallSite],
+    /// The agent making the call.
+    pub agent: &'a str,
+    /// The step of the run.
+    pub step: usize,
 }
 
 /// The idempotency key of call `id` of `tool` made at `place` in the
 /// session's root run number `run`: SHA-256 (hex) of all of them, as
 /// canonical JSON (see [`ToolContext::idempotency_key`](crate::ToolContext::idempotency_key)).
-pub(crate) fn idempotency_key(place: &CallPlace<'_>, run: u64, tool: &str, id: &str) -> String {
+pub fn idempotency_key(place: &CallPlace<'_>, run: u64, tool: &str, id: &str) -> String {
     let identity = serde_json::json!({
         "key": "hookwire idempotency 1",
         "session": place.session,
@@ -208,7 +212,7 @@ pub(crate) fn idempotency_key(place: &CallPlace<'_>, run: u64, tool: &str, id: &
 
 /// SHA-256 (hex) of `tool` and the arguments' canonical JSON; arguments
 /// that are not a JSON object are digested as their text.
-pub(crate) fn digest_args(tool: &str, arguments: &ToolArgs) -> String {
+pub fn digest_args(tool: &str, arguments: &ToolArgs) -> String {
     match arguments.to_value() {
         Ok(value) => digest_value(tool, &value),
         Err(_) => {
@@ -223,7 +227,7 @@ pub(crate) fn digest_args(tool: &str, arguments: &ToolArgs) -> String {
 }
 
 /// SHA-256 (hex) of `tool` and `arguments` as canonical JSON.
-pub(crate) fn digest_value(tool: &str, arguments: &Value) -> String {
+pub fn digest_value(tool: &str, arguments: &Value) -> String {
     let mut text = String::new();
     canonical(arguments, &mut text);
     let mut hasher = Sha256::new();

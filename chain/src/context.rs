@@ -7,8 +7,8 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use crate::approval::Approver;
-use crate::toolset::CallScope;
+use crate::approve::Approver;
+use crate::scope::CallScope;
 pub use hookwire_spec::ToolSource;
 
 /// The identity of one tool call plus a typed extension map, handed to every
@@ -34,7 +34,8 @@ pub struct ToolContext {
 /// model's call (the id and name a step keeps once, as `Arc<str>`): either
 /// way, building a context copies no text.
 #[derive(Clone)]
-pub(crate) enum ToolName {
+#[doc(hidden)]
+pub enum ToolName {
     /// A name the tool set holds for the program's life.
     Static(&'static str),
     /// A name shared with the call that named the tool.
@@ -44,7 +45,8 @@ pub(crate) enum ToolName {
 impl ToolName {
     /// The name.
     #[inline]
-    pub(crate) fn as_str(&self) -> &str {
+    #[doc(hidden)]
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Static(name) => name,
             Self::Shared(name) => name,
@@ -92,7 +94,8 @@ impl ToolContext {
     /// A context with its whole identity at once: what a tool set builds for
     /// every call, without the placeholder names `new` starts with.
     #[inline(always)]
-    pub(crate) fn scoped(
+    #[doc(hidden)]
+    pub fn scoped(
         tool: ToolName,
         source: ToolSource,
         tool_use_id: Arc<str>,
@@ -111,7 +114,8 @@ impl ToolContext {
 
     /// [`scoped`](Self::scoped) with the tool's metadata.
     #[inline(always)]
-    pub(crate) fn scoped_with_meta(
+    #[doc(hidden)]
+    pub fn scoped_with_meta(
         tool: ToolName,
         source: ToolSource,
         tool_use_id: Arc<str>,
@@ -182,7 +186,8 @@ impl ToolContext {
 
     /// The tool's name if it is a `&'static str` (generated tool sets name
     /// tools this way): a copy that does not borrow the context.
-    pub(crate) fn static_tool(&self) -> Option<&'static str> {
+    #[doc(hidden)]
+    pub fn static_tool(&self) -> Option<&'static str> {
         match self.tool {
             ToolName::Static(name) => Some(name),
             ToolName::Shared(_) => None,
@@ -225,7 +230,7 @@ impl ToolContext {
     /// assert_eq!(a.idempotency_key().len(), 64);
     /// ```
     pub fn idempotency_key(&self) -> String {
-        crate::approval::identity::idempotency_key(
+        crate::approve::identity::idempotency_key(
             &self.scope.place(),
             self.scope.run(),
             self.tool.as_str(),
@@ -294,12 +299,13 @@ impl ToolContext {
             progress = message.as_str(),
             "tool progress"
         );
-        self.scope.emit(|| crate::agent::EventKind::Progress {
-            step: self.scope.step(),
-            id: self.tool_use_id.to_string(),
-            tool: self.tool().to_owned(),
-            message: message.clone(),
-        });
+        if let Some(channel) = self.scope.channel() {
+            let report = crate::channel::CallReport::Progress {
+                tool: self.tool(),
+                message: &message,
+            };
+            channel.report(&self.scope, &self.tool_use_id, report);
+        }
         if let Some(log) = self.scope.call_log() {
             log.progress(&self.tool_use_id, message);
         }

@@ -11,7 +11,8 @@ mod args;
 mod result;
 
 pub use args::ToolArgs;
-pub(crate) use args::kind as json_kind;
+#[doc(hidden)]
+pub use args::kind as json_kind;
 pub use result::{Content, Contents, EmbeddedResource, ImageContent, ToolResult};
 
 /// A tool call as a model makes it: an id, a tool name and JSON-object

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use crate::approval::gate_call;
+use crate::approve::gate_call;
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 pub use crate::decision::Decision;

@@ -7,11 +7,12 @@ use super::{
     ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy, ToolView,
 };
 use crate::call::{Outcome, ToolArgs};
+use crate::channel::CallReport;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::hook::{Handler, Hook, Next};
 use crate::predicate::Predicate;
-use crate::toolset::CallScope;
+use crate::scope::CallScope;
 
 /// Per-tool `needs_approval` as an around-hook: when its rule (a
 /// [`Predicate`] over the arguments: `true`, or a closure) says so, the
@@ -82,7 +83,7 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
 /// `cx` with `args` as they are now passes [`gate`] with the context's
 /// approver; `view` is what the rest of the chain knows of the tool. An
 /// approval with edited arguments replaces `args` with them.
-pub(crate) async fn gate_call(
+pub async fn gate_call(
     cx: &ToolContext,
     args: &mut ToolArgs,
     reason: &str,
@@ -123,7 +124,7 @@ pub(crate) async fn gate_call(
 /// (the request's [`ToolView`]); the caller runs the call with them,
 /// and nothing else. A denial, or an edit that does not fit (the call
 /// never runs), is [`ToolError::Denied`] naming `hook`.
-pub(crate) async fn gate(
+pub async fn gate(
     approver: Option<&dyn Approver>,
     request: ApprovalRequest<'_>,
     hook: &'static str,
@@ -135,13 +136,14 @@ pub(crate) async fn gate(
     let view = request.view();
     let (decision, by) = match approver {
         Some(approver) => {
-            scope.emit(|| crate::agent::EventKind::ApprovalWait {
-                step: scope.step(),
-                id: tool_use_id.to_owned(),
-                tool: tool.to_owned(),
-                gate: hook.to_owned(),
-                reason: request.reason.to_owned(),
-            });
+            if let Some(channel) = scope.channel() {
+                let report = CallReport::ApprovalWait {
+                    tool,
+                    gate: hook,
+                    reason: request.reason,
+                };
+                channel.report(scope, tool_use_id, report);
+            }
             let _waiting = crate::wait::waiting();
             approver.decide_noted(request).await
         }

@@ -73,7 +73,7 @@ tokio::task_local! {
 
 /// Marks a wait for a person until it is dropped: the clocks of every
 /// enclosing [`limit`] stand still meanwhile.
-pub(crate) fn waiting() -> Waiting {
+pub fn waiting() -> Waiting {
     let clocks = CLOCKS.try_with(Arc::clone).ok();
     if let Some(clocks) = &clocks {
         clocks.iter().for_each(|c| c.enter());
@@ -82,7 +82,7 @@ pub(crate) fn waiting() -> Waiting {
 }
 
 /// A wait in progress (see [`waiting`]).
-pub(crate) struct Waiting(Option<Arc<[Arc<WaitClock>]>>);
+pub struct Waiting(Option<Arc<[Arc<WaitClock>]>>);
 
 impl Drop for Waiting {
     fn drop(&mut self) {
@@ -94,11 +94,11 @@ impl Drop for Waiting {
 
 /// The limit ran out.
 #[derive(Debug)]
-pub(crate) struct Elapsed;
+pub struct Elapsed;
 
 /// Runs `fut` for at most `limit`, not counting the time its approval
 /// gates wait for a decision.
-pub(crate) async fn limit<F: Future>(limit: Duration, fut: F) -> Result<F::Output, Elapsed> {
+pub async fn limit<F: Future>(limit: Duration, fut: F) -> Result<F::Output, Elapsed> {
     let clock = Arc::new(WaitClock::default());
     let clocks: Arc<[Arc<WaitClock>]> = match CLOCKS.try_with(Arc::clone) {
         Ok(outer) => outer.iter().cloned().chain([clock.clone()]).collect(),

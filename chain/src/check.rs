@@ -8,7 +8,6 @@
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::agent::Agent;
 use crate::hook::Hook;
 use crate::tool::{IntoOutcome, Tool};
 
@@ -46,6 +45,3 @@ pub const fn hook<T: Hook>(_: &T) {}
 
 /// Checks a `function_tools` entry.
 pub const fn tool<T: Tool>(_: &T) {}
-
-/// Checks an `agents` entry.
-pub const fn agent<T: Agent>(_: &T) {}

@@ -15,7 +15,8 @@ use serde_json::{Map, Number, Value};
 
 /// Parses `text` as JSON; a duplicate key anywhere is an error naming it
 /// and where it is (`duplicate key `x``, `duplicate key `b` in `a.b``).
-pub(crate) fn from_str(text: &str) -> serde_json::Result<Value> {
+#[doc(hidden)]
+pub fn from_str(text: &str) -> serde_json::Result<Value> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Strict { at: None }.deserialize(&mut de)?;
     de.end()?;

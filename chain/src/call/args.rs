@@ -172,7 +172,8 @@ impl ToolArgs {
     /// ([`is_shared_with`](Self::is_shared_with) without a second value
     /// at hand: the call log compares what a tool received with what the
     /// model sent by it, instead of keeping a clone).
-    pub(crate) fn shared_identity(&self) -> Option<usize> {
+    #[doc(hidden)]
+    pub fn shared_identity(&self) -> Option<usize> {
         match &self.repr {
             Repr::Object(map) => Some(Arc::as_ptr(map) as usize),
             Repr::Json(_) => None,
@@ -180,7 +181,8 @@ impl ToolArgs {
     }
 
     /// The model's text, if the arguments were never parsed.
-    pub(crate) fn raw_text(&self) -> Option<&str> {
+    #[doc(hidden)]
+    pub fn raw_text(&self) -> Option<&str> {
         match &self.repr {
             Repr::Json(text) => Some(text),
             Repr::Object(_) => None,
@@ -290,7 +292,8 @@ fn parse_object(text: &str) -> Result<Map<String, Value>, ToolError> {
 }
 
 /// How a JSON value is named in an error (`an array`, `null`).
-pub(crate) fn kind(value: &Value) -> &'static str {
+#[doc(hidden)]
+pub fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -167,7 +167,8 @@ impl ToolError {
         }
     }
 
-    pub(crate) fn serialize(e: serde_json::Error) -> Self {
+    #[doc(hidden)]
+    pub fn serialize(e: serde_json::Error) -> Self {
         Self::tool_failed("", e)
     }
 
@@ -210,7 +211,8 @@ impl ToolError {
     }
 
     /// Fills in the tool's name where the error was raised without it.
-    pub(crate) fn with_tool(mut self, name: &str) -> Self {
+    #[doc(hidden)]
+    pub fn with_tool(mut self, name: &str) -> Self {
         let tool = match &mut self {
             Self::InvalidArguments(e) => &mut e.tool,
             Self::ToolFailed { tool, .. } => tool,
@@ -273,7 +275,8 @@ impl fmt::Display for HookError {
 }
 
 /// Renders a caught panic's payload as a message.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+#[doc(hidden)]
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&'static str>() {
         format!("panicked: {s}")
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -1,0 +1,142 @@
+//! The loop's side of a run's calls: what it implements of the chain's
+//! [`RunChannel`], and where it keeps what the session's calls share.
+//!
+//! A session has one [`SessionLink`] (its call log and its child agents'
+//! histories and paused runs); it is the run's channel as it is. A run
+//! that someone streams, or that has a usage limit, gets a [`RunLink`]
+//! around it, which carries the event queue and the budget to the calls
+//! and to the child agents they run. The loop finds them again from any
+//! call's scope ([`LinkExt`]).
+
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+
+use super::{Budget, ChildHistories, EventKind, EventTx, PausedChildren, RunEvent};
+use crate::call_log::CallLog;
+use crate::channel::{CallReport, RunChannel};
+use crate::scope::CallScope;
+
+/// What the runs of one session share with their calls: one allocation per
+/// session.
+#[derive(Default)]
+pub(crate) struct SessionLink {
+    /// Where the calls of the session's runs note what their tool received.
+    pub(crate) log: CallLog,
+    /// The histories the session keeps for its child agents.
+    pub(crate) children: Mutex<ChildHistories>,
+    /// The runs of child agents paused for approval, by the parent's call id.
+    pub(crate) paused: Mutex<PausedChildren>,
+}
+
+impl RunChannel for SessionLink {
+    #[inline]
+    fn call_log(&self) -> Option<&CallLog> {
+        Some(&self.log)
+    }
+}
+
+/// A run's channel when it has live events or a usage limit: the session's
+/// link, and both.
+struct RunLink {
+    session: Arc<SessionLink>,
+    events: Option<EventTx>,
+    budget: Option<Arc<Budget>>,
+}
+
+impl RunChannel for RunLink {
+    #[inline]
+    fn call_log(&self) -> Option<&CallLog> {
+        Some(&self.session.log)
+    }
+
+    fn report(&self, scope: &CallScope, call_id: &str, report: CallReport<'_>) {
+        let Some(tx) = &self.events else { return };
+        let step = scope.step();
+        let kind = match report {
+            CallReport::Progress { tool, message } => EventKind::Progress {
+                step,
+                id: call_id.to_owned(),
+                tool: tool.to_owned(),
+                message: message.to_owned(),
+            },
+            CallReport::ApprovalWait { tool, gate, reason } => EventKind::ApprovalWait {
+                step,
+                id: call_id.to_owned(),
+                tool: tool.to_owned(),
+                gate: gate.to_owned(),
+                reason: reason.to_owned(),
+            },
+            _ => return,
+        };
+        let _ = tx.send(RunEvent {
+            agent: scope.agent_arc(),
+            path: scope.path_arc(),
+            kind,
+        });
+    }
+}
+
+/// The loop's view of a call scope's channel.
+pub(crate) trait LinkExt {
+    /// The run's live events, if someone streams it.
+    fn events(&self) -> Option<&EventTx>;
+    /// The run's usage limit, if it has one.
+    fn budget(&self) -> Option<&Arc<Budget>>;
+    /// Sends the live event `kind()` makes, when someone streams the run;
+    /// otherwise `kind` is not called.
+    fn emit(&self, kind: impl FnOnce() -> EventKind);
+    /// Sets the run's events and usage limit, keeping its session's link:
+    /// nothing is allocated when there are neither.
+    fn set_run_link(
+        &mut self,
+        session: &Arc<SessionLink>,
+        events: Option<EventTx>,
+        budget: Option<Arc<Budget>>,
+    );
+}
+
+/// The scope's [`RunLink`], if it has one.
+fn run_link(scope: &CallScope) -> Option<&RunLink> {
+    let channel: &dyn Any = &**scope.channel()?;
+    channel.downcast_ref()
+}
+
+impl LinkExt for CallScope {
+    #[inline]
+    fn events(&self) -> Option<&EventTx> {
+        run_link(self)?.events.as_ref()
+    }
+
+    #[inline]
+    fn budget(&self) -> Option<&Arc<Budget>> {
+        run_link(self)?.budget.as_ref()
+    }
+
+    fn emit(&self, kind: impl FnOnce() -> EventKind) {
+        if let Some(tx) = self.events() {
+            let _ = tx.send(RunEvent {
+                agent: self.agent_arc(),
+                path: self.path_arc(),
+                kind: kind(),
+            });
+        }
+    }
+
+    fn set_run_link(
+        &mut self,
+        session: &Arc<SessionLink>,
+        events: Option<EventTx>,
+        budget: Option<Arc<Budget>>,
+    ) {
+        let channel: Arc<dyn RunChannel> = if events.is_none() && budget.is_none() {
+            session.clone()
+        } else {
+            Arc::new(RunLink {
+                session: session.clone(),
+                events,
+                budget,
+            })
+        };
+        self.set_channel(Some(channel));
+    }
+}
