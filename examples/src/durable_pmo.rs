@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hookwire::agent::Runner;
-use hookwire::approval::BoxFuture;
+use hookwire::model::BoxFuture;
 use hookwire::model::{
     Message, Model, ModelError, ModelRequest, ModelResponse, Script, ScriptedModel,
 };

@@ -370,7 +370,7 @@ impl hookwire::model::Model for Answers {
     fn complete<'a>(
         &'a self,
         request: hookwire::model::ModelRequest<'a>,
-    ) -> hookwire::approval::BoxFuture<
+    ) -> hookwire::model::BoxFuture<
         'a,
         Result<hookwire::model::ModelResponse, hookwire::model::ModelError>,
     > {

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use hookwire::approval::BoxFuture;
+use hookwire::model::BoxFuture;
 use hookwire::model::{Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, Turn};
 
 /// What each request offered: the system prompt and the tool names.

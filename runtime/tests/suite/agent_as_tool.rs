@@ -15,7 +15,7 @@ use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{
     AgentConfig, AgentTool, BasicAgent, HistoryMergeTarget, HistorySource, Runner,
 };
-use hookwire::approval::BoxFuture;
+use hookwire::model::BoxFuture;
 use hookwire::model::{
     Message, Model, ModelError, ModelRequest, ModelResponse, PassthroughModel, ScriptedModel, Turn,
 };

@@ -13,8 +13,9 @@ use std::time::Duration;
 use agent_common::test_agent;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{Agent, AgentTool, RunError, RunState, RunStatus, Runner, TraceEvent};
+use hookwire::model::BoxFuture;
 use hookwire::approval::{
-    Answer, ApprovalDecision, ApprovalRequest, Approvals, Asker, BoxFuture, DeferAll,
+    Answer, ApprovalDecision, ApprovalRequest, Approvals, Asker, DeferAll,
     NeedsApproval, PendingApproval, Sticky,
 };
 use hookwire::model::{Message, ScriptedModel, ScriptedToolCall, Turn};

@@ -17,7 +17,7 @@ use crate::agent_common::{test_agent, tool_results};
 
 use hookwire::ToolResult;
 use hookwire::agent::{Journal, JournalError, RunStatus, Runner};
-use hookwire::approval::BoxFuture;
+use hookwire::model::BoxFuture;
 use hookwire::model::ScriptedModel;
 use hookwire::{NoArgs, Outcome, Router, RouterEnd, RouterEntry, Tool, ToolContext, ToolHandler};
 use serde_json::Value;

@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use hookwire::agent::{
     AgentConfig, BasicAgent, EventKind, RunError, RunStatus, Runner, TraceEvent, TypedOutput,
 };
-use hookwire::approval::BoxFuture;
+use hookwire::model::BoxFuture;
 use hookwire::model::{
     Message, Model, ModelError, ModelRequest, ModelResponse, OutputSpec, ScriptedModel,
     ScriptedToolCall, Turn,

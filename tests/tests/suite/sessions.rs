@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::approval::BoxFuture;
+use hookwire::model::BoxFuture;
 use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
 use hookwire::{Dep, ToolArgs, ToolCall, ToolContext};
 

@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk, TriageDesk};
 use hookwire::agent::{Agent, Runner, TraceEvent};
-use hookwire::approval::BoxFuture;
+use hookwire::model::BoxFuture;
 use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
 use tokio::time::sleep;
