@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::suggest::nearest_names;
-use super::{AgentSpec, EventHookAction, Matcher, RefreshCondition, SpanInfo, ToolSource};
+use crate::spec::nearest_names;
+use crate::spec::{AgentSpec, EventHookAction, Matcher, RefreshCondition, SpanInfo, ToolSource};
 
 /// The fields of an agent declaration: a card's top-level fields and the
 /// keys of `#[agent(...)]` (a card also has `type`, the macro `crate`).
@@ -47,7 +47,7 @@ pub const LIFECYCLE_OPTIONS: [&str; 3] = HOOK_OPTIONS;
 /// `value` as a positive whole number, or the message why not.
 ///
 /// ```
-/// use hookwire_spec::check_positive;
+/// use hookwire_codegen::spec::check_positive;
 ///
 /// assert_eq!(check_positive("max_parallel", 4), Ok(4));
 /// assert_eq!(
@@ -70,7 +70,7 @@ pub fn check_positive(key: &str, value: i128) -> Result<u64, String> {
 /// parameters as an object.
 ///
 /// ```
-/// use hookwire_spec::check_tool_input_schema;
+/// use hookwire_codegen::spec::check_tool_input_schema;
 /// use serde_json::json;
 ///
 /// assert!(check_tool_input_schema(&json!({"type": "object"})).is_ok());
@@ -97,7 +97,7 @@ pub fn check_tool_input_schema(schema: &serde_json::Value) -> Result<(), String>
 /// server it meant unfiltered.
 ///
 /// ```
-/// use hookwire_spec::check_mcp_filter_server;
+/// use hookwire_codegen::spec::check_mcp_filter_server;
 ///
 /// let servers = ["time".to_owned()];
 /// assert!(check_mcp_filter_server("time", &servers).is_ok());
@@ -122,7 +122,7 @@ pub fn check_mcp_filter_server(server: &str, servers: &[String]) -> Result<(), S
                 .join(", ")
         )
     };
-    let hint = match crate::did_you_mean(server, servers.iter().map(String::as_str)) {
+    let hint = match crate::spec::did_you_mean(server, servers.iter().map(String::as_str)) {
         Some(s) => format!("; did you mean `{s}`?"),
         None => "; add the server to `servers`, or remove the filter".to_owned(),
     };
@@ -245,7 +245,7 @@ impl AgentSpec {
     /// spec built by hand is held to the same rules.
     ///
     /// ```
-    /// use hookwire_spec::{AgentSpec, SpecField, ToolRef};
+    /// use hookwire_codegen::spec::{AgentSpec, SpecField, ToolRef};
     ///
     /// let mut spec = AgentSpec::new("calc")
     ///     .with_function_tool(ToolRef::new("A", "add"))
@@ -356,7 +356,7 @@ impl AgentSpec {
                 {
                     out.push(SpecError::new(field, message));
                 }
-                if !super::HookEvent::TOOL_CALL_EVENTS.contains(&hook.event) {
+                if !crate::spec::HookEvent::TOOL_CALL_EVENTS.contains(&hook.event) {
                     out.push(SpecError::new(
                         field,
                         format!(
@@ -426,12 +426,12 @@ impl UnmatchedHook<'_> {
         // `tiem__now`: the same tool of each declared server.
         if let (false, Some((_, tool))) = (
             matches!(self.place, HookPlace::ToolEntry { .. }),
-            word.split_once(crate::SERVER_SEPARATOR),
+            word.split_once(crate::spec::SERVER_SEPARATOR),
         ) {
             names.extend(
                 spec.servers
                     .iter()
-                    .map(|s| format!("{s}{}{tool}", crate::SERVER_SEPARATOR)),
+                    .map(|s| format!("{s}{}{tool}", crate::spec::SERVER_SEPARATOR)),
             );
         }
         let meta = word.contains("meta:");
@@ -498,7 +498,7 @@ impl UnmatchedHook<'_> {
     /// `meta:key=value`, in order, each once; `None` when the spec does not
     /// know the metadata of one of them (a tool listed in `#[agent]`).
     fn declared_meta(&self, spec: &AgentSpec) -> Option<Vec<String>> {
-        let metas: Vec<crate::ToolMeta> = match self.place {
+        let metas: Vec<crate::spec::ToolMeta> = match self.place {
             HookPlace::ToolEntry { tool, .. } => {
                 vec![spec.function_tools.get(tool)?.meta.clone()?]
             }
@@ -628,7 +628,7 @@ impl AgentSpec {
             if verdicts.iter().any(|(_, v)| matches!(v, Verdict::None)) {
                 return;
             }
-            let parts: Vec<(UnmatchedHook<'_>, Vec<(usize, crate::MetaFormula)>)> = verdicts
+            let parts: Vec<(UnmatchedHook<'_>, Vec<(usize, crate::spec::MetaFormula)>)> = verdicts
                 .into_iter()
                 .filter_map(|(part, v)| match v {
                     Verdict::Undecided(formulas) => Some((
@@ -700,7 +700,7 @@ impl AgentSpec {
 
 /// A static tool as the checks see it: its name, its source, and its
 /// metadata when known.
-type StaticTool = (String, ToolSource, Option<crate::ToolMeta>);
+type StaticTool = (String, ToolSource, Option<crate::spec::ToolMeta>);
 
 /// Whether a part of a matcher selects a tool.
 enum Verdict {
@@ -710,7 +710,7 @@ enum Verdict {
     None,
     /// Only if one of these tools (by position among the static tools)
     /// has metadata that satisfies its formula.
-    Undecided(Vec<(usize, crate::MetaFormula)>),
+    Undecided(Vec<(usize, crate::spec::MetaFormula)>),
 }
 
 /// A hook with `meta:` parts that only the compiler can decide (see
@@ -721,7 +721,7 @@ enum Verdict {
 #[derive(Debug, Clone)]
 pub struct UndecidedHook<'a> {
     /// The parts, outermost first.
-    pub parts: Vec<(UnmatchedHook<'a>, Vec<(usize, crate::MetaFormula)>)>,
+    pub parts: Vec<(UnmatchedHook<'a>, Vec<(usize, crate::spec::MetaFormula)>)>,
 }
 
 /// Every part of `m`, outermost first, with whether it selects one of
@@ -735,12 +735,12 @@ fn part_verdicts<'m>(
     runtime: bool,
     steps: bool,
 ) -> Vec<(&'m Matcher, Verdict)> {
-    if m.depth() > crate::MAX_MATCHER_DEPTH {
+    if m.depth() > crate::spec::MAX_MATCHER_DEPTH {
         // Only a matcher built by hand gets here (parsing refuses it); it
         // is not walked.
         return Vec::new();
     }
-    let final_answer = super::MatchTarget::step(super::StepKind::Final);
+    let final_answer = crate::spec::MatchTarget::step(crate::spec::StepKind::Final);
     let verdict = |part: &Matcher| {
         if part.is_always()
             || (steps && part.matches(final_answer))
@@ -751,13 +751,13 @@ fn part_verdicts<'m>(
         }
         let mut undecided = Vec::new();
         for (i, (name, source, meta)) in tools.iter().enumerate() {
-            let target = super::MatchTarget::new(name, *source);
+            let target = crate::spec::MatchTarget::new(name, *source);
             match meta {
                 Some(meta) if part.matches(target.with_meta(meta)) => return Verdict::Selects,
                 Some(_) => {}
                 None => match part.meta_formula(target) {
-                    crate::MetaFormula::Const(true) => return Verdict::Selects,
-                    crate::MetaFormula::Const(false) => {}
+                    crate::spec::MetaFormula::Const(true) => return Verdict::Selects,
+                    crate::spec::MetaFormula::Const(false) => {}
                     formula => undecided.push((i, formula)),
                 },
             }
@@ -785,17 +785,17 @@ fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
     let qualified = |text: &str| {
         servers
             .iter()
-            .any(|s| text.starts_with(&format!("{s}{}", crate::SERVER_SEPARATOR)))
+            .any(|s| text.starts_with(&format!("{s}{}", crate::spec::SERVER_SEPARATOR)))
     };
     match m {
         Matcher::Always
         | Matcher::Not(_)
         | Matcher::Source(ToolSource::Mcp)
-        | Matcher::Step(crate::StepKind::Tool) => true,
+        | Matcher::Step(crate::spec::StepKind::Tool) => true,
         Matcher::Exact(_) | Matcher::Glob(_) => qualified(&m.to_string()),
         Matcher::Regex(re) => servers.iter().any(|s| {
             re.as_str()
-                .contains(&format!("{s}{}", crate::SERVER_SEPARATOR))
+                .contains(&format!("{s}{}", crate::spec::SERVER_SEPARATOR))
         }),
         // An MCP tool's annotations are its metadata.
         Matcher::Meta { key, .. } => MCP_META_KEYS.contains(&key.as_str()),
@@ -811,7 +811,7 @@ fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
 fn may_select_runtime_tool(m: &Matcher) -> bool {
     match m {
         Matcher::Source(source) => *source == ToolSource::Runtime,
-        Matcher::Step(step) => *step == crate::StepKind::Tool,
+        Matcher::Step(step) => *step == crate::spec::StepKind::Tool,
         Matcher::Any(ms) => ms.iter().any(may_select_runtime_tool),
         Matcher::All(ms) => ms.iter().all(may_select_runtime_tool),
         _ => true,
@@ -822,7 +822,7 @@ fn may_select_runtime_tool(m: &Matcher) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::{HookRef, ToolRef};
+    use crate::spec::{HookRef, ToolRef};
 
     #[test]
     fn positive_numbers_reject_zero_and_negatives() {
@@ -885,9 +885,11 @@ mod tests {
             AgentSpec::new("ops")
                 .with_function_tool(
                     ToolRef::new("S", "shell")
-                        .with_meta(crate::ToolMeta::from_pairs([("risk", "high")])),
+                        .with_meta(crate::spec::ToolMeta::from_pairs([("risk", "high")])),
                 )
-                .with_function_tool(ToolRef::new("E", "echo").with_meta(crate::ToolMeta::EMPTY))
+                .with_function_tool(
+                    ToolRef::new("E", "echo").with_meta(crate::spec::ToolMeta::EMPTY),
+                )
                 .with_tool_hook(HookRef::new("Guard").with_match(pattern).unwrap())
         };
         for ok in [
@@ -917,7 +919,10 @@ mod tests {
         assert_eq!(parts[0].0.part.as_deref(), Some("meta:risk=high"));
         assert_eq!(
             parts[0].1,
-            [(0, crate::MetaFormula::Is("risk".into(), "high".into()))]
+            [(
+                0,
+                crate::spec::MetaFormula::Is("risk".into(), "high".into())
+            )]
         );
     }
 
@@ -926,7 +931,7 @@ mod tests {
         let dead = |servers: &[&str], pattern: &str| {
             let mut spec = agent(servers, pattern);
             for t in &mut spec.function_tools {
-                t.meta = Some(crate::ToolMeta::EMPTY);
+                t.meta = Some(crate::spec::ToolMeta::EMPTY);
             }
             !spec.hooks_selecting_no_tool().is_empty()
         };
@@ -982,7 +987,7 @@ mod tests {
         // A lifecycle hook sees the final answer too.
         let lifecycle = |pattern: &str| {
             let mut spec = agent(&[], "*");
-            let mut hook = crate::LifecycleRef::new("Audit");
+            let mut hook = crate::spec::LifecycleRef::new("Audit");
             hook.matcher = Matcher::parse(pattern).unwrap();
             spec.lifecycle_hooks.push(hook);
             let found = spec.hooks_selecting_no_tool();
@@ -994,7 +999,7 @@ mod tests {
         assert_eq!(lifecycle("shel|step:final"), part("shel"));
         // An agent without tools has no tool step.
         let mut spec = AgentSpec::new("quiet");
-        let mut hook = crate::LifecycleRef::new("Audit");
+        let mut hook = crate::spec::LifecycleRef::new("Audit");
         hook.matcher = Matcher::parse("step:tool").unwrap();
         spec.lifecycle_hooks.push(hook);
         assert_eq!(spec.hooks_selecting_no_tool().len(), 1);
@@ -1062,11 +1067,11 @@ mod tests {
     fn mcp_filter_keys_name_a_declared_server() {
         let mut spec = agent(&["time"], "*");
         spec.mcp_tools = vec![
-            crate::McpToolsSpec {
+            crate::spec::McpToolsSpec {
                 server: "time".into(),
                 globs: vec!["get_*".into()],
             },
-            crate::McpToolsSpec {
+            crate::spec::McpToolsSpec {
                 server: "tiem".into(),
                 globs: vec!["get_*".into()],
             },

@@ -8,7 +8,7 @@
 //! macro's errors and type-level checks point at the user's code.
 //!
 //! ```
-//! use hookwire_spec::{AgentSpec, HookRef, ToolRef};
+//! use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
 //!
 //! let spec = AgentSpec::new("PMO-orchestrator")
 //!     .with_instruction("Get project updates.")
@@ -18,11 +18,11 @@
 //! assert!(spec.tool_hooks[0].matcher.is_always());
 //! ```
 
-use super::names::{agent_tool_name, injection_tool_names};
-use super::{
+use crate::spec::{
     FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent, HookKind, Matcher,
     MatcherError, RefreshCondition, ToolSource,
 };
+use crate::spec::{agent_tool_name, injection_tool_names};
 
 /// A source location of a declaration, when the front end has one: the
 /// `#[agent]` macro records token spans, cards record nothing here (their
@@ -53,7 +53,7 @@ pub struct AgentSpec {
     pub name: String,
     /// The prefix of its Restate service names when served durably
     /// (`durable_name`; `None` derives one from `name`, see
-    /// [`derived_durable_name`](crate::derived_durable_name)).
+    /// [`derived_durable_name`](crate::spec::derived_durable_name)).
     pub durable_name: Option<String>,
     /// The system instruction (a card's body or `instruction:`).
     pub instruction: String,
@@ -103,7 +103,7 @@ pub struct AgentSpec {
     pub output_type: Option<FnRef>,
     /// The JSON Schema of the agent's final answer, as JSON text (a card's
     /// `output_schema:`), checked by
-    /// [`check_output_schema`](crate::check_output_schema).
+    /// [`check_output_schema`](crate::spec::check_output_schema).
     pub output_schema: Option<String>,
     /// Lifecycle hooks: Rust types implementing
     /// `hookwire::agent::lifecycle::LifecycleHooks`, in declared order.
@@ -242,13 +242,13 @@ impl AgentSpec {
 
     /// The metadata of the static tool `name` as far as the spec knows it
     /// (none for a tool whose metadata is read at compile time).
-    pub fn static_meta(&self, name: &str) -> crate::ToolMeta {
+    pub fn static_meta(&self, name: &str) -> crate::spec::ToolMeta {
         let tool = self.function_tools.iter().find(|t| t.name == name);
         let child = self.agents.iter().find(|a| a.tool_name() == name);
         match (tool, child) {
             (Some(t), _) => t.meta.clone().unwrap_or_default(),
             (None, Some(a)) => a.meta.clone(),
-            (None, None) => crate::ToolMeta::EMPTY,
+            (None, None) => crate::spec::ToolMeta::EMPTY,
         }
     }
 
@@ -271,7 +271,7 @@ impl AgentSpec {
         tool_level: &[HookRef],
     ) -> Vec<ChainHook> {
         let meta = self.static_meta(name);
-        let target = super::MatchTarget::new(name, source).with_meta(&meta);
+        let target = crate::spec::MatchTarget::new(name, source).with_meta(&meta);
         let agent = self.tool_hooks.iter().enumerate();
         let agent = agent
             .filter(|(_, h)| h.matcher.matches(target))
@@ -328,7 +328,7 @@ pub struct ToolRef {
     /// end knows it (cards read it from the function's attribute); `None`
     /// (the `#[agent]` macro, which cannot see another item's attribute):
     /// the generated code reads the tool's `Tool::META` at compile time.
-    pub meta: Option<crate::ToolMeta>,
+    pub meta: Option<crate::spec::ToolMeta>,
     /// The agent's availability rule for the tool (an entry's
     /// `available`): a `fn(&StepView) -> bool`, besides the tool's own.
     pub available: Option<FnRef>,
@@ -377,7 +377,7 @@ impl ToolRef {
     }
 
     /// Sets the metadata the tool declares.
-    pub fn with_meta(mut self, meta: crate::ToolMeta) -> Self {
+    pub fn with_meta(mut self, meta: crate::spec::ToolMeta) -> Self {
         self.meta = Some(meta);
         self
     }
@@ -512,7 +512,7 @@ pub struct AgentRef {
     pub on_error: Option<FnRef>,
     /// The metadata its tool carries (`agents = [X(meta(risk = "high"))]`,
     /// a card's `meta:`), for `meta:` matchers.
-    pub meta: crate::ToolMeta,
+    pub meta: crate::spec::ToolMeta,
 }
 
 /// A function an entry names (`output = path`, a card's
@@ -548,7 +548,7 @@ impl AgentRef {
             tokens: None,
             output: None,
             on_error: None,
-            meta: crate::ToolMeta::EMPTY,
+            meta: crate::spec::ToolMeta::EMPTY,
         }
     }
 
@@ -594,7 +594,7 @@ pub enum EventHookAction {
 pub struct ToolCallInjection {
     /// The toolset (MCP server) name; when set the tool is called
     /// `<toolset>__<tool>` (or `<toolset>_<tool>` sanitized, whichever the
-    /// agent has: see [`injection_tool_names`](crate::injection_tool_names)).
+    /// agent has: see [`injection_tool_names`](crate::spec::injection_tool_names)).
     pub toolset_name: Option<String>,
     /// The tool name.
     pub tool_name: String,
