@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::HookPlace;
+use super::fields::key;
 
 /// The part of an [`AgentSpec`](crate::spec::AgentSpec) a check found wrong, so that a front end
 /// can point at where it was written.
@@ -56,22 +57,42 @@ impl SpecError {
     }
 }
 
+impl SpecField {
+    /// The key of the declaration this part is written under (`agents` for
+    /// `agents[i]`, `function_tools` for a tool's own hook).
+    pub(super) const fn key(self) -> &'static str {
+        match self {
+            Self::Name => key::NAME,
+            Self::MaxParallel => key::MAX_PARALLEL,
+            Self::ChildTimeoutSec => key::CHILD_TIMEOUT_SEC,
+            Self::MaxDisplayInstances => key::MAX_DISPLAY_INSTANCES,
+            Self::ToolInputSchema => key::TOOL_INPUT_SCHEMA,
+            Self::FunctionTool(_) | Self::Hook(HookPlace::ToolEntry { .. }) => key::FUNCTION_TOOLS,
+            Self::Agent(_) => key::AGENTS,
+            Self::Hook(HookPlace::ToolHook(_)) => key::TOOL_HOOKS,
+            Self::Hook(HookPlace::Lifecycle(_)) | Self::EventHook(_) => key::HOOKS,
+            Self::McpTools(_) => key::TOOLS,
+        }
+    }
+}
+
 impl fmt::Display for SpecField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Name => f.write_str("name"),
-            Self::MaxParallel => f.write_str("max_parallel"),
-            Self::ChildTimeoutSec => f.write_str("child_timeout_sec"),
-            Self::MaxDisplayInstances => f.write_str("max_display_instances"),
-            Self::ToolInputSchema => f.write_str("tool_input_schema"),
-            Self::FunctionTool(i) => write!(f, "function_tools[{i}]"),
-            Self::Agent(i) => write!(f, "agents[{i}]"),
-            Self::Hook(HookPlace::ToolHook(i)) => write!(f, "tool_hooks[{i}]"),
+        let name = self.key();
+        match *self {
+            Self::Name
+            | Self::MaxParallel
+            | Self::ChildTimeoutSec
+            | Self::MaxDisplayInstances
+            | Self::ToolInputSchema => f.write_str(name),
+            Self::FunctionTool(i)
+            | Self::Agent(i)
+            | Self::Hook(HookPlace::ToolHook(i) | HookPlace::Lifecycle(i))
+            | Self::EventHook(i)
+            | Self::McpTools(i) => write!(f, "{name}[{i}]"),
             Self::Hook(HookPlace::ToolEntry { tool, hook }) => {
-                write!(f, "function_tools[{tool}].hooks[{hook}]")
+                write!(f, "{name}[{tool}].{}[{hook}]", key::HOOKS)
             }
-            Self::Hook(HookPlace::Lifecycle(i)) | Self::EventHook(i) => write!(f, "hooks[{i}]"),
-            Self::McpTools(i) => write!(f, "tools[{i}]"),
         }
     }
 }

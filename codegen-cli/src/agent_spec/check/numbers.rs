@@ -28,20 +28,12 @@ pub fn check_positive(key: &str, value: i128) -> Result<u64, String> {
 impl AgentSpec {
     /// The agent's own numbers that must be positive.
     pub(super) fn check_numbers(&self, out: &mut Vec<SpecError>) {
-        for (field, key, value) in [
-            (SpecField::MaxParallel, "max_parallel", self.max_parallel),
-            (
-                SpecField::ChildTimeoutSec,
-                "child_timeout_sec",
-                self.child_timeout_sec,
-            ),
-            (
-                SpecField::MaxDisplayInstances,
-                "max_display_instances",
-                self.max_display_instances,
-            ),
+        for (field, value) in [
+            (SpecField::MaxParallel, self.max_parallel),
+            (SpecField::ChildTimeoutSec, self.child_timeout_sec),
+            (SpecField::MaxDisplayInstances, self.max_display_instances),
         ] {
-            if let Some(Err(message)) = value.map(|v| check_positive(key, i128::from(v))) {
+            if let Some(Err(message)) = value.map(|v| check_positive(field.key(), i128::from(v))) {
                 out.push(SpecError::new(field, message));
             }
         }

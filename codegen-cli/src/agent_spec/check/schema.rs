@@ -1,5 +1,6 @@
 //! The input schema of an agent called as a tool (`tool_input_schema`).
 
+use super::fields::key;
 use super::{SpecError, SpecField};
 use crate::spec::AgentSpec;
 
@@ -21,11 +22,12 @@ pub fn check_tool_input_schema(schema: &serde_json::Value) -> Result<(), String>
         serde_json::Value::Object(map) => match map.get("type") {
             None => Ok(()),
             Some(serde_json::Value::String(t)) if t == "object" => Ok(()),
-            Some(_) => {
-                Err("`tool_input_schema` must describe an object (`type: object`)".to_owned())
-            }
+            Some(_) => Err(format!(
+                "`{}` must describe an object (`type: object`)",
+                key::TOOL_INPUT_SCHEMA
+            )),
         },
-        _ => Err("`tool_input_schema` must be a JSON Schema object".to_owned()),
+        _ => Err(not_a_schema()),
     }
 }
 
@@ -34,11 +36,16 @@ impl AgentSpec {
     pub(super) fn check_input_schema(&self, out: &mut Vec<SpecError>) {
         if let Some(schema) = &self.tool_input_schema {
             let checked = serde_json::from_str::<serde_json::Value>(schema)
-                .map_err(|_| "`tool_input_schema` must be a JSON Schema object".to_owned())
+                .map_err(|_| not_a_schema())
                 .and_then(|v| check_tool_input_schema(&v));
             if let Err(message) = checked {
                 out.push(SpecError::new(SpecField::ToolInputSchema, message));
             }
         }
     }
+}
+
+/// The message for a `tool_input_schema` that is no JSON Schema object.
+fn not_a_schema() -> String {
+    format!("`{}` must be a JSON Schema object", key::TOOL_INPUT_SCHEMA)
 }

@@ -266,3 +266,29 @@ fn mcp_filter_keys_name_a_declared_server() {
         errors[0].message
     );
 }
+
+#[test]
+fn every_part_a_check_points_at_is_under_a_declared_key() {
+    let hook = HookPlace::ToolEntry { tool: 0, hook: 0 };
+    for field in [
+        SpecField::Name,
+        SpecField::MaxParallel,
+        SpecField::ChildTimeoutSec,
+        SpecField::MaxDisplayInstances,
+        SpecField::ToolInputSchema,
+        SpecField::FunctionTool(0),
+        SpecField::Agent(0),
+        SpecField::Hook(HookPlace::ToolHook(0)),
+        SpecField::Hook(hook),
+        SpecField::Hook(HookPlace::Lifecycle(0)),
+        SpecField::EventHook(0),
+        SpecField::McpTools(0),
+    ] {
+        assert!(AGENT_FIELDS.contains(&field.key()), "{field}");
+        assert!(field.to_string().starts_with(field.key()), "{field}");
+    }
+    assert_eq!(
+        SpecField::Hook(hook).to_string(),
+        "function_tools[0].hooks[0]"
+    );
+}

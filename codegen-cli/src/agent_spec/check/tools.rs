@@ -116,8 +116,7 @@ impl AgentSpec {
     /// take one name.
     fn duplicate_advice(&self, second: SpecField, first: SpecField) -> String {
         let place = |field: SpecField| match field {
-            SpecField::FunctionTool(i) => format!("`function_tools[{i}]`"),
-            SpecField::Agent(i) => format!("`agents[{i}]`"),
+            SpecField::FunctionTool(_) | SpecField::Agent(_) => format!("`{field}`"),
             _ => "another entry".to_owned(),
         };
         let same = match (second, first) {
