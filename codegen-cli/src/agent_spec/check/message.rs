@@ -7,26 +7,55 @@ impl UnmatchedHook<'_> {
     /// The error both front ends report: the hook, its matcher, the nearest
     /// tool names of `spec`, and the fix.
     pub fn message(&self, spec: &AgentSpec) -> String {
-        let names: Vec<String> = match self.place {
+        let names = self.tool_names(spec);
+        let scope = self.scope(spec, names.is_empty());
+        let word = self.part.as_deref().unwrap_or(&self.pattern);
+        let hint = self.hint(spec, word, names);
+        let run_time = self.note(spec, word);
+        match &self.part {
+            None => format!(
+                "hook `{}` with match `{}` selects no tool: it does not match {scope}{hint} A hook that selects no tool would never run; fix the pattern, or remove the hook{run_time}",
+                self.hook, self.pattern,
+            ),
+            Some(part) => format!(
+                "hook `{}` with match `{}`: its part `{part}` selects no tool: it does not match {scope}{hint} Every alternative of `a|b` and the pattern under `!` must select a tool, or a typo would drop or widen the guard; fix the part, or remove it{run_time}",
+                self.hook, self.pattern,
+            ),
+        }
+    }
+
+    /// The names of the tools the hook could apply to: its own tool for an
+    /// entry hook, else the agent's static tools.
+    fn tool_names(&self, spec: &AgentSpec) -> Vec<String> {
+        match self.place {
             HookPlace::ToolEntry { tool, .. } => spec
                 .function_tools
                 .get(tool)
                 .map(|t| vec![t.name.clone()])
                 .unwrap_or_default(),
             _ => spec.static_tools().into_iter().map(|(n, _)| n).collect(),
-        };
-        let scope = match self.place {
+        }
+    }
+
+    /// What the matcher was checked against (`no_tools`: the agent has no
+    /// static tool).
+    fn scope(&self, spec: &AgentSpec, no_tools: bool) -> String {
+        match self.place {
             HookPlace::ToolEntry { tool, .. } => format!(
                 "the tool `{}` it is declared on",
                 spec.function_tools
                     .get(tool)
                     .map_or("", |t| t.name.as_str())
             ),
-            _ if names.is_empty() => format!("any tool of agent `{}`, which has none", spec.name),
+            _ if no_tools => format!("any tool of agent `{}`, which has none", spec.name),
             _ => format!("any tool of agent `{}`", spec.name),
-        };
-        let word = self.part.as_deref().unwrap_or(&self.pattern);
-        let mut names = names;
+        }
+    }
+
+    /// The nearest names to `word` (the matcher, or its part that selects
+    /// no tool) among `names` and the same tool of each declared server, or
+    /// the metadata the tools declare, as the end of the first sentence.
+    fn hint(&self, spec: &AgentSpec, word: &str, mut names: Vec<String>) -> String {
         // `tiem__now`: the same tool of each declared server.
         if let (false, Some((_, tool))) = (
             matches!(self.place, HookPlace::ToolEntry { .. }),
@@ -48,7 +77,7 @@ impl UnmatchedHook<'_> {
                 .map(str::to_owned)
                 .collect()
         };
-        let hint = match near.as_slice() {
+        match near.as_slice() {
             [] if meta && declared.is_none() => {
                 " by the metadata each declares (its `Tool::META`, `#[tool(meta(..))]`).".to_owned()
             }
@@ -69,9 +98,15 @@ impl UnmatchedHook<'_> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-        };
+        }
+    }
+
+    /// Why the part may be meant for something else: metadata, the final
+    /// answer, tools registered or discovered at run time.
+    fn note(&self, spec: &AgentSpec, word: &str) -> &'static str {
+        let meta = word.contains("meta:");
         let entry = matches!(self.place, HookPlace::ToolEntry { .. });
-        let run_time = if meta {
+        if meta {
             " (a `meta:key` or `meta:key=value` part selects the tools that declare that metadata: `#[tool(meta(key = \"value\"))]` on a function tool, `meta(..)` on an `agents` entry)."
         } else if word == "step:final" {
             " (`step:final` is the final answer, which only a lifecycle hook sees; a tool hook runs on tool calls, `step:tool`)."
@@ -83,16 +118,6 @@ impl UnmatchedHook<'_> {
             " (a hook meant for tools discovered at run time needs the agent's `servers`)."
         } else {
             " (a part meant for MCP tools names a declared server, as in `server__tool`, or is `source:mcp`)."
-        };
-        match &self.part {
-            None => format!(
-                "hook `{}` with match `{}` selects no tool: it does not match {scope}{hint} A hook that selects no tool would never run; fix the pattern, or remove the hook{run_time}",
-                self.hook, self.pattern,
-            ),
-            Some(part) => format!(
-                "hook `{}` with match `{}`: its part `{part}` selects no tool: it does not match {scope}{hint} Every alternative of `a|b` and the pattern under `!` must select a tool, or a typo would drop or widen the guard; fix the part, or remove it{run_time}",
-                self.hook, self.pattern,
-            ),
         }
     }
 }
