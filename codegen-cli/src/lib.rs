@@ -1,16 +1,25 @@
 //! The shared half of hookwire's code generation.
 //!
-//! * [`spec`]: the `hookwire-spec` crate, re-exported: what both front ends
-//!   lower to and what the runtime agrees with (tool sources, matchers,
-//!   tool names, the agent spec and its checks). The `hookwire` runtime
-//!   depends on that crate alone, so it evaluates matchers at run time with
-//!   the very code the emitter resolves them with.
+//! * [`spec`]: what both front ends lower to and what the runtime agrees
+//!   with: the `hookwire-spec` crate (tool sources, matchers, tool names,
+//!   the words of a declaration), re-exported, and the agent spec with its
+//!   checks, which only code generation reads. The `hookwire` runtime
+//!   depends on `hookwire-spec` alone, so it evaluates matchers at run time
+//!   with the very code the emitter resolves them with, without compiling
+//!   the agent spec.
 //! * With the `emit` feature: card loading, signature checks and the emitter.
 //! * With the `cli` feature (default): the `cardgen` binary.
 
+mod agent_spec;
 #[cfg(feature = "emit")]
 pub mod lower;
-pub use hookwire_spec as spec;
+
+/// The shared vocabulary (the `hookwire-spec` crate) and the agent spec
+/// with its checks: one path, `spec::X`, for both.
+pub mod spec {
+    pub use crate::agent_spec::*;
+    pub use hookwire_spec::*;
+}
 
 #[cfg(feature = "emit")]
 mod builder;

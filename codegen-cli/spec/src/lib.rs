@@ -8,14 +8,13 @@
 //! * the words of a declaration ([`FailurePolicy`], [`HookKind`],
 //!   [`HookEvent`], [`HistorySource`], [`HistoryMergeTarget`],
 //!   [`Frequency`], [`RefreshCondition`]) with their spellings;
-//! * the agent spec ([`AgentSpec`]) both front ends lower to, and its
-//!   checks ([`AgentSpec::validate`]), which each front end reports in its
-//!   own terms (the macro on a span, the cards at `file:line:col`);
 //! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
 //!   the perfect hash generated dispatch uses ([`dispatch`]).
+//!
+//! The agent spec both front ends lower to, and its checks, are not here:
+//! only code generation reads them, so they live in `hookwire-codegen`
+//! (`hookwire_codegen::spec`, which re-exports this crate beside them).
 
-mod agent;
-mod check;
 pub mod dispatch;
 mod matcher;
 mod meta;
@@ -25,15 +24,6 @@ mod source;
 mod suggest;
 mod vocab;
 
-pub use agent::{
-    AgentRef, AgentSpec, ChainHook, EventHookAction, EventHookSpec, FnRef, HookRef, InstructionRef,
-    LifecycleRef, McpToolsSpec, PathTokens, ServerRulesSpec, SpanInfo, ToolCallInjection, ToolRef,
-};
-pub use check::{
-    AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, MCP_META_KEYS, SpecError, SpecField,
-    UndecidedHook, UniqueToolNames, UnmatchedHook, check_mcp_filter_server, check_positive,
-    check_tool_input_schema,
-};
 pub use matcher::{
     MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError, StepKind,
 };

@@ -334,4 +334,16 @@ mod tests {
             ["none", "child", "orchestrator", "messages"]
         );
     }
+
+    #[test]
+    fn enums_parse_their_card_spellings_and_list_the_rest() {
+        assert_eq!("child".parse(), Ok(HistorySource::Child));
+        assert_eq!("orchestrator".parse(), Ok(HistoryMergeTarget::Orchestrator));
+        assert_eq!("open".parse(), Ok(FailurePolicy::FailOpen));
+        let err = "on_start".parse::<HookEvent>().unwrap_err();
+        assert!(err.to_string().contains("on_request_start, on_completion"));
+        for (name, event) in HookEvent::ALL {
+            assert_eq!(event.as_str(), name);
+        }
+    }
 }
