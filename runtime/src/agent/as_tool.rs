@@ -130,7 +130,7 @@ impl<A: Agent> AgentTool<A> {
 
     /// The child with the model its configuration names: `HOOKWIRE_MODEL`
     /// if set, else the config's `model`, resolved once, here (see
-    /// [`model::for_agent`](crate::model::for_agent)). A child that names no
+    /// [`AgentConfig::load_model`](crate::agent::AgentConfig::load_model)). A child that names no
     /// model asks its parent's model (the model of the run that calls it),
     /// or `passthrough` outside a run. A model that cannot be set up (a
     /// missing script file, say) makes every call an error result naming
@@ -149,7 +149,7 @@ impl<A: Agent> AgentTool<A> {
                     .unwrap_or_else(|_| Arc::new(crate::model::PassthroughModel))
             });
         }
-        let model = match crate::model::for_agent(config, None) {
+        let model = match config.load_model(None) {
             Ok(model) => model,
             Err(error) => Arc::new(Broken(error)),
         };

@@ -76,6 +76,22 @@ pub struct AgentConfig {
 }
 
 impl AgentConfig {
+    /// The model this agent runs on: `HOOKWIRE_MODEL` if set, else the
+    /// configured [`model`](Self::model), else `passthrough`; the string is
+    /// read by [`model::from_spec`](crate::model::from_spec), with relative
+    /// script paths resolved against `base`.
+    pub fn load_model(
+        &self,
+        base: Option<&std::path::Path>,
+    ) -> Result<std::sync::Arc<dyn crate::model::Model>, crate::model::ModelError> {
+        let spec = std::env::var("HOOKWIRE_MODEL")
+            .ok()
+            .filter(|s| !s.is_empty())
+            .or_else(|| self.model.as_deref().map(str::to_owned))
+            .unwrap_or_else(|| "passthrough".to_owned());
+        crate::model::from_spec(&spec, base)
+    }
+
     /// A configuration with only a name; everything else at its default.
     pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
         Self {

@@ -536,17 +536,3 @@ fn known_prefixes() -> String {
         known.join(", ")
     }
 }
-
-/// The model for an agent: `HOOKWIRE_MODEL` if set, else the agent's
-/// configured model, else `passthrough`; see [`from_spec`].
-pub fn for_agent(
-    config: &crate::agent::AgentConfig,
-    base: Option<&std::path::Path>,
-) -> Result<Arc<dyn Model>, ModelError> {
-    let spec = std::env::var("HOOKWIRE_MODEL")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .or_else(|| config.model.as_deref().map(str::to_owned))
-        .unwrap_or_else(|| "passthrough".to_owned());
-    from_spec(&spec, base)
-}
