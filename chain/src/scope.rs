@@ -2,6 +2,7 @@
 //! agent, the correlation id, the approver, the session's values, where the
 //! call stands in the run) and the one channel up to the run.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
@@ -39,6 +40,9 @@ struct Shared {
     /// The run's side of the calls: their log and what they report
     /// (set by the agent loop; `None` outside a run).
     channel: Option<Arc<dyn RunChannel>>,
+    /// The run's own value, which the chain carries and never reads (the
+    /// agent loop's live events and budget); `None` costs one branch.
+    host: Option<Arc<dyn Any + Send + Sync>>,
     /// The ancestor calls of a child agent's run (empty at the root).
     path: Arc<[CallSite]>,
     /// The step of the run whose calls this scope makes.
@@ -259,6 +263,21 @@ impl CallScope {
         };
         if !same {
             self.fields().channel = channel;
+        }
+    }
+
+    /// The run's own value (see [`set_host`](Self::set_host)), if any.
+    #[inline]
+    pub fn host(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.shared.host.as_ref()
+    }
+
+    /// Sets (or removes) the run's own value: what the run that made this
+    /// scope keeps for the runs its calls start (a child agent's), opaque
+    /// to the chain. Nothing is copied when there is none and none is set.
+    pub fn set_host(&mut self, host: Option<Arc<dyn Any + Send + Sync>>) {
+        if self.shared.host.is_some() || host.is_some() {
+            self.fields().host = host;
         }
     }
 

@@ -1,7 +1,7 @@
 //! [`Approvals`]: the approver an agent run uses, with its sticky
 //! decisions, pending calls and given decisions as serde data.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
@@ -220,7 +220,9 @@ pub(crate) struct SessionBlock {
     state: Mutex<ApprovalState>,
     /// The ids of decisions used to run a call: never accepted again, not
     /// even from an imported state.
-    spent: Mutex<HashSet<String>>,
+    /// (A `BTreeSet`: an empty one costs nothing to make, where a
+    /// `HashSet` seeds its hasher on every session.)
+    spent: Mutex<BTreeSet<String>>,
     asker: Option<Arc<dyn Asker>>,
 }
 

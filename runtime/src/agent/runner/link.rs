@@ -5,8 +5,9 @@
 //! histories and paused runs); it is the run's channel as it is. A run
 //! that someone streams, or that has a usage limit, gets a [`RunLink`]
 //! around it, which carries the event queue and the budget to the calls
-//! and to the child agents they run. The loop finds them again from any
-//! call's scope ([`LinkExt`]).
+//! and to the child agents they run; it is the scope's channel and its
+//! host value, which is how the loop finds them again from any call's
+//! scope ([`LinkExt`]) without a dynamic check when there are none.
 
 use std::any::Any;
 use std::sync::{Arc, Mutex};
@@ -95,10 +96,13 @@ pub(crate) trait LinkExt {
     );
 }
 
-/// The scope's [`RunLink`], if it has one.
+/// The scope's [`RunLink`], if it has one: kept as the scope's host value
+/// too, so that a run with neither events nor a budget finds none with one
+/// branch (no dynamic type check).
+#[inline]
 fn run_link(scope: &CallScope) -> Option<&RunLink> {
-    let channel: &dyn Any = &**scope.channel()?;
-    channel.downcast_ref()
+    let host: &dyn Any = &**scope.host()?;
+    host.downcast_ref()
 }
 
 impl LinkExt for CallScope {
@@ -128,15 +132,17 @@ impl LinkExt for CallScope {
         events: Option<EventTx>,
         budget: Option<Arc<Budget>>,
     ) {
-        let channel: Arc<dyn RunChannel> = if events.is_none() && budget.is_none() {
-            session.clone()
+        if events.is_none() && budget.is_none() {
+            self.set_channel(Some(session.clone()));
+            self.set_host(None);
         } else {
-            Arc::new(RunLink {
+            let link = Arc::new(RunLink {
                 session: session.clone(),
                 events,
                 budget,
-            })
-        };
-        self.set_channel(Some(channel));
+            });
+            self.set_channel(Some(link.clone()));
+            self.set_host(Some(link));
+        }
     }
 }
