@@ -9,8 +9,8 @@ use std::sync::atomic::AtomicU64;
 
 use hookwire::{Outcome, Tool, ToolArgs, ToolContext};
 
-use super::bump;
 use super::chain_fixtures::{AddOne, AddOneArgs};
+use super::layers::bump;
 
 type BoxFuture<'a> = Pin<Box<dyn Future<Output = Outcome> + Send + 'a>>;
 
