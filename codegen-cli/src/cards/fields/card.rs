@@ -35,16 +35,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     };
     let mut fields = Fields {
         spec: AgentSpec::new(stem),
-        name_given: false,
-        instruction_field: false,
-        tool_refs: Vec::new(),
-        hook_refs: Vec::new(),
-        lifecycle_refs: Vec::new(),
-        deps_ref: None,
-        agent_fn_refs: Vec::new(),
-        event_hook_index: Vec::new(),
-        step_fn_refs: Vec::new(),
-        tool_texts: Vec::new(),
+        ..Fields::default()
     };
     cx.unknown_keys(&[], &entries, &FIELDS, "a card");
     for (key, v) in &entries {
@@ -55,36 +46,24 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     if !diags.is_empty() {
         return Err(diags);
     }
-    let Fields {
-        spec,
-        name_given,
-        tool_refs,
-        hook_refs,
-        lifecycle_refs,
-        deps_ref,
-        agent_fn_refs,
-        event_hook_index,
-        step_fn_refs,
-        tool_texts,
-        ..
-    } = fields;
     Ok(Parsed {
         display: src.path.clone(),
         src,
-        spec,
-        tool_refs,
-        hook_refs,
-        lifecycle_refs,
-        deps_ref,
-        agent_fn_refs,
-        event_hook_index,
-        name_given,
-        step_fn_refs,
-        tool_texts,
+        spec: fields.spec,
+        tool_refs: fields.tool_refs,
+        hook_refs: fields.hook_refs,
+        lifecycle_refs: fields.lifecycle_refs,
+        deps_ref: fields.deps_ref,
+        agent_fn_refs: fields.agent_fn_refs,
+        event_hook_index: fields.event_hook_index,
+        name_given: fields.name_given,
+        step_fn_refs: fields.step_fn_refs,
+        tool_texts: fields.tool_texts,
     })
 }
 
 /// What a card's fields gave so far (see [`Parsed`]).
+#[derive(Default)]
 struct Fields {
     spec: AgentSpec,
     name_given: bool,

@@ -1,6 +1,7 @@
 //! The card's fields: types, ranges, unknown keys (with did-you-mean).
 
 mod card;
+mod events;
 mod hooks;
 mod rules;
 
@@ -16,6 +17,7 @@ use crate::spec::{
 };
 use crate::yaml::{Seg, Yaml};
 pub(crate) use card::parse_fields;
+use events::parse_event_hooks;
 use hooks::*;
 use rules::{Entry, TOOL_ENTRY_FIELDS};
 pub(crate) use rules::{RuleOf, StepFnRef};
