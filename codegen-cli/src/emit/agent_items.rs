@@ -115,7 +115,7 @@ impl AgentItems<'_> {
 
     /// `impl FromDeps` through `new`: from a `FromRef` of the dependency
     /// type, or from anything (then with `Default` too).
-    pub(super) fn from_deps(&self) -> TokenStream {
+    pub(super) fn deps_impls(&self) -> TokenStream {
         let Self {
             krate,
             agent_ty,

@@ -280,7 +280,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     };
     let declare = items.declaration();
     let constructor = items.constructor(&config);
-    let from_deps = items.from_deps();
+    let from_deps = items.deps_impls();
     let debug = items.debug_impl();
     let agent_impl = items.agent_impl(&[
         emit_call_dynamic(krate, spec, &matchers),
