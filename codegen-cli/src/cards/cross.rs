@@ -17,6 +17,18 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
     for p in parsed {
         check_spec(p, diags);
     }
+    let by_name = unique_names(parsed, diags);
+    check_children(parsed, &by_name, broken, diags);
+    check_cycles(&by_name, diags);
+    check_default(parsed, diags);
+}
+
+/// Every card by its agent's name: a name given twice, or two agents whose
+/// generated Rust names clash, is an error.
+fn unique_names<'p>(
+    parsed: &'p [Parsed],
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<&'p str, &'p Parsed> {
     let mut by_name: HashMap<&str, &Parsed> = HashMap::new();
     // Each name `mod.rs` declares (an agent's type, tool-set type and
     // module share its type namespace) -> (agent, what it is there).
@@ -59,6 +71,17 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
             }
         }
     }
+    by_name
+}
+
+/// Each card's `agents:`: not itself, each once, each a known agent (or
+/// one whose card is broken, reported already).
+fn check_children(
+    parsed: &[Parsed],
+    by_name: &HashMap<&str, &Parsed>,
+    broken: &[String],
+    diags: &mut Vec<Diagnostic>,
+) {
     let known: HashSet<&str> = by_name
         .keys()
         .copied()
@@ -107,7 +130,11 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
             listed.entry(&child.name).or_insert(i);
         }
     }
-    // Cycles (self-references are reported above).
+}
+
+/// Agents as tools form a tree: each cycle is an error (self-references
+/// are reported by [`check_children`]).
+fn check_cycles(by_name: &HashMap<&str, &Parsed>, diags: &mut Vec<Diagnostic>) {
     let graph: BTreeMap<&str, Vec<&str>> = by_name
         .iter()
         .map(|(name, p)| {
@@ -142,6 +169,10 @@ pub(crate) fn cross_check(parsed: &[Parsed], broken: &[String], diags: &mut Vec<
                 .help("agents as tools must form a tree: remove one of these references"),
         );
     }
+}
+
+/// At most one card is the default agent.
+fn check_default(parsed: &[Parsed], diags: &mut Vec<Diagnostic>) {
     let defaults: Vec<&Parsed> = parsed.iter().filter(|p| p.spec.default).collect();
     for extra in defaults.iter().skip(1) {
         diags.push(

@@ -47,9 +47,14 @@
 //! ));
 //! ```
 
+mod agent_items;
+mod agent_tools;
 mod config;
+mod dispatch;
 mod hooks;
+mod slots;
 mod tokens;
+mod tool_set;
 mod tools;
 
 use std::collections::HashSet;
@@ -57,11 +62,16 @@ use std::collections::HashSet;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
+use agent_items::AgentItems;
+use agent_tools::{AgentTools, ToolLowering};
 use config::*;
+use dispatch::*;
 pub(crate) use hooks::lower_hook;
 use hooks::*;
+use slots::*;
 use tokens::*;
 pub(crate) use tokens::{bound, parse_path_at, ref_type};
+use tool_set::*;
 use tools::*;
 pub(crate) use tools::{OWN_SEGMENT, boxed};
 
@@ -199,24 +209,11 @@ pub(crate) struct Hook {
 /// Rust type name.
 pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let krate = &opts.crate_path;
-    let agent_span = span_of(&spec.span);
-    let agent_ty = match &opts.agent_type {
-        Some(ident) => ident.clone(),
-        None => {
-            let name = type_name_for(&spec.name).ok_or_else(|| {
-                syn::Error::new(
-                    agent_span,
-                    format!("agent name `{}` gives no Rust type name", spec.name),
-                )
-            })?;
-            syn::Ident::new(&name, agent_span)
-        }
-    };
+    let agent_ty = agent_type(spec, opts)?;
     let tools_ty = opts
         .tools_type
         .clone()
         .unwrap_or_else(|| format_ident!("{}Tools", agent_ty));
-    let vis = &opts.vis;
     let deps_ty: syn::Type = match &spec.deps {
         Some(text) => {
             let path = parse_path_at(text, "dependency type", &spec.span)?;
@@ -224,22 +221,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         }
         None => syn::parse_quote!(()),
     };
-
-    // The spec's own rules (`AgentSpec::validate`: a hook whose matcher
-    // selects no tool would be dropped from every chain without a word, a
-    // tool name given twice, numbers that must be positive, ...): each an
-    // error on the entry it is about.
-    let mut invalid: Option<syn::Error> = None;
-    for error in spec.validate() {
-        let error_here = syn::Error::new(field_span(spec, error.field), &error.message);
-        match &mut invalid {
-            Some(all) => all.combine(error_here),
-            None => invalid = Some(error_here),
-        }
-    }
-    if let Some(error) = invalid {
-        return Err(error);
-    }
+    check_spec(spec)?;
 
     // Type-level checks of tools as `where` bounds on the generated structs
     // and impls, each spanned on the path the user wrote: a path that is not
@@ -263,176 +245,18 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             )
         })
         .collect::<syn::Result<Vec<_>>>()?;
-    let mut seen = HashSet::new();
-    let mut lowered = Vec::new();
-    for tool in &spec.function_tools {
-        let span = span_of(&tool.span);
-        if !seen.insert(tool.name.clone()) {
-            return Err(syn::Error::new(
-                span,
-                format!(
-                    "duplicate tool name `{}` in agent `{}`",
-                    tool.name, spec.name
-                ),
-            ));
-        }
-        let at = ToolAt {
-            agent_ty: &agent_ty,
-            index: lowered.len(),
-            deps_ty: &deps_ty,
-        };
-        lowered.push(lower_tool(
-            krate,
-            spec,
-            &agent_hooks,
-            tool,
-            at,
-            None,
-            &mut checks,
-        )?);
+    let AgentTools {
+        lowered,
+        name_checks,
+        child_items,
+    } = ToolLowering {
+        krate,
+        spec,
+        agent_ty: &agent_ty,
+        deps_ty: &deps_ty,
+        agent_hooks: &agent_hooks,
     }
-    // The name a function tool is listed under must be the one it is
-    // declared with (`#[tool(name = "..")]`): checked at compile time.
-    let mut name_checks: Vec<TokenStream> = spec
-        .function_tools
-        .iter()
-        .zip(&lowered)
-        .filter(|(tool, _)| tool.source != ToolSource::Agent)
-        .map(|(tool, lowered)| {
-            let ty = &lowered.tool_ty;
-            let used = tool.name.as_str();
-            let path_text = ty.to_string().replace(' ', "");
-            bound(
-                span_of(&tool.span),
-                quote! {
-                    const _: () = #krate::__private::function_tool_name(
-                        <<#ty as #krate::ToolDecl>::Tool as #krate::Tool>::DECLARED_NAME,
-                        #used,
-                        #path_text,
-                    );
-                },
-            )
-        })
-        .collect();
-    name_checks.extend(meta_checks(krate, spec, &lowered));
-    let mut child_items = Vec::new();
-    for child in &spec.agents {
-        // A child agent is a tool like any other: `agent__<Name>`, an
-        // `AgentTool` that runs a fresh child per call, wrapped in the
-        // agent-level hooks that match it (its source is `agent`).
-        let span = span_of(&child.span);
-        let child_ty = match &child.ty {
-            Some(ty) => ty.clone(),
-            // Cards: every generated agent type is re-exported by the
-            // module file, one level up from the card's own module.
-            None => match type_name_for(&child.name) {
-                Some(name) => format!("super::{name}"),
-                None => {
-                    return Err(syn::Error::new(
-                        span,
-                        format!("agent name `{}` gives no Rust type name", child.name),
-                    ));
-                }
-            },
-        };
-        // The macro's own path when it names the child's type, else the
-        // text (a card's, or the type named after the child).
-        let tokens = if child.ty.is_some() {
-            &child.tokens
-        } else {
-            &None
-        };
-        let ty = ref_type(&child_ty, tokens, "agent", &child.span)?;
-        // The child through its slot (see `hookwire::__private::slot`):
-        // the slot's `type Agent`, on the child's path, is the one check
-        // that it is an agent; the parent's tool is an
-        // `AgentTool<Child<Marker>>`, which asks nothing more of the path.
-        let slot = quote!(#krate::__private::slot);
-        let marker = marker_ident(
-            &format!("__Hookwire{agent_ty}Agent{}", child_items.len()),
-            &ty,
-        );
-        child_items.push(slot_items(
-            krate,
-            &SlotItems {
-                marker: &marker,
-                vis: None,
-                ty: &ty,
-                deps_ty: &quote!(#deps_ty),
-                span,
-                slot: SlotKind::Agent,
-                init: None,
-            },
-        ));
-        // The tool name the parent uses must be the child's own
-        // (`agent__<declared name>`): checked at compile time.
-        let used = child.name.as_str();
-        let path_text = quote!(#ty).to_string().replace(' ', "");
-        name_checks.push(bound(
-            span,
-            quote! {
-                const _: () = #krate::__private::child_agent_name(
-                    <#marker as #slot::AgentSlot>::NAME,
-                    #used,
-                    #path_text,
-                );
-            },
-        ));
-        // The child is built from this agent's dependencies, once, and
-        // its calls are governed by this agent's (the orchestrator's)
-        // options.
-        // Typed here, not written out as text for `lower_tool` to parse.
-        // (The type carries the child's span, as the agent's other tool
-        // types carry theirs; the expression the macro's own.)
-        let typed = TypedTool {
-            ty: respan_type(
-                syn::parse_quote!(#krate::agent::AgentTool<#slot::Child<#marker>>),
-                span,
-            ),
-            init: child_options(
-                child,
-                bound(
-                    Span::call_site(),
-                    quote!(#krate::agent::AgentTool::with_configured_model(
-                        #slot::Child::<#marker>::new(deps)
-                    )
-                    .with_orchestrator(config)),
-                ),
-            )?,
-        };
-        let tool = crate::spec::ToolRef {
-            ty: String::new(),
-            init: None,
-            name: child.tool_name(),
-            source: ToolSource::Agent,
-            hooks: Vec::new(),
-            span: child.span,
-            tokens: None,
-            meta: Some(child.meta.clone()),
-            available: None,
-            instruction: None,
-        };
-        if !seen.insert(child.tool_name()) {
-            return Err(syn::Error::new(
-                span,
-                format!("duplicate agent `{}` in agent `{}`", child.name, spec.name),
-            ));
-        }
-        let at = ToolAt {
-            agent_ty: &agent_ty,
-            index: lowered.len(),
-            deps_ty: &deps_ty,
-        };
-        lowered.push(lower_tool(
-            krate,
-            spec,
-            &agent_hooks,
-            &tool,
-            at,
-            Some(typed),
-            &mut checks,
-        )?);
-    }
+    .lower(&mut checks)?;
 
     let matchers = RuntimeMatchers::new(krate, spec);
     let (lifecycle, lifecycle_slots) = emit_lifecycle(krate, spec, &agent_ty, &matchers)?;
@@ -443,128 +267,30 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         tools: &lowered,
         agent_hooks: &agent_hooks,
     };
-    let tools_struct = emit_tools(krate, spec, vis, &parts, &checks)?;
+    let tools_struct = emit_tools(krate, spec, &opts.vis, &parts, &checks)?;
     let config = emit_config(krate, spec)?;
-    let agent_name = &spec.name;
-
-    let attrs = if opts.declare_agent_type {
-        let doc = format!(" The agent `{agent_name}`.");
-        let extra = match &spec.description {
-            Some(d) => {
-                let d = format!(" {d}");
-                quote!(#[doc = ""] #[doc = #d])
-            }
-            None => quote!(),
-        };
-        quote! {
-            #[doc = #doc]
-            #extra
-        }
-    } else {
-        let attrs = &opts.agent_attrs;
-        quote!(#(#attrs)*)
+    let items = AgentItems {
+        krate,
+        spec,
+        opts,
+        agent_ty: &agent_ty,
+        tools_ty: &tools_ty,
+        deps_ty: &deps_ty,
+        bounds: &bounds,
     };
-    // The agent is a value: it owns its tool set (each tool behind its
-    // chain, child agents built once) and its configuration. Nothing of it
-    // lives in a `static`.
-    let declare = quote! {
-        #attrs
-        #vis struct #agent_ty #bounds {
-            tools: #tools_ty,
-            config: #krate::agent::AgentConfig,
-        }
-    };
-    let new_doc = format!(
-        " Builds the agent `{agent_name}`: every tool, hook and child agent, from the dependencies. Share the value (an `Arc`) between sessions: each `Runner` is one."
-    );
-    // Cards get a `Debug` impl; a macro user derives it if they want it.
-    let debug = if opts.declare_agent_type {
-        quote! {
-            impl ::core::fmt::Debug for #agent_ty #bounds {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.debug_struct(::core::stringify!(#agent_ty))
-                        .field("name", &self.config.name)
-                        .field("tools", &self.tools)
-                        .finish()
-                }
-            }
-        }
-    } else {
-        quote!()
-    };
-    let (constructor, from_deps) = if spec.deps.is_some() {
-        (
-            quote! {
-                #[doc = #new_doc]
-                #vis fn new(deps: &#deps_ty) -> Self {
-                    let config = #config;
-                    let tools = #tools_ty::new(deps, &config);
-                    Self { tools, config }
-                }
-            },
-            quote! {
-                impl<__D> #krate::FromDeps<__D> for #agent_ty
-                #bounds
-                    #deps_ty: #krate::FromRef<__D>,
-                {
-                    fn from_deps(deps: &__D) -> Self {
-                        Self::new(&<#deps_ty as #krate::FromRef<__D>>::from_ref(deps))
-                    }
-                }
-            },
-        )
-    } else {
-        (
-            quote! {
-                #[doc = #new_doc]
-                #vis fn new() -> Self {
-                    let config = #config;
-                    let tools = #tools_ty::new(&(), &config);
-                    Self { tools, config }
-                }
-            },
-            quote! {
-                impl<__D> #krate::FromDeps<__D> for #agent_ty #bounds {
-                    fn from_deps(_: &__D) -> Self {
-                        Self::new()
-                    }
-                }
-
-                impl ::core::default::Default for #agent_ty #bounds {
-                    fn default() -> Self {
-                        Self::new()
-                    }
-                }
-            },
-        )
-    };
-
-    let call_dynamic = emit_call_dynamic(krate, spec, &matchers);
-    let selecting_none = emit_hooks_selecting_none(krate, spec, &matchers);
-    let hooks_for = emit_hooks_for(krate, spec, &lowered);
+    let declare = items.declaration();
+    let constructor = items.constructor(&config);
+    let from_deps = items.deps_impls();
+    let debug = items.debug_impl();
+    let agent_impl = items.agent_impl(&[
+        emit_call_dynamic(krate, spec, &matchers),
+        emit_hooks_selecting_none(krate, spec, &matchers),
+        emit_hooks_for(krate, spec, &lowered),
+        lifecycle,
+    ]);
     let dynamic_hooks = emit_dynamic_hooks(krate, spec, &matchers);
     let matchers = matchers.item(krate);
-    let agent_name_lit = str_lit(agent_name);
-    let durable_name = str_lit(
-        &spec
-            .durable_name
-            .clone()
-            .unwrap_or_else(|| crate::spec::derived_durable_name(agent_name)),
-    );
-
-    // An agent with an output type answers `Runner::run_output` with it.
-    let typed = match &spec.output_type {
-        Some(ty) => {
-            let path = fn_path(ty, "output type")?;
-            let at = ty.span.unwrap_or_else(Span::call_site);
-            quote::quote_spanned! {at=>
-                impl #krate::agent::TypedAgent for #agent_ty #bounds {
-                    type Output = #path;
-                }
-            }
-        }
-        None => quote!(),
-    };
+    let typed = items.typed_impl()?;
 
     Ok(quote! {
         #declare
@@ -584,32 +310,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
 
         #debug
 
-        impl #krate::agent::Agent for #agent_ty #bounds {
-            type Tools = #tools_ty;
-
-            const DURABLE_NAME: #krate::agent::DurableName =
-                #krate::agent::DurableName::new(#durable_name);
-
-            fn config(&self) -> &#krate::agent::AgentConfig {
-                &self.config
-            }
-
-            fn tools(&self) -> &#tools_ty {
-                &self.tools
-            }
-
-            #call_dynamic
-
-            #selecting_none
-
-            #hooks_for
-
-            #lifecycle
-        }
-
-        impl #krate::declare::GeneratedAgent for #agent_ty #bounds {
-            const NAME: &'static str = #agent_name_lit;
-        }
+        #agent_impl
 
         #(#child_items)*
 
@@ -617,27 +318,43 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     })
 }
 
+/// The type that gets `impl Agent`: the options', or the PascalCase form
+/// of the agent's name, spanned on the agent.
+fn agent_type(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<syn::Ident> {
+    if let Some(ident) = &opts.agent_type {
+        return Ok(ident.clone());
+    }
+    let agent_span = span_of(&spec.span);
+    let name = type_name_for(&spec.name).ok_or_else(|| {
+        syn::Error::new(
+            agent_span,
+            format!("agent name `{}` gives no Rust type name", spec.name),
+        )
+    })?;
+    Ok(syn::Ident::new(&name, agent_span))
+}
+
+/// The spec's own rules (`AgentSpec::validate`: a hook whose matcher
+/// selects no tool would be dropped from every chain without a word, a
+/// tool name given twice, numbers that must be positive, ...): each an
+/// error on the entry it is about.
+fn check_spec(spec: &AgentSpec) -> syn::Result<()> {
+    let mut invalid: Option<syn::Error> = None;
+    for error in spec.validate() {
+        let error_here = syn::Error::new(field_span(spec, error.field), &error.message);
+        match &mut invalid {
+            Some(all) => all.combine(error_here),
+            None => invalid = Some(error_here),
+        }
+    }
+    match invalid {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests;
-
-/// A child's `output` and `on_error` on its `AgentTool`, each spanned on
-/// its path: a function of the wrong signature (the bound of
-/// `with_output_fn` / `with_on_error`) or a path that names nothing is one
-/// error, there.
-fn child_options(child: &crate::spec::AgentRef, mut init: TokenStream) -> syn::Result<TokenStream> {
-    let options = [
-        (&child.output, "with_output_fn", "output extractor"),
-        (&child.on_error, "with_on_error", "on_error mapping"),
-    ];
-    for (f, method, what) in options {
-        let Some(f) = f else { continue };
-        let path = fn_path(f, what)?;
-        let span = f.span.unwrap_or_else(Span::call_site);
-        let method = syn::Ident::new(method, span);
-        init = quote::quote_spanned!(span=> #init.#method(#path));
-    }
-    Ok(init)
-}
 
 /// The path of a function an entry names, as the front end's tokens, or
 /// parsed from its text at its span.
@@ -648,36 +365,6 @@ fn fn_path(f: &crate::spec::FnRef, what: &str) -> syn::Result<syn::Path> {
         None => syn::parse_str::<syn::Path>(&f.path),
     };
     parsed.map_err(|e| syn::Error::new(span, format!("invalid {what} path `{}`: {e}", f.path)))
-}
-
-/// The compile-time checks of the `meta:` parts the spec cannot decide
-/// (`AgentSpec::hooks_with_undecided_meta`: tools listed in `#[agent]`,
-/// whose metadata is their `Tool::META`): one constant per hook, on its
-/// `match` string, that fails with the spec's message for the first part
-/// that selects no tool, so one mistake is one error.
-fn meta_checks(krate: &syn::Path, spec: &AgentSpec, lowered: &[Lowered]) -> Vec<TokenStream> {
-    spec.hooks_with_undecided_meta()
-        .into_iter()
-        .filter_map(|hook| {
-            let place = hook.parts.first()?.0.place;
-            let calls = hook.parts.iter().map(|(unmatched, formulas)| {
-                let selected = formulas.iter().filter_map(|(i, formula)| {
-                    // An entry hook's tools are its own (position 0).
-                    let i = match place {
-                        crate::spec::HookPlace::ToolEntry { tool, .. } => tool,
-                        _ => *i,
-                    };
-                    let meta = lowered.get(i)?.meta.as_ref()?;
-                    let expr = meta_expr_tokens(krate, formula);
-                    Some(quote!(#expr.eval(#meta)))
-                });
-                let message = unmatched.message(spec);
-                quote!(#krate::__private::meta_part_selects(&[#(#selected),*], #message);)
-            });
-            let span = config::field_span(spec, crate::spec::SpecField::Hook(place));
-            Some(bound(span, quote!(const _: () = { #(#calls)* };)))
-        })
-        .collect()
 }
 
 /// The `StepRules` an entry declares (`available`, `instruction`), as an

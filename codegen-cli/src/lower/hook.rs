@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{FnArg, GenericArgument, ItemFn, PathArguments, Type};
 
-use super::signature::{Fallible, HookKind, check_fn_attrs, check_hook};
+use super::signature::{Fallible, HookKind, HookSig, check_fn_attrs, check_hook};
 use super::{HookOptions, unraw};
 use crate::spec::{FailurePolicy, Matcher};
 
@@ -33,204 +33,26 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
     let fn_ident = &item.sig.ident;
     let ty_ident = opts.type_ident.clone().unwrap_or_else(|| fn_ident.clone());
     let name = opts.name.clone().unwrap_or_else(|| unraw(fn_ident));
-
-    if let Some((0, span)) = opts.timeout_ms {
-        return Err(syn::Error::new(
-            span,
-            format!(
-                "`timeout_ms` of hook `{name}` must be greater than zero: expected `timeout_ms = 500` (milliseconds), or no timeout at all"
-            ),
-        ));
-    }
-    let matcher = match &opts.matcher {
-        Some(lit) => match Matcher::parse(&lit.value()) {
-            Ok(_) => Some(lit.value()),
-            Err(e) => {
-                return Err(syn::Error::new(
-                    lit.span(),
-                    format!(
-                        "invalid `match` pattern for hook `{name}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `meta:key=value`"
-                    ),
-                ));
-            }
-        },
-        None => None,
+    let matcher = checked_matcher(opts, &name)?;
+    let (callee, inner_fn) = body_at(item, opts, &checked, &ty_ident, &name)?;
+    let parts = HookParts {
+        krate,
+        checked: &checked,
+        ty_ident: &ty_ident,
+        callee: &callee,
+        name: &name,
     };
-
-    // Where the body lives.
-    let (callee, inner_fn) = match &opts.fn_path {
-        Some(path) => {
-            if let (HookKind::Around, Some(handler)) = (checked.kind, &checked.handler_param) {
-                require_declared_handler(item, handler, &name)?;
-            }
-            (quote!(#path), None)
-        }
-        None => {
-            let mut inner = item.clone();
-            inner.attrs.retain(|a| !a.path().is_ident("doc"));
-            inner.vis = syn::Visibility::Inherited;
-            inner.sig.ident = format_ident!("__hookwire_fn");
-            if let (HookKind::Around, Some(handler)) = (checked.kind, &checked.handler_param) {
-                add_handler_param(&mut inner, handler, krate);
-            }
-            (
-                quote!(#ty_ident::__hookwire_fn),
-                Some(quote! {
-                    impl #ty_ident {
-                        #inner
-                    }
-                }),
-            )
-        }
-    };
-
-    // `Hook::around` as a plain `fn` that returns a future it does not wrap.
-    let plain_around_sig = quote! {
-        #[inline]
-        fn around<__HookwireNext: #krate::Handler>(
-            &self,
-            cx: &mut #krate::ToolContext,
-            args: #krate::ToolArgs,
-            next: #krate::Next<'_, __HookwireNext>,
-        ) -> impl ::core::future::Future<Output = #krate::Outcome> + ::core::marker::Send
-    };
-    let into_hook_error = quote!(::core::convert::Into::<#krate::HookError>::into);
-    let (kind_impl, wrapped_ty, wrapped) = match checked.kind {
-        // `__HookwireAround` is only needed as the type `Guarded` wraps.
-        // It returns the function's future itself: no `async` level of its
-        // own (see the note on the `Hook` impl below).
-        HookKind::Around => (
-            quote! {
-                #[derive(Debug, Clone, Copy, Default)]
-                struct __HookwireAround;
-
-                impl #krate::Hook for __HookwireAround {
-                    #plain_around_sig {
-                        #callee(cx, args, next)
-                    }
-
-                    fn name(&self) -> &'static str {
-                        #name
-                    }
-                }
-            },
-            quote!(__HookwireAround),
-            quote!(__HookwireAround),
-        ),
-        HookKind::Pre => {
-            let body = match checked.fallible {
-                Fallible::No => quote!(::core::result::Result::Ok(#callee(cx, args).await)),
-                Fallible::Yes => quote!(#callee(cx, args).await.map_err(#into_hook_error)),
-            };
-            (
-                quote! {
-                    impl #krate::PreHook for #ty_ident {
-                        async fn before(
-                            &self,
-                            cx: &mut #krate::ToolContext,
-                            args: &mut #krate::ToolArgs,
-                        ) -> ::core::result::Result<#krate::Decision, #krate::HookError> {
-                            #body
-                        }
-
-                        fn name(&self) -> &'static str {
-                            #name
-                        }
-                    }
-                },
-                quote!(#krate::Pre<#ty_ident>),
-                quote!(#krate::Pre(#ty_ident {})),
-            )
-        }
-        HookKind::Post => {
-            let body = match checked.fallible {
-                Fallible::No => quote! {
-                    #callee(cx, outcome).await;
-                    ::core::result::Result::Ok(())
-                },
-                Fallible::Yes => quote!(#callee(cx, outcome).await.map_err(#into_hook_error)),
-            };
-            (
-                quote! {
-                    impl #krate::PostHook for #ty_ident {
-                        async fn after(
-                            &self,
-                            cx: &mut #krate::ToolContext,
-                            outcome: &mut #krate::Outcome,
-                        ) -> ::core::result::Result<(), #krate::HookError> {
-                            #body
-                        }
-
-                        fn name(&self) -> &'static str {
-                            #name
-                        }
-                    }
-                },
-                quote!(#krate::Post<#ty_ident>),
-                quote!(#krate::Post(#ty_ident {})),
-            )
-        }
-    };
-
+    let kind = parts.kind_impl();
     let guarded = opts.on_failure != FailurePolicy::FailClosed || opts.timeout_ms.is_some();
-    // The future the hook runs, as an expression: the function's own future
-    // for a plain around hook, otherwise the wrapper's (`Pre`, `Post`,
-    // `Guarded`), which lives in a `static` so the future may borrow it.
-    let run = if guarded {
-        let policy = match opts.on_failure {
-            FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
-            FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
-        };
-        let timeout = match opts.timeout_ms {
-            Some((ms, _)) => {
-                quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        quote! {{
-            static GUARDED: #krate::Guarded<#wrapped_ty> =
-                #krate::Guarded::new(#wrapped, #policy, #timeout);
-            #krate::Hook::around(&GUARDED, cx, args, next)
-        }}
-    } else if checked.kind == HookKind::Around {
-        quote!(#callee(cx, args, next))
-    } else {
-        quote! {{
-            static WRAPPED: #wrapped_ty = #wrapped;
-            #krate::Hook::around(&WRAPPED, cx, args, next)
-        }}
-    };
+    let run = parts.run(opts, guarded, &kind);
     // Only a guarded around hook needs `__HookwireAround` (a type for
     // `Guarded` to wrap); pre and post hooks always need their impl.
     let kind_impl = if checked.kind == HookKind::Around && !guarded {
         quote!()
     } else {
-        kind_impl
+        kind.item
     };
-    // Without a matcher the hook's `around` is a plain `fn` returning that
-    // future: no `async` state machine of its own. Every coroutine in a
-    // chain nests the next one, so an extra level per hook costs at run time
-    // and, in a deep chain, pushes the future's type past rustc's query
-    // depth limit (16 hooks must compile without `#![recursion_limit]`).
-    let around = match matcher {
-        None => quote!(#plain_around_sig { #run }),
-        Some(pattern) => quote! {
-            async fn around<__HookwireNext: #krate::Handler>(
-                &self,
-                cx: &mut #krate::ToolContext,
-                args: #krate::ToolArgs,
-                next: #krate::Next<'_, __HookwireNext>,
-            ) -> #krate::Outcome {
-                static MATCHER: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
-                    ::std::sync::LazyLock::new(|| #krate::matcher::Matcher::parse(#pattern).ok());
-                let target = #krate::matcher::MatchTarget::new(cx.tool(), cx.source());
-                if !MATCHER.as_ref().is_some_and(|m| m.matches(target)) {
-                    return next.run(cx, args).await;
-                }
-                #run.await
-            }
-        },
-    };
+    let around = around_fn(krate, matcher, &run);
 
     let docs: Vec<&syn::Attribute> = item
         .attrs
@@ -268,6 +90,263 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             }
         };
     })
+}
+
+/// Checks the options of the hook `name`: a timeout must be positive, a
+/// `match` pattern must parse. Gives the pattern.
+fn checked_matcher(opts: &HookOptions, name: &str) -> syn::Result<Option<String>> {
+    if let Some((0, span)) = opts.timeout_ms {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "`timeout_ms` of hook `{name}` must be greater than zero: expected `timeout_ms = 500` (milliseconds), or no timeout at all"
+            ),
+        ));
+    }
+    match &opts.matcher {
+        Some(lit) => match Matcher::parse(&lit.value()) {
+            Ok(_) => Ok(Some(lit.value())),
+            Err(e) => Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "invalid `match` pattern for hook `{name}`: {e}; expected a tool name, `a|b`, a `*` glob, `/regex/`, `source:mcp` or `meta:key=value`"
+                ),
+            )),
+        },
+        None => Ok(None),
+    }
+}
+
+/// Where the body lives: the function a card references (the callee's
+/// path), or the body itself, moved into `impl Hook { fn __hookwire_fn }`
+/// (the callee and that impl).
+fn body_at(
+    item: &ItemFn,
+    opts: &HookOptions,
+    checked: &HookSig,
+    ty_ident: &syn::Ident,
+    name: &str,
+) -> syn::Result<(TokenStream, Option<TokenStream>)> {
+    let krate = &opts.crate_path;
+    Ok(match &opts.fn_path {
+        Some(path) => {
+            if let (HookKind::Around, Some(handler)) = (checked.kind, &checked.handler_param) {
+                require_declared_handler(item, handler, name)?;
+            }
+            (quote!(#path), None)
+        }
+        None => {
+            let mut inner = item.clone();
+            inner.attrs.retain(|a| !a.path().is_ident("doc"));
+            inner.vis = syn::Visibility::Inherited;
+            inner.sig.ident = format_ident!("__hookwire_fn");
+            if let (HookKind::Around, Some(handler)) = (checked.kind, &checked.handler_param) {
+                add_handler_param(&mut inner, handler, krate);
+            }
+            (
+                quote!(#ty_ident::__hookwire_fn),
+                Some(quote! {
+                    impl #ty_ident {
+                        #inner
+                    }
+                }),
+            )
+        }
+    })
+}
+
+/// `Hook::around` as a plain `fn` that returns a future it does not wrap.
+fn plain_around_sig(krate: &syn::Path) -> TokenStream {
+    quote! {
+        #[inline]
+        fn around<__HookwireNext: #krate::Handler>(
+            &self,
+            cx: &mut #krate::ToolContext,
+            args: #krate::ToolArgs,
+            next: #krate::Next<'_, __HookwireNext>,
+        ) -> impl ::core::future::Future<Output = #krate::Outcome> + ::core::marker::Send
+    }
+}
+
+/// What the hook's `Hook` impl is made of.
+struct HookParts<'a> {
+    krate: &'a syn::Path,
+    checked: &'a HookSig,
+    ty_ident: &'a syn::Ident,
+    /// The function the hook calls.
+    callee: &'a TokenStream,
+    name: &'a str,
+}
+
+/// The impl of the hook's kind, and the value that runs it.
+struct KindImpl {
+    /// `__HookwireAround`'s `Hook` impl, or the `PreHook` / `PostHook` impl.
+    item: TokenStream,
+    /// The type of the value that runs the hook (`Pre<Hook>`, ..).
+    wrapped_ty: TokenStream,
+    /// That value.
+    wrapped: TokenStream,
+}
+
+impl HookParts<'_> {
+    /// The impl of the hook's kind.
+    fn kind_impl(&self) -> KindImpl {
+        let Self {
+            krate,
+            ty_ident,
+            callee,
+            name,
+            ..
+        } = *self;
+        let into_hook_error = quote!(::core::convert::Into::<#krate::HookError>::into);
+        match self.checked.kind {
+            // `__HookwireAround` is only needed as the type `Guarded` wraps.
+            // It returns the function's future itself: no `async` level of its
+            // own (see the note on the `Hook` impl below).
+            HookKind::Around => {
+                let plain_around_sig = plain_around_sig(krate);
+                KindImpl {
+                    item: quote! {
+                        #[derive(Debug, Clone, Copy, Default)]
+                        struct __HookwireAround;
+
+                        impl #krate::Hook for __HookwireAround {
+                            #plain_around_sig {
+                                #callee(cx, args, next)
+                            }
+
+                            fn name(&self) -> &'static str {
+                                #name
+                            }
+                        }
+                    },
+                    wrapped_ty: quote!(__HookwireAround),
+                    wrapped: quote!(__HookwireAround),
+                }
+            }
+            HookKind::Pre => {
+                let body = match self.checked.fallible {
+                    Fallible::No => quote!(::core::result::Result::Ok(#callee(cx, args).await)),
+                    Fallible::Yes => quote!(#callee(cx, args).await.map_err(#into_hook_error)),
+                };
+                KindImpl {
+                    item: quote! {
+                        impl #krate::PreHook for #ty_ident {
+                            async fn before(
+                                &self,
+                                cx: &mut #krate::ToolContext,
+                                args: &mut #krate::ToolArgs,
+                            ) -> ::core::result::Result<#krate::Decision, #krate::HookError> {
+                                #body
+                            }
+
+                            fn name(&self) -> &'static str {
+                                #name
+                            }
+                        }
+                    },
+                    wrapped_ty: quote!(#krate::Pre<#ty_ident>),
+                    wrapped: quote!(#krate::Pre(#ty_ident {})),
+                }
+            }
+            HookKind::Post => {
+                let body = match self.checked.fallible {
+                    Fallible::No => quote! {
+                        #callee(cx, outcome).await;
+                        ::core::result::Result::Ok(())
+                    },
+                    Fallible::Yes => quote!(#callee(cx, outcome).await.map_err(#into_hook_error)),
+                };
+                KindImpl {
+                    item: quote! {
+                        impl #krate::PostHook for #ty_ident {
+                            async fn after(
+                                &self,
+                                cx: &mut #krate::ToolContext,
+                                outcome: &mut #krate::Outcome,
+                            ) -> ::core::result::Result<(), #krate::HookError> {
+                                #body
+                            }
+
+                            fn name(&self) -> &'static str {
+                                #name
+                            }
+                        }
+                    },
+                    wrapped_ty: quote!(#krate::Post<#ty_ident>),
+                    wrapped: quote!(#krate::Post(#ty_ident {})),
+                }
+            }
+        }
+    }
+
+    /// The future the hook runs, as an expression: the function's own
+    /// future for a plain around hook, otherwise the wrapper's (`Pre`,
+    /// `Post`, `Guarded`), which lives in a `static` so the future may
+    /// borrow it.
+    fn run(&self, opts: &HookOptions, guarded: bool, kind: &KindImpl) -> TokenStream {
+        let Self { krate, callee, .. } = *self;
+        let KindImpl {
+            wrapped_ty,
+            wrapped,
+            ..
+        } = kind;
+        if guarded {
+            let policy = match opts.on_failure {
+                FailurePolicy::FailOpen => quote!(#krate::FailurePolicy::FailOpen),
+                FailurePolicy::FailClosed => quote!(#krate::FailurePolicy::FailClosed),
+            };
+            let timeout = match opts.timeout_ms {
+                Some((ms, _)) => {
+                    quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms)))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            quote! {{
+                static GUARDED: #krate::Guarded<#wrapped_ty> =
+                    #krate::Guarded::new(#wrapped, #policy, #timeout);
+                #krate::Hook::around(&GUARDED, cx, args, next)
+            }}
+        } else if self.checked.kind == HookKind::Around {
+            quote!(#callee(cx, args, next))
+        } else {
+            quote! {{
+                static WRAPPED: #wrapped_ty = #wrapped;
+                #krate::Hook::around(&WRAPPED, cx, args, next)
+            }}
+        }
+    }
+}
+
+/// The hook's `around`, which runs `run`. Without a matcher it is a plain
+/// `fn` returning that future: no `async` state machine of its own. Every
+/// coroutine in a chain nests the next one, so an extra level per hook
+/// costs at run time and, in a deep chain, pushes the future's type past
+/// rustc's query depth limit (16 hooks must compile without
+/// `#![recursion_limit]`).
+fn around_fn(krate: &syn::Path, matcher: Option<String>, run: &TokenStream) -> TokenStream {
+    match matcher {
+        None => {
+            let plain_around_sig = plain_around_sig(krate);
+            quote!(#plain_around_sig { #run })
+        }
+        Some(pattern) => quote! {
+            async fn around<__HookwireNext: #krate::Handler>(
+                &self,
+                cx: &mut #krate::ToolContext,
+                args: #krate::ToolArgs,
+                next: #krate::Next<'_, __HookwireNext>,
+            ) -> #krate::Outcome {
+                static MATCHER: ::std::sync::LazyLock<::core::option::Option<#krate::matcher::Matcher>> =
+                    ::std::sync::LazyLock::new(|| #krate::matcher::Matcher::parse(#pattern).ok());
+                let target = #krate::matcher::MatchTarget::new(cx.tool(), cx.source());
+                if !MATCHER.as_ref().is_some_and(|m| m.matches(target)) {
+                    return next.run(cx, args).await;
+                }
+                #run.await
+            }
+        },
+    }
 }
 
 /// The function's own `#[hook]` / `#[hookwire::hook]` attribute, if any.

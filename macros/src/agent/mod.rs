@@ -2,6 +2,7 @@
 //! it to the shared emitter. No chain is built here.
 
 mod entries;
+mod spec;
 
 use std::str::FromStr;
 
@@ -28,6 +29,7 @@ use crate::keys::{positive, unknown_value};
 use crate::{keys, krate};
 use entries::*;
 pub(crate) use entries::{Entries, hook_ref};
+use spec::*;
 
 /// The keys of `#[agent(...)]`: the fields every declaration has
 /// (`hookwire_spec::AGENT_FIELDS`, a card's too; a card's `output_type`
@@ -220,233 +222,25 @@ fn last_name(path: &syn::Path) -> String {
         .unwrap_or_default()
 }
 
+/// Expands `#[agent(attr)] item`: the attribute into an `AgentSpec`, every
+/// mistake in it reported, then the shared emitter.
 fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream> {
-    if !item.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(
-            &item.generics,
-            "an agent struct cannot be generic: expected `#[agent(...)] struct Name;`",
-        ));
-    }
-    if !matches!(item.fields, syn::Fields::Unit) {
-        return Err(syn::Error::new_spanned(
-            &item.fields,
-            "an agent struct has no fields of its own: `#[agent]` gives it its tool set; pass what its tools need as `deps = YourDeps` and build it with `Name::new(&deps)`. Expected `#[agent(...)] struct Name;`",
-        ));
-    }
+    check_shape(item)?;
     // A derive the agent cannot have is reported, and left out, so that
     // the rest still expands: one mistake, one error.
     let (attrs, derive_error) = agent_attrs(item);
-    let (attr, lists) = split_lists(attr)?;
-    let metas = NestedMeta::parse_meta_list(attr)?;
-    keys::check(&metas, "`#[agent(...)]`", &agent_keys())?;
-    let mut a = AgentAttr::from_list(&metas).map_err(syn::Error::from)?;
-    for (key, span, entries) in lists {
-        let slot = match key.as_str() {
-            "function_tools" => &mut a.function_tools,
-            "agents" => &mut a.agents,
-            "tool_hooks" => &mut a.tool_hooks,
-            _ => &mut a.hooks,
-        };
-        if !slot.0.is_empty() {
-            return Err(syn::Error::new(
-                span,
-                format!("duplicate key `{key}` in `#[agent(...)]`: give each key once"),
-            ));
-        }
-        *slot = entries;
-    }
+    let a = parse_attr(attr)?;
     let krate_path = krate::hookwire(a.krate.clone());
     let krate = path_text(&krate_path);
-    let (name, name_span) = match &a.name {
-        Some(n) => (n.value(), n.span()),
-        None => (crate::unraw(&item.ident), item.ident.span()),
-    };
-    if let Err(e) = check_agent_name(&name) {
-        return Err(name_error(name_span, &e));
-    }
-    let mut spec = AgentSpec::new(name);
-    spec.span = Some(item.ident.span());
-    if let Some(durable) = &a.durable_name {
-        if let Err(e) = hookwire_codegen::spec::check_durable_name(&durable.value()) {
-            return Err(name_error(durable.span(), &e));
-        }
-        spec.durable_name = Some(durable.value());
-    }
-    spec.deps = a.deps.as_ref().map(path_text);
-    if let Some(i) = &a.instruction {
-        spec.instruction = i.value();
-    }
-    spec.description = a.description.as_ref().map(syn::LitStr::value);
-    spec.default = a.default;
-    spec.servers = a.servers.iter().map(syn::LitStr::value).collect();
-    spec.runtime_tools = a.runtime_tools;
-    let mut errors: Option<syn::Error> = None;
-    let mut push_err = |e: syn::Error| match &mut errors {
-        Some(all) => all.combine(e),
-        None => errors = Some(e),
-    };
-    for (server, span, globs) in a.tools.0 {
-        if let Err(message) = check_mcp_filter_server(&server, &spec.servers) {
-            push_err(syn::Error::new(span, message));
-        }
-        for glob in &globs {
-            if let Err(e) = Matcher::glob(&glob.value()) {
-                push_err(syn::Error::new(
-                    glob.span(),
-                    format!("invalid tool filter: {e}"),
-                ));
-            }
-        }
-        spec.mcp_tools.push(McpToolsSpec {
-            server,
-            globs: globs.iter().map(syn::LitStr::value).collect(),
-        });
-    }
-
-    for entry in &a.function_tools.0 {
-        match entry_args::<ToolEntryAttr>(entry, "this `function_tools` entry", TOOL_ENTRY_KEYS) {
-            Ok(t) => {
-                let tool_name = t
-                    .name
-                    .as_ref()
-                    .map_or_else(|| last_name(&entry.path), syn::LitStr::value);
-                if let Err(e) = check_tool_name(&tool_name, "tool name") {
-                    let span = t.name.as_ref().map_or(entry.path.span(), |n| n.span());
-                    push_err(name_error(span, &e));
-                }
-                let mut tool = ToolRef::new(checked(&krate, &entry.path), tool_name);
-                tool.span = Some(entry.path.span());
-                tool.tokens = Some(entry.path.to_token_stream());
-                tool.available = t.available.as_ref().map(|a| fn_ref(&a.0));
-                tool.instruction = t.instruction.as_ref().and_then(|i| match &i.0 {
-                    Instruction::Text(text) => Some(InstructionRef::Text(text.value())),
-                    Instruction::Fn(path) => Some(InstructionRef::Fn(fn_ref(path))),
-                    _ => None,
-                });
-                for h in &t.hooks.0 {
-                    match hook_ref(&krate, h, "this `tool_hooks` entry", &HOOK_OPTIONS) {
-                        Ok(h) => tool = tool.with_hook(h),
-                        Err(e) => push_err(e),
-                    }
-                }
-                spec.function_tools.push(tool);
-            }
-            Err(e) => push_err(e),
-        }
-    }
-    for entry in &a.agents.0 {
-        match entry_args::<AgentEntryAttr>(entry, "this `agents` entry", AGENT_ENTRY_KEYS) {
-            Ok(c) => {
-                let mut child = AgentRef::new(
-                    c.name
-                        .as_ref()
-                        .map_or_else(|| last_name(&entry.path), syn::LitStr::value),
-                );
-                if let Err(e) = check_agent_name(&child.name) {
-                    let span = c.name.as_ref().map_or(entry.path.span(), |n| n.span());
-                    push_err(name_error(span, &e));
-                }
-                child.ty = Some(checked(&krate, &entry.path));
-                child.span = Some(entry.path.span());
-                child.tokens = Some(entry.path.to_token_stream());
-                child.output = c.output.as_ref().map(fn_ref);
-                child.on_error = c.on_error.as_ref().map(fn_ref);
-                child.meta = hookwire_codegen::spec::ToolMeta::from_pairs(
-                    c.meta.map(|m| m.0).unwrap_or_default(),
-                );
-                spec.agents.push(child);
-            }
-            Err(e) => push_err(e),
-        }
-    }
-    for entry in &a.tool_hooks.0 {
-        match hook_ref(&krate, entry, "this `tool_hooks` entry", &HOOK_OPTIONS) {
-            Ok(h) => spec.tool_hooks.push(h),
-            Err(e) => push_err(e),
-        }
-    }
-    for entry in &a.hooks.0 {
-        if is_type_path(&entry.path) {
-            // A type (`NoShell`, `crate::hooks::Guard`): a lifecycle hook.
-            match lifecycle_ref(entry) {
-                Ok(l) => spec.lifecycle_hooks.push(l),
-                Err(e) => push_err(e),
-            }
-            continue;
-        }
-        match event_hook(entry) {
-            Ok(h) => spec.hooks.push(h),
-            Err(e) => push_err(e),
-        }
-    }
-    let mut number = |lit: &Option<syn::Lit>, key: &str, example: &str| match lit {
-        Some(l) => match positive(l, key, example) {
-            Ok(n) => Some(n),
-            Err(e) => {
-                push_err(e);
-                None
-            }
-        },
-        None => None,
-    };
-    spec.max_parallel = number(&a.max_parallel, "max_parallel", "4");
-    spec.child_timeout_sec = number(&a.child_timeout_sec, "child_timeout_sec", "60");
-    spec.max_display_instances = number(&a.max_display_instances, "max_display_instances", "20");
-    if let Some(h) = &a.history_source {
-        match HistorySource::from_str(&h.value()) {
-            Ok(v) => spec.history_source = v,
-            Err(e) => push_err(unknown_value(h, "history_source", &e)),
-        }
-    }
-    if let Some(h) = &a.history_merge_target {
-        match HistoryMergeTarget::from_str(&h.value()) {
-            Ok(v) => spec.history_merge_target = v,
-            Err(e) => push_err(unknown_value(h, "history_merge_target", &e)),
-        }
-    }
-    spec.model = a.model.as_ref().map(syn::LitStr::value);
-    spec.use_history = a.use_history;
-    if let Some(s) = &a.tool_input_schema {
-        let checked = serde_json::from_str::<serde_json::Value>(&s.value())
-            .map_err(|_| "`tool_input_schema` must be a JSON Schema object".to_owned())
-            .and_then(|schema| check_tool_input_schema(&schema));
-        match checked {
-            Ok(()) => spec.tool_input_schema = Some(s.value()),
-            Err(message) => push_err(syn::Error::new(
-                s.span(),
-                format!(
-                    "{message}: expected `tool_input_schema = r#\"{{\"type\": \"object\", ...}}\"#`"
-                ),
-            )),
-        }
-    }
-    spec.output_type = a.output.as_ref().map(fn_ref);
-    if let Some(s) = &a.output_schema {
-        if a.output.is_some() {
-            push_err(syn::Error::new(
-                s.span(),
-                "give `output = Type` or `output_schema`, not both: the type's schema is the one asked for",
-            ));
-        }
-        let checked = serde_json::from_str::<serde_json::Value>(&s.value())
-            .map_err(|e| format!("`output_schema` is not JSON: {e}"));
-        // Without hookwire's `output-schema` feature the generated code is
-        // its one error, naming the feature.
-        #[cfg(feature = "output-schema")]
-        let checked = checked.and_then(|schema| {
-            hookwire_codegen::spec::check_output_schema(&schema).map_err(|e| {
-                let at = schema_path(&e.path);
-                format!("invalid `output_schema`{at}: {}", e.message)
-            })
-        });
-        match checked {
-            Ok(_) => spec.output_schema = Some(s.value()),
-            Err(message) => push_err(syn::Error::new(s.span(), message)),
-        }
-    }
-    if let Some(e) = errors {
-        return Err(e);
-    }
+    let mut spec = declared_spec(&a, item)?;
+    let mut errors = Errors::default();
+    mcp_tools(&a, &mut spec, &mut errors);
+    function_tools(&krate, &a, &mut spec, &mut errors);
+    child_agents(&krate, &a, &mut spec, &mut errors);
+    hooks(&krate, &a, &mut spec, &mut errors);
+    run_options(&a, &mut spec, &mut errors);
+    schemas(&a, &mut spec, &mut errors);
+    errors.finish()?;
 
     let opts = EmitOptions::new(krate_path)
         .agent_type(item.ident.clone())
