@@ -347,7 +347,7 @@ impl fmt::Debug for ToolContext {
 /// use it cost nothing.
 ///
 /// ```
-/// # use hookwire::Extensions;
+/// # use hookwire::call::Extensions;
 /// struct StartedAt(u64);
 /// let mut ext = Extensions::new();
 /// ext.insert(StartedAt(7));

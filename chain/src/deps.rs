@@ -10,7 +10,7 @@
 //! * a tool takes a part of it as a parameter, [`Dep<T>`], next to its
 //!   arguments, like axum's `State<T>` extractor; the part is any `T` that
 //!   implements [`FromRef<AppDeps>`] (every `Clone` type is a part of itself,
-//!   and `#[derive(hookwire::FromRef)]`-style impls are one line each);
+//!   and `#[derive(hookwire::deps::FromRef)]`-style impls are one line each);
 //! * every tool and child agent of the agent is built by
 //!   [`FromDeps<AppDeps>`], which `#[tool]` and `#[agent]` implement; a hook
 //!   is built with `Default` (every `#[hook]` has one) or, for a hook type
@@ -42,7 +42,7 @@
 //! impl Prices {
 //!     fn of(&self, item: &str) -> u32 { item.len() as u32 }
 //! }
-//! impl hookwire::FromRef<AppDeps> for Arc<Prices> {
+//! impl hookwire::deps::FromRef<AppDeps> for Arc<Prices> {
 //!     fn from_ref(deps: &AppDeps) -> Self { deps.prices.clone() }
 //! }
 //!
@@ -119,7 +119,7 @@ impl<D, H: crate::Hook> IsHook<D> for H {}
 #[diagnostic::on_unimplemented(
     message = "the agent's dependencies `{D}` do not provide `{Self}`",
     label = "`{Self}` is not provided by `{D}`",
-    note = "provide it with `impl hookwire::FromRef<{D}> for {Self}`, or declare the agent with `deps = {Self}`"
+    note = "provide it with `impl hookwire::deps::FromRef<{D}> for {Self}`, or declare the agent with `deps = {Self}`"
 )]
 pub trait FromRef<D> {
     /// Takes the part out of the dependencies.

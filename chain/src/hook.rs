@@ -141,7 +141,7 @@ impl<'a, N: Handler + ?Sized> Next<'a, N> {
 /// use std::pin::Pin;
 /// use std::sync::atomic::{AtomicU64, Ordering};
 /// use std::task::{Context, Poll};
-/// use hookwire::{catch_panics, chain, FnTool, Handler, Hook, Next, Outcome, ToolArgs, ToolContext, ToolHandler, ToolSource};
+/// use hookwire::{chain, FnTool, Handler, Hook, Next, Outcome, ToolArgs, ToolContext, ToolHandler, ToolSource, hooks::catch_panics};
 ///
 /// /// Counts calls as they start and as they end.
 /// #[derive(Default)]
@@ -510,7 +510,7 @@ impl<F: Future<Output = Outcome>> Future for CatchRoot<'_, F> {
 /// [`Handler::call`] on a bare chain lets a panic unwind to the caller.
 ///
 /// ```
-/// use hookwire::{catch_panics, chain, FnTool, Handler, Hook, Next, Outcome, ToolArgs, ToolContext, ToolHandler, ToolSource};
+/// use hookwire::{chain, FnTool, Handler, Hook, Next, Outcome, ToolArgs, ToolContext, ToolHandler, ToolSource, hooks::catch_panics};
 ///
 /// struct Buggy;
 /// impl Hook for Buggy {
@@ -543,7 +543,7 @@ pub fn catch_panics<H: Handler + ?Sized>(
 /// A handler run as the root of a call: [`catch_panics`] as a [`Handler`].
 ///
 /// ```
-/// # use hookwire::{CatchPanics, chain, Hooked};
+/// # use hookwire::{chain, Hooked, hooks::CatchPanics};
 /// # struct A; struct T;
 /// let root: CatchPanics<Hooked<A, T>> = CatchPanics(chain!(A => T));
 /// ```

@@ -73,6 +73,7 @@ pub fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Tool matchers, shared with the code generator so that a matcher means
 /// the same thing at code generation time and at run time.
 pub mod matcher {
+    pub use crate::predicate::Predicate;
     pub use hookwire_spec::{MatchTarget, Matcher, MatcherError, StepKind, ToolMeta};
 }
 

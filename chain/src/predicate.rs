@@ -21,7 +21,7 @@ use crate::matcher::{MatchTarget, Matcher};
 /// source.
 ///
 /// ```
-/// use hookwire::Predicate;
+/// use hookwire::matcher::Predicate;
 /// use hookwire::matcher::{MatchTarget, Matcher};
 /// use hookwire::ToolSource;
 ///

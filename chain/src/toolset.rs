@@ -176,7 +176,7 @@ impl<R: RouterList> Router<R> {
     /// none of them is offered or callable.
     ///
     /// ```
-    /// # use hookwire::{FnTool, Json, NoArgs, Router, StepView};
+    /// # use hookwire::{FnTool, Json, Router, call::NoArgs, view::StepView};
     /// struct Admin;
     /// let admin = Router::new()
     ///     .tool(FnTool::new("reset", "Resets.", |_: NoArgs| async { Json(0) }))

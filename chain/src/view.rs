@@ -72,7 +72,7 @@ impl<'a> StepView<'a> {
 /// copying it costs nothing, and nothing runs until someone asks.
 ///
 /// ```
-/// use hookwire::{FnTool, Json, ToolArgs, ToolView};
+/// use hookwire::{FnTool, Json, ToolArgs, view::ToolView};
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct A { x: i64 }
 /// let view = ToolView::of::<FnTool<A, fn(A) -> std::future::Ready<Json<i64>>>>();
 /// assert!(view.check(&ToolArgs::from_json(r#"{"x": 1}"#), "t").is_ok());
@@ -100,7 +100,7 @@ pub struct ToolView {
 /// themselves. Two optional function pointers: copying it costs nothing.
 ///
 /// ```
-/// use hookwire::{StepRules, StepView};
+/// use hookwire::{view::StepRules, view::StepView};
 /// fn after_the_first(step: &StepView<'_>) -> bool { step.step > 0 }
 /// let rules = StepRules::new()
 ///     .with_available(after_the_first)

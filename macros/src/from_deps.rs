@@ -32,7 +32,7 @@ fn expand(item: TokenStream) -> syn::Result<TokenStream> {
     let mut bounds: Vec<TokenStream> = where_clause
         .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
         .unwrap_or_default();
-    let take = |ty: &syn::Type| quote!(<#ty as #krate::FromRef<__D>>::from_ref(deps));
+    let take = |ty: &syn::Type| quote!(<#ty as #krate::deps::FromRef<__D>>::from_ref(deps));
     let body = match &data.fields {
         syn::Fields::Unit => quote!(#ident),
         syn::Fields::Named(fields) => {
@@ -50,7 +50,7 @@ fn expand(item: TokenStream) -> syn::Result<TokenStream> {
     };
     for field in data.fields.iter() {
         let ty = &field.ty;
-        bounds.push(quote_spanned!(ty.span()=> #ty: #krate::FromRef<__D>));
+        bounds.push(quote_spanned!(ty.span()=> #ty: #krate::deps::FromRef<__D>));
     }
     let deps = if data.fields.is_empty() {
         quote!(_)

@@ -40,7 +40,7 @@ mod tool_hook;
 ///   hooks -> the tool`).
 /// * `needs_approval` asks the approver before every call;
 ///   `needs_approval = path` only when `path(&args) -> bool` says so, with
-///   the typed arguments (`fn(&hookwire::ArgsOf<tool>) -> bool`). Arguments
+///   the typed arguments (`fn(&hookwire::declare::ArgsOf<tool>) -> bool`). Arguments
 ///   that do not parse always need approval (fail closed).
 /// * `on_error = path`: a `fn(ToolError) -> R` with `R: IntoOutcome` that
 ///   maps the tool's errors (its own, bad arguments, a panic) to what the
@@ -48,7 +48,7 @@ mod tool_hook;
 ///   sees what it made.
 ///
 /// With `hooks`, `needs_approval` or `on_error`, the generated type
-/// implements `hookwire::ToolDecl` (the tool and its own chain) instead of
+/// implements `hookwire::declare::ToolDecl` (the tool and its own chain) instead of
 /// `hookwire::Tool`; use `ToolDecl::into_handler` to put it in a
 /// hand-built chain.
 /// * The return type implements `IntoOutcome`: `String`, `ToolResult`,
@@ -124,7 +124,7 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `max_display_instances` (positive integers), `history_source`,
 /// `history_merge_target`, `model`, `use_history`, `tool_input_schema`,
 /// `deps = Type` (what the tools, hooks and child agents are built from:
-/// a tool's `Dep<T>` parameter needs `T: hookwire::FromRef<Type>`),
+/// a tool's `Dep<T>` parameter needs `T: hookwire::deps::FromRef<Type>`),
 /// `crate`, `durable_name = "Pmo"` (the prefix of its Restate service names
 /// when served durably, `PmoSession` and `PmoApproval`: an ASCII letter,
 /// then letters, digits, `_`, `.`, `-`, at most 64; by default the name in
@@ -169,7 +169,7 @@ pub(crate) fn unraw(ident: &syn::Ident) -> String {
 
 /// Builds a hand-written tool or hook type from an agent's dependencies:
 /// implements `hookwire::FromDeps<D>` for every `D` that provides each
-/// field (`FieldType: hookwire::FromRef<D>`). A unit struct is built from
+/// field (`FieldType: hookwire::deps::FromRef<D>`). A unit struct is built from
 /// any dependencies.
 ///
 /// ```ignore

@@ -107,19 +107,19 @@ impl FromMeta for Approval {
             }) => Self::from_bool(b.value),
             syn::Expr::Group(g) => Self::from_expr(&g.expr),
             other => Err(darling::Error::custom(
-                "expected `needs_approval` (every call) or `needs_approval = path::to_predicate`, a `fn(&hookwire::ArgsOf<tool>) -> bool`",
+                "expected `needs_approval` (every call) or `needs_approval = path::to_predicate`, a `fn(&hookwire::declare::ArgsOf<tool>) -> bool`",
             )
             .with_span(other)),
         }
     }
 }
 
-/// `available = path` (a `fn(&hookwire::StepView) -> bool`); anything
+/// `available = path` (a `fn(&hookwire::view::StepView) -> bool`); anything
 /// else (`available`, `available = true`) is one error of ours, on it.
 #[derive(Debug)]
 pub(crate) struct AvailableAttr(pub(crate) syn::Path);
 
-const AVAILABLE_EXPECTED: &str = "expected `available = path::to::function`, a `fn(&hookwire::StepView) -> bool` asked at each step (a tool that is always offered needs no `available`)";
+const AVAILABLE_EXPECTED: &str = "expected `available = path::to::function`, a `fn(&hookwire::view::StepView) -> bool` asked at each step (a tool that is always offered needs no `available`)";
 
 impl FromMeta for AvailableAttr {
     fn from_word() -> darling::Result<Self> {
@@ -136,7 +136,7 @@ impl FromMeta for AvailableAttr {
 }
 
 /// `instruction = "text"` or `instruction = path` (a
-/// `fn(&hookwire::StepView) -> String`).
+/// `fn(&hookwire::view::StepView) -> String`).
 #[derive(Debug)]
 pub(crate) struct InstructionAttr(pub(crate) Instruction);
 
@@ -150,7 +150,7 @@ impl FromMeta for InstructionAttr {
             syn::Expr::Path(p) if p.qself.is_none() => Ok(Self(Instruction::Fn(p.path.clone()))),
             syn::Expr::Group(g) => Self::from_expr(&g.expr),
             other => Err(darling::Error::custom(
-                "expected `instruction = \"text\"` or `instruction = path::to::function`, a `fn(&hookwire::StepView) -> String`",
+                "expected `instruction = \"text\"` or `instruction = path::to::function`, a `fn(&hookwire::view::StepView) -> String`",
             )
             .with_span(other)),
         }
@@ -216,7 +216,7 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn, stub: Stub, krate: &syn::Pat
     let stand_in = match stub {
         Stub::Tool => quote! {
             impl #krate::Tool for #ident {
-                type Args = #krate::NoArgs;
+                type Args = #krate::call::NoArgs;
 
                 fn name(&self) -> &str {
                     #name
@@ -226,7 +226,7 @@ fn with_stub(error: syn::Error, item: &syn::ItemFn, stub: Stub, krate: &syn::Pat
                     #name
                 }
 
-                async fn call(&self, _: &#krate::ToolContext, _: #krate::NoArgs) -> #krate::Outcome {
+                async fn call(&self, _: &#krate::ToolContext, _: #krate::call::NoArgs) -> #krate::Outcome {
                     ::core::result::Result::Err(#krate::ToolError::UnknownTool {
                         name: ::std::string::String::from(#name),
                     })

@@ -119,7 +119,7 @@ mod tools;
 
 use criterion::{BatchSize, Criterion};
 use e2e::e2e_cases;
-use hookwire::{Outcome, into_result};
+use hookwire::{Outcome, call::into_result};
 use layers::chain_cases;
 use ratios::report;
 use sessions::loop_cases;

@@ -98,34 +98,87 @@ pub mod model;
 pub mod otel;
 mod output_schema;
 
-pub(crate) use hookwire_chain::BoxFuture;
-
 // The chain's modules under their old names, for the code of this crate.
 pub(crate) use hookwire_chain::{
-    call, call_log, channel, context, error, hook, lock, policy, predicate, prepost, scope,
-    strict_json, tool, toolset, view, wait,
+    call_log, channel, context, decision, error, hook, lock, policy, predicate, prepost, scope,
+    strict_json, wait,
 };
-pub use hookwire_chain::{decision, deps, hooks, matcher};
 
-pub use hookwire_chain::chain;
-pub use hookwire_chain::{ArgsOf, Attempts, ToolDecl};
-pub use hookwire_chain::{
-    ArgumentError, Boxed, CallReport, CallScope, CatchPanics, Content, Contents, Decision, Dep,
-    EmbeddedResource, ErrorMessage, Extensions, FailurePolicy, FnTool, FromDeps, FromRef, Guarded,
-    Handler, Hook, HookError, Hooked, ImageContent, InstructionFn, IntoOutcome, Json, Next, NoArgs,
-    Outcome, Post, PostHook, Pre, PreHook, Predicate, Router, RouterEnd, RouterEntry, RouterList,
-    RunChannel, SessionValues, StepOffer, StepRules, StepView, Tool, ToolArgs, ToolCall,
-    ToolContext, ToolDefinition, ToolError, ToolHandler, ToolMeta, ToolResult, ToolSet, ToolSource,
-    ToolView, When, catch_panics, into_result, schema_for,
+pub mod prelude;
+
+// Names the code of this crate uses at its root without publishing them
+// there (their public paths are in the modules below).
+pub(crate) use hookwire_chain::{
+    ToolMeta,
+    view::{StepOffer, StepRules, StepView, ToolView},
 };
-/// `#[derive(FromDeps)]`: a hand-written tool or hook type built from an
-/// agent's dependencies (see [`deps`]).
+
+// The crate root: what most users name (at most 40 names; the rest live in
+// the modules below, each at one path).
+pub use ::schemars;
+pub use ::serde_json;
+/// `#[derive(FromDeps)]` and the trait it implements: a hand-written tool
+/// or hook type built from an agent's dependencies (see [`deps`]).
+pub use hookwire_chain::FromDeps;
+pub use hookwire_chain::chain;
+pub use hookwire_chain::{
+    BoxFuture, CallScope, Decision, Dep, FailurePolicy, FnTool, Guarded, Handler, Hook, HookError,
+    Hooked, IntoOutcome, Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs,
+    ToolCall, ToolContext, ToolDefinition, ToolError, ToolHandler, ToolResult, ToolSet, ToolSource,
+    When,
+};
 pub use hookwire_macros::FromDeps;
-/// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros.
+/// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros, and
+/// `#[args]` for a tool's argument types.
 pub use hookwire_macros::{agent, args, hook, tool};
-/// Joining tool sets (static tools and MCP tools): `a.join(b)`.
-#[cfg(feature = "mcp")]
-pub use mcp::{Joined, ToolSetExt};
+
+/// What a call carries besides its arguments: result contents, argument
+/// errors, the typed extension map, a session's values, and the channel up
+/// to the run it belongs to.
+pub mod call {
+    pub use hookwire_chain::call::{
+        Content, Contents, EmbeddedResource, ImageContent, NoArgs, schema_for,
+    };
+    pub use hookwire_chain::call_log::{CallLog, CallNotes};
+    pub use hookwire_chain::{
+        ArgumentError, CallReport, ErrorMessage, Extensions, RunChannel, SessionValues, into_result,
+    };
+}
+
+/// What a tool says about one step of a run: its availability and its
+/// instruction ([`Tool::available`], [`Tool::instruction`]), and what the
+/// approval gates know of it.
+pub mod view {
+    pub use hookwire_chain::view::{InstructionFn, StepOffer, StepRules, StepView, ToolView};
+}
+
+/// Built-in hooks (timeout, retry, audit) and the combinators chains are
+/// built from besides [`Hooked`].
+pub mod hooks {
+    pub use hookwire_chain::hooks::{
+        Attempts, Audit, Boxed, CatchPanics, Retry, Timeout, audit, catch_panics,
+    };
+}
+
+/// Tool matchers, shared with the code generator so that a matcher means
+/// the same thing at code generation time and at run time, and the
+/// predicates that gate a hook per call.
+pub mod matcher {
+    pub use hookwire_chain::matcher::{
+        MatchTarget, Matcher, MatcherError, Predicate, StepKind, ToolMeta,
+    };
+}
+
+/// The parts of a [`Router`]'s type: its list of routes.
+pub mod toolset {
+    pub use hookwire_chain::toolset::{RouterEnd, RouterEntry, RouterList};
+}
+
+/// Building tools and hooks from an agent's dependencies: the
+/// [`FromDeps`] trait and [`Dep`] are at the crate root.
+pub mod deps {
+    pub use hookwire_chain::deps::{BuildHook, FromRef, IsHook};
+}
 
 /// Re-exports for generated code, so user crates need no extra dependencies.
 #[doc(hidden)]
@@ -135,14 +188,14 @@ pub mod __private {
     pub mod check {
         pub use crate::declare::check::*;
     }
+    /// The chain crate, for generated code that names it.
+    pub use hookwire_chain as chain;
     /// How generated code holds the hooks and child agents a user lists:
     /// one checked slot per item.
     pub mod slot {
         pub use crate::declare::slot::*;
     }
 }
-pub use schemars;
-pub use serde_json;
 
 /// Includes the agents that `hookwire_codegen::Builder` generated from
 /// AgentCards in `build.rs` (by default `$OUT_DIR/agents/mod.rs`; pass the

@@ -20,8 +20,8 @@ use allocation_counter::{AllocationInfo, measure};
 use chain_fixtures::{AddOne, Allow, Keep, Noop};
 use hookwire::hooks::Audit;
 use hookwire::{
-    CallScope, Extensions, FailurePolicy, Guarded, Handler, Hook, Next, Outcome, Post, Pre, Router,
-    Tool, ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, chain,
+    CallScope, FailurePolicy, Guarded, Handler, Hook, Next, Outcome, Post, Pre, Router, Tool,
+    ToolArgs, ToolCall, ToolContext, ToolHandler, ToolSet, ToolSource, call::Extensions, chain,
 };
 
 /// Counts its runs before and after `next`, in a counter shared with the test.
@@ -315,7 +315,7 @@ fn large_argument_peak<M: hookwire::model::Model + 'static>(model: M, size: usiz
 /// `cargo bench -p hookwire --bench steps`.
 #[test]
 fn a_large_argument_is_held_at_most_twice_through_a_run() {
-    use hookwire::model::{ScriptedModel, Turn};
+    use hookwire::{model::ScriptedModel, model::Turn};
 
     const SIZE: usize = 20 << 20;
     let scripted = ScriptedModel::from_turns(vec![
@@ -418,7 +418,7 @@ fn in_a_run_a_hook_that_reads_its_arguments_allocates_nothing_more() {
 /// instruction, borrowed.
 #[test]
 fn a_step_offer_of_tools_without_rules_allocates_nothing() {
-    use hookwire::{SessionValues, StepOffer, StepView};
+    use hookwire::{call::SessionValues, view::StepOffer, view::StepView};
     let tools = Router::new().route(
         AddOne.definition(),
         ToolSource::Function,

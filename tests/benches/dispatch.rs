@@ -10,8 +10,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hookwire::{
-    CallScope, Handler, Hook, Next, NoArgs, Outcome, Tool, ToolArgs, ToolCall, ToolContext,
-    ToolResult, ToolSet,
+    CallScope, Handler, Hook, Next, Outcome, Tool, ToolArgs, ToolCall, ToolContext, ToolResult,
+    ToolSet, call::NoArgs,
 };
 
 /// One of many generated tools, told apart by `N`.

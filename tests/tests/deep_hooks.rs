@@ -8,7 +8,7 @@
 //! queries go some six levels deeper per `async` hook, and a chain of more
 //! than about twenty hooks used to fail with "queries overflow the depth
 //! limit!". The generated code cuts long chains into segments with
-//! `hookwire::Boxed` (every twelve agent-level hooks, every eight of a
+//! `hookwire::hooks::Boxed` (every twelve agent-level hooks, every eight of a
 //! tool's own). This file is its own crate, with no `recursion_limit`
 //! attribute: it stops compiling if the segments go.
 #![allow(clippy::unwrap_used)]

@@ -10,6 +10,9 @@ use crate::error::ToolError;
 mod args;
 mod result;
 
+/// The arguments of a tool without parameters, and the schema of a tool's
+/// arguments, with the rest of what a call carries.
+pub use crate::tool::{NoArgs, schema_for};
 pub use args::ToolArgs;
 #[doc(hidden)]
 pub use args::kind as json_kind;

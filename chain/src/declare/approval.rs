@@ -41,7 +41,7 @@ where
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an approval metadata function over `{A}`",
     label = "expected `fn(&{A}) -> serde_json::Value`",
-    note = "`approval_metadata` names a function `fn(&hookwire::ArgsOf<tool>) -> serde_json::Value`"
+    note = "`approval_metadata` names a function `fn(&hookwire::declare::ArgsOf<tool>) -> serde_json::Value`"
 )]
 pub trait ApprovalMetadata<A>: Send + Sync {
     /// The metadata shown for a call with `args`.

@@ -67,7 +67,7 @@
 //! #[hookwire::tool(needs_approval = outside_tmp)]
 //! fn delete(path: String) -> String { format!("deleted {path}") }
 //!
-//! fn outside_tmp(args: &hookwire::ArgsOf<delete>) -> bool {
+//! fn outside_tmp(args: &hookwire::declare::ArgsOf<delete>) -> bool {
 //!     !args.path.starts_with("/tmp/")
 //! }
 //!
@@ -110,7 +110,7 @@ pub use select::{child_agent_name, function_tool_name, meta_part_selects, select
 /// use [`ToolDecl::into_handler`] to put such a tool into a hand-built chain:
 ///
 /// ```
-/// use hookwire::{CallScope, ToolArgs, ToolCall, ToolDecl, ToolSet, Router};
+/// use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet, Router, declare::ToolDecl};
 ///
 /// /// Shouts.
 /// #[hookwire::tool(on_error = hookwire::declare::error_text)]
@@ -183,7 +183,7 @@ impl<T: Tool> ToolDecl for T {
 ///     path
 /// }
 ///
-/// fn outside_tmp(args: &hookwire::ArgsOf<delete>) -> bool {
+/// fn outside_tmp(args: &hookwire::declare::ArgsOf<delete>) -> bool {
 ///     !args.path.starts_with("/tmp/")
 /// }
 /// # let _ = delete {};

@@ -3,7 +3,7 @@
 //!
 //! The agent is built from one value of the dependency type
 //! (`Agent::new(&deps)`); a tool parameter `x: Dep<T>` gets the `T` that
-//! value provides through `hookwire::FromRef`. `cardgen check` checks, for
+//! value provides through `hookwire::deps::FromRef`. `cardgen check` checks, for
 //! every `Dep<T>` of every function tool of a card, that the card's
 //! dependency type provides `T`, so that what it accepts compiles.
 //!
@@ -11,7 +11,7 @@
 //! `impl<T: Clone> FromRef<T> for T`; for a struct or enum, `Clone` must be
 //! derived or implemented in its file), and every `T` of a top-level
 //! `impl FromRef<Deps> for T` (any path ending in `FromRef`, such as
-//! `hookwire::FromRef`, and not behind a `cfg`) in the dependency type's
+//! `hookwire::deps::FromRef`, and not behind a `cfg`) in the dependency type's
 //! file or in any other `.rs` file the card references. Types are compared
 //! by their token text with every path cut to its last segment:
 //! `Dep<std::sync::Arc<crate::db::Pool>>` asks for `Arc<Pool>`, which
@@ -227,7 +227,7 @@ pub(crate) fn check_tool(
                     "tool `{tool}` takes `Dep<{shown}>`, but its card declares no `deps:`, so the agent is built without dependencies"
                 ))
                 .help(format!(
-                    "declare the type the agent is built from in the card, for example `deps: deps.rs:AppDeps`, with `impl hookwire::FromRef<AppDeps> for {want}` in deps.rs"
+                    "declare the type the agent is built from in the card, for example `deps: deps.rs:AppDeps`, with `impl hookwire::deps::FromRef<AppDeps> for {want}` in deps.rs"
                 )),
             );
             continue;
@@ -255,12 +255,12 @@ pub(crate) fn check_tool(
             ))
             .help(if syn::parse_str::<syn::Ident>(&want).is_ok() {
                 format!(
-                    "add `impl hookwire::FromRef<{name}> for {want}` to {}, or declare `deps: {}:{want}`",
+                    "add `impl hookwire::deps::FromRef<{name}> for {want}` to {}, or declare `deps: {}:{want}`",
                     deps.file, deps.file
                 )
             } else {
                 format!(
-                    "add `impl hookwire::FromRef<{name}> for {want}` to {}",
+                    "add `impl hookwire::deps::FromRef<{name}> for {want}` to {}",
                     deps.file
                 )
             })

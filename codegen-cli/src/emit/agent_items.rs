@@ -127,10 +127,10 @@ impl AgentItems<'_> {
             quote! {
                 impl<__D> #krate::FromDeps<__D> for #agent_ty
                 #bounds
-                    #deps_ty: #krate::FromRef<__D>,
+                    #deps_ty: #krate::deps::FromRef<__D>,
                 {
                     fn from_deps(deps: &__D) -> Self {
-                        Self::new(&<#deps_ty as #krate::FromRef<__D>>::from_ref(deps))
+                        Self::new(&<#deps_ty as #krate::deps::FromRef<__D>>::from_ref(deps))
                     }
                 }
             }

@@ -118,7 +118,7 @@ impl ToolLowering<'_> {
                     span_of(&tool.span),
                     quote! {
                         const _: () = #krate::__private::function_tool_name(
-                            <<#ty as #krate::ToolDecl>::Tool as #krate::Tool>::DECLARED_NAME,
+                            <<#ty as #krate::declare::ToolDecl>::Tool as #krate::Tool>::DECLARED_NAME,
                             #used,
                             #path_text,
                         );

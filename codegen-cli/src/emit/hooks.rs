@@ -224,7 +224,7 @@ pub(super) fn emit_call_dynamic(
     let mut chain = quote!(inner);
     for (k, layer) in layers.iter().rev().enumerate() {
         if k > 0 && k.is_multiple_of(super::OWN_SEGMENT) {
-            chain = quote!(#krate::Boxed::new(#chain));
+            chain = quote!(#krate::hooks::Boxed::new(#chain));
         }
         chain = quote!(#krate::Hooked::new(#layer, #chain));
     }
@@ -236,7 +236,7 @@ pub(super) fn emit_call_dynamic(
             inner: &__C,
         ) -> #krate::Outcome {
             let chain = #chain;
-            #krate::catch_panics(&chain, cx, args).await
+            #krate::hooks::catch_panics(&chain, cx, args).await
         }
     }
 }

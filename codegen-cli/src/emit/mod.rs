@@ -380,11 +380,11 @@ pub(super) fn step_rules(
         return Ok(None);
     }
     let mut items = TokenStream::new();
-    let mut rules = quote::quote!(#krate::StepRules::new());
+    let mut rules = quote::quote!(#krate::view::StepRules::new());
     if let Some(f) = available {
         let path = fn_path(f, "availability rule")?;
         items.extend(quote::quote! {
-            fn available(step: &#krate::StepView<'_>) -> bool {
+            fn available(step: &#krate::view::StepView<'_>) -> bool {
                 #krate::declare::available_by(#path, step)
             }
         });
@@ -407,7 +407,7 @@ pub(super) fn step_rules(
     if let Some(body) = body {
         items.extend(quote::quote! {
             fn instruction(
-                step: &#krate::StepView<'_>,
+                step: &#krate::view::StepView<'_>,
             ) -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
                 #body
             }

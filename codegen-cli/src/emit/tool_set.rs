@@ -107,7 +107,7 @@ pub(super) fn emit_tools(
             fn tool_view(
                 &self,
                 name: &str,
-            ) -> ::core::option::Option<#krate::ToolView> #view_body
+            ) -> ::core::option::Option<#krate::view::ToolView> #view_body
 
             #meta_fn
 
@@ -269,12 +269,14 @@ impl Lookup {
         // a tool that may declare metadata.
         let meta_fn = if tools.iter().any(|t| t.meta.is_some()) {
             let body = dispatch.by_name(tools, |i| match &tools[i].meta {
-                Some(m) => quote!(::core::option::Option::Some(#krate::ToolMeta::from_static(#m))),
+                Some(m) => {
+                    quote!(::core::option::Option::Some(#krate::matcher::ToolMeta::from_static(#m)))
+                }
                 None => quote!(::core::option::Option::None),
             });
             quote! {
-                fn meta(&self, name: &str) -> #krate::ToolMeta {
-                    let meta: ::core::option::Option<#krate::ToolMeta> = #body;
+                fn meta(&self, name: &str) -> #krate::matcher::ToolMeta {
+                    let meta: ::core::option::Option<#krate::matcher::ToolMeta> = #body;
                     meta.unwrap_or_default()
                 }
             }
@@ -314,7 +316,7 @@ fn dispatch_fn(
                     #source,
                     ::core::option::Option::None,
                     call.id,
-                    #krate::ToolMeta::from_static(#m),
+                    #krate::matcher::ToolMeta::from_static(#m),
                 )
             },
             None => quote! {
@@ -329,7 +331,7 @@ fn dispatch_fn(
         quote! {
             #pattern => {
                 let mut cx = #context;
-                #krate::catch_panics(&self.#f, &mut cx, call.arguments).await
+                #krate::hooks::catch_panics(&self.#f, &mut cx, call.arguments).await
             }
         }
     });
@@ -363,7 +365,7 @@ fn tool_of(krate: &syn::Path, t: &Lowered, receiver: TokenStream, f: &syn::Ident
     } else {
         quote!(#receiver.#f #(#inners)*)
     };
-    quote!(<#ty as #krate::ToolDecl>::tool(#handler))
+    quote!(<#ty as #krate::declare::ToolDecl>::tool(#handler))
 }
 
 /// The source of tool `t` in field `f`, as its `Tool::source()` says (a

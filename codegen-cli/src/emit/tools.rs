@@ -66,7 +66,7 @@ pub(super) fn lower_tool(
     if tool.source != ToolSource::Agent {
         checks
             .tools
-            .push(bound(span, quote!(#ty: #krate::ToolDecl)));
+            .push(bound(span, quote!(#ty: #krate::declare::ToolDecl)));
     }
     let init = match (typed_init, &tool.init) {
         (Some(init), _) => init,
@@ -115,8 +115,8 @@ pub(super) fn lower_tool(
     // gate and error mapping), `ToolHandler<T>` for a tool without them.
     let (chain_ty, chain_init, layers) = nest(
         krate,
-        quote!(<#ty as #krate::ToolDecl>::Handler),
-        quote!(#krate::ToolDecl::into_handler(#init)),
+        quote!(<#ty as #krate::declare::ToolDecl>::Handler),
+        quote!(#krate::declare::ToolDecl::into_handler(#init)),
         &hooks,
     );
     let rules = super::step_rules(krate, &tool.available, &tool.instruction)?;
@@ -148,7 +148,7 @@ fn meta_of(krate: &syn::Path, tool: &ToolRef, ty: &syn::Type) -> Option<TokenStr
         }
         (Some(meta), _) if meta.is_empty() => None,
         (_, ToolSource::Agent) => None,
-        _ => Some(quote!(<<#ty as #krate::ToolDecl>::Tool as #krate::Tool>::META)),
+        _ => Some(quote!(<<#ty as #krate::declare::ToolDecl>::Tool as #krate::Tool>::META)),
     }
 }
 
@@ -216,7 +216,7 @@ fn chain_link(
         let cond = quote! {
             #m.is_some_and(|m| m.matches(
                 #krate::matcher::MatchTarget::new(#name, source)
-                    .with_meta(&#krate::ToolMeta::from_static(#meta)),
+                    .with_meta(&#krate::matcher::ToolMeta::from_static(#meta)),
             ))
         };
         return Some(Link {
@@ -331,6 +331,6 @@ pub(crate) const OWN_SEGMENT: usize = 8;
 /// Wraps the chain built so far in `Boxed`: its future behind one
 /// allocation per call, so that the layers outside do not nest it.
 pub(crate) fn boxed(krate: &syn::Path, chain_ty: &mut TokenStream, chain_init: &mut TokenStream) {
-    *chain_ty = quote!(#krate::Boxed<#chain_ty>);
-    *chain_init = quote!(#krate::Boxed::new(#chain_init));
+    *chain_ty = quote!(#krate::hooks::Boxed<#chain_ty>);
+    *chain_init = quote!(#krate::hooks::Boxed::new(#chain_init));
 }

@@ -80,7 +80,7 @@ pub(crate) fn own_chain(
                 #[derive(Debug, Clone, Copy, Default)]
                 pub struct __HookwireApproval;
 
-                impl #krate::Predicate<#krate::serde_json::Value> for __HookwireApproval {
+                impl #krate::matcher::Predicate<#krate::serde_json::Value> for __HookwireApproval {
                     fn test(&self, args: &#krate::serde_json::Value) -> bool {
                         #call
                     }
@@ -122,7 +122,7 @@ pub(crate) fn own_chain(
 
         // Nested by design: the tool's own chain.
         #[allow(clippy::type_complexity)]
-        impl #krate::ToolDecl for #ty_ident {
+        impl #krate::declare::ToolDecl for #ty_ident {
             type Tool = __HookwireTool;
             type Handler = #chain_ty;
 
@@ -172,10 +172,10 @@ pub(crate) fn declare_tool_type(
     let fields = deps.iter().map(|(ident, ty, _)| quote!(#ident: #ty,));
     let bounds = deps
         .iter()
-        .map(|(_, ty, span)| quote_spanned!(*span=> #ty: #krate::FromRef<__D>));
+        .map(|(_, ty, span)| quote_spanned!(*span=> #ty: #krate::deps::FromRef<__D>));
     let inits = deps
         .iter()
-        .map(|(ident, ty, _)| quote!(#ident: <#ty as #krate::FromRef<__D>>::from_ref(deps),));
+        .map(|(ident, ty, _)| quote!(#ident: <#ty as #krate::deps::FromRef<__D>>::from_ref(deps),));
     (
         quote! {
             #[allow(non_camel_case_types)]

@@ -13,8 +13,8 @@
 //! `calc: {command: target/debug/mcp_serve}`.
 
 use hookwire::{
-    CallScope, Decision, FnTool, HookError, Json, NoArgs, Outcome, Post, PostHook, Pre, PreHook,
-    Router, Tool, ToolArgs, ToolContext, ToolSource, chain,
+    CallScope, Decision, FnTool, HookError, Json, Outcome, Post, PostHook, Pre, PreHook, Router,
+    Tool, ToolArgs, ToolContext, ToolSource, call::NoArgs, chain,
 };
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::task::{Context, Poll};
 
 use hookwire::{
-    CatchPanics, Handler, Hook, Next, Outcome, Tool, ToolArgs, ToolContext, ToolSource, chain,
+    Handler, Hook, Next, Outcome, Tool, ToolArgs, ToolContext, ToolSource, chain,
+    hooks::CatchPanics,
 };
 
 use super::boxed::{BoxedChain, DynCount, DynHook, DynTyped};

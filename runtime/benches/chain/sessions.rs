@@ -23,10 +23,8 @@ impl hookwire::model::Model for Answers {
     fn complete<'a>(
         &'a self,
         request: hookwire::model::ModelRequest<'a>,
-    ) -> hookwire::model::BoxFuture<
-        'a,
-        Result<hookwire::model::ModelResponse, hookwire::model::ModelError>,
-    > {
+    ) -> hookwire::BoxFuture<'a, Result<hookwire::model::ModelResponse, hookwire::model::ModelError>>
+    {
         let last_is_user = matches!(
             request.messages.last(),
             Some(hookwire::model::Message::User { .. })

@@ -11,12 +11,12 @@ use super::runner::{
     CALL_STARTED, PARENT, PausedChild, RunOutput, RunStatus, Runner, expired, remaining,
 };
 use crate::BoxFuture;
-use crate::call::{Outcome, ToolResult};
 use crate::context::{ToolContext, ToolSource};
 use crate::declare::OnError;
 use crate::error::ToolError;
 use crate::model::{Message, Model};
-use crate::tool::{IntoOutcome, Tool};
+use hookwire_chain::call::{Outcome, ToolResult};
+use hookwire_chain::tool::{IntoOutcome, Tool};
 
 /// An output extractor for a child agent: from the child's run and its
 /// final history to what the parent model reads. The `output = path` of an

@@ -2,7 +2,7 @@
 
 use super::decl::{Agent, AgentConfig};
 use super::lifecycle::LifecycleHooks;
-use crate::toolset::ToolSet;
+use hookwire_chain::toolset::ToolSet;
 
 /// An agent made of a configuration, any [`ToolSet`] (a [`Router`](crate::Router),
 /// an MCP tool set, a generated one) and lifecycle hooks: the

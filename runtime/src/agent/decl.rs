@@ -4,7 +4,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::toolset::ToolSet;
+use hookwire_chain::toolset::ToolSet;
 
 pub use hookwire_spec::{HistoryMergeTarget, HistorySource};
 
@@ -356,7 +356,7 @@ pub trait Agent: Send + Sync + 'static {
     /// it; the default reports none.
     fn hooks_selecting_none(
         &self,
-        tools: &[crate::matcher::MatchTarget<'_>],
+        tools: &[hookwire_chain::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         let _ = tools;
         Vec::new()
@@ -375,7 +375,10 @@ pub trait Agent: Send + Sync + 'static {
     /// name, source and metadata): what the loop records. A tool found at
     /// run time is matched on its metadata too (`meta:` matchers).
     /// Generated agents implement it; the default asks `hooks_for`.
-    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+    fn hooks_for_call(
+        &self,
+        target: &hookwire_chain::matcher::MatchTarget<'_>,
+    ) -> Vec<&'static str> {
         self.hooks_for(target.tool, target.source)
     }
 
@@ -394,9 +397,9 @@ pub trait Agent: Send + Sync + 'static {
     fn call_dynamic<C: crate::hook::Handler>(
         &self,
         cx: &mut crate::context::ToolContext,
-        args: crate::call::ToolArgs,
+        args: hookwire_chain::call::ToolArgs,
         inner: &C,
-    ) -> impl std::future::Future<Output = crate::call::Outcome> + Send {
+    ) -> impl std::future::Future<Output = hookwire_chain::call::Outcome> + Send {
         inner.call(cx, args)
     }
 }

@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::hook::Handler;
+use hookwire_chain::call::{Outcome, ToolArgs};
 
 use super::decl::Agent;
 

@@ -23,9 +23,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::call::{ToolArgs, ToolCall, ToolResult};
 use crate::model::Message;
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{ToolArgs, ToolCall, ToolResult};
+use hookwire_chain::toolset::ToolSet;
 
 pub use hookwire_spec::{Frequency, HookEvent, RefreshCondition, sanitize_tool_name};
 

@@ -55,13 +55,13 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::ToolSource;
 pub use crate::decision::{Flow, StopDecision};
-use crate::matcher::{MatchTarget, Matcher};
 use crate::model::{Message, ModelResponse};
 use crate::predicate::Predicate;
 use crate::prepost::Decision;
+use hookwire_chain::call::{Outcome, ToolArgs, ToolCall};
+use hookwire_chain::matcher::{MatchTarget, Matcher};
 
 mod guard;
 pub use guard::LifecycleGuard;
@@ -428,7 +428,7 @@ tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
 /// events fire as usual. With [`ForTools::with_step_events`] (what a
 /// matcher with a `step:` part gets) `stop` and `step_end` fire only for
 /// the steps it selects too: `stop` is the final answer
-/// ([`StepKind::Final`](crate::matcher::StepKind)), `step_end` the final
+/// ([`StepKind::Final`](hookwire_chain::matcher::StepKind)), `step_end` the final
 /// answer or a tool step (`step:tool`).
 ///
 /// ```
@@ -466,7 +466,7 @@ impl<H, S: for<'a> Predicate<MatchTarget<'a>>> ForTools<H, S> {
     }
 
     /// Whether an event of a step of kind `step` fires.
-    fn fires_at(&self, step: crate::matcher::StepKind) -> bool {
+    fn fires_at(&self, step: hookwire_chain::matcher::StepKind) -> bool {
         !self.steps || self.select.test(&MatchTarget::step(step))
     }
 }
@@ -483,9 +483,9 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
     }
     async fn step_end(&self, cx: &StepEnd<'_>) {
         let step = if cx.response.tool_calls.is_empty() {
-            crate::matcher::StepKind::Final
+            hookwire_chain::matcher::StepKind::Final
         } else {
-            crate::matcher::StepKind::Tool
+            hookwire_chain::matcher::StepKind::Tool
         };
         if self.fires_at(step) {
             self.hook.step_end(cx).await;
@@ -518,7 +518,7 @@ impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks fo
         }
     }
     async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
-        if self.fires_at(crate::matcher::StepKind::Final) {
+        if self.fires_at(hookwire_chain::matcher::StepKind::Final) {
             self.hook.stop(cx).await
         } else {
             StopDecision::Allow

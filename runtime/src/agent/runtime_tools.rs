@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::{ToolContext, ToolSource};
 use crate::hook::Handler;
 use crate::scope::CallScope;
-use crate::tool::ToolDefinition;
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{Outcome, ToolArgs, ToolCall};
+use hookwire_chain::tool::ToolDefinition;
+use hookwire_chain::toolset::ToolSet;
 
 use super::decl::{Agent, AgentConfig};
 
@@ -27,7 +27,7 @@ use super::decl::{Agent, AgentConfig};
 /// ```no_run
 /// # fn demo<A: hookwire::agent::Agent>(agent: A) {
 /// use hookwire::agent::WithTools;
-/// use hookwire::{FnTool, Json, NoArgs, Router};
+/// use hookwire::{FnTool, Json, Router, call::NoArgs};
 ///
 /// let tools = Router::new().tool(FnTool::new("ping", "Pings.", |_: NoArgs| async { Json("pong") }));
 /// let agent = WithTools::new(agent, tools);
@@ -189,9 +189,9 @@ pub(crate) fn unmatched_hooks<A: Agent, T: ToolSet>(
             (d.name, source, meta)
         })
         .collect();
-    let targets: Vec<crate::matcher::MatchTarget<'_>> = known
+    let targets: Vec<hookwire_chain::matcher::MatchTarget<'_>> = known
         .iter()
-        .map(|(n, s, m)| crate::matcher::MatchTarget::new(n, *s).with_meta(m))
+        .map(|(n, s, m)| hookwire_chain::matcher::MatchTarget::new(n, *s).with_meta(m))
         .collect();
     agent
         .hooks_selecting_none(&targets)
@@ -233,12 +233,15 @@ impl<A: Agent, T: ToolSet + 'static> Agent for WithTools<A, T> {
 
     fn hooks_selecting_none(
         &self,
-        tools: &[crate::matcher::MatchTarget<'_>],
+        tools: &[hookwire_chain::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         self.tools.agent.hooks_selecting_none(tools)
     }
 
-    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+    fn hooks_for_call(
+        &self,
+        target: &hookwire_chain::matcher::MatchTarget<'_>,
+    ) -> Vec<&'static str> {
         self.tools.agent.hooks_for_call(target)
     }
 

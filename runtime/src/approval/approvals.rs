@@ -200,7 +200,7 @@ pub enum ResolveError {
 /// given for pending calls, then the [`Asker`]. Cloning shares the state.
 ///
 /// ```
-/// # use hookwire::approval::{Answer, Approvals, FnAsker, Sticky};
+/// # use hookwire::{approval::Answer, approval::Approvals, approval::FnAsker, approval::Sticky};
 /// let approvals = Approvals::new(FnAsker::new(|_| Answer::AlwaysApprove));
 /// approvals.set_sticky("search", Sticky::AlwaysDeny);
 /// assert_eq!(approvals.state().sticky["search"], Sticky::AlwaysDeny);
@@ -363,7 +363,7 @@ impl Approvals {
                 Some(call) => ResolveError::NotAnObject {
                     id: id.to_owned(),
                     path: call.path(),
-                    got: crate::call::json_kind(arguments),
+                    got: hookwire_chain::call::json_kind(arguments),
                 },
                 None => ResolveError::NotPending(id.to_owned()),
             });
@@ -398,7 +398,7 @@ impl Approvals {
     /// type when it runs again (else it is denied and never runs).
     ///
     /// ```
-    /// # use hookwire::approval::{Approvals, DeferAll, ResolveError};
+    /// # use hookwire::{approval::Approvals, approval::DeferAll, approval::ResolveError};
     /// let approvals = Approvals::new(DeferAll);
     /// let refused = approvals.resolve_with("no-such-id", serde_json::json!({"amount": 5}));
     /// assert!(matches!(refused, Err(ResolveError::NotPending(_))));

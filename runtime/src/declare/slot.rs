@@ -19,8 +19,8 @@ use crate::agent::lifecycle::{
 use crate::agent::{Agent, AgentConfig};
 use crate::decision::{Decision, Flow, StopDecision};
 use crate::declare::GeneratedAgent;
-use crate::deps::FromDeps;
 use crate::{Handler, Outcome, ToolArgs, ToolContext};
+use hookwire_chain::deps::FromDeps;
 
 /// A slot that holds lifecycle hooks.
 pub trait LifecycleSlot: Slot<Hook: LifecycleHooks> {}
@@ -185,12 +185,15 @@ impl<M: AgentSlot> Agent for Child<M> {
 
     fn hooks_selecting_none(
         &self,
-        tools: &[crate::matcher::MatchTarget<'_>],
+        tools: &[hookwire_chain::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         self.0.hooks_selecting_none(tools)
     }
 
-    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+    fn hooks_for_call(
+        &self,
+        target: &hookwire_chain::matcher::MatchTarget<'_>,
+    ) -> Vec<&'static str> {
         self.0.hooks_for_call(target)
     }
 

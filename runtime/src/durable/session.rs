@@ -402,7 +402,7 @@ impl AgentSession {
                     "the edited arguments for call `{}` are {}, not a JSON object of the \
                      tool's arguments: give an object such as `{{\"amount\": 5}}`",
                     request.id,
-                    crate::call::json_kind(arguments)
+                    hookwire_chain::call::json_kind(arguments)
                 ),
             ));
         }

@@ -7,11 +7,11 @@ use super::config::{ConfigError, McpConfig};
 use super::joined::Joined;
 use super::toolset::{McpCall, McpToolSet};
 use crate::agent::{Agent, AgentConfig, AgentHooked};
-use crate::call::{Outcome, ToolCall};
 use crate::hook::Handler;
 use crate::scope::CallScope;
-use crate::tool::ToolDefinition;
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{Outcome, ToolCall};
+use hookwire_chain::tool::ToolDefinition;
+use hookwire_chain::toolset::ToolSet;
 
 /// The static tools of a shared agent declaration, as a tool set.
 pub struct StaticTools<A>(Arc<A>);
@@ -76,7 +76,7 @@ impl<A: Agent> ToolSet for StaticTools<A> {
 ///
 /// ```no_run
 /// # async fn demo<A: hookwire::agent::Agent>(agent: A) -> Result<(), Box<dyn std::error::Error>> {
-/// use hookwire::mcp::{McpAgent, McpConfig};
+/// use hookwire::{mcp::McpAgent, mcp::McpConfig};
 ///
 /// let config = McpConfig::load("hookwire.yaml")?;
 /// let agent = McpAgent::connect(agent, &config).await?;
@@ -186,19 +186,22 @@ impl<A: Agent, C: Handler + 'static> Agent for McpAgent<A, C> {
     fn call_dynamic<D: Handler>(
         &self,
         cx: &mut crate::context::ToolContext,
-        args: crate::call::ToolArgs,
+        args: hookwire_chain::call::ToolArgs,
         inner: &D,
     ) -> impl std::future::Future<Output = Outcome> + Send {
         self.agent.call_dynamic(cx, args, inner)
     }
     fn hooks_selecting_none(
         &self,
-        tools: &[crate::matcher::MatchTarget<'_>],
+        tools: &[hookwire_chain::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         self.agent.hooks_selecting_none(tools)
     }
 
-    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+    fn hooks_for_call(
+        &self,
+        target: &hookwire_chain::matcher::MatchTarget<'_>,
+    ) -> Vec<&'static str> {
         self.agent.hooks_for_call(target)
     }
 

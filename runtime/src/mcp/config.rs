@@ -49,7 +49,7 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// A set of named MCP servers, in the order they were declared.
 ///
 /// ```
-/// use hookwire::mcp::{McpConfig, Transport};
+/// use hookwire::{mcp::McpConfig, mcp::Transport};
 ///
 /// let config = McpConfig::from_yaml(
 ///     "servers:\n  time:\n    command: mcp-server-time\n    timeout_sec: 5\n",
@@ -131,7 +131,7 @@ impl ServerSpec {
     /// the servers connect (`$${` is a literal `${`).
     ///
     /// ```
-    /// use hookwire::mcp::{McpConfig, ServerSpec};
+    /// use hookwire::{mcp::McpConfig, mcp::ServerSpec};
     /// let github = ServerSpec::http("https://api.githubcopilot.com/mcp/")
     ///     .header("Authorization", "Bearer ${GITHUB_TOKEN}");
     /// McpConfig::new().with_server("github", github).unwrap();

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::call::{Content, EmbeddedResource, ToolResult};
-use crate::tool::ToolDefinition;
+use hookwire_chain::call::{Content, EmbeddedResource, ToolResult};
+use hookwire_chain::tool::ToolDefinition;
 
 /// Converts an MCP `CallToolResult` into what the model reads.
 ///

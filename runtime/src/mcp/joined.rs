@@ -1,9 +1,9 @@
 //! Two tool sets as one.
 
-use crate::call::{Outcome, ToolCall};
 use crate::scope::CallScope;
-use crate::tool::ToolDefinition;
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{Outcome, ToolCall};
+use hookwire_chain::tool::ToolDefinition;
+use hookwire_chain::toolset::ToolSet;
 
 /// Two tool sets offered as one: typically an agent's static tools and its
 /// MCP tools. Built with [`ToolSetExt::join`].
@@ -95,7 +95,7 @@ pub trait ToolSetExt: ToolSet + Sized {
     ///
     /// ```
     /// use hookwire::mcp::ToolSetExt;
-    /// use hookwire::{FnTool, Json, NoArgs, Router, ToolSet};
+    /// use hookwire::{FnTool, Json, Router, ToolSet, call::NoArgs};
     ///
     /// let a = Router::new().tool(FnTool::new("a", "A.", |_: NoArgs| async { Json(1) }));
     /// let b = Router::new().tool(FnTool::new("b", "B.", |_: NoArgs| async { Json(2) }));

@@ -23,7 +23,7 @@
 //!    [`Agent`](crate::agent::Agent) the agent loop runs.
 //!
 //! ```no_run
-//! use hookwire::mcp::{McpConfig, McpOptions, McpServers, ToolSetExt, When};
+//! use hookwire::{mcp::McpConfig, mcp::McpOptions, mcp::McpServers, mcp::ToolSetExt, When};
 //! use hookwire::{chain, CallScope, Decision, HookError, Pre, PreHook, Router, ToolArgs, ToolCall};
 //! use hookwire::{ToolContext, ToolSet};
 //!
@@ -69,8 +69,6 @@ mod stdio;
 mod toolset;
 mod yaml;
 
-pub use crate::When;
-pub use crate::predicate::Predicate;
 pub use agent::{McpAgent, StaticTools};
 pub use client::{McpOptions, McpServers, ServerStatus};
 pub use config::{

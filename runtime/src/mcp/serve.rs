@@ -11,10 +11,10 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 
 use super::convert::{tool_result_to_mcp, tool_to_mcp};
-use crate::call::{ToolArgs, ToolCall};
 use crate::error::ToolError;
 use crate::scope::CallScope;
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{ToolArgs, ToolCall};
+use hookwire_chain::toolset::ToolSet;
 
 /// A [`ToolSet`] as an MCP server: `tools/list` lists its definitions and
 /// `tools/call` runs each call through the tool's own chain of hooks, so a

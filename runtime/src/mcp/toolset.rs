@@ -1,13 +1,13 @@
 //! MCP tools as a [`ToolSet`], each call through a chain of hooks.
 
 use super::client::McpServers;
-use crate::call::{Outcome, ToolArgs, ToolCall};
 use crate::context::{ToolContext, ToolSource};
 use crate::error::ToolError;
 use crate::hook::{Handler, catch_panics};
 use crate::scope::CallScope;
-use crate::tool::{ToolDefinition, ToolFuture};
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{Outcome, ToolArgs, ToolCall};
+use hookwire_chain::tool::{ToolDefinition, ToolFuture};
+use hookwire_chain::toolset::ToolSet;
 use std::borrow::Cow;
 
 /// The innermost handler of every MCP tool's chain: sends the call to the

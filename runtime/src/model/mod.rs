@@ -36,10 +36,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::call::ToolCall;
-use crate::tool::ToolDefinition;
-pub use hookwire_chain::BoxFuture;
+use hookwire_chain::BoxFuture;
+use hookwire_chain::call::ToolCall;
 pub use hookwire_chain::message::{Message, Thought};
+use hookwire_chain::tool::ToolDefinition;
 
 #[cfg(feature = "openai")]
 mod openai;
@@ -141,7 +141,7 @@ impl<'a> ModelRequest<'a> {
     /// [`on_text`](Self::on_text)).
     ///
     /// ```
-    /// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel, Turn};
+    /// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::ScriptedModel, model::Turn};
     /// let model = ScriptedModel::from_turns([Turn::text("one two three")]);
     /// let chunks = std::sync::Mutex::new(Vec::new());
     /// let sink = |chunk: &str| chunks.lock().unwrap().push(chunk.to_owned());
@@ -362,7 +362,7 @@ impl ModelError {
 /// A language model: the next turn of a conversation.
 ///
 /// ```
-/// # use hookwire::model::{Message, Model, ModelRequest, PassthroughModel};
+/// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::PassthroughModel};
 /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 /// # rt.block_on(async {
 /// let model = PassthroughModel::new();

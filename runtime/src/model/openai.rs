@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
 use crate::BoxFuture;
-use crate::call::{ToolArgs, ToolCall};
-use crate::tool::ToolDefinition;
+use hookwire_chain::call::{ToolArgs, ToolCall};
+use hookwire_chain::tool::ToolDefinition;
 
 /// Where and how to reach an OpenAI-compatible chat-completions service.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +99,7 @@ impl OpenAiConfig {
 /// the usage from the last chunk. Any other request is not streamed.
 ///
 /// ```no_run
-/// # use hookwire::model::{OpenAiConfig, OpenAiModel};
+/// # use hookwire::{model::OpenAiConfig, model::OpenAiModel};
 /// let model = OpenAiModel::new(OpenAiConfig::from_env(Some("gpt-4o-mini")).unwrap()).unwrap();
 /// # let _ = model;
 /// ```

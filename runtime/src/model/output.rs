@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::tool::ToolDefinition;
+use hookwire_chain::tool::ToolDefinition;
 
 /// The name of the final-answer tool offered to a model without native
 /// structured output: its arguments are the answer (renamed `final_result_`
@@ -86,7 +86,7 @@ impl OutputSpec {
         let strict = strict_allowed(&schema);
         let mut schema = schema;
         if strict {
-            crate::tool::make_strict(&mut schema);
+            hookwire_chain::tool::make_strict(&mut schema);
         }
         Self {
             name: schema_name(name),
@@ -101,7 +101,10 @@ impl OutputSpec {
 
     /// The spec of `T`'s JSON Schema (inlined, as tools' schemas are).
     pub fn for_type<T: JsonSchema>() -> Self {
-        Self::new(&T::schema_name(), crate::tool::schema_for::<T>(false))
+        Self::new(
+            &T::schema_name(),
+            hookwire_chain::tool::schema_for::<T>(false),
+        )
     }
 
     /// Sets the description.

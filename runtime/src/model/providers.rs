@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Thought, Usage};
 use crate::BoxFuture;
-use crate::call::{ToolArgs, ToolCall};
+use hookwire_chain::call::{ToolArgs, ToolCall};
 
 /// A model provider: the part of a model string before the first `:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -252,7 +252,7 @@ impl ProviderConfig {
 /// `ollama:qwen3`), or from a [`ProviderConfig`]:
 ///
 /// ```
-/// use hookwire::model::{Model, Provider, ProviderConfig, ProviderModel};
+/// use hookwire::{model::Model, model::Provider, model::ProviderConfig, model::ProviderModel};
 /// let model = ProviderModel::new(
 ///     ProviderConfig::new(Provider::Anthropic, "claude-sonnet-4-5")
 ///         .with_api_key("sk-ant-...")

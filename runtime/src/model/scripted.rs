@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
 use crate::BoxFuture;
-use crate::call::{ToolArgs, ToolCall};
+use hookwire_chain::call::{ToolArgs, ToolCall};
 
 /// How a [`ScriptedModel`] picks the next turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,7 +255,7 @@ impl Script {
 /// default for examples and tests.
 ///
 /// ```
-/// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel};
+/// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::ScriptedModel};
 /// let model = ScriptedModel::from_yaml(r#"
 /// turns:
 ///   - tool_calls:
@@ -383,7 +383,7 @@ impl ScriptedModel {
     /// serving many sessions from one script.
     ///
     /// ```
-    /// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel, Turn};
+    /// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::ScriptedModel, model::Turn};
     /// let model = ScriptedModel::from_turns([Turn::text("first"), Turn::text("second")])
     ///     .by_conversation();
     /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();

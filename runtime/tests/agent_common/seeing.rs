@@ -4,8 +4,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use hookwire::model::BoxFuture;
-use hookwire::model::{Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, Turn};
+use hookwire::BoxFuture;
+use hookwire::{
+    model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
+    model::ScriptedModel, model::Turn,
+};
 
 /// What each request offered: the system prompt and the tool names.
 pub type Offered = Arc<Mutex<Vec<(String, Vec<String>)>>>;

@@ -132,7 +132,7 @@ async fn each_decision_is_an_audit_event_naming_the_hook() {
 struct Copy;
 
 impl Tool for Copy {
-    type Args = hookwire::NoArgs;
+    type Args = hookwire::call::NoArgs;
 
     fn name(&self) -> &str {
         "copy"
@@ -142,7 +142,7 @@ impl Tool for Copy {
         "Copies."
     }
 
-    async fn call(&self, cx: &ToolContext, _: hookwire::NoArgs) -> hookwire::Outcome {
+    async fn call(&self, cx: &ToolContext, _: hookwire::call::NoArgs) -> hookwire::Outcome {
         cx.progress("copied 1 of 2");
         Ok(hookwire::ToolResult::text("copied"))
     }

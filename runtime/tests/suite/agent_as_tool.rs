@@ -12,15 +12,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agent_common::{TestAgent, test_agent};
+use hookwire::BoxFuture;
 use hookwire::agent::{
     AgentConfig, AgentTool, BasicAgent, HistoryMergeTarget, HistorySource, Runner,
 };
-use hookwire::model::BoxFuture;
-use hookwire::model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, PassthroughModel, ScriptedModel, Turn,
+use hookwire::{
+    Handler, Router, Tool, ToolArgs, ToolContext, ToolHandler, ToolResult, ToolSource,
+    toolset::RouterEnd,
 };
 use hookwire::{
-    Handler, Router, RouterEnd, Tool, ToolArgs, ToolContext, ToolHandler, ToolResult, ToolSource,
+    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
+    model::PassthroughModel, model::ScriptedModel, model::Turn,
 };
 use serde_json::json;
 
@@ -63,7 +65,7 @@ impl Model for Gauge {
 
 async fn call<T: Tool>(tool: &ToolHandler<T>, id: &str, args: serde_json::Value) -> ToolResult {
     let mut cx = ToolContext::new("t", ToolSource::Agent, id);
-    hookwire::into_result(
+    hookwire::call::into_result(
         tool.call(&mut cx, ToolArgs::from_value(args).unwrap())
             .await,
     )

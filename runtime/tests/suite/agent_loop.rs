@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunStatus, Runner, TraceEvent};
-use hookwire::model::{
-    Message, ModelError, PassthroughModel, ScriptedModel, Turn, TurnExpectation,
-};
 use hookwire::{FnTool, Json, Router};
+use hookwire::{
+    model::Message, model::ModelError, model::PassthroughModel, model::ScriptedModel, model::Turn,
+    model::TurnExpectation,
+};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -9,7 +9,7 @@
 
 use hookwire::{
     Decision, FnTool, HookError, Pre, PreHook, ToolArgs, ToolContext, ToolHandler, ToolSource,
-    catch_panics, chain,
+    chain, hooks::catch_panics,
 };
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

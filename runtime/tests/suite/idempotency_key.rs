@@ -8,7 +8,8 @@ use crate::agent_common::{test_agent, tool_results};
 use hookwire::agent::{RunState, Runner};
 use hookwire::model::ScriptedModel;
 use hookwire::{
-    NoArgs, Outcome, Router, RouterEnd, RouterEntry, Tool, ToolContext, ToolHandler, ToolResult,
+    Outcome, Router, Tool, ToolContext, ToolHandler, ToolResult, call::NoArgs, toolset::RouterEnd,
+    toolset::RouterEntry,
 };
 
 /// `keyed`: answers with its call's idempotency key.

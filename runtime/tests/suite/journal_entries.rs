@@ -15,11 +15,14 @@ use std::time::Duration;
 
 use crate::agent_common::{test_agent, tool_results};
 
+use hookwire::BoxFuture;
 use hookwire::ToolResult;
 use hookwire::agent::{Journal, JournalError, RunStatus, Runner};
-use hookwire::model::BoxFuture;
 use hookwire::model::ScriptedModel;
-use hookwire::{NoArgs, Outcome, Router, RouterEnd, RouterEntry, Tool, ToolContext, ToolHandler};
+use hookwire::{
+    Outcome, Router, Tool, ToolContext, ToolHandler, call::NoArgs, toolset::RouterEnd,
+    toolset::RouterEntry,
+};
 use serde_json::Value;
 
 /// A journal in memory: each step's name and value, in order. Given the

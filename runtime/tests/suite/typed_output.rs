@@ -6,15 +6,15 @@
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
+use hookwire::BoxFuture;
 use hookwire::agent::{
     AgentConfig, BasicAgent, EventKind, RunError, RunStatus, Runner, TraceEvent, TypedOutput,
 };
-use hookwire::model::BoxFuture;
-use hookwire::model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, OutputSpec, ScriptedModel,
-    ScriptedToolCall, Turn,
-};
 use hookwire::{FnTool, Json, Router};
+use hookwire::{
+    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
+    model::OutputSpec, model::ScriptedModel, model::ScriptedToolCall, model::Turn,
+};
 use serde_json::{Value, json};
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]

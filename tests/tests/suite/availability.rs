@@ -4,10 +4,10 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::seeing::{Offered as Seen, Seeing};
-use hookwire::StepView;
 use hookwire::agent::Runner;
-use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::serde_json::json;
+use hookwire::view::StepView;
+use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 
 /// Marks a session as a manager's.
 pub struct Manager;
@@ -190,7 +190,7 @@ fn only_tools_with_a_rule_or_an_instruction_are_asked_at_each_step() {
     use hookwire::ToolSet;
     use hookwire::agent::Agent;
     let plain = PlainDrawer::new();
-    let view = |agent: &dyn Fn(&str) -> Option<hookwire::ToolView>, name: &str| {
+    let view = |agent: &dyn Fn(&str) -> Option<hookwire::view::ToolView>, name: &str| {
         agent(name).unwrap().has_step_rules()
     };
     let plain_views = |name: &str| plain.tools().tool_view(name);

@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::approval::{ApprovalDecision, DeferAll};
-use hookwire::model::{ScriptedModel, Turn};
+use hookwire::{approval::ApprovalDecision, approval::DeferAll};
+use hookwire::{model::ScriptedModel, model::Turn};
 
 /// Pays a vendor.
 #[hookwire::tool(needs_approval)]
@@ -54,7 +54,7 @@ fn refund(to: String, amount: u64) -> String {
     format!("refunded {amount} to {to}")
 }
 
-fn refund_context(args: &hookwire::ArgsOf<refund>) -> hookwire::serde_json::Value {
+fn refund_context(args: &hookwire::declare::ArgsOf<refund>) -> hookwire::serde_json::Value {
     hookwire::serde_json::json!({"customer": args.to})
 }
 
@@ -64,7 +64,7 @@ fn wire(to: String, amount: u64) -> String {
     format!("wired {amount} to {to}")
 }
 
-fn wire_context(args: &hookwire::ArgsOf<wire>) -> hookwire::serde_json::Value {
+fn wire_context(args: &hookwire::declare::ArgsOf<wire>) -> hookwire::serde_json::Value {
     hookwire::serde_json::json!({"large": args.amount > 100})
 }
 
@@ -74,9 +74,9 @@ pub struct Desk;
 
 #[tokio::test]
 async fn a_macro_tools_metadata_reaches_both_gates_and_an_edit_runs() {
-    use hookwire::approval::{Answer, FnAsker};
     use hookwire::model::Message;
     use hookwire::serde_json::json;
+    use hookwire::{approval::Answer, approval::FnAsker};
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let noted = seen.clone();
     let asker = FnAsker::new(move |req| {

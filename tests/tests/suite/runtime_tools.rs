@@ -3,8 +3,8 @@
 //! agent's agent-level hooks with matchers evaluated per call.
 
 use hookwire::agent::{Agent, Runner, TraceEvent, WithTools};
-use hookwire::model::{ScriptedModel, Turn};
-use hookwire::{FnTool, Next, NoArgs, Outcome, Router, ToolArgs, ToolContext, ToolSource};
+use hookwire::{FnTool, Next, Outcome, Router, ToolArgs, ToolContext, ToolSource, call::NoArgs};
+use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 /// Tags results with `[all:<source the hook sees>]`.
@@ -78,7 +78,7 @@ fn traced_calls(trace: &[TraceEvent]) -> Vec<(String, ToolSource, Vec<String>, S
         .collect()
 }
 
-fn echo() -> Router<impl hookwire::RouterList> {
+fn echo() -> Router<impl hookwire::toolset::RouterList> {
     Router::new().tool(FnTool::new("echo", "Echoes.", |_: NoArgs| async {
         "echoed".to_owned()
     }))

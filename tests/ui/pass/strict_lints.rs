@@ -46,7 +46,7 @@ pub fn delete(path: String) -> Result<String, String> {
 }
 
 /// Whether a deletion needs approval.
-pub fn risky(args: &hookwire::ArgsOf<delete>) -> bool {
+pub fn risky(args: &hookwire::declare::ArgsOf<delete>) -> bool {
     args.path.starts_with('/')
 }
 

@@ -2,7 +2,7 @@ struct Point {
     x: i64,
 }
 
-fn risky(args: &hookwire::ArgsOf<plot>) -> bool {
+fn risky(args: &hookwire::declare::ArgsOf<plot>) -> bool {
     args.point.x > 0
 }
 

@@ -131,9 +131,9 @@ impl Ctx<'_> {
                 Err(_) if key == "instruction" && !looks_like_ref(&value) => text = Some(value),
                 Err(m) => {
                     let help = if key == "available" {
-                        "write `gates.rs:is_open`: a file next to the card and a public `fn(&hookwire::StepView) -> bool` in it"
+                        "write `gates.rs:is_open`: a file next to the card and a public `fn(&hookwire::view::StepView) -> bool` in it"
                     } else {
-                        "write the text itself, or `notes.rs:hint`: a file next to the card and a public `fn(&hookwire::StepView) -> String` in it"
+                        "write the text itself, or `notes.rs:hint`: a file next to the card and a public `fn(&hookwire::view::StepView) -> String` in it"
                     };
                     self.err(&p, true, m, Some(help.to_owned()));
                 }

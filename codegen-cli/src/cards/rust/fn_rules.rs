@@ -115,7 +115,7 @@ pub(super) fn check_step_fn(sig: &syn::Signature, available: bool) -> syn::Resul
         ("instruction", "String")
     };
     let name = &sig.ident;
-    let expected = format!("fn(step: &hookwire::StepView) -> {ret}");
+    let expected = format!("fn(step: &hookwire::view::StepView) -> {ret}");
     let wrong = |tokens: &dyn quote::ToTokens, why: &str| {
         syn::Error::new_spanned(
             tokens,

@@ -12,7 +12,7 @@ use crate::lower::{path_string, unraw};
 /// What a tool's parameters lower to.
 pub(super) struct Args {
     /// The argument struct's name, after the tool's function, so that a
-    /// type error reads like `hookwire::ArgsOf<delete>`, the name users
+    /// type error reads like `hookwire::declare::ArgsOf<delete>`, the name users
     /// write for it.
     pub(super) args_ident: syn::Ident,
     /// The argument struct's fields.

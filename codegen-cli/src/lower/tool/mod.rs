@@ -336,7 +336,7 @@ fn rule_fns(opts: &ToolOptions) -> TokenStream {
             #krate::declare::available_by(#path, step)
         };
         quote! {
-            fn available(step: &#krate::StepView<'_>) -> bool {
+            fn available(step: &#krate::view::StepView<'_>) -> bool {
                 #call
             }
         }
@@ -352,7 +352,7 @@ fn rule_fns(opts: &ToolOptions) -> TokenStream {
         };
         quote! {
             fn instruction(
-                step: &#krate::StepView<'_>,
+                step: &#krate::view::StepView<'_>,
             ) -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
                 let _ = step;
                 #body

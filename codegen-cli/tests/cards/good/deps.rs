@@ -17,7 +17,7 @@ pub struct ShopDeps {
 #[derive(Clone, Debug, Default)]
 pub struct Inventory(pub Arc<BTreeMap<String, u32>>);
 
-impl hookwire::FromRef<ShopDeps> for Inventory {
+impl hookwire::deps::FromRef<ShopDeps> for Inventory {
     fn from_ref(deps: &ShopDeps) -> Self {
         deps.inventory.clone()
     }

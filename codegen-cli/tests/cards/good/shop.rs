@@ -51,13 +51,13 @@ pub fn greet(name: String, #[default(String::from("hello"))] greeting: String) -
 }
 
 /// Whether the shop is open: nobody said "closed" yet.
-pub fn open(step: &hookwire::StepView<'_>) -> bool {
+pub fn open(step: &hookwire::view::StepView<'_>) -> bool {
     !step.history.iter().any(|m| m.text().contains("closed"))
 }
 
 /// What the card adds about orders (its `instruction: shop.rs:order_note`):
 /// nothing in the first step, a reminder in the later ones.
-pub fn order_note(step: &hookwire::StepView<'_>) -> String {
+pub fn order_note(step: &hookwire::view::StepView<'_>) -> String {
     if step.step == 0 {
         String::new()
     } else {
@@ -74,6 +74,6 @@ pub fn refund(customer: String, amount: u64) -> String {
 }
 
 /// What the approver of a refund sees besides the arguments.
-pub fn refund_note(args: &hookwire::ArgsOf<refund>) -> hookwire::serde_json::Value {
+pub fn refund_note(args: &hookwire::declare::ArgsOf<refund>) -> hookwire::serde_json::Value {
     hookwire::serde_json::json!({"large": args.amount > 50})
 }

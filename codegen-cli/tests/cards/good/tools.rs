@@ -12,6 +12,6 @@ pub async fn project_status(project: String) -> String {
 
 /// Whether the time server's tools are offered (the PMO card's `servers`
 /// entry, `available: tools.rs:clock_on`): unless someone said "no clock".
-pub fn clock_on(step: &hookwire::StepView<'_>) -> bool {
+pub fn clock_on(step: &hookwire::view::StepView<'_>) -> bool {
     !step.history.iter().any(|m| m.text().contains("no clock"))
 }

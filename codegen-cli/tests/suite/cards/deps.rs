@@ -94,7 +94,7 @@ fn a_dep_is_provided_by_a_from_ref_impl_in_any_file_the_card_references() {
         // `deps: deps.rs:Arc<Pool>` would not parse: not suggested.
         assert_eq!(
             diags[0].help.as_deref(),
-            Some("add `impl hookwire::FromRef<AppDeps> for Arc<Pool>` to deps.rs")
+            Some("add `impl hookwire::deps::FromRef<AppDeps> for Arc<Pool>` to deps.rs")
         );
         assert_eq!(
             diags[0].notes.last().unwrap(),

@@ -10,10 +10,10 @@ use super::{
     AgentFailed, ExecutionEnd, ExecutionStart, Flow, LifecycleHooks, PostToolUse, PreToolUse,
     PromptSubmit, StepEnd, StepStart, StopDecision, StopEvent, decide,
 };
-use crate::call::Outcome;
 use crate::error::{ToolError, panic_message};
 use crate::policy::FailurePolicy;
 use crate::prepost::Decision;
+use hookwire_chain::call::Outcome;
 
 /// A lifecycle hook with a failure policy and an optional timeout, as
 /// [`crate::Guarded`] is for a chain hook: what `#[agent(hooks =

@@ -16,13 +16,13 @@ use super::{EventKind, Runner, ToolCallEvent, TraceEvent, caught, no_hooks};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
-use crate::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::error::ToolError;
-use crate::matcher::MatchTarget;
 use crate::prepost::Decision;
 use crate::scope::CallScope;
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
+use hookwire_chain::matcher::MatchTarget;
+use hookwire_chain::toolset::ToolSet;
 
 /// What one call left for its step (recorded as is under a journal).
 #[derive(serde::Serialize, serde::Deserialize)]

@@ -22,9 +22,9 @@ use super::{RunError, RunOutput, Runner, TraceEvent};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::CallSite;
-use crate::call::ToolArgs;
 use crate::context::ToolSource;
 use crate::model::Usage;
+use hookwire_chain::call::ToolArgs;
 
 /// Where a streamed run's events go (set on the run's scope, inherited by
 /// the child agents it calls, and usable from any task a tool spawns).
@@ -360,7 +360,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// ```
     /// use futures_util::StreamExt;
     /// use hookwire::agent::{AgentConfig, BasicAgent, EventKind, Runner, TraceEvent};
-    /// use hookwire::model::{ScriptedModel, Turn};
+    /// use hookwire::{model::ScriptedModel, model::Turn};
     /// use hookwire::Router;
     ///
     /// let agent = BasicAgent::new(AgentConfig::new("echo"), Router::new());

@@ -60,11 +60,11 @@ mod on {
     use tracing::field::Empty;
 
     use crate::agent::RunError;
-    use crate::call::{Outcome, ToolCall, ToolResult};
     use crate::error::ToolError;
     use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
     use crate::otel::CaptureContent;
     use crate::scope::CallScope;
+    use hookwire_chain::call::{Outcome, ToolCall, ToolResult};
 
     /// Whether the session records contents (prompts, answers, tool
     /// arguments and results) on its spans: only when it was asked to
@@ -259,7 +259,7 @@ mod on {
         decision: &str,
         hook: Option<&str>,
         outcome: &Outcome,
-        sent: &crate::call::ToolArgs,
+        sent: &hookwire_chain::call::ToolArgs,
     ) {
         if span.is_disabled() {
             return;

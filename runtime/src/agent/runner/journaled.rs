@@ -21,11 +21,11 @@ use crate::agent::inject::RequestHook;
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::CallApprovals;
-use crate::call::{ToolCall, ToolResult};
 use crate::lock;
 use crate::model::{Message, ModelError, ModelRequest, ModelResponse, Usage};
 use crate::scope::CallScope;
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{ToolCall, ToolResult};
+use hookwire_chain::toolset::ToolSet;
 
 tokio::task_local! {
     /// When the journaled call being run first started (wall clock, as

@@ -127,8 +127,8 @@ impl Default for RunSettings {
 ///
 /// ```
 /// use hookwire::agent::{AgentConfig, Agent, Runner};
-/// use hookwire::model::{ScriptedModel, Turn};
-/// use hookwire::{FnTool, Json, Router, RouterEnd, RouterEntry, ToolHandler};
+/// use hookwire::{model::ScriptedModel, model::Turn};
+/// use hookwire::{FnTool, Json, Router, ToolHandler, toolset::RouterEnd, toolset::RouterEntry};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Add { a: i64, b: i64 }
@@ -545,7 +545,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 return Err(RunError::Paused);
             }
             if self.typed.has_next() || self.agent.config().output.is_some() {
-                let tools = crate::toolset::ToolSet::shared_definitions(self.agent.tools());
+                let tools =
+                    hookwire_chain::toolset::ToolSet::shared_definitions(self.agent.tools());
                 self.typed.start(
                     self.agent.config().output.as_ref(),
                     self.model.native_output(),
@@ -755,20 +756,23 @@ impl<A: Agent> Agent for Arc<A> {
     fn call_dynamic<C: crate::hook::Handler>(
         &self,
         cx: &mut crate::context::ToolContext,
-        args: crate::call::ToolArgs,
+        args: hookwire_chain::call::ToolArgs,
         inner: &C,
-    ) -> impl std::future::Future<Output = crate::call::Outcome> + Send {
+    ) -> impl std::future::Future<Output = hookwire_chain::call::Outcome> + Send {
         (**self).call_dynamic(cx, args, inner)
     }
 
     fn hooks_selecting_none(
         &self,
-        tools: &[crate::matcher::MatchTarget<'_>],
+        tools: &[hookwire_chain::matcher::MatchTarget<'_>],
     ) -> Vec<(&'static str, String)> {
         (**self).hooks_selecting_none(tools)
     }
 
-    fn hooks_for_call(&self, target: &crate::matcher::MatchTarget<'_>) -> Vec<&'static str> {
+    fn hooks_for_call(
+        &self,
+        target: &hookwire_chain::matcher::MatchTarget<'_>,
+    ) -> Vec<&'static str> {
         (**self).hooks_for_call(target)
     }
 

@@ -15,9 +15,9 @@ use super::{RunError, RunOutput, RunStatus, RunStream, Runner, TraceEvent};
 use crate::agent::decl::Agent;
 use crate::agent::journal::Journal;
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::call::ToolResult;
 use crate::model::{Message, ModelResponse, OutputMode, OutputSpec};
-use crate::tool::ToolDefinition;
+use hookwire_chain::call::ToolResult;
+use hookwire_chain::tool::ToolDefinition;
 
 /// Checks an answer: `Err` with what is wrong.
 type Validate = Arc<dyn Fn(&Value) -> Result<(), String> + Send + Sync>;

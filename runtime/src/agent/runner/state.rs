@@ -11,11 +11,11 @@ use crate::agent::as_tool::agent_tool_name;
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::{ApprovalState, Approvals, CallKey, Sticky};
-use crate::call::{ToolCall, ToolResult};
 use crate::context::ToolSource;
 use crate::lock;
 use crate::model::{Message, ModelResponse};
-use crate::toolset::ToolSet;
+use hookwire_chain::call::{ToolCall, ToolResult};
+use hookwire_chain::toolset::ToolSet;
 
 /// A step whose tool calls wait for approval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -22,12 +22,12 @@ use crate::agent::lifecycle::{
     AgentFailed, ExecutionEnd, Flow, LifecycleHooks, StepEnd, StepStart, StopDecision, StopEvent,
 };
 use crate::approval::PENDING_REASON;
-use crate::call::{ToolCall, ToolResult};
 use crate::lock;
 use crate::model::{Message, ModelRequest, ModelResponse};
-use crate::tool::ToolDefinition;
-use crate::toolset::ToolSet;
-use crate::view::StepView;
+use hookwire_chain::call::{ToolCall, ToolResult};
+use hookwire_chain::tool::ToolDefinition;
+use hookwire_chain::toolset::ToolSet;
+use hookwire_chain::view::StepView;
 
 /// A step whose calls are about to run: a new one, or a paused one resumed.
 pub(super) struct Step {
@@ -842,7 +842,7 @@ fn system_prompt<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::call::ToolArgs;
+    use hookwire_chain::call::ToolArgs;
 
     fn ids(calls: &[ToolCall]) -> Vec<&str> {
         calls.iter().map(|c| &*c.id).collect()

@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::inject::InjectionAction;
 use crate::approval::PendingApproval;
-use crate::call::{ToolArgs, ToolResult};
 use crate::context::ToolSource;
 use crate::model::Usage;
+use hookwire_chain::call::{ToolArgs, ToolResult};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

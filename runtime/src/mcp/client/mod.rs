@@ -16,10 +16,10 @@ use super::convert::{tool_from_mcp, tool_result_from_mcp};
 use super::names::{NameAllocator, SEPARATOR};
 use super::{listing, stdio};
 use crate::agent::McpFilter;
-use crate::call::Outcome;
 use crate::error::ToolError;
-use crate::matcher::{MatchTarget, Matcher};
-use crate::tool::ToolDefinition;
+use hookwire_chain::call::Outcome;
+use hookwire_chain::matcher::{MatchTarget, Matcher};
+use hookwire_chain::tool::ToolDefinition;
 
 mod server;
 

@@ -14,9 +14,9 @@ use rmcp::{ClientHandler, ServiceExt};
 use tokio::io::AsyncBufReadExt;
 
 use super::{Inner, read, write};
-use crate::matcher::Matcher;
 use crate::mcp::config::{ServerSpec, Transport};
 use crate::mcp::{listing, stdio};
+use hookwire_chain::matcher::Matcher;
 
 /// How many of a server's last stderr lines are kept for error messages.
 const STDERR_LINES: usize = 8;

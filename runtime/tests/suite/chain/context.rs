@@ -43,14 +43,14 @@ async fn the_extension_map_travels_from_outer_hooks_to_the_tool_and_back() {
     }
     struct Reader;
     impl Tool for Reader {
-        type Args = hookwire::NoArgs;
+        type Args = hookwire::call::NoArgs;
         fn name(&self) -> &str {
             "reader"
         }
         fn description(&self) -> &str {
             "Reads the trail."
         }
-        async fn call(&self, cx: &ToolContext, _: hookwire::NoArgs) -> Outcome {
+        async fn call(&self, cx: &ToolContext, _: hookwire::call::NoArgs) -> Outcome {
             Json(cx.extensions().get::<Trail>().map(|t| t.0.clone())).into_outcome_for("reader")
         }
     }

@@ -8,13 +8,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hookwire::approval::{ApprovalDecision, FnApprover};
 use hookwire::hooks::{Retry, Timeout};
 use hookwire::{
-    Attempts, CallScope, CatchPanics, Decision, FailurePolicy, FnTool, Guarded, Handler, Hook,
-    HookError, Json, Next, Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs, ToolCall,
-    ToolContext, ToolError, ToolHandler, ToolResult, ToolSet, ToolSource, catch_panics, chain,
+    CallScope, Decision, FailurePolicy, FnTool, Guarded, Handler, Hook, HookError, Json, Next,
+    Outcome, Post, PostHook, Pre, PreHook, Router, Tool, ToolArgs, ToolCall, ToolContext,
+    ToolError, ToolHandler, ToolResult, ToolSet, ToolSource, chain, hooks::Attempts,
+    hooks::CatchPanics, hooks::catch_panics,
 };
+use hookwire::{approval::ApprovalDecision, approval::FnApprover};
 use serde_json::json;
 
 mod context;

@@ -61,7 +61,7 @@ async fn a_panicking_hook_fails_closed_by_default() {
         Panics { before_next: false }
         => ToolHandler(tool.clone())
     );
-    let result = hookwire::into_result(catch_panics(&chain, &mut cx(), args(1)).await);
+    let result = hookwire::call::into_result(catch_panics(&chain, &mut cx(), args(1)).await);
     assert!(result.is_error);
     assert_eq!(
         result.text_content(),
@@ -293,14 +293,14 @@ impl Hook for Spot {
 struct Leaf(&'static str, Log, PanicPlan);
 
 impl Tool for Leaf {
-    type Args = hookwire::NoArgs;
+    type Args = hookwire::call::NoArgs;
     fn name(&self) -> &str {
         self.0
     }
     fn description(&self) -> &str {
         "A leaf."
     }
-    async fn call(&self, _: &ToolContext, _: hookwire::NoArgs) -> Outcome {
+    async fn call(&self, _: &ToolContext, _: hookwire::call::NoArgs) -> Outcome {
         if self.2.lock().unwrap().contains(&PanicAt::Tool(self.0)) {
             panic!("{} broke", self.0);
         }
@@ -314,14 +314,14 @@ impl Tool for Leaf {
 struct Child<T>(T);
 
 impl<T: ToolSet> Tool for Child<T> {
-    type Args = hookwire::NoArgs;
+    type Args = hookwire::call::NoArgs;
     fn name(&self) -> &str {
         "child"
     }
     fn description(&self) -> &str {
         "Runs the child's tool."
     }
-    async fn call(&self, _: &ToolContext, _: hookwire::NoArgs) -> Outcome {
+    async fn call(&self, _: &ToolContext, _: hookwire::call::NoArgs) -> Outcome {
         let call = ToolCall::new("inner-1", "leaf", ToolArgs::empty());
         self.0.dispatch(&CallScope::new("child"), call).await
     }

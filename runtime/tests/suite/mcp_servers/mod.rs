@@ -10,12 +10,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hookwire::agent::McpFilter;
-use hookwire::mcp::{
-    McpConfig, McpOptions, McpServers, ServerSpec, ServerStatus, ToolSetExt, When,
-};
 use hookwire::{
     CallScope, Decision, FnTool, Handler, Hook, HookError, Json, Next, Outcome, Pre, PreHook,
     Router, ToolArgs, ToolCall, ToolContext, ToolResult, ToolSet, ToolSource, chain,
+};
+use hookwire::{
+    When, mcp::McpConfig, mcp::McpOptions, mcp::McpServers, mcp::ServerSpec, mcp::ServerStatus,
+    mcp::ToolSetExt,
 };
 use serde_json::{Value, json};
 

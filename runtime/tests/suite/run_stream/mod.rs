@@ -15,9 +15,9 @@ use hookwire::agent::{
     AgentConfig, AgentTool, BasicAgent, EventKind, RunError, RunEvent, RunOutput, Runner,
     TraceEvent,
 };
-use hookwire::approval::{Answer, FnAsker};
-use hookwire::model::{Model, ScriptedModel, Turn, Usage};
-use hookwire::{NoArgs, Outcome, Router, Tool, ToolContext, ToolResult};
+use hookwire::{Outcome, Router, Tool, ToolContext, ToolResult, call::NoArgs};
+use hookwire::{approval::Answer, approval::FnAsker};
+use hookwire::{model::Model, model::ScriptedModel, model::Turn, model::Usage};
 use serde_json::json;
 
 use crate::agent_common::test_agent;
@@ -47,7 +47,7 @@ fn costing(turn: Turn, tokens: u64) -> Turn {
 fn worker(
     model: ScriptedModel,
     outputs: Arc<Mutex<Vec<RunOutput>>>,
-) -> AgentTool<BasicAgent<Router<hookwire::RouterEnd>>> {
+) -> AgentTool<BasicAgent<Router<hookwire::toolset::RouterEnd>>> {
     let agent = BasicAgent::new(
         AgentConfig::new("Worker").with_description("Works."),
         Router::new(),

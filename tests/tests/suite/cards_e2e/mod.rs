@@ -36,10 +36,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk, TriageDesk};
+use hookwire::BoxFuture;
 use hookwire::agent::{Agent, Runner, TraceEvent};
-use hookwire::model::BoxFuture;
-use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
+use hookwire::{
+    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
+};
 use tokio::time::sleep;
 
 mod approvals;

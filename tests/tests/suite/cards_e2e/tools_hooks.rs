@@ -120,7 +120,7 @@ fn card_fields_without_an_offline_effect_are_carried_into_the_config() {
 #[test]
 fn a_card_with_runtime_tools_hooks_the_registered_tools_by_source() {
     use hookwire::agent::WithTools;
-    use hookwire::{FnTool, NoArgs, Router, ToolSource};
+    use hookwire::{FnTool, Router, ToolSource, call::NoArgs};
     let tools = Router::new().tool(FnTool::new("echo", "Echoes.", |_: NoArgs| async {
         "echoed".to_owned()
     }));

@@ -98,7 +98,7 @@ fn a_hook_over_its_timeout_times_out_naming_the_hook_and_the_tool_does_not_run()
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
-    let result = hookwire::into_result(outcome);
+    let result = hookwire::call::into_result(outcome);
     assert!(result.is_error);
     assert_eq!(result.text_content(), "hook `slow` timed out after 10 ms");
     assert_eq!(

@@ -5,7 +5,7 @@ fn reset() -> String {
 }
 
 /// Says why, instead of whether.
-fn admin(step: &hookwire::StepView<'_>) -> String {
+fn admin(step: &hookwire::view::StepView<'_>) -> String {
     format!("step {}", step.step)
 }
 

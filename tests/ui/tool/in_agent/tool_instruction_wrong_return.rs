@@ -5,7 +5,7 @@ fn reset() -> String {
 }
 
 /// Returns a borrowed text, not a `String`.
-fn hint(_step: &hookwire::StepView<'_>) -> &'static str {
+fn hint(_step: &hookwire::view::StepView<'_>) -> &'static str {
     "reset only when asked twice"
 }
 

@@ -15,7 +15,7 @@ pub struct Db;
 #[derive(Clone)]
 pub struct Cache;
 
-impl hookwire::FromRef<AppDeps> for Cache {
+impl hookwire::deps::FromRef<AppDeps> for Cache {
     fn from_ref(_: &AppDeps) -> Self {
         Cache
     }

@@ -6,6 +6,6 @@ pub fn reset() -> String {
 }
 
 /// Why not.
-pub fn admin(step: &hookwire::StepView<'_>) -> String {
+pub fn admin(step: &hookwire::view::StepView<'_>) -> String {
     format!("step {}", step.step)
 }

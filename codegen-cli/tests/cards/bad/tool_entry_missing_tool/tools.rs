@@ -4,6 +4,6 @@ pub fn reset() -> String {
 }
 
 /// Always.
-pub fn admin(_step: &hookwire::StepView<'_>) -> bool {
+pub fn admin(_step: &hookwire::view::StepView<'_>) -> bool {
     true
 }

@@ -1,0 +1,38 @@
+//! What an agent author imports: `use hookwire::prelude::*;`.
+//!
+//! The attribute macros, the agent loop and its models, approvals, and the
+//! types a tool or hook signature names. Everything here lives at one path
+//! elsewhere in the crate; the prelude only gathers it.
+//!
+//! ```
+//! use hookwire::prelude::*;
+//!
+//! /// Adds two numbers.
+//! #[tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! #[agent(tools = [add])]
+//! struct Calc;
+//!
+//! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! # rt.block_on(async {
+//! let model = ScriptedModel::from_yaml(r#"
+//! turns:
+//!   - tool_calls: [{name: add, arguments: {a: 2, b: 3}}]
+//!   - text: "5"
+//! "#).unwrap();
+//! let mut runner = Runner::new(Calc::new(), model);
+//! assert_eq!(runner.run("2 + 3?").await.unwrap().text, "5");
+//! # });
+//! ```
+
+pub use crate::agent::lifecycle::LifecycleHooks;
+pub use crate::agent::{Agent, RunError, RunOutput, Runner};
+pub use crate::approval::{Answer, Approvals, Asker, FnAsker};
+pub use crate::model::{Message, Model, ScriptedModel};
+pub use crate::{
+    BoxFuture, Decision, Dep, FromDeps, Hook, HookError, Outcome, PostHook, PreHook, ToolArgs,
+    ToolContext, ToolError, ToolResult, agent, args, hook, tool,
+};
