@@ -146,7 +146,7 @@ impl Message {
 /// with it, so a saved and resumed run sends them back too.
 ///
 /// ```
-/// # use hookwire::{model::Message, model::Thought};
+/// # use hookwire::model::{Message, Thought};
 /// let thought = Thought::signature("c2lnLWE=", Some(0));
 /// let json = serde_json::to_value(&thought).unwrap();
 /// assert_eq!(json, serde_json::json!({"kind": "signature", "signature": "c2lnLWE=", "call": 0}));

@@ -100,7 +100,7 @@ pub struct ToolView {
 /// themselves. Two optional function pointers: copying it costs nothing.
 ///
 /// ```
-/// use hookwire::{view::StepRules, view::StepView};
+/// use hookwire::view::{StepRules, StepView};
 /// fn after_the_first(step: &StepView<'_>) -> bool { step.step > 0 }
 /// let rules = StepRules::new()
 ///     .with_available(after_the_first)

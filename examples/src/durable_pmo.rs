@@ -13,11 +13,10 @@ use std::time::Duration;
 
 use hookwire::BoxFuture;
 use hookwire::agent::Runner;
-use hookwire::{Next, Outcome, ToolArgs, ToolContext};
-use hookwire::{
-    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
-    model::Script, model::ScriptedModel,
+use hookwire::model::{
+    Message, Model, ModelError, ModelRequest, ModelResponse, Script, ScriptedModel,
 };
+use hookwire::{Next, Outcome, ToolArgs, ToolContext};
 
 /// The ledger file's variable.
 pub const LEDGER_VAR: &str = "DURABLE_PMO_LEDGER";

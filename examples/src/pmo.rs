@@ -10,8 +10,8 @@ use hookwire::ToolResult;
 use hookwire::agent::{
     Agent, EventKind, RunError, RunEvent, RunOutput, Runner, TraceEvent, TypedOutput,
 };
-use hookwire::{mcp::ConfigError, mcp::McpAgent, mcp::McpConfig, mcp::ServerSpec};
-use hookwire::{model::Model, model::ModelError, model::ScriptedModel};
+use hookwire::mcp::{ConfigError, McpAgent, McpConfig, ServerSpec};
+use hookwire::model::{Model, ModelError, ScriptedModel};
 
 /// The user's request, as in fast-agent's example.
 pub const PROMPT: &str = "Get project updates from the New York and London project managers \

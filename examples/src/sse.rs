@@ -14,11 +14,11 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use futures_util::{Stream, StreamExt};
 use hookwire::agent::{AgentConfig, BasicAgent, RunEvent, Runner};
+use hookwire::model::{Model, ScriptedModel, Turn};
 use hookwire::{
     Outcome, Router, Tool, ToolContext, ToolHandler, ToolResult, call::NoArgs, toolset::RouterEnd,
     toolset::RouterEntry,
 };
-use hookwire::{model::Model, model::ScriptedModel, model::Turn};
 use serde::Deserialize;
 
 /// `count`: counts to three, reporting each number as progress.

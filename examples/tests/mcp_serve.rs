@@ -9,8 +9,8 @@ mod mcp_support;
 use hookwire::mcp::rmcp::ServiceExt;
 use hookwire::mcp::rmcp::model::CallToolRequestParams;
 use hookwire::mcp::rmcp::transport::TokioChildProcess;
+use hookwire::mcp::{McpConfig, McpOptions, McpServers, ServerSpec};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
-use hookwire::{mcp::McpConfig, mcp::McpOptions, mcp::McpServers, mcp::ServerSpec};
 use serde_json::{Map, Value, json};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_mcp_serve");

@@ -18,10 +18,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use hookwire::{
-    model::Message, model::Model, model::ModelRequest, model::Provider, model::ProviderConfig,
-    model::ProviderModel,
-};
+use hookwire::model::{Message, Model, ModelRequest, Provider, ProviderConfig, ProviderModel};
 use serde_json::{Value, json};
 
 const PIECES: usize = 60;

@@ -26,8 +26,8 @@ use std::time::Instant;
 
 use hookwire::agent::lifecycle::{Flow, LifecycleHooks, StepStart};
 use hookwire::agent::{AgentConfig, BasicAgent, RunSettings, Runner};
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{FnTool, Json, Router};
-use hookwire::{model::ScriptedModel, model::Turn};
 
 /// Notes when each step starts.
 #[derive(Default)]

@@ -315,7 +315,7 @@ fn large_argument_peak<M: hookwire::model::Model + 'static>(model: M, size: usiz
 /// `cargo bench -p hookwire --bench steps`.
 #[test]
 fn a_large_argument_is_held_at_most_twice_through_a_run() {
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::model::{ScriptedModel, Turn};
 
     const SIZE: usize = 20 << 20;
     let scripted = ScriptedModel::from_turns(vec![

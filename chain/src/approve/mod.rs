@@ -79,7 +79,7 @@ impl<'a> ApprovalRequest<'a> {
     /// do not fit its type.
     ///
     /// ```
-    /// # use hookwire::{approval::Answer, approval::FnAsker};
+    /// # use hookwire::approval::{Answer, FnAsker};
     /// let asker = FnAsker::new(|req| {
     ///     let risk = req.metadata().and_then(|m| m["risk"].as_str()).unwrap_or("unknown");
     ///     if risk == "low" { Answer::Approve } else { Answer::Defer }
@@ -105,7 +105,7 @@ impl<'a> ApprovalRequest<'a> {
     /// is `null`).
     ///
     /// ```
-    /// # use hookwire::{approval::Answer, approval::FnAsker};
+    /// # use hookwire::approval::{Answer, FnAsker};
     /// let asker = FnAsker::new(|req| match req.get("amount").and_then(|a| a.as_f64()) {
     ///     Some(amount) if amount <= 100.0 => Answer::Approve,
     ///     _ => Answer::Deny("over the limit".into()),
@@ -220,7 +220,7 @@ pub trait Approver: Send + Sync {
 /// An approver from a synchronous function: the programmatic approver.
 ///
 /// ```
-/// # use hookwire::{approval::ApprovalDecision, approval::FnApprover};
+/// # use hookwire::approval::{ApprovalDecision, FnApprover};
 /// let approver = FnApprover::new(|req| {
 ///     if req.tool == "shell" {
 ///         ApprovalDecision::Deny("no shell".into())

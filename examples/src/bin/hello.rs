@@ -3,9 +3,9 @@
 //! with `-- --otel`, the run's OpenTelemetry spans are printed after it.
 
 use hookwire::agent::{RunError, Runner};
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::otel;
 use hookwire::{Next, Outcome, ToolArgs, ToolContext};
-use hookwire::{model::ScriptedModel, model::Turn};
 
 /// Adds one to `x`.
 #[hookwire::tool]

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use hookwire::agent::Runner;
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{Dep, ToolContext};
-use hookwire::{model::ScriptedModel, model::Turn};
 
 /// What the tools need, built once per process: here a shared ledger.
 #[derive(Clone, Default)]

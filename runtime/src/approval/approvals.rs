@@ -1,10 +1,9 @@
 //! [`Approvals`]: the approver an agent run uses, with its sticky
 //! decisions, pending calls and given decisions as serde data.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
@@ -13,194 +12,15 @@ use super::{
 use crate::BoxFuture;
 use crate::scope::CallScope;
 
-/// A sticky decision about one tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Sticky {
-    /// Every call of the tool is approved without asking.
-    AlwaysApprove,
-    /// Every call of the tool is denied without asking.
-    AlwaysDeny,
-}
-
-/// Approval settings: which tools need approval at the agent level (on top
-/// of any approval hooks in the chains).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApprovalSettings {
-    /// Tools whose every call needs approval, by scoped name (see
-    /// [`Approvals::require`]): `pay` for the root agent's tool, `ny/pay`
-    /// for its child `ny`'s.
-    #[serde(default)]
-    pub needs_approval: BTreeSet<String>,
-}
-
-/// A call waiting for a decision, as the person is shown it.
-///
-/// It serializes with two more fields for a person's screen: `id` (the
-/// decision id, [`PendingApproval::id`]) and `path` (`pmo / ny / pay`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(into = "ShownApproval")]
-#[non_exhaustive]
-pub struct PendingApproval {
-    /// The call's identity.
-    pub key: CallKey,
-    /// The arguments the tool would receive, as the approver saw them
-    /// (`null` if they did not parse).
-    pub arguments: Value,
-    /// Why approval is needed.
-    pub reason: String,
-    /// What the tool gives the approver besides the arguments
-    /// ([`ApprovalRequest::metadata`]), as it was when the call was
-    /// deferred.
-    #[serde(default)]
-    pub metadata: Option<Value>,
-}
-
-/// [`PendingApproval`] as it is written: with its id and path.
-#[derive(Serialize)]
-struct ShownApproval {
-    id: String,
-    path: String,
-    key: CallKey,
-    arguments: Value,
-    reason: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<Value>,
-}
-
-impl From<PendingApproval> for ShownApproval {
-    fn from(p: PendingApproval) -> Self {
-        Self {
-            id: p.key.id(),
-            path: p.key.path_display(),
-            key: p.key,
-            arguments: p.arguments,
-            reason: p.reason,
-            metadata: p.metadata,
-        }
-    }
-}
-
-impl ResolvedApproval {
-    /// A decision for `call`.
-    pub fn new(call: PendingApproval, decision: ApprovalDecision) -> Self {
-        Self { call, decision }
-    }
-}
-
-impl PendingApproval {
-    /// The decision id: what [`Approvals::resolve`] takes. It names the
-    /// call's whole identity ([`CallKey::id`]).
-    pub fn id(&self) -> String {
-        self.key.id()
-    }
-
-    /// The agent making the call.
-    pub fn agent(&self) -> &str {
-        &self.key.agent
-    }
-
-    /// The tool.
-    pub fn tool(&self) -> &str {
-        &self.key.tool
-    }
-
-    /// The model's id for the call (unique within its step).
-    pub fn tool_use_id(&self) -> &str {
-        &self.key.id
-    }
-
-    /// `pmo / ny / pay`: the agents from the root, then the tool.
-    pub fn path(&self) -> String {
-        self.key.path_display()
-    }
-
-    /// Whether the shown arguments are the ones the key was made for.
-    pub(crate) fn is_consistent(&self) -> bool {
-        // Arguments that did not parse are shown as `null`; their digest is
-        // of the text, which the state does not keep.
-        self.arguments.is_null() || self.key.matches(&self.key.tool, &self.arguments)
-    }
-}
-
-/// A decision given for a pending call, not yet used: it is used when the
-/// call runs again with the same identity (on resume), and dropped when
-/// the call's step ends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct ResolvedApproval {
-    /// The call, as it was shown.
-    pub call: PendingApproval,
-    /// The decision.
-    pub decision: ApprovalDecision,
-}
-
-/// Everything approval remembers, as plain serde data: settings, sticky
-/// decisions, pending requests and decisions given but not yet used.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ApprovalState {
-    /// The settings.
-    #[serde(default)]
-    pub settings: ApprovalSettings,
-    /// Sticky decisions by scoped tool name (`pay`, `ny/pay`).
-    #[serde(default)]
-    pub sticky: BTreeMap<String, Sticky>,
-    /// Calls waiting for a decision.
-    #[serde(default)]
-    pub pending: Vec<PendingApproval>,
-    /// Decisions given for pending calls, not yet used.
-    #[serde(default)]
-    pub resolved: Vec<ResolvedApproval>,
-}
-
-/// A call's part of the approvals ([`Approvals::at_call`]).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct CallApprovals {
-    pending: Vec<PendingApproval>,
-    resolved: Vec<ResolvedApproval>,
-    sticky: BTreeMap<String, Sticky>,
-    settings: ApprovalSettings,
-}
-
-/// Why [`Approvals::resolve`] refused a decision. Nothing was kept.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ResolveError {
-    /// No call waits under this id.
-    #[error(
-        "no call waits for a decision under id `{0}`: give the `id` of an entry of \
-         `Approvals::pending()` (it names the call's agent path, step, call id, tool and \
-         arguments); a decision is never kept for a later call"
-    )]
-    NotPending(String),
-    /// The call was decided already.
-    #[error("call `{path}` (id `{id}`) was already decided; this decision is ignored")]
-    AlreadyDecided {
-        /// The decision id.
-        id: String,
-        /// The call's path (`pmo / ny / pay`).
-        path: String,
-    },
-    /// Edited arguments that are not a JSON object: no tool takes them.
-    #[error(
-        "the edited arguments for call `{path}` (id `{id}`) are {got}, not a JSON object of \
-         the tool's arguments: give an object such as `{{\"amount\": 5}}`; nothing was decided"
-    )]
-    NotAnObject {
-        /// The decision id.
-        id: String,
-        /// The call's path (`pmo / ny / pay`).
-        path: String,
-        /// What was given instead (`an array`, `a string`, ..).
-        got: &'static str,
-    },
-}
+use super::state::{
+    ApprovalState, CallApprovals, PendingApproval, ResolveError, ResolvedApproval, Sticky,
+};
 
 /// The approver an agent run uses: sticky decisions first, then decisions
 /// given for pending calls, then the [`Asker`]. Cloning shares the state.
 ///
 /// ```
-/// # use hookwire::{approval::Answer, approval::Approvals, approval::FnAsker, approval::Sticky};
+/// # use hookwire::approval::{Answer, Approvals, FnAsker, Sticky};
 /// let approvals = Approvals::new(FnAsker::new(|_| Answer::AlwaysApprove));
 /// approvals.set_sticky("search", Sticky::AlwaysDeny);
 /// assert_eq!(approvals.state().sticky["search"], Sticky::AlwaysDeny);
@@ -398,7 +218,7 @@ impl Approvals {
     /// type when it runs again (else it is denied and never runs).
     ///
     /// ```
-    /// # use hookwire::{approval::Approvals, approval::DeferAll, approval::ResolveError};
+    /// # use hookwire::approval::{Approvals, DeferAll, ResolveError};
     /// let approvals = Approvals::new(DeferAll);
     /// let refused = approvals.resolve_with("no-such-id", serde_json::json!({"amount": 5}));
     /// assert!(matches!(refused, Err(ResolveError::NotPending(_))));

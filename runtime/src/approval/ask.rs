@@ -23,7 +23,7 @@ where
 /// The programmatic asker: a function from the request to an [`Answer`].
 ///
 /// ```
-/// # use hookwire::{approval::Answer, approval::FnAsker};
+/// # use hookwire::approval::{Answer, FnAsker};
 /// let asker = FnAsker::new(|req| if req.tool == "rm" { Answer::AlwaysDeny } else { Answer::Approve });
 /// # let _ = asker;
 /// ```

@@ -16,18 +16,19 @@
 
 mod approvals;
 mod ask;
+mod state;
 mod terminal;
 
 pub use crate::decision::ApprovalDecision;
-pub(crate) use approvals::CallApprovals;
-pub use approvals::{
-    ApprovalSettings, ApprovalState, Approvals, PendingApproval, ResolveError, ResolvedApproval,
-    Sticky,
-};
+pub use approvals::Approvals;
 pub use ask::{Answer, Asker, DeferAll, FnAsker};
 pub(crate) use hookwire_chain::approve::gate;
 pub use hookwire_chain::approve::{
     ApprovalNote, ApprovalRequest, Approver, CallKey, CallSite, DecidedBy, FnApprover,
     NeedsApproval, PENDING_REASON,
+};
+pub(crate) use state::CallApprovals;
+pub use state::{
+    ApprovalSettings, ApprovalState, PendingApproval, ResolveError, ResolvedApproval, Sticky,
 };
 pub use terminal::TerminalApprover;

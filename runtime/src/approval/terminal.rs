@@ -34,7 +34,7 @@ impl TerminalApprover {
     /// Reads one answer from a line typed at the prompt (`None`: ask again).
     ///
     /// ```
-    /// # use hookwire::{approval::Answer, approval::TerminalApprover};
+    /// # use hookwire::approval::{Answer, TerminalApprover};
     /// assert_eq!(TerminalApprover::parse_answer(" Yes\n"), Some(Answer::Approve));
     /// assert_eq!(
     ///     TerminalApprover::parse_answer(r#"edit {"amount": 5}"#),

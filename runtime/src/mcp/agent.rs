@@ -76,7 +76,7 @@ impl<A: Agent> ToolSet for StaticTools<A> {
 ///
 /// ```no_run
 /// # async fn demo<A: hookwire::agent::Agent>(agent: A) -> Result<(), Box<dyn std::error::Error>> {
-/// use hookwire::{mcp::McpAgent, mcp::McpConfig};
+/// use hookwire::mcp::{McpAgent, McpConfig};
 ///
 /// let config = McpConfig::load("hookwire.yaml")?;
 /// let agent = McpAgent::connect(agent, &config).await?;

@@ -11,10 +11,10 @@
 //! * [`PassthroughModel`] answers with the last user message;
 //! * `OpenAiModel` (feature `openai`) speaks the OpenAI-compatible
 //!   chat-completions protocol with tool calling;
-//! * `ProviderModel` (feature `providers`) speaks each provider's own API:
-//!   Anthropic Messages, OpenAI chat completions and Responses, Google
+//! * `ProviderModel` (feature `providers`, which implies `openai`) speaks
+//!   each provider's own API: Anthropic Messages, OpenAI Responses, Google
 //!   Gemini and Ollama (streamed or not), from a `provider:model` string
-//!   ([`from_spec`]).
+//!   ([`from_spec`]); `openai:` strings are always `OpenAiModel`.
 //!
 //! The native providers come from one crate, `genai`, rather than rig's
 //! provider clients (`rig-core`): both cover these providers with tool
@@ -141,7 +141,7 @@ impl<'a> ModelRequest<'a> {
     /// [`on_text`](Self::on_text)).
     ///
     /// ```
-    /// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::ScriptedModel, model::Turn};
+    /// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel, Turn};
     /// let model = ScriptedModel::from_turns([Turn::text("one two three")]);
     /// let chunks = std::sync::Mutex::new(Vec::new());
     /// let sink = |chunk: &str| chunks.lock().unwrap().push(chunk.to_owned());
@@ -362,7 +362,7 @@ impl ModelError {
 /// A language model: the next turn of a conversation.
 ///
 /// ```
-/// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::PassthroughModel};
+/// # use hookwire::model::{Message, Model, ModelRequest, PassthroughModel};
 /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
 /// # rt.block_on(async {
 /// let model = PassthroughModel::new();
@@ -452,15 +452,16 @@ impl<M: Model + ?Sized> Model for Box<M> {
 /// * `passthrough` - [`PassthroughModel`];
 /// * `scripted:<path>` or `playback:<path>` - a [`ScriptedModel`] playing the
 ///   script file (`.json`, or YAML), relative paths resolved against `base`;
+/// * `openai:<model>` (feature `openai`, which `providers` implies) - the
+///   OpenAI-compatible chat-completions `OpenAiModel`, with
+///   `OPENAI_BASE_URL` and `OPENAI_API_KEY` (no key needed, for a local
+///   server): the one client of `openai:`, whichever features are on;
 /// * `<provider>:<model>` (feature `providers`) - a native provider through
-///   `ProviderModel`: `anthropic:claude-sonnet-4-5`, `openai:gpt-4o-mini`,
+///   `ProviderModel`: `anthropic:claude-sonnet-4-5`,
 ///   `openai-responses:gpt-5-mini`, `gemini:gemini-2.5-flash`,
 ///   `ollama:qwen3`, with the key and base URL from the provider's
 ///   environment variables (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`,
 ///   `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `GEMINI_API_KEY`, `OLLAMA_HOST`);
-/// * `openai:<model>` without the `providers` feature - the
-///   OpenAI-compatible `OpenAiModel` (feature `openai`), with
-///   `OPENAI_BASE_URL` and `OPENAI_API_KEY`;
 /// * a name without a provider (`gpt-4o-mini`) - as `openai:<name>`.
 ///
 /// Errors come before any run: [`ModelError::UnknownProvider`] for a
@@ -496,10 +497,8 @@ pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn M
             "model string `{spec}` names no model: write `{prefix}:<model>`"
         )));
     }
-    #[cfg(feature = "providers")]
-    if let Some(model) = providers::from_prefixed(prefix, name) {
-        return Ok(Arc::new(model?));
-    }
+    // `openai:` first: one client for it whichever features are on (the
+    // provider table has an `openai` row too, for `ProviderConfig`).
     #[cfg(feature = "openai")]
     if prefix == "openai" {
         let mut config = OpenAiConfig::new(name);
@@ -510,6 +509,10 @@ pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn M
             .ok()
             .filter(|k| !k.is_empty());
         return Ok(Arc::new(OpenAiModel::new(config)?));
+    }
+    #[cfg(feature = "providers")]
+    if let Some(model) = providers::from_prefixed(prefix, name) {
+        return Ok(Arc::new(model?));
     }
     if !spec.contains(':') {
         return Err(ModelError::Config(format!(

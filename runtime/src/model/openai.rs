@@ -99,7 +99,7 @@ impl OpenAiConfig {
 /// the usage from the last chunk. Any other request is not streamed.
 ///
 /// ```no_run
-/// # use hookwire::{model::OpenAiConfig, model::OpenAiModel};
+/// # use hookwire::model::{OpenAiConfig, OpenAiModel};
 /// let model = OpenAiModel::new(OpenAiConfig::from_env(Some("gpt-4o-mini")).unwrap()).unwrap();
 /// # let _ = model;
 /// ```

@@ -255,7 +255,7 @@ impl Script {
 /// default for examples and tests.
 ///
 /// ```
-/// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::ScriptedModel};
+/// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel};
 /// let model = ScriptedModel::from_yaml(r#"
 /// turns:
 ///   - tool_calls:
@@ -383,7 +383,7 @@ impl ScriptedModel {
     /// serving many sessions from one script.
     ///
     /// ```
-    /// # use hookwire::{model::Message, model::Model, model::ModelRequest, model::ScriptedModel, model::Turn};
+    /// # use hookwire::model::{Message, Model, ModelRequest, ScriptedModel, Turn};
     /// let model = ScriptedModel::from_turns([Turn::text("first"), Turn::text("second")])
     ///     .by_conversation();
     /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();

@@ -5,10 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use hookwire::BoxFuture;
-use hookwire::{
-    model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
-    model::ScriptedModel, model::Turn,
-};
+use hookwire::model::{Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, Turn};
 
 /// What each request offered: the system prompt and the tool names.
 pub type Offered = Arc<Mutex<Vec<(String, Vec<String>)>>>;

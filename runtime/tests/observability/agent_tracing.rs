@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use agent_common::test_agent;
 use hookwire::agent::Runner;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{Decision, FnTool, Json, Router};
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::json;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -165,10 +165,8 @@ async fn runs_steps_and_tool_calls_are_spans_carrying_the_decision_and_the_hook(
 
 #[tokio::test]
 async fn the_loops_approval_gate_and_the_chains_go_through_one_gate() {
+    use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval};
     use hookwire::{Tool, ToolHandler, ToolSource, chain};
-    use hookwire::{
-        approval::Answer, approval::Approvals, approval::FnAsker, approval::NeedsApproval,
-    };
 
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());

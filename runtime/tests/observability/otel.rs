@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use agent_common::test_agent;
 use hookwire::agent::{AgentTool, Runner};
+use hookwire::model::{Script, ScriptedModel, Turn, Usage};
 use hookwire::otel::opentelemetry::trace::{SpanId, SpanKind, Status};
 use hookwire::otel::opentelemetry::{Key, Value};
 use hookwire::otel::opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use hookwire::otel::{self, CaptureContent};
 use hookwire::{FnTool, Json, Router};
-use hookwire::{model::Script, model::ScriptedModel, model::Turn, model::Usage};
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt;
 

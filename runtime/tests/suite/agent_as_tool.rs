@@ -16,13 +16,12 @@ use hookwire::BoxFuture;
 use hookwire::agent::{
     AgentConfig, AgentTool, BasicAgent, HistoryMergeTarget, HistorySource, Runner,
 };
+use hookwire::model::{
+    Message, Model, ModelError, ModelRequest, ModelResponse, PassthroughModel, ScriptedModel, Turn,
+};
 use hookwire::{
     Handler, Router, Tool, ToolArgs, ToolContext, ToolHandler, ToolResult, ToolSource,
     toolset::RouterEnd,
-};
-use hookwire::{
-    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
-    model::PassthroughModel, model::ScriptedModel, model::Turn,
 };
 use serde_json::json;
 

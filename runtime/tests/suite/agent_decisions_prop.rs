@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use agent_common::test_agent;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunStatus, Runner};
+use hookwire::approval::{Answer, FnAsker};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Decision, FnTool, Router, ToolResult};
-use hookwire::{approval::Answer, approval::FnAsker};
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 use proptest::prelude::*;
 use serde_json::json;
 

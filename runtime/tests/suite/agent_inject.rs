@@ -11,11 +11,8 @@ use std::time::Duration;
 use agent_common::{TestAgent, test_agent};
 use hookwire::agent::inject::{InjectionAction, ManualClock};
 use hookwire::agent::{Frequency, HookEvent, RequestHook, Runner, TraceEvent};
+use hookwire::model::{Message, PassthroughModel, ScriptedModel, Turn, TurnExpectation};
 use hookwire::{FnTool, Router, ToolError, ToolResult, call::NoArgs};
-use hookwire::{
-    model::Message, model::PassthroughModel, model::ScriptedModel, model::Turn,
-    model::TurnExpectation,
-};
 
 /// A tool set with `memory__get` (returns the text in `value`, counting
 /// calls), `broken` (fails) and `slow` (sleeps an hour).

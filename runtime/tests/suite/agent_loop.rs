@@ -9,11 +9,10 @@ use std::time::Duration;
 
 use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunStatus, Runner, TraceEvent};
-use hookwire::{FnTool, Json, Router};
-use hookwire::{
-    model::Message, model::ModelError, model::PassthroughModel, model::ScriptedModel, model::Turn,
-    model::TurnExpectation,
+use hookwire::model::{
+    Message, ModelError, PassthroughModel, ScriptedModel, Turn, TurnExpectation,
 };
+use hookwire::{FnTool, Json, Router};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -9,11 +9,8 @@ use crate::mock_http::{Answer, serve};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
+use hookwire::model::{Message, Model, ModelError, ModelRequest, OpenAiConfig, OpenAiModel};
 use hookwire::{FnTool, Json, Router};
-use hookwire::{
-    model::Message, model::Model, model::ModelError, model::ModelRequest, model::OpenAiConfig,
-    model::OpenAiModel,
-};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -10,15 +10,14 @@ use std::sync::{Arc, Mutex};
 use crate::agent_common::{test_agent, tool_results};
 
 use hookwire::agent::{RunOutput, RunStatus, Runner, TraceEvent};
+use hookwire::approval::{
+    Answer, ApprovalDecision, Approvals, Asker, DeferAll, FnAsker, NeedsApproval, ResolveError,
+};
+use hookwire::model::{Message, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{
     Handler, Outcome, Router, Tool, ToolArgs, ToolContext, ToolHandler, ToolResult, ToolSource,
     chain,
 };
-use hookwire::{
-    approval::Answer, approval::ApprovalDecision, approval::Approvals, approval::Asker,
-    approval::DeferAll, approval::FnAsker, approval::NeedsApproval, approval::ResolveError,
-};
-use hookwire::{model::Message, model::ScriptedModel, model::ScriptedToolCall, model::Turn};
 use serde_json::{Value, json};
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use hookwire::agent::{AgentTool, Runner};
+use hookwire::approval::{ApprovalDecision, DeferAll};
+use hookwire::model::{Model, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{Router, Tool, ToolHandler, chain};
-use hookwire::{approval::ApprovalDecision, approval::DeferAll};
-use hookwire::{model::Model, model::ScriptedModel, model::ScriptedToolCall, model::Turn};
 use proptest::prelude::*;
 use serde_json::json;
 

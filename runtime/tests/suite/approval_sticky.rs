@@ -8,12 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
+use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover};
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolSource, chain};
-use hookwire::{
-    approval::Answer, approval::Approvals, approval::FnAsker, approval::NeedsApproval,
-    approval::Sticky, approval::TerminalApprover,
-};
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::{Value, json};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

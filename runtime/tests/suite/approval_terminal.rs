@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
+use hookwire::approval::{NeedsApproval, TerminalApprover};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
-use hookwire::{approval::NeedsApproval, approval::TerminalApprover};
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -9,12 +9,11 @@ use crate::approval_identity::{Ledger, pay_tool};
 
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunOutput, RunStatus, Runner, TraceEvent};
-use hookwire::{Decision, Router, Tool, ToolHandler, ToolSource, chain};
-use hookwire::{
-    approval::Answer, approval::ApprovalDecision, approval::ApprovalNote, approval::Approvals,
-    approval::DecidedBy, approval::DeferAll, approval::FnAsker, approval::NeedsApproval,
+use hookwire::approval::{
+    Answer, ApprovalDecision, ApprovalNote, Approvals, DecidedBy, DeferAll, FnAsker, NeedsApproval,
 };
-use hookwire::{model::ScriptedModel, model::ScriptedToolCall, model::Turn};
+use hookwire::model::{ScriptedModel, ScriptedToolCall, Turn};
+use hookwire::{Decision, Router, Tool, ToolHandler, ToolSource, chain};
 use serde_json::json;
 
 fn shop(ledger: &Ledger) -> impl hookwire::agent::Agent + 'static {

@@ -11,12 +11,9 @@ use std::sync::{Arc, Mutex};
 use agent_common::test_agent;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunStatus, Runner};
+use hookwire::approval::{Answer, ApprovalDecision, Approvals, FnAsker, NeedsApproval};
+use hookwire::model::{ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{Decision, FnTool, Router, Tool, ToolHandler, ToolSource, chain};
-use hookwire::{
-    approval::Answer, approval::ApprovalDecision, approval::Approvals, approval::FnAsker,
-    approval::NeedsApproval,
-};
-use hookwire::{model::ScriptedModel, model::ScriptedToolCall, model::Turn};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -13,8 +13,8 @@ use hookwire::agent::lifecycle::{
     Flow, LifecycleGuard, LifecycleHooks, PostToolUse, PreToolUse, StepEnd, StepStart,
 };
 use hookwire::agent::{RunStatus, Runner};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Decision, FailurePolicy, FnTool, Json, Router, ToolResult};
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 type Log = Arc<Mutex<Vec<String>>>;

@@ -7,11 +7,11 @@
 use crate::mcp_support;
 
 use hookwire::agent::{Agent, AgentConfig, Runner};
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{
     Decision, FnTool, HookError, Json, Pre, PreHook, Router, ToolArgs, ToolContext, ToolSet, chain,
 };
 use hookwire::{When, mcp::McpAgent, mcp::McpConfig, mcp::ServerSpec, mcp::ServerStatus};
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hookwire::{
-    mcp::ConfigError, mcp::DEFAULT_CALL_TIMEOUT, mcp::DEFAULT_STARTUP_TIMEOUT, mcp::McpConfig,
-    mcp::ServerSpec, mcp::Transport,
+use hookwire::mcp::{
+    ConfigError, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, McpConfig, ServerSpec, Transport,
 };
 
 const FULL: &str = r#"

@@ -8,10 +8,8 @@ use crate::mcp_support;
 
 use std::time::Duration;
 
+use hookwire::mcp::{McpConfig, McpOptions, McpServers, ServerSpec, ServerStatus};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolResult, ToolSet};
-use hookwire::{
-    mcp::McpConfig, mcp::McpOptions, mcp::McpServers, mcp::ServerSpec, mcp::ServerStatus,
-};
 use serde_json::{Value, json};
 
 const MIB: u64 = 1024 * 1024;

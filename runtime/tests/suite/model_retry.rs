@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use hookwire::Router;
 use hookwire::agent::{RunError, RunStatus, Runner, TraceEvent};
-use hookwire::{
-    model::Message, model::ModelError, model::ModelRequest, model::OpenAiConfig,
-    model::OpenAiModel, model::RetryNote, model::RetryPolicy, model::complete_with_retry,
+use hookwire::model::{
+    Message, ModelError, ModelRequest, OpenAiConfig, OpenAiModel, RetryNote, RetryPolicy,
+    complete_with_retry,
 };
 use serde_json::json;
 
@@ -168,7 +168,7 @@ async fn a_refused_connection_is_a_transport_error_and_retried() {
 #[cfg(feature = "providers")]
 #[tokio::test]
 async fn a_streamed_provider_call_retries_a_429_too() {
-    use hookwire::{model::Provider, model::ProviderConfig, model::ProviderModel};
+    use hookwire::model::{Provider, ProviderConfig, ProviderModel};
     let answer = Answer::named_events(&[
         (
             "message_start",

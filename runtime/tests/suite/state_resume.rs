@@ -9,12 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunState, RunStatus, Runner};
+use hookwire::approval::{ApprovalDecision, DeferAll, NeedsApproval, ResolvedApproval, Sticky};
+use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
-use hookwire::{
-    approval::ApprovalDecision, approval::DeferAll, approval::NeedsApproval,
-    approval::ResolvedApproval, approval::Sticky,
-};
-use hookwire::{model::Message, model::ScriptedModel, model::Turn, model::TurnExpectation};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -12,14 +12,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::agent_common::seeing::{Offered as Seen, seeing};
 use crate::agent_common::tool_results;
 use hookwire::agent::{AgentConfig, BasicAgent, Runner, TraceEvent};
+use hookwire::approval::{ApprovalDecision, Approvals, DeferAll, NeedsApproval};
+use hookwire::model::{Message, Turn};
 use hookwire::{
     Outcome, Router, Tool, ToolContext, ToolHandler, ToolResult, ToolSource, call::NoArgs, chain,
     view::StepView,
 };
-use hookwire::{
-    approval::ApprovalDecision, approval::Approvals, approval::DeferAll, approval::NeedsApproval,
-};
-use hookwire::{model::Message, model::Turn};
 use serde_json::json;
 
 /// The session value that makes `reset` available.

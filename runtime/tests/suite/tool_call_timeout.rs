@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use agent_common::test_agent;
 use hookwire::agent::{RunSettings, RunStatus, Runner, TraceEvent};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{
     Handler, Hook, Json, Next, Outcome, Router, ToolArgs, ToolContext, ToolSource, chain,
     declare::ToolDecl,
 };
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 /// Adds `a` and `b`.

@@ -5,8 +5,8 @@
 use crate::agent_common::test_agent;
 
 use hookwire::agent::{Runner, TraceEvent};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Outcome, Router, Tool, ToolContext, ToolResult, call::NoArgs};
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 /// `sync`: reports two steps of progress (yielding between them, so that

@@ -10,11 +10,11 @@ use hookwire::BoxFuture;
 use hookwire::agent::{
     AgentConfig, BasicAgent, EventKind, RunError, RunStatus, Runner, TraceEvent, TypedOutput,
 };
-use hookwire::{FnTool, Json, Router};
-use hookwire::{
-    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
-    model::OutputSpec, model::ScriptedModel, model::ScriptedToolCall, model::Turn,
+use hookwire::model::{
+    Message, Model, ModelError, ModelRequest, ModelResponse, OutputSpec, ScriptedModel,
+    ScriptedToolCall, Turn,
 };
+use hookwire::{FnTool, Json, Router};
 use serde_json::{Value, json};
 
 #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]

@@ -43,7 +43,7 @@ fn chat_completion(content: &str) -> Answer {
 #[cfg(feature = "providers")]
 mod native {
     use super::*;
-    use hookwire::{model::Provider, model::ProviderConfig, model::ProviderModel};
+    use hookwire::model::{Provider, ProviderConfig, ProviderModel};
 
     /// A provider's model at the local server `url`, not streamed.
     fn model(provider: Provider, name: &str, url: String) -> ProviderModel {
@@ -169,7 +169,7 @@ mod native {
 #[cfg(feature = "openai")]
 #[tokio::test]
 async fn the_openai_compatible_model_sends_response_format_and_reads_the_answer() {
-    use hookwire::{model::OpenAiConfig, model::OpenAiModel};
+    use hookwire::model::{OpenAiConfig, OpenAiModel};
     let (url, seen) = serve(vec![
         chat_completion(r#"{"city":"Rome"}"#),
         chat_completion(r#"{"city":"Rome","days":2}"#),

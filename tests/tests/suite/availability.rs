@@ -5,9 +5,9 @@
 
 use crate::seeing::{Offered as Seen, Seeing};
 use hookwire::agent::Runner;
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::serde_json::json;
 use hookwire::view::StepView;
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 
 /// Marks a session as a manager's.
 pub struct Manager;

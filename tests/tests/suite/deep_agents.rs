@@ -19,8 +19,8 @@
 use std::sync::Mutex;
 
 use hookwire::agent::Runner;
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{Json, Next, Outcome, ToolArgs, ToolContext};
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 static LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());

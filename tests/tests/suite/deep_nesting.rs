@@ -10,7 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use hookwire::agent::{Runner, TraceEvent};
-use hookwire::{model::ScriptedModel, model::Turn};
+use hookwire::model::{ScriptedModel, Turn};
 use serde_json::json;
 
 /// The leaf: asks its model and answers.

@@ -131,8 +131,8 @@ pub struct Clock;
 #[tokio::test]
 async fn connecting_an_agent_whose_hook_selects_no_discovered_tool_warns_in_every_run() {
     use hookwire::agent::{Runner, TraceEvent};
-    use hookwire::{mcp::McpAgent, mcp::McpConfig, mcp::ServerSpec};
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::mcp::{McpAgent, McpConfig, ServerSpec};
+    use hookwire::model::{ScriptedModel, Turn};
     let config = McpConfig::new()
         .with_server("time", ServerSpec::stdio(mcp_support::time_server()))
         .unwrap();

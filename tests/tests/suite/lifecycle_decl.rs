@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use hookwire::Decision;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{Runner, TraceEvent};
-use hookwire::{model::ScriptedModel, model::Turn};
+use hookwire::model::{ScriptedModel, Turn};
 use serde_json::json;
 
 static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());

@@ -7,11 +7,11 @@
 use hookwire::agent::lifecycle::{ForTools, LifecycleHooks, PreToolUse};
 use hookwire::agent::{Agent, Runner, TraceEvent, WithTools};
 use hookwire::matcher::Matcher;
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{
     Decision, Next, Outcome, Router, Tool, ToolArgs, ToolContext, ToolSet, ToolSource,
     call::NoArgs, matcher::ToolMeta,
 };
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 /// Tags results with `[flag]`.

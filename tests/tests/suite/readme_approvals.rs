@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::{approval::ApprovalDecision, approval::DeferAll};
-use hookwire::{model::ScriptedModel, model::Turn};
+use hookwire::approval::{ApprovalDecision, DeferAll};
+use hookwire::model::{ScriptedModel, Turn};
 
 /// Pays a vendor.
 #[hookwire::tool(needs_approval)]
@@ -74,9 +74,9 @@ pub struct Desk;
 
 #[tokio::test]
 async fn a_macro_tools_metadata_reaches_both_gates_and_an_edit_runs() {
+    use hookwire::approval::{Answer, FnAsker};
     use hookwire::model::Message;
     use hookwire::serde_json::json;
-    use hookwire::{approval::Answer, approval::FnAsker};
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let noted = seen.clone();
     let asker = FnAsker::new(move |req| {

@@ -3,8 +3,8 @@
 //! agent's agent-level hooks with matchers evaluated per call.
 
 use hookwire::agent::{Agent, Runner, TraceEvent, WithTools};
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{FnTool, Next, Outcome, Router, ToolArgs, ToolContext, ToolSource, call::NoArgs};
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 /// Tags results with `[all:<source the hook sees>]`.

@@ -12,10 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use hookwire::BoxFuture;
 use hookwire::agent::{RunStatus, Runner};
+use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
 use hookwire::{Dep, ToolArgs, ToolCall, ToolContext};
-use hookwire::{
-    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
-};
 
 /// The user of a session: set per session, read by tools.
 struct User(String);

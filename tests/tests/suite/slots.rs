@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{Agent, Runner, TraceEvent};
 use hookwire::declare::GeneratedAgent;
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{Decision, Next, Outcome, ToolArgs, ToolContext, ToolSet, ToolSource};
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 /// Calls of `counted` in this test binary.

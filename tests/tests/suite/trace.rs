@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used)]
 
 use hookwire::agent::{Runner, TraceEvent};
+use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{Decision, ToolArgs, ToolContext};
-use hookwire::{model::ScriptedModel, model::Turn};
 use serde_json::{Value, json};
 
 /// Adds one to `x`.

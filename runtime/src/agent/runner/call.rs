@@ -13,6 +13,7 @@ use tracing::Instrument;
 
 use super::trace::micros;
 use super::{EventKind, Runner, ToolCallEvent, TraceEvent, caught, no_hooks};
+use crate::ToolMeta;
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::{LifecycleHooks, PostToolUse, PreToolUse, decide};
 use crate::approval::{ApprovalRequest, CallKey, gate};
@@ -40,14 +41,29 @@ pub(super) struct CallRecord {
     pub(super) progress: Vec<TraceEvent>,
 }
 
+/// What a call came to, for its record.
+struct Ran<'c> {
+    /// The call as dispatched (the model's, or with the arguments the
+    /// `pre_tool_use` hooks rewrote).
+    call: &'c ToolCall,
+    source: ToolSource,
+    meta: &'c ToolMeta,
+    /// The arguments the model sent.
+    sent: ToolArgs,
+    outcome: Outcome,
+    /// Whether it waits for an approval decision.
+    pending: bool,
+    /// The hook that decided before the call, if one did.
+    decided_by: Option<String>,
+    started: Instant,
+}
+
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Runs one call of `step` (whose calls `scope` makes) and records it.
     /// `call` is the model's (the history's): its id, name and arguments
     /// are shared, not copied, and a call whose `pre_tool_use` hooks leave
     /// the arguments alone is dispatched with the model's.
     pub(super) async fn run_call(&self, scope: &CallScope, call: &ToolCall) -> CallRecord {
-        let step = scope.step();
-        let agent_name = self.scope.agent();
         // The source dispatch knows. A name the tool set does not have
         // never runs (dispatch answers `UnknownTool`); hooks and the trace
         // see it as a function tool.
@@ -57,78 +73,45 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .source(&call.name)
             .unwrap_or(ToolSource::Function);
         let meta = self.agent.tools().meta(&call.name);
-        let span = tracing::info_span!(
-            "hookwire.tool_call",
-            agent = agent_name,
-            tool = %call.name,
-            source = source.as_str(),
-            tool_use_id = %call.id,
-            decision = tracing::field::Empty,
-            hook = tracing::field::Empty,
-            // OpenTelemetry's names (feature `otel`; see `genai`).
-            otel.name = super::genai::on(|| format!("execute_tool {}", call.name)),
-            otel.kind = super::genai::INTERNAL,
-            otel.status_code = tracing::field::Empty,
-            otel.status_description = tracing::field::Empty,
-            gen_ai.operation.name = super::genai::EXECUTE_TOOL,
-            gen_ai.tool.name = super::genai::on(|| &*call.name),
-            gen_ai.tool.call.id = super::genai::on(|| &*call.id),
-            gen_ai.tool.type = super::genai::FUNCTION,
-            gen_ai.tool.call.arguments = tracing::field::Empty,
-            gen_ai.tool.call.result = tracing::field::Empty,
-            error.type = tracing::field::Empty,
-            hookwire.decision = tracing::field::Empty,
-            hookwire.hook = tracing::field::Empty,
-        );
+        let span = tool_call_span(self.scope.agent(), call, source);
         let started = Instant::now();
         // The call's own span, for its decision (`Span::current` asks the
         // dispatcher, about 45 instructions).
         let recorder = span.clone();
         async move {
-            let original = call;
             let (id, name) = (&call.id, &call.name);
             // A clone shares the model's arguments (see `ToolArgs`): what
             // the trace notes as sent, and what the hooks may rewrite.
             let sent = call.arguments.clone();
             let mut arguments = call.arguments.clone();
             scope.emit(|| EventKind::ToolStarted {
-                step,
+                step: scope.step(),
                 id: id.clone(),
                 tool: name.clone(),
                 source,
                 arguments: sent.clone(),
             });
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-            // A tool the step did not offer is not callable: refused before
-            // any hook or gate sees the call.
             // Under a journal, a call whose deadline passed while the
             // service was down ends timed out: no hook, gate or tool of it
             // starts again (`post_tool_failure` sees the timeout).
             let expired = self.expired_timeout(name, source);
-            let (decision, decided_by) = if expired.is_some() {
-                (Decision::Continue, None)
-            } else if self.unavailable.iter().any(|n| **n == **name) {
-                let reason = format!(
-                    "tool `{name}` is not available in this step, so it was not offered and \
-                     cannot be called"
-                );
-                (Decision::Deny(reason), Some("available".to_owned()))
-            } else {
-                self.pre_tool_use(
+            let (decision, decided_by) = self
+                .decide(
                     &hooks,
                     &mut PreToolUse {
-                        agent: agent_name,
+                        agent: self.scope.agent(),
                         tool: name,
                         source,
                         meta: &meta,
                         tool_use_id: id,
                         args: &mut arguments,
-                        step,
+                        step: scope.step(),
                         decided_by: None,
                     },
+                    expired.is_some(),
                 )
-                .await
-            };
+                .await;
             // Arguments the hooks left alone are the model's: dispatched as
             // they are (the post hooks see the model's call); rewritten ones
             // are dispatched as a copy, and the post hooks see them.
@@ -147,109 +130,178 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             // a decision, or was given one while its hooks were finishing:
             // either way the step pauses, and the decision is used when the
             // call runs again, never by another call.
-            let pending = self.approvals.waits_at(scope, id);
+            let pending = self.conv.approvals.waits_at(scope, id);
             let rewritten = rewritten.map(|args| ToolCall::new(id.clone(), name.clone(), args));
-            let call = rewritten.as_ref().unwrap_or(original);
-            if !pending && !no_hooks(&hooks) {
-                let failed = !matches!(&outcome, Ok(r) if !r.is_error);
-                let mut post = PostToolUse {
-                    agent: agent_name,
-                    call,
-                    source,
-                    meta: &meta,
-                    outcome: &mut outcome,
-                    elapsed: started.elapsed(),
-                };
-                if failed {
-                    let _ = caught("post_tool_failure", hooks.post_tool_failure(&mut post)).await;
-                } else {
-                    let _ = caught("post_tool_use", hooks.post_tool_use(&mut post)).await;
-                }
+            let call = rewritten.as_ref().unwrap_or(call);
+            if !pending {
+                self.post_tool_use(&hooks, call, source, &meta, &mut outcome, started)
+                    .await;
             }
-            let (label, hook) = verdict(&outcome, pending, decided_by);
-            let stopped = match &outcome {
-                Err(e @ ToolError::Stopped { reason, .. }) => {
-                    Some((reason.clone(), e.hook().map(str::to_owned)))
-                }
-                _ => None,
-            };
-            let span = recorder;
-            span.record("decision", label);
-            if let Some(h) = &hook {
-                span.record("hook", h.as_str());
-            }
-            #[cfg(feature = "otel")]
-            super::genai::call_end(&span, scope, label, hook.as_deref(), &outcome, &sent);
-            tracing::info!(
-                target: "hookwire::audit",
-                agent = agent_name,
-                tool = %call.name,
-                source = source.as_str(),
-                tool_use_id = %call.id,
-                correlation_id = %self.scope.correlation_id(),
-                decision = label,
-                hook = hook.as_deref(),
-                elapsed_us = micros(started.elapsed()),
-                "agent tool call"
-            );
-            let result = into_result(outcome);
-            // What the tool received, if it ran and got something else than
-            // the model sent.
-            let notes = self
-                .scope
-                .call_log()
-                .map(|log| log.take(&call.id))
-                .unwrap_or_default();
-            let received = notes
-                .received
-                .filter(|received| !received.is_shared_with(&sent) && *received != sent);
-            let approvals = notes.approvals;
-            // Mapping an empty list still costs about 80 instructions
-            // (`Vec`'s in-place collect): most calls have no progress and
-            // no hooks.
-            let progress = match notes.progress.is_empty() {
-                true => Vec::new(),
-                false => notes
-                    .progress
-                    .into_iter()
-                    .map(|message| TraceEvent::Progress {
-                        step,
-                        id: call.id.clone(),
-                        tool: call.name.clone(),
-                        message,
-                    })
-                    .collect(),
-            };
-            let hooks = self
-                .agent
-                .hooks_for_call(&MatchTarget::new(&call.name, source).with_meta(&meta));
-            let hooks = match hooks.is_empty() {
-                true => Vec::new(),
-                false => hooks.into_iter().map(str::to_owned).collect(),
-            };
-            CallRecord {
-                trace: TraceEvent::ToolCall(Box::new(ToolCallEvent {
-                    step,
-                    id: call.id.clone(),
-                    tool: call.name.clone(),
-                    source,
-                    arguments: sent,
-                    received,
-                    hooks,
-                    approvals,
-                    decision: label.into(),
-                    hook,
-                    result: result.clone(),
-                    elapsed_us: micros(started.elapsed()),
-                })),
-                result,
+            let ran = Ran {
+                call,
+                source,
+                meta: &meta,
+                sent,
+                outcome,
                 pending,
-                stopped,
-                progress,
-            }
+                decided_by,
+                started,
+            };
+            self.call_record(scope, ran, &recorder)
         }
         .instrument(span)
         .await
+    }
+
+    /// The decision before the call: a call whose timeout ran out
+    /// (`expired`) goes on to its timeout; a tool the step did not offer
+    /// is not callable, refused before any hook or gate sees the call;
+    /// else the lifecycle `pre_tool_use` hooks decide.
+    async fn decide(
+        &self,
+        hooks: &impl LifecycleHooks,
+        cx: &mut PreToolUse<'_>,
+        expired: bool,
+    ) -> (Decision, Option<String>) {
+        if expired {
+            return (Decision::Continue, None);
+        }
+        let name = cx.tool;
+        if self.unavailable.iter().any(|n| **n == *name) {
+            let reason = format!(
+                "tool `{name}` is not available in this step, so it was not offered and \
+                 cannot be called"
+            );
+            return (Decision::Deny(reason), Some("available".to_owned()));
+        }
+        self.pre_tool_use(hooks, cx).await
+    }
+
+    /// The lifecycle `post_tool_use` hooks (or `post_tool_failure` ones,
+    /// for a call that failed) of a call that does not wait.
+    async fn post_tool_use(
+        &self,
+        hooks: &impl LifecycleHooks,
+        call: &ToolCall,
+        source: ToolSource,
+        meta: &ToolMeta,
+        outcome: &mut Outcome,
+        started: Instant,
+    ) {
+        if no_hooks(hooks) {
+            return;
+        }
+        let failed = !matches!(&*outcome, Ok(r) if !r.is_error);
+        let mut post = PostToolUse {
+            agent: self.scope.agent(),
+            call,
+            source,
+            meta,
+            outcome,
+            elapsed: started.elapsed(),
+        };
+        if failed {
+            let _ = caught("post_tool_failure", hooks.post_tool_failure(&mut post)).await;
+        } else {
+            let _ = caught("post_tool_use", hooks.post_tool_use(&mut post)).await;
+        }
+    }
+
+    /// What a call left: its decision on its span (and its OpenTelemetry
+    /// attributes), the audit line, and its record: the result, the trace
+    /// event (with what the tool received, the approvals it went through,
+    /// the hooks around it), its progress, its stop.
+    fn call_record(&self, scope: &CallScope, ran: Ran<'_>, span: &tracing::Span) -> CallRecord {
+        let Ran {
+            call,
+            source,
+            meta,
+            sent,
+            outcome,
+            pending,
+            decided_by,
+            started,
+        } = ran;
+        let step = scope.step();
+        let (label, hook) = verdict(&outcome, pending, decided_by);
+        let stopped = match &outcome {
+            Err(e @ ToolError::Stopped { reason, .. }) => {
+                Some((reason.clone(), e.hook().map(str::to_owned)))
+            }
+            _ => None,
+        };
+        span.record("decision", label);
+        if let Some(h) = &hook {
+            span.record("hook", h.as_str());
+        }
+        #[cfg(feature = "otel")]
+        super::genai::call_end(span, scope, label, hook.as_deref(), &outcome, &sent);
+        tracing::info!(
+            target: "hookwire::audit",
+            agent = self.scope.agent(),
+            tool = %call.name,
+            source = source.as_str(),
+            tool_use_id = %call.id,
+            correlation_id = %self.scope.correlation_id(),
+            decision = label,
+            hook = hook.as_deref(),
+            elapsed_us = micros(started.elapsed()),
+            "agent tool call"
+        );
+        let result = into_result(outcome);
+        // What the tool received, if it ran and got something else than
+        // the model sent.
+        let notes = self
+            .scope
+            .call_log()
+            .map(|log| log.take(&call.id))
+            .unwrap_or_default();
+        let received = notes
+            .received
+            .filter(|received| !received.is_shared_with(&sent) && *received != sent);
+        // Mapping an empty list still costs about 80 instructions
+        // (`Vec`'s in-place collect): most calls have no progress and
+        // no hooks.
+        let progress = match notes.progress.is_empty() {
+            true => Vec::new(),
+            false => notes
+                .progress
+                .into_iter()
+                .map(|message| TraceEvent::Progress {
+                    step,
+                    id: call.id.clone(),
+                    tool: call.name.clone(),
+                    message,
+                })
+                .collect(),
+        };
+        let hooks = self
+            .agent
+            .hooks_for_call(&MatchTarget::new(&call.name, source).with_meta(meta));
+        let hooks = match hooks.is_empty() {
+            true => Vec::new(),
+            false => hooks.into_iter().map(str::to_owned).collect(),
+        };
+        CallRecord {
+            trace: TraceEvent::ToolCall(Box::new(ToolCallEvent {
+                step,
+                id: call.id.clone(),
+                tool: call.name.clone(),
+                source,
+                arguments: sent,
+                received,
+                hooks,
+                approvals: notes.approvals,
+                decision: label.into(),
+                hook,
+                result: result.clone(),
+                elapsed_us: micros(started.elapsed()),
+            })),
+            result,
+            pending,
+            stopped,
+            progress,
+        }
     }
 
     /// The timeout a journaled call of `name` ran out of before it was run
@@ -348,7 +400,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     ) -> Outcome {
         let reason = match asked {
             Some(reason) => Some(reason),
-            None if self.approvals.requires(scope, name) => {
+            None if self.conv.approvals.requires(scope, name) => {
                 Some(format!("`{name}` needs approval"))
             }
             None => None,
@@ -363,7 +415,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let key = CallKey::at(&scope.place(), id, name, &shown);
             let view = self.agent.tools().tool_view(name);
             let request = ApprovalRequest::new(&key, &shown, &reason, view);
-            let edited = gate(Some(&self.approvals), request, "approver", scope).await?;
+            let edited = gate(Some(&self.conv.approvals), request, "approver", scope).await?;
             let arguments = edited.unwrap_or(shown);
             return self
                 .dispatch(scope, ToolCall::new(id.clone(), name.clone(), arguments))
@@ -434,4 +486,32 @@ fn dispatch_boxed<'a, T: ToolSet + ?Sized>(
     call: ToolCall,
 ) -> BoxFuture<'a, Outcome> {
     tools.dispatch(scope, call).boxed()
+}
+
+/// A tool call's span: `hookwire.tool_call`, with OpenTelemetry's
+/// `execute_tool` names under the feature `otel`.
+fn tool_call_span(agent: &str, call: &ToolCall, source: ToolSource) -> tracing::Span {
+    tracing::info_span!(
+        "hookwire.tool_call",
+        agent,
+        tool = %call.name,
+        source = source.as_str(),
+        tool_use_id = %call.id,
+        decision = tracing::field::Empty,
+        hook = tracing::field::Empty,
+        // OpenTelemetry's names (feature `otel`; see `genai`).
+        otel.name = super::genai::on(|| format!("execute_tool {}", call.name)),
+        otel.kind = super::genai::INTERNAL,
+        otel.status_code = tracing::field::Empty,
+        otel.status_description = tracing::field::Empty,
+        gen_ai.operation.name = super::genai::EXECUTE_TOOL,
+        gen_ai.tool.name = super::genai::on(|| &*call.name),
+        gen_ai.tool.call.id = super::genai::on(|| &*call.id),
+        gen_ai.tool.type = super::genai::FUNCTION,
+        gen_ai.tool.call.arguments = tracing::field::Empty,
+        gen_ai.tool.call.result = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+        hookwire.decision = tracing::field::Empty,
+        hookwire.hook = tracing::field::Empty,
+    )
 }

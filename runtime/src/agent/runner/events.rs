@@ -341,7 +341,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 kind: EventKind::Trace(event.clone()),
             });
         }
-        Arc::make_mut(&mut self.trace).push(event);
+        Arc::make_mut(&mut self.conv.trace).push(event);
     }
 
     /// [`record`](Self::record) for each event, in order.
@@ -349,6 +349,39 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         for event in events {
             self.record(event);
         }
+    }
+
+    /// Records the model's retries of a step.
+    pub(super) fn record_retries(&mut self, step: usize, retries: Vec<crate::model::RetryNote>) {
+        if !retries.is_empty() {
+            self.record_all(retries.into_iter().map(|note| TraceEvent::ModelRetry {
+                step,
+                attempt: note.attempt,
+                delay_ms: note.delay_ms,
+                reason: note.reason,
+            }));
+        }
+    }
+
+    /// Records the model's answer of a step: its tokens (with the run's
+    /// so far) to the stream, the answer to the trace.
+    pub(super) fn record_answer(
+        &mut self,
+        step: usize,
+        response: &crate::model::ModelResponse,
+        elapsed_us: u64,
+    ) {
+        self.scope.emit(|| EventKind::Usage {
+            step,
+            usage: response.usage,
+            total: self.conv.usage,
+        });
+        self.record(TraceEvent::Model {
+            step,
+            text: response.text.clone(),
+            tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
+            elapsed_us,
+        });
     }
 
     /// Runs one user message, as [`run`](Self::run) does, as a stream of
@@ -360,7 +393,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// ```
     /// use futures_util::StreamExt;
     /// use hookwire::agent::{AgentConfig, BasicAgent, EventKind, Runner, TraceEvent};
-    /// use hookwire::{model::ScriptedModel, model::Turn};
+    /// use hookwire::model::{ScriptedModel, Turn};
     /// use hookwire::Router;
     ///
     /// let agent = BasicAgent::new(AgentConfig::new("echo"), Router::new());

@@ -234,7 +234,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                             .collect()
                     };
                     let paused = lock(&self.session.paused).get(&*id).cloned();
-                    let approvals = self.approvals.at_call(scope, &id);
+                    let approvals = self.conv.approvals.at_call(scope, &id);
                     let (record, shared) = once(record);
                     let usage = std::mem::take(&mut *lock(&own.usage));
                     let entry: CallEntry =
@@ -252,7 +252,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 if shared && let TraceEvent::ToolCall(call) = &mut record.trace {
                     call.result = record.result.clone();
                 }
-                self.approvals.restore_call(scope, &call.id, approvals);
+                self.conv.approvals.restore_call(scope, &call.id, approvals);
                 lock(&self.session.children).extend(children);
                 match paused {
                     Some(child) => lock(&self.session.paused).insert(call.id.to_string(), child),
@@ -294,7 +294,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         name: &str,
         hooks: Vec<RequestHook>,
     ) -> Result<(), JournalError> {
-        let mut history = self.history.to_vec();
+        let mut history = self.conv.history.to_vec();
         let this = &*self;
         let effect = async move {
             let (traces, counter) = this.injection_round(&hooks, &mut history).await;
@@ -302,9 +302,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         };
         let (history, traces, counter): (Vec<Message>, Vec<TraceEvent>, u64) =
             self::step(journal, name, effect.boxed()).await?;
-        self.history = Arc::new(history);
+        self.conv.history = Arc::new(history);
         self.record_all(traces);
-        self.injections = counter;
+        self.conv.injections = counter;
         Ok(())
     }
 }

@@ -221,9 +221,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         &mut self,
         prompt: impl Into<String>,
     ) -> Result<TypedOutput<T>, RunError> {
-        self.typed.next = Some(OutputCheck::of_type::<T>());
+        self.conv.typed.next = Some(OutputCheck::of_type::<T>());
         let out = self.run_inner(prompt.into(), None, None).await;
-        self.typed.next = None;
+        self.conv.typed.next = None;
         TypedOutput::try_from(out?)
     }
 
@@ -246,7 +246,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     where
         H: 'static,
     {
-        self.typed.next = Some(OutputCheck::of_type::<T>());
+        self.conv.typed.next = Some(OutputCheck::of_type::<T>());
         self.stream(prompt)
     }
 
@@ -256,7 +256,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         &self,
         offered: std::borrow::Cow<'d, [ToolDefinition]>,
     ) -> std::borrow::Cow<'d, [ToolDefinition]> {
-        match &self.typed.current {
+        match &self.conv.typed.current {
             Some(check) if !check.spec.is_native() => {
                 let mut tools = offered.into_owned();
                 tools.push(check.spec.tool_definition());
@@ -277,7 +277,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         started: Instant,
         journal: Option<&dyn Journal>,
     ) -> Option<AfterModel> {
-        let check = self.typed.current.clone()?;
+        let check = self.conv.typed.current.clone()?;
         let spec = &check.spec;
         let final_call = response
             .tool_calls
@@ -313,7 +313,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 };
                 Message::tool(call.id.clone(), call.name.clone(), result)
             });
-            let history = std::sync::Arc::make_mut(&mut self.history);
+            let history = std::sync::Arc::make_mut(&mut self.conv.history);
             history.push(Message::assistant_calls(
                 response.text.clone(),
                 response.tool_calls.clone(),
@@ -323,7 +323,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let error = match verdict {
             Ok(value) => {
                 let text = value.to_string();
-                self.typed.value = Some(value);
+                self.conv.typed.value = Some(value);
                 let answer = ModelResponse::text(text).with_usage(response.usage);
                 return Some(
                     self.final_answer(step, answer, started, journal, final_call.is_none())
@@ -332,8 +332,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             }
             Err(error) => error,
         };
-        self.typed.retries += 1;
-        let attempt = self.typed.retries;
+        self.conv.typed.retries += 1;
+        let attempt = self.conv.typed.retries;
         self.record(TraceEvent::OutputRetry {
             step,
             attempt,
@@ -352,7 +352,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 OutputMode::Native => "with the JSON value only".to_owned(),
                 _ => format!("by calling `{}`", spec.tool),
             };
-            let history = std::sync::Arc::make_mut(&mut self.history);
+            let history = std::sync::Arc::make_mut(&mut self.conv.history);
             history.push(Message::assistant(response.text.clone()));
             history.push(Message::user(format!(
                 "Your answer does not match the output schema `{}`: {error}. Answer again {how}.",

@@ -400,16 +400,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             version: STATE_VERSION,
             agent: self.agent.config().name.to_string(),
             correlation_id: self.scope.correlation_id().to_string(),
-            history: self.history.to_vec(),
-            approvals: self.approvals.state(),
-            pending_step: self.pending.clone(),
-            steps: self.steps,
+            history: self.conv.history.to_vec(),
+            approvals: self.conv.approvals.state(),
+            pending_step: self.conv.pending.clone(),
+            steps: self.conv.steps,
             settings: self.settings,
             children: lock(&self.session.children).clone(),
-            forced_continues: self.forced,
-            trace: (*self.trace).clone(),
+            forced_continues: self.conv.forced,
+            trace: (*self.conv.trace).clone(),
             paused_children: lock(&self.session.paused).clone(),
-            injections: self.injections,
+            injections: self.conv.injections,
             runs: self.scope.run(),
         }
     }
@@ -447,17 +447,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     fn restore(&mut self, mut state: RunState, adopt: bool) -> Result<(), StateError> {
         state.check(&self.agent)?;
-        state.check_approvals(&self.approvals)?;
+        state.check_approvals(&self.conv.approvals)?;
         let mut approvals = std::mem::take(&mut state.approvals);
         let mut settings = state.settings;
         if !adopt {
-            let own = self.approvals.state();
+            let own = self.conv.approvals.state();
             settings = stricter(self.settings, settings);
             approvals
                 .settings
                 .needs_approval
                 .extend(own.settings.needs_approval);
-            if !self.approvals.has_asker() {
+            if !self.conv.approvals.has_asker() {
                 approvals.sticky.retain(|_, s| *s != Sticky::AlwaysApprove);
             }
             for (tool, sticky) in own.sticky {
@@ -466,9 +466,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 }
             }
         }
-        self.approvals.replace_state(approvals);
+        self.conv.approvals.replace_state(approvals);
         self.scope
-            .set_approver(Some(Arc::new(self.approvals.clone())));
+            .set_approver(Some(Arc::new(self.conv.approvals.clone())));
         self.scope
             .set_correlation_id(std::mem::take(&mut state.correlation_id));
         self.scope.set_run(state.runs);
@@ -479,15 +479,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Takes the run of a checked state: history, child histories and
     /// paused child runs, the paused step, the counters, the trace.
-    fn take_run(&mut self, state: RunState) {
-        self.history = Arc::new(state.history);
+    fn take_run(&mut self, mut state: RunState) {
+        self.conv.take_run(&mut state);
         *lock(&self.session.children) = state.children;
         *lock(&self.session.paused) = state.paused_children;
-        self.pending = state.pending_step;
-        self.steps = state.steps;
-        self.forced = state.forced_continues;
-        self.trace = Arc::new(state.trace);
-        self.injections = state.injections;
     }
 
     /// A paused child run's state, for its parent to keep: everything but

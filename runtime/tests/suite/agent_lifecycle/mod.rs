@@ -12,9 +12,9 @@ use hookwire::agent::lifecycle::{
     PreToolUse, PromptSubmit, StepEnd, StepStart, StopDecision, StopEvent,
 };
 use hookwire::agent::{RunStatus, Runner, TraceEvent};
+use hookwire::approval::{Answer, FnAsker};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Decision, FnTool, Json, Router, ToolResult};
-use hookwire::{approval::Answer, approval::FnAsker};
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
 use serde_json::json;
 
 mod decisions;

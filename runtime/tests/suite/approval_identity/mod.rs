@@ -14,15 +14,14 @@ use agent_common::test_agent;
 use hookwire::BoxFuture;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{Agent, AgentTool, RunError, RunState, RunStatus, Runner, TraceEvent};
+use hookwire::approval::{
+    Answer, ApprovalDecision, ApprovalRequest, Approvals, Asker, DeferAll, NeedsApproval,
+    PendingApproval, Sticky,
+};
+use hookwire::model::{Message, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{
     Decision, Handler, Hook, Next, Outcome, Router, Tool, ToolArgs, ToolContext, ToolHandler, chain,
 };
-use hookwire::{
-    approval::Answer, approval::ApprovalDecision, approval::ApprovalRequest, approval::Approvals,
-    approval::Asker, approval::DeferAll, approval::NeedsApproval, approval::PendingApproval,
-    approval::Sticky,
-};
-use hookwire::{model::Message, model::ScriptedModel, model::ScriptedToolCall, model::Turn};
 use serde_json::{Value, json};
 
 mod decisions;

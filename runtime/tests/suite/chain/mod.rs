@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use hookwire::approval::{ApprovalDecision, FnApprover};
 use hookwire::hooks::{Retry, Timeout};
 use hookwire::{
     CallScope, Decision, FailurePolicy, FnTool, Guarded, Handler, Hook, HookError, Json, Next,
@@ -15,7 +16,6 @@ use hookwire::{
     ToolError, ToolHandler, ToolResult, ToolSet, ToolSource, chain, hooks::Attempts,
     hooks::CatchPanics, hooks::catch_panics,
 };
-use hookwire::{approval::ApprovalDecision, approval::FnApprover};
 use serde_json::json;
 
 mod context;

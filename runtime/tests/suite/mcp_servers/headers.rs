@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use hookwire::{mcp::McpConfig, mcp::McpOptions, mcp::McpServers, mcp::ServerStatus};
+use hookwire::mcp::{McpConfig, McpOptions, McpServers, ServerStatus};
 use serde_json::json;
 
 use super::{call, free_port};

@@ -11,11 +11,10 @@ use std::process::Command;
 use std::sync::mpsc::Receiver;
 
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::{FnTool, Json, Router, ToolDefinition};
-use hookwire::{
-    model::Message, model::Model, model::ModelError, model::ModelRequest, model::Provider,
-    model::ProviderConfig, model::ProviderModel, model::from_spec,
+use hookwire::model::{
+    Message, Model, ModelError, ModelRequest, Provider, ProviderConfig, ProviderModel, from_spec,
 };
+use hookwire::{FnTool, Json, Router, ToolDefinition};
 use serde_json::{Value, json};
 
 mod anthropic;

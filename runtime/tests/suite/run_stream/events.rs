@@ -118,7 +118,7 @@ async fn the_stream_says_when_a_call_asks_for_approval() {
 #[tokio::test]
 async fn a_paused_run_resumes_as_a_stream() {
     use hookwire::agent::RunStatus;
-    use hookwire::{approval::ApprovalDecision, approval::Approvals, approval::DeferAll};
+    use hookwire::approval::{ApprovalDecision, Approvals, DeferAll};
 
     let model = ScriptedModel::from_turns([Turn::call("sync", json!({})), Turn::text("ok")]);
     let approvals = Approvals::new(DeferAll);

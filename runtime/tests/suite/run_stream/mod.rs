@@ -15,9 +15,9 @@ use hookwire::agent::{
     AgentConfig, AgentTool, BasicAgent, EventKind, RunError, RunEvent, RunOutput, Runner,
     TraceEvent,
 };
+use hookwire::approval::{Answer, FnAsker};
+use hookwire::model::{Model, ScriptedModel, Turn, Usage};
 use hookwire::{Outcome, Router, Tool, ToolContext, ToolResult, call::NoArgs};
-use hookwire::{approval::Answer, approval::FnAsker};
-use hookwire::{model::Model, model::ScriptedModel, model::Turn, model::Usage};
 use serde_json::json;
 
 use crate::agent_common::test_agent;

@@ -6,8 +6,8 @@ use super::*;
 #[test]
 fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided() {
     use hookwire::agent::{Runner, TraceEvent};
-    use hookwire::{approval::Answer, approval::DecidedBy, approval::FnAsker};
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::approval::{Answer, DecidedBy, FnAsker};
+    use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([
         Turn::call(
             "refund",

@@ -77,7 +77,7 @@ fn a_card_with_deps_is_built_from_them_and_its_tools_get_their_part() {
 #[test]
 fn a_runner_runs_a_card_agent_built_from_its_deps() {
     use hookwire::agent::{Runner, TraceEvent};
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([
         Turn::call("stock", serde_json::json!({"item": "pear"})),
         Turn::call("about", serde_json::json!({})),

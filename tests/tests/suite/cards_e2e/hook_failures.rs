@@ -25,7 +25,7 @@ fn tool_results(history: &[Message]) -> Vec<(String, String, bool)> {
 /// reads. `AnswerCheck`, matched to `step:final`, sees only the final answer.
 #[test]
 fn the_guard_desks_lifecycle_hooks_fail_by_their_policy_and_timeout() {
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::model::{ScriptedModel, Turn};
     runtime(true).block_on(async {
         let model = ScriptedModel::from_turns([
             Turn::call("add_one", serde_json::json!({"x": 1}))

@@ -113,7 +113,7 @@ fn the_card_and_the_macro_give_the_same_agent() {
 /// order of events is fixed) and returns what its lifecycle hooks saw and
 /// what the model was told about each call.
 fn run_lifecycle<A: Agent + Send + Sync + 'static>(agent: A) -> (Vec<String>, Vec<String>) {
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([
         Turn::call("add_one", serde_json::json!({"x": 1})),
         Turn::call("project_status", serde_json::json!({"project": "Hudson"})),

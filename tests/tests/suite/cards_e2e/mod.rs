@@ -38,10 +38,8 @@ use std::time::Duration;
 use agents::{LondonProjectManager, NyProjectManager, PmoOrchestrator, RelayDesk, TriageDesk};
 use hookwire::BoxFuture;
 use hookwire::agent::{Agent, Runner, TraceEvent};
+use hookwire::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
 use hookwire::{CallScope, ToolArgs, ToolCall, ToolSet};
-use hookwire::{
-    model::Message, model::Model, model::ModelError, model::ModelRequest, model::ModelResponse,
-};
 use tokio::time::sleep;
 
 mod approvals;

@@ -16,7 +16,7 @@ pub struct Verdict {
 /// returns the answer as the type.
 #[test]
 fn a_card_with_an_output_type_answers_run_output_with_the_type() {
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([Turn::call(
         "final_result",
         serde_json::json!({"ship": true, "reason": "tests pass"}),
@@ -43,7 +43,7 @@ fn a_card_with_an_output_type_answers_run_output_with_the_type() {
 /// once, then the answer is taken.
 #[test]
 fn a_card_with_an_output_schema_checks_every_run() {
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([
         Turn::call(
             "final_result",

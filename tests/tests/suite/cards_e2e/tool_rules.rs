@@ -12,8 +12,8 @@ use super::*;
 #[test]
 fn a_card_tools_instruction_availability_and_approval_metadata_act() {
     use crate::seeing::{Offered, Seeing};
-    use hookwire::{approval::Answer, approval::FnAsker};
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::approval::{Answer, FnAsker};
+    use hookwire::model::{ScriptedModel, Turn};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -101,8 +101,8 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
 fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
     use crate::seeing::{Offered, Seeing};
     use hookwire::agent::RunStatus;
-    use hookwire::{approval::ApprovalDecision, approval::DeferAll};
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::approval::{ApprovalDecision, DeferAll};
+    use hookwire::model::{ScriptedModel, Turn};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -168,8 +168,8 @@ fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
 #[test]
 fn the_pmo_cards_server_entry_offers_the_time_tools_with_their_instruction() {
     use crate::seeing::{Offered, Seeing};
-    use hookwire::{mcp::McpAgent, mcp::McpConfig, mcp::ServerSpec};
-    use hookwire::{model::ScriptedModel, model::Turn};
+    use hookwire::mcp::{McpAgent, McpConfig, ServerSpec};
+    use hookwire::model::{ScriptedModel, Turn};
     let config = McpConfig::new()
         .with_server(
             "time",

@@ -1,7 +1,7 @@
 use super::own_chain_tests::Files;
 use hookwire::agent::Runner;
-use hookwire::{approval::Answer, approval::FnAsker, approval::Sticky};
-use hookwire::{model::Message, model::ScriptedModel, model::Turn};
+use hookwire::approval::{Answer, FnAsker, Sticky};
+use hookwire::model::{Message, ScriptedModel, Turn};
 use serde_json::json;
 
 #[tokio::test]

@@ -3,9 +3,9 @@
 //! tool, so every agent that lists it runs them, innermost.
 
 use super::*;
+use hookwire::approval::{ApprovalDecision, FnApprover};
 use hookwire::declare::ToolDecl;
 use hookwire::{HookError, ToolError, ToolResult};
-use hookwire::{approval::ApprovalDecision, approval::FnApprover};
 use std::sync::Arc;
 
 /// Input guardrail: a call whose `text` mentions a password never runs.
@@ -400,7 +400,7 @@ impl hookwire::agent::lifecycle::LifecycleHooks for Lifecycle {
 fn a_request_start_injection_runs_through_the_function_tools_whole_chain() {
     use hookwire::agent::inject::InjectionAction;
     use hookwire::agent::{Runner, TraceEvent};
-    use hookwire::{model::Message, model::ScriptedModel, model::Turn, model::TurnExpectation};
+    use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
     let model = ScriptedModel::from_turns([Turn::text("ok").expecting(TurnExpectation {
         last_contains: Some("wrote v## to /notes".into()),
         ..Default::default()

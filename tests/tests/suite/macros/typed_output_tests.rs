@@ -2,7 +2,7 @@
 //! `Runner::run_output` returns the answer as a `T`.
 
 use hookwire::agent::Runner;
-use hookwire::{model::ScriptedModel, model::Turn};
+use hookwire::model::{ScriptedModel, Turn};
 use serde_json::json;
 
 /// A trip plan.

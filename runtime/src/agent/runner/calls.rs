@@ -1,0 +1,133 @@
+//! The second phase of a step: run its calls (concurrently, at most
+//! `max_parallel` at once, or each as a recorded step under a journal),
+//! inside the [`PARENT`] its child agents read, and append their results
+//! to the history.
+
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use tracing::Instrument;
+
+use super::Runner;
+use super::call::CallRecord;
+use super::parent::{PARENT, ParentRun};
+use super::step::Results;
+use crate::agent::decl::Agent;
+use crate::agent::journal::{Journal, JournalError};
+use crate::agent::lifecycle::LifecycleHooks;
+use crate::approval::PENDING_REASON;
+use crate::lock;
+use crate::model::Message;
+use hookwire_chain::call::{ToolCall, ToolResult};
+
+/// The records of a step's calls, with their index (one inline).
+pub(super) type Records = smallvec::SmallVec<[(usize, CallRecord); 1]>;
+
+/// What a step's calls left: their records in call order, the messages
+/// children merge into the history, and the children's tokens by agent
+/// path.
+type StepDone = (
+    Records,
+    Vec<Message>,
+    std::collections::BTreeMap<String, crate::model::Usage>,
+);
+
+impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
+    /// Runs the calls that have no result yet, concurrently (at most
+    /// `max_parallel` at once), inside the [`PARENT`] that child agents
+    /// read; their records in call order, and the messages children merge
+    /// into the history. Under a journal each call is one recorded step
+    /// ([`journaled_calls`](Self::journaled_calls)), in groups of
+    /// `max_parallel`.
+    pub(super) async fn run_calls(
+        &self,
+        step: usize,
+        calls: &[ToolCall],
+        results: &[Option<ToolResult>],
+        span: tracing::Span,
+        journal: Option<&dyn Journal>,
+        answered: Option<std::time::SystemTime>,
+    ) -> Result<StepDone, JournalError> {
+        let mut todo = calls
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| results[*i].is_none());
+        let parent = Arc::new(ParentRun {
+            history: self.conv.history.clone(),
+            model: self.model.clone(),
+            merged: Mutex::new(Vec::new()),
+            session: self.session.clone(),
+            approvals: self.conv.approvals.clone(),
+            kept: Mutex::new(Vec::new()),
+            usage: Mutex::default(),
+        });
+        let scope = self.scope.at_step(step);
+        if let Some(journal) = journal {
+            let todo = todo.map(|(i, c)| (i, c.clone())).collect();
+            let records = self
+                .journaled_calls(journal, &parent, &scope, todo, answered)
+                .instrument(span)
+                .await?
+                .into();
+            let merged = std::mem::take(&mut *lock(&parent.merged));
+            let usage = std::mem::take(&mut *lock(&parent.usage));
+            return Ok((records, merged, usage));
+        }
+        let max = self.settings.max_parallel.max(1);
+        let scope = &scope;
+        let all = async move {
+            match (todo.next(), todo.next()) {
+                // One call (the common case) needs no list and no stream to
+                // drive it.
+                (Some((i, one)), None) => smallvec::smallvec![(i, self.run_call(scope, one).await)],
+                (first, second) => {
+                    let todo: Vec<(usize, ToolCall)> = first
+                        .into_iter()
+                        .chain(second)
+                        .chain(todo)
+                        .map(|(i, c)| (i, c.clone()))
+                        .collect();
+                    let run_one = move |(i, call): (usize, ToolCall)| async move {
+                        (i, self.run_call(scope, &call).await)
+                    };
+                    futures_util::stream::iter(todo)
+                        .map(run_one)
+                        .buffered(max)
+                        .collect::<Vec<_>>()
+                        .await
+                        .into()
+                }
+            }
+        };
+        let records: Records = PARENT.scope(parent.clone(), all).instrument(span).await;
+        // The step's calls are done: release the parent's view of the
+        // history, so that appending to it afterwards copies nothing.
+        let merged = std::mem::take(&mut *lock(&parent.merged));
+        let usage = std::mem::take(&mut *lock(&parent.usage));
+        drop(parent);
+        Ok((records, merged, usage))
+    }
+
+    /// Appends the step's results (a call still waiting is denied) and the
+    /// children's merged messages to the history; where the tool messages
+    /// are in it (they are not copied for the `step_end` hooks).
+    pub(super) fn append_results(
+        &mut self,
+        calls: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]>,
+        results: Results,
+        merged: Vec<Message>,
+    ) -> std::ops::Range<usize> {
+        let history = Arc::make_mut(&mut self.conv.history);
+        let start = history.len();
+        history.reserve(calls.len() + merged.len());
+        for ((id, name), result) in calls.into_iter().zip(results) {
+            let result = result.unwrap_or_else(|| {
+                ToolResult::error(format!("tool call denied: {PENDING_REASON}"))
+            });
+            history.push(Message::tool(id, name, result));
+        }
+        let end = history.len();
+        history.extend(merged);
+        start..end
+    }
+}

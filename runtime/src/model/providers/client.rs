@@ -1,0 +1,191 @@
+//! [`ProviderModel`]: a model at a native provider, one request at a
+//! time, plain or streamed.
+
+use genai::chat::ChatOptions;
+use genai::resolver::{AuthData, Endpoint};
+use genai::{Client, ModelIden, ServiceTarget};
+
+use super::error::error;
+use super::request::chat_request;
+use super::response::{our_response, streamed};
+use super::{Provider, ProviderConfig};
+use crate::BoxFuture;
+use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
+
+/// A model at a native provider, through `genai`.
+///
+/// Built from a model string by [`from_spec`](crate::model::from_spec)
+/// (`anthropic:claude-sonnet-4-5`, `openai-responses:gpt-5-mini`,
+/// `gemini:gemini-2.5-flash`, `ollama:qwen3`; `openai:` strings are
+/// `OpenAiModel`), or from a [`ProviderConfig`]:
+///
+/// ```
+/// use hookwire::model::{Model, Provider, ProviderConfig, ProviderModel};
+/// let model = ProviderModel::new(
+///     ProviderConfig::new(Provider::Anthropic, "claude-sonnet-4-5")
+///         .with_api_key("sk-ant-...")
+///         .with_base_url("http://127.0.0.1:8080"),
+/// )
+/// .unwrap();
+/// assert_eq!(model.name(), "anthropic:claude-sonnet-4-5");
+/// ```
+///
+/// Tools go to the provider with their JSON Schemas; tool calls come back
+/// with the provider's ids and arguments, and tool results go back
+/// answering those ids. Gemini's thought signatures and Anthropic's signed
+/// (and redacted) thinking blocks come back as the answer's
+/// [`Thought`]s, stay in the history and go back with their turn, each to
+/// the provider it came from. Not carried across turns: reasoning without a
+/// signature, and the Responses API's reasoning items.
+#[derive(Debug, Clone)]
+pub struct ProviderModel {
+    config: ProviderConfig,
+    name: String,
+    client: Client,
+    target: ServiceTarget,
+    options: ChatOptions,
+}
+
+impl ProviderModel {
+    /// A model with this configuration; [`ModelError::MissingKey`] when the
+    /// provider needs a key and none is set.
+    pub fn new(config: ProviderConfig) -> Result<Self, ModelError> {
+        let name = config.spec();
+        let auth = match (&config.api_key, config.provider.key_vars().first()) {
+            (Some(key), _) => AuthData::from_single(key.clone()),
+            (None, None) => AuthData::from_single("ollama"),
+            (None, Some(env)) => {
+                return Err(ModelError::MissingKey {
+                    spec: name,
+                    env: (*env).to_owned(),
+                });
+            }
+        };
+        let base = config
+            .base_url
+            .as_deref()
+            .unwrap_or(config.provider.default_base_url());
+        let target = ServiceTarget {
+            endpoint: Endpoint::from_owned(config.provider.endpoint(base)),
+            auth,
+            model: ModelIden::new(config.provider.adapter(), config.model.clone()),
+        };
+        // reqwest is built without a bundled TLS provider; install ring's
+        // unless the process already chose one.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| ModelError::Config(e.to_string()))?;
+        let client = Client::builder()
+            .with_reqwest(http)
+            .build()
+            .map_err(error)?;
+        // Reasoning is captured for Anthropic's thinking blocks, which only
+        // go back with their text.
+        let mut options = ChatOptions::default()
+            .with_capture_usage(true)
+            .with_capture_content(true)
+            .with_capture_reasoning_content(true)
+            .with_capture_tool_calls(true);
+        if let Some(t) = config.temperature {
+            options = options.with_temperature(t);
+        }
+        if let Some(m) = config.max_tokens {
+            options = options.with_max_tokens(m);
+        }
+        Ok(Self {
+            config,
+            name,
+            client,
+            target,
+            options,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ProviderConfig {
+        &self.config
+    }
+
+    /// One request, streamed: `on_text` hears each text delta as it
+    /// arrives; the answer is collected as the plain call returns it.
+    pub(crate) async fn complete_streaming(
+        &self,
+        request: &ModelRequest<'_>,
+        on_text: &(dyn Fn(&str) + Send + Sync),
+    ) -> Result<ModelResponse, ModelError> {
+        let response = self
+            .client
+            .exec_chat_stream(
+                self.target.clone(),
+                chat_request(request, self.config.provider),
+                Some(&*self.options_for(request)),
+            )
+            .await
+            .map_err(error)?;
+        streamed(response.stream, on_text, self.config.provider).await
+    }
+
+    /// One request, not streamed.
+    async fn complete_plain(
+        &self,
+        request: &ModelRequest<'_>,
+    ) -> Result<ModelResponse, ModelError> {
+        let response = self
+            .client
+            .exec_chat(
+                self.target.clone(),
+                chat_request(request, self.config.provider),
+                Some(&*self.options_for(request)),
+            )
+            .await
+            .map_err(error)?;
+        Ok(our_response(response, self.config.provider))
+    }
+
+    /// The options of one request: the configured ones, with the output
+    /// schema as the provider's structured output when the request asks
+    /// for it natively.
+    fn options_for(&self, request: &ModelRequest<'_>) -> std::borrow::Cow<'_, ChatOptions> {
+        match request.native_output() {
+            None => std::borrow::Cow::Borrowed(&self.options),
+            Some(spec) => {
+                let mut json = genai::chat::JsonSpec::new(spec.name.clone(), spec.schema.clone());
+                if let Some(d) = &spec.description {
+                    json = json.with_description(d.clone());
+                }
+                std::borrow::Cow::Owned(self.options.clone().with_response_format(json))
+            }
+        }
+    }
+}
+
+impl Model for ProviderModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// OpenAI (chat completions and Responses), Gemini and Ollama answer a
+    /// schema natively; Anthropic answers through the final-answer tool,
+    /// which every Claude model with tools supports.
+    fn native_output(&self) -> bool {
+        self.config.provider != Provider::Anthropic
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(async move {
+            // A run someone streams (`Runner::stream`) gets the text as it
+            // comes; otherwise the configured form.
+            if self.config.streaming || request.on_text.is_some() {
+                self.complete_streaming(&request, &|chunk| request.text_delta(chunk))
+                    .await
+            } else {
+                self.complete_plain(&request).await
+            }
+        })
+    }
+}
