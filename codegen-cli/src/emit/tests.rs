@@ -46,10 +46,10 @@ fn chains_follow_the_ordering_rule_and_drop_non_matching_hooks() {
         slot("__HookwireATool0Hook0_T"),
     );
     assert!(code.contains(&format!(
-        "tool_0: ::hookwire::Hooked<\n        {outer},\n        ::hookwire::Hooked<\n            {reads},\n            ::hookwire::Hooked<\n                ::hookwire::Guarded<\n                    {slow},\n                >,\n                ::hookwire::Hooked<\n                    {t},\n                    <ReadFile as ::hookwire::ToolDecl>::Handler,\n                >,"
+        "tool_0: ::hookwire::Hooked<\n        {outer},\n        ::hookwire::Hooked<\n            {reads},\n            ::hookwire::Hooked<\n                ::hookwire::Guarded<\n                    {slow},\n                >,\n                ::hookwire::Hooked<\n                    {t},\n                    <ReadFile as ::hookwire::declare::ToolDecl>::Handler,\n                >,"
     )), "{code}");
     assert!(code.contains(&format!(
-        "tool_1: ::hookwire::Hooked<\n        {outer},\n        ::hookwire::Hooked<\n            ::hookwire::Guarded<\n                {slow},\n            >,\n            <Shell as ::hookwire::ToolDecl>::Handler,\n        >,\n    >,"
+        "tool_1: ::hookwire::Hooked<\n        {outer},\n        ::hookwire::Hooked<\n            ::hookwire::Guarded<\n                {slow},\n            >,\n            <Shell as ::hookwire::declare::ToolDecl>::Handler,\n        >,\n    >,"
     )), "{code}");
     // Each slot names the user's type once, and checks it there.
     for (marker, ty) in [
@@ -97,7 +97,7 @@ fn output_is_deterministic_and_names_dispatch_through_a_perfect_hash() {
         // Each tool's source is what the tool says.
         assert!(
             a.contains(&format!(
-                " if name == \"tool_{i}\" => {{\n                ::core::option::Option::Some(\n                    ::hookwire::Tool::source(\n                        <T{i} as ::hookwire::ToolDecl>::tool(&self.tool_{i}),"
+                " if name == \"tool_{i}\" => {{\n                ::core::option::Option::Some(\n                    ::hookwire::Tool::source(\n                        <T{i} as ::hookwire::declare::ToolDecl>::tool(&self.tool_{i}),"
             )),
             "{a}"
         );
@@ -124,7 +124,7 @@ fn a_few_tools_dispatch_through_a_match_on_the_name() {
             r#""tool_1" => {
                 ::core::option::Option::Some(
                     ::hookwire::Tool::source(
-                        <T1 as ::hookwire::ToolDecl>::tool(&self.tool_1),"#
+                        <T1 as ::hookwire::declare::ToolDecl>::tool(&self.tool_1),"#
         ),
         "{code}"
     );
@@ -164,7 +164,7 @@ fn a_front_ends_tokens_are_used_as_they_are_not_the_text_parsed_again() {
             .with_tool_hook(hook),
     );
     assert!(
-        code.contains("::hookwire::Hooked<\n        ::hookwire::__private::slot::Slotted<__HookwireCalcHook0_Audit>,\n        <crate::tools::AddOne as ::hookwire::ToolDecl>::Handler,"),
+        code.contains("::hookwire::Hooked<\n        ::hookwire::__private::slot::Slotted<__HookwireCalcHook0_Audit>,\n        <crate::tools::AddOne as ::hookwire::declare::ToolDecl>::Handler,"),
         "{code}"
     );
     assert!(code.contains("type Hook = crate::hooks::Audit;"), "{code}");
