@@ -192,6 +192,8 @@ impl AgentItems<'_> {
                 .unwrap_or_else(|| crate::spec::derived_durable_name(&spec.name)),
         );
         quote! {
+            // One entry per tool and hook: as long as the declaration.
+            #[allow(clippy::too_many_lines)]
             impl #krate::agent::Agent for #agent_ty #bounds {
                 type Tools = #tools_ty;
 

@@ -93,6 +93,8 @@ pub(super) fn emit_tools(
             }
         }
 
+        // One arm per tool: as long as the agent's list of tools.
+        #[allow(clippy::too_many_lines)]
         impl #krate::ToolSet for #tools_ty #bounds {
             fn definitions(&self) -> ::std::vec::Vec<#krate::ToolDefinition> {
                 self.definitions.to_vec()
@@ -194,6 +196,8 @@ impl ToolSetNew<'_> {
             quote!(#krate::Tool::definition(#tool))
         });
         quote! {
+            // One line per tool: as long as the agent's list of tools.
+            #[allow(clippy::too_many_lines)]
             impl #tools_ty #bounds {
                 /// Builds every tool and its chain from the agent's dependencies;
                 /// `config` is the agent's, whose options govern its calls of

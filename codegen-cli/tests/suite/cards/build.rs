@@ -313,7 +313,7 @@ fn a_tool_fn_shared_by_many_cards_is_aliased_once_and_clashing_names_are_importe
     assert!(
         files[3]
             .content
-            .contains("<AddOneTool as ::hookwire::ToolDecl>::Handler")
+            .contains("<AddOneTool as ::hookwire::declare::ToolDecl>::Handler")
     );
     // The parallel generation gives the same files.
     let parallel = cards::generate_parallel(
