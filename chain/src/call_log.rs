@@ -35,7 +35,8 @@ pub struct CallNotes {
     sent: Option<usize>,
     /// The approval gates it passed, outermost first.
     pub approvals: Vec<ApprovalNote>,
-    /// The progress messages its tool sent ([`ToolContext::progress`]), in
+    /// The progress messages its tool sent
+    /// ([`ToolContext::progress`](crate::ToolContext::progress)), in
     /// order.
     pub progress: Vec<String>,
 }

@@ -239,7 +239,7 @@ impl ToolContext {
     }
 
     /// The session's value of type `T` (the user's id, their credentials),
-    /// set with [`Runner::with_session_value`](crate::agent::Runner::with_session_value).
+    /// set with `hookwire::agent::Runner::with_session_value`.
     ///
     /// ```
     /// # use hookwire::{CallScope, ToolSource};
@@ -271,10 +271,10 @@ impl ToolContext {
     }
 
     /// Reports progress while the tool runs: the message goes to the
-    /// run's trace (a [`TraceEvent::Progress`](crate::agent::TraceEvent::Progress)
+    /// run's trace (a `hookwire::agent::TraceEvent::Progress`
     /// before the call's own event), to the run's event stream as it is
     /// sent when someone streams the run (an
-    /// [`EventKind::Progress`](crate::agent::EventKind::Progress)), and to
+    /// `hookwire::agent::EventKind::Progress`), and to
     /// `tracing` (target `hookwire::progress`, fields `agent`,
     /// `tool`, `tool_use_id` and `progress`), never to the model. Outside a run only the `tracing` event is emitted.
     ///

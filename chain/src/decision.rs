@@ -12,13 +12,13 @@
 //! | [`Decision`] | may this tool call run? (pre hooks, `pre_tool_use`) | continue, deny, ask, stop |
 //! | [`Flow`] | may the run go on? (`execution_start`, `user_prompt_submit`, `step_start`) | continue, stop |
 //! | [`StopDecision`] | may the run end with this final answer? (`stop`) | allow, continue with a message |
-//! | [`ApprovalDecision`] | does the approver let this call run? (an [`Approver`](crate::approval::Approver), a decision given for a paused call) | approve (as shown or with edited arguments), deny |
-//! | [`Answer`] | what does the person asked say? (an [`Asker`](crate::approval::Asker)) | approve (as shown or edited) or deny, once or always, or later |
+//! | [`ApprovalDecision`] | does the approver let this call run? (an [`Approver`](crate::approve::Approver), a decision given for a paused call) | approve (as shown or with edited arguments), deny |
+//! | `Answer` (`hookwire::approval::Answer`) | what does the person asked say? (an `Asker`, `hookwire::approval::Asker`) | approve (as shown or edited) or deny, once or always, or later |
 //!
 //! Each type is also exported where it is used: [`Decision`] at the crate
 //! root, [`Flow`] and [`StopDecision`] in
-//! [`agent::lifecycle`](crate::agent::lifecycle), [`ApprovalDecision`] and
-//! [`Answer`] in [`approval`](crate::approval).
+//! `hookwire::agent::lifecycle`, [`ApprovalDecision`] and
+//! `Answer` in `hookwire::approval`.
 
 use serde::{Deserialize, Serialize};
 
@@ -70,7 +70,7 @@ pub enum Flow {
     Stop(String),
 }
 
-/// What a [`stop`](crate::agent::lifecycle::LifecycleHooks::stop) hook
+/// What a `stop` hook (`hookwire::agent::lifecycle::LifecycleHooks::stop`)
 /// decides about a final answer.
 ///
 /// The question is the other way round from [`Flow`]'s: the run is about
@@ -88,10 +88,10 @@ pub enum StopDecision {
 }
 
 /// Whether a call that needs approval may run: what an
-/// [`Approver`](crate::approval::Approver) answers, and the decision given
-/// for a paused call ([`Approvals::resolve`](crate::approval::Approvals::resolve)).
+/// [`Approver`](crate::approve::Approver) answers, and the decision given
+/// for a paused call (`hookwire::approval::Approvals::resolve`).
 ///
-/// As serde data (in [`ApprovalState`](crate::approval::ApprovalState)):
+/// As serde data (in `hookwire::approval::ApprovalState`):
 /// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}` or
 /// `{"decision": "approve_with", "arguments": {..}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,7 +106,7 @@ pub enum ApprovalDecision {
     /// edit by the person who approved it). They must deserialize into the
     /// tool's argument type, or the call is denied and never runs; the
     /// trace's approval note says they were edited. The decision is for
-    /// the call shown (its [`CallKey`](crate::approval::CallKey)) and
+    /// the call shown (its [`CallKey`](crate::approve::CallKey)) and
     /// runs exactly the edited call.
     ApproveWith(serde_json::Value),
 }

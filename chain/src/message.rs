@@ -134,7 +134,7 @@ impl Message {
 /// Provider data that goes back with the assistant turn it came with, as
 /// it came: the providers check it, and reject a conversation that lost it.
 ///
-/// A model that needs none leaves [`ModelResponse::thoughts`] empty. The
+/// A model that needs none leaves `ModelResponse::thoughts` (`hookwire::model`) empty. The
 /// native providers (`ProviderModel`) fill it with:
 /// * Gemini's thought signatures (`thoughtSignature`, on a function-call
 ///   or text part of a thinking model's answer; Gemini 3 refuses function

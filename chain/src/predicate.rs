@@ -12,8 +12,8 @@ use crate::matcher::{MatchTarget, Matcher};
 /// | where | subject `T` | typical predicates |
 /// |---|---|---|
 /// | [`When`](crate::When): a hook gated per call | [`ToolContext`] | a [`Matcher`], `\|cx: &ToolContext\| ..` |
-/// | [`ForTools`](crate::agent::lifecycle::ForTools): a lifecycle hook's tool events | [`MatchTarget`] (the tool's name, source and metadata) | a [`Matcher`], `\|t: &MatchTarget<'_>\| ..` |
-/// | [`NeedsApproval`](crate::approval::NeedsApproval): a chain's approval gate | the arguments as a JSON [`Value`](serde_json::Value) | `true`, `\|args: &Value\| ..` |
+/// | `hookwire::agent::lifecycle::ForTools`: a lifecycle hook's tool events | [`MatchTarget`] (the tool's name, source and metadata) | a [`Matcher`], `\|t: &MatchTarget<'_>\| ..` |
+/// | [`NeedsApproval`](crate::approve::NeedsApproval): a chain's approval gate | the arguments as a JSON [`Value`](serde_json::Value) | `true`, `\|args: &Value\| ..` |
 /// | `#[tool(needs_approval = f)]` | the tool's typed arguments, [`ArgsOf<tool>`](crate::ArgsOf) | `fn f(args: &ArgsOf<tool>) -> bool` |
 ///
 /// Any `Fn(&T) -> bool` is a predicate over `T`, a `bool` is the constant

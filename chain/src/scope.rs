@@ -53,11 +53,11 @@ struct Shared {
 
 /// Typed values of one session (a conversation): the user's id, their
 /// credentials, a per-user client. One value per type; set with
-/// [`Runner::with_session_value`](crate::agent::Runner::with_session_value),
+/// `hookwire::agent::Runner::with_session_value`,
 /// read by tools and hooks with [`ToolContext::session`]. Child agents
 /// called in the session see the same values.
 ///
-/// They are not part of the exported [`RunState`](crate::agent::RunState):
+/// They are not part of the exported `hookwire::agent::RunState`:
 /// the caller sets them again for each session it resumes.
 #[derive(Clone, Default)]
 pub struct SessionValues {
@@ -180,7 +180,7 @@ impl CallScope {
         self.shared.step
     }
 
-    /// Where a call made in this scope is made: what its [`CallKey`](crate::approval::CallKey) names.
+    /// Where a call made in this scope is made: what its [`CallKey`](crate::approve::CallKey) names.
     pub fn place(&self) -> CallPlace<'_> {
         CallPlace {
             session: self.correlation_id(),
@@ -191,7 +191,7 @@ impl CallScope {
     }
 
     /// The scoped name of this run's tool `tool` (see
-    /// [`Approvals::require`](crate::approval::Approvals::require)).
+    /// `hookwire::approval::Approvals::require`).
     pub fn scoped_tool(&self, tool: &str) -> String {
         crate::approve::identity::scoped_name(
             self.path().iter().map(|s| s.agent.as_str()),

@@ -92,7 +92,7 @@ pub trait Tool: Send + Sync {
     fn call(&self, cx: &ToolContext, args: Self::Args) -> impl Future<Output = Outcome> + Send;
 
     /// What a person asked to approve a call is shown besides its
-    /// arguments ([`ApprovalRequest::metadata`](crate::approval::ApprovalRequest::metadata),
+    /// arguments ([`ApprovalRequest::metadata`](crate::approve::ApprovalRequest::metadata),
     /// kept in the pending entry of a deferred call); none by default.
     /// `#[hookwire::tool(approval_metadata = path)]` sets it to a
     /// `fn(&ArgsOf<tool>) -> serde_json::Value`. It has no `self`: every

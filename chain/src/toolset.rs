@@ -38,7 +38,7 @@ pub trait ToolSet: Send + Sync {
     fn source(&self, name: &str) -> Option<ToolSource>;
 
     /// The metadata the tool of this name declares
-    /// ([`Tool::META`](crate::Tool::META), an MCP tool's annotations): what
+    /// ([`Tool::META`], an MCP tool's annotations): what
     /// the loop gives lifecycle hooks' `meta:` matchers. None by default.
     fn meta(&self, name: &str) -> crate::ToolMeta {
         let _ = name;
@@ -59,8 +59,8 @@ pub trait ToolSet: Send + Sync {
     /// What the set's tools say about one step of a run: which of
     /// `definitions` (the set's own) are not offered, and what each offered
     /// tool adds to the system prompt. The default asks each tool's
-    /// [`ToolView`](crate::ToolView) ([`Tool::available`](crate::Tool::available),
-    /// [`Tool::instruction`](crate::Tool::instruction)); a panic there
+    /// [`ToolView`](crate::ToolView) ([`Tool::available`],
+    /// [`Tool::instruction`]); a panic there
     /// hides the tool. A set-wide rule or instruction overrides it
     /// ([`Router::available_when`], [`Router::with_instruction`]).
     fn step_offer(
@@ -220,7 +220,7 @@ pub trait RouterList: Send + Sync {
     /// The approval view of the route with this name, if it has one.
     fn tool_view(&self, name: &str) -> Option<crate::ToolView>;
     /// The metadata of the route with this name (its tool's
-    /// [`Tool::meta`](crate::Tool::meta)); none by default.
+    /// [`Tool::meta`]); none by default.
     fn meta(&self, name: &str) -> crate::ToolMeta {
         let _ = name;
         crate::ToolMeta::EMPTY

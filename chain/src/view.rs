@@ -31,7 +31,7 @@ pub struct StepView<'a> {
     /// The conversation so far, oldest first.
     pub history: &'a [Message],
     /// The session's typed values
-    /// ([`Runner::with_session_value`](crate::agent::Runner::with_session_value)).
+    /// (`hookwire::agent::Runner::with_session_value`).
     pub session: &'a SessionValues,
 }
 
@@ -58,9 +58,9 @@ impl<'a> StepView<'a> {
 }
 
 /// What the loop and its gates know of one tool's type: the metadata its
-/// approver is shown ([`ApprovalRequest::metadata`](crate::approval::ApprovalRequest::metadata)),
+/// approver is shown ([`ApprovalRequest::metadata`](crate::approve::ApprovalRequest::metadata)),
 /// the argument type that edited arguments
-/// ([`ApprovalDecision::ApproveWith`](crate::approval::ApprovalDecision::ApproveWith))
+/// ([`ApprovalDecision::ApproveWith`](crate::decision::ApprovalDecision::ApproveWith))
 /// must deserialize into before the call runs, whether the tool is offered
 /// in a step ([`Tool::available`]) and what it adds to the system prompt
 /// ([`Tool::instruction`]).

@@ -73,8 +73,9 @@
 //! [`FailurePolicy`] (see [`Guarded`]).
 //!
 //! Panics are caught once per call, at its root: every tool set runs each
-//! chain through [`catch_panics`], which ends the call with an error result
-//! naming the innermost hook or the tool that panicked. Each [`Hooked`] and
+//! chain through [`catch_panics`](hooks::catch_panics), which ends the
+//! call with an error result naming the innermost hook or the tool that
+//! panicked. Each [`Hooked`] and
 //! [`ToolHandler`] only attributes a panic (a guard on the stack that costs
 //! nothing unless the stack unwinds), so a chain has no per-hook
 //! `catch_unwind`. A panic in a fail-closed hook or in the tool therefore
@@ -82,7 +83,8 @@
 //! the panicking hook is [`Guarded`] (an `on_failure` policy or a timeout),
 //! which catches its own panics so that they follow its policy. When you
 //! call [`Handler::call`] on a chain you built yourself, run it through
-//! [`catch_panics`] (or [`CatchPanics`]) too.
+//! [`catch_panics`](hooks::catch_panics) (or
+//! [`CatchPanics`](hooks::CatchPanics)) too.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

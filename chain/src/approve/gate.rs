@@ -107,8 +107,8 @@ pub async fn gate_call(
 /// 1. the loop's own gate, the outermost layer of every call's chain: a
 ///    lifecycle `pre_tool_use` hook's [`Decision::Ask`](crate::Decision::Ask),
 ///    or a tool the run's approval settings name
-///    ([`Approvals::require`](super::Approvals::require)); it asks the run's
-///    [`Approvals`](super::Approvals), outside the call's time limit;
+///    (`hookwire::approval::Approvals::require`); it asks the run's
+///    `Approvals` (`hookwire::approval`), outside the call's time limit;
 /// 2. a pre hook's [`Decision::Ask`](crate::Decision::Ask) in the chain;
 /// 3. a chain's [`NeedsApproval`].
 ///

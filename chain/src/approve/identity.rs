@@ -31,8 +31,8 @@ pub struct CallSite {
 /// the tool name and the canonical arguments exactly as the approver saw
 /// them.
 ///
-/// A decision is given for a key ([`Approvals::resolve`] takes its
-/// [`id`](Self::id)) and applies to the call with that key only: the same
+/// A decision is given for a key (`hookwire::approval::Approvals::resolve`
+/// takes its [`id`](Self::id)) and applies to the call with that key only: the same
 /// call id in another step, session or child agent, or the same call with
 /// other arguments, is another key.
 ///
@@ -45,8 +45,6 @@ pub struct CallSite {
 /// assert_ne!(a.id(), c.id());
 /// assert_eq!(a.path_display(), "shop / pay");
 /// ```
-///
-/// [`Approvals::resolve`]: super::Approvals::resolve
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct CallKey {
@@ -102,7 +100,7 @@ impl CallKey {
     }
 
     /// The decision id of this call: SHA-256 (hex) of the whole key. It is
-    /// what [`Approvals::resolve`](super::Approvals::resolve) and the
+    /// what `hookwire::approval::Approvals::resolve` and the
     /// durable session's `approve` take, and contains no `/`.
     pub fn id(&self) -> String {
         let mut text = String::new();

@@ -124,25 +124,25 @@ impl<'a> ApprovalRequest<'a> {
 }
 
 /// How a gate's approval was decided, as the run's trace records it
-/// ([`TraceEvent::ToolCall`](crate::agent::TraceEvent::ToolCall)'s
+/// (`hookwire::agent::TraceEvent::ToolCall`'s
 /// `approvals`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DecidedBy {
-    /// The run's [`Asker`], for this call only.
+    /// The run's `Asker` (`hookwire::approval::Asker`), for this call only.
     Asker,
-    /// The run's [`Asker`], for this call and every later call of the tool
-    /// ([`Answer::AlwaysApprove`] / [`Answer::AlwaysDeny`]).
+    /// The run's `Asker`, for this call and every later call of the tool
+    /// (`Answer::AlwaysApprove` / `Answer::AlwaysDeny`, `hookwire::approval::Answer`).
     AskerAlways,
     /// A sticky decision given earlier for the tool.
     Sticky,
     /// A decision given for this call while it waited
-    /// ([`Approvals::resolve`], a durable session's `approve`).
+    /// (`hookwire::approval::Approvals::resolve`, a durable session's `approve`).
     Resolved,
     /// The asker deferred: the call waits for a decision.
     Deferred,
-    /// An [`Approver`] other than the run's [`Approvals`].
+    /// An [`Approver`] other than the run's `Approvals` (`hookwire::approval::Approvals`).
     Approver,
     /// Nobody: no approver is configured, so the call was denied.
     NoApprover,
@@ -207,7 +207,7 @@ pub trait Approver: Send + Sync {
 
     /// Decides on one request and says who decided, for the run's trace.
     /// The default calls [`decide`](Self::decide) and names
-    /// [`DecidedBy::Approver`]; [`Approvals`] tells its sticky decisions,
+    /// [`DecidedBy::Approver`]; `Approvals` (`hookwire::approval`) tells its sticky decisions,
     /// given decisions and asker apart.
     fn decide_noted<'a>(
         &'a self,

@@ -143,7 +143,7 @@ impl ToolArgs {
     /// The arguments as a JSON object through a shared reference: `Some`
     /// once they are parsed ([`share`](Self::share), [`object`](Self::object),
     /// or built from a map), `None` while they are still the model's text.
-    /// An approver's [`ApprovalRequest`](crate::approval::ApprovalRequest)
+    /// An approver's [`ApprovalRequest`](crate::approve::ApprovalRequest)
     /// always sees parsed arguments when they parse.
     pub fn parsed(&self) -> Option<&Map<String, Value>> {
         match &self.repr {

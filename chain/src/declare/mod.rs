@@ -1,11 +1,11 @@
 //! What a declaration carries beyond the core traits: a tool's own hooks,
 //! approval rule and error mapping ([`ToolDecl`]), and an agent's declared
-//! name ([`GeneratedAgent`]).
+//! name (`hookwire::declare::GeneratedAgent`).
 //!
 //! This file holds [`ToolDecl`] and [`ArgsOf`]; `on_error.rs` the error
 //! mapping ([`OnError`], [`MapError`]); `approval.rs` the typed
 //! `needs_approval` predicate; `agent.rs` what generated agents check
-//! about themselves ([`GeneratedAgent`]).
+//! about themselves (`hookwire::declare::GeneratedAgent`).
 //!
 //! `#[hookwire::tool(hooks = [..], needs_approval, on_error = ..)]` cannot
 //! tell the `#[agent]` macro what the tool carries (each macro sees only its

@@ -24,7 +24,7 @@ pub enum Sticky {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalSettings {
     /// Tools whose every call needs approval, by scoped name (see
-    /// [`Approvals::require`]): `pay` for the root agent's tool, `ny/pay`
+    /// [`Approvals::require`](super::Approvals::require)): `pay` for the root agent's tool, `ny/pay`
     /// for its child `ny`'s.
     #[serde(default)]
     pub needs_approval: BTreeSet<String>,
@@ -46,7 +46,7 @@ pub struct PendingApproval {
     /// Why approval is needed.
     pub reason: String,
     /// What the tool gives the approver besides the arguments
-    /// ([`ApprovalRequest::metadata`]), as it was when the call was
+    /// ([`ApprovalRequest::metadata`](super::ApprovalRequest::metadata)), as it was when the call was
     /// deferred.
     #[serde(default)]
     pub metadata: Option<Value>,
@@ -85,7 +85,7 @@ impl ResolvedApproval {
 }
 
 impl PendingApproval {
-    /// The decision id: what [`Approvals::resolve`] takes. It names the
+    /// The decision id: what [`Approvals::resolve`](super::Approvals::resolve) takes. It names the
     /// call's whole identity ([`CallKey::id`]).
     pub fn id(&self) -> String {
         self.key.id()
@@ -158,7 +158,7 @@ pub(crate) struct CallApprovals {
     pub(super) settings: ApprovalSettings,
 }
 
-/// Why [`Approvals::resolve`] refused a decision. Nothing was kept.
+/// Why [`Approvals::resolve`](super::Approvals::resolve) refused a decision. Nothing was kept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ResolveError {

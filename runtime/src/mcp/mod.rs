@@ -15,8 +15,8 @@
 //!    [`Guarded`](crate::Guarded), [`Pre`](crate::Pre), [`Post`](crate::Post)
 //!    types as static tools) around an [`McpCall`], with the context's source
 //!    set to `mcp` and its server to the tool's server. Hooks meant for some
-//!    tools only are wrapped in [`When`], whose matcher is evaluated at run
-//!    time.
+//!    tools only are wrapped in [`When`](crate::When), whose matcher is
+//!    evaluated at run time.
 //! 5. [`ToolSetExt::join`] joins the agent's static tools and its MCP tools
 //!    into one tool set; [`McpAgent`] does steps 2 to 5 for an agent
 //!    declaration (its `servers:` and `tools:`) and is itself an

@@ -196,7 +196,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     }
 
     /// Resumes a run paused for approval, once every pending call has a
-    /// decision ([`Approvals::resolve`]).
+    /// decision ([`Approvals::resolve`](crate::approval::Approvals::resolve)).
     pub async fn resume(&mut self) -> Result<RunOutput, RunError> {
         self.resume_inner(None, None).await
     }

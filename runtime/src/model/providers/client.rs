@@ -34,7 +34,7 @@ use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
 /// with the provider's ids and arguments, and tool results go back
 /// answering those ids. Gemini's thought signatures and Anthropic's signed
 /// (and redacted) thinking blocks come back as the answer's
-/// [`Thought`]s, stay in the history and go back with their turn, each to
+/// [`Thought`](crate::model::Thought)s, stay in the history and go back with their turn, each to
 /// the provider it came from. Not carried across turns: reasoning without a
 /// signature, and the Responses API's reasoning items.
 #[derive(Debug, Clone)]
