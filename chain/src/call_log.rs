@@ -46,6 +46,7 @@ impl CallLog {
     /// does, before the call runs, so that its notes share the call's id
     /// instead of copying it, and arguments its tool receives unchanged
     /// are not kept twice).
+    #[inline]
     pub fn open(&self, id: &Arc<str>, sent: &ToolArgs) {
         let mut calls = crate::lock(&self.calls);
         let sent = sent.shared_identity();
@@ -76,6 +77,7 @@ impl CallLog {
 
     /// Notes the arguments the tool of call `id` received (after every
     /// hook's rewrites): a clone, which shares them.
+    #[inline]
     pub fn received(&self, id: &str, args: &ToolArgs) {
         self.with(id, |notes| {
             notes.received = match args.shared_identity() {
@@ -86,16 +88,19 @@ impl CallLog {
     }
 
     /// Notes an approval gate call `id` passed.
+    #[inline]
     pub fn approval(&self, id: &str, note: ApprovalNote) {
         self.with(id, |notes| notes.approvals.push(note));
     }
 
     /// Notes a progress message of call `id`.
+    #[inline]
     pub fn progress(&self, id: &str, message: String) {
         self.with(id, |notes| notes.progress.push(message));
     }
 
     /// Takes what call `id` noted, and closes its entry.
+    #[inline]
     pub fn take(&self, id: &str) -> CallNotes {
         let mut calls = crate::lock(&self.calls);
         match calls.iter().position(|(open, _)| same_id(open, id)) {
@@ -107,6 +112,7 @@ impl CallLog {
 
 /// Whether `open` is the id `id`: the same shared text (a context's id is
 /// the call's), or an equal one.
+#[inline]
 fn same_id(open: &str, id: &str) -> bool {
     std::ptr::eq(open, id) || open == id
 }

@@ -47,11 +47,13 @@ pub enum CallReport<'a> {
 pub trait RunChannel: Any + Send + Sync {
     /// Where the run's calls note what their tool received, the approval
     /// gates they passed and their progress, for the run's trace.
+    #[inline]
     fn call_log(&self) -> Option<&CallLog> {
         None
     }
 
     /// Receives what call `call_id`, made in `scope`, reports.
+    #[inline]
     fn report(&self, scope: &CallScope, call_id: &str, report: CallReport<'_>) {
         let _ = (scope, call_id, report);
     }

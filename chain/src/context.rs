@@ -135,51 +135,60 @@ impl ToolContext {
     }
 
     /// Sets the metadata the tool declares ([`Tool::META`](crate::Tool::META)).
+    #[inline]
     pub fn with_meta(mut self, meta: crate::ToolMeta) -> Self {
         self.meta = meta;
         self
     }
 
     /// The metadata the tool declares: what `meta:` matchers read.
+    #[inline]
     pub fn meta(&self) -> &crate::ToolMeta {
         &self.meta
     }
 
     /// Sets the agent's name.
+    #[inline]
     pub fn with_agent(mut self, agent: Arc<str>) -> Self {
         self.scope.set_agent(agent);
         self
     }
 
     /// Sets the MCP server's name.
+    #[inline]
     pub fn with_server(mut self, server: Option<Arc<str>>) -> Self {
         self.server = server;
         self
     }
 
     /// Sets the correlation id (shared by every call of one run).
+    #[inline]
     pub fn with_correlation_id(mut self, id: Arc<str>) -> Self {
         self.scope.set_correlation_id(id);
         self
     }
 
     /// Sets the approver that `Decision::Ask` consults.
+    #[inline]
     pub fn with_approver(mut self, approver: Option<Arc<dyn Approver>>) -> Self {
         self.scope.set_approver(approver);
         self
     }
 
     /// The agent making the call.
+    #[inline]
     pub fn agent(&self) -> &str {
         self.scope.agent()
     }
 
     /// The MCP server the tool lives on, for MCP tools.
+    #[inline]
     pub fn server(&self) -> Option<&str> {
         self.server.as_deref()
     }
 
     /// The tool's name as the model called it.
+    #[inline]
     pub fn tool(&self) -> &str {
         self.tool.as_str()
     }
@@ -187,6 +196,7 @@ impl ToolContext {
     /// The tool's name if it is a `&'static str` (generated tool sets name
     /// tools this way): a copy that does not borrow the context.
     #[doc(hidden)]
+    #[inline]
     pub fn static_tool(&self) -> Option<&'static str> {
         match self.tool {
             ToolName::Static(name) => Some(name),
@@ -195,11 +205,13 @@ impl ToolContext {
     }
 
     /// Where the tool comes from.
+    #[inline]
     pub fn source(&self) -> ToolSource {
         self.source
     }
 
     /// The model's id for this call.
+    #[inline]
     pub fn tool_use_id(&self) -> &str {
         &self.tool_use_id
     }
@@ -229,6 +241,7 @@ impl ToolContext {
     /// assert_ne!(a.idempotency_key(), b.idempotency_key());
     /// assert_eq!(a.idempotency_key().len(), 64);
     /// ```
+    #[inline]
     pub fn idempotency_key(&self) -> String {
         crate::approve::identity::idempotency_key(
             &self.scope.place(),
@@ -254,11 +267,13 @@ impl ToolContext {
     }
 
     /// The id shared by every call of one run.
+    #[inline]
     pub fn correlation_id(&self) -> &str {
         self.scope.correlation_id()
     }
 
     /// The approver, if one is configured.
+    #[inline]
     pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
         self.scope.approver()
     }
@@ -266,6 +281,7 @@ impl ToolContext {
     /// What the call shares with the other calls of its run (agent,
     /// correlation id, approver): for a hook that makes calls of its own in
     /// the same run.
+    #[inline]
     pub fn scope(&self) -> &CallScope {
         &self.scope
     }
@@ -312,22 +328,26 @@ impl ToolContext {
     }
 
     /// The typed extension map.
+    #[inline]
     pub fn extensions(&self) -> &Extensions {
         &self.extensions
     }
 
     /// The typed extension map, mutably.
+    #[inline]
     pub fn extensions_mut(&mut self) -> &mut Extensions {
         &mut self.extensions
     }
 
     /// Takes the extension map out (for example to return it with a result).
+    #[inline]
     pub fn take_extensions(&mut self) -> Extensions {
         std::mem::take(&mut self.extensions)
     }
 }
 
 impl fmt::Debug for ToolContext {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
             .field("agent", &self.agent())
@@ -365,16 +385,19 @@ type AnyMap = HashMap<TypeId, Box<dyn Any + Send + Sync>, BuildHasherDefault<Typ
 struct TypeIdHasher(u64);
 
 impl Hasher for TypeIdHasher {
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 = self.0.rotate_left(8) ^ u64::from(b);
         }
     }
 
+    #[inline]
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
     }
 
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
@@ -382,6 +405,7 @@ impl Hasher for TypeIdHasher {
 
 impl Extensions {
     /// An empty map.
+    #[inline]
     pub const fn new() -> Self {
         Self { map: None }
     }
@@ -440,17 +464,20 @@ impl Extensions {
     }
 
     /// The number of values.
+    #[inline]
     pub fn len(&self) -> usize {
         self.map.as_ref().map_or(0, |m| m.len())
     }
 
     /// Whether the map is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
 impl fmt::Debug for Extensions {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Extensions")
             .field("len", &self.len())

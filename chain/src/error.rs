@@ -89,6 +89,7 @@ pub struct ArgumentError {
     pub message: String,
 }
 
+#[inline]
 fn at(field: &Option<String>) -> String {
     field
         .as_ref()
@@ -96,12 +97,14 @@ fn at(field: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
+#[inline]
 fn by(hook: &Option<Cow<'static, str>>) -> String {
     hook.as_ref()
         .map(|h| format!(" by `{h}`"))
         .unwrap_or_default()
 }
 
+#[inline]
 fn ms(d: &Duration) -> String {
     format!("{} ms", d.as_millis())
 }
@@ -112,6 +115,7 @@ fn ms(d: &Duration) -> String {
 pub struct ErrorMessage(pub String);
 
 impl fmt::Display for ErrorMessage {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
@@ -168,12 +172,14 @@ impl ToolError {
     }
 
     #[doc(hidden)]
+    #[inline]
     pub fn serialize(e: serde_json::Error) -> Self {
         Self::tool_failed("", e)
     }
 
     /// Whether a retry may succeed: timeouts, and tool failures marked
     /// retryable. Denials, bad arguments and unknown tools never are.
+    #[inline]
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::TimedOut { .. } => true,
@@ -183,11 +189,13 @@ impl ToolError {
     }
 
     /// Whether this error ends the agent's run (a hook decided to stop).
+    #[inline]
     pub fn stops_run(&self) -> bool {
         matches!(self, Self::Stopped { .. })
     }
 
     /// The hook this error is attributed to, if any.
+    #[inline]
     pub fn hook(&self) -> Option<&str> {
         match self {
             Self::Denied { hook, .. } | Self::Stopped { hook, .. } => hook.as_deref(),
@@ -197,6 +205,7 @@ impl ToolError {
     }
 
     /// A short name for the kind of error, used in traces.
+    #[inline]
     pub fn kind(&self) -> &'static str {
         match self {
             Self::InvalidArguments(_) => "invalid_arguments",
@@ -212,6 +221,7 @@ impl ToolError {
 
     /// Fills in the tool's name where the error was raised without it.
     #[doc(hidden)]
+    #[inline]
     pub fn with_tool(mut self, name: &str) -> Self {
         let tool = match &mut self {
             Self::InvalidArguments(e) => &mut e.tool,
@@ -226,12 +236,14 @@ impl ToolError {
 
     /// The one conversion from an error to what the model reads: an error
     /// result whose text is this error's message.
+    #[inline]
     pub fn into_result(self) -> ToolResult {
         ToolResult::error(self.to_string())
     }
 }
 
 impl From<ToolError> for ToolResult {
+    #[inline]
     fn from(error: ToolError) -> Self {
         error.into_result()
     }
@@ -251,24 +263,28 @@ impl HookError {
     }
 
     /// The underlying error.
+    #[inline]
     pub fn as_error(&self) -> &(dyn StdError + Send + Sync + 'static) {
         &*self.0
     }
 }
 
 impl<E: StdError + Send + Sync + 'static> From<E> for HookError {
+    #[inline]
     fn from(error: E) -> Self {
         Self(Box::new(error))
     }
 }
 
 impl fmt::Debug for HookError {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.0, f)
     }
 }
 
 impl fmt::Display for HookError {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.0, f)
     }
@@ -276,6 +292,7 @@ impl fmt::Display for HookError {
 
 /// Renders a caught panic's payload as a message.
 #[doc(hidden)]
+#[inline]
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&'static str>() {
         format!("panicked: {s}")

@@ -34,6 +34,7 @@ pub trait Handler: Send + Sync {
     /// around another handler answers with the inner one's;
     /// [`ToolHandler`](crate::ToolHandler) with its tool's. `None` (the
     /// default) shows no metadata and refuses edited arguments.
+    #[inline]
     fn tool_view(&self) -> Option<crate::ToolView> {
         None
     }
@@ -44,6 +45,7 @@ impl<T: Handler + ?Sized> Handler for &T {
         (**self).call(cx, args)
     }
 
+    #[inline]
     fn tool_view(&self) -> Option<crate::ToolView> {
         (**self).tool_view()
     }
@@ -57,6 +59,7 @@ pub struct Next<'a, N: ?Sized> {
 }
 
 impl<N: ?Sized> Clone for Next<'_, N> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -65,6 +68,7 @@ impl<N: ?Sized> Clone for Next<'_, N> {
 impl<N: ?Sized> Copy for Next<'_, N> {}
 
 impl<N: ?Sized> std::fmt::Debug for Next<'_, N> {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Next")
     }
@@ -72,6 +76,7 @@ impl<N: ?Sized> std::fmt::Debug for Next<'_, N> {
 
 impl<'a, N: Handler + ?Sized> Next<'a, N> {
     /// The continuation that runs `inner`.
+    #[inline]
     pub fn new(inner: &'a N) -> Self {
         Self { inner }
     }
@@ -84,6 +89,7 @@ impl<'a, N: Handler + ?Sized> Next<'a, N> {
 
     /// What an approval gate here knows of the tool the rest of the chain
     /// ends in ([`Handler::tool_view`]).
+    #[inline]
     pub fn tool_view(&self) -> Option<crate::ToolView> {
         self.inner.tool_view()
     }
@@ -205,6 +211,7 @@ pub trait Hook: Send + Sync {
     /// It is also read while a panic unwinds through the hook (to name it in
     /// the error), when a second panic would abort the process: it must not
     /// panic.
+    #[inline]
     fn name(&self) -> &'static str {
         std::any::type_name::<Self>()
     }
@@ -224,6 +231,7 @@ impl<H: Hook + ?Sized> Hook for &H {
         (**self).around(cx, args, next)
     }
 
+    #[inline]
     fn name(&self) -> &'static str {
         (**self).name()
     }
@@ -251,16 +259,19 @@ pub struct Hooked<H, N> {
 
 impl<H, N> Hooked<H, N> {
     /// `hook` around `inner`.
+    #[inline]
     pub const fn new(hook: H, inner: N) -> Self {
         Self { hook, inner }
     }
 
     /// The hook.
+    #[inline]
     pub fn hook(&self) -> &H {
         &self.hook
     }
 
     /// The inner handler.
+    #[inline]
     pub fn inner(&self) -> &N {
         &self.inner
     }
@@ -283,11 +294,13 @@ pub struct Boxed<N> {
 
 impl<N> Boxed<N> {
     /// `inner`, with its calls boxed.
+    #[inline]
     pub const fn new(inner: N) -> Self {
         Self { inner }
     }
 
     /// The inner handler.
+    #[inline]
     pub fn inner(&self) -> &N {
         &self.inner
     }
@@ -301,6 +314,7 @@ impl<N: Handler> Handler for Boxed<N> {
         call.await
     }
 
+    #[inline]
     fn tool_view(&self) -> Option<crate::ToolView> {
         self.inner.tool_view()
     }
@@ -315,6 +329,7 @@ impl<H: Hook, N: Handler> Handler for Hooked<H, N> {
         )
     }
 
+    #[inline]
     fn tool_view(&self) -> Option<crate::ToolView> {
         self.inner.tool_view()
     }
@@ -361,6 +376,7 @@ fn record(culprit: Culprit, tool: impl FnOnce() -> Option<String>) {
 
 /// Whether a guard recorded the panic being caught: it came from inside a
 /// layer or a tool, not from the code that caught it.
+#[inline]
 pub(crate) fn panic_is_attributed() -> bool {
     CULPRIT
         .try_with(|slot| slot.get().is_some())
@@ -396,6 +412,7 @@ pub(crate) trait Attribute {
 pub(crate) struct HookCulprit<'a, H>(pub(crate) &'a H);
 
 impl<H: Hook> Attribute for HookCulprit<'_, H> {
+    #[inline]
     fn record(&self) {
         record(Culprit::Hook(self.0.name()), || None);
     }
@@ -407,6 +424,7 @@ impl<H: Hook> Attribute for HookCulprit<'_, H> {
 pub(crate) struct ToolCulprit<'a>(pub(crate) &'a str);
 
 impl Attribute for ToolCulprit<'_> {
+    #[inline]
     fn record(&self) {
         record(Culprit::Tool, || Some(self.0.to_owned()));
     }
@@ -556,6 +574,7 @@ impl<H: Handler> Handler for CatchPanics<H> {
         catch_panics(&self.0, cx, args)
     }
 
+    #[inline]
     fn tool_view(&self) -> Option<crate::ToolView> {
         self.0.tool_view()
     }

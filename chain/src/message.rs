@@ -103,6 +103,7 @@ impl Message {
     }
 
     /// The role: `user`, `assistant` or `tool`.
+    #[inline]
     pub fn role(&self) -> &'static str {
         match self {
             Self::User { .. } => "user",
@@ -114,6 +115,7 @@ impl Message {
     /// The tool result, if this is a tool message: for reading what the
     /// model was told, as in
     /// `history.iter().filter_map(Message::tool_result)`.
+    #[inline]
     pub fn tool_result(&self) -> Option<&ToolResult> {
         match self {
             Self::Tool { result, .. } => Some(result),
@@ -123,6 +125,7 @@ impl Message {
 
     /// The text a text-only reader sees: the content, or a tool result's
     /// text blocks.
+    #[inline]
     pub fn text(&self) -> String {
         match self {
             Self::User { content } | Self::Assistant { content, .. } => content.clone(),

@@ -82,17 +82,20 @@ impl SessionValues {
     }
 
     /// The number of values.
+    #[inline]
     pub fn len(&self) -> usize {
         self.map.as_ref().map_or(0, |m| m.len())
     }
 
     /// Whether there is none.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
 impl std::fmt::Debug for SessionValues {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionValues")
             .field("len", &self.len())
@@ -103,6 +106,7 @@ impl std::fmt::Debug for SessionValues {
 impl Default for CallScope {
     /// The empty scope (no agent name, no correlation id, no approver); every
     /// default scope shares one allocation.
+    #[inline]
     fn default() -> Self {
         static EMPTY: LazyLock<CallScope> = LazyLock::new(|| CallScope {
             shared: Arc::new(Shared::default()),
@@ -125,6 +129,7 @@ impl CallScope {
     /// A run's scope, its fields set at once (no copy-on-write check per
     /// field): the agent, the correlation id, the approver and the run's
     /// channel (what the agent loop builds for each session).
+    #[inline]
     pub fn for_run(
         agent: Arc<str>,
         correlation_id: Arc<str>,
@@ -149,38 +154,45 @@ impl CallScope {
     }
 
     /// Sets the approver.
+    #[inline]
     pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
         self.set_approver(Some(approver));
         self
     }
 
     /// The agent's name.
+    #[inline]
     pub fn agent(&self) -> &str {
         &self.shared.agent
     }
 
     /// The run's correlation id.
+    #[inline]
     pub fn correlation_id(&self) -> &str {
         &self.shared.correlation_id
     }
 
     /// Who answers `Decision::Ask`, if anyone.
+    #[inline]
     pub fn approver(&self) -> Option<&Arc<dyn Approver>> {
         self.shared.approver.as_ref()
     }
 
     /// The ancestor calls of this run: empty for a root agent, the parent's
     /// call (and its parent's) for a child agent's run.
+    #[inline]
     pub fn path(&self) -> &[CallSite] {
         &self.shared.path
     }
 
     /// The step of the run whose calls this scope makes (0 outside a run).
+    #[inline]
     pub fn step(&self) -> usize {
         self.shared.step
     }
 
     /// Where a call made in this scope is made: what its [`CallKey`](crate::approve::CallKey) names.
+    #[inline]
     pub fn place(&self) -> CallPlace<'_> {
         CallPlace {
             session: self.correlation_id(),
@@ -192,6 +204,7 @@ impl CallScope {
 
     /// The scoped name of this run's tool `tool` (see
     /// `hookwire::approval::Approvals::require`).
+    #[inline]
     pub fn scoped_tool(&self, tool: &str) -> String {
         crate::approve::identity::scoped_name(
             self.path().iter().map(|s| s.agent.as_str()),
@@ -202,6 +215,7 @@ impl CallScope {
 
     /// The site of call `id` made in this scope, as the calls of a child
     /// agent it runs name it.
+    #[inline]
     pub fn site(&self, id: &str) -> CallSite {
         CallSite {
             agent: self.agent().to_owned(),
@@ -212,6 +226,7 @@ impl CallScope {
 
     /// This scope for the calls of `step` (one copy of the shared fields
     /// when the step changes).
+    #[inline]
     pub fn at_step(&self, step: usize) -> Self {
         let mut scope = self.clone();
         if scope.step() != step {
@@ -222,11 +237,13 @@ impl CallScope {
 
     /// The number of the session's root run these calls belong to (1 for
     /// the first; 0 outside a run).
+    #[inline]
     pub fn run(&self) -> u64 {
         self.shared.run
     }
 
     /// Sets the number of the session's root run.
+    #[inline]
     pub fn set_run(&mut self, run: u64) {
         if self.run() != run {
             self.fields().run = run;
@@ -234,27 +251,32 @@ impl CallScope {
     }
 
     /// Sets the ancestor calls (a child agent's run).
+    #[inline]
     pub fn set_path(&mut self, path: Arc<[CallSite]>) {
         self.fields().path = path;
     }
 
     /// The agent's name, shared.
+    #[inline]
     pub fn agent_arc(&self) -> Arc<str> {
         self.shared.agent.clone()
     }
 
     /// The ancestor calls, shared.
+    #[inline]
     pub fn path_arc(&self) -> Arc<[CallSite]> {
         self.shared.path.clone()
     }
 
     /// The run's channel, if the scope belongs to a run.
+    #[inline]
     pub fn channel(&self) -> Option<&Arc<dyn RunChannel>> {
         self.shared.channel.as_ref()
     }
 
     /// Sets (or, with `None`, removes) the run's channel; nothing is
     /// copied when the same channel is set again.
+    #[inline]
     pub fn set_channel(&mut self, channel: Option<Arc<dyn RunChannel>>) {
         let same = match (&self.shared.channel, &channel) {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
@@ -275,6 +297,7 @@ impl CallScope {
     /// Sets (or removes) the run's own value: what the run that made this
     /// scope keeps for the runs its calls start (a child agent's), opaque
     /// to the chain. Nothing is copied when there is none and none is set.
+    #[inline]
     pub fn set_host(&mut self, host: Option<Arc<dyn Any + Send + Sync>>) {
         if self.shared.host.is_some() || host.is_some() {
             self.fields().host = host;
@@ -288,12 +311,14 @@ impl CallScope {
     }
 
     /// The session's typed values.
+    #[inline]
     pub fn session(&self) -> &SessionValues {
         &self.shared.session
     }
 
     /// The session's typed values, for writing (as
     /// [`set_agent`](Self::set_agent)).
+    #[inline]
     pub fn session_mut(&mut self) -> &mut SessionValues {
         &mut self.fields().session
     }
@@ -310,12 +335,14 @@ impl CallScope {
     }
 
     /// Changes or removes the approver (as [`set_agent`](Self::set_agent)).
+    #[inline]
     pub fn set_approver(&mut self, approver: Option<Arc<dyn Approver>>) {
         self.fields().approver = approver;
     }
 
     /// The fields, for writing: copied first if another scope or context
     /// shares them.
+    #[inline]
     fn fields(&mut self) -> &mut Shared {
         Arc::make_mut(&mut self.shared)
     }
@@ -335,6 +362,7 @@ impl CallScope {
     /// [`context`](Self::context) for a tool named by the call itself (a
     /// route, an MCP or run-time tool): the context shares the call's name
     /// instead of copying it.
+    #[inline]
     pub fn context_shared(
         &self,
         tool: Arc<str>,
@@ -368,6 +396,7 @@ impl CallScope {
 }
 
 impl std::fmt::Debug for CallScope {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallScope")
             .field("agent", &self.agent())

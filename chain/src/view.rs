@@ -37,6 +37,7 @@ pub struct StepView<'a> {
 
 impl<'a> StepView<'a> {
     /// The view of step `step` of `agent`.
+    #[inline]
     pub fn new(
         agent: &'a str,
         step: usize,
@@ -121,6 +122,7 @@ pub type InstructionFn = fn(&StepView<'_>) -> Option<Cow<'static, str>>;
 
 impl PartialEq for StepRules {
     /// Two rules are equal when they are the same functions.
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.available.map(|f| f as usize) == other.available.map(|f| f as usize)
             && self.instruction.map(|f| f as usize) == other.instruction.map(|f| f as usize)
@@ -129,11 +131,13 @@ impl PartialEq for StepRules {
 
 impl StepRules {
     /// No rule: always offered, no instruction.
+    #[inline]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Offers the tools only in the steps `available` says yes to.
+    #[inline]
     pub fn with_available(mut self, available: fn(&StepView<'_>) -> bool) -> Self {
         self.available = Some(available);
         self
@@ -141,22 +145,26 @@ impl StepRules {
 
     /// Adds what `instruction` says (`None` or an empty text: nothing) to
     /// the system prompt of every step that offers the tools.
+    #[inline]
     pub fn with_instruction(mut self, instruction: InstructionFn) -> Self {
         self.instruction = Some(instruction);
         self
     }
 
     /// Whether it has neither rule.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.available.is_none() && self.instruction.is_none()
     }
 
     /// Whether the tools are offered in the step `view` shows.
+    #[inline]
     pub fn available(&self, view: &StepView<'_>) -> bool {
         self.available.is_none_or(|f| f(view))
     }
 
     /// What the tools add to the system prompt in the step `view` shows.
+    #[inline]
     pub fn instruction(&self, view: &StepView<'_>) -> Option<Cow<'static, str>> {
         self.instruction
             .and_then(|f| f(view))
@@ -182,6 +190,7 @@ impl ToolView {
     /// The view of a tool whose arguments are any JSON object (an MCP
     /// tool's): no metadata, always available, no instruction; edited
     /// arguments must be an object.
+    #[inline]
     pub fn object() -> Self {
         Self {
             metadata: |_| None,
@@ -196,6 +205,7 @@ impl ToolView {
     /// This view with the agent's own rules for the tool besides the
     /// tool's: offered only when both say yes, and the agent's instruction
     /// after the tool's.
+    #[inline]
     pub fn with_rules(mut self, rules: StepRules) -> Self {
         if rules.available.is_some() {
             self.entry.available = rules.available;
@@ -209,12 +219,14 @@ impl ToolView {
     /// What the approver is shown about a call with `args` besides the
     /// arguments: `None` when the tool declares nothing, when the
     /// arguments do not fit its type, or when its function panicked.
+    #[inline]
     pub fn metadata(&self, args: &ToolArgs) -> Option<Value> {
         (self.metadata)(args)
     }
 
     /// Whether `args` fit the tool's argument type: the error names the
     /// field that does not ([`ToolError::InvalidArguments`]).
+    #[inline]
     pub fn check(&self, args: &ToolArgs, tool: &str) -> Result<(), ToolError> {
         (self.check)(args, tool)
     }
@@ -222,17 +234,20 @@ impl ToolView {
     /// Whether the tool, or the agent for it, has an availability rule or
     /// an instruction: when not, it is offered in every step and adds
     /// nothing to the system prompt, and the loop does not ask it.
+    #[inline]
     pub fn has_step_rules(&self) -> bool {
         self.rules || !self.entry.is_empty()
     }
 
     /// Whether the tool is offered in the step `view` shows.
+    #[inline]
     pub fn available(&self, view: &StepView<'_>) -> bool {
         (self.available)(view) && self.entry.available(view)
     }
 
     /// What the tool adds to the system prompt in the step `view` shows:
     /// its own instruction, then the agent's for it.
+    #[inline]
     pub fn instruction(&self, view: &StepView<'_>) -> Option<Cow<'static, str>> {
         let own = (self.instruction)(view);
         match (own, self.entry.instruction(view)) {
@@ -326,6 +341,7 @@ impl StepOffer {
     }
 
     /// Adds what `other` says (another set of the same agent's tools).
+    #[inline]
     pub fn merge(&mut self, other: StepOffer) {
         self.unavailable.extend(other.unavailable);
         self.instructions.extend(other.instructions);

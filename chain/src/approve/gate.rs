@@ -39,6 +39,7 @@ pub struct NeedsApproval<R> {
 
 impl<R: Predicate<Value>> NeedsApproval<R> {
     /// A gate with `rule` (`true`, `false`, or a `Fn(&Value) -> bool`).
+    #[inline]
     pub fn new(rule: R) -> Self {
         Self { rule }
     }
@@ -74,6 +75,7 @@ impl<R: Predicate<Value>> Hook for NeedsApproval<R> {
         next.run(cx, args).await
     }
 
+    #[inline]
     fn name(&self) -> &'static str {
         "needs_approval"
     }

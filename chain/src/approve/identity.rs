@@ -67,6 +67,7 @@ pub struct CallKey {
 
 impl CallKey {
     /// The key of a call of the root agent (no ancestors).
+    #[inline]
     pub fn root(
         session: &str,
         agent: &str,
@@ -87,6 +88,7 @@ impl CallKey {
     }
 
     /// The key of a call made at `place` with `arguments` as they are now.
+    #[inline]
     pub fn at(place: &CallPlace<'_>, id: &str, tool: &str, arguments: &ToolArgs) -> Self {
         Self {
             session: place.session.to_owned(),
@@ -102,6 +104,7 @@ impl CallKey {
     /// The decision id of this call: SHA-256 (hex) of the whole key. It is
     /// what `hookwire::approval::Approvals::resolve` and the
     /// durable session's `approve` take, and contains no `/`.
+    #[inline]
     pub fn id(&self) -> String {
         let mut text = String::new();
         canonical(
@@ -113,6 +116,7 @@ impl CallKey {
 
     /// The agents from the root to the one making the call, then the tool:
     /// `pmo / ny / pay`.
+    #[inline]
     pub fn path_display(&self) -> String {
         let mut out = String::new();
         for site in &self.path {
@@ -128,6 +132,7 @@ impl CallKey {
     /// The name sticky decisions and approval requirements use for this
     /// call's tool, relative to the root agent: `pay` for the root agent's
     /// own tool, `ny/pay` for its child `ny`'s, `ny/audit/pay` below that.
+    #[inline]
     pub fn scoped_tool(&self) -> String {
         scoped_name(
             self.path.iter().map(|s| s.agent.as_str()),
@@ -138,6 +143,7 @@ impl CallKey {
 
     /// Whether this key is the call at `site` below `path` of `session`, or
     /// a call of an agent that call runs (a child, a grandchild).
+    #[inline]
     pub fn is_at_or_below(&self, session: &str, path: &[CallSite], site: &CallSite) -> bool {
         if self.session != session {
             return false;
@@ -152,11 +158,13 @@ impl CallKey {
 
     /// Whether this key is a call of the run at `path` of `session`, or of
     /// an agent below it.
+    #[inline]
     pub fn is_within(&self, session: &str, path: &[CallSite]) -> bool {
         self.session == session && self.path.starts_with(path)
     }
 
     /// Whether `arguments` are the ones this key was made for.
+    #[inline]
     pub fn matches(&self, tool: &str, arguments: &Value) -> bool {
         self.tool == tool && self.digest == digest_value(tool, arguments)
     }
@@ -210,6 +218,7 @@ pub fn idempotency_key(place: &CallPlace<'_>, run: u64, tool: &str, id: &str) ->
 
 /// SHA-256 (hex) of `tool` and the arguments' canonical JSON; arguments
 /// that are not a JSON object are digested as their text.
+#[inline]
 pub fn digest_args(tool: &str, arguments: &ToolArgs) -> String {
     match arguments.to_value() {
         Ok(value) => digest_value(tool, &value),
@@ -225,6 +234,7 @@ pub fn digest_args(tool: &str, arguments: &ToolArgs) -> String {
 }
 
 /// SHA-256 (hex) of `tool` and `arguments` as canonical JSON.
+#[inline]
 pub fn digest_value(tool: &str, arguments: &Value) -> String {
     let mut text = String::new();
     canonical(arguments, &mut text);
@@ -268,6 +278,7 @@ fn canonical(value: &Value, out: &mut String) {
     }
 }
 
+#[inline]
 fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {

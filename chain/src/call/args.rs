@@ -47,6 +47,7 @@ enum Repr {
 
 impl ToolArgs {
     /// No arguments: `{}`. Allocates nothing.
+    #[inline]
     pub fn empty() -> Self {
         Self {
             repr: Repr::Json(String::new()),
@@ -63,6 +64,7 @@ impl ToolArgs {
     }
 
     /// Arguments from a JSON object.
+    #[inline]
     pub fn from_map(map: Map<String, Value>) -> Self {
         Self {
             repr: Repr::Object(Box::new(Arc::new(map))),
@@ -71,6 +73,7 @@ impl ToolArgs {
 
     /// Arguments from a JSON value, which must be an object (`null` counts
     /// as `{}`).
+    #[inline]
     pub fn from_value(value: Value) -> Result<Self, ToolError> {
         match value {
             Value::Object(map) => Ok(Self::from_map(map)),
@@ -91,6 +94,7 @@ impl ToolArgs {
     }
 
     /// Whether the arguments are still the unparsed text the model sent.
+    #[inline]
     pub fn is_raw(&self) -> bool {
         matches!(self.repr, Repr::Json(_))
     }
@@ -99,6 +103,7 @@ impl ToolArgs {
     /// once, instead of copied by each clone (parsed objects are shared).
     /// A text that does not parse stays as it is, so that whoever reads it
     /// reports the error.
+    #[inline]
     pub fn share(&mut self) {
         if let Repr::Json(text) = &self.repr
             && let Ok(map) = parse_object(text)
@@ -110,6 +115,7 @@ impl ToolArgs {
     /// The parsed object, parsing the text first if needed: what
     /// [`object`](Self::object) reads and [`object_mut`](Self::object_mut)
     /// writes through.
+    #[inline]
     fn parsed_arc(&mut self) -> Result<&mut Arc<Map<String, Value>>, ToolError> {
         if let Repr::Json(text) = &self.repr {
             let map = parse_object(text)?;
@@ -124,18 +130,21 @@ impl ToolArgs {
     /// The arguments as a JSON object, parsing the text first if needed.
     /// Reading never copies: an object shared with a clone (the history's,
     /// the trace's) stays shared.
+    #[inline]
     pub fn object(&mut self) -> Result<&Map<String, Value>, ToolError> {
         self.parsed_arc().map(|map| &**map)
     }
 
     /// The arguments as a mutable JSON object, for hooks that rewrite them
     /// (an object shared with a clone is copied first).
+    #[inline]
     pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
         self.parsed_arc().map(Arc::make_mut)
     }
 
     /// One field of the arguments (`None` if absent or if the arguments do
     /// not parse as an object).
+    #[inline]
     pub fn get(&mut self, key: &str) -> Option<&Value> {
         self.object().ok()?.get(key)
     }
@@ -145,6 +154,7 @@ impl ToolArgs {
     /// or built from a map), `None` while they are still the model's text.
     /// An approver's [`ApprovalRequest`](crate::approve::ApprovalRequest)
     /// always sees parsed arguments when they parse.
+    #[inline]
     pub fn parsed(&self) -> Option<&Map<String, Value>> {
         match &self.repr {
             Repr::Object(map) => Some(map),
@@ -160,6 +170,7 @@ impl ToolArgs {
 
     /// Whether `self` and `other` share their text or object: a clone that
     /// no one rewrote since. Cheap; `false` says nothing about equality.
+    #[inline]
     pub fn is_shared_with(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
             (Repr::Object(a), Repr::Object(b)) => Arc::ptr_eq(a, b),
@@ -173,6 +184,7 @@ impl ToolArgs {
     /// at hand: the call log compares what a tool received with what the
     /// model sent by it, instead of keeping a clone).
     #[doc(hidden)]
+    #[inline]
     pub fn shared_identity(&self) -> Option<usize> {
         match &self.repr {
             Repr::Object(map) => Some(Arc::as_ptr(map) as usize),
@@ -182,6 +194,7 @@ impl ToolArgs {
 
     /// The model's text, if the arguments were never parsed.
     #[doc(hidden)]
+    #[inline]
     pub fn raw_text(&self) -> Option<&str> {
         match &self.repr {
             Repr::Json(text) => Some(text),
@@ -190,6 +203,7 @@ impl ToolArgs {
     }
 
     /// The arguments as a JSON value (a copy).
+    #[inline]
     pub fn to_value(&self) -> Result<Value, ToolError> {
         match &self.repr {
             Repr::Json(text) => parse_object(text).map(Value::Object),
@@ -293,6 +307,7 @@ fn parse_object(text: &str) -> Result<Map<String, Value>, ToolError> {
 
 /// How a JSON value is named in an error (`an array`, `null`).
 #[doc(hidden)]
+#[inline]
 pub fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -305,12 +320,14 @@ pub fn kind(value: &Value) -> &'static str {
 }
 
 impl Default for ToolArgs {
+    #[inline]
     fn default() -> Self {
         Self::empty()
     }
 }
 
 impl fmt::Debug for ToolArgs {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.repr {
             Repr::Json(text) => write!(f, "ToolArgs({})", json_text(text)),
@@ -322,6 +339,7 @@ impl fmt::Debug for ToolArgs {
 /// Two argument sets are equal when they are the same text, or when they
 /// parse to the same object (so `ToolArgs::empty()` equals an empty map).
 impl PartialEq for ToolArgs {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
             _ if self.is_shared_with(other) => true,
@@ -336,6 +354,7 @@ impl PartialEq for ToolArgs {
 }
 
 impl From<Map<String, Value>> for ToolArgs {
+    #[inline]
     fn from(map: Map<String, Value>) -> Self {
         Self::from_map(map)
     }

@@ -48,6 +48,7 @@ impl Content {
     }
 
     /// The text of a text block.
+    #[inline]
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Self::Text { text } => Some(text),
@@ -152,6 +153,7 @@ impl ToolResult {
     }
 
     /// All text blocks joined with newlines: what a text-only model reads.
+    #[inline]
     pub fn text_content(&self) -> String {
         join_text(&self.content)
     }
@@ -163,6 +165,7 @@ impl ToolResult {
     /// let r = hookwire::ToolResult::text("42");
     /// assert_eq!(r.into_text_content(), "42");
     /// ```
+    #[inline]
     pub fn into_text_content(self) -> String {
         match self.content.into_inner() {
             Ok([Content::Text { text }]) => text,
@@ -172,6 +175,7 @@ impl ToolResult {
     }
 
     /// Appends `suffix` to the last text block (or adds a text block).
+    #[inline]
     pub fn append_text(&mut self, suffix: &str) {
         match self.content.iter_mut().rev().find_map(|c| match c {
             Content::Text { text } => Some(text),
@@ -184,6 +188,7 @@ impl ToolResult {
 }
 
 /// The text blocks of `content` joined with newlines.
+#[inline]
 fn join_text(content: &[Content]) -> String {
     let mut out = String::new();
     for (i, text) in content.iter().filter_map(Content::as_text).enumerate() {

@@ -27,16 +27,23 @@ use super::state::{
 /// ```
 #[derive(Clone)]
 pub struct Approvals {
-    shared: Arc<SessionBlock>,
+    shared: Arc<dyn ApprovalHost>,
 }
 
-/// What the clones of one [`Approvals`] share, in one allocation: the
-/// approval state, the spent decision ids and the asker, with the parts of
-/// a session the agent loop keeps beside them (its call log and child-agent
-/// maps), so that a new session allocates them once. It is also the run's
-/// approver (`Arc<dyn Approver>`), without another allocation.
+/// What holds the [`ApprovalCore`] the clones of one [`Approvals`] share:
+/// the core itself, or a block that keeps it beside other things (the
+/// agent loop's session link, with its call log and child-agent maps), so
+/// that a new session allocates them all at once. The holder is also the
+/// run's approver (`Arc<dyn Approver>`), without another allocation.
+pub(crate) trait ApprovalHost: Approver {
+    /// The approval core it holds.
+    fn core(&self) -> &ApprovalCore;
+}
+
+/// What the clones of one [`Approvals`] share: the approval state, the
+/// spent decision ids and the asker.
 #[derive(Default)]
-pub(crate) struct SessionBlock {
+pub(crate) struct ApprovalCore {
     state: Mutex<ApprovalState>,
     /// The ids of decisions used to run a call: never accepted again, not
     /// even from an imported state.
@@ -47,15 +54,17 @@ pub(crate) struct SessionBlock {
 }
 
 impl std::fmt::Debug for Approvals {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Approvals")
             .field("state", &*self.lock())
-            .field("asker", &self.shared.asker.is_some())
+            .field("asker", &self.core().asker.is_some())
             .finish()
     }
 }
 
 impl Default for Approvals {
+    #[inline]
     fn default() -> Self {
         Self::none()
     }
@@ -68,53 +77,75 @@ impl Approvals {
     }
 
     /// Approvals that ask a shared asker.
+    #[inline]
     pub fn from_arc(asker: Arc<dyn Asker>) -> Self {
         Self {
-            shared: Arc::new(SessionBlock {
+            shared: Arc::new(ApprovalCore {
                 asker: Some(asker),
-                ..SessionBlock::default()
+                ..ApprovalCore::default()
             }),
         }
     }
 
     /// Approvals with nobody to ask: every request that no sticky or given
     /// decision answers is denied (fail closed).
+    #[inline]
     pub fn none() -> Self {
         Self {
-            shared: Arc::default(),
+            shared: Arc::new(ApprovalCore::default()),
         }
+    }
+
+    /// Approvals kept in `host` (the agent loop's session block, which
+    /// holds a fresh [`ApprovalCore`]: these are then as
+    /// [`none`](Self::none)), without another allocation.
+    #[inline]
+    pub(crate) fn in_host(host: Arc<dyn ApprovalHost>) -> Self {
+        Self { shared: host }
     }
 
     /// These approvals as a call scope's approver: the shared block, no
     /// allocation.
+    #[inline]
     pub(crate) fn approver(&self) -> Arc<dyn Approver> {
         self.shared.clone()
     }
 
+    /// The shared core.
+    #[inline]
+    fn core(&self) -> &ApprovalCore {
+        self.shared.core()
+    }
+
     /// Replaces the state (to restore an exported one).
+    #[inline]
     pub fn with_state(self, state: ApprovalState) -> Self {
         self.replace_state(state);
         self
     }
 
     /// Replaces the state in place (every clone sees it).
+    #[inline]
     pub fn replace_state(&self, state: ApprovalState) {
         *self.lock() = state;
     }
 
+    #[inline]
     fn lock(&self) -> MutexGuard<'_, ApprovalState> {
-        self.shared.lock()
+        self.core().lock()
     }
 
     /// A copy of the state, to export.
+    #[inline]
     pub fn state(&self) -> ApprovalState {
         self.lock().clone()
     }
 
     /// Whether someone is asked (an [`Asker`]); without one, every request
     /// that no sticky or given decision answers is denied.
+    #[inline]
     pub fn has_asker(&self) -> bool {
-        self.shared.asker.is_some()
+        self.core().asker.is_some()
     }
 
     /// Records a sticky decision for a tool, by scoped name: `pay` is the
@@ -134,12 +165,14 @@ impl Approvals {
     }
 
     /// Whether a tool needs approval by the settings, by scoped name.
+    #[inline]
     pub fn is_required(&self, tool: &str) -> bool {
         self.lock().settings.needs_approval.contains(tool)
     }
 
     /// Whether the tool `tool` of the run of `scope` needs approval by the
     /// settings (nothing is allocated when no tool is required).
+    #[inline]
     pub(crate) fn requires(&self, scope: &crate::CallScope, tool: &str) -> bool {
         let state = self.lock();
         !state.settings.needs_approval.is_empty()
@@ -151,6 +184,7 @@ impl Approvals {
 
     /// Calls waiting for a decision (of every session these approvals
     /// serve).
+    #[inline]
     pub fn pending(&self) -> Vec<PendingApproval> {
         self.lock().pending.clone()
     }
@@ -223,6 +257,7 @@ impl Approvals {
     /// let refused = approvals.resolve_with("no-such-id", serde_json::json!({"amount": 5}));
     /// assert!(matches!(refused, Err(ResolveError::NotPending(_))));
     /// ```
+    #[inline]
     pub fn resolve_with(
         &self,
         id: &str,
@@ -233,6 +268,7 @@ impl Approvals {
 
     /// Drops the calls waiting for a decision and the decisions not yet
     /// used (sticky decisions and settings stay).
+    #[inline]
     pub fn clear_waiting(&self) {
         let mut state = self.lock();
         state.pending.clear();
@@ -241,8 +277,9 @@ impl Approvals {
 
     /// Whether a decision id was used to run a call (in this value or a
     /// clone of it).
+    #[inline]
     pub(crate) fn is_spent(&self, id: &str) -> bool {
-        crate::lock(&self.shared.spent).contains(id)
+        crate::lock(&self.core().spent).contains(id)
     }
 
     /// Whether the call `id` made in `scope` (or a call of an agent it
@@ -267,6 +304,7 @@ impl Approvals {
 
     /// The calls of the run of `scope` (and of the agents below it) that
     /// wait for a decision.
+    #[inline]
     pub(crate) fn pending_within(&self, scope: &CallScope) -> Vec<PendingApproval> {
         self.lock()
             .pending
@@ -277,6 +315,7 @@ impl Approvals {
     }
 
     /// Drops what waits at the call `id` made in `scope`, and below it.
+    #[inline]
     pub(crate) fn forget_at(&self, scope: &CallScope, id: &str) {
         let site = scope.site(id);
         self.forget(|k| k.is_at_or_below(scope.correlation_id(), scope.path(), &site));
@@ -285,6 +324,7 @@ impl Approvals {
     /// Drops what waits in the run of `scope` and below: a run that
     /// starts, or a step that ended, leaves nothing a later call could
     /// match.
+    #[inline]
     pub(crate) fn forget_within(&self, scope: &CallScope) {
         self.forget(|k| k.is_within(scope.correlation_id(), scope.path()));
     }
@@ -319,6 +359,7 @@ impl Approvals {
     /// Restores what [`at_call`](Self::at_call) recorded for the call
     /// `id` of `scope`: what waits at it and below is replaced, the sticky
     /// decisions and settings are added.
+    #[inline]
     pub(crate) fn restore_call(&self, scope: &CallScope, id: &str, call: CallApprovals) {
         self.forget_at(scope, id);
         let mut state = self.lock();
@@ -352,13 +393,21 @@ impl Approver for Approvals {
     }
 }
 
-impl SessionBlock {
+impl ApprovalCore {
+    #[inline]
     fn lock(&self) -> MutexGuard<'_, ApprovalState> {
         crate::lock(&self.state)
     }
 }
 
-impl Approver for SessionBlock {
+impl ApprovalHost for ApprovalCore {
+    #[inline]
+    fn core(&self) -> &ApprovalCore {
+        self
+    }
+}
+
+impl Approver for ApprovalCore {
     fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
         Box::pin(async move { self.decide_noted(request).await.0 })
     }

@@ -21,6 +21,7 @@ mod terminal;
 
 pub use crate::decision::ApprovalDecision;
 pub use approvals::Approvals;
+pub(crate) use approvals::{ApprovalCore, ApprovalHost};
 pub use ask::{Answer, Asker, DeferAll, FnAsker};
 pub(crate) use hookwire_chain::approve::gate;
 pub use hookwire_chain::approve::{

@@ -254,6 +254,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 /// an id the model repeats must never make one call run for another. The
 /// history keeps the ids as rewritten, so the model reads each result
 /// against the call it belongs to.
+#[inline]
 fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
     // A few calls (the common case) are compared with the earlier ones,
     // which allocates nothing; many go through a set.
@@ -277,6 +278,7 @@ fn unique_call_ids(step: usize, calls: &mut [ToolCall]) {
 
 /// The definitions offered in a step: all of them, borrowed, unless some
 /// tool is not available.
+#[inline]
 fn offered<'a>(
     definitions: &'a [ToolDefinition],
     unavailable: &[String],
@@ -293,6 +295,7 @@ fn offered<'a>(
 
 /// The agent's instruction, then each tool's instruction for the step, one
 /// paragraph each (borrowed when there is none).
+#[inline]
 fn system_prompt<'a>(
     instruction: &'a str,
     extra: &[std::borrow::Cow<'static, str>],

@@ -71,7 +71,6 @@ impl<A: Agent> Runner<A, ()> {
     pub fn with_model_arc(agent: A, model: Arc<dyn Model>) -> Self {
         let name: Arc<str> = Arc::from(&*agent.config().name);
         let id = fresh_id();
-        let approvals = Approvals::none();
         let mut settings = RunSettings::default();
         if let Some(n) = agent.config().max_parallel {
             settings.max_parallel = n.max(1);
@@ -79,6 +78,7 @@ impl<A: Agent> Runner<A, ()> {
         // One block holds the approvals, the approver, the call log and the
         // child-agent maps: one allocation for them all.
         let session = Arc::new(SessionLink::default());
+        let approvals = Approvals::in_host(session.clone());
         let scope = CallScope::for_run(
             name.clone(),
             correlation_id(&name, id),

@@ -43,6 +43,7 @@ pub(super) struct Conversation {
 
 impl Conversation {
     /// An empty conversation with these approvals.
+    #[inline]
     pub(super) fn new(approvals: Approvals) -> Self {
         Self {
             approvals,
@@ -60,6 +61,7 @@ impl Conversation {
 
     /// Starts a run: an empty trace, no tokens, no steps; the history is
     /// kept when `use_history`.
+    #[inline]
     pub(super) fn begin_run(&mut self, use_history: bool) {
         // Room for a run of a step or two (eight events), kept under the
         // size a small-block allocator serves from its per-thread cache
@@ -83,6 +85,7 @@ impl Conversation {
     }
 
     /// Adds the tokens of the child agents a step ran, by agent path.
+    #[inline]
     pub(super) fn add_child_usage(&mut self, usage: BTreeMap<String, Usage>) {
         // Most steps run no child agent: an empty map is not walked (its
         // `IntoIter` costs about 100 instructions even then).
@@ -94,6 +97,7 @@ impl Conversation {
     }
 
     /// The run's tokens with its children's.
+    #[inline]
     pub(super) fn total_usage(&self) -> Usage {
         let mut usage = self.usage;
         for used in self.child_usage.values() {
@@ -105,6 +109,7 @@ impl Conversation {
     /// Takes the run of a checked state (the history, the paused step, the
     /// counters, the trace); the approvals and the session's child maps
     /// are the runner's to restore.
+    #[inline]
     pub(super) fn take_run(&mut self, state: &mut RunState) {
         self.history = Arc::new(std::mem::take(&mut state.history));
         self.pending = state.pending_step.take();

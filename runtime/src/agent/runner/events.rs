@@ -52,6 +52,7 @@ impl EventQueue {
     /// The queue, locked. A panic cannot happen while it is held (only
     /// `push_back` and `pop_front` run under it), so a poisoned lock is
     /// taken as it is.
+    #[inline]
     fn lock(&self) -> MutexGuard<'_, VecDeque<RunEvent>> {
         self.events
             .lock()
@@ -62,6 +63,7 @@ impl EventQueue {
 impl EventTx {
     /// Queues `event` for the stream and wakes its task; `false` (and the
     /// event dropped) if the stream is gone.
+    #[inline]
     pub(crate) fn send(&self, event: RunEvent) -> bool {
         if self.0.closed.load(Ordering::Acquire) {
             return false;
@@ -91,16 +93,19 @@ pub struct RunEvent {
 impl RunEvent {
     /// The agents from the streamed run's down to this event's, joined by
     /// `/` (`pmo`, `pmo/ny`): the key of [`RunOutput::usage_by_path`].
+    #[inline]
     pub fn agent_path(&self) -> String {
         agent_path(&self.path, &self.agent)
     }
 
     /// Whether the event is the streamed run's own (not a child agent's).
+    #[inline]
     pub fn is_root(&self) -> bool {
         self.path.is_empty()
     }
 
     /// The trace event, if this is one.
+    #[inline]
     pub fn trace(&self) -> Option<&TraceEvent> {
         match &self.kind {
             EventKind::Trace(event) => Some(event),
@@ -110,6 +115,7 @@ impl RunEvent {
 }
 
 /// The agents of a path and the agent at its end, joined by `/`.
+#[inline]
 pub(crate) fn agent_path(path: &[CallSite], agent: &str) -> String {
     let mut out = String::new();
     for site in path {
@@ -213,6 +219,7 @@ impl EventKind {
     /// The kind's name, as its JSON `event` field has it: `text_delta`,
     /// `usage`, `tool_started`, `approval_wait`, `progress`, `trace`,
     /// `done`.
+    #[inline]
     pub fn name(&self) -> &'static str {
         match self {
             Self::TextDelta { .. } => "text_delta",
@@ -257,6 +264,7 @@ pub struct RunStream<'a> {
 }
 
 impl Drop for RunStream<'_> {
+    #[inline]
     fn drop(&mut self) {
         // Whoever still holds the sender (a task a tool spawned) sends into
         // nothing from now on, and what nobody read is freed now.
@@ -266,6 +274,7 @@ impl Drop for RunStream<'_> {
 }
 
 impl std::fmt::Debug for RunStream<'_> {
+    #[inline]
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunStream")
             .field("agent", &self.agent)

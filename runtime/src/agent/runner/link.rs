@@ -1,8 +1,9 @@
 //! The loop's side of a run's calls: what it implements of the chain's
 //! [`RunChannel`], and where it keeps what the session's calls share.
 //!
-//! A session has one [`SessionLink`] (its call log and its child agents'
-//! histories and paused runs); it is the run's channel as it is. A run
+//! A session has one [`SessionLink`] (its call log, its child agents'
+//! histories and paused runs, and the approval core of the approvals it
+//! starts with); it is the run's channel and that approver as it is. A run
 //! that someone streams, or that has a usage limit, gets a [`RunLink`]
 //! around it, which carries the event queue and the budget to the calls
 //! and to the child agents they run; it is the scope's channel and its
@@ -13,14 +14,22 @@ use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use super::{Budget, ChildHistories, EventKind, EventTx, PausedChildren, RunEvent};
+use crate::BoxFuture;
+use crate::approval::{
+    ApprovalCore, ApprovalDecision, ApprovalHost, ApprovalRequest, Approver, DecidedBy,
+};
 use crate::call_log::CallLog;
 use crate::channel::{CallReport, RunChannel};
 use crate::scope::CallScope;
 
 /// What the runs of one session share with their calls: one allocation per
-/// session.
+/// session, which also holds the approval core of the session's first
+/// [`Approvals`](crate::approval::Approvals) (they stay usable, and this
+/// core unused, when the runner is given others).
 #[derive(Default)]
 pub(crate) struct SessionLink {
+    /// The approval core of the approvals the session starts with.
+    approvals: ApprovalCore,
     /// Where the calls of the session's runs note what their tool received.
     pub(crate) log: CallLog,
     /// The histories the session keeps for its child agents.
@@ -33,6 +42,26 @@ impl RunChannel for SessionLink {
     #[inline]
     fn call_log(&self) -> Option<&CallLog> {
         Some(&self.log)
+    }
+}
+
+impl ApprovalHost for SessionLink {
+    #[inline]
+    fn core(&self) -> &ApprovalCore {
+        &self.approvals
+    }
+}
+
+impl Approver for SessionLink {
+    fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
+        self.approvals.decide(request)
+    }
+
+    fn decide_noted<'a>(
+        &'a self,
+        request: ApprovalRequest<'a>,
+    ) -> BoxFuture<'a, (ApprovalDecision, DecidedBy)> {
+        self.approvals.decide_noted(request)
     }
 }
 
@@ -126,6 +155,7 @@ impl LinkExt for CallScope {
         }
     }
 
+    #[inline]
     fn set_run_link(
         &mut self,
         session: &Arc<SessionLink>,

@@ -89,16 +89,19 @@ pub(crate) struct Typed {
 
 impl Typed {
     /// Whether a typed entry point set the next run's check.
+    #[inline]
     pub(crate) fn has_next(&self) -> bool {
         self.next.is_some()
     }
 
     /// Drops the check set for a run that did not start.
+    #[inline]
     pub(crate) fn clear_next(&mut self) {
         self.next = None;
     }
 
     /// A run without output schema.
+    #[inline]
     pub(crate) fn clear(&mut self) {
         self.current = None;
         self.value = None;

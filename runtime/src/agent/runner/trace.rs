@@ -37,6 +37,7 @@ pub enum RunStatus {
 
 impl RunStatus {
     /// A short name: `completed`, `stopped`, `paused`.
+    #[inline]
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Completed => "completed",
@@ -313,6 +314,7 @@ impl RunOutput {
     /// [`agent_path`](Self::agent_path), each child agent's under its own
     /// ([`child_usage`](Self::child_usage)). They add up to
     /// [`usage`](Self::usage).
+    #[inline]
     pub fn usage_by_path(&self) -> BTreeMap<String, Usage> {
         let mut by_path = self.child_usage.clone();
         *by_path.entry(self.agent_path.to_string()).or_default() += self.own_usage;
@@ -366,6 +368,7 @@ pub struct TraceLines {
 impl TraceLines {
     /// A renderer showing at most `max_display_instances` concurrent calls
     /// of one child agent per step (the agent's `max_display_instances`).
+    #[inline]
     pub fn new(max_display_instances: Option<usize>) -> Self {
         Self {
             limit: max_display_instances,
@@ -417,11 +420,13 @@ impl TraceLines {
 }
 
 /// A duration in whole microseconds, as the trace records it.
+#[inline]
 pub(super) fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// Arguments as compact JSON, whatever the model's spacing.
+#[inline]
 fn json(args: &ToolArgs) -> String {
     serde_json::to_string(args).unwrap_or_else(|e| format!("(unprintable arguments: {e})"))
 }
