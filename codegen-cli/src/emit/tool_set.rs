@@ -82,6 +82,8 @@ pub(super) fn emit_tools(
 
         #constructor
 
+        // One field per tool: as long as the agent's list of tools.
+        #[allow(clippy::too_many_lines)]
         impl ::core::fmt::Debug for #tools_ty #bounds {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.debug_struct(::core::stringify!(#tools_ty))

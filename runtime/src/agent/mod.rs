@@ -38,8 +38,8 @@ pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};
 pub use runner::{
-    EventKind, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState, RunStatus,
-    RunStream, Runner, STATE_VERSION, StateError, ToolCallEvent, TraceEvent, TraceLines,
+    EventKind, PausedChild, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState,
+    RunStatus, RunStream, Runner, STATE_VERSION, StateError, ToolCallEvent, TraceEvent, TraceLines,
     TypedAgent, TypedOutput,
 };
 pub use runtime_tools::{RuntimeTools, WithTools};

@@ -474,6 +474,12 @@ impl<M: Model + ?Sized> Model for Box<M> {
 /// assert!(hookwire::model::from_spec("scripted:/no/such/file.yaml", None).is_err());
 /// let Err(e) = hookwire::model::from_spec("acme:m1", None) else { panic!() };
 /// assert!(e.to_string().starts_with("unknown model provider `acme` in `acme:m1`"));
+///
+/// // A model from a string goes where any model goes.
+/// use hookwire::agent::{AgentConfig, BasicAgent, Runner};
+/// let agent = BasicAgent::new(AgentConfig::new("echo"), hookwire::Router::new());
+/// let runner = Runner::new(agent, model);
+/// # let _ = runner;
 /// ```
 pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn Model>, ModelError> {
     let spec = spec.trim();
