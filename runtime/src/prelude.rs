@@ -9,29 +9,30 @@
 //!
 //! /// Adds two numbers.
 //! #[tool]
-//! async fn add(a: i64, b: i64) -> i64 {
+//! fn add(a: i64, b: i64) -> i64 {
 //!     a + b
 //! }
 //!
-//! #[agent(tools = [add])]
+//! /// Adds.
+//! #[agent(name = "calc", function_tools = [add])]
 //! struct Calc;
 //!
-//! # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! # let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
 //! # rt.block_on(async {
-//! let model = ScriptedModel::from_yaml(r#"
-//! turns:
-//!   - tool_calls: [{name: add, arguments: {a: 2, b: 3}}]
-//!   - text: "5"
-//! "#).unwrap();
+//! let model = ScriptedModel::from_turns([
+//!     Turn::call("add", hookwire::serde_json::json!({ "a": 2, "b": 3 })),
+//!     Turn::text("5"),
+//! ]);
 //! let mut runner = Runner::new(Calc::new(), model);
 //! assert_eq!(runner.run("2 + 3?").await.unwrap().text, "5");
+//! assert_eq!(runner.history()[2].text(), "5"); // the tool result the model read
 //! # });
 //! ```
 
 pub use crate::agent::lifecycle::LifecycleHooks;
 pub use crate::agent::{Agent, RunError, RunOutput, Runner};
 pub use crate::approval::{Answer, Approvals, Asker, FnAsker};
-pub use crate::model::{Message, Model, ScriptedModel};
+pub use crate::model::{Message, Model, ScriptedModel, Turn};
 pub use crate::{
     BoxFuture, Decision, Dep, FromDeps, Hook, HookError, Outcome, PostHook, PreHook, ToolArgs,
     ToolContext, ToolError, ToolResult, agent, args, hook, tool,

@@ -43,7 +43,7 @@
 //! // The hook is held through its slot, which names `Audit`.
 //! assert!(code.contains("type Hook = Audit;"));
 //! assert!(code.contains(
-//!     "::hookwire::Hooked<\n        ::hookwire::__private::slot::Slotted<__HookwireCalcHook0_Audit>,\n        <AddOne as ::hookwire::ToolDecl>::Handler,"
+//!     "::hookwire::Hooked<\n        ::hookwire::__private::slot::Slotted<__HookwireCalcHook0_Audit>,\n        <AddOne as ::hookwire::declare::ToolDecl>::Handler,"
 //! ));
 //! ```
 
