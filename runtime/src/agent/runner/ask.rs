@@ -47,8 +47,21 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 Ok(answer) => answer,
                 Err(ended) => return ended,
             };
-        self.take_answer(started, response, elapsed_us, answered, journal)
-            .await
+        // The answer's bookkeeping is plain code here, not a third nested
+        // future: the response is not moved into one.
+        let Started { step, at, span } = started;
+        let mut response = response;
+        self.note_answer(step, &mut response, elapsed_us);
+        // A run that asks no typed output does not call `typed_answer`.
+        if self.conv.typed.current.is_some()
+            && let Some(after) = self.typed_answer(step, &response, at, journal).await
+        {
+            return after;
+        }
+        if response.tool_calls.is_empty() {
+            return self.final_answer(step, response, at, journal, true).await;
+        }
+        self.calls_step(step, response, at, span, answered)
     }
 
     /// The step's start: the step limit, the usage budget, the
@@ -194,18 +207,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         (answer, micros(started.at.elapsed()), None)
     }
 
-    /// What the model's answer leads to: its calls (with unique ids,
-    /// their arguments shared) join the history and run; a typed run's
-    /// answer is checked; an answer without calls is final.
-    async fn take_answer(
-        &mut self,
-        started: Started,
-        mut response: ModelResponse,
-        elapsed_us: u64,
-        answered: Option<std::time::SystemTime>,
-        journal: Option<&dyn Journal>,
-    ) -> AfterModel {
-        let Started { step, at, span } = started;
+    /// What every answer's calls and usage go through first: unique ids,
+    /// shared arguments, the usage (and the run's budget), the record.
+    #[inline]
+    fn note_answer(&mut self, step: usize, response: &mut ModelResponse, elapsed_us: u64) {
         unique_call_ids(step, &mut response.tool_calls);
         // The history, the calls and the trace share each call's arguments
         // (parsed once).
@@ -216,16 +221,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         if let Some(budget) = self.scope.budget() {
             budget.spend(response.usage.total());
         }
-        self.record_answer(step, &response, elapsed_us);
-        // A run that asks no typed output does not call `typed_answer`.
-        if self.conv.typed.current.is_some()
-            && let Some(after) = self.typed_answer(step, &response, at, journal).await
-        {
-            return after;
-        }
-        if response.tool_calls.is_empty() {
-            return self.final_answer(step, response, at, journal, true).await;
-        }
+        self.record_answer(step, response, elapsed_us);
+    }
+
+    /// An answer with calls: they join the history and run.
+    fn calls_step(
+        &mut self,
+        step: usize,
+        mut response: ModelResponse,
+        at: Instant,
+        span: tracing::Span,
+        answered: Option<std::time::SystemTime>,
+    ) -> AfterModel {
         let calls = response.tool_calls.len();
         let history = Arc::make_mut(&mut self.conv.history);
         let calls_at = if no_hooks(&(self.agent.lifecycle_hooks(), &self.hooks)) {
