@@ -42,15 +42,61 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             Ok(started) => started,
             Err(ended) => return ended,
         };
-        let (response, elapsed_us, answered) =
-            match self.model_answer(definitions, &started, journal).await {
+        // The model's answer to the step's request (the tools on offer, the
+        // system prompt with their instructions, the typed output), with
+        // the time it took and, under a journal, when it came; its retries
+        // are recorded. In this body, not a nested future: the response is
+        // not moved out of one.
+        let step = started.step;
+        let agent_name = self.scope.agent_arc();
+        // What the tools say about this step: those not available are not
+        // offered (and a call to one is refused), and the instructions of
+        // those that are join the system prompt. Nothing is allocated when
+        // every tool is available and none has an instruction.
+        let offer = self.agent.tools().step_offer(
+            definitions,
+            &StepView::new(&agent_name, step, &self.conv.history, self.scope.session()),
+        );
+        self.unavailable = offer.unavailable;
+        let offered = self.with_output_tool(offered(definitions, &self.unavailable));
+        let system = system_prompt(&self.agent.config().instruction, &offer.instructions);
+        // When someone streams the run, the model's text goes to the stream
+        // as it arrives.
+        let deltas = self.scope.events().map(|_| {
+            let scope = self.scope.clone();
+            move |chunk: &str| {
+                scope.emit(|| EventKind::TextDelta {
+                    step,
+                    text: chunk.to_owned(),
+                });
+            }
+        });
+        let mut request = ModelRequest::new(&agent_name, &system, &self.conv.history, &offered);
+        if let Some(deltas) = &deltas {
+            request = request.with_on_text(deltas);
+        }
+        if let Some(check) = &self.conv.typed.current {
+            request = request.with_output(&check.spec);
+        }
+        let mut retries = Vec::new();
+        let (answer, elapsed_us, answered) = match journal {
+            None => self.live_answer(request, &started, &mut retries).await,
+            Some(journal) => match self
+                .journaled_answer(journal, step, started.at, request, &mut retries)
+                .instrument(started.span.clone())
+                .await
+            {
                 Ok(answer) => answer,
-                Err(ended) => return ended,
-            };
-        // The answer's bookkeeping is plain code here, not a third nested
-        // future: the response is not moved into one.
+                Err(e) => return AfterModel::Ended(self.fail(e.into()).await),
+            },
+        };
+        drop(deltas);
+        self.record_retries(step, retries);
+        let mut response = match answer {
+            Ok(response) => response,
+            Err(e) => return AfterModel::Ended(self.fail(RunError::Model(e)).await),
+        };
         let Started { step, at, span } = started;
-        let mut response = response;
         self.note_answer(step, &mut response, elapsed_us);
         // A run that asks no typed output does not call `typed_answer`.
         if self.conv.typed.current.is_some()
@@ -108,67 +154,6 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             return Err(AfterModel::Ended(ended));
         }
         Ok(Started { step, at, span })
-    }
-
-    /// The model's answer to the step's request (the tools on offer, the
-    /// system prompt with their instructions, the typed output), with the
-    /// time it took and, under a journal, when it came. Its retries are
-    /// recorded; `Err` when the model failed and the run ends.
-    async fn model_answer(
-        &mut self,
-        definitions: &[ToolDefinition],
-        started: &Started,
-        journal: Option<&dyn Journal>,
-    ) -> Result<(ModelResponse, u64, Option<std::time::SystemTime>), AfterModel> {
-        let step = started.step;
-        let agent_name = self.scope.agent_arc();
-        // What the tools say about this step: those not available are not
-        // offered (and a call to one is refused), and the instructions of
-        // those that are join the system prompt. Nothing is allocated when
-        // every tool is available and none has an instruction.
-        let offer = self.agent.tools().step_offer(
-            definitions,
-            &StepView::new(&agent_name, step, &self.conv.history, self.scope.session()),
-        );
-        self.unavailable = offer.unavailable;
-        let offered = self.with_output_tool(offered(definitions, &self.unavailable));
-        let system = system_prompt(&self.agent.config().instruction, &offer.instructions);
-        // When someone streams the run, the model's text goes to the stream
-        // as it arrives.
-        let deltas = self.scope.events().map(|_| {
-            let scope = self.scope.clone();
-            move |chunk: &str| {
-                scope.emit(|| EventKind::TextDelta {
-                    step,
-                    text: chunk.to_owned(),
-                });
-            }
-        });
-        let mut request = ModelRequest::new(&agent_name, &system, &self.conv.history, &offered);
-        if let Some(deltas) = &deltas {
-            request = request.with_on_text(deltas);
-        }
-        if let Some(check) = &self.conv.typed.current {
-            request = request.with_output(&check.spec);
-        }
-        let mut retries = Vec::new();
-        let (answer, elapsed_us, answered) = match journal {
-            None => self.live_answer(request, started, &mut retries).await,
-            Some(journal) => match self
-                .journaled_answer(journal, step, started.at, request, &mut retries)
-                .instrument(started.span.clone())
-                .await
-            {
-                Ok(answer) => answer,
-                Err(e) => return Err(AfterModel::Ended(self.fail(e.into()).await)),
-            },
-        };
-        drop(deltas);
-        self.record_retries(step, retries);
-        match answer {
-            Ok(response) => Ok((response, elapsed_us, answered)),
-            Err(e) => Err(AfterModel::Ended(self.fail(RunError::Model(e)).await)),
-        }
     }
 
     /// The model's answer, asked now (with retries), in the step's span
