@@ -38,17 +38,54 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         definitions: &[ToolDefinition],
         journal: Option<&dyn Journal>,
     ) -> AfterModel {
-        let started = match self.begin_step().await {
-            Ok(started) => started,
-            Err(ended) => return ended,
-        };
+        // The step's start: the step limit, the usage budget, the
+        // `step_start` hooks (in this body, not a nested future).
+        if self.conv.steps >= self.settings.max_steps {
+            let error = RunError::StepLimit(self.conv.steps);
+            return AfterModel::Ended(self.fail(error).await);
+        }
+        // Once the run's tokens (with its children's, and its parent's
+        // when it is a child) are used up, no model call is made.
+        if let Some(budget) = self.scope.budget()
+            && budget.spent() >= budget.limit
+        {
+            let error = RunError::UsageLimit {
+                limit: budget.limit,
+                used: budget.spent(),
+            };
+            return AfterModel::Ended(self.fail(error).await);
+        }
+        let step = self.conv.steps;
+        self.conv.steps += 1;
+        let at = Instant::now();
+        let agent_name = self.scope.agent_arc();
+        let span = tracing::info_span!("hookwire.step", agent = %agent_name, step);
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        let flow = if no_hooks(&hooks) {
+            Ok(Flow::Continue)
+        } else {
+            caught(
+                "step_start",
+                hooks.step_start(&mut StepStart {
+                    agent: &agent_name,
+                    step,
+                    history: Arc::make_mut(&mut self.conv.history),
+                }),
+            )
+            .await
+        }
+        .unwrap_or_else(|m| Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}")));
+        drop(hooks);
+        if let Flow::Stop(reason) = flow {
+            let ended = self.finish_stopped("step_start", reason, None).await;
+            return AfterModel::Ended(ended);
+        }
+        let started = Started { step, at, span };
         // The model's answer to the step's request (the tools on offer, the
         // system prompt with their instructions, the typed output), with
         // the time it took and, under a journal, when it came; its retries
         // are recorded. In this body, not a nested future: the response is
         // not moved out of one.
-        let step = started.step;
-        let agent_name = self.scope.agent_arc();
         // What the tools say about this step: those not available are not
         // offered (and a call to one is refused), and the instructions of
         // those that are join the system prompt. Nothing is allocated when
@@ -108,52 +145,6 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             return self.final_answer(step, response, at, journal, true).await;
         }
         self.calls_step(step, response, at, span, answered)
-    }
-
-    /// The step's start: the step limit, the usage budget, the
-    /// `step_start` hooks; `Err` when the run ends there.
-    async fn begin_step(&mut self) -> Result<Started, AfterModel> {
-        if self.conv.steps >= self.settings.max_steps {
-            let error = RunError::StepLimit(self.conv.steps);
-            return Err(AfterModel::Ended(self.fail(error).await));
-        }
-        // Once the run's tokens (with its children's, and its parent's
-        // when it is a child) are used up, no model call is made.
-        if let Some(budget) = self.scope.budget()
-            && budget.spent() >= budget.limit
-        {
-            let error = RunError::UsageLimit {
-                limit: budget.limit,
-                used: budget.spent(),
-            };
-            return Err(AfterModel::Ended(self.fail(error).await));
-        }
-        let step = self.conv.steps;
-        self.conv.steps += 1;
-        let at = Instant::now();
-        let agent_name = self.scope.agent_arc();
-        let span = tracing::info_span!("hookwire.step", agent = %agent_name, step);
-        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        let flow = if no_hooks(&hooks) {
-            Ok(Flow::Continue)
-        } else {
-            caught(
-                "step_start",
-                hooks.step_start(&mut StepStart {
-                    agent: &agent_name,
-                    step,
-                    history: Arc::make_mut(&mut self.conv.history),
-                }),
-            )
-            .await
-        }
-        .unwrap_or_else(|m| Flow::Stop(format!("a lifecycle hook panicked in step_start: {m}")));
-        drop(hooks);
-        if let Flow::Stop(reason) = flow {
-            let ended = self.finish_stopped("step_start", reason, None).await;
-            return Err(AfterModel::Ended(ended));
-        }
-        Ok(Started { step, at, span })
     }
 
     /// The model's answer, asked now (with retries), in the step's span
