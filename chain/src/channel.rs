@@ -7,8 +7,6 @@
 //! call's [`CallScope`] carries it. Outside a run there is none, and a call
 //! reports to `tracing` only.
 
-use std::any::Any;
-
 use crate::call_log::CallLog;
 use crate::scope::CallScope;
 
@@ -40,11 +38,11 @@ pub enum CallReport<'a> {
 /// agent loop implements.
 ///
 /// Every method has a default that does nothing, so a host that only wants
-/// the call log (or only the reports) implements one method. It is
-/// `Any`, so that the run that set it can find its own type again
-/// (`(channel as &dyn Any).downcast_ref()`) when it starts a run inside a
-/// call (a child agent).
-pub trait RunChannel: Any + Send + Sync {
+/// the call log (or only the reports) implements one method. What the run
+/// needs back from a call's scope (to start a run inside the call, a child
+/// agent) it keeps as the scope's host value
+/// ([`CallScope::set_host`]), not in the channel.
+pub trait RunChannel: Send + Sync {
     /// Where the run's calls note what their tool received, the approval
     /// gates they passed and their progress, for the run's trace.
     #[inline]

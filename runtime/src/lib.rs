@@ -190,8 +190,6 @@ pub mod __private {
     pub mod check {
         pub use crate::declare::check::*;
     }
-    /// The chain crate, for generated code that names it.
-    pub use hookwire_chain as chain;
     /// How generated code holds the hooks and child agents a user lists:
     /// one checked slot per item.
     pub mod slot {

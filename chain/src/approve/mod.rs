@@ -252,8 +252,7 @@ where
     F: Fn(&ApprovalRequest<'_>) -> ApprovalDecision + Send + Sync,
 {
     fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
-        let decision = (self.0)(&request);
-        Box::pin(std::future::ready(decision))
+        Box::pin(std::future::ready(self.decide_now(&request)))
     }
 }
 

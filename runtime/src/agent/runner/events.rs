@@ -343,13 +343,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Records one event of the trace: appends it and, when someone streams
     /// the run, sends it. Every trace event goes through here.
     pub(super) fn record(&mut self, event: TraceEvent) {
-        if let Some(tx) = self.scope.events() {
-            let _ = tx.send(RunEvent {
-                agent: self.scope.agent_arc(),
-                path: self.scope.path_arc(),
-                kind: EventKind::Trace(event.clone()),
-            });
-        }
+        self.scope.emit(|| EventKind::Trace(event.clone()));
         Arc::make_mut(&mut self.conv.trace).push(event);
     }
 

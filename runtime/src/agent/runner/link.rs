@@ -98,12 +98,19 @@ impl RunChannel for RunLink {
             },
             _ => return,
         };
-        let _ = tx.send(RunEvent {
-            agent: scope.agent_arc(),
-            path: scope.path_arc(),
-            kind,
-        });
+        send(tx, scope, kind);
     }
+}
+
+/// Sends `kind` as an event of the run of `scope`: what every live event
+/// the loop or a call sends goes through.
+#[inline]
+fn send(tx: &EventTx, scope: &CallScope, kind: EventKind) {
+    let _ = tx.send(RunEvent {
+        agent: scope.agent_arc(),
+        path: scope.path_arc(),
+        kind,
+    });
 }
 
 /// The loop's view of a call scope's channel.
@@ -147,11 +154,7 @@ impl LinkExt for CallScope {
 
     fn emit(&self, kind: impl FnOnce() -> EventKind) {
         if let Some(tx) = self.events() {
-            let _ = tx.send(RunEvent {
-                agent: self.agent_arc(),
-                path: self.path_arc(),
-                kind: kind(),
-            });
+            send(tx, self, kind());
         }
     }
 
