@@ -7,6 +7,8 @@ use std::sync::Mutex;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use futures_util::future::Either;
+
 use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 use crate::error::{ToolError, panic_message};
@@ -25,7 +27,8 @@ pub use hookwire_spec::FailurePolicy;
 ///
 /// To do this a fail-open hook keeps a copy of its arguments and of the
 /// inner outcome, so it costs a clone per call; fail-closed hooks cost
-/// nothing extra. The timeout covers the hook's own work and, for an around
+/// nothing extra. The timeout (not counting an approval wait inside it)
+/// covers the hook's own work and, for an around
 /// hook, everything inside it.
 ///
 /// A hook that fails by returning an error signals it with
@@ -72,18 +75,26 @@ enum Failure {
 
 impl<H: Hook> Guarded<H> {
     /// The hook around `next`, with its own panics caught and its timeout
-    /// applied: one named future, so a `Guarded` hook adds no more nesting
+    /// applied through [`wait::limit`](crate::wait::limit), the one time
+    /// limit (an approval wait inside does not count). Without a timeout
+    /// it is one named future, so a `Guarded` hook adds no more nesting
     /// than a plain one.
     fn run_hook<'a, N: Handler>(
         &'a self,
         cx: &'a mut ToolContext,
         args: ToolArgs,
         next: Next<'a, N>,
-    ) -> RunHook<impl Future<Output = Outcome> + Send + 'a> {
-        RunHook {
+    ) -> impl Future<Output = Result<Outcome, Failure>> + Send + 'a {
+        let caught = RunHook {
             future: self.hook.around(cx, args, next),
-            limit: self.timeout,
-            sleep: None,
+        };
+        match self.timeout {
+            None => Either::Left(caught),
+            Some(after) => Either::Right(async move {
+                crate::wait::limit(after, caught)
+                    .await
+                    .unwrap_or(Err(Failure::TimedOut(after)))
+            }),
         }
     }
 
@@ -104,13 +115,10 @@ impl<H: Hook> Guarded<H> {
 pin_project_lite::pin_project! {
     /// A guarded hook's future: a panic while it is polled is the hook's
     /// failure (unless a layer or tool inside attributed it: that one goes
-    /// on to the root of the call), and so is running past `limit`.
+    /// on to the root of the call).
     struct RunHook<F> {
         #[pin]
         future: F,
-        limit: Option<Duration>,
-        #[pin]
-        sleep: Option<tokio::time::Sleep>,
     }
 }
 
@@ -118,15 +126,10 @@ impl<F: Future<Output = Outcome>> Future for RunHook<F> {
     type Output = Result<Outcome, Failure>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut this = self.project();
-        // The clock starts with the first poll, as `tokio::time::timeout`'s.
-        if let (Some(limit), None) = (*this.limit, this.sleep.as_ref().as_pin_ref()) {
-            this.sleep.set(Some(tokio::time::sleep(limit)));
-        }
-        let future = this.future;
+        let future = self.project().future;
         match std::panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
-            Ok(Poll::Ready(outcome)) => return Poll::Ready(Ok(outcome)),
-            Ok(Poll::Pending) => {}
+            Ok(Poll::Ready(outcome)) => Poll::Ready(Ok(outcome)),
+            Ok(Poll::Pending) => Poll::Pending,
             Err(payload) => {
                 // A panic that a layer or tool inside `next` attributed is
                 // not this hook's failure: let it go on to the root of the
@@ -134,15 +137,8 @@ impl<F: Future<Output = Outcome>> Future for RunHook<F> {
                 if panic_is_attributed() {
                     std::panic::resume_unwind(payload);
                 }
-                return Poll::Ready(Err(Failure::Panicked(panic_message(&*payload))));
+                Poll::Ready(Err(Failure::Panicked(panic_message(&*payload))))
             }
-        }
-        match (
-            *this.limit,
-            this.sleep.as_pin_mut().map(|sleep| sleep.poll(cx)),
-        ) {
-            (Some(limit), Some(Poll::Ready(()))) => Poll::Ready(Err(Failure::TimedOut(limit))),
-            _ => Poll::Pending,
         }
     }
 }

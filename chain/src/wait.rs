@@ -1,7 +1,10 @@
-//! Time limits that do not count waiting for a person.
+//! Time limits that do not count waiting for a person: the one place
+//! hookwire limits time.
 //!
-//! A run-level limit (`tool_call_timeout`, a child agent's timeout, an
-//! injection's) runs its future through [`limit`]; every approval gate
+//! Every time limit runs its future through [`limit`]: the run's
+//! (`tool_call_timeout`, a child agent's timeout, an injection's), the
+//! [`Timeout`](crate::hooks::Timeout) hook, a guarded hook's `timeout_ms`, a
+//! lifecycle hook's timeout and an MCP server's start and call limits. Every approval gate
 //! marks the time it waits for a decision with [`waiting`]. While any gate
 //! inside a limited future waits, that limit's clock stands still: the
 //! limit measures the work before and after the wait, never the wait.

@@ -158,7 +158,7 @@ pub mod view {
 /// built from besides [`Hooked`].
 pub mod hooks {
     pub use hookwire_chain::hooks::{
-        Attempts, Audit, Boxed, CatchPanics, Retry, Timeout, audit, catch_panics,
+        Attempts, Audit, Boxed, CatchPanics, Retry, RetryPolicy, Timeout, audit, catch_panics,
     };
 }
 

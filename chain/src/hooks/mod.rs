@@ -9,5 +9,5 @@ mod timeout;
 /// The combinators every chain is made of, beside the built-in hooks.
 pub use crate::hook::{Boxed, CatchPanics, catch_panics};
 pub use audit::Audit;
-pub use retry::{Attempts, Retry};
+pub use retry::{Attempts, Retry, RetryPolicy};
 pub use timeout::Timeout;

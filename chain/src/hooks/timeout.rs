@@ -7,6 +7,10 @@ use crate::hook::{Handler, Hook, Next};
 
 /// Limits how long everything inside it (inner hooks and the tool) may take;
 /// past the limit the call is cancelled and ends in [`ToolError::TimedOut`].
+///
+/// Like every time limit of hookwire it runs through
+/// [`wait::limit`](crate::wait::limit): the time an approval gate inside
+/// it waits for a person does not count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeout {
     after: Duration,
@@ -31,7 +35,7 @@ impl Hook for Timeout {
         args: ToolArgs,
         next: Next<'_, N>,
     ) -> Outcome {
-        match tokio::time::timeout(self.after, next.run(cx, args)).await {
+        match crate::wait::limit(self.after, next.run(cx, args)).await {
             Ok(outcome) => outcome,
             Err(_) => Err(ToolError::TimedOut {
                 what: format!("tool `{}`", cx.tool()),

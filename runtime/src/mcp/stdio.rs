@@ -107,7 +107,7 @@ impl Transport<RoleClient> for ChildTransport {
         // Closing stdin asks the server to exit; one that has not within a
         // second is killed.
         self.inner.close().await?;
-        if tokio::time::timeout(Duration::from_secs(1), self.child.wait())
+        if crate::wait::limit(Duration::from_secs(1), self.child.wait())
             .await
             .is_err()
         {

@@ -25,7 +25,7 @@
 //! of its own, changed its API in nearly every release, and needs a newer
 //! compiler than our minimum.
 //!
-//! Failed calls are retried by the runner ([`RetryPolicy`],
+//! Failed calls are retried by the runner ([`RetryPolicy`](crate::hooks::RetryPolicy),
 //! [`complete_with_retry`]): transport errors, 429 and 5xx, for any model.
 //!
 //! A model call waits on a network or a script, never on the hot path, so
@@ -61,7 +61,7 @@ pub use passthrough::PassthroughModel;
 #[cfg(feature = "providers")]
 #[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
 pub use providers::{Provider, ProviderConfig, ProviderModel};
-pub use retry::{RetryNote, RetryPolicy, complete_with_retry};
+pub use retry::{RetryNote, complete_with_retry};
 pub use scripted::{Script, ScriptMode, ScriptedModel, ScriptedToolCall, Turn, TurnExpectation};
 
 /// What a model is asked: everything it needs for the next turn.
@@ -304,7 +304,7 @@ pub enum ModelError {
     #[error("model not configured: {0}")]
     Config(String),
     /// The model service answered with an HTTP error status. A 429 or a
-    /// 5xx is retried by the runner (see [`RetryPolicy`]).
+    /// 5xx is retried by the runner (see [`RetryPolicy`](crate::hooks::RetryPolicy)).
     #[error("model request failed: HTTP {status}: {body}")]
     Http {
         /// The status code.

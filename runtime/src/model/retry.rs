@@ -1,105 +1,9 @@
-//! Retrying model calls: transport errors, 429 and 5xx, with capped
-//! exponential backoff and jitter, honouring `Retry-After`.
-
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
+//! Retrying model calls: transport errors, 429 and 5xx, as the one
+//! [`RetryPolicy`] says (capped exponential backoff with jitter, honouring
+//! `Retry-After`).
 
 use super::{Model, ModelError, ModelRequest, ModelResponse};
-
-/// When and how often a failed model call is asked again.
-///
-/// A call is retried when its error [is retryable](ModelError::is_retryable)
-/// (a transport error, HTTP 408, 409, 429 or 5xx), at most `max_retries`
-/// times. Before retry `n` (from 0) the runner waits what the service asked
-/// for (`retry-after-ms`, or `Retry-After` in seconds or as an HTTP date),
-/// else `initial_delay * 2^n` with jitter (a random point in its upper
-/// half); either way at most `max_delay`. Any other error fails the run at once.
-///
-/// The defaults: 3 retries, 500 ms first delay, 30 s cap, jitter on.
-/// [`RetryPolicy::none`] turns retrying off. A runner's policy is
-/// [`RunSettings::model_retry`](crate::agent::RunSettings::model_retry).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct RetryPolicy {
-    /// Retries after the first attempt at most.
-    pub max_retries: u32,
-    /// The delay before the first retry, doubled for each next one.
-    pub initial_delay: Duration,
-    /// The longest wait before one retry (also caps `Retry-After`).
-    pub max_delay: Duration,
-    /// Whether the backoff delay is jittered (not a `Retry-After` delay).
-    pub jitter: bool,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            max_retries: 3,
-            initial_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(30),
-            jitter: true,
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// No retries: the first error fails the call.
-    pub fn none() -> Self {
-        Self {
-            max_retries: 0,
-            ..Self::default()
-        }
-    }
-
-    /// Sets the number of retries.
-    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
-        self.max_retries = max_retries;
-        self
-    }
-
-    /// Sets the first delay and the cap.
-    pub fn with_delays(mut self, initial: Duration, max: Duration) -> Self {
-        self.initial_delay = initial;
-        self.max_delay = max;
-        self
-    }
-
-    /// Turns jitter on or off.
-    pub fn with_jitter(mut self, jitter: bool) -> Self {
-        self.jitter = jitter;
-        self
-    }
-
-    /// The wait before retry `retry` (from 0) after `error`.
-    pub fn delay(&self, retry: u32, error: &ModelError) -> Duration {
-        if let Some(asked) = error.retry_after() {
-            return asked.min(self.max_delay);
-        }
-        let factor = 2u32.saturating_pow(retry.min(31));
-        let base = self
-            .initial_delay
-            .saturating_mul(factor)
-            .min(self.max_delay);
-        if self.jitter {
-            // A random point in [base/2, base].
-            let half = base / 2;
-            half + half.mul_f64(random_unit())
-        } else {
-            base
-        }
-    }
-}
-
-/// A random number in [0, 1), from the standard library's per-instance
-/// random hash keys (no random-number crate for this one use).
-fn random_unit() -> f64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u8(0);
-    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
-}
+use crate::hooks::RetryPolicy;
 
 /// One retry of a model call, as the trace records it
 /// ([`TraceEvent::ModelRetry`](crate::agent::TraceEvent::ModelRetry)).
@@ -126,9 +30,13 @@ pub async fn complete_with_retry(
 ) -> Result<ModelResponse, ModelError> {
     let mut retry = 0;
     loop {
-        match model.complete(request).await {
-            Err(error) if error.is_retryable() && retry < policy.max_retries => {
-                let delay = policy.delay(retry, &error);
+        let answer = model.complete(request).await;
+        let delay = match &answer {
+            Err(error) => policy.next(retry, error.is_retryable(), error.retry_after()),
+            Ok(_) => None,
+        };
+        match (answer, delay) {
+            (Err(error), Some(delay)) => {
                 retry += 1;
                 on_retry(RetryNote {
                     attempt: retry,
@@ -139,7 +47,7 @@ pub async fn complete_with_retry(
                     tokio::time::sleep(delay).await;
                 }
             }
-            answer => return answer,
+            (answer, _) => return answer,
         }
     }
 }
@@ -192,31 +100,22 @@ mod tests {
     }
 
     #[test]
-    fn backoff_doubles_up_to_the_cap_and_jitter_stays_in_the_upper_half() {
-        let p = RetryPolicy::default()
-            .with_delays(Duration::from_millis(100), Duration::from_millis(350))
-            .with_jitter(false);
-        let e = ModelError::Transport("reset".into());
-        let delays: Vec<u128> = (0..4).map(|n| p.delay(n, &e).as_millis()).collect();
-        assert_eq!(delays, [100, 200, 350, 350]);
-        let p = p.with_jitter(true);
-        for n in 0..4 {
-            let d = p.delay(n, &e).as_millis();
-            let base = [100, 200, 350, 350][n as usize];
-            assert!(d >= base / 2 && d <= base, "retry {n}: {d} ms");
-        }
-    }
-
-    #[test]
     fn retry_after_is_honoured_and_capped() {
+        use std::time::Duration;
         let p =
             RetryPolicy::default().with_delays(Duration::from_millis(100), Duration::from_secs(2));
-        assert_eq!(p.delay(0, &http(429, Some(0))), Duration::ZERO);
+        let next = |retry, e: ModelError| p.next(retry, e.is_retryable(), e.retry_after());
+        assert_eq!(next(0, http(429, Some(0))), Some(Duration::ZERO));
         assert_eq!(
-            p.delay(2, &http(429, Some(1500))),
-            Duration::from_millis(1500)
+            next(2, http(429, Some(1500))),
+            Some(Duration::from_millis(1500))
         );
-        assert_eq!(p.delay(0, &http(503, Some(60_000))), Duration::from_secs(2));
+        assert_eq!(
+            next(0, http(503, Some(60_000))),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(next(0, http(400, Some(10))), None);
+        assert_eq!(next(3, http(429, None)), None);
     }
 
     #[test]

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use hookwire::Router;
 use hookwire::agent::{RunError, RunStatus, Runner, TraceEvent};
+use hookwire::hooks::RetryPolicy;
 use hookwire::model::{
-    Message, ModelError, ModelRequest, OpenAiConfig, OpenAiModel, RetryNote, RetryPolicy,
-    complete_with_retry,
+    Message, ModelError, ModelRequest, OpenAiConfig, OpenAiModel, RetryNote, complete_with_retry,
 };
 use serde_json::json;
 

@@ -111,7 +111,7 @@ impl<H: LifecycleHooks> LifecycleGuard<H> {
         let caught = AssertUnwindSafe(fut).catch_unwind();
         let result = match self.timeout {
             None => caught.await,
-            Some(after) => match tokio::time::timeout(after, caught).await {
+            Some(after) => match crate::wait::limit(after, caught).await {
                 Ok(result) => result,
                 Err(_) => {
                     return Err(format!("{event} timed out after {} ms", after.as_millis()));

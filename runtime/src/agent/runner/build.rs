@@ -217,7 +217,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
     /// Sets how failed model calls are retried (see
     /// [`RunSettings::model_retry`]).
-    pub fn with_model_retry(mut self, policy: crate::model::RetryPolicy) -> Self {
+    pub fn with_model_retry(mut self, policy: crate::hooks::RetryPolicy) -> Self {
         self.settings.model_retry = policy;
         self
     }

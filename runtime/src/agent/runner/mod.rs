@@ -96,7 +96,7 @@ pub struct RunSettings {
     /// jittered, `Retry-After` honoured); each retry is a
     /// [`TraceEvent::ModelRetry`].
     #[serde(default)]
-    pub model_retry: crate::model::RetryPolicy,
+    pub model_retry: crate::hooks::RetryPolicy,
     /// How many tokens (input and output, of the run's model calls and
     /// those of every child agent it calls) a run may use, `None` for no
     /// limit (the default). Once they are used up, the run ends before its
@@ -122,7 +122,7 @@ impl Default for RunSettings {
             max_parallel: 8,
             max_forced_continues: 3,
             tool_call_timeout: None,
-            model_retry: crate::model::RetryPolicy::default(),
+            model_retry: crate::hooks::RetryPolicy::default(),
             usage_limit: None,
             output_retries: default_output_retries(),
         }

@@ -86,7 +86,7 @@ pub enum TraceEvent {
     },
     /// A model call failed with a retryable error (a transport error, a
     /// 429, a 5xx) and is asked again after `delay_ms`
-    /// ([`RetryPolicy`](crate::model::RetryPolicy)); recorded before the
+    /// ([`RetryPolicy`](crate::hooks::RetryPolicy)); recorded before the
     /// step's [`Model`](Self::Model) event.
     ModelRetry {
         /// The step.

@@ -441,7 +441,7 @@ impl Inner {
         let limit = server.spec.call_timeout;
         let dropped_before = conn.dropped_unanswered();
         let call = conn.service.peer().call_tool(params);
-        match tokio::time::timeout(limit, call).await {
+        match crate::wait::limit(limit, call).await {
             Err(_) => Err(ToolError::TimedOut {
                 what: format!(
                     "MCP tool `{tool}` on server `{}`{}",

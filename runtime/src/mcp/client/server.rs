@@ -155,7 +155,7 @@ impl Server {
         index: usize,
     ) -> Option<Vec<rmcp::model::Tool>> {
         let limit = self.spec.startup_timeout;
-        let attempt = AssertUnwindSafe(tokio::time::timeout(
+        let attempt = AssertUnwindSafe(crate::wait::limit(
             limit,
             self.open(Listener { inner, index }),
         ))
