@@ -198,7 +198,7 @@ impl<R: RouterList> Router<R> {
 
     /// Adds a tool, with no hooks of the router's own: a plain [`Tool`]
     /// runs through [`ToolHandler`](crate::ToolHandler), and a tool declared with
-    /// `#[hookwire::tool(hooks = [..], needs_approval, on_error = ..)]` through
+    /// `#[hookwire::tool(tool_hooks = [..], needs_approval, on_error = ..)]` through
     /// its own chain ([`ToolDecl::Handler`]).
     pub fn tool<T: ToolDecl>(self, tool: T) -> Router<RouterEntry<T::Handler, R>> {
         let definition = tool.describe();

@@ -252,7 +252,7 @@ pub const TIMEOUT_VAR: &str = "DURABLE_PMO_TOOL_TIMEOUT_MS";
 /// `pay_vendor` needs approval; each call within `DURABLE_PMO_TOOL_TIMEOUT_MS`
 /// if set.
 pub fn session_runner(model: Arc<ConversationScript>) -> Runner<DurablePmo> {
-    let mut runner = Runner::with_model_arc(DurablePmo::new(), model);
+    let mut runner = Runner::new(DurablePmo::new(), model);
     if let Some(ms) = std::env::var(TIMEOUT_VAR)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -266,7 +266,7 @@ pub fn session_runner(model: Arc<ConversationScript>) -> Runner<DurablePmo> {
 /// The runner of one session of the finance agent: every call of
 /// `pay_vendor` needs approval.
 pub fn finance_runner(model: Arc<ConversationScript>) -> Runner<DurableFinance> {
-    let runner = Runner::with_model_arc(DurableFinance::new(), model);
+    let runner = Runner::new(DurableFinance::new(), model);
     runner.approvals().require("pay_vendor");
     runner
 }

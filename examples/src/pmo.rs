@@ -188,7 +188,7 @@ async fn run_agent<A: Agent>(
     // hooks (the audit hook) wrap them exactly as they wrap the static tools.
     let agent = McpAgent::connect(agent, mcp).await?;
     let shown = agent.config().max_display_instances;
-    let mut runner = Runner::with_model_arc(agent, model).with_correlation_id("pmo-run");
+    let mut runner = Runner::new(agent, model).with_correlation_id("pmo-run");
     let mut events = if typed {
         runner.stream_typed::<PmoSummary>(PROMPT)
     } else {

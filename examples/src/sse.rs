@@ -93,7 +93,7 @@ async fn run(
     State(app): State<Arc<App>>,
     Query(query): Query<RunQuery>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let runner = Runner::with_model_arc(app.agent.clone(), app.model.clone());
+    let runner = Runner::new(app.agent.clone(), app.model.clone());
     let events = runner
         .into_stream(query.prompt)
         .map(|event| Ok(sse_event(&event)));

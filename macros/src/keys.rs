@@ -82,7 +82,9 @@ pub(crate) fn check(metas: &[NestedMeta], where_: &str, known: &[&str]) -> syn::
                 ),
             )),
             Some((key, span)) if !known.contains(&key.as_str()) => {
-                let hint = match did_you_mean(&key, known.iter().copied()) {
+                let hint = match renamed(&key, known)
+                    .or_else(|| did_you_mean(&key, known.iter().copied()))
+                {
                     Some(k) => format!("did you mean `{k}`? "),
                     None => String::new(),
                 };
@@ -111,6 +113,17 @@ pub(crate) fn check(metas: &[NestedMeta], where_: &str, known: &[&str]) -> syn::
         }
     }
     errors.map_or(Ok(()), Err)
+}
+
+/// A key's new name where `known` holds it: a tool's chain hooks are
+/// `tool_hooks`, as on `#[agent]` and in cards (`hooks` are an agent's
+/// lifecycle hooks).
+fn renamed<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    const RENAMED: [(&str, &str); 1] = [("hooks", "tool_hooks")];
+    RENAMED
+        .iter()
+        .find(|(old, _)| *old == key)
+        .and_then(|(_, new)| known.iter().copied().find(|k| k == new))
 }
 
 fn list(known: &[&str]) -> String {

@@ -32,8 +32,8 @@ mod tool_hook;
 ///   receives the call's context instead.
 /// * `strict` makes the schema strict, and an `Option` parameter a compile
 ///   error.
-/// * `hooks = [A, B(on_failure = "open", timeout_ms = 500)]`: the tool's
-///   own hooks (guardrails: a pre hook that denies is an input guardrail, a
+/// * `tool_hooks = [A, B(on_failure = "open", timeout_ms = 500)]`: the tool's
+///   own hooks, named as on `#[agent]` and in cards (guardrails: a pre hook that denies is an input guardrail, a
 ///   post hook that rewrites or blocks the result an output guardrail). They
 ///   travel with the tool: every agent that lists it runs them innermost,
 ///   after its own hooks (`agent hooks -> entry hooks -> the tool's own
@@ -132,7 +132,7 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `history_merge_target` govern this agent's calls of its child agents.
 ///
 /// List entries are paths, optionally with options:
-/// * `function_tools = [add, greet(name = "hello", hooks = [audit])]`: the
+/// * `function_tools = [add, greet(name = "hello", tool_hooks = [audit])]`: the
 ///   tool's name defaults to the last path segment; a tool declared with
 ///   `#[tool(name = "...")]` must be listed with the same `name`.
 /// * `tool_hooks = [audit, guard(match = "write_*", on_failure = "open",

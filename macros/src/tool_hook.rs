@@ -17,7 +17,7 @@ const TOOL_KEYS: &[&str] = &[
     "description",
     "strict",
     "needs_approval",
-    "hooks",
+    "tool_hooks",
     "on_error",
     "approval_metadata",
     "available",
@@ -25,7 +25,7 @@ const TOOL_KEYS: &[&str] = &[
     "meta",
     "crate",
 ];
-/// The options of an entry of a tool's own `hooks = [..]`: a hook entry's
+/// The options of an entry of a tool's own `tool_hooks = [..]`: a hook entry's
 /// options without `match` (the hooks of a tool apply to that tool only).
 fn own_hook_keys() -> Vec<&'static str> {
     HOOK_OPTIONS.into_iter().filter(|k| *k != "match").collect()
@@ -46,7 +46,7 @@ struct ToolAttr {
     #[darling(default)]
     needs_approval: Option<Approval>,
     #[darling(default)]
-    hooks: Entries,
+    tool_hooks: Entries,
     #[darling(default)]
     on_error: Option<syn::Path>,
     #[darling(default)]
@@ -372,11 +372,11 @@ fn expand_tool(attr: TokenStream, item: &syn::ItemFn) -> syn::Result<TokenStream
     opts.meta = parsed.meta.map(|m| m.0).unwrap_or_default();
     let krate_text = opts.crate_path.to_token_stream().to_string();
     let mut errors: Option<syn::Error> = None;
-    for entry in &parsed.hooks.0 {
+    for entry in &parsed.tool_hooks.0 {
         match hook_ref(
             &krate_text,
             entry,
-            "this `hooks` entry of the tool",
+            "this `tool_hooks` entry of the tool",
             &own_hook_keys(),
         ) {
             Ok(h) => opts.hooks.push(h),

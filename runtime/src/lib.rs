@@ -19,7 +19,7 @@
 //! ```text
 //! agent-level hooks, in declared order (outermost first)
 //!   -> tool-level hooks, in declared order
-//!     -> the tool's own hooks (`#[tool(hooks = [..])]`), then its `needs_approval` gate and `on_error`
+//!     -> the tool's own hooks (`#[tool(tool_hooks = [..])]`), then its `needs_approval` gate and `on_error`
 //!     -> the tool
 //! ```
 //!

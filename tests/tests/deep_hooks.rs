@@ -25,7 +25,7 @@ fn add_one(x: i64) -> hookwire::Json<i64> {
 }
 
 /// Adds two to `x`, behind 30 hooks of its own.
-#[hookwire::tool(hooks = [o01, o02, o03, o04, o05, o06, o07, o08, o09, o10, o11, o12, o13, o14, o15, o16, o17, o18, o19, o20, o21, o22, o23, o24, o25, o26, o27, o28, o29, o30])]
+#[hookwire::tool(tool_hooks = [o01, o02, o03, o04, o05, o06, o07, o08, o09, o10, o11, o12, o13, o14, o15, o16, o17, o18, o19, o20, o21, o22, o23, o24, o25, o26, o27, o28, o29, o30])]
 fn add_two(x: i64) -> hookwire::Json<i64> {
     hookwire::Json(x + 2)
 }

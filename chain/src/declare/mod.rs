@@ -7,7 +7,7 @@
 //! `needs_approval` predicate; `agent.rs` what generated agents check
 //! about themselves (`hookwire::declare::GeneratedAgent`).
 //!
-//! `#[hookwire::tool(hooks = [..], needs_approval, on_error = ..)]` cannot
+//! `#[hookwire::tool(tool_hooks = [..], needs_approval, on_error = ..)]` cannot
 //! tell the `#[agent]` macro what the tool carries (each macro sees only its
 //! own item), so the tool carries it in its type: the tool type implements
 //! [`ToolDecl`], whose [`Handler`](ToolDecl::Handler) is the tool's own
@@ -58,7 +58,7 @@
 //! }
 //!
 //! /// Writes a file.
-//! #[hookwire::tool(hooks = [no_secrets, redact(on_failure = "open")], on_error = explain)]
+//! #[hookwire::tool(tool_hooks = [no_secrets, redact(on_failure = "open")], on_error = explain)]
 //! fn write_file(path: String, text: String) -> Result<String, String> {
 //!     if path.starts_with("/ro/") { Err(format!("{path} is read-only")) } else { Ok(format!("wrote {text} to {path}")) }
 //! }

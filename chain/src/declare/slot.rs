@@ -2,7 +2,7 @@
 //! that is not a hook is one error, on that path, and nowhere else.
 //!
 //! For each hook it lists (`tool_hooks = [audit]`, a tool entry's `hooks`,
-//! `#[tool(hooks = [..])]`, `hooks = [..]` of lifecycle hooks), generated
+//! `#[tool(tool_hooks = [..])]`, `hooks = [..]` of lifecycle hooks), generated
 //! code declares a marker type and implements [`Slot`] for it, naming the
 //! user's type as [`Slot::Hook`], and the kind trait ([`AroundSlot`],
 //! [`PreSlot`], [`PostSlot`]; the agent layer adds lifecycle hooks), whose

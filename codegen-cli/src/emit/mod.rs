@@ -192,7 +192,7 @@ pub fn format_file(tokens: TokenStream, source: &str) -> syn::Result<String> {
 }
 
 /// A hook reference lowered to its type in a chain and the expression that
-/// builds it (shared with the `#[tool(hooks = [..])]` lowering).
+/// builds it (shared with the `#[tool(tool_hooks = [..])]` lowering).
 #[derive(Clone)]
 pub(crate) struct Hook {
     pub(crate) ty: syn::Type,

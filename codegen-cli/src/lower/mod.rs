@@ -75,7 +75,7 @@ pub struct ToolOptions {
     pub fn_path: Option<syn::Path>,
     /// The name of the generated type; defaults to the function's name.
     pub type_ident: Option<syn::Ident>,
-    /// The tool's own hooks (`hooks = [..]`), outermost first: every agent
+    /// The tool's own hooks (`tool_hooks = [..]`), outermost first: every agent
     /// that lists the tool runs them innermost, just around the tool.
     pub hooks: Vec<crate::spec::HookRef>,
     /// When a call needs approval (`needs_approval`).

@@ -1,4 +1,4 @@
-//! A tool's own chain (`#[tool(hooks = [..], needs_approval, on_error)]`):
+//! A tool's own chain (`#[tool(tool_hooks = [..], needs_approval, on_error)]`):
 //! its `ToolDecl` impl, and the summary `cardgen explain` shows.
 
 use proc_macro2::TokenStream;
@@ -226,7 +226,7 @@ pub fn own_chain_summary(item: &ItemFn) -> Vec<String> {
     let (mut hooks, mut approval, mut on_error) = (Vec::new(), None, None);
     for meta in &metas {
         match meta {
-            syn::Meta::NameValue(nv) if nv.path.is_ident("hooks") => {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("tool_hooks") => {
                 if let syn::Expr::Array(array) = &nv.value {
                     hooks.extend(array.elems.iter().map(|e| text(e)));
                 }

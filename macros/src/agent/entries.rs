@@ -118,7 +118,7 @@ pub(super) struct ToolEntryAttr {
     #[darling(default)]
     pub(super) name: Option<syn::LitStr>,
     #[darling(default)]
-    pub(super) hooks: Entries,
+    pub(super) tool_hooks: Entries,
     /// `available = path`: the agent's rule for the tool, a
     /// `fn(&StepView) -> bool`, besides the tool's own.
     #[darling(default)]

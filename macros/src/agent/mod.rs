@@ -42,7 +42,7 @@ fn agent_keys() -> Vec<&'static str> {
         .chain(["crate"])
         .collect()
 }
-const TOOL_ENTRY_KEYS: &[&str] = &["name", "hooks", "available", "instruction"];
+const TOOL_ENTRY_KEYS: &[&str] = &["name", "tool_hooks", "available", "instruction"];
 const AGENT_ENTRY_KEYS: &[&str] = &["name", "output", "on_error", "meta"];
 const EVENT_HOOK_KEYS: &[&str] = &[
     "tool_name",

@@ -145,7 +145,7 @@ pub(super) fn function_tools(
                     Instruction::Fn(path) => Some(InstructionRef::Fn(fn_ref(path))),
                     _ => None,
                 });
-                for h in &t.hooks.0 {
+                for h in &t.tool_hooks.0 {
                     match hook_ref(krate, h, "this `tool_hooks` entry", &HOOK_OPTIONS) {
                         Ok(h) => tool = tool.with_hook(h),
                         Err(e) => errors.push(e),

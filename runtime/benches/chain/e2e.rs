@@ -118,14 +118,14 @@ pub(super) mod generated {
     /// around hook, a pre hook, a post hook and a counting around hook.
     #[hookwire::agent(
         name = "e2e_hooked",
-        function_tools = [add_one(hooks = [noop(on_failure = "open"), allow, keep, super::Count]), mul, echo],
+        function_tools = [add_one(tool_hooks = [noop(on_failure = "open"), allow, keep, super::Count]), mul, echo],
     )]
     pub struct Hooked;
 
     /// The three tools, `add_one` behind a pre hook that reads `x`.
     #[hookwire::agent(
         name = "e2e_reads",
-        function_tools = [add_one(hooks = [read_x]), mul, echo],
+        function_tools = [add_one(tool_hooks = [read_x]), mul, echo],
     )]
     pub struct Reads;
 }

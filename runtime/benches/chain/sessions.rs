@@ -49,7 +49,7 @@ impl hookwire::model::Model for Answers {
 /// prompt, run to its answer.
 fn session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
     let model: Arc<dyn hookwire::model::Model> = model.clone();
-    let mut runner = hookwire::agent::Runner::with_model_arc(agent.clone(), model);
+    let mut runner = hookwire::agent::Runner::new(agent.clone(), model);
     match ready(runner.run("add one to 41")) {
         Ok(out) => out.text,
         Err(e) => panic!("{e}"),
@@ -63,7 +63,7 @@ fn session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
 fn streamed_session(agent: &Arc<generated::Plain>, model: &Arc<Answers>) -> String {
     use futures_util::StreamExt;
     let model: Arc<dyn hookwire::model::Model> = model.clone();
-    let mut runner = hookwire::agent::Runner::with_model_arc(agent.clone(), model);
+    let mut runner = hookwire::agent::Runner::new(agent.clone(), model);
     let mut stream = runner.stream("add one to 41");
     let mut answer = None;
     while let Some(event) = ready(stream.next()) {

@@ -472,8 +472,8 @@ async fn run_child<A: Agent>(
     // (same step, same call id) continues where it paused.
     let paused = PARENT.try_with(|p| p.take_paused(id)).ok().flatten();
     let parent_approvals = PARENT.try_with(|p| p.approvals.clone()).ok();
-    let mut runner = Runner::with_model_arc(agent.clone(), (opts.model)())
-        .with_correlation_id(cx.correlation_id());
+    let mut runner =
+        Runner::new(agent.clone(), (opts.model)()).with_correlation_id(cx.correlation_id());
     runner.inherit_scope(cx, parent_approvals.clone());
     // The prompt of a new run; `None` to resume the paused one.
     let (start, prompt) = match paused {

@@ -260,7 +260,7 @@ async fn model_strings_pick_a_model_and_scripts_load_relative_to_a_base() {
     )
     .unwrap();
     let model = hookwire::model::from_spec("playback:calc.json", Some(&dir)).unwrap();
-    let mut runner = Runner::with_model_arc(calc(), model);
+    let mut runner = Runner::new(calc(), model);
     assert_eq!(runner.run("1+1").await.unwrap().text, "two");
     let missing = hookwire::model::from_spec("scripted:nope.yaml", Some(&dir))
         .err()

@@ -104,7 +104,7 @@ async fn play(parent: Vec<Turn>, child: Vec<Turn>, ops: Vec<Op>) -> (Vec<String>
     let parent: Arc<dyn Model> = Arc::new(ScriptedModel::from_turns(parent));
     let child: Arc<dyn Model> = Arc::new(ScriptedModel::from_turns(child));
     let fresh = || {
-        Runner::with_model_arc(pmo(&ledger, child.clone()), parent.clone())
+        Runner::new(pmo(&ledger, child.clone()), parent.clone())
             .with_asker(DeferAll)
             .with_correlation_id("s")
     };

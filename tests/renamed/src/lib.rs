@@ -8,7 +8,7 @@
 use hw::{Decision, Json, Next, Outcome, ToolArgs, ToolContext};
 
 /// Adds two numbers.
-#[hw::tool(hooks = [clamp])]
+#[hw::tool(tool_hooks = [clamp])]
 pub fn add(
     /// The first number.
     a: i64,

@@ -123,8 +123,7 @@ async fn a_thousand_concurrent_sessions_over_one_agent_never_see_each_other() {
         let (desk, model) = (desk.clone(), model.clone());
         tokio::spawn(async move {
             let secret = format!("secret-{i}");
-            let mut session =
-                Runner::with_model_arc(desk, model).with_session_value(User(secret.clone()));
+            let mut session = Runner::new(desk, model).with_session_value(User(secret.clone()));
             let first = session.run("hello").await.unwrap();
             let second = session.run("again").await.unwrap();
             (secret, first, second, session.export_state())
@@ -194,8 +193,8 @@ async fn every_session_is_offered_the_one_copy_of_the_tool_definitions() {
         all_in: tokio::sync::Barrier::new(3),
     });
     let session = |user: &str| {
-        let mut runner = Runner::with_model_arc(agent.clone(), model.clone())
-            .with_session_value(User(user.into()));
+        let mut runner =
+            Runner::new(agent.clone(), model.clone()).with_session_value(User(user.into()));
         async move { runner.run("hi").await.map(|out| out.text) }
     };
     // Three runs at once, each inside its model request at the same time.

@@ -7,7 +7,7 @@ fn add_one(x: i64) -> hookwire::Json<i64> {
 #[derive(Default)]
 struct NotAHook;
 
-#[hookwire::agent(name = "calc", function_tools = [add_one(hooks = [NotAHook])])]
+#[hookwire::agent(name = "calc", function_tools = [add_one(tool_hooks = [NotAHook])])]
 struct Calc;
 
 fn main() {

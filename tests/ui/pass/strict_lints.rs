@@ -40,7 +40,7 @@ pub async fn keep(_cx: &mut ToolContext, _outcome: &mut Outcome) {}
 
 /// Deletes a file, behind its own hooks, an approval rule and an error
 /// mapping.
-#[hookwire::tool(hooks = [gate, keep(on_failure = "open", timeout_ms = 50)], needs_approval = risky, on_error = explain)]
+#[hookwire::tool(tool_hooks = [gate, keep(on_failure = "open", timeout_ms = 50)], needs_approval = risky, on_error = explain)]
 pub fn delete(path: String) -> Result<String, String> {
     Ok(path)
 }
@@ -75,7 +75,7 @@ impl hookwire::agent::lifecycle::LifecycleHooks for Watch {}
 #[hookwire::agent(
     name = "calc",
     instruction = "Add numbers.",
-    function_tools = [add(hooks = [keep]), greet(name = "hello"), delete, format_all],
+    function_tools = [add(tool_hooks = [keep]), greet(name = "hello"), delete, format_all],
     agents = [Helper(name = "helper")],
     tool_hooks = [audit, gate(match = "add", on_failure = "closed", timeout_ms = 100)],
     hooks = [Watch(match = "add")],

@@ -8,7 +8,7 @@ async fn gate(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
 }
 
 /// Adds one.
-#[hookwire::tool(hooks = [gate(on_failure = "open", timeot_ms = 5)])]
+#[hookwire::tool(tool_hooks = [gate(on_failure = "open", timeot_ms = 5)])]
 fn add_one(x: i64) -> hookwire::Json<i64> {
     hookwire::Json(x + 1)
 }

@@ -11,7 +11,7 @@ async fn gate(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
 struct NotAHook;
 
 /// Adds one.
-#[hookwire::tool(hooks = [gate, NotAHook])]
+#[hookwire::tool(tool_hooks = [gate, NotAHook])]
 fn add_one(x: i64) -> hookwire::Json<i64> {
     hookwire::Json(x + 1)
 }

@@ -61,7 +61,7 @@ pub const AGENT_FIELDS: [&str; 23] = [
     key::OUTPUT_SCHEMA,
 ];
 
-/// The options of a hook entry (`tool_hooks`, a tool's own `hooks`).
+/// The options of a hook entry (`tool_hooks`, of an agent or of a tool).
 pub const HOOK_OPTIONS: [&str; 3] = ["match", "on_failure", "timeout_ms"];
 
 /// The options of a lifecycle hook entry (the same as a hook entry's).

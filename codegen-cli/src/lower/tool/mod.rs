@@ -444,7 +444,7 @@ mod tests {
     fn a_card_reference_to_a_tool_fn_aliases_the_macros_type() {
         let f: ItemFn = syn::parse_quote! {
             /// Adds one.
-            #[hookwire::tool(hooks = [audit], needs_approval)]
+            #[hookwire::tool(tool_hooks = [audit], needs_approval)]
             pub fn add_one(x: i64) -> String { x.to_string() }
         };
         let code = tool(&f, &card_opts()).map(|t| t.to_string());

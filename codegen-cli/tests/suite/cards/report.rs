@@ -26,7 +26,7 @@ fn explain_ends_a_chain_with_the_tools_own_hooks_approval_and_error_mapping() {
     let dir = tempfile::tempdir().unwrap();
     put(
         dir.path().join("tools.rs"),
-        "/// Writes.\n#[hookwire::tool(hooks = [no_secrets, redact(on_failure = \"open\")], needs_approval = checks::outside_tmp, on_error = explain)]\npub fn write_file(path: String) -> String { path }\n",
+        "/// Writes.\n#[hookwire::tool(tool_hooks = [no_secrets, redact(on_failure = \"open\")], needs_approval = checks::outside_tmp, on_error = explain)]\npub fn write_file(path: String) -> String { path }\n",
     );
     put(
         dir.path().join("hooks.rs"),

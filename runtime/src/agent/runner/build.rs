@@ -60,15 +60,38 @@ fn correlation_id(agent: &str, id: u64) -> Arc<str> {
     }
 }
 
+/// `model` as the runner holds it: an `Arc<dyn Model>` is shared as it is,
+/// any other model is put in one.
+fn share<M: Model + 'static>(model: M) -> Arc<dyn Model> {
+    match (&model as &dyn std::any::Any).downcast_ref::<Arc<dyn Model>>() {
+        Some(shared) => Arc::clone(shared),
+        None => Arc::new(model),
+    }
+}
+
 impl<A: Agent> Runner<A, ()> {
     /// A runner for `agent` asking `model`, with no extra hooks and no
     /// approver (calls that need approval are denied).
+    ///
+    /// `model` is any [`Model`]: a value (`ScriptedModel`, `OpenAiModel`),
+    /// or one already shared, such as the `Arc<dyn Model>` that
+    /// [`from_spec`](crate::model::from_spec) and
+    /// [`AgentConfig::load_model`](crate::agent::AgentConfig::load_model)
+    /// return, which the runner shares as it is (no second `Arc`).
+    ///
+    /// ```
+    /// # use hookwire::prelude::*;
+    /// # #[hookwire::agent(name = "a")] struct A;
+    /// let model = hookwire::model::from_spec("passthrough", None)?;
+    /// let runner = Runner::new(A::new(), model);
+    /// # let _ = runner;
+    /// # Ok::<(), hookwire::model::ModelError>(())
+    /// ```
     pub fn new(agent: A, model: impl Model + 'static) -> Self {
-        Self::with_model_arc(agent, Arc::new(model))
+        Self::shared(agent, share(model))
     }
 
-    /// A runner with a shared model.
-    pub fn with_model_arc(agent: A, model: Arc<dyn Model>) -> Self {
+    fn shared(agent: A, model: Arc<dyn Model>) -> Self {
         let name: Arc<str> = Arc::from(&*agent.config().name);
         let id = fresh_id();
         let mut settings = RunSettings::default();
@@ -286,6 +309,20 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use crate::model::{Model, PassthroughModel};
+
+    #[test]
+    fn a_shared_model_is_held_as_it_is_and_any_other_is_put_in_one_arc() {
+        let shared: Arc<dyn Model> = Arc::new(PassthroughModel);
+        assert!(Arc::ptr_eq(&super::share(shared.clone()), &shared));
+        // A value is wrapped once: the runner asks it, not an `Arc` of it.
+        let held = super::share(PassthroughModel);
+        assert_eq!(Arc::strong_count(&held), 1);
+        assert_eq!(held.provider(), PassthroughModel.provider());
+    }
+
     #[test]
     fn a_correlation_id_is_the_agent_and_sixteen_hex_digits() {
         assert_eq!(&*super::correlation_id("pmo", 0xab), "pmo-00000000000000ab");

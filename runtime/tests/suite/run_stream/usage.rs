@@ -83,7 +83,7 @@ async fn a_usage_limit_ends_the_run_before_the_next_model_call() {
         costing(Turn::call("sync", json!({})), 99),
         costing(Turn::text("never"), 1),
     ]));
-    let mut runner = Runner::with_model_arc(
+    let mut runner = Runner::new(
         test_agent("ops", Router::new().tool(Sync)),
         model.clone() as Arc<dyn Model>,
     )
@@ -143,7 +143,7 @@ async fn a_usage_limit_counts_and_binds_child_agents() {
         costing(Turn::call("agent__Worker", json!({"message": "go"})), 99),
         costing(Turn::text("never"), 1),
     ]));
-    let mut runner = Runner::with_model_arc(
+    let mut runner = Runner::new(
         test_agent("boss", Router::new().tool(child)),
         model.clone() as Arc<dyn Model>,
     )

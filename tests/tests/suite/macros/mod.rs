@@ -237,7 +237,7 @@ async fn inner_mark(cx: &mut ToolContext, args: ToolArgs, next: Next) -> Outcome
     name = "calc",
     instruction = "Do sums.",
     description = "Adds numbers.",
-    function_tools = [add(hooks = [inner_mark]), echo(name = "say")],
+    function_tools = [add(tool_hooks = [inner_mark]), echo(name = "say")],
     tool_hooks = [outer, no_negative, double_a(match = "add"), tag],
     max_parallel = 2,
     child_timeout_sec = 30,

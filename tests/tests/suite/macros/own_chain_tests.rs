@@ -1,5 +1,5 @@
 //! A tool's own hooks (guardrails), approval rule and error mapping, from
-//! `#[tool(hooks = [..], needs_approval, on_error = ..)]`: carried by the
+//! `#[tool(tool_hooks = [..], needs_approval, on_error = ..)]`: carried by the
 //! tool, so every agent that lists it runs them, innermost.
 
 use super::*;
@@ -47,7 +47,7 @@ fn explain_write_error(error: ToolError) -> String {
 
 /// Writes a file.
 #[hookwire::tool(
-    hooks = [no_secrets, redact(on_failure = "open", timeout_ms = 500)],
+    tool_hooks = [no_secrets, redact(on_failure = "open", timeout_ms = 500)],
     on_error = explain_write_error,
 )]
 fn write_file(cx: &ToolContext, path: String, text: String) -> Result<String, String> {
@@ -81,7 +81,7 @@ fn format_disk(cx: &ToolContext) -> String {
 /// Files, behind an agent-level hook and an entry-level hook.
 #[hookwire::agent(
     name = "files",
-    function_tools = [write_file(hooks = [inner_mark]), delete, format_disk],
+    function_tools = [write_file(tool_hooks = [inner_mark]), delete, format_disk],
     tool_hooks = [outer],
 )]
 pub struct Files;
@@ -363,7 +363,7 @@ fn a_tool_with_its_own_chain_goes_into_a_hand_built_chain_through_into_handler()
 /// guardrail denies.
 #[hookwire::agent(
     name = "injector",
-    function_tools = [write_file(hooks = [inner_mark])],
+    function_tools = [write_file(tool_hooks = [inner_mark])],
     tool_hooks = [outer],
     hooks = [
         on_request_start(tool_name = "write_file", arguments = r#"{"path": "/notes", "text": "v42"}"#, frequency = "always"),
