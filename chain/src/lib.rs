@@ -106,6 +106,9 @@ pub mod __private {
     pub mod check {
         pub use crate::check::*;
     }
+    /// A tool's own approval gate (`#[tool(needs_approval)]`), at the same
+    /// path under `hookwire` and `hookwire_chain`.
+    pub use crate::approve::NeedsApproval;
     /// Whether a hook's matcher selects any tool, for generated code.
     pub use crate::declare::{
         child_agent_name, function_tool_name, meta_part_selects, selects, selects_any,

@@ -67,8 +67,8 @@ pub(crate) fn own_chain(
     match &opts.needs_approval {
         None => {}
         Some(NeedsApproval::Always(_)) => {
-            chain_ty = quote!(#krate::Hooked<#krate::approval::NeedsApproval<bool>, #chain_ty>);
-            chain_init = quote!(#krate::Hooked::new(#krate::approval::NeedsApproval::new(true), #chain_init));
+            chain_ty = quote!(#krate::Hooked<#krate::__private::NeedsApproval<bool>, #chain_ty>);
+            chain_init = quote!(#krate::Hooked::new(#krate::__private::NeedsApproval::new(true), #chain_init));
             depth += 1;
         }
         Some(NeedsApproval::When(path)) => {
@@ -87,10 +87,10 @@ pub(crate) fn own_chain(
                 }
             });
             chain_ty = quote!(
-                #krate::Hooked<#krate::approval::NeedsApproval<__HookwireApproval>, #chain_ty>
+                #krate::Hooked<#krate::__private::NeedsApproval<__HookwireApproval>, #chain_ty>
             );
             chain_init = quote!(#krate::Hooked::new(
-                #krate::approval::NeedsApproval::new(__HookwireApproval),
+                #krate::__private::NeedsApproval::new(__HookwireApproval),
                 #chain_init
             ));
             depth += 1;
