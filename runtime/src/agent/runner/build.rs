@@ -62,6 +62,7 @@ fn correlation_id(agent: &str, id: u64) -> Arc<str> {
 
 /// `model` as the runner holds it: an `Arc<dyn Model>` is shared as it is,
 /// any other model is put in one.
+#[inline]
 fn share<M: Model + 'static>(model: M) -> Arc<dyn Model> {
     match (&model as &dyn std::any::Any).downcast_ref::<Arc<dyn Model>>() {
         Some(shared) => Arc::clone(shared),
@@ -88,10 +89,7 @@ impl<A: Agent> Runner<A, ()> {
     /// # Ok::<(), hookwire::model::ModelError>(())
     /// ```
     pub fn new(agent: A, model: impl Model + 'static) -> Self {
-        Self::shared(agent, share(model))
-    }
-
-    fn shared(agent: A, model: Arc<dyn Model>) -> Self {
+        let model = share(model);
         let name: Arc<str> = Arc::from(&*agent.config().name);
         let id = fresh_id();
         let mut settings = RunSettings::default();
