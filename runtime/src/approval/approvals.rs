@@ -487,9 +487,10 @@ impl Approver for ApprovalCore {
                     }
                     return match sticky {
                         Sticky::AlwaysApprove => (ApprovalDecision::Approve, DecidedBy::Sticky),
-                        Sticky::AlwaysDeny => {
-                            (ApprovalDecision::Deny(always_denied(&scoped)), DecidedBy::Sticky)
-                        }
+                        Sticky::AlwaysDeny => (
+                            ApprovalDecision::Deny(always_denied(&scoped)),
+                            DecidedBy::Sticky,
+                        ),
                     };
                 }
                 if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {

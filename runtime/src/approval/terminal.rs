@@ -62,9 +62,9 @@ impl TerminalApprover {
         }
         match line.to_ascii_lowercase().as_str() {
             "y" | "yes" | "approve" => Some(ApprovalDecision::Approve),
-            "n" | "no" | "deny" => Some(ApprovalDecision::Deny(
-                "denied at the terminal".to_owned(),
-            )),
+            "n" | "no" | "deny" => {
+                Some(ApprovalDecision::Deny("denied at the terminal".to_owned()))
+            }
             "a" | "always" => Some(ApprovalDecision::AlwaysApprove),
             "e" | "never" => Some(ApprovalDecision::AlwaysDeny),
             _ => None,
@@ -121,9 +121,8 @@ impl Approver for TerminalApprover {
                 }
             })
             .await;
-            asked.unwrap_or_else(|_| {
-                ApprovalDecision::Deny("the terminal prompt failed".to_owned())
-            })
+            asked
+                .unwrap_or_else(|_| ApprovalDecision::Deny("the terminal prompt failed".to_owned()))
         })
     }
 }

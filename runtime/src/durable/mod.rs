@@ -57,7 +57,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-
 use crate::BoxFuture;
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::agent::{

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
-use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover};
+use hookwire::approval::{
+    ApprovalDecision, Approvals, FnApprover, NeedsApproval, Sticky, TerminalApprover,
+};
 use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolSource, chain};
 use serde_json::{Value, json};
@@ -60,16 +62,16 @@ async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {
     let asked: Log = Arc::default();
     let a = asked.clone();
     // The approver says "never" to rm and "always" to ls, and records each question.
-    let asker = FnAsker::new(move |req| {
+    let asker = FnApprover::new(move |req| {
         a.lock().unwrap().push(format!(
             "{} {}",
             req.tool,
             req.arguments.to_value().unwrap()["path"]
         ));
         if req.tool == "rm" {
-            Answer::AlwaysDeny
+            ApprovalDecision::AlwaysDeny
         } else {
-            Answer::AlwaysApprove
+            ApprovalDecision::AlwaysApprove
         }
     });
     let model = ScriptedModel::from_turns([
@@ -80,7 +82,7 @@ async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {
     ]);
     let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model)
         .with_max_parallel(1)
-        .with_asker(asker);
+        .with_approvals(Approvals::new(asker));
     runner.run("clean up").await.unwrap();
     assert_eq!(
         *asked.lock().unwrap(),
@@ -129,11 +131,11 @@ async fn arguments_that_do_not_parse_need_approval_even_when_the_rule_says_no() 
         Turn::call("ls", json!("{\"path\": \"/tmp/x\"")),
         Turn::text("ok"),
     ]);
-    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model).with_asker(
-        FnAsker::new(move |req| {
+    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model).with_approvals(
+        Approvals::new(FnApprover::new(move |req| {
             a.lock().unwrap().push(req.reason.to_owned());
-            Answer::Deny("not without valid arguments".into())
-        }),
+            ApprovalDecision::Deny("not without valid arguments".into())
+        })),
     );
     runner.run("x").await.unwrap();
     assert_eq!(
@@ -156,14 +158,14 @@ async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decis
     let ran: Log = Arc::default();
     let asked: Log = Arc::default();
     let a = asked.clone();
-    let approvals = Approvals::new(FnAsker::new(move |req| {
+    let approvals = Approvals::new(FnApprover::new(move |req| {
         a.lock().unwrap().push(format!(
             "{} {}: {}",
             req.tool,
             req.arguments.to_value().unwrap()["path"],
             req.reason
         ));
-        Answer::Deny(format!("no {} today", req.tool))
+        ApprovalDecision::Deny(format!("no {} today", req.tool))
     }));
     approvals.require("ls");
     approvals.set_sticky("rm", Sticky::AlwaysApprove);
@@ -196,18 +198,21 @@ async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decis
 
 #[test]
 fn terminal_answers_parse() {
-    assert_eq!(TerminalApprover::parse_answer("y\n"), Some(Answer::Approve));
+    assert_eq!(
+        TerminalApprover::parse_answer("y\n"),
+        Some(ApprovalDecision::Approve)
+    );
     assert_eq!(
         TerminalApprover::parse_answer(" ALWAYS "),
-        Some(Answer::AlwaysApprove)
+        Some(ApprovalDecision::AlwaysApprove)
     );
     assert_eq!(
         TerminalApprover::parse_answer("e"),
-        Some(Answer::AlwaysDeny)
+        Some(ApprovalDecision::AlwaysDeny)
     );
     assert!(matches!(
         TerminalApprover::parse_answer("no"),
-        Some(Answer::Deny(_))
+        Some(ApprovalDecision::Deny(_))
     ));
     assert_eq!(TerminalApprover::parse_answer("maybe"), None);
 }

@@ -10,7 +10,7 @@ use crate::approval_identity::{Ledger, pay_tool};
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunOutput, RunStatus, Runner, TraceEvent};
 use hookwire::approval::{
-    Answer, ApprovalDecision, ApprovalNote, Approvals, DecidedBy, DeferAll, FnAsker, NeedsApproval,
+    ApprovalDecision, ApprovalNote, Approvals, DecidedBy, DeferAll, FnApprover, NeedsApproval,
 };
 use hookwire::model::{ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{Decision, Router, Tool, ToolHandler, ToolSource, chain};
@@ -70,14 +70,15 @@ fn note(gate: &str, approved: bool, by: DecidedBy) -> ApprovalNote {
 async fn an_asker_reads_the_arguments_through_a_shared_reference() {
     let ledger = Ledger::default();
     // The approver of the README: small payments pass, others do not.
-    let asker = FnAsker::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
-        Some(amount) if amount <= 100 => Answer::Approve,
-        _ => Answer::Deny(format!(
+    let asker = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
+        Some(amount) if amount <= 100 => ApprovalDecision::Approve,
+        _ => ApprovalDecision::Deny(format!(
             "{} is over the limit",
             req.arguments_value()["amount"]
         )),
     });
-    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[40, 4000])).with_asker(asker);
+    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[40, 4000]))
+        .with_approvals(Approvals::new(asker));
     let out = runner.run("pay").await.unwrap();
     assert_eq!(*ledger.lock().unwrap(), ["shop paid vendor 40"]);
     assert_eq!(
@@ -107,8 +108,9 @@ async fn an_asker_reads_the_arguments_through_a_shared_reference() {
 #[tokio::test]
 async fn the_trace_tells_always_sticky_and_no_approver_apart() {
     let ledger = Ledger::default();
-    let always = FnAsker::new(|_| Answer::AlwaysApprove);
-    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[1, 2])).with_asker(always);
+    let always = FnApprover::new(|_| ApprovalDecision::AlwaysApprove);
+    let mut runner = Runner::new(shop(&ledger), payments("vendor", &[1, 2]))
+        .with_approvals(Approvals::new(always));
     let out = runner.run("pay").await.unwrap();
     assert_eq!(
         gates(&out),
@@ -188,13 +190,13 @@ async fn every_gate_of_a_call_is_noted_outermost_first() {
     let ledger = Ledger::default();
     let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let count = asked.clone();
-    let asker = FnAsker::new(move |_| {
+    let asker = FnApprover::new(move |_| {
         count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Answer::Approve
+        ApprovalDecision::Approve
     });
     let mut runner = Runner::new(shop(&ledger), payments("vendor", &[5]))
         .with_hooks(AskAll)
-        .with_asker(asker);
+        .with_approvals(Approvals::new(asker));
     let out = runner.run("pay").await.unwrap();
     assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
     assert_eq!(

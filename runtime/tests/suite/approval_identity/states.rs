@@ -7,7 +7,7 @@ use super::*;
 /// and its state.
 async fn paused_shop(ledger: &Ledger) -> (RunState, Runner<impl Agent + 'static>) {
     let mut runner = Runner::new(shop(ledger), shop_model())
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_correlation_id("alice");
     let out = runner.run("pay").await.unwrap();
     assert_eq!(pending_of(&out).len(), 1);
@@ -100,7 +100,8 @@ async fn a_state_edited_in_one_place_is_refused() {
     for (expected, edit) in cases {
         let mut state = good.clone();
         edit(&mut state);
-        let mut runner = Runner::new(shop(&ledger), shop_model().skip(1)).with_asker(DeferAll);
+        let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
+            .with_approvals(Approvals::new(DeferAll));
         assert_refused(&mut runner, state, expected);
     }
     // Edited consistently everywhere, the call is another call: the
@@ -108,7 +109,7 @@ async fn a_state_edited_in_one_place_is_refused() {
     let mut forged = good.clone();
     edit_calls(&mut forged, mallory);
     let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_state(forged)
         .unwrap();
     let id = runner.approvals().pending()[0].id();

@@ -40,7 +40,7 @@ async fn under_a_limit(agent: impl Agent + 'static) -> Vec<String> {
         Turn::text("done"),
     ]);
     let mut runner = Runner::new(agent, model)
-        .with_asker(Slow(Duration::from_secs(5)))
+        .with_approvals(Approvals::new(Slow(Duration::from_secs(5))))
         .with_tool_call_timeout(Duration::from_secs(1));
     let out = runner.run("pay").await.unwrap();
     out.trace
