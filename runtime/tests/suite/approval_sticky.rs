@@ -62,7 +62,7 @@ async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {
     let asked: Log = Arc::default();
     let a = asked.clone();
     // The approver says "never" to rm and "always" to ls, and records each question.
-    let asker = FnApprover::new(move |req| {
+    let approver = FnApprover::new(move |req| {
         a.lock().unwrap().push(format!(
             "{} {}",
             req.tool,
@@ -82,7 +82,7 @@ async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {
     ]);
     let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model)
         .with_max_parallel(1)
-        .with_approvals(Approvals::new(asker));
+        .with_approvals(Approvals::new(approver));
     runner.run("clean up").await.unwrap();
     assert_eq!(
         *asked.lock().unwrap(),
@@ -194,6 +194,65 @@ async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decis
         text.contains("tool ls (function) {\"path\":\"/tmp\"} -> denied"),
         "{text}"
     );
+}
+
+/// An approver asked directly by a chain's gate (no `Approvals`: a
+/// context of its own) keeps nothing: its "always" decides the call shown,
+/// and the next call is asked again; its "later" does not run the call.
+#[tokio::test]
+async fn a_bare_approvers_sticky_answers_decide_only_the_call_shown() {
+    use hookwire::approval::PENDING_REASON;
+    use hookwire::{Handler, ToolArgs, ToolContext, ToolError};
+
+    let ran: Log = Arc::default();
+    let r = ran.clone();
+    let rm = FnTool::new("rm", "Removes a file.", move |p: Path| {
+        let r = r.clone();
+        async move {
+            r.lock().unwrap().push(p.path);
+            "removed"
+        }
+    });
+    let gated = chain!(NeedsApproval::new(true) => ToolHandler(rm));
+    // The answers, in the order the approver gives them.
+    let answers = Arc::new(Mutex::new(vec![
+        ApprovalDecision::AlwaysApprove,
+        ApprovalDecision::Deny("not this one".into()),
+        ApprovalDecision::AlwaysDeny,
+        ApprovalDecision::Approve,
+        ApprovalDecision::Defer,
+        ApprovalDecision::Approve,
+    ]));
+    let next = answers.clone();
+    let approver: Arc<dyn hookwire::approval::Approver> =
+        Arc::new(FnApprover::new(move |_| next.lock().unwrap().remove(0)));
+    let mut outcomes = Vec::new();
+    for path in ["/a", "/b", "/c", "/d", "/e", "/f"] {
+        let mut cx = ToolContext::new("rm", ToolSource::Function, "call-1")
+            .with_approver(Some(approver.clone()));
+        let args = ToolArgs::from_value(json!({ "path": path })).unwrap();
+        outcomes.push(match gated.call(&mut cx, args).await {
+            Ok(_) => "ran".to_owned(),
+            Err(ToolError::Denied { reason, .. }) => reason,
+            Err(other) => panic!("{other:?}"),
+        });
+    }
+    assert!(
+        answers.lock().unwrap().is_empty(),
+        "every call was asked about"
+    );
+    assert_eq!(
+        outcomes,
+        [
+            "ran",
+            "not this one",
+            "calls of `rm` are always denied",
+            "ran",
+            PENDING_REASON,
+            "ran",
+        ]
+    );
+    assert_eq!(*ran.lock().unwrap(), ["/a", "/d", "/f"]);
 }
 
 #[test]

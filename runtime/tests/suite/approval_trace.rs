@@ -11,6 +11,7 @@ use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunOutput, RunStatus, Runner, TraceEvent};
 use hookwire::approval::{
     ApprovalDecision, ApprovalNote, Approvals, DecidedBy, DeferAll, FnApprover, NeedsApproval,
+    ResolveError, Sticky,
 };
 use hookwire::model::{ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{Decision, Router, Tool, ToolHandler, ToolSource, chain};
@@ -67,7 +68,7 @@ fn note(gate: &str, approved: bool, by: DecidedBy) -> ApprovalNote {
 }
 
 #[tokio::test]
-async fn an_asker_reads_the_arguments_through_a_shared_reference() {
+async fn an_approver_reads_the_arguments_through_a_shared_reference() {
     let ledger = Ledger::default();
     // The approver of the README: small payments pass, others do not.
     let asker = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
@@ -108,10 +109,21 @@ async fn an_asker_reads_the_arguments_through_a_shared_reference() {
 #[tokio::test]
 async fn the_trace_tells_always_sticky_and_no_approver_apart() {
     let ledger = Ledger::default();
-    let always = FnApprover::new(|_| ApprovalDecision::AlwaysApprove);
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = asked.clone();
+    let always = FnApprover::new(move |_| {
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ApprovalDecision::AlwaysApprove
+    });
     let mut runner = Runner::new(shop(&ledger), payments("vendor", &[1, 2]))
         .with_approvals(Approvals::new(always));
     let out = runner.run("pay").await.unwrap();
+    // The approver's "always" is kept: the second call is not asked about.
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(
+        *ledger.lock().unwrap(),
+        ["shop paid vendor 1", "shop paid vendor 2"]
+    );
     assert_eq!(
         gates(&out),
         [
@@ -214,4 +226,94 @@ async fn every_gate_of_a_call_is_noted_outermost_first() {
     let mut runner = Runner::new(test_agent("free", free), payments("x", &[1]));
     let out = runner.run("pay").await.unwrap();
     assert_eq!(gates(&out), [("allowed".to_owned(), vec![])]);
+}
+
+/// A sticky decision given for a waiting call (`resolve`) decides the
+/// call, and the tool's later calls; `defer` decides nothing and is
+/// refused.
+#[tokio::test]
+async fn a_sticky_decision_given_while_waiting_decides_the_call_and_the_later_ones() {
+    let ledger = Ledger::default();
+    let approvals = Approvals::new(DeferAll);
+    let mut runner =
+        Runner::new(shop(&ledger), payments("vendor", &[7, 8])).with_approvals(approvals.clone());
+    let out = runner.run("pay").await.unwrap();
+    let RunStatus::Paused { pending } = &out.status else {
+        panic!("{out:?}")
+    };
+    let id = pending[0].id();
+    let refused = approvals.resolve(&id, ApprovalDecision::Defer);
+    assert!(
+        matches!(
+            &refused,
+            Err(ResolveError::Undecided {
+                decision: "defer",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(
+        approvals.pending().len(),
+        1,
+        "a refused decision changes nothing"
+    );
+    assert!(approvals.state().sticky.is_empty());
+    approvals
+        .resolve(&id, ApprovalDecision::AlwaysApprove)
+        .unwrap();
+    assert_eq!(approvals.state().sticky["pay"], Sticky::AlwaysApprove);
+    // The call runs once, and the next one is not deferred: the run ends.
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    assert_eq!(
+        *ledger.lock().unwrap(),
+        ["shop paid vendor 7", "shop paid vendor 8"]
+    );
+    assert_eq!(
+        gates(&out),
+        [
+            (
+                "allowed".to_owned(),
+                vec![note("needs_approval", true, DecidedBy::Sticky)]
+            ),
+            (
+                "allowed".to_owned(),
+                vec![note("needs_approval", true, DecidedBy::Sticky)]
+            ),
+        ]
+    );
+    let state = approvals.state();
+    assert!(
+        state.pending.is_empty() && state.resolved.is_empty(),
+        "{state:?}"
+    );
+    // Nothing waits any more: a decision for the call is refused.
+    assert!(approvals.resolve(&id, ApprovalDecision::Approve).is_err());
+}
+
+#[tokio::test]
+async fn always_deny_given_while_waiting_denies_the_call_and_the_later_ones() {
+    let ledger = Ledger::default();
+    let approvals = Approvals::new(DeferAll);
+    let mut runner =
+        Runner::new(shop(&ledger), payments("vendor", &[7, 8])).with_approvals(approvals.clone());
+    let out = runner.run("pay").await.unwrap();
+    let RunStatus::Paused { pending } = &out.status else {
+        panic!("{out:?}")
+    };
+    approvals
+        .resolve(&pending[0].id(), ApprovalDecision::AlwaysDeny)
+        .unwrap();
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.status, RunStatus::Completed, "{out:?}");
+    assert!(ledger.lock().unwrap().is_empty());
+    assert_eq!(approvals.state().sticky["pay"], Sticky::AlwaysDeny);
+    assert!(
+        gates(&out)
+            .iter()
+            .all(|(d, notes)| d == "denied" && notes[0].by == DecidedBy::Sticky),
+        "{:?}",
+        gates(&out)
+    );
 }
