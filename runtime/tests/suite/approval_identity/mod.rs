@@ -16,7 +16,7 @@ use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{Agent, AgentTool, RunError, RunState, RunStatus, Runner, TraceEvent};
 use hookwire::approval::{
     ApprovalDecision, ApprovalRequest, Approvals, Approver, DeferAll, NeedsApproval,
-    PendingApproval, Sticky,
+    PendingApproval, ResolvedApproval, Sticky,
 };
 use hookwire::model::{Message, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{

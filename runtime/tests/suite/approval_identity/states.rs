@@ -96,6 +96,24 @@ async fn a_state_edited_in_one_place_is_refused() {
             "is not paused at step 3",
             Box::new(|s| s.approvals.pending[0].key.step = 3),
         ),
+        (
+            "its decision `always_approve` is not one for this call",
+            Box::new(|s| {
+                let call = s.approvals.pending.remove(0);
+                s.approvals
+                    .resolved
+                    .push(ResolvedApproval::new(call, ApprovalDecision::AlwaysApprove));
+            }),
+        ),
+        (
+            "its decision `defer` is not one for this call",
+            Box::new(|s| {
+                let call = s.approvals.pending.remove(0);
+                s.approvals
+                    .resolved
+                    .push(ResolvedApproval::new(call, ApprovalDecision::Defer));
+            }),
+        ),
     ];
     for (expected, edit) in cases {
         let mut state = good.clone();
