@@ -29,8 +29,8 @@ use durable_support::{
     wait_ledger,
 };
 use hookwire::agent::{RunStatus, TraceEvent};
-use hookwire::approval::PendingApproval;
-use hookwire::durable::{ClientError, DurableClient, Verdict, check_session_id};
+use hookwire::approval::{ApprovalDecision, PendingApproval};
+use hookwire::durable::{ClientError, DurableClient, check_session_id};
 use hookwire::model::Message;
 
 fn count(counts: &std::collections::BTreeMap<String, usize>, line: &str) -> usize {

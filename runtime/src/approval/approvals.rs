@@ -26,9 +26,9 @@ use super::state::{
 /// the tool's [`Sticky`] decision, so that its later calls are not asked
 /// about; [`Defer`](ApprovalDecision::Defer) keeps the call waiting
 /// ([`pending`](Self::pending)) until a decision is given for it
-/// ([`resolve`](Self::resolve)). It answers its own asker, a chain's gate,
-/// with a decision for this call only, or `Defer` for a call it keeps
-/// waiting.
+/// ([`resolve`](Self::resolve)). It answers whoever asks it (the loop's
+/// gate, a chain's) with a decision for this call only, or `Defer` for a
+/// call it keeps waiting.
 ///
 /// ```
 /// # use hookwire::approval::{ApprovalDecision, Approvals, FnApprover, Sticky};

@@ -152,7 +152,7 @@ async fn arguments_that_do_not_parse_need_approval_even_when_the_rule_says_no() 
 /// `Approvals::require` gates a tool at the agent level, over a chain rule
 /// that would let the call through (`ls` of /tmp needs no approval in its
 /// chain), and a preset sticky decision answers without asking (`rm` is
-/// gated in its chain; the asker, which denies everything, is never asked).
+/// gated in its chain; the approver, which denies everything, is never asked).
 #[tokio::test]
 async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decisions_apply() {
     let ran: Log = Arc::default();

@@ -71,7 +71,7 @@ fn note(gate: &str, approved: bool, by: DecidedBy) -> ApprovalNote {
 async fn an_approver_reads_the_arguments_through_a_shared_reference() {
     let ledger = Ledger::default();
     // The approver of the README: small payments pass, others do not.
-    let asker = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
+    let approver = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
         Some(amount) if amount <= 100 => ApprovalDecision::Approve,
         _ => ApprovalDecision::Deny(format!(
             "{} is over the limit",
@@ -79,7 +79,7 @@ async fn an_approver_reads_the_arguments_through_a_shared_reference() {
         )),
     });
     let mut runner = Runner::new(shop(&ledger), payments("vendor", &[40, 4000]))
-        .with_approvals(Approvals::new(asker));
+        .with_approvals(Approvals::new(approver));
     let out = runner.run("pay").await.unwrap();
     assert_eq!(*ledger.lock().unwrap(), ["shop paid vendor 40"]);
     assert_eq!(
@@ -202,13 +202,13 @@ async fn every_gate_of_a_call_is_noted_outermost_first() {
     let ledger = Ledger::default();
     let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let count = asked.clone();
-    let asker = FnApprover::new(move |_| {
+    let approver = FnApprover::new(move |_| {
         count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         ApprovalDecision::Approve
     });
     let mut runner = Runner::new(shop(&ledger), payments("vendor", &[5]))
         .with_hooks(AskAll)
-        .with_approvals(Approvals::new(asker));
+        .with_approvals(Approvals::new(approver));
     let out = runner.run("pay").await.unwrap();
     assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
     assert_eq!(

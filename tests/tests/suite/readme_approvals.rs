@@ -79,7 +79,7 @@ async fn a_macro_tools_metadata_reaches_both_gates_and_an_edit_runs() {
     use hookwire::serde_json::json;
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let noted = seen.clone();
-    let asker = FnApprover::new(move |req| {
+    let approver = FnApprover::new(move |req| {
         noted
             .lock()
             .unwrap()
@@ -92,7 +92,7 @@ async fn a_macro_tools_metadata_reaches_both_gates_and_an_edit_runs() {
             .and_call("wire", json!({"to": "bob", "amount": 500})),
         Turn::text("done"),
     ]);
-    let mut session = Runner::new(Desk::new(), model).with_approvals(Approvals::new(asker));
+    let mut session = Runner::new(Desk::new(), model).with_approvals(Approvals::new(approver));
     // `refund` is asked about by the loop's gate, `wire` by its own.
     session.approvals().require("refund");
     session.run("go").await.unwrap();

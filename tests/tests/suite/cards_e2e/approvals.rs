@@ -1,10 +1,10 @@
-//! A card agent's approval asks the runner's asker, and the trace says who
+//! A card agent's approval asks the runner's approver, and the trace says who
 //! decided.
 
 use super::*;
 
 #[test]
-fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided() {
+fn a_card_agents_approval_asks_the_runners_approver_and_the_trace_says_who_decided() {
     use hookwire::agent::{Runner, TraceEvent};
     use hookwire::approval::{ApprovalDecision, DecidedBy, FnApprover};
     use hookwire::model::{ScriptedModel, Turn};
@@ -20,7 +20,7 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
         Turn::text("done"),
     ]);
     // The approver reads the arguments by name.
-    let asker = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
+    let approver = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
         Some(amount) if amount <= 50 => ApprovalDecision::Approve,
         _ => ApprovalDecision::Deny("refunds over 50 need a manager".into()),
     });
@@ -32,7 +32,7 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
     let out = rt
         .block_on(
             Runner::new(agent, model)
-                .with_approvals(Approvals::new(asker))
+                .with_approvals(Approvals::new(approver))
                 .run("refunds"),
         )
         .unwrap();

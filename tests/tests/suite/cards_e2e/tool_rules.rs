@@ -41,12 +41,12 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
             seen.clone(),
         );
         let metadata = noted.clone();
-        let asker = FnApprover::new(move |req| {
+        let approver = FnApprover::new(move |req| {
             metadata.lock().unwrap().push(req.metadata().cloned());
             ApprovalDecision::Approve
         });
         let agent = agents::Shop::new(&shop_deps("Corner", &[]));
-        let mut runner = Runner::new(agent, model).with_approvals(Approvals::new(asker));
+        let mut runner = Runner::new(agent, model).with_approvals(Approvals::new(approver));
         rt.block_on(runner.run(prompt)).unwrap();
         let results = crate::availability::result_texts(runner.history());
         let seen_now = seen.lock().unwrap().clone();
