@@ -6,7 +6,7 @@ use super::*;
 #[test]
 fn a_card_agents_approval_asks_the_runners_approver_and_the_trace_says_who_decided() {
     use hookwire::agent::{Runner, TraceEvent};
-    use hookwire::approval::{ApprovalDecision, DecidedBy, FnApprover};
+    use hookwire::approval::{ApprovalDecision, Approvals, DecidedBy, FnApprover};
     use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([
         Turn::call(

@@ -12,7 +12,7 @@ use super::*;
 #[test]
 fn a_card_tools_instruction_availability_and_approval_metadata_act() {
     use crate::seeing::{Offered, Seeing};
-    use hookwire::approval::{ApprovalDecision, FnApprover};
+    use hookwire::approval::{ApprovalDecision, Approvals, FnApprover};
     use hookwire::model::{ScriptedModel, Turn};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -101,7 +101,7 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
 fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
     use crate::seeing::{Offered, Seeing};
     use hookwire::agent::RunStatus;
-    use hookwire::approval::{ApprovalDecision, DeferAll};
+    use hookwire::approval::{ApprovalDecision, Approvals, DeferAll};
     use hookwire::model::{ScriptedModel, Turn};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
