@@ -69,6 +69,28 @@ async fn finish(client: &DurableClient, invocation: &str) -> hookwire::agent::Ru
         .unwrap()
 }
 
+/// The `durable_pmo` service on a free port, its model answering the
+/// script `turns` (YAML, written into `dir`), its side effects counted in
+/// `ledger`; and the port.
+fn scripted_service(
+    dir: &std::path::Path,
+    ledger: &std::path::Path,
+    turns: &str,
+) -> (Service, u16) {
+    let script = dir.join("script.yaml");
+    std::fs::write(&script, turns).unwrap();
+    let port = free_port();
+    let service = Service::start(&ServiceSpec {
+        port,
+        ledger,
+        script: Some(&script),
+        delay_ms: 0,
+        reuse_port: false,
+        timeout_ms: None,
+    });
+    (service, port)
+}
+
 async fn wait_pending(client: &DurableClient, session: &str, n: usize) -> Vec<PendingApproval> {
     for _ in 0..600 {
         if let Some(state) = client.state(session).await.unwrap()

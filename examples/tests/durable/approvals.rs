@@ -126,21 +126,11 @@ async fn two_agents_in_one_process_each_have_their_own_sessions_and_approvals() 
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger");
-    let script = dir.path().join("pay.yaml");
-    std::fs::write(
-        &script,
+    let (_service, port) = scripted_service(
+        dir.path(),
+        &ledger,
         "turns:\n  - tool_calls:\n      - {id: pay, name: pay_vendor, arguments: {vendor: Acme, amount: 10}}\n  - text: paid\n",
-    )
-    .unwrap();
-    let port = free_port();
-    let _service = Service::start(&ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 0,
-        reuse_port: false,
-        timeout_ms: None,
-    });
+    );
     // The PMO declares `durable_name = "Agent"`; finance's is derived from
     // its name `durable-finance`.
     use hookwire::agent::Agent;
@@ -272,21 +262,11 @@ async fn a_sticky_decision_through_the_ingress_is_the_sessions_and_defer_is_refu
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger");
-    let script = dir.path().join("pay.yaml");
-    std::fs::write(
-        &script,
+    let (_service, port) = scripted_service(
+        dir.path(),
+        &ledger,
         "turns:\n  - tool_calls:\n      - {id: first, name: pay_vendor, arguments: {vendor: Acme, amount: 10}}\n  - tool_calls:\n      - {id: second, name: pay_vendor, arguments: {vendor: Acme, amount: 20}}\n  - text: paid\n",
-    )
-    .unwrap();
-    let port = free_port();
-    let _service = Service::start(&ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 0,
-        reuse_port: false,
-        timeout_ms: None,
-    });
+    );
     let client = server.registered_client(port).await;
     let address = server.ingress.trim_start_matches("http://").to_owned();
     let invocation = client.start("sticky-1", "pay", None).await.unwrap();

@@ -67,6 +67,36 @@ fn note(gate: &str, approved: bool, by: DecidedBy) -> ApprovalNote {
     serde_json::from_value(json!({"gate": gate, "approved": approved, "by": by})).unwrap()
 }
 
+/// A call that passed `needs_approval` alone: `allowed` or `denied` there,
+/// decided `by`.
+fn gated(decision: &str, by: DecidedBy) -> (String, Vec<ApprovalNote>) {
+    let approved = decision == "allowed";
+    (
+        decision.to_owned(),
+        vec![note("needs_approval", approved, by)],
+    )
+}
+
+/// `shop` paying the vendor 7, then 8, every call deferred: the runner,
+/// paused on the first call, its approvals, and the call's decision id.
+async fn paused_on_the_first_of_two(
+    ledger: &Ledger,
+) -> (
+    Runner<impl hookwire::agent::Agent + 'static>,
+    Approvals,
+    String,
+) {
+    let approvals = Approvals::new(DeferAll);
+    let mut runner =
+        Runner::new(shop(ledger), payments("vendor", &[7, 8])).with_approvals(approvals.clone());
+    let out = runner.run("pay").await.unwrap();
+    let RunStatus::Paused { pending } = &out.status else {
+        panic!("{out:?}")
+    };
+    let id = pending[0].id();
+    (runner, approvals, id)
+}
+
 #[tokio::test]
 async fn an_approver_reads_the_arguments_through_a_shared_reference() {
     let ledger = Ledger::default();
@@ -85,14 +115,8 @@ async fn an_approver_reads_the_arguments_through_a_shared_reference() {
     assert_eq!(
         gates(&out),
         [
-            (
-                "allowed".to_owned(),
-                vec![note("needs_approval", true, DecidedBy::Asker)]
-            ),
-            (
-                "denied".to_owned(),
-                vec![note("needs_approval", false, DecidedBy::Asker)]
-            ),
+            gated("allowed", DecidedBy::Asker),
+            gated("denied", DecidedBy::Asker)
         ]
     );
     let text = out.trace_text();
@@ -127,14 +151,8 @@ async fn the_trace_tells_always_sticky_and_no_approver_apart() {
     assert_eq!(
         gates(&out),
         [
-            (
-                "allowed".to_owned(),
-                vec![note("needs_approval", true, DecidedBy::AskerAlways)]
-            ),
-            (
-                "allowed".to_owned(),
-                vec![note("needs_approval", true, DecidedBy::Sticky)]
-            ),
+            gated("allowed", DecidedBy::AskerAlways),
+            gated("allowed", DecidedBy::Sticky),
         ]
     );
     assert!(
@@ -145,13 +163,7 @@ async fn the_trace_tells_always_sticky_and_no_approver_apart() {
     // No approver at all: denied, and the trace says so.
     let mut runner = Runner::new(shop(&ledger), payments("vendor", &[3]));
     let out = runner.run("pay").await.unwrap();
-    assert_eq!(
-        gates(&out),
-        [(
-            "denied".to_owned(),
-            vec![note("needs_approval", false, DecidedBy::NoApprover)]
-        )]
-    );
+    assert_eq!(gates(&out), [gated("denied", DecidedBy::NoApprover)]);
     assert_eq!(ledger.lock().unwrap().len(), 2);
 }
 
@@ -165,13 +177,7 @@ async fn a_deferred_call_shows_the_wait_then_the_decision_given() {
     let RunStatus::Paused { pending } = &out.status else {
         panic!("{out:?}")
     };
-    assert_eq!(
-        gates(&out),
-        [(
-            "pending".to_owned(),
-            vec![note("needs_approval", false, DecidedBy::Deferred)]
-        )]
-    );
+    assert_eq!(gates(&out), [gated("pending", DecidedBy::Deferred)]);
     approvals
         .resolve(&pending[0].id(), ApprovalDecision::Approve)
         .unwrap();
@@ -179,13 +185,7 @@ async fn a_deferred_call_shows_the_wait_then_the_decision_given() {
     assert_eq!(out.status, RunStatus::Completed);
     assert_eq!(*ledger.lock().unwrap(), ["shop paid vendor 7"]);
     let last = gates(&out).pop().unwrap();
-    assert_eq!(
-        last,
-        (
-            "allowed".to_owned(),
-            vec![note("needs_approval", true, DecidedBy::Resolved)]
-        )
-    );
+    assert_eq!(last, gated("allowed", DecidedBy::Resolved));
 }
 
 /// Asks about every call (the loop's own gate).
@@ -234,14 +234,7 @@ async fn every_gate_of_a_call_is_noted_outermost_first() {
 #[tokio::test]
 async fn a_sticky_decision_given_while_waiting_decides_the_call_and_the_later_ones() {
     let ledger = Ledger::default();
-    let approvals = Approvals::new(DeferAll);
-    let mut runner =
-        Runner::new(shop(&ledger), payments("vendor", &[7, 8])).with_approvals(approvals.clone());
-    let out = runner.run("pay").await.unwrap();
-    let RunStatus::Paused { pending } = &out.status else {
-        panic!("{out:?}")
-    };
-    let id = pending[0].id();
+    let (mut runner, approvals, id) = paused_on_the_first_of_two(&ledger).await;
     let refused = approvals.resolve(&id, ApprovalDecision::Defer);
     assert!(
         matches!(
@@ -273,14 +266,8 @@ async fn a_sticky_decision_given_while_waiting_decides_the_call_and_the_later_on
     assert_eq!(
         gates(&out),
         [
-            (
-                "allowed".to_owned(),
-                vec![note("needs_approval", true, DecidedBy::Sticky)]
-            ),
-            (
-                "allowed".to_owned(),
-                vec![note("needs_approval", true, DecidedBy::Sticky)]
-            ),
+            gated("allowed", DecidedBy::Sticky),
+            gated("allowed", DecidedBy::Sticky)
         ]
     );
     let state = approvals.state();
@@ -295,25 +282,19 @@ async fn a_sticky_decision_given_while_waiting_decides_the_call_and_the_later_on
 #[tokio::test]
 async fn always_deny_given_while_waiting_denies_the_call_and_the_later_ones() {
     let ledger = Ledger::default();
-    let approvals = Approvals::new(DeferAll);
-    let mut runner =
-        Runner::new(shop(&ledger), payments("vendor", &[7, 8])).with_approvals(approvals.clone());
-    let out = runner.run("pay").await.unwrap();
-    let RunStatus::Paused { pending } = &out.status else {
-        panic!("{out:?}")
-    };
+    let (mut runner, approvals, id) = paused_on_the_first_of_two(&ledger).await;
     approvals
-        .resolve(&pending[0].id(), ApprovalDecision::AlwaysDeny)
+        .resolve(&id, ApprovalDecision::AlwaysDeny)
         .unwrap();
     let out = runner.resume().await.unwrap();
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
     assert!(ledger.lock().unwrap().is_empty());
     assert_eq!(approvals.state().sticky["pay"], Sticky::AlwaysDeny);
-    assert!(
-        gates(&out)
-            .iter()
-            .all(|(d, notes)| d == "denied" && notes[0].by == DecidedBy::Sticky),
-        "{:?}",
-        gates(&out)
+    assert_eq!(
+        gates(&out),
+        [
+            gated("denied", DecidedBy::Sticky),
+            gated("denied", DecidedBy::Sticky)
+        ]
     );
 }

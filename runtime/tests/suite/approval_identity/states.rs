@@ -46,6 +46,15 @@ async fn a_state_edited_in_one_place_is_refused() {
     let ledger: Ledger = Arc::default();
     let (good, _) = paused_shop(&ledger).await;
     type Edit = Box<dyn Fn(&mut RunState)>;
+    // The waiting call given `decision` in the state (not through
+    // `resolve`, which keeps a sticky one as the tool's).
+    let decided = |decision: ApprovalDecision| -> Edit {
+        Box::new(move |s| {
+            let call = s.approvals.pending.remove(0);
+            let given = ResolvedApproval::new(call, decision.clone());
+            s.approvals.resolved.push(given);
+        })
+    };
     let cases: Vec<(&str, Edit)> = vec![
         (
             "not the ones of the model's recorded answer",
@@ -98,21 +107,11 @@ async fn a_state_edited_in_one_place_is_refused() {
         ),
         (
             "its decision `always_approve` is not one for this call",
-            Box::new(|s| {
-                let call = s.approvals.pending.remove(0);
-                s.approvals
-                    .resolved
-                    .push(ResolvedApproval::new(call, ApprovalDecision::AlwaysApprove));
-            }),
+            decided(ApprovalDecision::AlwaysApprove),
         ),
         (
             "its decision `defer` is not one for this call",
-            Box::new(|s| {
-                let call = s.approvals.pending.remove(0);
-                s.approvals
-                    .resolved
-                    .push(ResolvedApproval::new(call, ApprovalDecision::Defer));
-            }),
+            decided(ApprovalDecision::Defer),
         ),
     ];
     for (expected, edit) in cases {
