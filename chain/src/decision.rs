@@ -12,13 +12,12 @@
 //! | [`Decision`] | may this tool call run? (pre hooks, `pre_tool_use`) | continue, deny, ask, stop |
 //! | [`Flow`] | may the run go on? (`execution_start`, `user_prompt_submit`, `step_start`) | continue, stop |
 //! | [`StopDecision`] | may the run end with this final answer? (`stop`) | allow, continue with a message |
-//! | [`ApprovalDecision`] | does the approver let this call run? (an [`Approver`](crate::approve::Approver), a decision given for a paused call) | approve (as shown or with edited arguments), deny |
-//! | `Answer` (`hookwire::approval::Answer`) | what does the person asked say? (an `Asker`, `hookwire::approval::Asker`) | approve (as shown or edited) or deny, once or always, or later |
+//! | [`ApprovalDecision`] | does the approver (a person, a policy) let this call run? (an [`Approver`](crate::approve::Approver), a decision given for a paused call) | approve (as shown or with edited arguments) or deny, once or always, or later |
 //!
 //! Each type is also exported where it is used: [`Decision`] at the crate
 //! root, [`Flow`] and [`StopDecision`] in
-//! `hookwire::agent::lifecycle`, [`ApprovalDecision`] and
-//! `Answer` in `hookwire::approval`.
+//! `hookwire::agent::lifecycle`, [`ApprovalDecision`] in
+//! `hookwire::approval`.
 
 use serde::{Deserialize, Serialize};
 
@@ -88,12 +87,27 @@ pub enum StopDecision {
 }
 
 /// Whether a call that needs approval may run: what an
-/// [`Approver`](crate::approve::Approver) answers, and the decision given
-/// for a paused call (`hookwire::approval::Approvals::resolve`).
+/// [`Approver`](crate::approve::Approver) answers (a person at a prompt, a
+/// policy), and the decision given for a paused call
+/// (`hookwire::approval::Approvals::resolve`).
 ///
-/// As serde data (in `hookwire::approval::ApprovalState`):
-/// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}` or
-/// `{"decision": "approve_with", "arguments": {..}}`.
+/// One call is asked about; the answer may also say how long it holds.
+/// What the answers that say so mean depends on who reads them:
+///
+/// | answer | read by the run's `Approvals` (`hookwire::approval::Approvals`) | read by a chain's gate from an approver with no memory (an [`FnApprover`](crate::approve::FnApprover) given to a context) |
+/// |---|---|---|
+/// | [`Approve`](Self::Approve), [`Deny`](Self::Deny), [`ApproveWith`](Self::ApproveWith) | this call | this call |
+/// | [`AlwaysApprove`](Self::AlwaysApprove) | this call runs, and every later call of the tool is approved without asking (a sticky decision) | this call runs; the next one is asked again |
+/// | [`AlwaysDeny`](Self::AlwaysDeny) | this call is denied, and every later call of the tool too (a sticky decision) | this call is denied; the next one is asked again |
+/// | [`Defer`](Self::Defer) | the call waits (pending), the run pauses, and a decision given later applies to this call only | the call does not run (denied as pending: nothing remembers it) |
+///
+/// As serde data (a paused call's decision in
+/// `hookwire::approval::ApprovalState`, a durable session's `approve`
+/// request): `{"decision": "approve"}`, `{"decision": "deny", "reason":
+/// ".."}` (without a `reason`, "denied by a person"), `{"decision":
+/// "approve_with", "arguments": {..}}`, `{"decision": "always_approve"}`,
+/// `{"decision": "always_deny"}` or `{"decision": "defer"}`; any other
+/// `decision` is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "DecisionData", into = "DecisionData")]
 #[non_exhaustive]
@@ -109,6 +123,20 @@ pub enum ApprovalDecision {
     /// the call shown (its [`CallKey`](crate::approve::CallKey)) and
     /// runs exactly the edited call.
     ApproveWith(serde_json::Value),
+    /// Run this call, and every later call of this tool without asking
+    /// (where decisions are remembered: see the table above).
+    AlwaysApprove,
+    /// Deny this call, and every later call of this tool without asking
+    /// (where decisions are remembered: see the table above).
+    AlwaysDeny,
+    /// Decide later: the call waits for a decision and the run pauses
+    /// (where decisions are remembered; elsewhere the call does not run).
+    Defer,
+}
+
+/// The reason of a denial written without one (`{"decision": "deny"}`).
+fn denied_by_a_person() -> String {
+    "denied by a person".to_owned()
 }
 
 /// [`ApprovalDecision`] as it is written.
@@ -116,8 +144,16 @@ pub enum ApprovalDecision {
 #[serde(tag = "decision", rename_all = "snake_case")]
 enum DecisionData {
     Approve,
-    Deny { reason: String },
-    ApproveWith { arguments: serde_json::Value },
+    Deny {
+        #[serde(default = "denied_by_a_person")]
+        reason: String,
+    },
+    ApproveWith {
+        arguments: serde_json::Value,
+    },
+    AlwaysApprove,
+    AlwaysDeny,
+    Defer,
 }
 
 impl From<DecisionData> for ApprovalDecision {
@@ -126,6 +162,9 @@ impl From<DecisionData> for ApprovalDecision {
             DecisionData::Approve => Self::Approve,
             DecisionData::Deny { reason } => Self::Deny(reason),
             DecisionData::ApproveWith { arguments } => Self::ApproveWith(arguments),
+            DecisionData::AlwaysApprove => Self::AlwaysApprove,
+            DecisionData::AlwaysDeny => Self::AlwaysDeny,
+            DecisionData::Defer => Self::Defer,
         }
     }
 }
@@ -136,22 +175,53 @@ impl From<ApprovalDecision> for DecisionData {
             ApprovalDecision::Approve => Self::Approve,
             ApprovalDecision::Deny(reason) => Self::Deny { reason },
             ApprovalDecision::ApproveWith(arguments) => Self::ApproveWith { arguments },
+            ApprovalDecision::AlwaysApprove => Self::AlwaysApprove,
+            ApprovalDecision::AlwaysDeny => Self::AlwaysDeny,
+            ApprovalDecision::Defer => Self::Defer,
         }
     }
 }
 
 impl ApprovalDecision {
-    /// Whether the call runs (approved, with or without edits).
+    /// Whether the call asked about runs: approved (as shown, with edits,
+    /// or always). A denial and a deferral do not run it.
     pub fn approves(&self) -> bool {
-        !matches!(self, Self::Deny(_))
+        matches!(
+            self,
+            Self::Approve | Self::ApproveWith(_) | Self::AlwaysApprove
+        )
     }
 
-    /// A short name for logs: `approved`, `approved with edits`, `rejected`.
+    /// Whether the decision is for the call asked about only
+    /// ([`Approve`](Self::Approve), [`Deny`](Self::Deny),
+    /// [`ApproveWith`](Self::ApproveWith)): not sticky, not deferred.
+    pub fn is_for_this_call(&self) -> bool {
+        matches!(self, Self::Approve | Self::Deny(_) | Self::ApproveWith(_))
+    }
+
+    /// A short name for logs: `approved`, `approved with edits`,
+    /// `rejected`, `always approved`, `always rejected`, `deferred`.
     pub fn label(&self) -> &'static str {
         match self {
             Self::Approve => "approved",
             Self::ApproveWith(_) => "approved with edits",
             Self::Deny(_) => "rejected",
+            Self::AlwaysApprove => "always approved",
+            Self::AlwaysDeny => "always rejected",
+            Self::Defer => "deferred",
+        }
+    }
+
+    /// The name it is written with: `approve`, `deny`, `approve_with`,
+    /// `always_approve`, `always_deny`, `defer`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Approve => "approve",
+            Self::Deny(_) => "deny",
+            Self::ApproveWith(_) => "approve_with",
+            Self::AlwaysApprove => "always_approve",
+            Self::AlwaysDeny => "always_deny",
+            Self::Defer => "defer",
         }
     }
 }
@@ -184,6 +254,60 @@ mod tests {
                 serde_json::from_value::<ApprovalDecision>(value).unwrap(),
                 expected
             );
+        }
+    }
+
+    #[test]
+    fn every_decision_is_written_and_read_back_and_no_other_is_read() {
+        for (value, expected) in [
+            (
+                json!({"decision": "always_approve"}),
+                ApprovalDecision::AlwaysApprove,
+            ),
+            (
+                json!({"decision": "always_deny"}),
+                ApprovalDecision::AlwaysDeny,
+            ),
+            (json!({"decision": "defer"}), ApprovalDecision::Defer),
+            (
+                json!({"decision": "deny", "reason": "denied by a person"}),
+                ApprovalDecision::Deny("denied by a person".into()),
+            ),
+        ] {
+            assert_eq!(serde_json::to_value(&expected).unwrap(), value);
+            assert_eq!(
+                serde_json::from_value::<ApprovalDecision>(value).unwrap(),
+                expected
+            );
+        }
+        // A denial without a reason reads with a default one.
+        assert_eq!(
+            serde_json::from_value::<ApprovalDecision>(json!({"decision": "deny"})).unwrap(),
+            ApprovalDecision::Deny("denied by a person".into())
+        );
+        // An unknown decision, or none, is an error: never an approval.
+        for value in [
+            json!({"decision": "maybe"}),
+            json!({"decision": "Approve"}),
+            json!({"id": "t1"}),
+            json!("approve"),
+        ] {
+            assert!(serde_json::from_value::<ApprovalDecision>(value).is_err());
+        }
+    }
+
+    #[test]
+    fn only_approvals_approve() {
+        for (decision, approves, once) in [
+            (ApprovalDecision::Approve, true, true),
+            (ApprovalDecision::ApproveWith(json!({})), true, true),
+            (ApprovalDecision::AlwaysApprove, true, false),
+            (ApprovalDecision::Deny("no".into()), false, true),
+            (ApprovalDecision::AlwaysDeny, false, false),
+            (ApprovalDecision::Defer, false, false),
+        ] {
+            assert_eq!(decision.approves(), approves, "{decision:?}");
+            assert_eq!(decision.is_for_this_call(), once, "{decision:?}");
         }
     }
 }

@@ -29,8 +29,8 @@ use durable_support::{
     wait_ledger,
 };
 use hookwire::agent::{RunStatus, TraceEvent};
-use hookwire::approval::PendingApproval;
-use hookwire::durable::{ClientError, DurableClient, Verdict, check_session_id};
+use hookwire::approval::{ApprovalDecision, PendingApproval};
+use hookwire::durable::{ClientError, DurableClient, check_session_id};
 use hookwire::model::Message;
 
 fn count(counts: &std::collections::BTreeMap<String, usize>, line: &str) -> usize {
@@ -67,6 +67,28 @@ async fn finish(client: &DurableClient, invocation: &str) -> hookwire::agent::Ru
         .await
         .expect("the run did not finish in 2 minutes")
         .unwrap()
+}
+
+/// The `durable_pmo` service on a free port, its model answering the
+/// script `turns` (YAML, written into `dir`), its side effects counted in
+/// `ledger`; and the port.
+fn scripted_service(
+    dir: &std::path::Path,
+    ledger: &std::path::Path,
+    turns: &str,
+) -> (Service, u16) {
+    let script = dir.join("script.yaml");
+    std::fs::write(&script, turns).unwrap();
+    let port = free_port();
+    let service = Service::start(&ServiceSpec {
+        port,
+        ledger,
+        script: Some(&script),
+        delay_ms: 0,
+        reuse_port: false,
+        timeout_ms: None,
+    });
+    (service, port)
 }
 
 async fn wait_pending(client: &DurableClient, session: &str, n: usize) -> Vec<PendingApproval> {

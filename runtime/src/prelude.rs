@@ -31,7 +31,7 @@
 
 pub use crate::agent::lifecycle::LifecycleHooks;
 pub use crate::agent::{Agent, RunError, RunOutput, Runner};
-pub use crate::approval::{Answer, Approvals, Asker, FnAsker};
+pub use crate::approval::{ApprovalDecision, Approvals, Approver, FnApprover};
 pub use crate::model::{Message, Model, ScriptedModel, Turn};
 pub use crate::{
     BoxFuture, Decision, Dep, FromDeps, Hook, HookError, Outcome, PostHook, PreHook, ToolArgs,

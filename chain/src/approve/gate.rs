@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::{
-    ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy, ToolView,
+    ApprovalDecision, ApprovalNote, ApprovalRequest, Approver, CallKey, DecidedBy, PENDING_REASON,
+    ToolView,
 };
 use crate::call::{Outcome, ToolArgs};
 use crate::channel::CallReport;
@@ -124,8 +125,11 @@ pub async fn gate_call(
 /// `approval decision`). `Ok` lets the call go on: `Ok(Some(args))` with
 /// the arguments the approver edited, which fit the tool's argument type
 /// (the request's [`ToolView`]); the caller runs the call with them,
-/// and nothing else. A denial, or an edit that does not fit (the call
-/// never runs), is [`ToolError::Denied`] naming `hook`.
+/// and nothing else. A denial, a deferral (reason [`PENDING_REASON`]), or
+/// an edit that does not fit (the call never runs), is
+/// [`ToolError::Denied`] naming `hook`. A sticky decision from an approver
+/// is applied to this call only (see `for_this_call`); the run's
+/// `Approvals` remember it themselves.
 pub async fn gate(
     approver: Option<&dyn Approver>,
     request: ApprovalRequest<'_>,
@@ -157,6 +161,7 @@ pub async fn gate(
             DecidedBy::NoApprover,
         ),
     };
+    let (decision, by) = for_this_call(decision, by, tool);
     let edited = matches!(decision, ApprovalDecision::ApproveWith(_));
     let (decision, args) = match decision {
         ApprovalDecision::ApproveWith(arguments) => match edit(view, tool, arguments) {
@@ -194,6 +199,35 @@ pub async fn gate(
             hook: Some(hook.into()),
         }),
         _ => Ok(args),
+    }
+}
+
+/// What `decision` does to the call asked about, which is all a gate
+/// decides: approve it (as shown or edited) or deny it. The run's
+/// `Approvals` have kept what a sticky or deferred decision says about
+/// later calls (and answer with [`ApprovalDecision::Defer`] for a call
+/// they keep waiting); any other approver keeps nothing, so its
+/// [`AlwaysApprove`](ApprovalDecision::AlwaysApprove) approves this call,
+/// its [`AlwaysDeny`](ApprovalDecision::AlwaysDeny) denies it, and the
+/// next call is asked again. A deferred call does not run: it is denied
+/// with [`PENDING_REASON`], noted [`DecidedBy::Deferred`] (the run pauses
+/// if its `Approvals` keep the call waiting).
+fn for_this_call(
+    decision: ApprovalDecision,
+    by: DecidedBy,
+    tool: &str,
+) -> (ApprovalDecision, DecidedBy) {
+    match decision {
+        ApprovalDecision::AlwaysApprove => (ApprovalDecision::Approve, by),
+        ApprovalDecision::AlwaysDeny => (
+            ApprovalDecision::Deny(format!("calls of `{tool}` are always denied")),
+            by,
+        ),
+        ApprovalDecision::Defer => (
+            ApprovalDecision::Deny(PENDING_REASON.to_owned()),
+            DecidedBy::Deferred,
+        ),
+        decision => (decision, by),
     }
 }
 

@@ -9,8 +9,8 @@
 //! * `gate.rs`: [`NeedsApproval`], the per-tool approval gate in a chain,
 //!   and [`gate`], the one path every approval takes.
 //!
-//! The store of decisions (sticky decisions, pending calls, an asker) is
-//! not here: it is an [`Approver`] of the layer above (`hookwire::approval`).
+//! The store of decisions (sticky decisions, pending calls, the approver
+//! it asks) is not here: it is an [`Approver`] of the layer above (`hookwire::approval`).
 
 use crate::BoxFuture;
 use crate::call::ToolArgs;
@@ -79,12 +79,12 @@ impl<'a> ApprovalRequest<'a> {
     /// do not fit its type.
     ///
     /// ```
-    /// # use hookwire::approval::{Answer, FnAsker};
-    /// let asker = FnAsker::new(|req| {
+    /// # use hookwire::approval::{ApprovalDecision, FnApprover};
+    /// let approver = FnApprover::new(|req| {
     ///     let risk = req.metadata().and_then(|m| m["risk"].as_str()).unwrap_or("unknown");
-    ///     if risk == "low" { Answer::Approve } else { Answer::Defer }
+    ///     if risk == "low" { ApprovalDecision::Approve } else { ApprovalDecision::Defer }
     /// });
-    /// # let _ = asker;
+    /// # let _ = approver;
     /// ```
     pub fn metadata(&self) -> Option<&serde_json::Value> {
         self.metadata
@@ -105,12 +105,12 @@ impl<'a> ApprovalRequest<'a> {
     /// is `null`).
     ///
     /// ```
-    /// # use hookwire::approval::{Answer, FnAsker};
-    /// let asker = FnAsker::new(|req| match req.get("amount").and_then(|a| a.as_f64()) {
-    ///     Some(amount) if amount <= 100.0 => Answer::Approve,
-    ///     _ => Answer::Deny("over the limit".into()),
+    /// # use hookwire::approval::{ApprovalDecision, FnApprover};
+    /// let approver = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_f64()) {
+    ///     Some(amount) if amount <= 100.0 => ApprovalDecision::Approve,
+    ///     _ => ApprovalDecision::Deny("over the limit".into()),
     /// });
-    /// # let _ = asker;
+    /// # let _ = approver;
     /// ```
     pub fn get(&self, name: &str) -> Option<&'a serde_json::Value> {
         self.arguments.parsed()?.get(name)
@@ -130,19 +130,28 @@ impl<'a> ApprovalRequest<'a> {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DecidedBy {
-    /// The run's `Asker` (`hookwire::approval::Asker`), for this call only.
+    /// The approver the run's `Approvals` ask (the one given to
+    /// `hookwire::approval::Approvals::new`), for this call only.
     Asker,
-    /// The run's `Asker`, for this call and every later call of the tool
-    /// (`Answer::AlwaysApprove` / `Answer::AlwaysDeny`, `hookwire::approval::Answer`).
+    /// The approver the run's `Approvals` ask, for this call and every
+    /// later call of the tool ([`ApprovalDecision::AlwaysApprove`] /
+    /// [`ApprovalDecision::AlwaysDeny`], which the `Approvals` keep as a
+    /// sticky decision).
     AskerAlways,
     /// A sticky decision given earlier for the tool.
     Sticky,
     /// A decision given for this call while it waited
     /// (`hookwire::approval::Approvals::resolve`, a durable session's `approve`).
     Resolved,
-    /// The asker deferred: the call waits for a decision.
+    /// The approver deferred ([`ApprovalDecision::Defer`]): the call
+    /// waits for a decision (kept by the run's `Approvals`; from any other
+    /// approver the call does not run).
     Deferred,
-    /// An [`Approver`] other than the run's `Approvals` (`hookwire::approval::Approvals`).
+    /// An [`Approver`] other than the run's `Approvals`
+    /// (`hookwire::approval::Approvals`), for this call only: it keeps
+    /// nothing, so its [`ApprovalDecision::AlwaysApprove`] /
+    /// [`ApprovalDecision::AlwaysDeny`] decide this call and the next one
+    /// is asked again.
     Approver,
     /// Nobody: no approver is configured, so the call was denied.
     NoApprover,
@@ -156,7 +165,7 @@ impl DecidedBy {
             Self::AskerAlways => "asker (always)",
             Self::Sticky => "sticky decision",
             Self::Resolved => "decision given while waiting",
-            Self::Deferred => "asker (deferred)",
+            Self::Deferred => "approver (deferred)",
             Self::Approver => "approver",
             Self::NoApprover => "no approver configured",
         }
@@ -197,7 +206,16 @@ impl std::fmt::Display for ApprovalNote {
     }
 }
 
-/// Decides whether a call that needs approval may run.
+/// Decides whether a call that needs approval may run: a person at a
+/// prompt (`hookwire::approval::TerminalApprover`), a policy
+/// ([`FnApprover`]), or the run's store of decisions
+/// (`hookwire::approval::Approvals`, which asks an approver of its own and
+/// remembers its sticky and deferred answers).
+///
+/// It answers with any [`ApprovalDecision`]; what a sticky or deferred one
+/// means depends on who asked (see [`ApprovalDecision`]'s table): the run's
+/// `Approvals` remember them, a chain's [`gate`] asking an approver
+/// directly applies them to the call asked about only.
 ///
 /// Approval waits on a human or a policy service, so this trait is
 /// object-safe and boxes its future; it is never on the hot path.
@@ -208,7 +226,7 @@ pub trait Approver: Send + Sync {
     /// Decides on one request and says who decided, for the run's trace.
     /// The default calls [`decide`](Self::decide) and names
     /// [`DecidedBy::Approver`]; `Approvals` (`hookwire::approval`) tells its sticky decisions,
-    /// given decisions and asker apart.
+    /// given decisions and the approver it asks apart.
     fn decide_noted<'a>(
         &'a self,
         request: ApprovalRequest<'a>,
@@ -220,15 +238,15 @@ pub trait Approver: Send + Sync {
 /// An approver from a synchronous function: the programmatic approver.
 ///
 /// ```
-/// # use hookwire::approval::{ApprovalDecision, FnApprover};
-/// let approver = FnApprover::new(|req| {
-///     if req.tool == "shell" {
-///         ApprovalDecision::Deny("no shell".into())
-///     } else {
-///         ApprovalDecision::Approve
-///     }
+/// # use hookwire::approval::{ApprovalDecision, Approvals, FnApprover};
+/// let approver = FnApprover::new(|req| match req.tool {
+///     "shell" => ApprovalDecision::Deny("no shell".into()),
+///     "rm" => ApprovalDecision::AlwaysDeny,
+///     _ => ApprovalDecision::Approve,
 /// });
-/// # let _ = approver;
+/// // The run's approvals ask it, and remember `rm`'s "always deny".
+/// let approvals = Approvals::new(approver);
+/// # let _ = approvals;
 /// ```
 pub struct FnApprover<F>(F);
 

@@ -1,5 +1,6 @@
 //! Approvals: a wait across a restart, two agents' sessions and approvals
-//! kept apart, an edit that is not an object refused.
+//! kept apart, an edit that is not an object refused, a sticky decision
+//! given through the ingress, `defer` refused.
 
 use super::*;
 
@@ -51,7 +52,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
 
     // An id that does not wait: refused, nothing changes.
     let unknown = client
-        .decide("pay-1", "pay_ok", Verdict::Approve)
+        .decide("pay-1", "pay_ok", ApprovalDecision::Approve)
         .await
         .unwrap_err();
     assert_eq!(unknown.status(), Some(404), "{unknown}");
@@ -61,7 +62,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     );
 
     let decided = client
-        .decide("pay-1", &pay_ok, Verdict::Approve)
+        .decide("pay-1", &pay_ok, ApprovalDecision::Approve)
         .await
         .unwrap();
     assert_eq!(decided.pending.tool(), "pay_vendor");
@@ -70,9 +71,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .decide(
             "pay-1",
             &pay_ok,
-            Verdict::Deny {
-                reason: Some("changed my mind".into()),
-            },
+            ApprovalDecision::Deny("changed my mind".into()),
         )
         .await
         .unwrap_err();
@@ -85,9 +84,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .decide(
             "pay-1",
             &pay_bad,
-            Verdict::Deny {
-                reason: Some("not a vendor of ours".into()),
-            },
+            ApprovalDecision::Deny("not a vendor of ours".into()),
         )
         .await
         .unwrap();
@@ -117,7 +114,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     assert!(text.contains("not a vendor of ours"), "{text}");
     // Deciding after the run is over: still refused, still once.
     let late = client
-        .decide("pay-1", &pay_ok, Verdict::Approve)
+        .decide("pay-1", &pay_ok, ApprovalDecision::Approve)
         .await
         .unwrap_err();
     assert_eq!(late.status(), Some(409), "{late}");
@@ -129,21 +126,11 @@ async fn two_agents_in_one_process_each_have_their_own_sessions_and_approvals() 
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger");
-    let script = dir.path().join("pay.yaml");
-    std::fs::write(
-        &script,
+    let (_service, port) = scripted_service(
+        dir.path(),
+        &ledger,
         "turns:\n  - tool_calls:\n      - {id: pay, name: pay_vendor, arguments: {vendor: Acme, amount: 10}}\n  - text: paid\n",
-    )
-    .unwrap();
-    let port = free_port();
-    let _service = Service::start(&ServiceSpec {
-        port,
-        ledger: &ledger,
-        script: Some(&script),
-        delay_ms: 0,
-        reuse_port: false,
-        timeout_ms: None,
-    });
+    );
     // The PMO declares `durable_name = "Agent"`; finance's is derived from
     // its name `durable-finance`.
     use hookwire::agent::Agent;
@@ -167,7 +154,7 @@ async fn two_agents_in_one_process_each_have_their_own_sessions_and_approvals() 
     // An approval id of one agent waits nowhere in the other.
     for (client, id) in [(&pmo, finance_call.id()), (&finance, pmo_call.id())] {
         let e = client
-            .decide("s1", &id, Verdict::Approve)
+            .decide("s1", &id, ApprovalDecision::Approve)
             .await
             .unwrap_err();
         assert_eq!(e.status(), Some(404), "{e}");
@@ -183,11 +170,11 @@ async fn two_agents_in_one_process_each_have_their_own_sessions_and_approvals() 
     assert!((400..500).contains(&code), "{code}: {answer}");
 
     // Each decided in its own agent: both runs finish, each paid once.
-    pmo.decide("s1", &pmo_call.id(), Verdict::Approve)
+    pmo.decide("s1", &pmo_call.id(), ApprovalDecision::Approve)
         .await
         .unwrap();
     finance
-        .decide("s1", &finance_call.id(), Verdict::Approve)
+        .decide("s1", &finance_call.id(), ApprovalDecision::Approve)
         .await
         .unwrap();
     for (client, run) in [(&pmo, &runs[0]), (&finance, &runs[1])] {
@@ -233,9 +220,7 @@ async fn an_edit_that_is_not_an_object_is_refused_with_400() {
     let pending = wait_pending(&client, "edit-1", 1).await.remove(0);
     let id = pending.id();
 
-    let edit = Verdict::ApproveWith {
-        arguments: hookwire::serde_json::json!(["Acme", 10]),
-    };
+    let edit = ApprovalDecision::ApproveWith(hookwire::serde_json::json!(["Acme", 10]));
     let e = client.decide("edit-1", &id, edit).await.unwrap_err();
     assert_eq!(e.status(), Some(400), "{e}");
     assert!(
@@ -262,8 +247,57 @@ async fn an_edit_that_is_not_an_object_is_refused_with_400() {
     assert_eq!(still[0].id(), id);
     let arguments = pending.arguments.clone();
     let decided = client
-        .decide("edit-1", &id, Verdict::ApproveWith { arguments })
+        .decide("edit-1", &id, ApprovalDecision::ApproveWith(arguments))
         .await
         .unwrap();
     assert_eq!(decided.pending.id(), id);
+}
+
+/// `always_approve` through the ingress approves the waiting call and is
+/// the session's sticky decision: the tool's next call does not wait.
+/// `defer`, and a decision no version knows, decide nothing (400): the
+/// call still waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sticky_decision_through_the_ingress_is_the_sessions_and_defer_is_refused() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("ledger");
+    let (_service, port) = scripted_service(
+        dir.path(),
+        &ledger,
+        "turns:\n  - tool_calls:\n      - {id: first, name: pay_vendor, arguments: {vendor: Acme, amount: 10}}\n  - tool_calls:\n      - {id: second, name: pay_vendor, arguments: {vendor: Acme, amount: 20}}\n  - text: paid\n",
+    );
+    let client = server.registered_client(port).await;
+    let address = server.ingress.trim_start_matches("http://").to_owned();
+    let invocation = client.start("sticky-1", "pay", None).await.unwrap();
+    let id = wait_pending(&client, "sticky-1", 1).await.remove(0).id();
+
+    let e = client
+        .decide("sticky-1", &id, ApprovalDecision::Defer)
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(400), "{e}");
+    assert!(
+        e.to_string().contains("`defer` does not decide call"),
+        "{e}"
+    );
+    let body = format!(r#"{{"id":"{id}","decision":"maybe"}}"#);
+    let (code, answer) = post(&address, "/AgentSession/sticky-1/approve", &body);
+    assert_eq!(code, 400, "an unknown decision: {answer}");
+    assert_eq!(wait_pending(&client, "sticky-1", 1).await[0].id(), id);
+
+    client
+        .decide("sticky-1", &id, ApprovalDecision::AlwaysApprove)
+        .await
+        .unwrap();
+    let output = finish(&client, &invocation).await;
+    assert_eq!(output.status, RunStatus::Completed, "{output:?}");
+    let counts = ledger_counts(&ledger);
+    assert_eq!(count(&counts, "done pay_vendor Acme"), 2, "{counts:#?}");
+    let state = client.state("sticky-1").await.unwrap().unwrap();
+    assert_eq!(
+        state.approvals.sticky.get("pay_vendor"),
+        Some(&hookwire::approval::Sticky::AlwaysApprove)
+    );
+    assert!(state.approvals.pending.is_empty() && state.approvals.resolved.is_empty());
 }

@@ -134,13 +134,13 @@ async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
     }
     // A decision for a call that never waited: 404 at once.
     let never = client
-        .decide("door-1", &"0".repeat(64), Verdict::Approve)
+        .decide("door-1", &"0".repeat(64), ApprovalDecision::Approve)
         .await
         .unwrap_err();
     assert_eq!(never.status(), Some(404), "{never}");
     // The call still waits for the person, and their decision still works.
     let decided = client
-        .decide("door-1", &pending.id(), Verdict::Approve)
+        .decide("door-1", &pending.id(), ApprovalDecision::Approve)
         .await
         .unwrap();
     assert_eq!(decided.pending.id(), pending.id());

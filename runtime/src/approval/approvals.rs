@@ -6,9 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
 
-use super::{
-    Answer, ApprovalDecision, ApprovalRequest, Approver, Asker, CallKey, DecidedBy, PENDING_REASON,
-};
+use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey, DecidedBy};
 use crate::BoxFuture;
 use crate::scope::CallScope;
 
@@ -17,11 +15,24 @@ use super::state::{
 };
 
 /// The approver an agent run uses: sticky decisions first, then decisions
-/// given for pending calls, then the [`Asker`]. Cloning shares the state.
+/// given for pending calls, then the [`Approver`] it asks (a person, a
+/// policy). Cloning shares the state.
+///
+/// What it does with the approver's [`ApprovalDecision`]:
+/// [`Approve`](ApprovalDecision::Approve), [`Deny`](ApprovalDecision::Deny)
+/// and [`ApproveWith`](ApprovalDecision::ApproveWith) decide this call;
+/// [`AlwaysApprove`](ApprovalDecision::AlwaysApprove) and
+/// [`AlwaysDeny`](ApprovalDecision::AlwaysDeny) decide it and are kept as
+/// the tool's [`Sticky`] decision, so that its later calls are not asked
+/// about; [`Defer`](ApprovalDecision::Defer) keeps the call waiting
+/// ([`pending`](Self::pending)) until a decision is given for it
+/// ([`resolve`](Self::resolve)). It answers whoever asks it (the loop's
+/// gate, a chain's) with a decision for this call only, or `Defer` for a
+/// call it keeps waiting.
 ///
 /// ```
-/// # use hookwire::approval::{Answer, Approvals, FnAsker, Sticky};
-/// let approvals = Approvals::new(FnAsker::new(|_| Answer::AlwaysApprove));
+/// # use hookwire::approval::{ApprovalDecision, Approvals, FnApprover, Sticky};
+/// let approvals = Approvals::new(FnApprover::new(|_| ApprovalDecision::AlwaysApprove));
 /// approvals.set_sticky("search", Sticky::AlwaysDeny);
 /// assert_eq!(approvals.state().sticky["search"], Sticky::AlwaysDeny);
 /// ```
@@ -41,7 +52,7 @@ pub(crate) trait ApprovalHost: Approver {
 }
 
 /// What the clones of one [`Approvals`] share: the approval state, the
-/// spent decision ids and the asker.
+/// spent decision ids and the approver they ask.
 #[derive(Default)]
 pub(crate) struct ApprovalCore {
     state: Mutex<ApprovalState>,
@@ -50,7 +61,7 @@ pub(crate) struct ApprovalCore {
     /// (A `BTreeSet`: an empty one costs nothing to make, where a
     /// `HashSet` seeds its hasher on every session.)
     spent: Mutex<BTreeSet<String>>,
-    asker: Option<Arc<dyn Asker>>,
+    approver: Option<Arc<dyn Approver>>,
 }
 
 impl std::fmt::Debug for Approvals {
@@ -58,7 +69,7 @@ impl std::fmt::Debug for Approvals {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Approvals")
             .field("state", &*self.lock())
-            .field("asker", &self.core().asker.is_some())
+            .field("approver", &self.core().approver.is_some())
             .finish()
     }
 }
@@ -71,17 +82,18 @@ impl Default for Approvals {
 }
 
 impl Approvals {
-    /// Approvals that ask `asker`.
-    pub fn new(asker: impl Asker + 'static) -> Self {
-        Self::from_arc(Arc::new(asker))
+    /// Approvals that ask `approver` (a person, a policy) about every call
+    /// no sticky or given decision answers.
+    pub fn new(approver: impl Approver + 'static) -> Self {
+        Self::from_arc(Arc::new(approver))
     }
 
-    /// Approvals that ask a shared asker.
+    /// Approvals that ask a shared approver.
     #[inline]
-    pub fn from_arc(asker: Arc<dyn Asker>) -> Self {
+    pub fn from_arc(approver: Arc<dyn Approver>) -> Self {
         Self {
             shared: Arc::new(ApprovalCore {
-                asker: Some(asker),
+                approver: Some(approver),
                 ..ApprovalCore::default()
             }),
         }
@@ -141,11 +153,12 @@ impl Approvals {
         self.lock().clone()
     }
 
-    /// Whether someone is asked (an [`Asker`]); without one, every request
-    /// that no sticky or given decision answers is denied.
+    /// Whether someone is asked (the [`Approver`] given to
+    /// [`new`](Self::new)); without one, every request that no sticky or
+    /// given decision answers is denied.
     #[inline]
-    pub fn has_asker(&self) -> bool {
-        self.core().asker.is_some()
+    pub fn has_approver(&self) -> bool {
+        self.core().approver.is_some()
     }
 
     /// Records a sticky decision for a tool, by scoped name: `pay` is the
@@ -203,11 +216,40 @@ impl Approvals {
     /// [`resolve_with`](Self::resolve_with)) must give a JSON object; the
     /// call's gate checks it against the tool's argument type when the
     /// call runs again, and denies the call if it does not fit.
+    ///
+    /// A sticky decision may be given:
+    /// [`AlwaysApprove`](ApprovalDecision::AlwaysApprove) approves the
+    /// call and [`AlwaysDeny`](ApprovalDecision::AlwaysDeny) denies it, and
+    /// either is kept at once as the tool's [`Sticky`] decision (by scoped
+    /// name, as [`set_sticky`](Self::set_sticky)) for its later calls.
+    /// [`Defer`](ApprovalDecision::Defer) decides nothing (the call waits
+    /// already), and a decision this version does not know is refused
+    /// too: [`ResolveError::Undecided`].
+    ///
+    /// ```
+    /// # use hookwire::approval::{ApprovalDecision, Approvals, DeferAll, ResolveError};
+    /// let approvals = Approvals::new(DeferAll);
+    /// let refused = approvals.resolve("any-id", ApprovalDecision::Defer);
+    /// assert!(matches!(refused, Err(ResolveError::Undecided { .. })));
+    /// ```
     pub fn resolve(
         &self,
         id: &str,
         decision: ApprovalDecision,
     ) -> Result<PendingApproval, ResolveError> {
+        let sticky = match &decision {
+            ApprovalDecision::Approve
+            | ApprovalDecision::Deny(_)
+            | ApprovalDecision::ApproveWith(_) => None,
+            ApprovalDecision::AlwaysApprove => Some(Sticky::AlwaysApprove),
+            ApprovalDecision::AlwaysDeny => Some(Sticky::AlwaysDeny),
+            other => {
+                return Err(ResolveError::Undecided {
+                    id: id.to_owned(),
+                    decision: other.as_str(),
+                });
+            }
+        };
         let mut state = self.lock();
         if let ApprovalDecision::ApproveWith(arguments) = &decision
             && !arguments.is_object()
@@ -239,6 +281,20 @@ impl Approvals {
             decision = decision.label(),
             "approval given"
         );
+        // A sticky decision is the tool's from now on; the call itself
+        // keeps the decision for it alone.
+        let decision = match sticky {
+            Some(sticky) => {
+                let scoped = call.key.scoped_tool();
+                let once = match sticky {
+                    Sticky::AlwaysApprove => ApprovalDecision::Approve,
+                    Sticky::AlwaysDeny => ApprovalDecision::Deny(always_denied(&scoped)),
+                };
+                state.sticky.insert(scoped, sticky);
+                once
+            }
+            None => decision,
+        };
         state.resolved.push(ResolvedApproval {
             call: call.clone(),
             decision,
@@ -421,15 +477,21 @@ impl Approver for ApprovalCore {
             let scoped = key.scoped_tool();
             {
                 let mut state = self.lock();
-                match state.sticky.get(&scoped) {
-                    Some(Sticky::AlwaysApprove) => {
-                        return (ApprovalDecision::Approve, DecidedBy::Sticky);
+                if let Some(&sticky) = state.sticky.get(&scoped) {
+                    // A decision given for this call while it waited (with
+                    // a sticky one: `resolve`) is decided by the sticky
+                    // decision now, and is spent.
+                    if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
+                        state.resolved.remove(at);
+                        crate::lock(&self.spent).insert(key.id());
                     }
-                    Some(Sticky::AlwaysDeny) => {
-                        let reason = format!("calls of `{scoped}` are always denied");
-                        return (ApprovalDecision::Deny(reason), DecidedBy::Sticky);
-                    }
-                    None => {}
+                    return match sticky {
+                        Sticky::AlwaysApprove => (ApprovalDecision::Approve, DecidedBy::Sticky),
+                        Sticky::AlwaysDeny => (
+                            ApprovalDecision::Deny(always_denied(&scoped)),
+                            DecidedBy::Sticky,
+                        ),
+                    };
                 }
                 if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
                     let used = state.resolved.remove(at);
@@ -437,7 +499,7 @@ impl Approver for ApprovalCore {
                     return (used.decision, DecidedBy::Resolved);
                 }
             }
-            let Some(asker) = &self.asker else {
+            let Some(approver) = &self.approver else {
                 let reason = format!(
                     "approval required ({}) but no approver is configured",
                     request.reason
@@ -450,29 +512,40 @@ impl Approver for ApprovalCore {
                 reason: request.reason.to_owned(),
                 metadata: request.metadata().cloned(),
             };
-            match asker.ask(request).await {
-                Answer::Approve => (ApprovalDecision::Approve, DecidedBy::Asker),
-                Answer::ApproveWith(arguments) => {
-                    (ApprovalDecision::ApproveWith(arguments), DecidedBy::Asker)
-                }
-                Answer::Deny(reason) => (ApprovalDecision::Deny(reason), DecidedBy::Asker),
-                Answer::AlwaysApprove => {
+            match approver.decide(request).await {
+                decision @ (ApprovalDecision::Approve
+                | ApprovalDecision::ApproveWith(_)
+                | ApprovalDecision::Deny(_)) => (decision, DecidedBy::Asker),
+                ApprovalDecision::AlwaysApprove => {
                     self.lock().sticky.insert(scoped, Sticky::AlwaysApprove);
                     (ApprovalDecision::Approve, DecidedBy::AskerAlways)
                 }
-                Answer::AlwaysDeny => {
-                    let reason = format!("calls of `{scoped}` are always denied");
+                ApprovalDecision::AlwaysDeny => {
+                    let reason = always_denied(&scoped);
                     self.lock().sticky.insert(scoped, Sticky::AlwaysDeny);
                     (ApprovalDecision::Deny(reason), DecidedBy::AskerAlways)
                 }
-                Answer::Defer => {
+                ApprovalDecision::Defer => {
                     let mut state = self.lock();
                     state.pending.retain(|p| p.key != pending.key);
                     state.pending.push(pending);
-                    let reason = PENDING_REASON.to_owned();
-                    (ApprovalDecision::Deny(reason), DecidedBy::Deferred)
+                    (ApprovalDecision::Defer, DecidedBy::Deferred)
+                }
+                // A decision this version does not know fails closed.
+                other => {
+                    let reason = format!(
+                        "the approver's decision `{}` is not one these approvals know, so \
+                         the call is denied",
+                        other.as_str()
+                    );
+                    (ApprovalDecision::Deny(reason), DecidedBy::Asker)
                 }
             }
         })
     }
+}
+
+/// The reason a call is denied by a tool's "always deny" decision.
+fn always_denied(scoped: &str) -> String {
+    format!("calls of `{scoped}` are always denied")
 }

@@ -5,24 +5,27 @@
 //! and the call's identity in `hookwire_chain::approve`); this layer
 //! answers:
 //!
-//! * `ask.rs`: the [`Asker`] behind [`Approvals`] and its [`Answer`]s
-//!   (once, always, never, later);
-//! * `approvals.rs`: [`Approvals`], the run's approver, with its sticky
+//! * `approvals.rs`: [`Approvals`], the run's approver, which asks an
+//!   [`Approver`] of its own (a person, a policy) and keeps its sticky
 //!   decisions and pending calls as serde data ([`ApprovalState`]);
+//! * `defer.rs`: [`DeferAll`], which leaves every call waiting;
 //! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
+//!
+//! Every approver answers with an [`ApprovalDecision`]: once, always,
+//! never, or later.
 //!
 //! What a gate knows of the tool (the approver's metadata, the type edited
 //! arguments must fit) is its [`ToolView`](crate::ToolView).
 
 mod approvals;
-mod ask;
+mod defer;
 mod state;
 mod terminal;
 
 pub use crate::decision::ApprovalDecision;
 pub use approvals::Approvals;
 pub(crate) use approvals::{ApprovalCore, ApprovalHost};
-pub use ask::{Answer, Asker, DeferAll, FnAsker};
+pub use defer::DeferAll;
 pub(crate) use hookwire_chain::approve::gate;
 pub use hookwire_chain::approve::{
     ApprovalNote, ApprovalRequest, Approver, CallKey, CallSite, DecidedBy, FnApprover,

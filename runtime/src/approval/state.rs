@@ -127,7 +127,10 @@ impl PendingApproval {
 pub struct ResolvedApproval {
     /// The call, as it was shown.
     pub call: PendingApproval,
-    /// The decision.
+    /// The decision for this call: `approve`, `deny` or `approve_with`
+    /// (a sticky decision given for it is kept as the tool's [`Sticky`]
+    /// one, and this call's part of it here; a state holding any other is
+    /// refused on import).
     pub decision: ApprovalDecision,
 }
 
@@ -176,6 +179,19 @@ pub enum ResolveError {
         id: String,
         /// The call's path (`pmo / ny / pay`).
         path: String,
+    },
+    /// A decision that does not decide the call:
+    /// [`Defer`](ApprovalDecision::Defer) (the call waits already), or one
+    /// this version does not know.
+    #[error(
+        "`{decision}` does not decide call `{id}`: give `approve`, `deny`, `approve_with`, \
+         `always_approve` or `always_deny`; nothing was decided"
+    )]
+    Undecided {
+        /// The decision id.
+        id: String,
+        /// The decision given (`defer`, ..).
+        decision: &'static str,
     },
     /// Edited arguments that are not a JSON object: no tool takes them.
     #[error(

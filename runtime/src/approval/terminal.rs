@@ -1,6 +1,6 @@
 //! [`TerminalApprover`]: asks at the terminal.
 
-use super::{Answer, ApprovalRequest, Asker};
+use super::{ApprovalDecision, ApprovalRequest, Approver};
 use crate::BoxFuture;
 
 /// Asks at the terminal: prints the request (and the tool's
@@ -11,6 +11,12 @@ use crate::BoxFuture;
 /// tool, `edit {"amount": 5}` approves this call with the edited arguments
 /// (a JSON object, checked against the tool's argument type before it
 /// runs). Anything else asks again.
+///
+/// "Every later call" holds where the answers are remembered: give it to
+/// [`Approvals::new`](super::Approvals::new)
+/// (`runner.with_approvals(Approvals::new(TerminalApprover::new()))`).
+/// Asked directly by a chain's gate, `always` and `never` decide the call
+/// shown only.
 ///
 /// When standard input is not a terminal, or is closed, the call is denied
 /// (fail closed).
@@ -34,29 +40,33 @@ impl TerminalApprover {
     /// Reads one answer from a line typed at the prompt (`None`: ask again).
     ///
     /// ```
-    /// # use hookwire::approval::{Answer, TerminalApprover};
-    /// assert_eq!(TerminalApprover::parse_answer(" Yes\n"), Some(Answer::Approve));
+    /// # use hookwire::approval::{ApprovalDecision, TerminalApprover};
+    /// assert_eq!(TerminalApprover::parse_answer(" Yes\n"), Some(ApprovalDecision::Approve));
     /// assert_eq!(
     ///     TerminalApprover::parse_answer(r#"edit {"amount": 5}"#),
-    ///     Some(Answer::ApproveWith(serde_json::json!({"amount": 5})))
+    ///     Some(ApprovalDecision::ApproveWith(serde_json::json!({"amount": 5})))
     /// );
     /// assert_eq!(TerminalApprover::parse_answer("edit [5]"), None);
     /// ```
-    pub fn parse_answer(line: &str) -> Option<Answer> {
+    pub fn parse_answer(line: &str) -> Option<ApprovalDecision> {
         let line = line.trim();
         if let Some((word, edited)) = line.split_once(char::is_whitespace)
             && word.eq_ignore_ascii_case("edit")
         {
             return match serde_json::from_str(edited.trim()) {
-                Ok(object @ serde_json::Value::Object(_)) => Some(Answer::ApproveWith(object)),
+                Ok(object @ serde_json::Value::Object(_)) => {
+                    Some(ApprovalDecision::ApproveWith(object))
+                }
                 _ => None,
             };
         }
         match line.to_ascii_lowercase().as_str() {
-            "y" | "yes" | "approve" => Some(Answer::Approve),
-            "n" | "no" | "deny" => Some(Answer::Deny("denied at the terminal".to_owned())),
-            "a" | "always" => Some(Answer::AlwaysApprove),
-            "e" | "never" => Some(Answer::AlwaysDeny),
+            "y" | "yes" | "approve" => Some(ApprovalDecision::Approve),
+            "n" | "no" | "deny" => {
+                Some(ApprovalDecision::Deny("denied at the terminal".to_owned()))
+            }
+            "a" | "always" => Some(ApprovalDecision::AlwaysApprove),
+            "e" | "never" => Some(ApprovalDecision::AlwaysDeny),
             _ => None,
         }
     }
@@ -64,8 +74,8 @@ impl TerminalApprover {
 
 static PROMPT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-impl Asker for TerminalApprover {
-    fn ask<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
+impl Approver for TerminalApprover {
+    fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
         use std::io::IsTerminal;
         let context = request
             .metadata()
@@ -84,7 +94,9 @@ impl Asker for TerminalApprover {
         let allow = self.allow_non_terminal;
         Box::pin(async move {
             if !allow && !std::io::stdin().is_terminal() {
-                return Answer::Deny("approval needs a terminal, and there is none".to_owned());
+                return ApprovalDecision::Deny(
+                    "approval needs a terminal, and there is none".to_owned(),
+                );
             }
             // One question at a time, even when calls run concurrently.
             let _turn = PROMPT.lock().await;
@@ -98,7 +110,7 @@ impl Asker for TerminalApprover {
                     let mut line = String::new();
                     match stdin.lock().read_line(&mut line) {
                         Ok(0) | Err(_) => {
-                            return Answer::Deny("no answer at the terminal".to_owned());
+                            return ApprovalDecision::Deny("no answer at the terminal".to_owned());
                         }
                         Ok(_) => {
                             if let Some(answer) = Self::parse_answer(&line) {
@@ -109,7 +121,8 @@ impl Asker for TerminalApprover {
                 }
             })
             .await;
-            asked.unwrap_or_else(|_| Answer::Deny("the terminal prompt failed".to_owned()))
+            asked
+                .unwrap_or_else(|_| ApprovalDecision::Deny("the terminal prompt failed".to_owned()))
         })
     }
 }

@@ -6,8 +6,9 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{ApproveRequest, Decided, RunRequest, Verdict};
+use super::{ApproveRequest, Decided, RunRequest};
 use crate::agent::{Agent, DurableName, RunOutput, RunState};
+use crate::approval::ApprovalDecision;
 
 /// Why a request to the Restate server failed.
 #[derive(Debug, thiserror::Error)]
@@ -253,18 +254,19 @@ impl DurableClient {
         .await
     }
 
-    /// Decides the waiting call `id` of `session`.
+    /// Decides the waiting call `id` of `session` (any decision but
+    /// [`ApprovalDecision::Defer`], which the service refuses).
     pub async fn decide(
         &self,
         session: &str,
         id: &str,
-        verdict: Verdict,
+        decision: ApprovalDecision,
     ) -> Result<Decided, ClientError> {
         check_session_id(session)?;
         let url = self.session_url(session, "approve");
         let body = ApproveRequest {
             id: id.to_owned(),
-            verdict,
+            decision,
         };
         self.send(self.http.post(&url).json(&body), &url).await
     }

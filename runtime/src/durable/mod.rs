@@ -15,12 +15,16 @@
 //!
 //! A call that needs approval becomes a Restate awakeable; a person decides
 //! it through the ingress, minutes or days later, from any process:
-//! `POST /<name>Session/<session>/approve` with `{"id": "<tool-use id>",
-//! "decision": "approve"}` (or `deny` with a `reason`, `always_approve`,
-//! `always_deny`: the sticky ones become session state). Each waiting call
-//! has its own `<name>Approval` object, `<session>/<tool-use id>`, which
-//! takes one decision: a second one is refused (409), one for a call that
-//! does not wait is refused (404).
+//! `POST /<name>Session/<session>/approve` with `{"id": "<decision id>",
+//! "decision": "approve"}` (or `deny` with a `reason`, `approve_with` with
+//! `arguments`, `always_approve`, `always_deny`: the sticky ones become
+//! session state; the body is an [`ApproveRequest`], the decision an
+//! [`ApprovalDecision`](crate::approval::ApprovalDecision) in its serde
+//! form). `defer` decides nothing and is refused (400), as is a decision
+//! that is not one of these. Each waiting call has its own
+//! `<name>Approval` object, `<session>/<decision id>`, which takes one
+//! decision: a second one is refused (409), one for a call that does not
+//! wait is refused (404).
 //!
 //! Timers survive a restart: a call with a timeout (the run's
 //! `tool_call_timeout`, a child agent's) records when it started (with the
@@ -53,8 +57,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::BoxFuture;
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::agent::{
@@ -75,48 +77,6 @@ pub const DEFAULT_RETRY_MAX: Duration = Duration::from_secs(60);
 /// The attempts of a call (the first one included) before Restate pauses
 /// it: with the default waits, about half an hour of outage.
 pub const DEFAULT_RETRY_ATTEMPTS: u32 = 40;
-
-/// A person's decision about a waiting call, as the ingress receives it:
-/// `{"decision": "approve"}`, `{"decision": "deny", "reason": ".."}`,
-/// `{"decision": "always_approve"}`, `{"decision": "always_deny"}`,
-/// `{"decision": "approve_with", "arguments": {..}}` (approved with edited
-/// arguments, see [`ApprovalDecision::ApproveWith`](crate::approval::ApprovalDecision::ApproveWith)).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Verdict {
-    /// Run this call.
-    Approve,
-    /// Do not run it; the reason goes to the model.
-    Deny {
-        /// Why (a default is given when missing).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
-    },
-    /// Run it, and every later call of the tool in this session.
-    AlwaysApprove,
-    /// Deny it, and every later call of the tool in this session.
-    AlwaysDeny,
-    /// Run it with these arguments instead of the ones shown; they must
-    /// fit the tool's arguments, or the call is denied and never runs.
-    ApproveWith {
-        /// The edited arguments (a JSON object).
-        arguments: serde_json::Value,
-    },
-}
-
-impl Verdict {
-    /// `approve`, `deny`, `always_approve`, `always_deny`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Approve => "approve",
-            Self::Deny { .. } => "deny",
-            Self::AlwaysApprove => "always_approve",
-            Self::AlwaysDeny => "always_deny",
-            Self::ApproveWith { .. } => "approve_with",
-        }
-    }
-}
 
 /// A runner as the durable session drives it, whatever its agent type.
 pub(crate) trait DurableRunner: Send {
@@ -170,7 +130,8 @@ pub(crate) type MakeRunner = dyn Fn(&str) -> Box<dyn DurableRunner> + Send + Syn
 ///
 /// `make` builds the runner of a session (called for every attempt of
 /// every call, with the session id): the agent, the model, the hooks, the
-/// settings. Its approvals are replaced: a call that needs approval waits
+/// settings. Its approver is replaced (its approval settings and sticky
+/// decisions are kept): a call that needs approval waits
 /// for a decision through the ingress. Its correlation id is the session id.
 ///
 /// ```no_run
@@ -224,9 +185,13 @@ impl DurableAgent {
         F: Fn(&str) -> Runner<A, H> + Send + Sync + 'static,
     {
         let make = move |session: &str| -> Box<dyn DurableRunner> {
+            let runner = make(session);
+            // Every call that needs approval waits for the ingress; the
+            // settings and sticky decisions `make` gave are kept.
+            let deferring = Approvals::new(DeferAll).with_state(runner.approvals().state());
             Box::new(
-                make(session)
-                    .with_asker(DeferAll)
+                runner
+                    .with_approvals(deferring)
                     .with_correlation_id(session),
             )
         };
@@ -395,36 +360,59 @@ impl DurableAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::approval::ApprovalDecision;
 
     #[test]
-    fn a_verdict_reads_as_the_readme_writes_it() {
-        let read = |text: &str| serde_json::from_str::<Verdict>(text).ok();
-        assert_eq!(read(r#"{"decision": "approve"}"#), Some(Verdict::Approve));
+    fn a_decision_reads_as_the_readme_writes_it() {
+        let read = |text: &str| serde_json::from_str::<ApproveRequest>(text).ok();
+        let decision = |text: &str| read(text).map(|r| (r.id, r.decision));
+        let id = || "t1".to_owned();
         assert_eq!(
-            read(r#"{"decision": "deny", "reason": "no"}"#),
-            Some(Verdict::Deny {
-                reason: Some("no".into())
-            })
+            decision(r#"{"id": "t1", "decision": "approve"}"#),
+            Some((id(), ApprovalDecision::Approve))
         );
         assert_eq!(
-            read(r#"{"decision": "deny"}"#),
-            Some(Verdict::Deny { reason: None })
+            decision(r#"{"id": "t1", "decision": "deny", "reason": "no"}"#),
+            Some((id(), ApprovalDecision::Deny("no".into())))
         );
         assert_eq!(
-            read(r#"{"decision": "approve_with", "arguments": {"amount": 5}}"#),
-            Some(Verdict::ApproveWith {
-                arguments: serde_json::json!({"amount": 5})
-            })
+            decision(r#"{"id": "t1", "decision": "deny"}"#),
+            Some((id(), ApprovalDecision::Deny("denied by a person".into())))
         );
         assert_eq!(
-            read(r#"{"decision": "always_approve"}"#),
-            Some(Verdict::AlwaysApprove)
+            decision(r#"{"id": "t1", "decision": "approve_with", "arguments": {"amount": 5}}"#),
+            Some((
+                id(),
+                ApprovalDecision::ApproveWith(serde_json::json!({"amount": 5}))
+            ))
         );
         assert_eq!(
-            read(r#"{"decision": "always_deny"}"#),
-            Some(Verdict::AlwaysDeny)
+            decision(r#"{"id": "t1", "decision": "always_approve"}"#),
+            Some((id(), ApprovalDecision::AlwaysApprove))
         );
-        assert_eq!(read(r#"{"decision": "maybe"}"#), None);
-        assert_eq!(read(r#"{"id": "t1"}"#), None);
+        assert_eq!(
+            decision(r#"{"id": "t1", "decision": "always_deny"}"#),
+            Some((id(), ApprovalDecision::AlwaysDeny))
+        );
+        // Read, and refused by the handler (`session::given`).
+        assert_eq!(
+            decision(r#"{"id": "t1", "decision": "defer"}"#),
+            Some((id(), ApprovalDecision::Defer))
+        );
+        assert!(read(r#"{"id": "t1", "decision": "maybe"}"#).is_none());
+        assert!(read(r#"{"id": "t1"}"#).is_none());
+        assert!(read(r#"{"decision": "approve"}"#).is_none());
+    }
+
+    #[test]
+    fn a_decision_is_written_as_it_is_read() {
+        let request = ApproveRequest {
+            id: "t1".into(),
+            decision: ApprovalDecision::Deny("no".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(&request).unwrap(),
+            serde_json::json!({"id": "t1", "decision": "deny", "reason": "no"})
+        );
     }
 }

@@ -165,7 +165,7 @@ async fn runs_steps_and_tool_calls_are_spans_carrying_the_decision_and_the_hook(
 
 #[tokio::test]
 async fn the_loops_approval_gate_and_the_chains_go_through_one_gate() {
-    use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval};
+    use hookwire::approval::{ApprovalDecision, Approvals, FnApprover, NeedsApproval};
     use hookwire::{Tool, ToolHandler, ToolSource, chain};
 
     let capture = Capture::default();
@@ -181,11 +181,11 @@ async fn the_loops_approval_gate_and_the_chains_go_through_one_gate() {
         ToolSource::Function,
         chain!(NeedsApproval::new(true) => ToolHandler(gated)),
     );
-    let approvals = Approvals::new(FnAsker::new(|req| {
+    let approvals = Approvals::new(FnApprover::new(|req| {
         if req.tool == "plain" {
-            Answer::Approve
+            ApprovalDecision::Approve
         } else {
-            Answer::Deny("not this one".into())
+            ApprovalDecision::Deny("not this one".into())
         }
     }));
     approvals.require("plain");

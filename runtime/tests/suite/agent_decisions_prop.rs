@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use agent_common::test_agent;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::approval::{Answer, FnAsker};
+use hookwire::approval::{ApprovalDecision, Approvals, FnApprover};
 use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Decision, FnTool, Router, ToolResult};
 use proptest::prelude::*;
@@ -84,14 +84,14 @@ async fn run(ds: [D; 4], approve: bool) -> Ran {
     }));
     let hooks = (H(0, ds[0]), H(1, ds[1]), H(2, ds[2]), H(3, ds[3]));
     let model = ScriptedModel::from_turns([Turn::call("t", json!({})), Turn::text("end")]);
-    let mut runner = Runner::new(test_agent("p", tools).with_hooks(hooks), model).with_asker(
-        FnAsker::new(move |_| {
+    let mut runner = Runner::new(test_agent("p", tools).with_hooks(hooks), model).with_approvals(
+        Approvals::new(FnApprover::new(move |_| {
             if approve {
-                Answer::Approve
+                ApprovalDecision::Approve
             } else {
-                Answer::Deny("no".into())
+                ApprovalDecision::Deny("no".into())
             }
-        }),
+        })),
     );
     let out = runner.run("x").await.unwrap();
     let text = runner

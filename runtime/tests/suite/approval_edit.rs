@@ -11,7 +11,7 @@ use crate::agent_common::{test_agent, tool_results};
 
 use hookwire::agent::{RunOutput, RunStatus, Runner, TraceEvent};
 use hookwire::approval::{
-    Answer, ApprovalDecision, Approvals, Asker, DeferAll, FnAsker, NeedsApproval, ResolveError,
+    ApprovalDecision, Approvals, Approver, DeferAll, FnApprover, NeedsApproval, ResolveError,
 };
 use hookwire::model::{Message, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{
@@ -122,13 +122,13 @@ fn calls(out: &RunOutput) -> Vec<Recorded> {
 }
 
 #[tokio::test]
-async fn metadata_reaches_the_asker_of_every_gate() {
+async fn metadata_reaches_the_approver_of_every_gate() {
     let tool = TransferTool::default();
     let seen: Arc<Mutex<Vec<Option<Value>>>> = Arc::default();
-    let asker = |seen: Arc<Mutex<Vec<Option<Value>>>>| {
-        FnAsker::new(move |req| {
+    let approver = |seen: Arc<Mutex<Vec<Option<Value>>>>| {
+        FnApprover::new(move |req| {
             seen.lock().unwrap().push(req.metadata().cloned());
-            Answer::Approve
+            ApprovalDecision::Approve
         })
     };
     // The chain's gate.
@@ -136,14 +136,14 @@ async fn metadata_reaches_the_asker_of_every_gate() {
         gated(&tool),
         transfers(&[("c1", json!({"to": "acme", "amount": 500}))]),
     )
-    .with_asker(asker(seen.clone()));
+    .with_approvals(Approvals::new(approver(seen.clone())));
     runner.run("pay").await.unwrap();
     // The loop's gate (a run that requires approval for the tool).
     let mut runner = Runner::new(
         plain(&tool),
         transfers(&[("c1", json!({"to": "bob", "amount": 5}))]),
     )
-    .with_asker(asker(seen.clone()));
+    .with_approvals(Approvals::new(approver(seen.clone())));
     runner.approvals().require("transfer");
     runner.run("pay").await.unwrap();
     assert_eq!(
@@ -190,19 +190,19 @@ async fn a_deferred_entry_keeps_the_metadata_across_export_and_import() {
 async fn an_edited_approval_runs_the_tool_with_the_edited_arguments() {
     for loop_gate in [false, true] {
         let tool = TransferTool::default();
-        let asker = FnAsker::new(|req| {
+        let approver = FnApprover::new(|req| {
             // The person lowers the amount of a large transfer.
             if req.get("amount").and_then(Value::as_u64) > Some(100) {
-                Answer::ApproveWith(json!({"to": req.get("to").unwrap(), "amount": 100}))
+                ApprovalDecision::ApproveWith(json!({"to": req.get("to").unwrap(), "amount": 100}))
             } else {
-                Answer::Approve
+                ApprovalDecision::Approve
             }
         });
         let model = transfers(&[
             ("c1", json!({"to": "acme", "amount": 500})),
             ("c2", json!({"to": "bob", "amount": 5})),
         ]);
-        let (out, history) = run_once(&tool, loop_gate, asker, model).await;
+        let (out, history) = run_once(&tool, loop_gate, approver, model).await;
         let gate = if loop_gate {
             "approver"
         } else {
@@ -331,9 +331,9 @@ async fn an_invalid_edit_is_refused_and_the_tool_never_runs() {
     for (edit, expected) in edits {
         for loop_gate in [false, true] {
             let answer = edit.clone();
-            let asker = FnAsker::new(move |_| Answer::ApproveWith(answer.clone()));
+            let approver = FnApprover::new(move |_| ApprovalDecision::ApproveWith(answer.clone()));
             let model = transfers(&[("c1", json!({"to": "acme", "amount": 5}))]);
-            let (out, history) = run_once(&tool, loop_gate, asker, model).await;
+            let (out, history) = run_once(&tool, loop_gate, approver, model).await;
             assert_eq!(
                 tool_results(&history),
                 [format!(
@@ -375,12 +375,13 @@ async fn an_edit_is_refused_where_the_tools_argument_type_is_unknown() {
         ToolSource::Function,
         chain!(NeedsApproval::new(true) => Opaque),
     );
-    let asker = FnAsker::new(|_| Answer::ApproveWith(json!({"to": "x", "amount": 1})));
+    let approver =
+        FnApprover::new(|_| ApprovalDecision::ApproveWith(json!({"to": "x", "amount": 1})));
     let mut runner = Runner::new(
         test_agent("bank", tools),
         transfers(&[("c1", json!({"to": "acme", "amount": 5}))]),
     )
-    .with_asker(asker);
+    .with_approvals(Approvals::new(approver));
     let out = runner.run("pay").await.unwrap();
     assert_eq!(
         tool_results(runner.history()),
@@ -396,21 +397,21 @@ async fn an_edit_is_refused_where_the_tools_argument_type_is_unknown() {
     );
 }
 
-/// One run of `model` with `asker`: through the loop's gate (a run that
+/// One run of `model` with `approver`: through the loop's gate (a run that
 /// requires approval for `transfer`) or through the chain's.
 async fn run_once(
     tool: &TransferTool,
     loop_gate: bool,
-    asker: impl Asker + 'static,
+    approver: impl Approver + 'static,
     model: ScriptedModel,
 ) -> (RunOutput, Vec<Message>) {
     if loop_gate {
-        let mut runner = Runner::new(plain(tool), model).with_asker(asker);
+        let mut runner = Runner::new(plain(tool), model).with_approvals(Approvals::new(approver));
         runner.approvals().require("transfer");
         let out = runner.run("pay").await.unwrap();
         (out, runner.history().to_vec())
     } else {
-        let mut runner = Runner::new(gated(tool), model).with_asker(asker);
+        let mut runner = Runner::new(gated(tool), model).with_approvals(Approvals::new(approver));
         let out = runner.run("pay").await.unwrap();
         (out, runner.history().to_vec())
     }

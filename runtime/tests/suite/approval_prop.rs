@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use hookwire::agent::{AgentTool, Runner};
-use hookwire::approval::{ApprovalDecision, DeferAll};
+use hookwire::approval::{ApprovalDecision, Approvals, DeferAll};
 use hookwire::model::{Model, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{Router, Tool, ToolHandler, chain};
 use proptest::prelude::*;
@@ -105,7 +105,7 @@ async fn play(parent: Vec<Turn>, child: Vec<Turn>, ops: Vec<Op>) -> (Vec<String>
     let child: Arc<dyn Model> = Arc::new(ScriptedModel::from_turns(child));
     let fresh = || {
         Runner::new(pmo(&ledger, child.clone()), parent.clone())
-            .with_asker(DeferAll)
+            .with_approvals(Approvals::new(DeferAll))
             .with_correlation_id("s")
     };
     let mut runner = fresh();

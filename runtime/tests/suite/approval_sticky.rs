@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
-use hookwire::approval::{Answer, Approvals, FnAsker, NeedsApproval, Sticky, TerminalApprover};
+use hookwire::approval::{
+    ApprovalDecision, Approvals, FnApprover, NeedsApproval, Sticky, TerminalApprover,
+};
 use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolSource, chain};
 use serde_json::{Value, json};
@@ -60,16 +62,16 @@ async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {
     let asked: Log = Arc::default();
     let a = asked.clone();
     // The approver says "never" to rm and "always" to ls, and records each question.
-    let asker = FnAsker::new(move |req| {
+    let approver = FnApprover::new(move |req| {
         a.lock().unwrap().push(format!(
             "{} {}",
             req.tool,
             req.arguments.to_value().unwrap()["path"]
         ));
         if req.tool == "rm" {
-            Answer::AlwaysDeny
+            ApprovalDecision::AlwaysDeny
         } else {
-            Answer::AlwaysApprove
+            ApprovalDecision::AlwaysApprove
         }
     });
     let model = ScriptedModel::from_turns([
@@ -80,7 +82,7 @@ async fn needs_approval_asks_by_rule_and_sticky_answers_stick() {
     ]);
     let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model)
         .with_max_parallel(1)
-        .with_asker(asker);
+        .with_approvals(Approvals::new(approver));
     runner.run("clean up").await.unwrap();
     assert_eq!(
         *asked.lock().unwrap(),
@@ -129,11 +131,11 @@ async fn arguments_that_do_not_parse_need_approval_even_when_the_rule_says_no() 
         Turn::call("ls", json!("{\"path\": \"/tmp/x\"")),
         Turn::text("ok"),
     ]);
-    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model).with_asker(
-        FnAsker::new(move |req| {
+    let mut runner = Runner::new(test_agent("files", tools(ran.clone())), model).with_approvals(
+        Approvals::new(FnApprover::new(move |req| {
             a.lock().unwrap().push(req.reason.to_owned());
-            Answer::Deny("not without valid arguments".into())
-        }),
+            ApprovalDecision::Deny("not without valid arguments".into())
+        })),
     );
     runner.run("x").await.unwrap();
     assert_eq!(
@@ -150,20 +152,20 @@ async fn arguments_that_do_not_parse_need_approval_even_when_the_rule_says_no() 
 /// `Approvals::require` gates a tool at the agent level, over a chain rule
 /// that would let the call through (`ls` of /tmp needs no approval in its
 /// chain), and a preset sticky decision answers without asking (`rm` is
-/// gated in its chain; the asker, which denies everything, is never asked).
+/// gated in its chain; the approver, which denies everything, is never asked).
 #[tokio::test]
 async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decisions_apply() {
     let ran: Log = Arc::default();
     let asked: Log = Arc::default();
     let a = asked.clone();
-    let approvals = Approvals::new(FnAsker::new(move |req| {
+    let approvals = Approvals::new(FnApprover::new(move |req| {
         a.lock().unwrap().push(format!(
             "{} {}: {}",
             req.tool,
             req.arguments.to_value().unwrap()["path"],
             req.reason
         ));
-        Answer::Deny(format!("no {} today", req.tool))
+        ApprovalDecision::Deny(format!("no {} today", req.tool))
     }));
     approvals.require("ls");
     approvals.set_sticky("rm", Sticky::AlwaysApprove);
@@ -194,20 +196,82 @@ async fn approval_settings_gate_tools_at_the_agent_level_and_preset_sticky_decis
     );
 }
 
+/// An approver asked directly by a chain's gate (no `Approvals`: a
+/// context of its own) keeps nothing: its "always" decides the call shown,
+/// and the next call is asked again; its "later" does not run the call.
+#[tokio::test]
+async fn a_bare_approvers_sticky_answers_decide_only_the_call_shown() {
+    use hookwire::approval::PENDING_REASON;
+    use hookwire::{Handler, ToolArgs, ToolContext, ToolError};
+
+    let ran: Log = Arc::default();
+    let r = ran.clone();
+    let rm = FnTool::new("rm", "Removes a file.", move |p: Path| {
+        let r = r.clone();
+        async move {
+            r.lock().unwrap().push(p.path);
+            "removed"
+        }
+    });
+    let gated = chain!(NeedsApproval::new(true) => ToolHandler(rm));
+    // The answers, in the order the approver gives them.
+    let answers = Arc::new(Mutex::new(vec![
+        ApprovalDecision::AlwaysApprove,
+        ApprovalDecision::Deny("not this one".into()),
+        ApprovalDecision::AlwaysDeny,
+        ApprovalDecision::Approve,
+        ApprovalDecision::Defer,
+        ApprovalDecision::Approve,
+    ]));
+    let next = answers.clone();
+    let approver: Arc<dyn hookwire::approval::Approver> =
+        Arc::new(FnApprover::new(move |_| next.lock().unwrap().remove(0)));
+    let mut outcomes = Vec::new();
+    for path in ["/a", "/b", "/c", "/d", "/e", "/f"] {
+        let mut cx = ToolContext::new("rm", ToolSource::Function, "call-1")
+            .with_approver(Some(approver.clone()));
+        let args = ToolArgs::from_value(json!({ "path": path })).unwrap();
+        outcomes.push(match gated.call(&mut cx, args).await {
+            Ok(_) => "ran".to_owned(),
+            Err(ToolError::Denied { reason, .. }) => reason,
+            Err(other) => panic!("{other:?}"),
+        });
+    }
+    assert!(
+        answers.lock().unwrap().is_empty(),
+        "every call was asked about"
+    );
+    assert_eq!(
+        outcomes,
+        [
+            "ran",
+            "not this one",
+            "calls of `rm` are always denied",
+            "ran",
+            PENDING_REASON,
+            "ran",
+        ]
+    );
+    assert_eq!(*ran.lock().unwrap(), ["/a", "/d", "/f"]);
+}
+
 #[test]
 fn terminal_answers_parse() {
-    assert_eq!(TerminalApprover::parse_answer("y\n"), Some(Answer::Approve));
+    assert_eq!(
+        TerminalApprover::parse_answer("y\n"),
+        Some(ApprovalDecision::Approve)
+    );
     assert_eq!(
         TerminalApprover::parse_answer(" ALWAYS "),
-        Some(Answer::AlwaysApprove)
+        Some(ApprovalDecision::AlwaysApprove)
     );
     assert_eq!(
         TerminalApprover::parse_answer("e"),
-        Some(Answer::AlwaysDeny)
+        Some(ApprovalDecision::AlwaysDeny)
     );
     assert!(matches!(
         TerminalApprover::parse_answer("no"),
-        Some(Answer::Deny(_))
+        Some(ApprovalDecision::Deny(_))
     ));
     assert_eq!(TerminalApprover::parse_answer("maybe"), None);
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use agent_common::test_agent;
 use hookwire::agent::Runner;
-use hookwire::approval::{NeedsApproval, TerminalApprover};
+use hookwire::approval::{Approvals, NeedsApproval, TerminalApprover};
 use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::json;
@@ -50,8 +50,8 @@ async fn terminal_child() {
         Turn::call("rm", json!({"path": "/four"})),  // not asked: sticky
         Turn::text("done"),
     ]);
-    let mut runner =
-        Runner::new(test_agent("term", tools), model).with_asker(TerminalApprover::new());
+    let mut runner = Runner::new(test_agent("term", tools), model)
+        .with_approvals(Approvals::new(TerminalApprover::new()));
     runner.run("remove things").await.unwrap();
     let results: Vec<String> = runner
         .history()

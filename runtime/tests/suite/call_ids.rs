@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use agent_common::test_agent;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::approval::{Answer, ApprovalDecision, Approvals, FnAsker, NeedsApproval};
+use hookwire::approval::{ApprovalDecision, Approvals, FnApprover, NeedsApproval};
 use hookwire::model::{ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{Decision, FnTool, Router, Tool, ToolHandler, ToolSource, chain};
 use serde_json::json;
@@ -63,12 +63,12 @@ fn turn(calls: &[(&str, &str, i64)]) -> Turn {
 
 /// Records what the approver was asked, and defers everything.
 fn recording_approvals(asked: Log) -> Approvals {
-    Approvals::new(FnAsker::new(move |req| {
+    Approvals::new(FnApprover::new(move |req| {
         asked
             .lock()
             .unwrap()
             .push(format!("{} {}", req.tool, req.tool_use_id));
-        Answer::Defer
+        ApprovalDecision::Defer
     }))
 }
 

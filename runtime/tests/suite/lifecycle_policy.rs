@@ -13,6 +13,7 @@ use hookwire::agent::lifecycle::{
     Flow, LifecycleGuard, LifecycleHooks, PostToolUse, PreToolUse, StepEnd, StepStart,
 };
 use hookwire::agent::{RunStatus, Runner};
+use hookwire::approval::Approvals;
 use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Decision, FailurePolicy, FnTool, Json, Router, ToolResult};
 use serde_json::json;
@@ -241,7 +242,7 @@ async fn waiting_for_the_person_a_hook_asked_does_not_count_against_its_timeout(
         .with_policy(FailurePolicy::FailClosed)
         .with_timeout(ms(50));
     let mut runner = Runner::new(calc(ran.clone()).with_hooks(hook), one_call())
-        .with_asker(Slow(Duration::from_secs(5)));
+        .with_approvals(Approvals::new(Slow(Duration::from_secs(5))));
     runner.run("x").await.unwrap();
     assert_eq!(*ran.lock().unwrap(), ["add(1,2)"], "approved after 5 s");
     assert_eq!(tool_results(runner.history()), [("3".to_owned(), false)]);

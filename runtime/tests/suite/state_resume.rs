@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use agent_common::{TestAgent, test_agent};
 use hookwire::agent::{RunError, RunState, RunStatus, Runner};
-use hookwire::approval::{ApprovalDecision, DeferAll, NeedsApproval, ResolvedApproval, Sticky};
+use hookwire::approval::{
+    ApprovalDecision, Approvals, DeferAll, NeedsApproval, ResolvedApproval, Sticky,
+};
 use hookwire::model::{Message, ScriptedModel, Turn, TurnExpectation};
 use hookwire::{FnTool, Router, Tool, ToolHandler, ToolResult, ToolSource, chain};
 use serde_json::json;
@@ -69,7 +71,7 @@ fn tool_results(history: &[Message]) -> Vec<String> {
 async fn pause() -> (RunState, Log) {
     let ran: Log = Arc::default();
     let mut runner = Runner::new(agent(ran.clone()), script())
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_correlation_id("run-42");
     let out = runner.run("deploy prod").await.unwrap();
     match &out.status {
@@ -178,7 +180,7 @@ async fn resume_child() {
     let state = RunState::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let ran: Log = Arc::default();
     let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_state(state)
         .unwrap();
     assert!(runner.is_paused());
@@ -224,8 +226,8 @@ async fn a_lifecycle_ask_can_pause_too_and_a_paused_run_refuses_new_prompts() {
         Turn::call("status", json!({"target": "db"})),
         Turn::text("db checked"),
     ]);
-    let mut runner =
-        Runner::new(agent(ran.clone()).with_hooks(AskStatus), model).with_asker(DeferAll);
+    let mut runner = Runner::new(agent(ran.clone()).with_hooks(AskStatus), model)
+        .with_approvals(Approvals::new(DeferAll));
     let out = runner.run("check db").await.unwrap();
     assert!(matches!(out.status, RunStatus::Paused { .. }));
     assert!(matches!(
@@ -255,7 +257,8 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
             Turn::text("db checked"),
         ])
     };
-    let mut runner = Runner::new(agent(ran.clone()), model()).with_asker(DeferAll);
+    let mut runner =
+        Runner::new(agent(ran.clone()), model()).with_approvals(Approvals::new(DeferAll));
     runner.approvals().require("status");
     runner.approvals().set_sticky("deploy", Sticky::AlwaysDeny);
     let out = runner.run("check db").await.unwrap();
@@ -271,7 +274,7 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
     assert!(state.approvals.settings.needs_approval.contains("status"));
     assert_eq!(state.approvals.sticky["deploy"], Sticky::AlwaysDeny);
     let mut runner = Runner::new(agent(ran.clone()), model().skip(1))
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_state(state)
         .unwrap();
     let pending = runner.approvals().pending();

@@ -347,7 +347,9 @@ async fn a_typed_call_refused_while_paused_leaves_no_schema_for_the_next_run() {
         Turn::text("done"),
         Turn::text("plain again"),
     ]));
-    let mut runner = Runner::new(agent(), model).with_asker(hookwire::approval::DeferAll);
+    let mut runner = Runner::new(agent(), model).with_approvals(
+        hookwire::approval::Approvals::new(hookwire::approval::DeferAll),
+    );
     runner.approvals().require("weather");
     let out = runner.run("weather?").await.unwrap();
     assert!(matches!(out.status, RunStatus::Paused { .. }), "{out:?}");

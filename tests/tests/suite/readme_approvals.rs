@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use hookwire::agent::{RunStatus, Runner};
-use hookwire::approval::{ApprovalDecision, DeferAll};
+use hookwire::approval::{ApprovalDecision, Approvals, DeferAll};
 use hookwire::model::{ScriptedModel, Turn};
 
 /// Pays a vendor.
@@ -26,7 +26,7 @@ async fn the_readme_approval_example_runs() {
         ),
         Turn::text("paid"),
     ]);
-    let mut session = Runner::new(Shop::new(), model).with_asker(DeferAll);
+    let mut session = Runner::new(Shop::new(), model).with_approvals(Approvals::new(DeferAll));
     let out = session.run("pay acme").await.unwrap();
     let RunStatus::Paused { pending } = out.status else {
         panic!("{:?}", out.status)
@@ -74,25 +74,25 @@ pub struct Desk;
 
 #[tokio::test]
 async fn a_macro_tools_metadata_reaches_both_gates_and_an_edit_runs() {
-    use hookwire::approval::{Answer, FnAsker};
+    use hookwire::approval::{ApprovalDecision, FnApprover};
     use hookwire::model::Message;
     use hookwire::serde_json::json;
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let noted = seen.clone();
-    let asker = FnAsker::new(move |req| {
+    let approver = FnApprover::new(move |req| {
         noted
             .lock()
             .unwrap()
             .push((req.tool.to_owned(), req.metadata().cloned()));
         // Every amount is cut to 10.
-        Answer::ApproveWith(json!({"to": req.get("to").unwrap(), "amount": 10}))
+        ApprovalDecision::ApproveWith(json!({"to": req.get("to").unwrap(), "amount": 10}))
     });
     let model = ScriptedModel::from_turns([
         Turn::call("refund", json!({"to": "acme", "amount": 70}))
             .and_call("wire", json!({"to": "bob", "amount": 500})),
         Turn::text("done"),
     ]);
-    let mut session = Runner::new(Desk::new(), model).with_asker(asker);
+    let mut session = Runner::new(Desk::new(), model).with_approvals(Approvals::new(approver));
     // `refund` is asked about by the loop's gate, `wire` by its own.
     session.approvals().require("refund");
     session.run("go").await.unwrap();

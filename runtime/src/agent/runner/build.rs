@@ -10,7 +10,7 @@ use super::{LinkExt, RunSettings, Runner, SessionLink};
 use crate::agent::decl::Agent;
 use crate::agent::inject::Clock;
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::approval::{Approvals, Asker};
+use crate::approval::Approvals;
 use crate::lock;
 use crate::model::{Message, Model};
 use crate::scope::CallScope;
@@ -139,13 +139,32 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
     }
 
-    /// Uses `asker` for approvals (keeping the approval state).
-    pub fn with_asker(self, asker: impl Asker + 'static) -> Self {
-        let state = self.conv.approvals.state();
-        self.with_approvals(Approvals::new(asker).with_state(state))
-    }
-
-    /// Uses these approvals (their state is shared with the caller's clone).
+    /// Uses these approvals for every call that needs approval: the
+    /// approver they ask, and their state (settings, sticky decisions,
+    /// waiting calls), which is shared with the caller's clones (and so
+    /// with another runner given a clone). The runner's own approvals are
+    /// replaced, state and all.
+    ///
+    /// ```
+    /// # use hookwire::agent::{AgentConfig, Agent, Runner};
+    /// # use hookwire::model::PassthroughModel;
+    /// # use hookwire::Router;
+    /// # struct Shop { config: AgentConfig, tools: Router }
+    /// # impl Agent for Shop {
+    /// #     type Tools = Router;
+    /// #     fn config(&self) -> &AgentConfig { &self.config }
+    /// #     fn tools(&self) -> &Router { &self.tools }
+    /// # }
+    /// # let shop = Shop { config: AgentConfig::new("shop"), tools: Router::new() };
+    /// use hookwire::approval::{ApprovalDecision, Approvals, FnApprover};
+    /// let approver = FnApprover::new(|req| match req.tool {
+    ///     "refund" => ApprovalDecision::Defer,
+    ///     _ => ApprovalDecision::AlwaysApprove,
+    /// });
+    /// let runner = Runner::new(shop, PassthroughModel::new())
+    ///     .with_approvals(Approvals::new(approver));
+    /// assert!(runner.approvals().has_approver());
+    /// ```
     pub fn with_approvals(mut self, approvals: Approvals) -> Self {
         self.scope.set_approver(Some(approvals.approver()));
         self.conv.approvals = approvals;

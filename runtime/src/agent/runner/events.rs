@@ -174,9 +174,9 @@ pub enum EventKind {
         arguments: ToolArgs,
     },
     /// A call asks for an approval decision: the run's approvals are asked
-    /// (a sticky decision answers at once; an asker may take a while; with
-    /// neither, the run pauses). The decision is in the call's `ToolCall`
-    /// trace event.
+    /// (a sticky decision answers at once; the approver they ask may take
+    /// a while, or defer: then the run pauses). The decision is in the
+    /// call's `ToolCall` trace event.
     ApprovalWait {
         /// The step.
         step: usize,

@@ -334,6 +334,22 @@ impl RunState {
                     .iter()
                     .map(|r| ("approval decisions", &r.call)),
             );
+        if let Some(odd) = self
+            .approvals
+            .resolved
+            .iter()
+            .find(|r| !r.decision.is_for_this_call())
+        {
+            return Err(StateError::ApprovalMismatch {
+                what: "approval decisions",
+                path: odd.call.path(),
+                why: format!(
+                    "its decision `{}` is not one for this call (`approve`, `deny` or \
+                     `approve_with`; a sticky decision is kept in `sticky`)",
+                    odd.decision.as_str()
+                ),
+            });
+        }
         for (what, call) in calls {
             self.check_key(what, session, &call.key)?;
             if !call.is_consistent() {
@@ -429,9 +445,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// `max_parallel`, `max_forced_continues`, `tool_call_timeout`) are the
     /// stricter of the runner's and the state's; the tools the runner
     /// requires approval for stay required (the state's are added); the
-    /// runner's "always deny" decisions stay; and a runner with no
-    /// [`Asker`](crate::approval::Asker) takes no "always approve" decision
-    /// from a state. [`adopt_state`](Self::adopt_state) takes the state's
+    /// runner's "always deny" decisions stay; and a runner whose approvals
+    /// ask no [`Approver`](crate::approval::Approver) takes no "always
+    /// approve" decision from a state. [`adopt_state`](Self::adopt_state) takes the state's
     /// limits and approval settings as they are.
     pub fn import_state(&mut self, state: RunState) -> Result<(), StateError> {
         self.restore(state, false)
@@ -457,7 +473,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .settings
                 .needs_approval
                 .extend(own.settings.needs_approval);
-            if !self.conv.approvals.has_asker() {
+            if !self.conv.approvals.has_approver() {
                 approvals.sticky.retain(|_, s| *s != Sticky::AlwaysApprove);
             }
             for (tool, sticky) in own.sticky {

@@ -170,8 +170,9 @@ pub struct ToolCallEvent {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<String>,
     /// The approval gates the call passed, outermost first: each with
-    /// its decision and who decided (the run's asker, a sticky
-    /// decision, a decision given while the call waited, ...).
+    /// its decision and who decided (the approver the run's approvals
+    /// ask, a sticky decision, a decision given while the call waited,
+    /// ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approvals: Vec<crate::approval::ApprovalNote>,
     /// `allowed`, `denied`, `stopped`, `error`, `pending` (borrowed when

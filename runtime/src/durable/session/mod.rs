@@ -9,9 +9,9 @@ use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{RunOutput, RunState, RunStatus};
-use crate::approval::{ApprovalDecision, PendingApproval, Sticky};
+use crate::approval::{ApprovalDecision, PendingApproval};
 
-use super::{DurableRunner, MakeRunner, Verdict};
+use super::{DurableRunner, MakeRunner};
 
 /// The state key of a session's [`RunState`].
 const STATE: &str = "state";
@@ -56,9 +56,10 @@ pub struct ApproveRequest {
     /// ([`PendingApproval::id`](crate::approval::PendingApproval::id), the
     /// `id` of each entry of a paused run's `pending` list).
     pub id: String,
-    /// The decision.
+    /// The decision, in its serde form (`"decision": "approve"`, ..):
+    /// any but [`Defer`](ApprovalDecision::Defer), which decides nothing.
     #[serde(flatten)]
-    pub verdict: Verdict,
+    pub decision: ApprovalDecision,
 }
 
 /// What `AgentApproval/<session>/<id>/open` receives from the session.
@@ -75,7 +76,7 @@ pub struct Decided {
     pub pending: PendingApproval,
     /// The decision.
     #[serde(flatten)]
-    pub verdict: Verdict,
+    pub decision: ApprovalDecision,
 }
 
 /// The `AgentSession` virtual object: a session's runs, keyed by session id.
@@ -152,7 +153,7 @@ impl AgentSession {
             };
             let mut waits = Vec::with_capacity(pending.len());
             for call in pending {
-                let (awakeable, decision) = ctx.awakeable::<Json<Verdict>>();
+                let (awakeable, decision) = ctx.awakeable::<Json<ApprovalDecision>>();
                 let gate = gate_key(&session, &call.id());
                 ctx.request::<_, ()>(
                     RequestTarget::object(&*self.approval, gate, "open"),
@@ -165,16 +166,17 @@ impl AgentSession {
                 waits.push((call.clone(), decision));
             }
             for (call, decision) in waits {
-                let Json(verdict) = decision.await?;
-                apply(runner.as_ref(), &call, verdict);
+                let Json(decision) = decision.await?;
+                apply(runner.as_ref(), &call, decision);
             }
             result = runner.resume(&journal).await;
         }
     }
 
-    /// Decides a waiting call: `{"id": "<tool-use id>", "decision":
+    /// Decides a waiting call: `{"id": "<decision id>", "decision":
     /// "approve" | "deny" | "always_approve" | "always_deny", "reason": ".."}`,
-    /// or `{"id": .., "decision": "approve_with", "arguments": {..}}`.
+    /// or `{"id": .., "decision": "approve_with", "arguments": {..}}`
+    /// (an [`ApproveRequest`]); `defer` is refused (400).
     #[handler]
     async fn approve(
         &self,
@@ -196,24 +198,12 @@ impl AgentSession {
                 ),
             ));
         }
-        if let Verdict::ApproveWith { arguments } = &request.verdict
-            && !arguments.is_object()
-        {
-            return Err(terminal(
-                400,
-                format!(
-                    "the edited arguments for call `{}` are {}, not a JSON object of the \
-                     tool's arguments: give an object such as `{{\"amount\": 5}}`",
-                    request.id,
-                    hookwire_chain::call::json_kind(arguments)
-                ),
-            ));
-        }
+        given(&request)?;
         let key = gate_key(ctx.key(), &request.id);
         let decided = ctx
             .request::<_, Json<Decided>>(
                 RequestTarget::object(&*self.approval, key, "decide"),
-                Json(request.verdict),
+                Json(request.decision),
             )
             .call()
             .await?;
@@ -235,29 +225,45 @@ impl AgentSession {
     }
 }
 
-/// Gives the decision to the runner: sticky ones become session state.
-fn apply(runner: &dyn DurableRunner, call: &PendingApproval, verdict: Verdict) {
-    let approvals = runner.approvals();
-    let scoped = call.key.scoped_tool();
-    let resolution = match verdict {
-        Verdict::Approve => ApprovalDecision::Approve,
-        Verdict::ApproveWith { arguments } => ApprovalDecision::ApproveWith(arguments),
-        Verdict::AlwaysApprove => {
-            approvals.set_sticky(scoped, Sticky::AlwaysApprove);
-            ApprovalDecision::Approve
-        }
-        Verdict::Deny { reason } => {
-            ApprovalDecision::Deny(reason.unwrap_or_else(|| "denied by a person".to_owned()))
-        }
-        Verdict::AlwaysDeny => {
-            let reason = format!("calls of `{scoped}` are always denied");
-            approvals.set_sticky(scoped, Sticky::AlwaysDeny);
-            ApprovalDecision::Deny(reason)
-        }
-    };
-    if let Err(error) = approvals.resolve(&call.id(), resolution) {
-        // The run's state is the journaled one: the call waits, so this
-        // does not happen; if it did, the call is asked about again.
+/// Refuses (400) a decision that cannot be given for a waiting call:
+/// `defer` (it waits already), one this version does not know, or edited
+/// arguments that are not a JSON object.
+fn given(request: &ApproveRequest) -> Result<(), HandlerError> {
+    match &request.decision {
+        ApprovalDecision::ApproveWith(arguments) if !arguments.is_object() => Err(terminal(
+            400,
+            format!(
+                "the edited arguments for call `{}` are {}, not a JSON object of the \
+                 tool's arguments: give an object such as `{{\"amount\": 5}}`",
+                request.id,
+                hookwire_chain::call::json_kind(arguments)
+            ),
+        )),
+        ApprovalDecision::Approve
+        | ApprovalDecision::Deny(_)
+        | ApprovalDecision::ApproveWith(_)
+        | ApprovalDecision::AlwaysApprove
+        | ApprovalDecision::AlwaysDeny => Ok(()),
+        other => Err(terminal(
+            400,
+            format!(
+                "`{}` does not decide call `{}`: give `approve`, `deny`, `approve_with`, \
+                 `always_approve` or `always_deny`",
+                other.as_str(),
+                request.id
+            ),
+        )),
+    }
+}
+
+/// Gives the decision to the runner
+/// ([`Approvals::resolve`](crate::approval::Approvals::resolve)): sticky
+/// ones become session state.
+fn apply(runner: &dyn DurableRunner, call: &PendingApproval, decision: ApprovalDecision) {
+    if let Err(error) = runner.approvals().resolve(&call.id(), decision) {
+        // The run's state is the journaled one: the call waits, and the
+        // handler refused any decision `resolve` refuses, so this does not
+        // happen; if it did, the call is asked about again.
         tracing::warn!(target: "hookwire::audit", %error, "durable decision not applied");
     }
 }
@@ -291,7 +297,7 @@ impl AgentApproval {
     async fn decide(
         &self,
         ctx: ObjectContext<'_>,
-        Json(verdict): Json<Verdict>,
+        Json(decision): Json<ApprovalDecision>,
     ) -> Result<Json<Decided>, HandlerError> {
         let (session, id) = ctx.key().rsplit_once('/').unwrap_or((ctx.key(), ""));
         let (Some(awakeable), Some(Json(pending))) = (
@@ -303,7 +309,7 @@ impl AgentApproval {
                 format!("no call `{id}` waits for approval in session `{session}`"),
             ));
         };
-        if let Some(Json(earlier)) = ctx.get::<Json<Verdict>>(DECIDED).await? {
+        if let Some(Json(earlier)) = ctx.get::<Json<ApprovalDecision>>(DECIDED).await? {
             return Err(terminal(
                 409,
                 format!(
@@ -313,9 +319,9 @@ impl AgentApproval {
                 ),
             ));
         }
-        ctx.set(DECIDED, Json(verdict.clone()));
-        ctx.resolve_awakeable(&awakeable, Json(verdict.clone()));
-        Ok(Json(Decided { pending, verdict }))
+        ctx.set(DECIDED, Json(decision.clone()));
+        ctx.resolve_awakeable(&awakeable, Json(decision.clone()));
+        Ok(Json(Decided { pending, decision }))
     }
 }
 

@@ -77,8 +77,10 @@ async fn pre_tool_use_denies_rewrites_and_asks() {
             .and_call("add", json!({"a": 7, "b": 1})),
         Turn::text("done"),
     ]);
-    let mut runner = Runner::new(calc(ran.clone()).with_hooks(Guard), model)
-        .with_asker(FnAsker::new(|_| Answer::Deny("no luck".into())));
+    let mut runner =
+        Runner::new(calc(ran.clone()).with_hooks(Guard), model).with_approvals(Approvals::new(
+            FnApprover::new(|_| ApprovalDecision::Deny("no luck".into())),
+        ));
     let out = runner.run("go").await.unwrap();
     assert_eq!(
         *ran.lock().unwrap(),
@@ -139,15 +141,14 @@ async fn several_hooks_deny_beats_ask_beats_allow_and_rewrites_apply_in_declared
                 |t: Trail| async move { t.trail },
             ));
         let model = ScriptedModel::from_turns([Turn::call("echo", json!({})), Turn::text("end")]);
-        let mut runner = Runner::new(test_agent("a", tools).with_hooks(hooks), model).with_asker(
-            FnAsker::new(move |_| {
+        let mut runner = Runner::new(test_agent("a", tools).with_hooks(hooks), model)
+            .with_approvals(Approvals::new(FnApprover::new(move |_| {
                 if asker_approves {
-                    Answer::Approve
+                    ApprovalDecision::Approve
                 } else {
-                    Answer::Deny("human said no".into())
+                    ApprovalDecision::Deny("human said no".into())
                 }
-            }),
-        );
+            })));
         let out = runner.run("x").await.unwrap();
         let hook = out
             .trace

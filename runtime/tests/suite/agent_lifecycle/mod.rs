@@ -12,7 +12,7 @@ use hookwire::agent::lifecycle::{
     PreToolUse, PromptSubmit, StepEnd, StepStart, StopDecision, StopEvent,
 };
 use hookwire::agent::{RunStatus, Runner, TraceEvent};
-use hookwire::approval::{Answer, FnAsker};
+use hookwire::approval::{ApprovalDecision, Approvals, FnApprover};
 use hookwire::model::{Message, ScriptedModel, Turn};
 use hookwire::{Decision, FnTool, Json, Router, ToolResult};
 use serde_json::json;

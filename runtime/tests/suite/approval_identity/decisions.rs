@@ -108,8 +108,8 @@ fn ny_model(to: &str, amount: u64) -> ScriptedModel {
 #[tokio::test]
 async fn parent_and_child_calls_with_the_same_id_are_decided_apart() {
     let ledger: Ledger = Arc::default();
-    let mut runner =
-        Runner::new(pmo(&ledger, ny_model("mallory", 1_000_000)), pmo_model()).with_asker(DeferAll);
+    let mut runner = Runner::new(pmo(&ledger, ny_model("mallory", 1_000_000)), pmo_model())
+        .with_approvals(Approvals::new(DeferAll));
     let out = runner.run("pay everyone").await.unwrap();
     // The child's call pauses the whole run; both are listed, by path, and
     // the person sees the child's own arguments.
@@ -151,8 +151,8 @@ async fn parent_and_child_calls_with_the_same_id_are_decided_apart() {
 #[tokio::test]
 async fn a_sticky_decision_is_for_one_agents_tool() {
     let ledger: Ledger = Arc::default();
-    let mut runner =
-        Runner::new(pmo(&ledger, ny_model("mallory", 5)), pmo_model()).with_asker(DeferAll);
+    let mut runner = Runner::new(pmo(&ledger, ny_model("mallory", 5)), pmo_model())
+        .with_approvals(Approvals::new(DeferAll));
     runner.approvals().set_sticky("pay", Sticky::AlwaysApprove);
     let out = runner.run("pay everyone").await.unwrap();
     let pending = pending_of(&out);
@@ -169,7 +169,7 @@ async fn a_sticky_decision_is_for_one_agents_tool() {
     runner.approvals().set_sticky("ny/pay", Sticky::AlwaysDeny);
     let ledger2: Ledger = Arc::default();
     let mut again = Runner::new(pmo(&ledger2, ny_model("mallory", 5)), pmo_model())
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_approvals(runner.approvals().clone());
     let out = again.run("pay everyone").await.unwrap();
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
@@ -201,7 +201,8 @@ async fn a_childs_pause_is_the_parents_and_resumes_across_export_and_import() {
             Turn::text("bob paid"),
         ])
     };
-    let mut runner = Runner::new(build(child_model.clone()), parent_model()).with_asker(DeferAll);
+    let mut runner = Runner::new(build(child_model.clone()), parent_model())
+        .with_approvals(Approvals::new(DeferAll));
     runner.approvals().require("ny/pay");
     let out = runner.run("pay bob").await.unwrap();
     let pending = pending_of(&out);
@@ -214,7 +215,7 @@ async fn a_childs_pause_is_the_parents_and_resumes_across_export_and_import() {
 
     // Another runner (another process, say) imports it, decides, resumes.
     let mut later = Runner::new(build(child_model), parent_model().skip(1))
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_state(state)
         .unwrap();
     assert!(matches!(

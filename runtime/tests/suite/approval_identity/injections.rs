@@ -43,7 +43,8 @@ async fn an_injection_passes_the_same_lifecycle_hooks_and_approval_gate() {
     assert!(paid(&ledger).is_empty());
     // The approval settings name it: it waits for nobody (an injection
     // cannot pause the run), so it is skipped, and nothing stays waiting.
-    let mut gated = Runner::new(injecting(&ledger), model()).with_asker(DeferAll);
+    let mut gated =
+        Runner::new(injecting(&ledger), model()).with_approvals(Approvals::new(DeferAll));
     gated.approvals().require("pay");
     assert_eq!(gated.run("go").await.unwrap().text, "ok");
     assert!(paid(&ledger).is_empty());

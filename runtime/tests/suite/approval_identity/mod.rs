@@ -15,8 +15,8 @@ use hookwire::BoxFuture;
 use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 use hookwire::agent::{Agent, AgentTool, RunError, RunState, RunStatus, Runner, TraceEvent};
 use hookwire::approval::{
-    Answer, ApprovalDecision, ApprovalRequest, Approvals, Asker, DeferAll, NeedsApproval,
-    PendingApproval, Sticky,
+    ApprovalDecision, ApprovalRequest, Approvals, Approver, DeferAll, NeedsApproval,
+    PendingApproval, ResolvedApproval, Sticky,
 };
 use hookwire::model::{Message, ScriptedModel, ScriptedToolCall, Turn};
 use hookwire::{
@@ -104,14 +104,14 @@ fn pending_of(out: &hookwire::agent::RunOutput) -> Vec<PendingApproval> {
     }
 }
 
-/// An asker that takes `after` to answer "approve".
+/// An approver that takes `after` to answer "approve".
 pub(crate) struct Slow(pub(crate) Duration);
 
-impl Asker for Slow {
-    fn ask<'a>(&'a self, _request: ApprovalRequest<'a>) -> BoxFuture<'a, Answer> {
+impl Approver for Slow {
+    fn decide<'a>(&'a self, _request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
         Box::pin(async move {
             tokio::time::sleep(self.0).await;
-            Answer::Approve
+            ApprovalDecision::Approve
         })
     }
 }

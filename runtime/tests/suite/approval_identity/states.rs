@@ -7,7 +7,7 @@ use super::*;
 /// and its state.
 async fn paused_shop(ledger: &Ledger) -> (RunState, Runner<impl Agent + 'static>) {
     let mut runner = Runner::new(shop(ledger), shop_model())
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_correlation_id("alice");
     let out = runner.run("pay").await.unwrap();
     assert_eq!(pending_of(&out).len(), 1);
@@ -46,6 +46,15 @@ async fn a_state_edited_in_one_place_is_refused() {
     let ledger: Ledger = Arc::default();
     let (good, _) = paused_shop(&ledger).await;
     type Edit = Box<dyn Fn(&mut RunState)>;
+    // The waiting call given `decision` in the state (not through
+    // `resolve`, which keeps a sticky one as the tool's).
+    let decided = |decision: ApprovalDecision| -> Edit {
+        Box::new(move |s| {
+            let call = s.approvals.pending.remove(0);
+            let given = ResolvedApproval::new(call, decision.clone());
+            s.approvals.resolved.push(given);
+        })
+    };
     let cases: Vec<(&str, Edit)> = vec![
         (
             "not the ones of the model's recorded answer",
@@ -96,11 +105,20 @@ async fn a_state_edited_in_one_place_is_refused() {
             "is not paused at step 3",
             Box::new(|s| s.approvals.pending[0].key.step = 3),
         ),
+        (
+            "its decision `always_approve` is not one for this call",
+            decided(ApprovalDecision::AlwaysApprove),
+        ),
+        (
+            "its decision `defer` is not one for this call",
+            decided(ApprovalDecision::Defer),
+        ),
     ];
     for (expected, edit) in cases {
         let mut state = good.clone();
         edit(&mut state);
-        let mut runner = Runner::new(shop(&ledger), shop_model().skip(1)).with_asker(DeferAll);
+        let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
+            .with_approvals(Approvals::new(DeferAll));
         assert_refused(&mut runner, state, expected);
     }
     // Edited consistently everywhere, the call is another call: the
@@ -108,7 +126,7 @@ async fn a_state_edited_in_one_place_is_refused() {
     let mut forged = good.clone();
     edit_calls(&mut forged, mallory);
     let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
-        .with_asker(DeferAll)
+        .with_approvals(Approvals::new(DeferAll))
         .with_state(forged)
         .unwrap();
     let id = runner.approvals().pending()[0].id();

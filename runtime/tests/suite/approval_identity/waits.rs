@@ -28,7 +28,7 @@ fn slow_pay(ledger: &Ledger) -> PayTool {
 }
 
 /// Runs `pay` then `slow_pay`, both asked about by `agent`'s gates, with a
-/// 1 s call limit and an asker that takes 5 s; the results the model read.
+/// 1 s call limit and an approver that takes 5 s; the results the model read.
 async fn under_a_limit(agent: impl Agent + 'static) -> Vec<String> {
     let model = ScriptedModel::from_turns([
         calls(vec![call("c1", "pay", json!({"to": "v", "amount": 1}))]),
@@ -40,7 +40,7 @@ async fn under_a_limit(agent: impl Agent + 'static) -> Vec<String> {
         Turn::text("done"),
     ]);
     let mut runner = Runner::new(agent, model)
-        .with_asker(Slow(Duration::from_secs(5)))
+        .with_approvals(Approvals::new(Slow(Duration::from_secs(5))))
         .with_tool_call_timeout(Duration::from_secs(1));
     let out = runner.run("pay").await.unwrap();
     out.trace

@@ -93,7 +93,9 @@ async fn the_stream_carries_the_trace_as_recorded_and_the_live_events_between() 
 async fn the_stream_says_when_a_call_asks_for_approval() {
     let model = ScriptedModel::from_turns([Turn::call("sync", json!({})), Turn::text("ok")]);
     let mut runner = Runner::new(test_agent("ops", Router::new().tool(Sync)), model)
-        .with_asker(FnAsker::new(|_| Answer::Approve));
+        .with_approvals(Approvals::new(FnApprover::new(|_| {
+            ApprovalDecision::Approve
+        })));
     runner.approvals().require("sync");
     let events: Vec<RunEvent> = runner.stream("sync").collect().await;
     let seen: Vec<String> = kinds(&events)

@@ -15,7 +15,7 @@ use hookwire::agent::{
     AgentConfig, AgentTool, BasicAgent, EventKind, RunError, RunEvent, RunOutput, Runner,
     TraceEvent,
 };
-use hookwire::approval::{Answer, FnAsker};
+use hookwire::approval::{ApprovalDecision, Approvals, FnApprover};
 use hookwire::model::{Model, ScriptedModel, Turn, Usage};
 use hookwire::{Outcome, Router, Tool, ToolContext, ToolResult, call::NoArgs};
 use serde_json::json;

@@ -1,12 +1,12 @@
-//! A card agent's approval asks the runner's asker, and the trace says who
+//! A card agent's approval asks the runner's approver, and the trace says who
 //! decided.
 
 use super::*;
 
 #[test]
-fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided() {
+fn a_card_agents_approval_asks_the_runners_approver_and_the_trace_says_who_decided() {
     use hookwire::agent::{Runner, TraceEvent};
-    use hookwire::approval::{Answer, DecidedBy, FnAsker};
+    use hookwire::approval::{ApprovalDecision, Approvals, DecidedBy, FnApprover};
     use hookwire::model::{ScriptedModel, Turn};
     let model = ScriptedModel::from_turns([
         Turn::call(
@@ -20,9 +20,9 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
         Turn::text("done"),
     ]);
     // The approver reads the arguments by name.
-    let asker = FnAsker::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
-        Some(amount) if amount <= 50 => Answer::Approve,
-        _ => Answer::Deny("refunds over 50 need a manager".into()),
+    let approver = FnApprover::new(|req| match req.get("amount").and_then(|a| a.as_u64()) {
+        Some(amount) if amount <= 50 => ApprovalDecision::Approve,
+        _ => ApprovalDecision::Deny("refunds over 50 need a manager".into()),
     });
     let agent = agents::Shop::new(&shop_deps("Corner", &[]));
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -30,7 +30,11 @@ fn a_card_agents_approval_asks_the_runners_asker_and_the_trace_says_who_decided(
         .build()
         .unwrap();
     let out = rt
-        .block_on(Runner::new(agent, model).with_asker(asker).run("refunds"))
+        .block_on(
+            Runner::new(agent, model)
+                .with_approvals(Approvals::new(approver))
+                .run("refunds"),
+        )
         .unwrap();
     type Gates = Vec<(String, bool, DecidedBy)>;
     let calls: Vec<(String, String, Gates)> = out

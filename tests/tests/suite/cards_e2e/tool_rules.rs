@@ -12,7 +12,7 @@ use super::*;
 #[test]
 fn a_card_tools_instruction_availability_and_approval_metadata_act() {
     use crate::seeing::{Offered, Seeing};
-    use hookwire::approval::{Answer, FnAsker};
+    use hookwire::approval::{ApprovalDecision, Approvals, FnApprover};
     use hookwire::model::{ScriptedModel, Turn};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -41,12 +41,12 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
             seen.clone(),
         );
         let metadata = noted.clone();
-        let asker = FnAsker::new(move |req| {
+        let approver = FnApprover::new(move |req| {
             metadata.lock().unwrap().push(req.metadata().cloned());
-            Answer::Approve
+            ApprovalDecision::Approve
         });
         let agent = agents::Shop::new(&shop_deps("Corner", &[]));
-        let mut runner = Runner::new(agent, model).with_asker(asker);
+        let mut runner = Runner::new(agent, model).with_approvals(Approvals::new(approver));
         rt.block_on(runner.run(prompt)).unwrap();
         let results = crate::availability::result_texts(runner.history());
         let seen_now = seen.lock().unwrap().clone();
@@ -101,7 +101,7 @@ fn a_card_tools_instruction_availability_and_approval_metadata_act() {
 fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
     use crate::seeing::{Offered, Seeing};
     use hookwire::agent::RunStatus;
-    use hookwire::approval::{ApprovalDecision, DeferAll};
+    use hookwire::approval::{ApprovalDecision, Approvals, DeferAll};
     use hookwire::model::{ScriptedModel, Turn};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -119,7 +119,7 @@ fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
             seen.clone(),
         );
         let agent = agents::Shop::new(&shop_deps("Corner", &[]));
-        let mut first = Runner::new(agent, model).with_asker(DeferAll);
+        let mut first = Runner::new(agent, model).with_approvals(Approvals::new(DeferAll));
         let out = rt.block_on(first.run(prompt)).unwrap();
         let RunStatus::Paused { pending } = out.status else {
             panic!("{:?}", out.status)
@@ -133,7 +133,7 @@ fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
             seen.clone(),
         );
         let agent = agents::Shop::new(&shop_deps("Corner", &[]));
-        let mut resumed = Runner::new(agent, model).with_asker(DeferAll);
+        let mut resumed = Runner::new(agent, model).with_approvals(Approvals::new(DeferAll));
         resumed
             .import_state(serde_json::from_str(&state).unwrap())
             .unwrap();

@@ -1,6 +1,6 @@
 use super::own_chain_tests::Files;
 use hookwire::agent::Runner;
-use hookwire::approval::{Answer, FnAsker, Sticky};
+use hookwire::approval::{ApprovalDecision, Approvals, FnApprover, Sticky};
 use hookwire::model::{Message, ScriptedModel, Turn};
 use serde_json::json;
 
@@ -16,7 +16,9 @@ async fn the_runner_asks_for_a_tool_declared_rule_and_the_model_reads_the_answer
     // denied without asking.
     let mut runner = Runner::new(Files::new(), model)
         .with_max_parallel(1)
-        .with_asker(FnAsker::new(|_| Answer::AlwaysDeny));
+        .with_approvals(Approvals::new(FnApprover::new(|_| {
+            ApprovalDecision::AlwaysDeny
+        })));
     runner
         .run("clean up")
         .await
