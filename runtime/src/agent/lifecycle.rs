@@ -385,6 +385,20 @@ macro_rules! default_events {
     )*};
 }
 
+/// The list of the events' names.
+macro_rules! event_names {
+    ($(
+        $(#[$doc:meta])*
+        $m:ident($($cx:tt)+) -> $out:tt, tools: $tools:ident, fails: $fails:ident $(($f:ident))?;
+    )*) => {
+        /// Every lifecycle event, by the name of its [`LifecycleHooks`]
+        /// method (also its spelling in the card vocabulary,
+        /// [`HookEvent`](crate::agent::HookEvent)), in the trait's order.
+        pub const EVENTS: &[&str] = &[$(stringify!($m)),*];
+    };
+}
+for_each_lifecycle_event!(event_names);
+
 /// Hooks at the seams of an agent run. Every method has a no-op default;
 /// implement the ones you need. See the [module docs](self) for what each
 /// may change and whether it can block.

@@ -29,21 +29,11 @@ fn only_no_hooks_at_all_are_none() {
     );
 }
 
-/// The names of the table's events.
-macro_rules! event_names {
-    ($(
-        $(#[$doc:meta])*
-        $m:ident($($cx:tt)+) -> $out:tt, tools: $tools:ident, fails: $fails:ident $(($f:ident))?;
-    )*) => {
-        [$(stringify!($m)),*]
-    };
-}
-
 /// Every event of the table has its card spelling in `HookEvent`, and
 /// every spelling but those of `kind: tool_call` entries is an event.
 #[test]
 fn the_events_are_the_spelled_lifecycle_events() {
-    let mut events = for_each_lifecycle_event!(event_names).to_vec();
+    let mut events = EVENTS.to_vec();
     let mut spelled: Vec<&str> = HookEvent::ALL
         .into_iter()
         .filter(|(_, e)| !HookEvent::TOOL_CALL_EVENTS.contains(e))
