@@ -38,6 +38,18 @@
 //! skips it, fail closed also turns a failing `post_tool_use` into an error
 //! result) and a timeout (`timeout_ms`), as chain hooks have.
 //!
+//! ### When a guarded hook fails
+//!
+//! A hook in a [`LifecycleGuard`] fails when one of its methods panics or
+//! runs past the timeout. Then:
+//!
+//! | event | fail closed | fail open |
+//! |---|---|---|
+//! | `pre_tool_use` | the call is denied; the model reads ``tool call denied by `H`: hook `H` failed: pre_tool_use panicked: ..`` | the hook is skipped: the arguments as before it, the call goes on |
+//! | `post_tool_use`, `post_tool_failure` | the call's result becomes the error ``hook `H` failed: post_tool_use timed out after 50 ms`` | the hook is skipped: the result as before it |
+//! | `execution_start`, `user_prompt_submit`, `step_start` | the run stops with that reason | the hook is skipped: the history (or prompt) as before it |
+//! | `step_end`, `stop`, `agent_failed`, `execution_end` | logged and skipped (these observe; `stop` allows the stop) | the same |
+//!
 //! ```
 //! use hookwire::agent::lifecycle::{LifecycleHooks, PreToolUse};
 //! use hookwire::Decision;
@@ -61,8 +73,9 @@ use crate::model::{Message, ModelResponse};
 use crate::predicate::Predicate;
 use crate::prepost::Decision;
 use hookwire_chain::call::{Outcome, ToolArgs, ToolCall};
-use hookwire_chain::matcher::{MatchTarget, Matcher};
+use hookwire_chain::matcher::{MatchTarget, Matcher, StepKind};
 
+mod forward;
 mod guard;
 pub use guard::LifecycleGuard;
 
@@ -195,6 +208,197 @@ pub struct ExecutionEnd<'a> {
     pub steps: usize,
 }
 
+/// The context of an event about one tool call: the tool, which
+/// [`ForTools`] tests (`tools: tool` in the table).
+trait ToolEvent {
+    /// The tool the event is about.
+    fn target(&self) -> MatchTarget<'_>;
+}
+
+impl ToolEvent for PreToolUse<'_> {
+    #[inline]
+    fn target(&self) -> MatchTarget<'_> {
+        MatchTarget::new(self.tool, self.source).with_meta(self.meta)
+    }
+}
+
+impl ToolEvent for PostToolUse<'_> {
+    #[inline]
+    fn target(&self) -> MatchTarget<'_> {
+        MatchTarget::new(&self.call.name, self.source).with_meta(self.meta)
+    }
+}
+
+/// The context of an event at the end of a step: the kind of step, which
+/// [`ForTools::with_step_events`] tests (`tools: step` in the table).
+trait StepEvent {
+    /// The kind of step the event is at.
+    fn step_kind(&self) -> StepKind;
+}
+
+impl StepEvent for StepEnd<'_> {
+    #[inline]
+    fn step_kind(&self) -> StepKind {
+        if self.response.tool_calls.is_empty() {
+            StepKind::Final
+        } else {
+            StepKind::Tool
+        }
+    }
+}
+
+impl StepEvent for StopEvent<'_> {
+    #[inline]
+    fn step_kind(&self) -> StepKind {
+        StepKind::Final
+    }
+}
+
+/// What an event answers when a hook does nothing there: the default of
+/// each [`LifecycleHooks`] method, the answer of a hook [`ForTools`] does
+/// not select, and that of a guarded observing hook that failed.
+pub(crate) trait Quiet {
+    /// The answer that changes nothing.
+    fn quiet() -> Self;
+}
+
+impl Quiet for Flow {
+    #[inline]
+    fn quiet() -> Self {
+        Self::Continue
+    }
+}
+
+impl Quiet for Decision {
+    #[inline]
+    fn quiet() -> Self {
+        Self::Continue
+    }
+}
+
+impl Quiet for StopDecision {
+    #[inline]
+    fn quiet() -> Self {
+        Self::Allow
+    }
+}
+
+impl Quiet for () {
+    #[inline]
+    fn quiet() {}
+}
+
+/// The events, each once: the one table every implementation of
+/// [`LifecycleHooks`] in this crate that forwards events is written from
+/// (the trait's defaults, `&T`, `()`, tuples, [`ForTools`],
+/// [`LifecycleGuard`] and `Slotted<M>`, `declare/slot.rs`), so that none
+/// can miss an event. `for_each_lifecycle_event!(cb)` calls the macro `cb`
+/// with every row:
+///
+/// ```text
+/// /// The trait method's docs.
+/// method(&Context) -> Answer, tools: T, fails: F;
+/// ```
+///
+/// - `&Context` / `&mut Context`: the context struct (in this module) and
+///   whether hooks may change it.
+/// - `Answer`, and how several hooks (a tuple, in declared order) combine:
+///   `Flow`: the first `Stop` ends the event; `()`: every hook runs;
+///   `StopDecision`: the first `Continue` ends the event; `Decision` (only
+///   `pre_tool_use`): each hook through [`decide`], stop or deny ends the
+///   event, the first ask is kept while later hooks still run. A hook that
+///   does nothing answers [`Quiet`].
+/// - `tools`: what [`ForTools`] does: `all` passes every event on, `tool`
+///   only those about a tool it selects ([`ToolEvent`]), `step` only those
+///   at a step it selects, with [`ForTools::with_step_events`]
+///   ([`StepEvent`]).
+/// - `fails`: what a [`LifecycleGuard`]'s failing hook does (the module
+///   docs' table): `stops(field)` closed stops the run, open restores the
+///   context's `field`; `denies(field)` closed denies the call, open
+///   restores `field`; `errs(field)` closed makes `field` (the call's
+///   result) the error, open restores it; `observes` logs the failure and
+///   answers [`Quiet`].
+macro_rules! for_each_lifecycle_event {
+    ($cb:ident) => {
+        $cb! {
+            /// Once per run, before the prompt joins the history.
+            execution_start(&mut ExecutionStart) -> Flow, tools: all, fails: stops(history);
+            /// Before the user's message joins the history.
+            user_prompt_submit(&mut PromptSubmit) -> Flow, tools: all, fails: stops(prompt);
+            /// Before each model request.
+            step_start(&mut StepStart) -> Flow, tools: all, fails: stops(history);
+            /// After each step.
+            step_end(&StepEnd) -> (), tools: step, fails: observes;
+            /// Before a tool call enters its chain.
+            pre_tool_use(&mut PreToolUse) -> Decision, tools: tool, fails: denies(args);
+            /// After a tool call succeeded.
+            post_tool_use(&mut PostToolUse) -> (), tools: tool, fails: errs(outcome);
+            /// After a tool call failed.
+            post_tool_failure(&mut PostToolUse) -> (), tools: tool, fails: errs(outcome);
+            /// When the model gave a final answer.
+            stop(&StopEvent) -> StopDecision, tools: step, fails: observes;
+            /// When the run failed.
+            agent_failed(&AgentFailed) -> (), tools: all, fails: observes;
+            /// Once per run, at the very end.
+            execution_end(&ExecutionEnd) -> (), tools: all, fails: observes;
+        }
+    };
+}
+pub(crate) use for_each_lifecycle_event;
+
+/// The type of a row's context, wherever a row is expanded:
+/// `event_cx!(&mut StepStart)` is `&mut StepStart<'_>` of this module.
+macro_rules! event_cx {
+    (&mut $cx:ident) => { &mut $crate::agent::lifecycle::$cx<'_> };
+    (&$cx:ident) => { &$crate::agent::lifecycle::$cx<'_> };
+}
+pub(crate) use event_cx;
+
+/// One hook's answer to an event, as a combinator (a tuple, [`ForTools`],
+/// [`LifecycleGuard`]) asks for it: a tool call's decision through
+/// [`decide`], which records the decider; any other answer from the method.
+macro_rules! call_hook {
+    ($hook:expr, pre_tool_use($cx:ident) -> Decision) => {
+        $crate::agent::lifecycle::decide($hook, $cx)
+    };
+    ($hook:expr, $m:ident($cx:ident) -> Decision) => {
+        compile_error!("a `Decision` is `pre_tool_use`'s answer: `decide` records who gave it")
+    };
+    ($hook:expr, $m:ident($cx:ident) -> $out:tt) => {
+        $hook.$m($cx)
+    };
+}
+pub(crate) use call_hook;
+
+/// The trait's methods, each with its docs and a default that does
+/// nothing ([`Quiet`]).
+macro_rules! default_events {
+    ($(
+        $(#[$doc:meta])*
+        $m:ident($($cx:tt)+) -> $out:tt, tools: $tools:ident, fails: $fails:ident $(($f:ident))?;
+    )*) => {$(
+        $(#[$doc])*
+        fn $m(&self, cx: event_cx!($($cx)+)) -> impl Future<Output = $out> + Send {
+            let _ = cx;
+            async { <$out as Quiet>::quiet() }
+        }
+    )*};
+}
+
+/// The list of the events' names.
+macro_rules! event_names {
+    ($(
+        $(#[$doc:meta])*
+        $m:ident($($cx:tt)+) -> $out:tt, tools: $tools:ident, fails: $fails:ident $(($f:ident))?;
+    )*) => {
+        /// Every lifecycle event, by the name of its [`LifecycleHooks`]
+        /// method (also its spelling in the card vocabulary,
+        /// [`HookEvent`](crate::agent::HookEvent)), in the trait's order.
+        pub const EVENTS: &[&str] = &[$(stringify!($m)),*];
+    };
+}
+for_each_lifecycle_event!(event_names);
+
 /// Hooks at the seams of an agent run. Every method has a no-op default;
 /// implement the ones you need. See the [module docs](self) for what each
 /// may change and whether it can block.
@@ -210,65 +414,7 @@ pub trait LifecycleHooks: Send + Sync {
     #[doc(hidden)]
     const NONE: bool = false;
 
-    /// Once per run, before the prompt joins the history.
-    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
-        let _ = cx;
-        async { Flow::Continue }
-    }
-
-    /// Before the user's message joins the history.
-    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
-        let _ = cx;
-        async { Flow::Continue }
-    }
-
-    /// Before each model request.
-    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
-        let _ = cx;
-        async { Flow::Continue }
-    }
-
-    /// After each step.
-    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
-        let _ = cx;
-        async {}
-    }
-
-    /// Before a tool call enters its chain.
-    fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> impl Future<Output = Decision> + Send {
-        let _ = cx;
-        async { Decision::Continue }
-    }
-
-    /// After a tool call succeeded.
-    fn post_tool_use(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        let _ = cx;
-        async {}
-    }
-
-    /// After a tool call failed.
-    fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        let _ = cx;
-        async {}
-    }
-
-    /// When the model gave a final answer.
-    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
-        let _ = cx;
-        async { StopDecision::Allow }
-    }
-
-    /// When the run failed.
-    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
-        let _ = cx;
-        async {}
-    }
-
-    /// Once per run, at the very end.
-    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
-        let _ = cx;
-        async {}
-    }
+    for_each_lifecycle_event!(default_events);
 
     /// The hook's name, in traces.
     fn name(&self) -> &'static str {
@@ -289,137 +435,6 @@ pub async fn decide<H: LifecycleHooks + ?Sized>(hook: &H, cx: &mut PreToolUse<'_
     }
     decision
 }
-
-impl<T: LifecycleHooks + ?Sized> LifecycleHooks for &T {
-    const NONE: bool = T::NONE;
-
-    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
-        (**self).execution_start(cx)
-    }
-    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
-        (**self).user_prompt_submit(cx)
-    }
-    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
-        (**self).step_start(cx)
-    }
-    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
-        (**self).step_end(cx)
-    }
-    fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> impl Future<Output = Decision> + Send {
-        (**self).pre_tool_use(cx)
-    }
-    fn post_tool_use(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        (**self).post_tool_use(cx)
-    }
-    fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        (**self).post_tool_failure(cx)
-    }
-    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
-        (**self).stop(cx)
-    }
-    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
-        (**self).agent_failed(cx)
-    }
-    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
-        (**self).execution_end(cx)
-    }
-    fn name(&self) -> &'static str {
-        (**self).name()
-    }
-}
-
-/// No lifecycle hooks.
-impl LifecycleHooks for () {
-    const NONE: bool = true;
-
-    fn name(&self) -> &'static str {
-        "none"
-    }
-}
-
-macro_rules! tuple_hooks {
-    ($($h:ident),+) => {
-        #[allow(non_snake_case)]
-        impl<$($h: LifecycleHooks),+> LifecycleHooks for ($($h,)+) {
-            const NONE: bool = $($h::NONE &&)+ true;
-
-            async fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> Flow {
-                let ($($h,)+) = self;
-                $( if let Flow::Stop(r) = $h.execution_start(cx).await { return Flow::Stop(r); } )+
-                Flow::Continue
-            }
-            async fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> Flow {
-                let ($($h,)+) = self;
-                $( if let Flow::Stop(r) = $h.user_prompt_submit(cx).await { return Flow::Stop(r); } )+
-                Flow::Continue
-            }
-            async fn step_start(&self, cx: &mut StepStart<'_>) -> Flow {
-                let ($($h,)+) = self;
-                $( if let Flow::Stop(r) = $h.step_start(cx).await { return Flow::Stop(r); } )+
-                Flow::Continue
-            }
-            async fn step_end(&self, cx: &StepEnd<'_>) {
-                let ($($h,)+) = self;
-                $( $h.step_end(cx).await; )+
-            }
-            async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-                let ($($h,)+) = self;
-                let mut ask: Option<(String, Option<&'static str>)> = None;
-                $(
-                    match decide($h, cx).await {
-                        Decision::Continue => {}
-                        Decision::Ask(reason) => {
-                            if ask.is_none() { ask = Some((reason, cx.decided_by)); }
-                            cx.decided_by = None;
-                        }
-                        other => return other,
-                    }
-                )+
-                match ask {
-                    Some((reason, by)) => { cx.decided_by = by; Decision::Ask(reason) }
-                    None => Decision::Continue,
-                }
-            }
-            async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
-                let ($($h,)+) = self;
-                $( $h.post_tool_use(cx).await; )+
-            }
-            async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
-                let ($($h,)+) = self;
-                $( $h.post_tool_failure(cx).await; )+
-            }
-            async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
-                let ($($h,)+) = self;
-                $( if let StopDecision::Continue(m) = $h.stop(cx).await { return StopDecision::Continue(m); } )+
-                StopDecision::Allow
-            }
-            async fn agent_failed(&self, cx: &AgentFailed<'_>) {
-                let ($($h,)+) = self;
-                $( $h.agent_failed(cx).await; )+
-            }
-            async fn execution_end(&self, cx: &ExecutionEnd<'_>) {
-                let ($($h,)+) = self;
-                $( $h.execution_end(cx).await; )+
-            }
-            fn name(&self) -> &'static str {
-                "hooks"
-            }
-        }
-    };
-}
-
-tuple_hooks!(A);
-tuple_hooks!(A, B);
-tuple_hooks!(A, B, C);
-tuple_hooks!(A, B, C, D);
-tuple_hooks!(A, B, C, D, E);
-tuple_hooks!(A, B, C, D, E, F);
-tuple_hooks!(A, B, C, D, E, F, G);
-tuple_hooks!(A, B, C, D, E, F, G, H);
-tuple_hooks!(A, B, C, D, E, F, G, H, I);
-tuple_hooks!(A, B, C, D, E, F, G, H, I, J);
-tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K);
-tuple_hooks!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 /// A hook whose tool events (`pre_tool_use`, `post_tool_use`,
 /// `post_tool_failure`) fire only for the tools `select` selects (a
@@ -466,101 +481,57 @@ impl<H, S: for<'a> Predicate<MatchTarget<'a>>> ForTools<H, S> {
     }
 
     /// Whether an event of a step of kind `step` fires.
-    fn fires_at(&self, step: hookwire_chain::matcher::StepKind) -> bool {
+    fn fires_at(&self, step: StepKind) -> bool {
         !self.steps || self.select.test(&MatchTarget::step(step))
     }
 }
 
-impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks for ForTools<H, S> {
-    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook.execution_start(cx)
-    }
-    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook.user_prompt_submit(cx)
-    }
-    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook.step_start(cx)
-    }
-    async fn step_end(&self, cx: &StepEnd<'_>) {
-        let step = if cx.response.tool_calls.is_empty() {
-            hookwire_chain::matcher::StepKind::Final
-        } else {
-            hookwire_chain::matcher::StepKind::Tool
-        };
-        if self.fires_at(step) {
-            self.hook.step_end(cx).await;
-        }
-    }
-    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-        if self
-            .select
-            .test(&MatchTarget::new(cx.tool, cx.source).with_meta(cx.meta))
+/// [`ForTools`]' events: passed on (`all`), or asked of the hook only for
+/// the tools (`tool`) or steps (`step`) it selects.
+macro_rules! for_tools_events {
+    ($(
+        $(#[$doc:meta])*
+        $m:ident($($cx:tt)+) -> $out:tt, tools: $tools:ident, fails: $fails:ident $(($f:ident))?;
+    )*) => {
+        impl<H: LifecycleHooks, S: for<'a> Predicate<MatchTarget<'a>>> LifecycleHooks
+            for ForTools<H, S>
         {
-            decide(&self.hook, cx).await
-        } else {
-            Decision::Continue
+            $( for_tools_events!(@$tools $m($($cx)+) -> $out); )*
+
+            fn name(&self) -> &'static str {
+                self.hook.name()
+            }
         }
-    }
-    async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
-        if self
-            .select
-            .test(&MatchTarget::new(&cx.call.name, cx.source).with_meta(cx.meta))
-        {
-            self.hook.post_tool_use(cx).await;
+    };
+    (@all $m:ident($($cx:tt)+) -> $out:tt) => {
+        fn $m(&self, cx: event_cx!($($cx)+)) -> impl Future<Output = $out> + Send {
+            self.hook.$m(cx)
         }
-    }
-    async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
-        if self
-            .select
-            .test(&MatchTarget::new(&cx.call.name, cx.source).with_meta(cx.meta))
-        {
-            self.hook.post_tool_failure(cx).await;
+    };
+    (@tool $m:ident($($cx:tt)+) -> $out:tt) => {
+        fn $m(&self, cx: event_cx!($($cx)+)) -> impl Future<Output = $out> + Send {
+            async move {
+                if self.select.test(&cx.target()) {
+                    call_hook!(&self.hook, $m(cx) -> $out).await
+                } else {
+                    <$out as Quiet>::quiet()
+                }
+            }
         }
-    }
-    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
-        if self.fires_at(hookwire_chain::matcher::StepKind::Final) {
-            self.hook.stop(cx).await
-        } else {
-            StopDecision::Allow
+    };
+    (@step $m:ident($($cx:tt)+) -> $out:tt) => {
+        fn $m(&self, cx: event_cx!($($cx)+)) -> impl Future<Output = $out> + Send {
+            async move {
+                if self.fires_at(cx.step_kind()) {
+                    call_hook!(&self.hook, $m(cx) -> $out).await
+                } else {
+                    <$out as Quiet>::quiet()
+                }
+            }
         }
-    }
-    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
-        self.hook.agent_failed(cx)
-    }
-    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.hook.execution_end(cx)
-    }
-    fn name(&self) -> &'static str {
-        self.hook.name()
-    }
+    };
 }
+for_each_lifecycle_event!(for_tools_events);
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    struct Counts;
-    impl LifecycleHooks for Counts {}
-
-    /// The loop skips the calls of hooks that are none at all, and only
-    /// of those: one real hook anywhere in a tuple (or behind a
-    /// reference) keeps every call.
-    #[test]
-    fn only_no_hooks_at_all_are_none() {
-        fn none<L: LifecycleHooks>() -> bool {
-            L::NONE
-        }
-        assert_eq!(
-            [
-                none::<()>(),
-                none::<((), &())>(),
-                none::<&((),)>(),
-                none::<Counts>(),
-                none::<((), Counts)>(),
-                none::<(Counts, &())>(),
-                none::<&Counts>(),
-            ],
-            [true, true, true, false, false, false, false]
-        );
-    }
-}
+mod tests;

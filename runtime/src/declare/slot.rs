@@ -12,10 +12,7 @@ pub use hookwire_chain::declare::slot::{
     AroundSlot, Build, BuildKind, BuildNotAHook, PostSlot, PreSlot, Slot, Slotted,
 };
 
-use crate::agent::lifecycle::{
-    AgentFailed, ExecutionEnd, ExecutionStart, LifecycleHooks, PostToolUse, PreToolUse,
-    PromptSubmit, StepEnd, StepStart, StopEvent,
-};
+use crate::agent::lifecycle::{LifecycleHooks, event_cx, for_each_lifecycle_event};
 use crate::agent::{Agent, AgentConfig};
 use crate::decision::{Decision, Flow, StopDecision};
 use crate::declare::GeneratedAgent;
@@ -36,62 +33,29 @@ pub mod kind {
     pub enum Agent {}
 }
 
-#[diagnostic::do_not_recommend]
-impl<M: LifecycleSlot> LifecycleHooks for Slotted<M> {
-    #[inline]
-    fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook().execution_start(cx)
-    }
+/// A slotted lifecycle hook forwards every event (the events' table,
+/// `for_each_lifecycle_event!`) to the hook it holds.
+macro_rules! slotted_events {
+    ($(
+        $(#[$doc:meta])*
+        $m:ident($($cx:tt)+) -> $out:tt, tools: $tools:ident, fails: $fails:ident $(($f:ident))?;
+    )*) => {
+        #[diagnostic::do_not_recommend]
+        impl<M: LifecycleSlot> LifecycleHooks for Slotted<M> {
+            $(
+                #[inline]
+                fn $m(&self, cx: event_cx!($($cx)+)) -> impl Future<Output = $out> + Send {
+                    self.hook().$m(cx)
+                }
+            )*
 
-    #[inline]
-    fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook().user_prompt_submit(cx)
-    }
-
-    #[inline]
-    fn step_start(&self, cx: &mut StepStart<'_>) -> impl Future<Output = Flow> + Send {
-        self.hook().step_start(cx)
-    }
-
-    #[inline]
-    fn step_end(&self, cx: &StepEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.hook().step_end(cx)
-    }
-
-    #[inline]
-    fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> impl Future<Output = Decision> + Send {
-        self.hook().pre_tool_use(cx)
-    }
-
-    #[inline]
-    fn post_tool_use(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        self.hook().post_tool_use(cx)
-    }
-
-    #[inline]
-    fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) -> impl Future<Output = ()> + Send {
-        self.hook().post_tool_failure(cx)
-    }
-
-    #[inline]
-    fn stop(&self, cx: &StopEvent<'_>) -> impl Future<Output = StopDecision> + Send {
-        self.hook().stop(cx)
-    }
-
-    #[inline]
-    fn agent_failed(&self, cx: &AgentFailed<'_>) -> impl Future<Output = ()> + Send {
-        self.hook().agent_failed(cx)
-    }
-
-    #[inline]
-    fn execution_end(&self, cx: &ExecutionEnd<'_>) -> impl Future<Output = ()> + Send {
-        self.hook().execution_end(cx)
-    }
-
-    fn name(&self) -> &'static str {
-        self.hook().name()
-    }
+            fn name(&self) -> &'static str {
+                self.hook().name()
+            }
+        }
+    };
 }
+for_each_lifecycle_event!(slotted_events);
 
 /// The branch of [`Build`] for lifecycle hooks, which are built with
 /// `Default`.

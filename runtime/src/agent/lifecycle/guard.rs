@@ -7,8 +7,7 @@ use std::time::Duration;
 use futures_util::FutureExt;
 
 use super::{
-    AgentFailed, ExecutionEnd, ExecutionStart, Flow, LifecycleHooks, PostToolUse, PreToolUse,
-    PromptSubmit, StepEnd, StepStart, StopDecision, StopEvent, decide,
+    Flow, LifecycleHooks, Quiet, StopDecision, call_hook, event_cx, for_each_lifecycle_event,
 };
 use crate::error::{ToolError, panic_message};
 use crate::policy::FailurePolicy;
@@ -24,20 +23,17 @@ use hookwire_chain::call::Outcome;
 ///
 /// A lifecycle hook fails when one of its methods panics or runs past the
 /// timeout (its methods return decisions, not errors: to refuse on
-/// purpose, return [`Decision::Deny`] or [`Flow::Stop`]). Then:
-///
-/// | event | fail closed | fail open |
-/// |---|---|---|
-/// | `pre_tool_use` | the call is denied; the model reads ``tool call denied by `H`: hook `H` failed: pre_tool_use panicked: ..`` | the hook is skipped: the arguments as before it, the call goes on |
-/// | `post_tool_use`, `post_tool_failure` | the call's result becomes the error ``hook `H` failed: post_tool_use timed out after 50 ms`` | the hook is skipped: the result as before it |
-/// | `execution_start`, `user_prompt_submit`, `step_start` | the run stops with that reason | the hook is skipped: the history (or prompt) as before it |
-/// | `step_end`, `stop`, `agent_failed`, `execution_end` | logged and skipped (these observe; `stop` allows the stop) | the same |
+/// purpose, return [`Decision::Deny`] or [`Flow::Stop`]). What the failure
+/// does at each event, closed and open, is in the
+/// [module docs](super#when-a-guarded-hook-fails): closed, a call is
+/// denied, a call's result becomes the error, or the run stops; open, the
+/// hook is skipped, and what it changed is as before it; an observing
+/// event logs it and goes on.
 ///
 /// Without a policy ([`LifecycleGuard::new`] alone, or only a timeout), each
 /// event keeps the default of an unguarded hook: closed where the hook can
-/// block (`execution_start`, `user_prompt_submit`, `step_start`,
-/// `pre_tool_use`), open elsewhere. Every failure is logged (target
-/// `hookwire::audit`).
+/// block (the run, or the call: the module docs' table says where), open
+/// elsewhere. Every failure is logged (target `hookwire::audit`).
 ///
 /// The timeout covers the hook's own method only. A `pre_tool_use` that
 /// returns [`Decision::Ask`] has returned: the approval it asks for is
@@ -173,15 +169,43 @@ impl<H: LifecycleHooks> LifecycleGuard<H> {
     fn after_call(
         &self,
         result: Result<(), String>,
-        cx: &mut PostToolUse<'_>,
+        outcome: &mut Outcome,
         before: Option<Outcome>,
     ) {
         if let Err(why) = result {
             self.log(&why, before.is_none());
-            *cx.outcome = match before {
+            *outcome = match before {
                 Some(before) => before,
                 None => Err(self.error(why)),
             };
+        }
+    }
+
+    /// The end of a tool call's decision: a failure denies the call
+    /// (closed, `before` is `None`) or restores the arguments and the
+    /// decider to `before` (open).
+    fn decision<A>(
+        &self,
+        result: Result<Decision, String>,
+        args: &mut A,
+        decided_by: &mut Option<&'static str>,
+        before: Option<(A, Option<&'static str>)>,
+    ) -> Decision {
+        let why = match result {
+            Ok(decision) => return decision,
+            Err(why) => why,
+        };
+        self.log(&why, before.is_none());
+        match before {
+            Some((before, by)) => {
+                *args = before;
+                *decided_by = by;
+                Decision::Continue
+            }
+            None => {
+                *decided_by = Some(self.hook.name());
+                Decision::Deny(self.error(why).to_string())
+            }
         }
     }
 
@@ -191,99 +215,59 @@ impl<H: LifecycleHooks> LifecycleGuard<H> {
         (!self.closes(blocking)).then(|| state.clone())
     }
 
-    /// An observing event: a failure is logged, and the event goes on.
-    async fn observe(&self, event: &'static str, fut: impl Future<Output = ()>) {
-        if let Err(why) = self.attempt(event, fut).await {
+    /// The end of an observing event: a failure is logged, and the event
+    /// goes on as if the hook did nothing.
+    fn observed<T: Quiet>(&self, result: Result<T, String>) -> T {
+        result.unwrap_or_else(|why| {
             self.log(&why, false);
-        }
+            T::quiet()
+        })
     }
 }
 
-impl<H: LifecycleHooks> LifecycleHooks for LifecycleGuard<H> {
-    async fn execution_start(&self, cx: &mut ExecutionStart<'_>) -> Flow {
-        let before = self.keep(true, &*cx.history);
-        let result = self
-            .attempt("execution_start", self.hook.execution_start(cx))
-            .await;
-        self.flow(result, cx.history, before)
-    }
-
-    async fn user_prompt_submit(&self, cx: &mut PromptSubmit<'_>) -> Flow {
-        let before = self.keep(true, &*cx.prompt);
-        let result = self
-            .attempt("user_prompt_submit", self.hook.user_prompt_submit(cx))
-            .await;
-        self.flow(result, cx.prompt, before)
-    }
-
-    async fn step_start(&self, cx: &mut StepStart<'_>) -> Flow {
-        let before = self.keep(true, &*cx.history);
-        let result = self.attempt("step_start", self.hook.step_start(cx)).await;
-        self.flow(result, cx.history, before)
-    }
-
-    async fn step_end(&self, cx: &StepEnd<'_>) {
-        self.observe("step_end", self.hook.step_end(cx)).await;
-    }
-
-    async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
-        let before = (!self.closes(true)).then(|| (cx.args.clone(), cx.decided_by));
-        match self.attempt("pre_tool_use", decide(&self.hook, cx)).await {
-            Ok(decision) => decision,
-            Err(why) => {
-                self.log(&why, before.is_none());
-                match before {
-                    Some((args, decided_by)) => {
-                        *cx.args = args;
-                        cx.decided_by = decided_by;
-                        Decision::Continue
-                    }
-                    None => {
-                        cx.decided_by = Some(self.hook.name());
-                        Decision::Deny(self.error(why).to_string())
-                    }
+/// The guard's events: each method of the hook under the timeout, and its
+/// failure handled as the table's `fails` says.
+macro_rules! guard_events {
+    ($(
+        $(#[$doc:meta])*
+        $m:ident($($cx:tt)+) -> $out:tt, tools: $tools:ident, fails: $fails:ident $(($f:ident))?;
+    )*) => {
+        impl<H: LifecycleHooks> LifecycleHooks for LifecycleGuard<H> {
+            $(
+                fn $m(&self, cx: event_cx!($($cx)+)) -> impl Future<Output = $out> + Send {
+                    async move { guard_events!(@$fails $(($f))? self, $m(cx) -> $out) }
                 }
+            )*
+
+            fn name(&self) -> &'static str {
+                self.hook.name()
             }
         }
-    }
-
-    async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
-        let before = self.keep(false, &*cx.outcome);
-        let result = self
-            .attempt("post_tool_use", self.hook.post_tool_use(cx))
-            .await;
-        self.after_call(result, cx, before);
-    }
-
-    async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
-        let before = self.keep(false, &*cx.outcome);
-        let result = self
-            .attempt("post_tool_failure", self.hook.post_tool_failure(cx))
-            .await;
-        self.after_call(result, cx, before);
-    }
-
-    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
-        match self.attempt("stop", self.hook.stop(cx)).await {
-            Ok(decision) => decision,
-            Err(why) => {
-                self.log(&why, false);
-                StopDecision::Allow
-            }
-        }
-    }
-
-    async fn agent_failed(&self, cx: &AgentFailed<'_>) {
-        self.observe("agent_failed", self.hook.agent_failed(cx))
-            .await;
-    }
-
-    async fn execution_end(&self, cx: &ExecutionEnd<'_>) {
-        self.observe("execution_end", self.hook.execution_end(cx))
-            .await;
-    }
-
-    fn name(&self) -> &'static str {
-        self.hook.name()
-    }
+    };
+    // Closed, the run stops; open, `field` is as before the hook.
+    (@stops($field:ident) $self:ident, $m:ident($cx:ident) -> $out:tt) => {{
+        let before = $self.keep(true, &*$cx.$field);
+        let result = $self.attempt(stringify!($m), call_hook!(&$self.hook, $m($cx) -> $out)).await;
+        $self.flow(result, $cx.$field, before)
+    }};
+    // Closed, the call is denied; open, `field` and the decider are as
+    // before the hook.
+    (@denies($field:ident) $self:ident, $m:ident($cx:ident) -> $out:tt) => {{
+        let before = $self.keep(true, &*$cx.$field).map(|kept| (kept, $cx.decided_by));
+        let result = $self.attempt(stringify!($m), call_hook!(&$self.hook, $m($cx) -> $out)).await;
+        $self.decision(result, &mut *$cx.$field, &mut $cx.decided_by, before)
+    }};
+    // Closed, `field` (the call's result) becomes the error; open, it is
+    // as before the hook.
+    (@errs($field:ident) $self:ident, $m:ident($cx:ident) -> $out:tt) => {{
+        let before = $self.keep(false, &*$cx.$field);
+        let result = $self.attempt(stringify!($m), call_hook!(&$self.hook, $m($cx) -> $out)).await;
+        $self.after_call(result, $cx.$field, before)
+    }};
+    // Logged, and the event goes on.
+    (@observes $self:ident, $m:ident($cx:ident) -> $out:tt) => {{
+        let result = $self.attempt(stringify!($m), call_hook!(&$self.hook, $m($cx) -> $out)).await;
+        $self.observed(result)
+    }};
 }
+for_each_lifecycle_event!(guard_events);

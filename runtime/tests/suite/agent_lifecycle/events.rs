@@ -3,6 +3,13 @@
 
 use super::*;
 
+use std::time::Duration;
+
+use hookwire::FailurePolicy;
+use hookwire::agent::lifecycle::{EVENTS, LifecycleGuard};
+use hookwire::declare::slot::{LifecycleSlot, Slot, Slotted};
+use hookwire::matcher::MatchTarget;
+
 #[tokio::test]
 async fn every_event_fires_once_in_order() {
     let log: Log = Arc::default();
@@ -42,6 +49,71 @@ async fn every_event_fires_once_in_order() {
         "{log2:?}"
     );
     assert_eq!(log2[log2.len() - 1], "execution_end(failed)");
+}
+
+/// The recorder in a slot, as generated code holds a declared lifecycle
+/// hook (built from the log here, where generated code builds it with
+/// `Default`).
+struct RecorderSlot;
+
+impl Slot for RecorderSlot {
+    type Deps = Log;
+    type Hook = Recorder;
+
+    fn build(log: &Log) -> Recorder {
+        Recorder(log.clone())
+    }
+}
+
+impl LifecycleSlot for RecorderSlot {}
+
+/// The recorder as a generated agent holds a hook declared with a matcher
+/// that has a `step:` part, a failure policy and a timeout: slotted,
+/// guarded, matched, in the agent's tuple.
+fn declared(log: Log) -> impl LifecycleHooks + 'static {
+    (ForTools::new(
+        |_: &MatchTarget<'_>| true,
+        LifecycleGuard::new(Slotted::<RecorderSlot>::new(&log))
+            .with_policy(FailurePolicy::FailOpen)
+            .with_timeout(Duration::from_secs(60)),
+    )
+    .with_step_events(),)
+}
+
+/// What the hooks `make` builds saw of two runs: one that completes (a call
+/// that succeeds, one that fails, a final answer) and one that fails.
+async fn two_runs<H: LifecycleHooks + 'static>(make: impl Fn(Log) -> H) -> Vec<String> {
+    let log: Log = Arc::default();
+    let ran: Log = Arc::default();
+    let model = ScriptedModel::from_turns([
+        Turn::call("add", json!({"a": 1, "b": 2})).and_call("nope", json!({})),
+        Turn::text("3"),
+    ]);
+    let agent = calc(ran.clone()).with_hooks(make(log.clone()));
+    Runner::new(agent, model).run("go").await.unwrap();
+    let agent = calc(ran).with_hooks(make(log.clone()));
+    let failed = Runner::new(agent, ScriptedModel::from_turns([]))
+        .run("x")
+        .await;
+    assert!(failed.is_err());
+    log.lock().unwrap().clone()
+}
+
+/// Every event of the table reaches a hook through every forwarder around
+/// it: the slot, the guard, the matcher, the agent's tuple, the reference
+/// the agent lends and the runner's tuple. It sees what the bare hook sees,
+/// and that is every event the table lists.
+#[tokio::test]
+async fn every_event_reaches_a_declared_hook_through_every_forwarder() {
+    let bare = two_runs(Recorder).await;
+    let wrapped = two_runs(declared).await;
+    assert_eq!(wrapped, bare);
+    let mut seen: Vec<&str> = wrapped.iter().filter_map(|e| e.split('(').next()).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let mut events = EVENTS.to_vec();
+    events.sort_unstable();
+    assert_eq!(seen, events);
 }
 
 /// Extra runner-level hooks run after the agent's own.
