@@ -8,9 +8,9 @@
 
 use std::future::Future;
 
-pub use hookwire_chain::declare::slot::{
-    AroundSlot, Build, BuildKind, BuildNotAHook, PostSlot, PreSlot, Slot, Slotted,
-};
+// Every slot kind of the chain (a new hook kind's too), beside this
+// layer's own.
+pub use hookwire_chain::declare::slot::*;
 
 use crate::agent::lifecycle::{LifecycleHooks, event_cx, for_each_lifecycle_event};
 use crate::agent::{Agent, AgentConfig};
@@ -24,7 +24,7 @@ pub trait LifecycleSlot: Slot<Hook: LifecycleHooks> {}
 
 /// The kinds of item a slot can hold, for [`Build`].
 pub mod kind {
-    pub use hookwire_chain::declare::slot::kind::{Around, Post, Pre};
+    pub use hookwire_chain::declare::slot::kind::*;
     /// Lifecycle hooks ([`LifecycleHooks`](crate::agent::lifecycle::LifecycleHooks)).
     #[derive(Debug)]
     pub enum Lifecycle {}
