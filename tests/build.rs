@@ -1,10 +1,13 @@
 //! Generates, for the tests and benches of this crate:
 //! * the agents of `codegen-cli/tests/cards/good` with `hookwire_codegen::Builder`
 //!   (included by `tests/cards_e2e.rs` with `hookwire::include_agents!()`);
+//! * a card that gives every setting (each row of the settings table,
+//!   `hookwire_spec::for_each_setting!`) its example, compiled into
+//!   `$OUT_DIR/settings_agents` (for `tests/suite/settings.rs`);
 //! * three agents with 10, 100 and 1,000 tools, through the same emitter, for
 //!   `benches/dispatch.rs` (name dispatch must stay flat).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hookwire_codegen::emit::{self, EmitOptions};
 use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
@@ -12,6 +15,7 @@ use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
 fn main() {
     hookwire_codegen::Builder::new("../codegen-cli/tests/cards/good").compile();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    every_setting_card(&out);
     for n in [10usize, 100, 1000] {
         let mut spec =
             AgentSpec::new(format!("bench{n}")).with_tool_hook(HookRef::new("crate::Count"));
@@ -35,4 +39,26 @@ fn main() {
         }
     }
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// The card `Every-Setting`, written from the settings table (every
+/// setting with its example), compiled into `out/settings_agents`: a row
+/// the cards or the emitter do not take fails the build here.
+fn every_setting_card(out: &Path) {
+    let dir = out.join("settings_cards");
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        panic!("create {}: {e}", dir.display());
+    }
+    let mut card =
+        String::from("name: Every-Setting\ndescription: Every setting, at its example.\n");
+    for setting in hookwire_codegen::spec::SETTINGS {
+        card.push_str(&format!("{}: {}\n", setting.key, setting.example));
+    }
+    if let Err(e) = std::fs::write(dir.join("Every-Setting.yaml"), card) {
+        panic!("write the settings card: {e}");
+    }
+    hookwire_codegen::Builder::new(&dir)
+        .out_dir(out.join("settings_agents"))
+        .emit_rerun_if_changed(false)
+        .compile();
 }

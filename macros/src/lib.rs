@@ -13,6 +13,18 @@
 
 use proc_macro::TokenStream;
 
+/// The settings (the rows of `hookwire_spec::for_each_setting!`) as a
+/// list for `#[agent]`'s docs: each key with its example and doc.
+macro_rules! setting_docs {
+    ($( [$key:ident, $kind:ident $(<$param:ty>)?, $doc:literal, $example:literal,
+        $field:ident, ($($default:expr)?), $builder:ident, $builder_doc:literal] )*) => {
+        concat!(
+            "Settings (the same as a card's; numbers are positive integers):\n\n",
+            $("* `", stringify!($key), " = ", stringify!($example), "`: ", $doc, "\n",)*
+        )
+    };
+}
+
 mod agent;
 mod args;
 mod from_deps;
@@ -120,9 +132,7 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `default`, `servers = ["..."]`, `runtime_tools` (tools registered at run
 /// time, see `hookwire::agent::WithTools`), `tools(server = ["glob", ..])` (MCP
 /// filters), `function_tools = [..]`, `agents = [..]`, `tool_hooks = [..]`,
-/// `hooks = [..]`, `max_parallel`, `child_timeout_sec`,
-/// `max_display_instances` (positive integers), `history_source`,
-/// `history_merge_target`, `model`, `use_history`, `tool_input_schema`,
+/// `hooks = [..]`, the settings below, `tool_input_schema`,
 /// `deps = Type` (what the tools, hooks and child agents are built from:
 /// a tool's `Dep<T>` parameter needs `T: hookwire::deps::FromRef<Type>`),
 /// `crate`, `durable_name = "Pmo"` (the prefix of its Restate service names
@@ -130,6 +140,8 @@ pub fn hook(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// then letters, digits, `_`, `.`, `-`, at most 64; by default the name in
 /// UpperCamelCase). `max_parallel`, `child_timeout_sec`, `history_source` and
 /// `history_merge_target` govern this agent's calls of its child agents.
+///
+#[doc = hookwire_codegen::spec::for_each_setting!(setting_docs)]
 ///
 /// List entries are paths, optionally with options:
 /// * `function_tools = [add, greet(name = "hello", tool_hooks = [audit])]`: the

@@ -8,6 +8,9 @@
 //! * the words of a declaration ([`FailurePolicy`], [`HookKind`],
 //!   [`HookEvent`], [`HistorySource`], [`HistoryMergeTarget`],
 //!   [`Frequency`], [`RefreshCondition`]) with their spellings;
+//! * the settings table ([`for_each_setting!`], [`SETTINGS`]): the keys
+//!   of a declaration that hold one plain value, each declared once for
+//!   every front end and the runtime;
 //! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
 //!   the perfect hash generated dispatch uses ([`dispatch`]).
 //!
@@ -20,6 +23,7 @@ mod matcher;
 mod meta;
 mod names;
 mod output;
+mod settings;
 mod source;
 mod suggest;
 mod vocab;
@@ -40,6 +44,7 @@ pub use names::{
 #[cfg(feature = "output-schema")]
 pub use output::check_output_schema;
 pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
+pub use settings::{SETTINGS, Setting, SettingKind, Spelled, check_positive, kind};
 pub use source::{ToolSource, UnknownToolSource};
 pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
 pub use vocab::{

@@ -190,8 +190,9 @@ pub enum RefreshCondition {
 }
 
 /// For a vocabulary enum: `ALL` (every value with its spelling, the one a
-/// card, an attribute and serde all use), `as_str`, `FromStr` (whose error
-/// lists the spellings) and `Display`.
+/// card, an attribute and serde all use), `as_str`, `Spelled` (what a
+/// setting of the vocabulary reads), `FromStr` (whose error lists the
+/// spellings) and `Display`.
 macro_rules! spellings {
     ($ty:ident, $what:literal, { $($name:literal => $variant:ident),+ $(,)? }) => {
         impl $ty {
@@ -202,6 +203,17 @@ macro_rules! spellings {
             pub const fn as_str(self) -> &'static str {
                 match self {
                     $(Self::$variant => $name),+
+                }
+            }
+        }
+
+        impl crate::settings::Spelled for $ty {
+            const SPELLINGS: &'static [(&'static str, Self)] = &Self::ALL;
+            const TYPE_NAME: &'static str = stringify!($ty);
+
+            fn variant(self) -> &'static str {
+                match self {
+                    $(Self::$variant => stringify!($variant)),+
                 }
             }
         }

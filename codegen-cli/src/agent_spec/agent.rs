@@ -21,7 +21,7 @@
 use crate::spec::{
     AgentRef, EventHookSpec, FnRef, LifecycleRef, McpToolsSpec, ServerRulesSpec, ToolRef,
 };
-use crate::spec::{HistoryMergeTarget, HistorySource, HookRef, ToolSource};
+use crate::spec::{HookRef, Settings, ToolSource};
 
 /// A source location of a declaration, when the front end has one: the
 /// `#[agent]` macro records token spans, cards record nothing here (their
@@ -79,20 +79,9 @@ pub struct AgentSpec {
     pub tool_hooks: Vec<HookRef>,
     /// Lifecycle and request-start hooks (`hooks:` in a card).
     pub hooks: Vec<EventHookSpec>,
-    /// How many calls of this agent (as a tool) may run at once (> 0).
-    pub max_parallel: Option<u64>,
-    /// How long one call of this agent (as a tool) may take, in seconds (> 0).
-    pub child_timeout_sec: Option<u64>,
-    /// Which history the agent sees when called as a tool.
-    pub history_source: HistorySource,
-    /// Where its conversation is merged after a call.
-    pub history_merge_target: HistoryMergeTarget,
-    /// How many instances a display shows at most (> 0).
-    pub max_display_instances: Option<u64>,
-    /// The model, as `provider:model` or a model name.
-    pub model: Option<String>,
-    /// Whether the agent keeps its history between runs (default `true`).
-    pub use_history: Option<bool>,
+    /// The keys that hold one plain value (`max_parallel`, `model`, ...):
+    /// the rows of the settings table.
+    pub settings: Settings,
     /// The input schema when called as a tool, as JSON text (default
     /// `{message: string}`).
     pub tool_input_schema: Option<String>,

@@ -10,20 +10,24 @@
 //!   tool's hooks;
 //! * `refs`: what it refers to (tools, hooks, child agents, functions);
 //! * `event`: its `hooks:` entries;
+//! * [`settings`](Settings): its keys that hold one plain value, a field
+//!   per row of the settings table;
 //! * `check`: the rules it must follow.
 
 mod agent;
 mod check;
 mod event;
 mod refs;
+mod settings;
 
 pub use agent::{AgentSpec, ChainHook, PathTokens, SpanInfo};
 pub use check::{
     AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, MCP_META_KEYS, SpecError, SpecField,
-    UndecidedHook, UniqueToolNames, UnmatchedHook, check_mcp_filter_server, check_positive,
+    UndecidedHook, UniqueToolNames, UnmatchedHook, check_mcp_filter_server,
     check_tool_input_schema,
 };
 pub use event::{EventHookAction, EventHookSpec, ToolCallInjection};
 pub use refs::{
     AgentRef, FnRef, HookRef, InstructionRef, LifecycleRef, McpToolsSpec, ServerRulesSpec, ToolRef,
 };
+pub use settings::Settings;

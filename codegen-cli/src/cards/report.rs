@@ -339,11 +339,9 @@ pub fn graph(cards: &Cards, format: GraphFormat) -> String {
 
 /// The JSON Schema of a card's frontmatter, for editors.
 pub fn schema() -> serde_json::Value {
-    use crate::spec::{FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent};
+    use crate::spec::{FailurePolicy, Frequency, HookEvent, SETTINGS};
     use serde_json::json;
     let names = |t: &[&str]| json!(t);
-    let hist: Vec<&str> = HistorySource::ALL.iter().map(|(s, _)| *s).collect();
-    let merge: Vec<&str> = HistoryMergeTarget::ALL.iter().map(|(s, _)| *s).collect();
     let policies: Vec<&str> = FailurePolicy::SPELLINGS.iter().map(|(s, _)| *s).collect();
     let freq: Vec<&str> = Frequency::ALL.iter().map(|(s, _)| *s).collect();
     let rust_ref = |description: &str| json!({"type": "string", "pattern": "^[^:]+\\.rs:[A-Za-z_][A-Za-z0-9_]*$", "description": description});
@@ -380,75 +378,82 @@ pub fn schema() -> serde_json::Value {
             "timeout_sec": positive
         }
     }]});
+    // The fields in `FIELDS`' order: the settings (the table's rows) between
+    // `hooks` and `tool_input_schema`.
+    let mut properties = serde_json::Map::new();
+    let mut add = |part: serde_json::Value| {
+        if let serde_json::Value::Object(fields) = part {
+            properties.extend(fields);
+        }
+    };
+    add(json!({
+        "type": {"const": "agent"},
+        "name": {"type": "string", "minLength": 1, "description": "defaults to the file stem"},
+        "durable_name": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_.-]{0,63}$", "description": "the prefix of its Restate service names (`<durable_name>Session`, `<durable_name>Approval`); defaults to the name in UpperCamelCase"},
+        "instruction": {"type": "string", "description": "the system instruction (or the body of a .md card, not both)"},
+        "description": {"type": "string"},
+        "default": {"type": "boolean"},
+        "deps": rust_ref("`file.rs:Type`: the public, non-generic type the agent is built from (`Agent::new(&deps)`), relative to the card's folder"),
+        "servers": {"type": "array", "items": {"anyOf": [
+            {"type": "string", "minLength": 1},
+            {
+                "type": "object", "additionalProperties": false, "required": ["name"],
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "available": rust_ref("file.rs:function, fn(&StepView) -> bool: whether the server's tools are offered in a step"),
+                    "instruction": {"type": "string", "minLength": 1, "description": "added to the system prompt while the server's tools are offered: a text, or file.rs:function, fn(&StepView) -> String"}
+                }
+            }
+        ]}},
+        "runtime_tools": {"type": "boolean", "description": "tools may be registered at run time (source `runtime`); agent-level hooks run around them"},
+        "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
+        "function_tools": {"type": "array", "items": {"anyOf": [reference, {
+            "type": "object", "additionalProperties": false, "required": ["tool"],
+            "properties": {
+                "tool": reference,
+                "available": rust_ref("file.rs:function, fn(&StepView) -> bool: whether the tool is offered in a step"),
+                "instruction": {"type": "string", "minLength": 1, "description": "added to the system prompt while the tool is offered: a text, or file.rs:function, fn(&StepView) -> String"}
+            }
+        }]}},
+        "agents": {"type": "array", "items": {"anyOf": [
+            {"type": "string", "minLength": 1},
+            {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "output": rust_ref("file.rs:function, fn(&RunOutput, &[Message]) -> R: the tool result"),
+                    "on_error": rust_ref("file.rs:function, fn(ToolError) -> R: what the parent model reads when a call fails"),
+                    "meta": {"type": "object", "additionalProperties": {"type": ["string", "boolean"]}, "description": "metadata of the child's tool, for `meta:key` / `meta:key=value` matchers"}
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }
+        ]}},
+        "tool_hooks": {"type": "array", "items": {"oneOf": [reference, {
+            "type": "object", "additionalProperties": false, "required": ["hook"],
+            "properties": {
+                "hook": reference,
+                "match": matcher,
+                "on_failure": {"enum": names(&policies)},
+                "timeout_ms": positive
+            }
+        }]}},
+        "hooks": {"type": "array", "items": hook_entry}
+    }));
+    for setting in SETTINGS {
+        add(json!({ setting.key: (setting.schema)() }));
+    }
+    add(json!({
+        "tool_input_schema": {"type": "object"},
+        "output_type": {"type": "string", "minLength": 1, "description": "the Rust type of the final answer (`crate::plan::Plan`, `Deserialize + JsonSchema`): every run asks the model for its schema, and `Runner::run_output` returns it"},
+        "output_schema": {"type": ["object", "boolean"], "description": "the JSON Schema of the final answer (not with `output_type`): every run asks the model for it and checks the answer"}
+    }));
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "hookwire AgentCard frontmatter",
         "type": "object",
         "additionalProperties": false,
-        "properties": {
-            "type": {"const": "agent"},
-            "name": {"type": "string", "minLength": 1, "description": "defaults to the file stem"},
-            "durable_name": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_.-]{0,63}$", "description": "the prefix of its Restate service names (`<durable_name>Session`, `<durable_name>Approval`); defaults to the name in UpperCamelCase"},
-            "instruction": {"type": "string", "description": "the system instruction (or the body of a .md card, not both)"},
-            "description": {"type": "string"},
-            "default": {"type": "boolean"},
-            "deps": rust_ref("`file.rs:Type`: the public, non-generic type the agent is built from (`Agent::new(&deps)`), relative to the card's folder"),
-            "servers": {"type": "array", "items": {"anyOf": [
-                {"type": "string", "minLength": 1},
-                {
-                    "type": "object", "additionalProperties": false, "required": ["name"],
-                    "properties": {
-                        "name": {"type": "string", "minLength": 1},
-                        "available": rust_ref("file.rs:function, fn(&StepView) -> bool: whether the server's tools are offered in a step"),
-                        "instruction": {"type": "string", "minLength": 1, "description": "added to the system prompt while the server's tools are offered: a text, or file.rs:function, fn(&StepView) -> String"}
-                    }
-                }
-            ]}},
-            "runtime_tools": {"type": "boolean", "description": "tools may be registered at run time (source `runtime`); agent-level hooks run around them"},
-            "tools": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}, "description": "MCP filters: server -> tool globs"},
-            "function_tools": {"type": "array", "items": {"anyOf": [reference, {
-                "type": "object", "additionalProperties": false, "required": ["tool"],
-                "properties": {
-                    "tool": reference,
-                    "available": rust_ref("file.rs:function, fn(&StepView) -> bool: whether the tool is offered in a step"),
-                    "instruction": {"type": "string", "minLength": 1, "description": "added to the system prompt while the tool is offered: a text, or file.rs:function, fn(&StepView) -> String"}
-                }
-            }]}},
-            "agents": {"type": "array", "items": {"anyOf": [
-                {"type": "string", "minLength": 1},
-                {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "minLength": 1},
-                        "output": rust_ref("file.rs:function, fn(&RunOutput, &[Message]) -> R: the tool result"),
-                        "on_error": rust_ref("file.rs:function, fn(ToolError) -> R: what the parent model reads when a call fails"),
-                        "meta": {"type": "object", "additionalProperties": {"type": ["string", "boolean"]}, "description": "metadata of the child's tool, for `meta:key` / `meta:key=value` matchers"}
-                    },
-                    "required": ["name"],
-                    "additionalProperties": false
-                }
-            ]}},
-            "tool_hooks": {"type": "array", "items": {"oneOf": [reference, {
-                "type": "object", "additionalProperties": false, "required": ["hook"],
-                "properties": {
-                    "hook": reference,
-                    "match": matcher,
-                    "on_failure": {"enum": names(&policies)},
-                    "timeout_ms": positive
-                }
-            }]}},
-            "hooks": {"type": "array", "items": hook_entry},
-            "history_source": {"enum": names(&hist)},
-            "history_merge_target": {"enum": names(&merge)},
-            "max_parallel": positive,
-            "child_timeout_sec": positive,
-            "max_display_instances": positive,
-            "model": {"type": "string", "minLength": 1},
-            "use_history": {"type": "boolean"},
-            "tool_input_schema": {"type": "object"},
-            "output_type": {"type": "string", "minLength": 1, "description": "the Rust type of the final answer (`crate::plan::Plan`, `Deserialize + JsonSchema`): every run asks the model for its schema, and `Runner::run_output` returns it"},
-            "output_schema": {"type": ["object", "boolean"], "description": "the JSON Schema of the final answer (not with `output_type`): every run asks the model for it and checks the answer"}
-        }
+        "properties": properties
     })
 }
 

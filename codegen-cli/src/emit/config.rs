@@ -40,42 +40,7 @@ pub(super) fn emit_config(krate: &syn::Path, spec: &AgentSpec) -> syn::Result<To
         let s = str_lit(&child.name);
         calls.push(quote!(.with_agent(#s)));
     }
-    if let Some(n) = spec.max_parallel {
-        let n = usize_lit(n, "max_parallel", span)?;
-        calls.push(quote!(.with_max_parallel(#n)));
-    }
-    if let Some(secs) = spec.child_timeout_sec {
-        let secs = Literal::u64_suffixed(secs);
-        calls.push(quote!(.with_child_timeout(::core::time::Duration::from_secs(#secs))));
-    }
-    let hs = match spec.history_source {
-        HistorySource::None => None,
-        HistorySource::Child => Some(quote!(Child)),
-        HistorySource::Orchestrator => Some(quote!(Orchestrator)),
-        HistorySource::Messages => Some(quote!(Messages)),
-    };
-    if let Some(v) = hs {
-        calls.push(quote!(.with_history_source(#krate::agent::HistorySource::#v)));
-    }
-    let ht = match spec.history_merge_target {
-        HistoryMergeTarget::None => None,
-        HistoryMergeTarget::Child => Some(quote!(Child)),
-        HistoryMergeTarget::Orchestrator => Some(quote!(Orchestrator)),
-    };
-    if let Some(v) = ht {
-        calls.push(quote!(.with_history_merge_target(#krate::agent::HistoryMergeTarget::#v)));
-    }
-    if let Some(n) = spec.max_display_instances {
-        let n = usize_lit(n, "max_display_instances", span)?;
-        calls.push(quote!(.with_max_display_instances(#n)));
-    }
-    if let Some(model) = &spec.model {
-        let s = str_lit(model);
-        calls.push(quote!(.with_model(#s)));
-    }
-    if let Some(use_history) = spec.use_history {
-        calls.push(quote!(.with_use_history(#use_history)));
-    }
+    calls.extend(setting_calls(krate, &spec.settings, span)?);
     for hook in &spec.hooks {
         if let Some(call) = request_hook(krate, hook)? {
             calls.push(quote!(.with_request_hook(#call)));

@@ -52,6 +52,7 @@ mod agent_tools;
 mod config;
 mod dispatch;
 mod hooks;
+mod settings;
 mod slots;
 mod tokens;
 mod tool_set;
@@ -68,6 +69,7 @@ use config::*;
 use dispatch::*;
 pub(crate) use hooks::lower_hook;
 use hooks::*;
+use settings::setting_calls;
 use slots::*;
 use tokens::*;
 pub(crate) use tokens::{bound, parse_path_at, ref_type};
@@ -77,8 +79,7 @@ pub(crate) use tools::{OWN_SEGMENT, boxed};
 
 use crate::spec::dispatch::PerfectHash;
 use crate::spec::{
-    AgentSpec, ChainHook, FailurePolicy, HistoryMergeTarget, HistorySource, HookKind, HookRef,
-    MetaFormula, ToolRef, ToolSource,
+    AgentSpec, ChainHook, FailurePolicy, HookKind, HookRef, MetaFormula, ToolRef, ToolSource,
 };
 
 /// How to emit an agent.

@@ -168,7 +168,7 @@ fn hooks_spec() -> AgentSpec {
             child.ty = Some("crate::Helper".to_owned());
             child
         });
-    spec.max_parallel = Some(2);
+    spec.settings.max_parallel = Some(2);
     spec
 }
 

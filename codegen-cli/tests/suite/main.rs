@@ -6,3 +6,4 @@ mod build_script;
 mod cards;
 mod expected;
 mod fuzz_corpus;
+mod settings;

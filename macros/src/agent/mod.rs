@@ -2,6 +2,7 @@
 //! it to the shared emitter. No chain is built here.
 
 mod entries;
+mod settings;
 mod spec;
 
 use std::str::FromStr;
@@ -16,8 +17,8 @@ use hookwire_codegen::spec::{
 };
 use hookwire_codegen::spec::{
     AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, FnRef, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookRef, InstructionRef, LifecycleRef, Matcher,
-    McpToolsSpec, RefreshCondition, ToolCallInjection, ToolRef,
+    HookEvent, HookRef, InstructionRef, LifecycleRef, Matcher, McpToolsSpec, RefreshCondition,
+    ToolCallInjection, ToolRef,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -82,20 +83,9 @@ struct AgentAttr {
     tool_hooks: Entries,
     #[darling(default)]
     hooks: Entries,
-    #[darling(default)]
-    max_parallel: Option<syn::Lit>,
-    #[darling(default)]
-    child_timeout_sec: Option<syn::Lit>,
-    #[darling(default)]
-    history_source: Option<syn::LitStr>,
-    #[darling(default)]
-    history_merge_target: Option<syn::LitStr>,
-    #[darling(default)]
-    max_display_instances: Option<syn::Lit>,
-    #[darling(default)]
-    model: Option<syn::LitStr>,
-    #[darling(default)]
-    use_history: Option<bool>,
+    /// `max_parallel`, `model`, ...: the rows of the settings table.
+    #[darling(flatten)]
+    settings: settings::SettingsAttr,
     #[darling(default)]
     tool_input_schema: Option<syn::LitStr>,
     #[darling(default)]
@@ -238,7 +228,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     function_tools(&krate, &a, &mut spec, &mut errors);
     child_agents(&krate, &a, &mut spec, &mut errors);
     hooks(&krate, &a, &mut spec, &mut errors);
-    run_options(&a, &mut spec, &mut errors);
+    a.settings.lower(&mut spec.settings, &mut errors);
     schemas(&a, &mut spec, &mut errors);
     errors.finish()?;
 

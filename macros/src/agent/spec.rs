@@ -213,37 +213,6 @@ pub(super) fn hooks(krate: &str, a: &AgentAttr, spec: &mut AgentSpec, errors: &m
     }
 }
 
-/// The run options: positive numbers, history, model.
-pub(super) fn run_options(a: &AgentAttr, spec: &mut AgentSpec, errors: &mut Errors) {
-    let mut number = |lit: &Option<syn::Lit>, key: &str, example: &str| match lit {
-        Some(l) => match positive(l, key, example) {
-            Ok(n) => Some(n),
-            Err(e) => {
-                errors.push(e);
-                None
-            }
-        },
-        None => None,
-    };
-    spec.max_parallel = number(&a.max_parallel, "max_parallel", "4");
-    spec.child_timeout_sec = number(&a.child_timeout_sec, "child_timeout_sec", "60");
-    spec.max_display_instances = number(&a.max_display_instances, "max_display_instances", "20");
-    if let Some(h) = &a.history_source {
-        match HistorySource::from_str(&h.value()) {
-            Ok(v) => spec.history_source = v,
-            Err(e) => errors.push(unknown_value(h, "history_source", &e)),
-        }
-    }
-    if let Some(h) = &a.history_merge_target {
-        match HistoryMergeTarget::from_str(&h.value()) {
-            Ok(v) => spec.history_merge_target = v,
-            Err(e) => errors.push(unknown_value(h, "history_merge_target", &e)),
-        }
-    }
-    spec.model = a.model.as_ref().map(syn::LitStr::value);
-    spec.use_history = a.use_history;
-}
-
 /// `tool_input_schema`, and the answer's `output` type or `output_schema`.
 pub(super) fn schemas(a: &AgentAttr, spec: &mut AgentSpec, errors: &mut Errors) {
     if let Some(s) = &a.tool_input_schema {

@@ -18,62 +18,143 @@ pub struct McpFilter {
     pub globs: Vec<Cow<'static, str>>,
 }
 
-/// Everything an agent declaration says besides its statically known tools:
-/// the same fields as an AgentCard.
-///
-/// Built with [`AgentConfig::new`] and the `with_*` setters (generated code
-/// does exactly that), so new fields can be added without breaking it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct AgentConfig {
-    /// The agent's name.
-    pub name: Cow<'static, str>,
-    /// The system instruction.
-    pub instruction: Cow<'static, str>,
-    /// What the agent does (shown when it is offered as a tool).
-    pub description: Option<Cow<'static, str>>,
-    /// Whether this is the default agent of its set.
-    pub default: bool,
-    /// MCP servers to connect to, by name in the server configuration.
-    pub servers: Vec<Cow<'static, str>>,
-    /// MCP tool filters.
-    pub mcp_tools: Vec<McpFilter>,
-    /// Names of child agents exposed as tools (`agent__<Name>`).
-    pub agents: Vec<Cow<'static, str>>,
-    /// How many calls of this agent (as a tool) may run at once.
-    pub max_parallel: Option<usize>,
-    /// How long one call of this agent (as a tool) may take.
-    pub child_timeout: Option<Duration>,
-    /// Which history the agent sees when called as a tool.
-    pub history_source: HistorySource,
-    /// Where its conversation is merged afterwards.
-    pub history_merge_target: HistoryMergeTarget,
-    /// How many instances a display shows at most.
-    pub max_display_instances: Option<usize>,
-    /// The model, as `provider:model` or a model name.
-    pub model: Option<Cow<'static, str>>,
-    /// Whether the agent keeps its history between runs.
-    pub use_history: bool,
-    /// The input schema when called as a tool (default `{message: string}`).
-    pub tool_input_schema: Option<Value>,
-    /// Config-driven hooks: tool calls injected at request start or after
-    /// completion (see [`RequestHook`](crate::agent::RequestHook)).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub request_hooks: Vec<crate::agent::RequestHook>,
-    /// What the agent says about the tools of each of its MCP servers as
-    /// a whole (a card's `servers:` entry with `available` /
-    /// `instruction`): not offered in the steps the rule says no to, and
-    /// the instruction in the system prompt of the steps that offer them.
-    /// Functions, so not part of a serialized configuration.
-    #[serde(skip)]
-    pub server_rules: Vec<(Cow<'static, str>, crate::StepRules)>,
-    /// The schema the agent's final answer follows (a card's
-    /// `output_type:` / `output_schema:`, `#[agent(output = T)]`): every
-    /// run asks the model for it and checks the answer
-    /// ([`RunOutput::structured`](crate::agent::RunOutput::structured)).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<crate::model::OutputSpec>,
+/// A setting's type in [`AgentConfig`], by its kind (`hookwire_spec::kind`).
+macro_rules! config_type {
+    (Count) => { Option<usize> };
+    (Seconds) => { Option<Duration> };
+    (Text) => { Option<Cow<'static, str>> };
+    (Bool) => { bool };
+    (Choice<$t:ty>) => { $t };
 }
+
+/// A setting's value when it is not written: the row's `= default`, else
+/// `Default` (`None`, `false`, the vocabulary's default).
+macro_rules! config_default {
+    () => {
+        Default::default()
+    };
+    ($default:expr) => {
+        $default
+    };
+}
+
+/// A setting's builder, by its kind: `with_x(value)` sets the field.
+macro_rules! config_builder {
+    (Count, $field:ident, $builder:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub fn $builder(mut self, $field: usize) -> Self {
+            self.$field = Some($field);
+            self
+        }
+    };
+    (Seconds, $field:ident, $builder:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub fn $builder(mut self, $field: Duration) -> Self {
+            self.$field = Some($field);
+            self
+        }
+    };
+    (Text, $field:ident, $builder:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub fn $builder(mut self, $field: impl Into<Cow<'static, str>>) -> Self {
+            self.$field = Some($field.into());
+            self
+        }
+    };
+    (Bool, $field:ident, $builder:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub fn $builder(mut self, $field: bool) -> Self {
+            self.$field = $field;
+            self
+        }
+    };
+    (Choice<$t:ty>, $field:ident, $builder:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub fn $builder(mut self, $field: $t) -> Self {
+            self.$field = $field;
+            self
+        }
+    };
+}
+
+/// Declares [`AgentConfig`] with a field and a builder per row of the
+/// settings table (`hookwire_spec::for_each_setting!`: `max_parallel`,
+/// `model`, ...), between the agent's children and its input schema.
+macro_rules! agent_config {
+    ($( [$key:ident, $kind:ident $(<$param:ty>)?, $doc:literal, $example:literal,
+        $field:ident, ($($default:expr)?), $builder:ident, $builder_doc:literal] )*) => {
+        /// Everything an agent declaration says besides its statically known tools:
+        /// the same fields as an AgentCard.
+        ///
+        /// Built with [`AgentConfig::new`] and the `with_*` setters (generated code
+        /// does exactly that), so new fields can be added without breaking it.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[non_exhaustive]
+        pub struct AgentConfig {
+            /// The agent's name.
+            pub name: Cow<'static, str>,
+            /// The system instruction.
+            pub instruction: Cow<'static, str>,
+            /// What the agent does (shown when it is offered as a tool).
+            pub description: Option<Cow<'static, str>>,
+            /// Whether this is the default agent of its set.
+            pub default: bool,
+            /// MCP servers to connect to, by name in the server configuration.
+            pub servers: Vec<Cow<'static, str>>,
+            /// MCP tool filters.
+            pub mcp_tools: Vec<McpFilter>,
+            /// Names of child agents exposed as tools (`agent__<Name>`).
+            pub agents: Vec<Cow<'static, str>>,
+            $(
+                #[doc = $doc]
+                pub $field: config_type!($kind $(<$param>)?),
+            )*
+            /// The input schema when called as a tool (default `{message: string}`).
+            pub tool_input_schema: Option<Value>,
+            /// Config-driven hooks: tool calls injected at request start or after
+            /// completion (see [`RequestHook`](crate::agent::RequestHook)).
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub request_hooks: Vec<crate::agent::RequestHook>,
+            /// What the agent says about the tools of each of its MCP servers as
+            /// a whole (a card's `servers:` entry with `available` /
+            /// `instruction`): not offered in the steps the rule says no to, and
+            /// the instruction in the system prompt of the steps that offer them.
+            /// Functions, so not part of a serialized configuration.
+            #[serde(skip)]
+            pub server_rules: Vec<(Cow<'static, str>, crate::StepRules)>,
+            /// The schema the agent's final answer follows (a card's
+            /// `output_type:` / `output_schema:`, `#[agent(output = T)]`): every
+            /// run asks the model for it and checks the answer
+            /// ([`RunOutput::structured`](crate::agent::RunOutput::structured)).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub output: Option<crate::model::OutputSpec>,
+        }
+
+        impl AgentConfig {
+            /// A configuration with only a name; everything else at its default.
+            pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+                Self {
+                    name: name.into(),
+                    instruction: Cow::Borrowed(""),
+                    description: None,
+                    default: false,
+                    servers: Vec::new(),
+                    mcp_tools: Vec::new(),
+                    agents: Vec::new(),
+                    $($field: config_default!($($default)?),)*
+                    tool_input_schema: None,
+                    request_hooks: Vec::new(),
+                    server_rules: Vec::new(),
+                    output: None,
+                }
+            }
+
+            $(config_builder!($kind $(<$param>)?, $field, $builder, $builder_doc);)*
+        }
+    };
+}
+
+hookwire_spec::for_each_setting!(agent_config);
 
 impl AgentConfig {
     /// The model this agent runs on: `HOOKWIRE_MODEL` if set, else the
@@ -90,30 +171,6 @@ impl AgentConfig {
             .or_else(|| self.model.as_deref().map(str::to_owned))
             .unwrap_or_else(|| "passthrough".to_owned());
         crate::model::from_spec(&spec, base)
-    }
-
-    /// A configuration with only a name; everything else at its default.
-    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
-        Self {
-            name: name.into(),
-            instruction: Cow::Borrowed(""),
-            description: None,
-            default: false,
-            servers: Vec::new(),
-            mcp_tools: Vec::new(),
-            agents: Vec::new(),
-            max_parallel: None,
-            child_timeout: None,
-            history_source: HistorySource::None,
-            history_merge_target: HistoryMergeTarget::None,
-            max_display_instances: None,
-            model: None,
-            use_history: true,
-            tool_input_schema: None,
-            request_hooks: Vec::new(),
-            server_rules: Vec::new(),
-            output: None,
-        }
     }
 
     /// Sets the output schema to `T`'s ([`AgentConfig::output`]).
@@ -194,48 +251,6 @@ impl AgentConfig {
     /// Adds a child agent.
     pub fn with_agent(mut self, agent: impl Into<Cow<'static, str>>) -> Self {
         self.agents.push(agent.into());
-        self
-    }
-
-    /// Sets `max_parallel`.
-    pub fn with_max_parallel(mut self, n: usize) -> Self {
-        self.max_parallel = Some(n);
-        self
-    }
-
-    /// Sets the child timeout.
-    pub fn with_child_timeout(mut self, timeout: Duration) -> Self {
-        self.child_timeout = Some(timeout);
-        self
-    }
-
-    /// Sets the history source.
-    pub fn with_history_source(mut self, source: HistorySource) -> Self {
-        self.history_source = source;
-        self
-    }
-
-    /// Sets the history merge target.
-    pub fn with_history_merge_target(mut self, target: HistoryMergeTarget) -> Self {
-        self.history_merge_target = target;
-        self
-    }
-
-    /// Sets `max_display_instances`.
-    pub fn with_max_display_instances(mut self, n: usize) -> Self {
-        self.max_display_instances = Some(n);
-        self
-    }
-
-    /// Sets the model.
-    pub fn with_model(mut self, model: impl Into<Cow<'static, str>>) -> Self {
-        self.model = Some(model.into());
-        self
-    }
-
-    /// Sets `use_history`.
-    pub fn with_use_history(mut self, use_history: bool) -> Self {
-        self.use_history = use_history;
         self
     }
 

@@ -29,5 +29,6 @@ mod runtime_tools;
 #[path = "../../../runtime/tests/agent_common/seeing.rs"]
 mod seeing;
 mod sessions;
+mod settings;
 mod slots;
 mod trace;

@@ -13,12 +13,8 @@ use super::fields::key;
 pub enum SpecField {
     /// `name`.
     Name,
-    /// `max_parallel`.
-    MaxParallel,
-    /// `child_timeout_sec`.
-    ChildTimeoutSec,
-    /// `max_display_instances`.
-    MaxDisplayInstances,
+    /// A setting (a row of the settings table), by its key: `max_parallel`.
+    Setting(&'static str),
     /// `tool_input_schema`.
     ToolInputSchema,
     /// `function_tools[i]`.
@@ -48,7 +44,7 @@ pub struct SpecError {
 }
 
 impl SpecError {
-    pub(super) fn new(field: SpecField, message: String) -> Self {
+    pub(crate) fn new(field: SpecField, message: String) -> Self {
         Self {
             field,
             message,
@@ -63,9 +59,7 @@ impl SpecField {
     pub(super) const fn key(self) -> &'static str {
         match self {
             Self::Name => key::NAME,
-            Self::MaxParallel => key::MAX_PARALLEL,
-            Self::ChildTimeoutSec => key::CHILD_TIMEOUT_SEC,
-            Self::MaxDisplayInstances => key::MAX_DISPLAY_INSTANCES,
+            Self::Setting(key) => key,
             Self::ToolInputSchema => key::TOOL_INPUT_SCHEMA,
             Self::FunctionTool(_) | Self::Hook(HookPlace::ToolEntry { .. }) => key::FUNCTION_TOOLS,
             Self::Agent(_) => key::AGENTS,
@@ -80,11 +74,7 @@ impl fmt::Display for SpecField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = self.key();
         match *self {
-            Self::Name
-            | Self::MaxParallel
-            | Self::ChildTimeoutSec
-            | Self::MaxDisplayInstances
-            | Self::ToolInputSchema => f.write_str(name),
+            Self::Name | Self::Setting(_) | Self::ToolInputSchema => f.write_str(name),
             Self::FunctionTool(i)
             | Self::Agent(i)
             | Self::Hook(HookPlace::ToolHook(i) | HookPlace::Lifecycle(i))

@@ -1,8 +1,8 @@
 //! `hooks:` entries: their time limits, and where a `kind: tool_call`
 //! entry may fire.
 
-use super::{SpecError, SpecField, check_positive};
-use crate::spec::{AgentSpec, EventHookAction, HookEvent, RefreshCondition};
+use super::{SpecError, SpecField};
+use crate::spec::{AgentSpec, EventHookAction, HookEvent, RefreshCondition, check_positive};
 
 impl AgentSpec {
     /// Each `hooks:` entry: a positive `timeout_sec`, and for a

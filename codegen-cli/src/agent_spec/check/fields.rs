@@ -1,12 +1,17 @@
 //! The field tables: the keys of an agent declaration and of its hook
 //! entries, which the front ends read and suggest from.
 //!
-//! Each key of an agent declaration is spelled once, in [`key`]:
+//! Each key of an agent declaration is spelled once: a setting (a key
+//! that holds one plain value) in its row of the settings table
+//! ([`SETTINGS`], `for_each_setting!`), every other key in [`key`].
 //! [`AGENT_FIELDS`], the names of the parts a check points at
-//! ([`SpecField`](super::SpecField)) and the checks' messages read it
+//! ([`SpecField`](super::SpecField)) and the checks' messages read them
 //! there.
 
-/// The keys of an agent declaration, in [`AGENT_FIELDS`]' order.
+use crate::spec::{SETTINGS, Setting};
+
+/// The keys of an agent declaration that are not settings, in
+/// [`AGENT_FIELDS`]' order.
 pub(crate) mod key {
     pub(crate) const NAME: &str = "name";
     pub(crate) const DURABLE_NAME: &str = "durable_name";
@@ -21,21 +26,13 @@ pub(crate) mod key {
     pub(crate) const AGENTS: &str = "agents";
     pub(crate) const TOOL_HOOKS: &str = "tool_hooks";
     pub(crate) const HOOKS: &str = "hooks";
-    pub(crate) const HISTORY_SOURCE: &str = "history_source";
-    pub(crate) const HISTORY_MERGE_TARGET: &str = "history_merge_target";
-    pub(crate) const MAX_PARALLEL: &str = "max_parallel";
-    pub(crate) const CHILD_TIMEOUT_SEC: &str = "child_timeout_sec";
-    pub(crate) const MAX_DISPLAY_INSTANCES: &str = "max_display_instances";
-    pub(crate) const MODEL: &str = "model";
-    pub(crate) const USE_HISTORY: &str = "use_history";
     pub(crate) const TOOL_INPUT_SCHEMA: &str = "tool_input_schema";
     pub(crate) const OUTPUT_TYPE: &str = "output_type";
     pub(crate) const OUTPUT_SCHEMA: &str = "output_schema";
 }
 
-/// The fields of an agent declaration: a card's top-level fields and the
-/// keys of `#[agent(...)]` (a card also has `type`, the macro `crate`).
-pub const AGENT_FIELDS: [&str; 23] = [
+/// The keys before the settings.
+const BEFORE_SETTINGS: [&str; 13] = [
     key::NAME,
     key::DURABLE_NAME,
     key::INSTRUCTION,
@@ -49,17 +46,43 @@ pub const AGENT_FIELDS: [&str; 23] = [
     key::AGENTS,
     key::TOOL_HOOKS,
     key::HOOKS,
-    key::HISTORY_SOURCE,
-    key::HISTORY_MERGE_TARGET,
-    key::MAX_PARALLEL,
-    key::CHILD_TIMEOUT_SEC,
-    key::MAX_DISPLAY_INSTANCES,
-    key::MODEL,
-    key::USE_HISTORY,
-    key::TOOL_INPUT_SCHEMA,
-    key::OUTPUT_TYPE,
-    key::OUTPUT_SCHEMA,
 ];
+
+/// The keys after the settings.
+const AFTER_SETTINGS: [&str; 3] = [key::TOOL_INPUT_SCHEMA, key::OUTPUT_TYPE, key::OUTPUT_SCHEMA];
+
+/// The fields of an agent declaration: a card's top-level fields and the
+/// keys of `#[agent(...)]` (a card also has `type`, the macro `crate`),
+/// the settings in the table's order between `hooks` and
+/// `tool_input_schema`.
+pub const AGENT_FIELDS: [&str; BEFORE_SETTINGS.len() + SETTINGS.len() + AFTER_SETTINGS.len()] =
+    join(&BEFORE_SETTINGS, SETTINGS, &AFTER_SETTINGS);
+
+/// `before`, the keys of `settings`, then `after` (`N` is their number:
+/// checked when the constant is evaluated).
+const fn join<const N: usize>(
+    before: &[&'static str],
+    settings: &[Setting],
+    after: &[&'static str],
+) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < before.len() {
+        out[i] = before[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < settings.len() {
+        out[i + j] = settings[j].key;
+        j += 1;
+    }
+    let mut k = 0;
+    while k < after.len() {
+        out[i + j + k] = after[k];
+        k += 1;
+    }
+    out
+}
 
 /// The options of a hook entry (`tool_hooks`, of an agent or of a tool).
 pub const HOOK_OPTIONS: [&str; 3] = ["match", "on_failure", "timeout_ms"];

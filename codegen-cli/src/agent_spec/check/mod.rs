@@ -17,7 +17,6 @@ mod verdict;
 pub use error::{SpecError, SpecField};
 pub use fields::{AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS};
 pub use hooks::{HookPlace, UndecidedHook, UnmatchedHook};
-pub use numbers::check_positive;
 pub use schema::check_tool_input_schema;
 pub use tools::{UniqueToolNames, check_mcp_filter_server};
 pub use verdict::MCP_META_KEYS;
@@ -26,9 +25,9 @@ use crate::spec::AgentSpec;
 
 impl AgentSpec {
     /// Every rule this spec breaks, in declaration order: an empty name,
-    /// numbers that must be positive (`max_parallel`, `child_timeout_sec`,
-    /// `max_display_instances`, hook `timeout_ms`, `timeout_sec`,
-    /// `ttl_minutes`), an input schema that does not describe an object, a
+    /// the settings' rules (`max_parallel` and the other numbers that must
+    /// be positive), hook `timeout_ms`, `timeout_sec` and `ttl_minutes`
+    /// (positive too), an input schema that does not describe an object, a
     /// tool name given twice, and a hook whose matcher selects no tool
     /// ([`AgentSpec::hooks_selecting_no_tool`]).
     ///
@@ -42,9 +41,9 @@ impl AgentSpec {
     /// let mut spec = AgentSpec::new("calc")
     ///     .with_function_tool(ToolRef::new("A", "add"))
     ///     .with_function_tool(ToolRef::new("B", "add"));
-    /// spec.max_parallel = Some(0);
+    /// spec.settings.max_parallel = Some(0);
     /// let errors = spec.validate();
-    /// assert_eq!(errors[0].field, SpecField::MaxParallel);
+    /// assert_eq!(errors[0].field, SpecField::Setting("max_parallel"));
     /// assert_eq!(
     ///     errors[1].message,
     ///     "duplicate tool name `add` in agent `calc`: `function_tools[0]` has this name too; \
@@ -54,7 +53,7 @@ impl AgentSpec {
     pub fn validate(&self) -> Vec<SpecError> {
         let mut out = Vec::new();
         self.check_name(&mut out);
-        self.check_numbers(&mut out);
+        self.settings.check(&mut out);
         self.check_input_schema(&mut out);
         self.check_mcp_filters(&mut out);
         self.check_tool_names(&mut out);

@@ -1,5 +1,5 @@
 use super::*;
-use crate::spec::{HookRef, Matcher, ToolRef};
+use crate::spec::{HookRef, Matcher, SETTINGS, ToolRef, check_positive};
 
 #[test]
 fn positive_numbers_reject_zero_and_negatives() {
@@ -19,14 +19,14 @@ fn validate_reports_each_broken_rule_where_it_is() {
     let mut spec = AgentSpec::new("a")
         .with_function_tool(ToolRef::new("A", "x"))
         .with_function_tool(ToolRef::new("B", "x").with_hook(HookRef::new("H").with_timeout_ms(0)));
-    spec.child_timeout_sec = Some(0);
+    spec.settings.child_timeout_sec = Some(0);
     spec.tool_input_schema = Some(r#"{"type": "string"}"#.to_owned());
     let errors = spec.validate();
     let fields: Vec<SpecField> = errors.iter().map(|e| e.field).collect();
     assert_eq!(
         fields,
         [
-            SpecField::ChildTimeoutSec,
+            SpecField::Setting("child_timeout_sec"),
             SpecField::ToolInputSchema,
             SpecField::FunctionTool(1),
             SpecField::Hook(HookPlace::ToolEntry { tool: 1, hook: 0 }),
@@ -270,11 +270,9 @@ fn mcp_filter_keys_name_a_declared_server() {
 #[test]
 fn every_part_a_check_points_at_is_under_a_declared_key() {
     let hook = HookPlace::ToolEntry { tool: 0, hook: 0 };
-    for field in [
+    let settings = SETTINGS.iter().map(|s| SpecField::Setting(s.key));
+    for field in settings.chain([
         SpecField::Name,
-        SpecField::MaxParallel,
-        SpecField::ChildTimeoutSec,
-        SpecField::MaxDisplayInstances,
         SpecField::ToolInputSchema,
         SpecField::FunctionTool(0),
         SpecField::Agent(0),
@@ -283,7 +281,7 @@ fn every_part_a_check_points_at_is_under_a_declared_key() {
         SpecField::Hook(HookPlace::Lifecycle(0)),
         SpecField::EventHook(0),
         SpecField::McpTools(0),
-    ] {
+    ]) {
         assert!(AGENT_FIELDS.contains(&field.key()), "{field}");
         assert!(field.to_string().starts_with(field.key()), "{field}");
     }

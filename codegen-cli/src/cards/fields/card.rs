@@ -143,23 +143,6 @@ impl Fields {
                 &mut self.lifecycle_refs,
                 &mut self.event_hook_index,
             ),
-            "history_source" => {
-                spec.history_source = cx
-                    .choice(p, "history_source", v, &HistorySource::ALL)
-                    .unwrap_or_default();
-            }
-            "history_merge_target" => {
-                spec.history_merge_target = cx
-                    .choice(p, "history_merge_target", v, &HistoryMergeTarget::ALL)
-                    .unwrap_or_default();
-            }
-            "max_parallel" => spec.max_parallel = cx.positive(p, "max_parallel", v),
-            "child_timeout_sec" => spec.child_timeout_sec = cx.positive(p, "child_timeout_sec", v),
-            "max_display_instances" => {
-                spec.max_display_instances = cx.positive(p, "max_display_instances", v);
-            }
-            "model" => spec.model = cx.nonempty(p, "model", v),
-            "use_history" => spec.use_history = cx.boolean(p, "use_history", v),
             "tool_input_schema" => match v {
                 Yaml::Map(_) => {
                     // The shared rule (`AgentSpec::validate`) checks that it
@@ -170,7 +153,8 @@ impl Fields {
             },
             "output_type" => output_type(cx, p, v, spec),
             "output_schema" => output_schema(cx, p, v, spec),
-            _ => {}
+            // A setting (or an unknown key, reported above).
+            _ => read_setting(cx, p, key, v, &mut spec.settings),
         }
     }
 

@@ -4,6 +4,7 @@ mod card;
 mod events;
 mod hooks;
 mod rules;
+mod settings;
 
 use std::path::PathBuf;
 
@@ -11,9 +12,8 @@ use super::names::{check_agent_name, check_tool_name};
 use super::{Diagnostic, Source, did_you_mean};
 use crate::spec::{AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS, check_positive};
 use crate::spec::{
-    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency,
-    HistoryMergeTarget, HistorySource, HookEvent, HookRef, LifecycleRef, Matcher, McpToolsSpec,
-    RefreshCondition, ToolCallInjection,
+    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, Frequency, HookEvent,
+    HookRef, LifecycleRef, Matcher, McpToolsSpec, RefreshCondition, ToolCallInjection,
 };
 use crate::yaml::{Seg, Yaml};
 pub(crate) use card::parse_fields;
@@ -21,10 +21,11 @@ use events::parse_event_hooks;
 use hooks::*;
 use rules::{Entry, TOOL_ENTRY_FIELDS};
 pub(crate) use rules::{RuleOf, StepFnRef};
+use settings::read_setting;
 
 /// Every top-level field a card may have: `type`, then the fields of every
 /// agent declaration (shared with `#[agent]`).
-pub const FIELDS: [&str; 24] = prepend("type", AGENT_FIELDS);
+pub const FIELDS: [&str; AGENT_FIELDS.len() + 1] = prepend("type", AGENT_FIELDS);
 
 /// The fields of a hook written as a mapping: `hook`, then the options of a
 /// hook entry (shared with `#[agent]`).

@@ -356,7 +356,7 @@ fn env_references_are_resolved_in_values_only() {
         spec.description.as_deref(),
         Some("${HOME} \u{E000}\u{E010}\u{E001} set")
     );
-    assert_eq!(spec.max_parallel, Some(3));
+    assert_eq!(spec.settings.max_parallel, Some(3));
     // In a key: not resolved, so not a way to rename the agent.
     let err = load_with(
         "---\nname: a\n${X:-name}: mallory\n---\nHi.\n",

@@ -153,7 +153,10 @@ fn env_references_are_resolved_with_defaults() {
     let env = |name: &str| (name == "AGENT_NAME").then(|| "from-env".to_owned());
     let loaded = cards::load_dir_with_env(dir.path(), &env).unwrap();
     assert_eq!(loaded.cards[0].spec.name, "from-env");
-    assert_eq!(loaded.cards[0].spec.model.as_deref(), Some("scripted"));
+    assert_eq!(
+        loaded.cards[0].spec.settings.model.as_deref(),
+        Some("scripted")
+    );
 }
 
 #[test]
