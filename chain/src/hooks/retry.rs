@@ -195,15 +195,9 @@ impl Hook for Retry {
                 return next.run(cx, args).await;
             }
             let outcome = next.run(cx, args.clone()).await;
-            let wait = match &outcome {
-                Err(error) => self.policy.next(attempt - 1, error.is_retryable(), None),
-                Ok(_) => None,
-            };
-            let Some(wait) = wait else {
-                cx.extensions_mut().insert(Attempts(attempt));
-                return outcome;
-            };
-            if let Err(error) = &outcome {
+            if let Err(error) = &outcome
+                && let Some(wait) = self.policy.next(attempt - 1, error.is_retryable(), None)
+            {
                 tracing::debug!(
                     target: "hookwire::audit",
                     hook = "retry",
@@ -213,9 +207,12 @@ impl Hook for Retry {
                     wait_ms = wait.as_millis() as u64,
                     "retrying"
                 );
+                tokio::time::sleep(wait).await;
+                attempt += 1;
+                continue;
             }
-            tokio::time::sleep(wait).await;
-            attempt += 1;
+            cx.extensions_mut().insert(Attempts(attempt));
+            return outcome;
         }
     }
 

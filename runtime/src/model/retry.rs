@@ -31,23 +31,18 @@ pub async fn complete_with_retry(
     let mut retry = 0;
     loop {
         let answer = model.complete(request).await;
-        let delay = match &answer {
-            Err(error) => policy.next(retry, error.is_retryable(), error.retry_after()),
-            Ok(_) => None,
+        let Err(error) = &answer else { return answer };
+        let Some(delay) = policy.next(retry, error.is_retryable(), error.retry_after()) else {
+            return answer;
         };
-        match (answer, delay) {
-            (Err(error), Some(delay)) => {
-                retry += 1;
-                on_retry(RetryNote {
-                    attempt: retry,
-                    delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                    reason: error.to_string(),
-                });
-                if !delay.is_zero() {
-                    tokio::time::sleep(delay).await;
-                }
-            }
-            (answer, _) => return answer,
+        retry += 1;
+        on_retry(RetryNote {
+            attempt: retry,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            reason: error.to_string(),
+        });
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
         }
     }
 }
