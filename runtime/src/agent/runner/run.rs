@@ -218,14 +218,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         #[cfg(feature = "otel")]
         let ended = span.clone();
         let out = async move {
-            let Some(pending) = self.conv.pending.take() else {
+            // The paused step stays the conversation's until the resumed
+            // step settles: a resumption that does not end (dropped,
+            // failed, panicked) leaves the run paused, to resume again.
+            let Some(pending) = &self.conv.pending else {
                 return Err(RunError::NotPaused);
             };
             let waiting = self.conv.approvals.pending_within(&self.scope).len();
             if waiting > 0 {
-                self.conv.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));
             }
+            let pending = pending.clone();
             let events = match events {
                 None if !self.scope.path().is_empty() => self.scope.events().cloned(),
                 events => events,
