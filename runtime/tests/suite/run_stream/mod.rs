@@ -23,6 +23,7 @@ use serde_json::json;
 use crate::agent_common::test_agent;
 use crate::tool_progress::Sync;
 
+mod cancel;
 mod events;
 mod polling;
 mod usage;
