@@ -199,18 +199,29 @@ async fn goes_on<A: Agent, B: Agent>(
 
 #[tokio::test]
 async fn a_dropped_stream_rolls_the_step_back_and_the_session_goes_on() {
+    // `gated` waits for a person (who is asked later) when the run is
+    // dropped.
     let make = || {
         let (tool, started) = slow(1);
-        let agent = test_agent("nap", Router::new().tool(tool).tool(quick()));
+        let agent = test_agent(
+            "nap",
+            Router::new().tool(tool).tool(quick()).route(
+                named("gated").definition(),
+                ToolSource::Function,
+                chain!(NeedsApproval::new(true) => ToolHandler(named("gated"))),
+            ),
+        );
         (agent, started)
     };
     let model = Checking::new([
-        Turn::call("quick", json!({})).and_call("slow", json!({})),
+        Turn::call("quick", json!({}))
+            .and_call("gated", json!({}))
+            .and_call("slow", json!({})),
         Turn::text("done"),
         Turn::text("done"),
     ]);
     let (agent, started) = make();
-    let mut runner = Runner::new(agent, model.clone());
+    let mut runner = Runner::new(agent, model.clone()).with_approvals(Approvals::new(DeferAll));
     *runner.history_mut() = vec![Message::user("earlier"), Message::assistant("ok")];
     {
         let mut stream = runner.stream("nap");
@@ -236,7 +247,14 @@ async fn a_dropped_stream_rolls_the_step_back_and_the_session_goes_on() {
             Message::user("nap")
         ]
     );
-    goes_on(&mut runner, &model, || Runner::new(make().0, model.clone())).await;
+    // What waited belonged to the step: a state exported now carries none
+    // of it (an import would refuse it).
+    let state = runner.export_state();
+    assert!(state.approvals.pending.is_empty() && state.pending_step.is_none());
+    goes_on(&mut runner, &model, || {
+        Runner::new(make().0, model.clone()).with_approvals(Approvals::new(DeferAll))
+    })
+    .await;
 }
 
 #[tokio::test]
