@@ -26,6 +26,7 @@ use crate::tool_progress::Sync;
 mod cancel;
 mod events;
 mod polling;
+mod retry;
 mod usage;
 
 fn used(input_tokens: u64, output_tokens: u64) -> Usage {
