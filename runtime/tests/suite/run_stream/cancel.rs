@@ -555,3 +555,71 @@ async fn a_run_dropped_during_an_injection_keeps_the_history() {
         ["quick done", "slow done"]
     );
 }
+
+/// A parent paused at a child agent's approval, resumed and dropped while
+/// the child's approved call runs, stays paused with the child's paused
+/// run kept: resumed again, the child's call asks again, then the run
+/// completes.
+#[tokio::test]
+async fn a_dropped_resumption_of_a_paused_child_keeps_both_paused() {
+    let (tool, started) = slow(1);
+    let definition = tool.definition();
+    let child = BasicAgent::new(
+        AgentConfig::new("Worker").with_description("Works."),
+        Router::new().route(
+            definition,
+            ToolSource::Function,
+            chain!(NeedsApproval::new(true) => ToolHandler(tool)),
+        ),
+    );
+    let child_model = Checking::new([Turn::call("slow", json!({})), Turn::text("child done")]);
+    let worker = AgentTool::new(child, child_model.clone() as Arc<dyn Model>);
+    let model = Checking::new([
+        Turn::call("agent__Worker", json!({"message": "work"})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(
+        test_agent("boss", Router::new().tool(worker)),
+        model.clone(),
+    )
+    .with_approvals(Approvals::new(DeferAll));
+    let approve = |runner: &Runner<_>, out: RunOutput| {
+        let RunStatus::Paused { pending } = out.status else {
+            panic!("{out:?}")
+        };
+        assert_eq!(pending[0].tool(), "slow");
+        runner
+            .approvals()
+            .resolve(&pending[0].id(), ApprovalDecision::Approve)
+            .unwrap();
+    };
+    let out = runner.run("go").await.unwrap();
+    approve(&runner, out);
+    let paused = runner.export_state();
+    assert_eq!(paused.paused_children.len(), 1);
+    {
+        let mut stream = runner.stream_resume();
+        let run = async { while stream.next().await.is_some() {} };
+        tokio::select! {
+            () = run => panic!("the resumed run ended"),
+            () = started.notified() => {}
+        }
+    }
+    assert!(runner.is_paused());
+    let state = runner.export_state();
+    assert_eq!(state.history, paused.history);
+    assert_eq!(state.paused_children, paused.paused_children);
+    let out = runner.resume().await.unwrap();
+    approve(&runner, out);
+    let out = runner.resume().await.unwrap();
+    assert_eq!(out.text, "done");
+    assert_eq!(refused(&model.last_sent()), None);
+    assert_eq!(
+        crate::agent_common::tool_results(&model.last_sent()),
+        ["child done"]
+    );
+    assert_eq!(
+        crate::agent_common::tool_results(&child_model.last_sent()),
+        ["slow done"]
+    );
+}
