@@ -4,7 +4,9 @@
 //! approval asked for, the tokens of each model call).
 //!
 //! One place records a trace event ([`Runner::record`]): it appends it to
-//! the trace and, when someone streams the run, sends it. A run nobody
+//! the trace and, when someone streams the run, sends it. A model call's
+//! retry is the one event sent before it is kept: when the retry starts
+//! ([`retry_started`]), kept with the step's answer. A run nobody
 //! streams has no queue, and building an event to send is skipped: the
 //! cost is one branch per event.
 
@@ -295,7 +297,12 @@ fn done_json<S: serde::Serializer>(
 /// The run makes progress only while the stream is polled, on the task
 /// that polls it: it spawns nothing. Dropping the stream drops the run
 /// where it is (a tool call in flight is cancelled, as by a timeout); the
-/// session keeps what the run did until then.
+/// session keeps the steps the run ended, and its unfinished step is
+/// rolled back: its answer joins the history only with its results, so no
+/// tool call is left unanswered and the next run goes on (a resumed step
+/// leaves the run paused). A model call asked again after part of its
+/// text was sent is announced by [`EventKind::Retry`]: the text after a
+/// step's last `Retry` is its answer.
 #[must_use = "a stream does nothing unless polled"]
 pub struct RunStream<'a> {
     run: Option<crate::BoxFuture<'a, Result<RunOutput, RunError>>>,
@@ -399,8 +406,22 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// came: the stream had each as it started ([`retry_started`]).
     pub(super) fn keep_retries(&mut self, step: usize, retries: Vec<crate::model::RetryNote>) {
         if !retries.is_empty() {
-            let trace = Arc::make_mut(&mut self.conv.trace);
-            trace.extend(retries.into_iter().map(|note| retry_event(step, note)));
+            self.keep_all(retries.into_iter().map(|note| retry_event(step, note)));
+        }
+    }
+
+    /// Appends `events` to the trace, without sending them. (Not through
+    /// `Arc::make_mut`: a second call of it for the trace would keep it
+    /// from being inlined into [`record`](Self::record), on every event.)
+    #[cold]
+    fn keep_all(&mut self, events: impl Iterator<Item = TraceEvent>) {
+        match Arc::get_mut(&mut self.conv.trace) {
+            Some(trace) => trace.extend(events),
+            None => {
+                let mut trace = self.conv.trace.to_vec();
+                trace.extend(events);
+                self.conv.trace = Arc::new(trace);
+            }
         }
     }
 

@@ -18,6 +18,12 @@ use crate::model::Message;
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Runs one user message to the end.
+    ///
+    /// A run is a transaction over the session, step by step: dropping
+    /// this future cancels the run where it is, and a step that does not
+    /// end (dropped, failed, panicked) is rolled back: its answer joins the
+    /// history only with its results, so every tool call in the history is
+    /// answered and the next run goes on (see [`RunStream`](super::RunStream)).
     pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
         self.run_inner(prompt.into(), None, None).await
     }

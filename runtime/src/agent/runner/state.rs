@@ -467,8 +467,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// or agent, names tools the agent does not have, or its paused step is
     /// not the model's recorded answer (the same calls, ending the
     /// history); when a pending approval or a decision does not name a
-    /// waiting call with the arguments it shows, or names one twice; or
-    /// when it holds a decision this runner already used.
+    /// waiting call with the arguments it shows, or names one twice; when
+    /// it holds a decision this runner already used; or when one of its
+    /// histories is not a conversation a provider accepts (a tool call
+    /// without a result right after its turn, outside the paused step, or
+    /// a result of no call: [`StateError::History`]; refused, not
+    /// repaired).
     ///
     /// A state never loosens the runner: its limits (`max_steps`,
     /// `max_parallel`, `max_forced_continues`, `tool_call_timeout`) are the

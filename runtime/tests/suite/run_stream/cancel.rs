@@ -18,7 +18,7 @@ use tokio::sync::Notify;
 /// Why a provider would refuse `history`, as OpenAI does: a model's turn
 /// whose tool calls are not each answered by the tool messages right
 /// after it, or a tool message that answers no call of the turn before.
-fn refused(history: &[Message]) -> Option<String> {
+pub(super) fn refused(history: &[Message]) -> Option<String> {
     let mut i = 0;
     while i < history.len() {
         let calls: Vec<&str> = match &history[i] {
@@ -60,14 +60,14 @@ enum Fault {
 /// A scripted model that refuses a history a provider refuses (400), and
 /// notes each history it was sent; at the request numbers in `faults` it
 /// fails or panics instead.
-struct Checking {
+pub(super) struct Checking {
     script: ScriptedModel,
     sent: Mutex<Vec<Vec<Message>>>,
     faults: Vec<(usize, Fault)>,
 }
 
 impl Checking {
-    fn new(turns: impl IntoIterator<Item = Turn>) -> Arc<Self> {
+    pub(super) fn new(turns: impl IntoIterator<Item = Turn>) -> Arc<Self> {
         Self::with_faults(turns, [])
     }
 
@@ -83,7 +83,7 @@ impl Checking {
     }
 
     /// The history of the last request.
-    fn last_sent(&self) -> Vec<Message> {
+    pub(super) fn last_sent(&self) -> Vec<Message> {
         self.sent.lock().unwrap().last().cloned().unwrap()
     }
 }
@@ -123,7 +123,7 @@ impl Model for Checking {
 
 /// A tool that says when it starts, then sleeps for a minute (the first
 /// `slow` calls) or answers at once.
-struct Slow {
+pub(super) struct Slow {
     started: Arc<Notify>,
     slow: Arc<std::sync::atomic::AtomicUsize>,
 }
@@ -152,7 +152,7 @@ impl Tool for Slow {
     }
 }
 
-fn slow(slow_calls: usize) -> (Slow, Arc<Notify>) {
+pub(super) fn slow(slow_calls: usize) -> (Slow, Arc<Notify>) {
     let started = Arc::new(Notify::new());
     let tool = Slow {
         started: started.clone(),
@@ -161,11 +161,11 @@ fn slow(slow_calls: usize) -> (Slow, Arc<Notify>) {
     (tool, started)
 }
 
-fn quick() -> impl Tool<Args = NoArgs> {
+pub(super) fn quick() -> impl Tool<Args = NoArgs> {
     named("quick")
 }
 
-fn named(name: &'static str) -> impl Tool<Args = NoArgs> {
+pub(super) fn named(name: &'static str) -> impl Tool<Args = NoArgs> {
     FnTool::new(
         name,
         "Answers at once.",
@@ -177,7 +177,7 @@ fn named(name: &'static str) -> impl Tool<Args = NoArgs> {
 /// provider accepts, the next run completes on the same runner (the model
 /// checks what it is sent), and so does a state exported now, imported
 /// into a `fresh` runner.
-async fn goes_on<A: Agent, B: Agent>(
+pub(super) async fn goes_on<A: Agent, B: Agent>(
     runner: &mut Runner<A>,
     model: &Checking,
     fresh: impl FnOnce() -> Runner<B>,
@@ -358,75 +358,6 @@ async fn a_journal_failing_while_the_calls_run_rolls_the_step_back() {
     }
 }
 
-/// A run paused for approval is not broken: a new prompt is refused, the
-/// state exports and imports as it is, and a resumed step that is dropped
-/// midway leaves the run paused, to resume again (its call asks again).
-#[tokio::test]
-async fn a_pause_stays_resumable_and_a_dropped_resumption_stays_paused() {
-    let (tool, started) = slow(1);
-    let make = |tool: Slow| {
-        let definition = tool.definition();
-        test_agent(
-            "ops",
-            Router::new().tool(quick()).route(
-                definition,
-                ToolSource::Function,
-                chain!(NeedsApproval::new(true) => ToolHandler(tool)),
-            ),
-        )
-    };
-    let model = Checking::new([
-        Turn::call("quick", json!({})).and_call("slow", json!({})),
-        Turn::text("done"),
-    ]);
-    let mut runner =
-        Runner::new(make(tool), model.clone()).with_approvals(Approvals::new(DeferAll));
-    let out = runner.run("go").await.unwrap();
-    let RunStatus::Paused { pending } = out.status else {
-        panic!("{out:?}")
-    };
-    assert!(matches!(runner.run("other").await, Err(RunError::Paused)));
-    // The paused state imports as it is.
-    let state = runner.export_state();
-    let mut copy =
-        Runner::new(make(slow(0).0), model.clone()).with_approvals(Approvals::new(DeferAll));
-    copy.import_state(state.clone()).unwrap();
-    assert!(copy.is_paused());
-    let paused_history = runner.history().to_vec();
-    runner
-        .approvals()
-        .resolve(&pending[0].id(), ApprovalDecision::Approve)
-        .unwrap();
-    {
-        let mut stream = runner.stream_resume();
-        let run = async { while stream.next().await.is_some() {} };
-        tokio::select! {
-            () = run => panic!("the resumed run ended"),
-            () = started.notified() => {}
-        }
-    }
-    assert!(runner.is_paused());
-    assert_eq!(runner.history(), paused_history);
-    assert_eq!(runner.export_state().pending_step, state.pending_step);
-    // The call asks again, then runs; the model reads a whole step.
-    let out = runner.resume().await.unwrap();
-    let RunStatus::Paused { pending } = out.status else {
-        panic!("{out:?}")
-    };
-    runner
-        .approvals()
-        .resolve(&pending[0].id(), ApprovalDecision::Approve)
-        .unwrap();
-    let out = runner.resume().await.unwrap();
-    assert_eq!(out.text, "done");
-    let sent = model.last_sent();
-    assert_eq!(refused(&sent), None);
-    assert_eq!(
-        crate::agent_common::tool_results(&sent),
-        ["quick done", "slow done"]
-    );
-}
-
 /// A child agent's run is dropped with its parent's: the parent's history
 /// has nothing of the step, and the session goes on.
 #[tokio::test]
@@ -471,49 +402,6 @@ async fn a_dropped_stream_during_a_child_agent_rolls_the_parents_step_back() {
     .await;
 }
 
-/// A state whose history has a tool call without a result (as one
-/// exported after a cancelled run used to) is refused, saying where; the
-/// runner is unchanged.
-#[tokio::test]
-async fn a_state_with_an_unanswered_call_is_refused() {
-    let model = Checking::new([Turn::text("done")]);
-    let mut runner = Runner::new(test_agent("q", Router::new().tool(quick())), model.clone());
-    runner.run("hi").await.unwrap();
-    let good = runner.export_state();
-    let mut bad = good.clone();
-    bad.history.push(Message::user("go"));
-    bad.history.push(Message::assistant_calls(
-        "",
-        vec![hookwire::ToolCall::new(
-            "call_1",
-            "quick",
-            hookwire::ToolArgs::from_json("{}"),
-        )],
-    ));
-    let mut other = Runner::new(test_agent("q", Router::new().tool(quick())), model.clone());
-    let err = other.import_state(bad.clone()).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "the state's history is not a conversation a model accepts: message 3 has tool calls \
-         without a result: `call_1` (each call of a model's turn is answered by a tool message \
-         right after it; a provider refuses the conversation otherwise)"
-    );
-    assert!(other.history().is_empty());
-    // A result of no call is refused too.
-    let mut stray = good.clone();
-    stray.history.push(Message::tool(
-        "call_9",
-        "quick",
-        ToolResult::text("quick done"),
-    ));
-    let err = other.import_state(stray).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("message 2 is the result of call `call_9`"),
-        "{err}"
-    );
-}
-
 /// A run dropped while a request-start injection runs keeps the history
 /// it had, with its prompt, and the injections done before (it used to
 /// lose the whole history); the injection ids stay unique.
@@ -553,73 +441,5 @@ async fn a_run_dropped_during_an_injection_keeps_the_history() {
     assert_eq!(
         crate::agent_common::tool_results(&model.last_sent()),
         ["quick done", "slow done"]
-    );
-}
-
-/// A parent paused at a child agent's approval, resumed and dropped while
-/// the child's approved call runs, stays paused with the child's paused
-/// run kept: resumed again, the child's call asks again, then the run
-/// completes.
-#[tokio::test]
-async fn a_dropped_resumption_of_a_paused_child_keeps_both_paused() {
-    let (tool, started) = slow(1);
-    let definition = tool.definition();
-    let child = BasicAgent::new(
-        AgentConfig::new("Worker").with_description("Works."),
-        Router::new().route(
-            definition,
-            ToolSource::Function,
-            chain!(NeedsApproval::new(true) => ToolHandler(tool)),
-        ),
-    );
-    let child_model = Checking::new([Turn::call("slow", json!({})), Turn::text("child done")]);
-    let worker = AgentTool::new(child, child_model.clone() as Arc<dyn Model>);
-    let model = Checking::new([
-        Turn::call("agent__Worker", json!({"message": "work"})),
-        Turn::text("done"),
-    ]);
-    let mut runner = Runner::new(
-        test_agent("boss", Router::new().tool(worker)),
-        model.clone(),
-    )
-    .with_approvals(Approvals::new(DeferAll));
-    let approve = |runner: &Runner<_>, out: RunOutput| {
-        let RunStatus::Paused { pending } = out.status else {
-            panic!("{out:?}")
-        };
-        assert_eq!(pending[0].tool(), "slow");
-        runner
-            .approvals()
-            .resolve(&pending[0].id(), ApprovalDecision::Approve)
-            .unwrap();
-    };
-    let out = runner.run("go").await.unwrap();
-    approve(&runner, out);
-    let paused = runner.export_state();
-    assert_eq!(paused.paused_children.len(), 1);
-    {
-        let mut stream = runner.stream_resume();
-        let run = async { while stream.next().await.is_some() {} };
-        tokio::select! {
-            () = run => panic!("the resumed run ended"),
-            () = started.notified() => {}
-        }
-    }
-    assert!(runner.is_paused());
-    let state = runner.export_state();
-    assert_eq!(state.history, paused.history);
-    assert_eq!(state.paused_children, paused.paused_children);
-    let out = runner.resume().await.unwrap();
-    approve(&runner, out);
-    let out = runner.resume().await.unwrap();
-    assert_eq!(out.text, "done");
-    assert_eq!(refused(&model.last_sent()), None);
-    assert_eq!(
-        crate::agent_common::tool_results(&model.last_sent()),
-        ["child done"]
-    );
-    assert_eq!(
-        crate::agent_common::tool_results(&child_model.last_sent()),
-        ["slow done"]
     );
 }

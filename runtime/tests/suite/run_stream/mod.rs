@@ -25,6 +25,7 @@ use crate::tool_progress::Sync;
 
 mod cancel;
 mod events;
+mod paused;
 mod polling;
 mod retry;
 mod usage;
