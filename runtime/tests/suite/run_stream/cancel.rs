@@ -443,3 +443,77 @@ async fn a_run_dropped_during_an_injection_keeps_the_history() {
         ["quick done", "slow done"]
     );
 }
+
+/// Panics in `pre_tool_use` for `quick`, stops the run at `other`.
+struct Rough;
+
+impl hookwire::agent::lifecycle::LifecycleHooks for Rough {
+    async fn pre_tool_use(
+        &self,
+        cx: &mut hookwire::agent::lifecycle::PreToolUse<'_>,
+    ) -> hookwire::Decision {
+        match cx.tool {
+            "quick" => panic!("the hook panics"),
+            "other" => hookwire::Decision::Stop("enough".into()),
+            _ => hookwire::Decision::Continue,
+        }
+    }
+}
+
+/// A tool that panics, a lifecycle hook that panics or stops the run, and
+/// a usage limit reached mid-run each end with whole steps: every call of
+/// the history answered, and the session goes on.
+#[tokio::test]
+async fn a_tool_panic_a_failing_hook_or_a_usage_limit_leaves_whole_steps() {
+    let boom = || {
+        FnTool::new("boom", "Panics.", |_: NoArgs| async move {
+            if true {
+                panic!("the tool panics");
+            }
+            "never"
+        })
+    };
+    // A panicking tool: an error result beside the other call's.
+    let model = Checking::new([
+        Turn::call("quick", json!({})).and_call("boom", json!({})),
+        Turn::text("done"),
+        Turn::text("done"),
+        Turn::text("done"),
+    ]);
+    let make = || test_agent("t", Router::new().tool(quick()).tool(boom()));
+    let mut runner = Runner::new(make(), model.clone());
+    let out = runner.run("go").await.unwrap();
+    assert_eq!(out.status, RunStatus::Completed);
+    assert_eq!(runner.history().len(), 5, "{:#?}", runner.history());
+    goes_on(&mut runner, &model, || Runner::new(make(), model.clone())).await;
+    // Lifecycle hooks that panic or stop the run.
+    let model = Checking::new([
+        Turn::call("quick", json!({})).and_call("other", json!({})),
+        Turn::text("done"),
+        Turn::text("done"),
+    ]);
+    let make =
+        || test_agent("h", Router::new().tool(quick()).tool(named("other"))).with_hooks(Rough);
+    let mut runner = Runner::new(make(), model.clone());
+    let out = runner.run("go").await.unwrap();
+    assert!(matches!(out.status, RunStatus::Stopped { .. }), "{out:?}");
+    assert_eq!(runner.history().len(), 4, "{:#?}", runner.history());
+    goes_on(&mut runner, &model, || Runner::new(make(), model.clone())).await;
+    // A usage limit reached after the first step.
+    let model = Checking::new([
+        costing(Turn::call("quick", json!({})), 10),
+        Turn::text("done"),
+        Turn::text("done"),
+    ]);
+    let make = || test_agent("u", Router::new().tool(quick()));
+    let mut runner = Runner::new(make(), model.clone()).with_usage_limit(5);
+    assert!(matches!(
+        runner.run("go").await,
+        Err(RunError::UsageLimit { .. })
+    ));
+    assert_eq!(runner.history().len(), 3, "{:#?}", runner.history());
+    goes_on(&mut runner, &model, || {
+        Runner::new(make(), model.clone()).with_usage_limit(5)
+    })
+    .await;
+}
