@@ -306,8 +306,10 @@ impl Options {
 
 /// The orchestrator's history as a child may start from: without the
 /// answer whose tool calls are running now (the call of this child among
-/// them). Their results are not in the history yet, and a conversation with
-/// tool calls but no results is one that chat-completion APIs refuse.
+/// them). A new step's answer joins the history only with its results; a
+/// resumed step's is there from its pause, without them, and a
+/// conversation with tool calls but no results is one that providers
+/// refuse.
 fn settled(history: &[Message]) -> &[Message] {
     match history.split_last() {
         Some((Message::Assistant { tool_calls, .. }, earlier)) if !tool_calls.is_empty() => earlier,
