@@ -189,3 +189,64 @@ async fn a_state_with_an_unanswered_call_is_refused() {
         "{err}"
     );
 }
+
+/// A run dropped after a child agent paused in its step, beside a call
+/// still running, exports no paused child run and no waiting approval:
+/// they belonged to the rolled-back step, and the state imports.
+#[tokio::test]
+async fn an_export_after_a_drop_carries_no_paused_child_of_the_step() {
+    let (tool, started) = slow(1);
+    let gated = quick();
+    let child = BasicAgent::new(
+        AgentConfig::new("Worker").with_description("Works."),
+        Router::new().route(
+            gated.definition(),
+            ToolSource::Function,
+            chain!(NeedsApproval::new(true) => ToolHandler(gated)),
+        ),
+    );
+    let child_model = Checking::new([Turn::call("quick", json!({})), Turn::text("child done")]);
+    let worker = AgentTool::new(child, child_model as Arc<dyn Model>);
+    let model = Checking::new([
+        Turn::call("agent__Worker", json!({"message": "work"})).and_call("slow", json!({})),
+        Turn::text("done"),
+    ]);
+    let make = |worker, tool| test_agent("boss", Router::new().tool(worker).tool(tool));
+    let mut runner =
+        Runner::new(make(worker, tool), model.clone()).with_approvals(Approvals::new(DeferAll));
+    {
+        let mut stream = runner.stream("go");
+        while let Some(event) = stream.next().await {
+            if let (false, EventKind::Trace(TraceEvent::Finished { status, .. })) =
+                (event.is_root(), &event.kind)
+            {
+                assert_eq!(status, "paused");
+                break;
+            }
+        }
+        started.notified().await;
+    }
+    assert_eq!(runner.history(), [Message::user("go")]);
+    let state = runner.export_state();
+    assert!(state.paused_children.is_empty(), "{state:#?}");
+    assert!(state.approvals.pending.is_empty(), "{state:#?}");
+    let fresh_child = Checking::new([Turn::text("child done")]);
+    let fresh_worker = AgentTool::new(
+        BasicAgent::new(
+            AgentConfig::new("Worker").with_description("Works."),
+            Router::new().tool(quick()),
+        ),
+        fresh_child as Arc<dyn Model>,
+    );
+    let mut copy = Runner::new(
+        test_agent("boss", Router::new().tool(fresh_worker).tool(slow(0).0)),
+        model.clone(),
+    );
+    copy.import_state(state).unwrap();
+    let out = copy.run("again").await.unwrap();
+    assert_eq!(out.text, "done");
+    assert_eq!(
+        model.last_sent(),
+        [Message::user("go"), Message::user("again")]
+    );
+}
