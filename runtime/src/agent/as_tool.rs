@@ -306,8 +306,10 @@ impl Options {
 
 /// The orchestrator's history as a child may start from: without the
 /// answer whose tool calls are running now (the call of this child among
-/// them). Their results are not in the history yet, and a conversation with
-/// tool calls but no results is one that chat-completion APIs refuse.
+/// them). A new step's answer joins the history only with its results; a
+/// resumed step's is there from its pause, without them, and a
+/// conversation with tool calls but no results is one that providers
+/// refuse.
 fn settled(history: &[Message]) -> &[Message] {
     match history.split_last() {
         Some((Message::Assistant { tool_calls, .. }, earlier)) if !tool_calls.is_empty() => earlier,
@@ -470,7 +472,8 @@ async fn run_child<A: Agent>(
     }
     // A run of this child that paused for approval at this very call
     // (same step, same call id) continues where it paused.
-    let paused = PARENT.try_with(|p| p.take_paused(id)).ok().flatten();
+    let paused = PARENT.try_with(|p| p.paused(id)).ok().flatten();
+    let resuming = paused.is_some();
     let parent_approvals = PARENT.try_with(|p| p.approvals.clone()).ok();
     let mut runner =
         Runner::new(agent.clone(), (opts.model)()).with_correlation_id(cx.correlation_id());
@@ -484,6 +487,7 @@ async fn run_child<A: Agent>(
                 if let Some(approvals) = &parent_approvals {
                     approvals.forget_at(cx.scope(), id);
                 }
+                let _ = PARENT.try_with(|p| p.forget_paused(id));
                 return Err(ToolError::tool_message(opts.name.clone(), e, false));
             }
             (start, None)
@@ -512,6 +516,11 @@ async fn run_child<A: Agent>(
         Some(limit) => crate::wait::limit(remaining(limit), run).await.ok(),
         None => Some(run.await),
     };
+    // The paused run this call resumed is spent, however the run ended
+    // (kept again below if it paused again).
+    if resuming {
+        let _ = PARENT.try_with(|p| p.forget_paused(id));
+    }
     // The child's tokens count for its parent, however its run ended.
     let usage = runner.usage_by_path();
     let _ = PARENT.try_with(|p| p.add_usage(usage));

@@ -246,17 +246,20 @@ fn expiry_of(id: &str, prefix: &str) -> Option<u64> {
         .ok()
 }
 
-/// Runs one entry against `history`, its call through `run` (the loop's
-/// one path for a tool call: lifecycle hooks, approval gate, chain). Never
-/// fails: a failing or refused tool is logged and skipped.
+/// Runs one entry's call against `history`, through `run` (the loop's
+/// one path for a tool call: lifecycle hooks, approval gate, chain): the
+/// result to put into the history ([`Injected::apply`]), or what happened
+/// instead (a fresh result kept, a failing or refused tool logged and
+/// skipped). The history is only read: a call dropped midway (its run
+/// cancelled) leaves it as it was.
 pub(crate) async fn run_injection<T, F, Fut>(
     hook: &RequestHook,
     tools: &T,
-    history: &mut Vec<Message>,
+    history: &[Message],
     clock: &dyn Clock,
     counter: u64,
     run: F,
-) -> InjectionAction
+) -> Result<Injected, InjectionAction>
 where
     T: ToolSet + ?Sized,
     F: FnOnce(ToolCall) -> Fut,
@@ -278,7 +281,7 @@ where
         if let Some(Some(expiry)) = last
             && now < expiry
         {
-            return InjectionAction::Fresh;
+            return Err(InjectionAction::Fresh);
         }
     }
     let id: std::sync::Arc<str> = match ttl {
@@ -299,38 +302,69 @@ where
     // Waiting for a person is not part of the limit.
     let result: ToolResult = match crate::wait::limit(limit, run(call.clone())).await {
         Ok(result) if !result.is_error => result,
-        Ok(result) => return skipped(hook, &name, result.text_content()),
-        Err(_) => return skipped(hook, &name, format!("timed out after {limit:?}")),
+        Ok(result) => return Err(skipped(hook, &name, result.text_content())),
+        Err(_) => return Err(skipped(hook, &name, format!("timed out after {limit:?}"))),
     };
-    if hook.frequency == Frequency::AppendIfChanged {
-        // Compare with the newest pair of this entry only: after A, B, a
-        // new A differs from the newest (B) and is appended.
-        let newest = history.iter().rposition(|m| match m {
-            Message::Tool { tool_call_id, .. } => tool_call_id.starts_with(&prefix),
-            _ => false,
-        });
-        let unchanged = newest.filter(|&at| {
-            matches!(history.get(at), Some(Message::Tool { result: r, .. }) if r.content == result.content)
-        });
-        if let Some(at) = unchanged {
-            let old_id = match &history[at] {
-                Message::Tool { tool_call_id, .. } => tool_call_id.clone(),
-                _ => std::sync::Arc::from(""),
-            };
-            history[at] = Message::tool(id.clone(), name, result);
-            for message in history.iter_mut() {
-                if let Message::Assistant { tool_calls, .. } = message {
-                    for c in tool_calls.iter_mut().filter(|c| c.id == old_id) {
-                        c.id = id.clone();
+    Ok(Injected {
+        call,
+        prefix,
+        result,
+        append_if_changed: hook.frequency == Frequency::AppendIfChanged,
+    })
+}
+
+/// An injection's call that ran, to put into the history.
+pub(crate) struct Injected {
+    call: ToolCall,
+    /// The entry's call-id prefix.
+    prefix: String,
+    result: ToolResult,
+    /// The entry's frequency is `append_if_changed`.
+    append_if_changed: bool,
+}
+
+impl Injected {
+    /// Puts the call and its result into `history`: appended as a pair, or,
+    /// for `append_if_changed` with the same result as the entry's newest,
+    /// in the newest's place (under the new id).
+    pub(crate) fn apply(self, history: &mut Vec<Message>) -> InjectionAction {
+        let Self {
+            call,
+            prefix,
+            result,
+            append_if_changed,
+        } = self;
+        let (id, name) = (call.id.clone(), call.name.clone());
+        if append_if_changed {
+            // Compare with the newest pair of this entry only: after A, B, a
+            // new A differs from the newest (B) and is appended.
+            let newest = history.iter().rposition(|m| match m {
+                Message::Tool { tool_call_id, .. } => tool_call_id.starts_with(&prefix),
+                _ => false,
+            });
+            let unchanged = newest.filter(|&at| {
+                matches!(history.get(at), Some(Message::Tool { result: r, .. }) if r.content == result.content)
+            });
+            if let Some(at) = unchanged {
+                let old_id = match &history[at] {
+                    Message::Tool { tool_call_id, .. } => tool_call_id.clone(),
+                    _ => std::sync::Arc::from(""),
+                };
+                history[at] = Message::tool(id.clone(), name, result);
+                for message in history.iter_mut() {
+                    if let Message::Assistant { tool_calls, .. } = message {
+                        for c in tool_calls.iter_mut().filter(|c| c.id == old_id) {
+                            c.id = id.clone();
+                        }
                     }
                 }
+                return InjectionAction::Replaced;
             }
-            return InjectionAction::Replaced;
         }
+        history.push(Message::assistant_calls("", vec![call]));
+        history.push(Message::tool(id, name, result));
+        InjectionAction::Appended
     }
-    history.push(Message::assistant_calls("", vec![call]));
-    history.push(Message::tool(id, name, result));
-    InjectionAction::Appended
 }
 
 fn skipped(hook: &RequestHook, name: &str, why: String) -> InjectionAction {

@@ -18,6 +18,9 @@ pub struct Answer {
     content_type: &'static str,
     headers: Vec<(String, String)>,
     body: String,
+    /// Where the connection is cut: the bytes of the body sent before it
+    /// closes (the head announces the whole body).
+    cut: Option<usize>,
 }
 
 impl Answer {
@@ -28,6 +31,7 @@ impl Answer {
             content_type: "application/json",
             headers: Vec::new(),
             body: body.to_string(),
+            cut: None,
         }
     }
 
@@ -62,7 +66,13 @@ impl Answer {
             content_type: "application/x-ndjson",
             headers: Vec::new(),
             body: lines.iter().map(|l| format!("{l}\n")).collect(),
+            cut: None,
         }
+    }
+
+    /// A 200 event stream whose body is `body` as it is.
+    pub fn event_stream(body: String) -> Self {
+        Self::stream(body)
     }
 
     fn stream(body: String) -> Self {
@@ -71,6 +81,7 @@ impl Answer {
             content_type: "text/event-stream",
             headers: Vec::new(),
             body,
+            cut: None,
         }
     }
 
@@ -81,6 +92,7 @@ impl Answer {
             content_type: "application/json",
             headers: Vec::new(),
             body: body.to_owned(),
+            cut: None,
         }
     }
 
@@ -91,7 +103,26 @@ impl Answer {
             content_type: "application/json",
             headers: Vec::new(),
             body: body.to_string(),
+            cut: None,
         }
+    }
+
+    /// The same answer with its connection cut after the first `events`
+    /// events of its body (server-sent events end with a blank line, JSON
+    /// lines with a newline): the head announces the whole body, which
+    /// never comes, as when a connection drops midway.
+    pub fn cut_after(mut self, events: usize) -> Self {
+        let end = if self.content_type == "text/event-stream" {
+            "\n\n"
+        } else {
+            "\n"
+        };
+        let mut at = 0;
+        for _ in 0..events {
+            at += self.body[at..].find(end).unwrap() + end.len();
+        }
+        self.cut = Some(at);
+        self
     }
 
     /// Adds a header.
@@ -167,8 +198,12 @@ pub fn serve(answers: Vec<Answer>) -> (String, mpsc::Receiver<Seen>) {
             }
             head.push_str("\r\n");
             let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(answer.body.as_bytes());
+            let body = &answer.body.as_bytes()[..answer.cut.unwrap_or(answer.body.len())];
+            let _ = stream.write_all(body);
             let _ = stream.flush();
+            if answer.cut.is_some() {
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
         }
     });
     (url, rx)

@@ -128,7 +128,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             },
         };
         drop(deltas);
-        self.record_retries(step, retries);
+        self.keep_retries(step, retries);
         let mut response = match answer {
             Ok(response) => response,
             Err(e) => return AfterModel::Ended(self.fail(RunError::Model(e)).await),
@@ -156,7 +156,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         retries: &mut Vec<RetryNote>,
     ) -> Answer {
         let span = &started.span;
-        let mut on_retry = |note| retries.push(note);
+        // Each retry goes to the stream as it starts (before the new
+        // attempt's text), and to the trace once the answer came.
+        let (scope, step) = (&self.scope, started.step);
+        let mut on_retry = |note: RetryNote| {
+            super::events::retry_started(scope, step, &note);
+            retries.push(note);
+        };
         let answer = crate::model::complete_with_retry(
             &*self.model,
             request,
@@ -200,24 +206,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.record_answer(step, response, elapsed_us);
     }
 
-    /// An answer with calls: they join the history and run.
+    /// An answer with calls: they run, and join the history with their
+    /// results ([`run_step`](Self::run_step)).
     fn calls_step(
-        &mut self,
+        &self,
         step: usize,
-        mut response: ModelResponse,
+        response: ModelResponse,
         at: Instant,
         span: tracing::Span,
         answered: Option<std::time::SystemTime>,
     ) -> AfterModel {
         let calls = response.tool_calls.len();
-        let history = Arc::make_mut(&mut self.conv.history);
-        let calls_at = if no_hooks(&(self.agent.lifecycle_hooks(), &self.hooks)) {
-            history.push(response.take_message());
-            Some(history.len() - 1)
-        } else {
-            history.push(response.to_message());
-            None
-        };
         AfterModel::Calls(Step {
             step,
             response,
@@ -225,7 +224,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             started: at,
             span,
             answered,
-            calls_at,
+            resumed: false,
         })
     }
 }

@@ -108,18 +108,21 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         Ok((records, merged, usage))
     }
 
-    /// Appends the step's results (a call still waiting is denied) and the
+    /// Appends the model's `answer` (a resumed step's is there already),
+    /// the step's results (a call still waiting is denied) and the
     /// children's merged messages to the history; where the tool messages
     /// are in it (they are not copied for the `step_end` hooks).
     pub(super) fn append_results(
         &mut self,
+        answer: Option<Message>,
         calls: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]>,
         results: Results,
         merged: Vec<Message>,
     ) -> std::ops::Range<usize> {
         let history = Arc::make_mut(&mut self.conv.history);
+        history.reserve(usize::from(answer.is_some()) + calls.len() + merged.len());
+        history.extend(answer);
         let start = history.len();
-        history.reserve(calls.len() + merged.len());
         for ((id, name), result) in calls.into_iter().zip(results) {
             let result = result.unwrap_or_else(|| {
                 ToolResult::error(format!("tool call denied: {PENDING_REASON}"))

@@ -4,7 +4,9 @@
 //! approval asked for, the tokens of each model call).
 //!
 //! One place records a trace event ([`Runner::record`]): it appends it to
-//! the trace and, when someone streams the run, sends it. A run nobody
+//! the trace and, when someone streams the run, sends it. A model call's
+//! retry is the one event sent before it is kept: when the retry starts
+//! ([`retry_started`]), kept with the step's answer. A run nobody
 //! streams has no queue, and building an event to send is skipped: the
 //! cost is one branch per event.
 
@@ -24,6 +26,7 @@ use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::CallSite;
 use crate::context::ToolSource;
 use crate::model::Usage;
+use crate::scope::CallScope;
 use hookwire_chain::call::ToolArgs;
 
 /// Where a streamed run's events go (set on the run's scope, inherited by
@@ -148,6 +151,23 @@ pub enum EventKind {
         /// The chunk.
         text: String,
     },
+    /// The model call of `step` failed and is asked again (a connection
+    /// cut mid-answer, a 429, a 5xx; see
+    /// [`RunSettings::model_retry`](super::RunSettings::model_retry)), sent
+    /// when the retry starts, before its wait and before any text of the
+    /// new attempt. The step's [`TextDelta`](Self::TextDelta)s received
+    /// before it are void: discard them, the new attempt sends its answer
+    /// from its start. The text shown after the step's last `Retry` is the
+    /// answer. (Events of a child agent's run reset that run's step: the
+    /// one with the same `path`.) The trace's
+    /// [`ModelRetry`](TraceEvent::ModelRetry), with the error and the
+    /// wait, follows at once.
+    Retry {
+        /// The step.
+        step: usize,
+        /// The retry's number: 1 for the second attempt.
+        attempt: u32,
+    },
     /// The tokens one model call used, and the run's total so far (its own
     /// calls).
     Usage {
@@ -217,12 +237,13 @@ pub enum EventKind {
 
 impl EventKind {
     /// The kind's name, as its JSON `event` field has it: `text_delta`,
-    /// `usage`, `tool_started`, `approval_wait`, `progress`, `trace`,
-    /// `done`.
+    /// `retry`, `usage`, `tool_started`, `approval_wait`, `progress`,
+    /// `trace`, `done`.
     #[inline]
     pub fn name(&self) -> &'static str {
         match self {
             Self::TextDelta { .. } => "text_delta",
+            Self::Retry { .. } => "retry",
             Self::Usage { .. } => "usage",
             Self::ToolStarted { .. } => "tool_started",
             Self::ApprovalWait { .. } => "approval_wait",
@@ -231,6 +252,28 @@ impl EventKind {
             Self::Done(_) => "done",
         }
     }
+}
+
+/// The trace's record of one retry of the model call of `step`.
+fn retry_event(step: usize, note: crate::model::RetryNote) -> TraceEvent {
+    TraceEvent::ModelRetry {
+        step,
+        attempt: note.attempt,
+        delay_ms: note.delay_ms,
+        reason: note.reason,
+    }
+}
+
+/// Sends a retry of the model call of `step` to the stream as it starts,
+/// when someone streams the run: [`EventKind::Retry`] (discard the step's
+/// text so far), then the trace's `ModelRetry`, which the trace keeps
+/// once the answer came ([`Runner::keep_retries`]).
+pub(super) fn retry_started(scope: &CallScope, step: usize, note: &crate::model::RetryNote) {
+    scope.emit(|| EventKind::Retry {
+        step,
+        attempt: note.attempt,
+    });
+    scope.emit(|| EventKind::Trace(retry_event(step, note.clone())));
 }
 
 /// `Done` as JSON: `{"output": {..}}` or `{"error": "..."}`.
@@ -254,7 +297,12 @@ fn done_json<S: serde::Serializer>(
 /// The run makes progress only while the stream is polled, on the task
 /// that polls it: it spawns nothing. Dropping the stream drops the run
 /// where it is (a tool call in flight is cancelled, as by a timeout); the
-/// session keeps what the run did until then.
+/// session keeps the steps the run ended, and its unfinished step is
+/// rolled back: its answer joins the history only with its results, so no
+/// tool call is left unanswered and the next run goes on (a resumed step
+/// leaves the run paused). A model call asked again after part of its
+/// text was sent is announced by [`EventKind::Retry`]: the text after a
+/// step's last `Retry` is its answer.
 #[must_use = "a stream does nothing unless polled"]
 pub struct RunStream<'a> {
     run: Option<crate::BoxFuture<'a, Result<RunOutput, RunError>>>,
@@ -354,15 +402,26 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
     }
 
-    /// Records the model's retries of a step.
-    pub(super) fn record_retries(&mut self, step: usize, retries: Vec<crate::model::RetryNote>) {
+    /// Keeps the model's retries of a step in the trace, after its answer
+    /// came: the stream had each as it started ([`retry_started`]).
+    pub(super) fn keep_retries(&mut self, step: usize, retries: Vec<crate::model::RetryNote>) {
         if !retries.is_empty() {
-            self.record_all(retries.into_iter().map(|note| TraceEvent::ModelRetry {
-                step,
-                attempt: note.attempt,
-                delay_ms: note.delay_ms,
-                reason: note.reason,
-            }));
+            self.keep_all(retries.into_iter().map(|note| retry_event(step, note)));
+        }
+    }
+
+    /// Appends `events` to the trace, without sending them. (Not through
+    /// `Arc::make_mut`: a second call of it for the trace would keep it
+    /// from being inlined into [`record`](Self::record), on every event.)
+    #[cold]
+    fn keep_all(&mut self, events: impl Iterator<Item = TraceEvent>) {
+        match Arc::get_mut(&mut self.conv.trace) {
+            Some(trace) => trace.extend(events),
+            None => {
+                let mut trace = self.conv.trace.to_vec();
+                trace.extend(events);
+                self.conv.trace = Arc::new(trace);
+            }
         }
     }
 

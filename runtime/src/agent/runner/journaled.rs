@@ -160,11 +160,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     ) -> Result<Answer, JournalError> {
         let model = &self.model;
         let policy = &self.settings.model_retry;
-        // The retries of a live call (a replay asks no model, so records none).
-        #[cfg(feature = "otel")]
+        // The retries of a live call (a replay asks no model, so records
+        // none), each sent to the stream as it starts.
         let scope = &self.scope;
         let effect = async move {
-            let mut on_retry = |note| retries.push(note);
+            let mut on_retry = |note: crate::model::RetryNote| {
+                super::events::retry_started(scope, step, &note);
+                retries.push(note);
+            };
             let answer =
                 crate::model::complete_with_retry(&**model, request, policy, &mut on_retry);
             // A live call in a `chat {model}` span (feature `otel`).

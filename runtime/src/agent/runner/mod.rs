@@ -17,6 +17,8 @@
 //! * `events.rs`: a run as a stream of events ([`Runner::stream`],
 //!   [`RunEvent`]), and the one place a trace event is recorded;
 //! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
+//! * `turns.rs`: whether a history is one a provider accepts (every tool
+//!   call answered), checked when a state is imported;
 //! * `parent.rs`: what a run shares with the child agents it calls;
 //! * `journaled.rs`: the steps recorded under a [`Journal`];
 //! * `error.rs`: [`RunError`].
@@ -54,6 +56,7 @@ mod run;
 mod state;
 mod step;
 mod trace;
+mod turns;
 
 pub use error::RunError;
 pub(crate) use events::EventTx;

@@ -114,9 +114,18 @@ impl ParentRun {
         }
     }
 
-    /// Takes the paused run of the child that call `id` runs, if it paused.
-    pub(crate) fn take_paused(&self, id: &str) -> Option<PausedChild> {
-        lock(&self.session.paused).remove(id)
+    /// A copy of the paused run of the child that call `id` runs, if it
+    /// paused. It stays in the session until the call ends
+    /// ([`forget_paused`](Self::forget_paused)): a call dropped while it
+    /// resumes the child (its run cancelled) leaves it to resume again.
+    pub(crate) fn paused(&self, id: &str) -> Option<PausedChild> {
+        lock(&self.session.paused).get(id).cloned()
+    }
+
+    /// Forgets the paused run of the child that call `id` ran: the call
+    /// has ended (it is kept again if the child paused again).
+    pub(crate) fn forget_paused(&self, id: &str) {
+        lock(&self.session.paused).remove(id);
     }
 
     /// Keeps the paused run of the child that call `id` runs, to resume it

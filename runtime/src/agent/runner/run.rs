@@ -18,6 +18,12 @@ use crate::model::Message;
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Runs one user message to the end.
+    ///
+    /// A run is a transaction over the session, step by step: dropping
+    /// this future cancels the run where it is, and a step that does not
+    /// end (dropped, failed, panicked) is rolled back: its answer joins the
+    /// history only with its results, so every tool call in the history is
+    /// answered and the next run goes on (see [`RunStream`](super::RunStream)).
     pub async fn run(&mut self, prompt: impl Into<String>) -> Result<RunOutput, RunError> {
         self.run_inner(prompt.into(), None, None).await
     }
@@ -218,14 +224,17 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         #[cfg(feature = "otel")]
         let ended = span.clone();
         let out = async move {
-            let Some(pending) = self.conv.pending.take() else {
+            // The paused step stays the conversation's until the resumed
+            // step settles: a resumption that does not end (dropped,
+            // failed, panicked) leaves the run paused, to resume again.
+            let Some(pending) = &self.conv.pending else {
                 return Err(RunError::NotPaused);
             };
             let waiting = self.conv.approvals.pending_within(&self.scope).len();
             if waiting > 0 {
-                self.conv.pending = Some(pending);
                 return Err(RunError::StillPending(waiting));
             }
+            let pending = pending.clone();
             let events = match events {
                 None if !self.scope.path().is_empty() => self.scope.events().cloned(),
                 events => events,

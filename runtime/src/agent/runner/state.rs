@@ -137,6 +137,19 @@ pub enum StateError {
         /// What differs.
         why: String,
     },
+    /// A history in the state is not a conversation a provider accepts: a
+    /// model's tool call has no result right after its turn (outside the
+    /// paused step), or a tool result answers no call of the turn before
+    /// it. Such a state is refused, not repaired: the loop never leaves a
+    /// history so (a step joins it with its results or not at all), so the
+    /// state was made or edited elsewhere.
+    #[error("the state's {what} is not a conversation a model accepts: {why}")]
+    History {
+        /// Which history (`history`, `history of `agent__x``, ...).
+        what: String,
+        /// What is wrong, and where.
+        why: String,
+    },
     /// The state holds a decision that this runner already used to run a
     /// call: importing it again would run that call twice.
     #[error(
@@ -179,6 +192,7 @@ impl RunState {
             }
         }
         let waiting = self.waiting_calls()?;
+        self.check_histories()?;
         if let Some(step) = &self.pending_step {
             for call in &step.calls {
                 if !tools.contains(&call.name) {
@@ -411,20 +425,35 @@ impl RunState {
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// The resumable state.
+    ///
+    /// A state exported after a run that did not end (its stream dropped,
+    /// say) is the session as the run left it at the start of its
+    /// unfinished step (see [`run`](Self::run)): no call waits, so it
+    /// carries no pending approvals, decisions or paused child runs, which
+    /// belonged to that step.
     pub fn export_state(&self) -> RunState {
+        let paused = self.conv.pending.is_some();
+        let mut approvals = self.conv.approvals.state();
+        if !paused {
+            approvals.pending.clear();
+            approvals.resolved.clear();
+        }
         RunState {
             version: STATE_VERSION,
             agent: self.agent.config().name.to_string(),
             correlation_id: self.scope.correlation_id().to_string(),
             history: self.conv.history.to_vec(),
-            approvals: self.conv.approvals.state(),
+            approvals,
             pending_step: self.conv.pending.clone(),
             steps: self.conv.steps,
             settings: self.settings,
             children: lock(&self.session.children).clone(),
             forced_continues: self.conv.forced,
             trace: (*self.conv.trace).clone(),
-            paused_children: lock(&self.session.paused).clone(),
+            paused_children: match paused {
+                true => lock(&self.session.paused).clone(),
+                false => BTreeMap::new(),
+            },
             injections: self.conv.injections,
             runs: self.scope.run(),
         }
@@ -438,8 +467,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// or agent, names tools the agent does not have, or its paused step is
     /// not the model's recorded answer (the same calls, ending the
     /// history); when a pending approval or a decision does not name a
-    /// waiting call with the arguments it shows, or names one twice; or
-    /// when it holds a decision this runner already used.
+    /// waiting call with the arguments it shows, or names one twice; when
+    /// it holds a decision this runner already used; or when one of its
+    /// histories is not a conversation a provider accepts (a tool call
+    /// without a result right after its turn, outside the paused step, or
+    /// a result of no call: [`StateError::History`]; refused, not
+    /// repaired).
     ///
     /// A state never loosens the runner: its limits (`max_steps`,
     /// `max_parallel`, `max_forced_continues`, `tool_call_timeout`) are the

@@ -10,7 +10,7 @@ use super::{PendingStep, RunError, RunOutput, RunStatus, Runner, caught, no_hook
 use crate::agent::decl::Agent;
 use crate::agent::journal::Journal;
 use crate::agent::lifecycle::{LifecycleHooks, StepEnd};
-use crate::model::{Message, ModelResponse};
+use crate::model::ModelResponse;
 use hookwire_chain::call::{ToolCall, ToolResult};
 use hookwire_chain::toolset::ToolSet;
 
@@ -27,11 +27,12 @@ pub(super) struct Step {
     /// Under a journal, when the model's answer was recorded: the start of
     /// the step's first calls. `None` for a resumed step.
     pub(super) answered: Option<std::time::SystemTime>,
-    /// Where in the history the step's calls are, when they were moved
-    /// there from `response` (no copy: a run with no lifecycle hook has no
-    /// `step_end` hook to show the response with its calls); `None` when
-    /// `response` has them.
-    pub(super) calls_at: Option<usize>,
+    /// Whether the step was resumed from a pause: its answer is in the
+    /// history already (the paused state's last message) and the paused
+    /// step stays the conversation's until this one settles. A new step's
+    /// answer joins the history with its results, once its calls are done
+    /// (see [`Runner::run_step`]).
+    pub(super) resumed: bool,
 }
 
 /// What asking the model led to.
@@ -77,7 +78,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     results: Results::from_vec(p.results),
                     started: Instant::now(),
                     answered: None,
-                    calls_at: None,
+                    resumed: true,
                 },
                 None => match self.ask_model(&definitions, journal).await {
                     AfterModel::Calls(step) => step,
@@ -91,9 +92,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         }
     }
 
-    /// Runs the step's calls that have no result yet and appends the
-    /// results to the history; `Some` when the run ends with the step
-    /// (paused or stopped).
+    /// Runs the step's calls that have no result yet, then appends the
+    /// model's answer and their results to the history; `Some` when the
+    /// run ends with the step (paused or stopped).
+    ///
+    /// A step is all or nothing for the session: a new step's answer joins
+    /// the history only here, together with its results, so a step that
+    /// does not get here (its run dropped or cancelled with its stream,
+    /// failed or panicked) leaves the history as it was before the step,
+    /// with no call unanswered. A resumed step leaves its pause as it was
+    /// (the paused step stays until the step settles), to resume again.
     async fn run_step(
         &mut self,
         step: Step,
@@ -106,18 +114,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             started,
             span,
             answered,
-            calls_at,
+            resumed,
         } = step;
-        // The calls, read where they are (the history's are shared: this
-        // is a reference count, released before the results join it).
-        let history = calls_at.map(|_| Arc::clone(&self.conv.history));
-        let calls: &[ToolCall] = match (calls_at, &history) {
-            (Some(at), Some(history)) => match history.get(at) {
-                Some(Message::Assistant { tool_calls, .. }) => tool_calls,
-                _ => &[],
-            },
-            _ => &response.tool_calls,
-        };
+        let calls: &[ToolCall] = &response.tool_calls;
         // An imported state may be inconsistent: one slot per call.
         results.resize(calls.len(), None);
         let (records, merged, usage) = match self
@@ -131,14 +130,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let (stopped, paused) = self.settle(records, &mut results);
         if paused && stopped.is_none() {
             let pending = self.conv.approvals.pending_within(&self.scope);
-            let calls = calls.to_vec();
-            if calls_at.is_some() {
-                // An exported state's response has its calls.
-                response.tool_calls = calls.clone();
+            if !resumed {
+                // A paused state's history ends with the answer whose calls
+                // wait.
+                Arc::make_mut(&mut self.conv.history).push(response.to_message());
             }
             self.conv.pending = Some(PendingStep {
                 step,
-                calls,
+                calls: response.tool_calls.clone(),
                 response,
                 results: results.into_vec(),
             });
@@ -150,14 +149,25 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         // The step is over: nothing of it (or of the children it ran) waits
         // any more, and no decision given for it may outlive it.
         self.forget_waiting();
-        let named: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]> = calls
+        if resumed {
+            self.conv.pending = None;
+        }
+        let named: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]> = response
+            .tool_calls
             .iter()
             .map(|call| (call.id.clone(), call.name.clone()))
             .collect();
-        drop(history);
-        let tool_messages = self.append_results(named, results, merged);
-        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
-        if !no_hooks(&hooks) {
+        let none = no_hooks(&(self.agent.lifecycle_hooks(), &self.hooks));
+        // With no lifecycle hook there is no `step_end` hook to show the
+        // answer with its calls: they move into the history, uncopied.
+        let answer = match (resumed, none) {
+            (true, _) => None,
+            (false, true) => Some(response.take_message()),
+            (false, false) => Some(response.to_message()),
+        };
+        let tool_messages = self.append_results(answer, named, results, merged);
+        if !none {
+            let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
             let _ = caught(
                 "step_end",
                 hooks.step_end(&StepEnd {
@@ -170,7 +180,6 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             )
             .await;
         }
-        drop(hooks);
         match stopped {
             Some((reason, hook)) => Some(self.finish_stopped("pre_tool_use", reason, hook).await),
             None => None,

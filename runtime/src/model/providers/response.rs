@@ -147,9 +147,11 @@ pub(super) async fn streamed(
             _ => {}
         }
     }
+    // A stream cut short (a connection closed midway) is a transport
+    // error: asked again, as a cut chat-completions stream is.
     let Some(end) = end else {
-        return Err(ModelError::InvalidResponse(
-            "the stream ended without its end event".to_owned(),
+        return Err(ModelError::Transport(
+            "the stream ended before the answer was complete (no end event)".to_owned(),
         ));
     };
     // The captured content is the whole answer, each tool call once with

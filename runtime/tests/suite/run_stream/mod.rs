@@ -23,8 +23,11 @@ use serde_json::json;
 use crate::agent_common::test_agent;
 use crate::tool_progress::Sync;
 
+mod cancel;
 mod events;
+mod paused;
 mod polling;
+mod retry;
 mod usage;
 
 fn used(input_tokens: u64, output_tokens: u64) -> Usage {
