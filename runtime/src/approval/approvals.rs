@@ -2,11 +2,12 @@
 //! decisions, pending calls and given decisions as serde data.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
 
-use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey, DecidedBy};
+use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey, DecidedBy, SpentDecisions};
 use crate::BoxFuture;
 use crate::scope::CallScope;
 
@@ -61,7 +62,15 @@ pub(crate) struct ApprovalCore {
     /// (A `BTreeSet`: an empty one costs nothing to make, where a
     /// `HashSet` seeds its hasher on every session.)
     spent: Mutex<BTreeSet<String>>,
+    /// Where the states' decisions are recorded too, shared with other
+    /// runners (a [`StateSeal`](crate::agent::StateSeal)'s record).
+    store: Mutex<Option<Arc<dyn SpentDecisions>>>,
     approver: Option<Arc<dyn Approver>>,
+    /// How often tool names were given from outside (`require`,
+    /// `set_sticky`, a state put in): a runner checks the names against
+    /// its agent's tools when this changed since it last looked, so that a
+    /// run with none given reads one number.
+    names: AtomicU64,
 }
 
 impl std::fmt::Debug for Approvals {
@@ -140,6 +149,32 @@ impl Approvals {
     #[inline]
     pub fn replace_state(&self, state: ApprovalState) {
         *self.lock() = state;
+        self.names_given();
+    }
+
+    /// Notes that tool names were given from outside.
+    #[inline]
+    fn names_given(&self) {
+        self.core().names.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A number that changes whenever tool names are given from outside
+    /// (`require`, `set_sticky`, a state put in); 0 when none ever were.
+    #[inline]
+    pub(crate) fn names_generation(&self) -> u64 {
+        self.core().names.load(Ordering::Relaxed)
+    }
+
+    /// The scoped tool names these approvals hold, each with where it is
+    /// given: the tools that need approval, then the sticky decisions.
+    pub(crate) fn named_tools(&self) -> Vec<(&'static str, String)> {
+        let state = self.lock();
+        let required = state.settings.needs_approval.iter();
+        let sticky = state.sticky.keys();
+        required
+            .map(|n| ("`Approvals::require`", n.clone()))
+            .chain(sticky.map(|n| ("a sticky decision", n.clone())))
+            .collect()
     }
 
     #[inline]
@@ -166,15 +201,27 @@ impl Approvals {
     /// (called as `agent__ny`), `ny/audit/pay` one level further down. A
     /// decision for one agent's tool never applies to another agent's tool
     /// of the same name.
+    ///
+    /// The name must select a tool: a run whose approvals name a tool its
+    /// agent does not have (or a child agent it does not have, or a tool
+    /// that child does not have) is refused when it starts, with
+    /// [`SetupError::UnknownTool`](crate::agent::SetupError::UnknownTool)
+    /// and the nearest name, before anything runs.
     pub fn set_sticky(&self, tool: impl Into<String>, sticky: Sticky) {
         self.lock().sticky.insert(tool.into(), sticky);
+        self.names_given();
     }
 
     /// Makes every call of a tool need approval, by scoped name (as
     /// [`set_sticky`](Self::set_sticky)): `require("ny/pay")` reaches the
     /// child agent `ny`'s tool `pay`.
+    ///
+    /// The name must select a tool, as for [`set_sticky`](Self::set_sticky):
+    /// a run is refused when it starts if it does not (a typo would
+    /// otherwise leave the tool it meant without a guard).
     pub fn require(&self, tool: impl Into<String>) {
         self.lock().settings.needs_approval.insert(tool.into());
+        self.names_given();
     }
 
     /// Whether a tool needs approval by the settings, by scoped name.
@@ -335,7 +382,17 @@ impl Approvals {
     /// clone of it).
     #[inline]
     pub(crate) fn is_spent(&self, id: &str) -> bool {
-        crate::lock(&self.core().spent).contains(id)
+        let core = self.core();
+        crate::lock(&core.spent).contains(id)
+            || crate::lock(&core.store)
+                .as_ref()
+                .is_some_and(|store| store.is_spent(id))
+    }
+
+    /// Records the decisions these approvals use in `store` too (and
+    /// refuses one `store` holds already).
+    pub(crate) fn keep_spent_in(&self, store: Arc<dyn SpentDecisions>) {
+        *crate::lock(&self.core().store) = Some(store);
     }
 
     /// Whether the call `id` made in `scope` (or a call of an agent it
@@ -454,6 +511,16 @@ impl ApprovalCore {
     fn lock(&self) -> MutexGuard<'_, ApprovalState> {
         crate::lock(&self.state)
     }
+
+    /// Records the decision `id` as used; `false` when the shared record
+    /// had it already (another runner used it).
+    fn spend(&self, id: String) -> bool {
+        let fresh = crate::lock(&self.store)
+            .as_ref()
+            .is_none_or(|store| store.spend(&id));
+        crate::lock(&self.spent).insert(id);
+        fresh
+    }
 }
 
 impl ApprovalHost for ApprovalCore {
@@ -483,7 +550,7 @@ impl Approver for ApprovalCore {
                     // decision now, and is spent.
                     if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
                         state.resolved.remove(at);
-                        crate::lock(&self.spent).insert(key.id());
+                        self.spend(key.id());
                     }
                     return match sticky {
                         Sticky::AlwaysApprove => (ApprovalDecision::Approve, DecidedBy::Sticky),
@@ -495,7 +562,14 @@ impl Approver for ApprovalCore {
                 }
                 if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
                     let used = state.resolved.remove(at);
-                    crate::lock(&self.spent).insert(key.id());
+                    if !self.spend(key.id()) {
+                        let reason = format!(
+                            "the decision for `{}` was already used to run it (the same state \
+                             was imported twice): an approved call runs once",
+                            key.path_display()
+                        );
+                        return (ApprovalDecision::Deny(reason), DecidedBy::Resolved);
+                    }
                     return (used.decision, DecidedBy::Resolved);
                 }
             }

@@ -9,6 +9,8 @@
 //!   [`Approver`] of its own (a person, a policy) and keeps its sticky
 //!   decisions and pending calls as serde data ([`ApprovalState`]);
 //! * `defer.rs`: [`DeferAll`], which leaves every call waiting;
+//! * `spent.rs`: [`SpentDecisions`], the record of the decisions that ran
+//!   a call, and [`MemorySpent`];
 //! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
 //!
 //! Every approver answers with an [`ApprovalDecision`]: once, always,
@@ -19,6 +21,7 @@
 
 mod approvals;
 mod defer;
+mod spent;
 mod state;
 mod terminal;
 
@@ -31,6 +34,7 @@ pub use hookwire_chain::approve::{
     ApprovalNote, ApprovalRequest, Approver, CallKey, CallSite, DecidedBy, FnApprover,
     NeedsApproval, PENDING_REASON,
 };
+pub use spent::{MemorySpent, SpentDecisions};
 pub(crate) use state::CallApprovals;
 pub use state::{
     ApprovalSettings, ApprovalState, PendingApproval, ResolveError, ResolvedApproval, Sticky,

@@ -100,7 +100,8 @@ where
     H: LifecycleHooks + Send + Sync + 'static,
 {
     fn import_state(&mut self, state: RunState) -> Result<(), StateError> {
-        Runner::import_state(self, state)
+        // The session's own state, from Restate's store: no seal.
+        self.restore_stored(state)
     }
     fn export_state(&self) -> RunState {
         Runner::export_state(self)

@@ -53,6 +53,10 @@ pub enum RunError {
     /// its output.
     #[error("the run ended {} without a final answer, so there is no typed output", .0.status.as_str())]
     Unfinished(Box<super::RunOutput>),
+    /// A name the run was given selects nothing, or a request hook is
+    /// invalid: the run was refused before anything ran.
+    #[error(transparent)]
+    Setup(#[from] super::SetupError),
     /// A journaled step could not be recorded or replayed.
     #[error(transparent)]
     Journal(#[from] JournalError),

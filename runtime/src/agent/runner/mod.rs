@@ -17,6 +17,8 @@
 //! * `events.rs`: a run as a stream of events ([`Runner::stream`],
 //!   [`RunEvent`]), and the one place a trace event is recorded;
 //! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
+//! * `seal.rs`: the key states are sealed with ([`StateSeal`]);
+//! * `names.rs`: the names a run is given, checked when it starts;
 //! * `parent.rs`: what a run shares with the child agents it calls;
 //! * `journaled.rs`: the steps recorded under a [`Journal`];
 //! * `error.rs`: [`RunError`].
@@ -48,9 +50,11 @@ mod genai;
 mod inject;
 mod journaled;
 mod link;
+mod names;
 mod output;
 mod parent;
 mod run;
+mod seal;
 mod state;
 mod step;
 mod trace;
@@ -60,9 +64,11 @@ pub(crate) use events::EventTx;
 pub use events::{EventKind, RunEvent, RunStream};
 pub(crate) use journaled::{CALL_STARTED, expired, remaining};
 pub(crate) use link::{LinkExt, SessionLink};
+pub use names::SetupError;
 pub use output::{TypedAgent, TypedOutput};
 pub use parent::PausedChild;
 pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
+pub use seal::{MIN_STATE_KEY_BYTES, StateKey, StateKeyError, StateSeal};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
 pub use trace::{RunOutput, RunStatus, ToolCallEvent, TraceEvent, TraceLines};
 
@@ -185,6 +191,12 @@ pub struct Runner<A: Agent, H = ()> {
     /// said no): a call to one is refused. Empty, and allocation-free, for
     /// an agent whose tools are always available.
     unavailable: Vec<String>,
+    /// The approvals' names generation last checked against the agent's
+    /// tools (`names.rs`): 0, none given, needs no check.
+    names_checked: u64,
+    /// How exported states are sealed and imported ones checked; `None`
+    /// imports no state.
+    state_seal: Option<StateSeal>,
 }
 
 impl<A: Agent, H> fmt::Debug for Runner<A, H> {

@@ -89,6 +89,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.conv.typed.clear_next();
             return Err(RunError::Paused);
         }
+        self.check_names()?;
         self.begin_run(events);
         if let Some(stopped) = self.open(&mut prompt).await {
             return stopped;
@@ -218,6 +219,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         #[cfg(feature = "otel")]
         let ended = span.clone();
         let out = async move {
+            self.check_names()?;
             let Some(pending) = self.conv.pending.take() else {
                 return Err(RunError::NotPaused);
             };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{PausedChild, RunSettings, Runner, TraceEvent};
+use super::{PausedChild, RunSettings, Runner, StateSeal, TraceEvent};
 use crate::agent::as_tool::agent_tool_name;
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::LifecycleHooks;
@@ -30,7 +30,26 @@ pub struct PendingStep {
     pub results: Vec<Option<ToolResult>>,
 }
 
-/// A run's resumable state, as plain serde data (JSON by `serde_json`).
+/// A run's resumable state, as serde data (JSON by `serde_json`), sealed
+/// by the runner that exported it.
+///
+/// What it may carry: the history (prompts, the model's answers, tool
+/// results), the approvals (the tools that need approval, sticky "always"
+/// decisions, the calls that wait and the decisions given for them), the
+/// paused step and the paused child runs, the limits, the child histories
+/// and the trace so far. It is not encrypted: whoever holds it reads all of
+/// that. It is signed: a runner given a [`StateSeal`](super::StateSeal)
+/// seals what it exports with its key (the `seal` field), and a runner
+/// refuses to import a state that is unsigned or that someone changed, so
+/// a state cannot grant itself an "always approve" or hold a call the
+/// model never made.
+///
+/// What an importer must keep: the same key (without it, no state imports:
+/// [`StateError::NoSeal`]), and the record of the decisions already used
+/// ([`SpentDecisions`](crate::approval::SpentDecisions), the seal's), shared
+/// by every runner that imports the states: a state holding a decision
+/// that ran a call is refused ([`StateError::Replayed`]), so a decided
+/// state resumes once, in one runner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunState {
@@ -77,6 +96,12 @@ pub struct RunState {
     /// (so that a call id a model uses again in a later run gets another key).
     #[serde(default)]
     pub runs: u64,
+    /// The state's seal: HMAC-SHA256 (hex) of the rest of it, with the
+    /// exporting runner's [`StateKey`](super::StateKey); `None` when the
+    /// runner exports states unsigned ([`StateSeal::unsigned`](super::StateSeal::unsigned)).
+    /// A state whose seal does not match is refused on import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
 }
 
 /// The format version of [`RunState`] that this hookwire writes and reads.
@@ -147,6 +172,27 @@ pub enum StateError {
         /// The call's path.
         path: String,
     },
+    /// The runner has no [`StateSeal`](super::StateSeal): it imports no
+    /// state.
+    #[error(
+        "this runner imports no state: give it the key the states are sealed with, \
+         `Runner::with_state_seal(StateSeal::new(key))` (or `StateSeal::unsigned()` for \
+         states that never leave the process)"
+    )]
+    NoSeal,
+    /// The state has no seal, and the runner takes sealed states only.
+    #[error(
+        "the state is not sealed: this runner takes only states sealed with its key \
+         (exported by a runner with the same `StateSeal`)"
+    )]
+    Unsealed,
+    /// The state's seal does not match: it was changed after it was
+    /// exported, or sealed with another key.
+    #[error(
+        "the state's seal does not match its content: it was changed after it was exported, \
+         or sealed with another key; it is refused whole"
+    )]
+    Altered,
 }
 
 impl RunState {
@@ -407,12 +453,24 @@ impl RunState {
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(text)
     }
+
+    /// The JSON a seal covers: the state without its seal.
+    fn unsealed_json(&self) -> Vec<u8> {
+        // Plain data (strings, numbers, maps with string keys): it always
+        // serializes.
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Some(object) = value.as_object_mut() {
+            object.shift_remove("seal");
+        }
+        serde_json::to_vec(&value).unwrap_or_default()
+    }
 }
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
-    /// The resumable state.
+    /// The resumable state, sealed with the runner's key when it has one
+    /// ([`with_state_seal`](Self::with_state_seal)).
     pub fn export_state(&self) -> RunState {
-        RunState {
+        let mut state = RunState {
             version: STATE_VERSION,
             agent: self.agent.config().name.to_string(),
             correlation_id: self.scope.correlation_id().to_string(),
@@ -427,7 +485,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             paused_children: lock(&self.session.paused).clone(),
             injections: self.conv.injections,
             runs: self.scope.run(),
+            seal: None,
+        };
+        if let Some(key) = self.state_seal.as_ref().and_then(StateSeal::key) {
+            state.seal = Some(key.seal(&state.unsealed_json()));
         }
+        state
     }
 
     /// Restores an exported state: history, child histories, approvals, a
@@ -461,7 +524,30 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.restore(state, true)
     }
 
-    fn restore(&mut self, mut state: RunState, adopt: bool) -> Result<(), StateError> {
+    fn restore(&mut self, state: RunState, adopt: bool) -> Result<(), StateError> {
+        let Some(seal) = &self.state_seal else {
+            return Err(StateError::NoSeal);
+        };
+        if let Some(key) = seal.key() {
+            let Some(given) = &state.seal else {
+                return Err(StateError::Unsealed);
+            };
+            if !key.verify(&state.unsealed_json(), given) {
+                return Err(StateError::Altered);
+            }
+        }
+        self.restore_checked(state, adopt)
+    }
+
+    /// Restores a state a durable session kept in its own store (never
+    /// outside Restate: its `state` handler is private), with every check
+    /// but the seal's.
+    #[cfg(feature = "durable")]
+    pub(crate) fn restore_stored(&mut self, state: RunState) -> Result<(), StateError> {
+        self.restore_checked(state, false)
+    }
+
+    fn restore_checked(&mut self, mut state: RunState, adopt: bool) -> Result<(), StateError> {
         state.check(&self.agent)?;
         state.check_approvals(&self.conv.approvals)?;
         let mut approvals = std::mem::take(&mut state.approvals);
@@ -506,6 +592,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     pub(crate) fn export_child(&self) -> RunState {
         let mut state = self.export_state();
         state.approvals = ApprovalState::default();
+        // The parent's state is sealed whole, this one with it.
+        state.seal = None;
         state
     }
 

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 
 mod decisions;
 mod injections;
+mod names;
 mod states;
 mod waits;
 
