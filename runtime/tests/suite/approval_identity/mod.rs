@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 mod decisions;
 mod injections;
 mod names;
+mod sealed;
 mod states;
 mod waits;
 
