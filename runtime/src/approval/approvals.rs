@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
 
+use super::answer::always_denied;
 use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey, DecidedBy, SpentDecisions};
 use crate::BoxFuture;
 use crate::scope::CallScope;
@@ -65,7 +66,7 @@ pub(crate) struct ApprovalCore {
     /// Where the states' decisions are recorded too, shared with other
     /// runners (a [`StateSeal`](crate::agent::StateSeal)'s record).
     store: Mutex<Option<Arc<dyn SpentDecisions>>>,
-    approver: Option<Arc<dyn Approver>>,
+    pub(super) approver: Option<Arc<dyn Approver>>,
     /// How often tool names were given from outside (`require`,
     /// `set_sticky`, a state put in): a runner checks the names against
     /// its agent's tools when this changed since it last looked, so that a
@@ -508,13 +509,13 @@ impl Approver for Approvals {
 
 impl ApprovalCore {
     #[inline]
-    fn lock(&self) -> MutexGuard<'_, ApprovalState> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, ApprovalState> {
         crate::lock(&self.state)
     }
 
     /// Records the decision `id` as used; `false` when the shared record
     /// had it already (another runner used it).
-    fn spend(&self, id: String) -> bool {
+    pub(super) fn spend(&self, id: String) -> bool {
         let fresh = crate::lock(&self.store)
             .as_ref()
             .is_none_or(|store| store.spend(&id));
@@ -528,98 +529,4 @@ impl ApprovalHost for ApprovalCore {
     fn core(&self) -> &ApprovalCore {
         self
     }
-}
-
-impl Approver for ApprovalCore {
-    fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
-        Box::pin(async move { self.decide_noted(request).await.0 })
-    }
-
-    fn decide_noted<'a>(
-        &'a self,
-        request: ApprovalRequest<'a>,
-    ) -> BoxFuture<'a, (ApprovalDecision, DecidedBy)> {
-        Box::pin(async move {
-            let key = request.key;
-            let scoped = key.scoped_tool();
-            {
-                let mut state = self.lock();
-                if let Some(&sticky) = state.sticky.get(&scoped) {
-                    // A decision given for this call while it waited (with
-                    // a sticky one: `resolve`) is decided by the sticky
-                    // decision now, and is spent.
-                    if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
-                        state.resolved.remove(at);
-                        self.spend(key.id());
-                    }
-                    return match sticky {
-                        Sticky::AlwaysApprove => (ApprovalDecision::Approve, DecidedBy::Sticky),
-                        Sticky::AlwaysDeny => (
-                            ApprovalDecision::Deny(always_denied(&scoped)),
-                            DecidedBy::Sticky,
-                        ),
-                    };
-                }
-                if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
-                    let used = state.resolved.remove(at);
-                    if !self.spend(key.id()) {
-                        let reason = format!(
-                            "the decision for `{}` was already used to run it (the same state \
-                             was imported twice): an approved call runs once",
-                            key.path_display()
-                        );
-                        return (ApprovalDecision::Deny(reason), DecidedBy::Resolved);
-                    }
-                    return (used.decision, DecidedBy::Resolved);
-                }
-            }
-            let Some(approver) = &self.approver else {
-                let reason = format!(
-                    "approval required ({}) but no approver is configured",
-                    request.reason
-                );
-                return (ApprovalDecision::Deny(reason), DecidedBy::NoApprover);
-            };
-            let pending = PendingApproval {
-                key: key.clone(),
-                arguments: request.arguments.to_value().unwrap_or(Value::Null),
-                reason: request.reason.to_owned(),
-                metadata: request.metadata().cloned(),
-            };
-            match approver.decide(request).await {
-                decision @ (ApprovalDecision::Approve
-                | ApprovalDecision::ApproveWith(_)
-                | ApprovalDecision::Deny(_)) => (decision, DecidedBy::Asker),
-                ApprovalDecision::AlwaysApprove => {
-                    self.lock().sticky.insert(scoped, Sticky::AlwaysApprove);
-                    (ApprovalDecision::Approve, DecidedBy::AskerAlways)
-                }
-                ApprovalDecision::AlwaysDeny => {
-                    let reason = always_denied(&scoped);
-                    self.lock().sticky.insert(scoped, Sticky::AlwaysDeny);
-                    (ApprovalDecision::Deny(reason), DecidedBy::AskerAlways)
-                }
-                ApprovalDecision::Defer => {
-                    let mut state = self.lock();
-                    state.pending.retain(|p| p.key != pending.key);
-                    state.pending.push(pending);
-                    (ApprovalDecision::Defer, DecidedBy::Deferred)
-                }
-                // A decision this version does not know fails closed.
-                other => {
-                    let reason = format!(
-                        "the approver's decision `{}` is not one these approvals know, so \
-                         the call is denied",
-                        other.as_str()
-                    );
-                    (ApprovalDecision::Deny(reason), DecidedBy::Asker)
-                }
-            }
-        })
-    }
-}
-
-/// The reason a call is denied by a tool's "always deny" decision.
-fn always_denied(scoped: &str) -> String {
-    format!("calls of `{scoped}` are always denied")
 }

@@ -8,6 +8,8 @@
 //! * `approvals.rs`: [`Approvals`], the run's approver, which asks an
 //!   [`Approver`] of its own (a person, a policy) and keeps its sticky
 //!   decisions and pending calls as serde data ([`ApprovalState`]);
+//! * `answer.rs`: how the shared core answers a gate (sticky, given,
+//!   asked);
 //! * `defer.rs`: [`DeferAll`], which leaves every call waiting;
 //! * `spent.rs`: [`SpentDecisions`], the record of the decisions that ran
 //!   a call, and [`MemorySpent`];
@@ -19,6 +21,7 @@
 //! What a gate knows of the tool (the approver's metadata, the type edited
 //! arguments must fit) is its [`ToolView`](crate::ToolView).
 
+mod answer;
 mod approvals;
 mod defer;
 mod spent;

@@ -17,6 +17,7 @@
 //! * `events.rs`: a run as a stream of events ([`Runner::stream`],
 //!   [`RunEvent`]), and the one place a trace event is recorded;
 //! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
+//!   `state_check.rs`: how an imported state is checked;
 //! * `seal.rs`: the key states are sealed with ([`StateSeal`]);
 //! * `names.rs`: the names a run is given, checked when it starts;
 //! * `parent.rs`: what a run shares with the child agents it calls;
@@ -56,6 +57,7 @@ mod parent;
 mod run;
 mod seal;
 mod state;
+mod state_check;
 mod step;
 mod trace;
 

@@ -78,7 +78,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 continue;
             };
             let known = match rest.split_once('/') {
-                None => tools.contains(rest),
+                None => tools.contains(rest) || self.on_absent_server(rest),
                 Some((child, _)) => {
                     tools.source(&agent_tool_name(child)) == Some(ToolSource::Agent)
                 }
@@ -88,6 +88,27 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             }
         }
         Ok(())
+    }
+
+    /// Whether `name` (`server__tool`) is a tool of an MCP server the agent
+    /// declares and has no tool of in its tool set: a server not connected
+    /// (its tools are known once it is; an injection of one is skipped,
+    /// logged, and a required one never runs).
+    fn on_absent_server(&self, name: &str) -> bool {
+        let servers = &self.agent.config().servers;
+        let Some((server, _)) = name.split_once(hookwire_spec::SERVER_SEPARATOR) else {
+            return false;
+        };
+        if !servers.iter().any(|s| s == server) {
+            return false;
+        }
+        let prefix = format!("{server}{}", hookwire_spec::SERVER_SEPARATOR);
+        !self
+            .agent
+            .tools()
+            .definitions()
+            .iter()
+            .any(|d| d.name.starts_with(&prefix))
     }
 
     /// The error for `name` (`rest` below this agent's `level`), with the
@@ -129,7 +150,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             };
             hook.validate().map_err(bad)?;
             let name = hook.resolve_name(tools);
-            if !tools.contains(&name) {
+            if !tools.contains(&name) && !self.on_absent_server(&name) {
                 let definitions = tools.definitions();
                 let suggestion =
                     hookwire_spec::did_you_mean(&name, definitions.iter().map(|d| &*d.name))
