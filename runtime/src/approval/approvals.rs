@@ -59,19 +59,26 @@ pub(crate) trait ApprovalHost: Approver {
 pub(crate) struct ApprovalCore {
     state: Mutex<ApprovalState>,
     /// The ids of decisions used to run a call: never accepted again, not
-    /// even from an imported state.
-    /// (A `BTreeSet`: an empty one costs nothing to make, where a
-    /// `HashSet` seeds its hasher on every session.)
-    spent: Mutex<BTreeSet<String>>,
-    /// Where the states' decisions are recorded too, shared with other
-    /// runners (a [`StateSeal`](crate::agent::StateSeal)'s record).
-    store: Mutex<Option<Arc<dyn SpentDecisions>>>,
+    /// even from an imported state; and where they are recorded too.
+    spent: Mutex<Spent>,
     pub(super) approver: Option<Arc<dyn Approver>>,
     /// How often tool names were given from outside (`require`,
     /// `set_sticky`, a state put in): a runner checks the names against
     /// its agent's tools when this changed since it last looked, so that a
     /// run with none given reads one number.
     names: AtomicU64,
+}
+
+/// The decisions used to run a call, by id.
+#[derive(Default)]
+struct Spent {
+    /// The ids this core used.
+    /// (A `BTreeSet`: an empty one costs nothing to make, where a
+    /// `HashSet` seeds its hasher on every session.)
+    ids: BTreeSet<String>,
+    /// Where they are recorded too, shared with other runners (a
+    /// [`StateSeal`](crate::agent::StateSeal)'s record).
+    store: Option<Arc<dyn SpentDecisions>>,
 }
 
 impl std::fmt::Debug for Approvals {
@@ -383,17 +390,14 @@ impl Approvals {
     /// clone of it).
     #[inline]
     pub(crate) fn is_spent(&self, id: &str) -> bool {
-        let core = self.core();
-        crate::lock(&core.spent).contains(id)
-            || crate::lock(&core.store)
-                .as_ref()
-                .is_some_and(|store| store.is_spent(id))
+        let spent = crate::lock(&self.core().spent);
+        spent.ids.contains(id) || spent.store.as_ref().is_some_and(|s| s.is_spent(id))
     }
 
     /// Records the decisions these approvals use in `store` too (and
     /// refuses one `store` holds already).
     pub(crate) fn keep_spent_in(&self, store: Arc<dyn SpentDecisions>) {
-        *crate::lock(&self.core().store) = Some(store);
+        crate::lock(&self.core().spent).store = Some(store);
     }
 
     /// Whether the call `id` made in `scope` (or a call of an agent it
@@ -516,10 +520,9 @@ impl ApprovalCore {
     /// Records the decision `id` as used; `false` when the shared record
     /// had it already (another runner used it).
     pub(super) fn spend(&self, id: String) -> bool {
-        let fresh = crate::lock(&self.store)
-            .as_ref()
-            .is_none_or(|store| store.spend(&id));
-        crate::lock(&self.spent).insert(id);
+        let mut spent = crate::lock(&self.spent);
+        let fresh = spent.store.as_ref().is_none_or(|store| store.spend(&id));
+        spent.ids.insert(id);
         fresh
     }
 }

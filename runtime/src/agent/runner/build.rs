@@ -205,7 +205,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// ```
     pub fn with_state_seal(mut self, seal: StateSeal) -> Self {
         self.conv.approvals.keep_spent_in(seal.spent().clone());
-        self.state_seal = Some(seal);
+        self.state_seal = Some(Arc::new(seal));
         self
     }
 

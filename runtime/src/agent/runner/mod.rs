@@ -197,8 +197,9 @@ pub struct Runner<A: Agent, H = ()> {
     /// tools (`names.rs`): 0, none given, needs no check.
     names_checked: u64,
     /// How exported states are sealed and imported ones checked; `None`
-    /// imports no state.
-    state_seal: Option<StateSeal>,
+    /// imports no state. (In an `Arc`: a runner without one stays small,
+    /// and dropping none costs one test.)
+    state_seal: Option<Arc<StateSeal>>,
 }
 
 impl<A: Agent, H> fmt::Debug for Runner<A, H> {

@@ -2,7 +2,7 @@
 //! approvals name (required, sticky) and its request hooks' tools and
 //! settings. Checked when a run starts or resumes, before anything runs.
 
-use super::Runner;
+use super::{RunError, Runner};
 use crate::agent::as_tool::agent_tool_name;
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::LifecycleHooks;
@@ -55,8 +55,21 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// Checks the names this run was given against the agent's tools: the
     /// approvals' (when they changed since the last check: a run given
     /// none reads one number) and the request hooks'.
-    pub(super) fn check_names(&mut self) -> Result<(), SetupError> {
+    #[inline]
+    pub(super) fn check_names(&mut self) -> Result<(), RunError> {
         let generation = self.conv.approvals.names_generation();
+        if generation == self.names_checked && self.agent.config().request_hooks.is_empty() {
+            return Ok(());
+        }
+        self.check_given_names(generation)
+            .map_err(|e| RunError::Setup(Box::new(e)))
+    }
+
+    /// [`check_names`](Self::check_names) when there is something to
+    /// check.
+    #[cold]
+    #[inline(never)]
+    fn check_given_names(&mut self, generation: u64) -> Result<(), SetupError> {
         if generation != self.names_checked {
             self.check_approval_names()?;
             self.names_checked = generation;

@@ -259,7 +259,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             runs: self.scope.run(),
             seal: None,
         };
-        if let Some(key) = self.state_seal.as_ref().and_then(StateSeal::key) {
+        if let Some(key) = self.state_seal.as_deref().and_then(StateSeal::key) {
             state.seal = Some(key.seal(&state.unsealed_json()));
         }
         state

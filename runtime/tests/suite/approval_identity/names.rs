@@ -46,7 +46,7 @@ async fn run_with(
 
 fn unknown(result: Result<hookwire::agent::RunOutput, RunError>) -> (String, SetupError) {
     match result {
-        Err(RunError::Setup(error)) => (error.to_string(), error),
+        Err(RunError::Setup(error)) => (error.to_string(), *error),
         other => panic!("expected a refused run, got {other:?}"),
     }
 }
