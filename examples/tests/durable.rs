@@ -14,6 +14,8 @@ mod durable_support;
 mod approvals;
 #[path = "durable/crashes.rs"]
 mod crashes;
+#[path = "durable/identity.rs"]
+mod identity;
 #[path = "durable/limits.rs"]
 mod limits;
 #[path = "durable/parallel.rs"]
@@ -91,9 +93,14 @@ fn scripted_service(
     (service, port)
 }
 
-async fn wait_pending(client: &DurableClient, session: &str, n: usize) -> Vec<PendingApproval> {
+async fn wait_pending(
+    client: &DurableClient,
+    admin: &str,
+    session: &str,
+    n: usize,
+) -> Vec<PendingApproval> {
     for _ in 0..600 {
-        if let Some(state) = client.state(session).await.unwrap()
+        if let Some(state) = client.state(admin, session).await.unwrap()
             && state.approvals.pending.len() == n
         {
             return state.approvals.pending;

@@ -87,8 +87,9 @@ fn the_readme_durable_block_runs_and_runs_again() {
         assert!(out.status.success(), "run {run}:\n{stdout}\n{stderr}");
         // The state shown at the pause names the payment; the attach shows
         // the run completed; the ledger shows the payment made once.
+        // (The state is JSON inside the admin query's JSON: escaped.)
         assert!(
-            stdout.contains(r#""tool":"pay_vendor","digest""#),
+            stdout.contains(r#"\"tool\":\"pay_vendor\",\"digest\""#),
             "run {run}: {stdout}"
         );
         assert!(
@@ -102,9 +103,9 @@ fn the_readme_durable_block_runs_and_runs_again() {
             "run {run}: {ledger}"
         );
         let session = stdout
-            .split(r#""correlation_id":""#)
+            .split(r#"\"correlation_id\":\""#)
             .nth(1)
-            .and_then(|rest| rest.split('"').next())
+            .and_then(|rest| rest.split('\\').next())
             .expect("the session's id")
             .to_owned();
         sessions.push(session);

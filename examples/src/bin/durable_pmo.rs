@@ -12,6 +12,9 @@
 //! `DURABLE_PMO_RETRY_MS` and `DURABLE_PMO_RETRY_ATTEMPTS` set the retry
 //! policy (the wait between attempts, fixed, and the attempts before the
 //! invocation pauses) instead of `DurableAgent`'s defaults.
+//! `HOOKWIRE_RESTATE_IDENTITY_KEYS` (`publickeyv1_..`) makes the service
+//! serve only requests the Restate server signed with the matching private
+//! key (its `request-identity-private-key-pem-file`).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -91,6 +94,13 @@ async fn main() -> ExitCode {
     if let Some(attempts) = var("DURABLE_PMO_RETRY_ATTEMPTS") {
         pmo = pmo.with_max_attempts(attempts);
     }
+    let pmo = match pmo.with_identity_keys_from_env() {
+        Ok(pmo) => pmo,
+        Err(e) => {
+            eprintln!("durable_pmo: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let service = match pmo.and(DurableAgent::new(move |_session| {
         finance_runner(model.clone())
     })) {

@@ -32,7 +32,7 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         .unwrap();
 
     // Both calls wait: nothing was paid.
-    let pending = wait_pending(&client, "pay-1", 2).await;
+    let pending = wait_pending(&client, &server.admin, "pay-1", 2).await;
     let calls: Vec<&str> = pending.iter().map(|p| p.tool_use_id()).collect();
     assert_eq!(calls, ["pay_ok", "pay_bad"]);
     // A decision names the call's whole identity: its id is a digest, not
@@ -145,8 +145,10 @@ async fn two_agents_in_one_process_each_have_their_own_sessions_and_approvals() 
         pmo.start("s1", "pay Acme", None).await.unwrap(),
         finance.start("s1", "pay Acme", None).await.unwrap(),
     ];
-    let pmo_call = wait_pending(&pmo, "s1", 1).await.remove(0);
-    let finance_call = wait_pending(&finance, "s1", 1).await.remove(0);
+    let pmo_call = wait_pending(&pmo, &server.admin, "s1", 1).await.remove(0);
+    let finance_call = wait_pending(&finance, &server.admin, "s1", 1)
+        .await
+        .remove(0);
     assert_eq!(pmo_call.path(), "durable-PMO / pay_vendor");
     assert_eq!(finance_call.path(), "durable-finance / pay_vendor");
     assert_ne!(pmo_call.id(), finance_call.id());
@@ -217,7 +219,9 @@ async fn an_edit_that_is_not_an_object_is_refused_with_400() {
         .start("edit-1", "Weekly PMO round", None)
         .await
         .unwrap();
-    let pending = wait_pending(&client, "edit-1", 1).await.remove(0);
+    let pending = wait_pending(&client, &server.admin, "edit-1", 1)
+        .await
+        .remove(0);
     let id = pending.id();
 
     let edit = ApprovalDecision::ApproveWith(hookwire::serde_json::json!(["Acme", 10]));
@@ -243,7 +247,7 @@ async fn an_edit_that_is_not_an_object_is_refused_with_400() {
     assert_eq!(code, 400, "no arguments: {answer}");
 
     // Nothing was decided: the call still waits, and an object edit works.
-    let still = wait_pending(&client, "edit-1", 1).await;
+    let still = wait_pending(&client, &server.admin, "edit-1", 1).await;
     assert_eq!(still[0].id(), id);
     let arguments = pending.arguments.clone();
     let decided = client
@@ -270,7 +274,10 @@ async fn a_sticky_decision_through_the_ingress_is_the_sessions_and_defer_is_refu
     let client = server.registered_client(port).await;
     let address = server.ingress.trim_start_matches("http://").to_owned();
     let invocation = client.start("sticky-1", "pay", None).await.unwrap();
-    let id = wait_pending(&client, "sticky-1", 1).await.remove(0).id();
+    let id = wait_pending(&client, &server.admin, "sticky-1", 1)
+        .await
+        .remove(0)
+        .id();
 
     let e = client
         .decide("sticky-1", &id, ApprovalDecision::Defer)
@@ -284,7 +291,10 @@ async fn a_sticky_decision_through_the_ingress_is_the_sessions_and_defer_is_refu
     let body = format!(r#"{{"id":"{id}","decision":"maybe"}}"#);
     let (code, answer) = post(&address, "/AgentSession/sticky-1/approve", &body);
     assert_eq!(code, 400, "an unknown decision: {answer}");
-    assert_eq!(wait_pending(&client, "sticky-1", 1).await[0].id(), id);
+    assert_eq!(
+        wait_pending(&client, &server.admin, "sticky-1", 1).await[0].id(),
+        id
+    );
 
     client
         .decide("sticky-1", &id, ApprovalDecision::AlwaysApprove)
@@ -294,7 +304,11 @@ async fn a_sticky_decision_through_the_ingress_is_the_sessions_and_defer_is_refu
     assert_eq!(output.status, RunStatus::Completed, "{output:?}");
     let counts = ledger_counts(&ledger);
     assert_eq!(count(&counts, "done pay_vendor Acme"), 2, "{counts:#?}");
-    let state = client.state("sticky-1").await.unwrap().unwrap();
+    let state = client
+        .state(&server.admin, "sticky-1")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         state.approvals.sticky.get("pay_vendor"),
         Some(&hookwire::approval::Sticky::AlwaysApprove)

@@ -36,7 +36,11 @@ async fn a_crash_after_the_third_tool_replays_and_no_tool_runs_twice() {
     // The 4th call, interrupted, ran again to completion in the new process.
     assert_eq!(count(&ledger_counts(&ledger), "start project_status P4"), 2);
     // What the model read: all five results, in order, each once.
-    let state = client.state("crash-1").await.unwrap().unwrap();
+    let state = client
+        .state(&server.admin, "crash-1")
+        .await
+        .unwrap()
+        .unwrap();
     let results: Vec<String> = state
         .history
         .iter()

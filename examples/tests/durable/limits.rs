@@ -155,7 +155,11 @@ async fn a_huge_tool_result_ends_its_call_with_an_error_and_large_values_are_sav
     let prompt = "p".repeat(100_000);
     let output = client.run("size-1", &prompt).await.unwrap();
     assert_eq!(output.text, "exported again");
-    let state = client.state("size-1").await.unwrap().unwrap();
+    let state = client
+        .state(&server.admin, "size-1")
+        .await
+        .unwrap()
+        .unwrap();
     let kept = |text: &str| {
         state.history.iter().any(|m| match m {
             Message::User { content } => content == text,

@@ -19,8 +19,8 @@ fn four_calls_script(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// The tool results the model read, in the history's order.
-async fn tool_results(client: &DurableClient, session: &str) -> Vec<String> {
-    let state = client.state(session).await.unwrap().unwrap();
+async fn tool_results(client: &DurableClient, admin: &str, session: &str) -> Vec<String> {
+    let state = client.state(admin, session).await.unwrap().unwrap();
     state
         .history
         .iter()
@@ -70,7 +70,10 @@ async fn the_calls_of_one_step_run_at_once_under_the_journal() {
     for i in 1..=4 {
         assert_eq!(count(&counts, &format!("done project_status P{i}")), 1);
     }
-    assert_eq!(tool_results(&client, "parallel-1").await, four_results());
+    assert_eq!(
+        tool_results(&client, &server.admin, "parallel-1").await,
+        four_results()
+    );
     let trace: Vec<&str> = output
         .trace
         .iter()
@@ -166,7 +169,10 @@ async fn a_crash_mid_step_runs_again_only_the_parallel_calls_not_recorded() {
     assert_eq!(count(&counts, "start project_status P4"), 2, "{counts:#?}");
     assert_eq!(count(&counts, "done project_status P4"), 1, "{counts:#?}");
     assert_eq!(count(&counts, "model 0"), 1, "{counts:#?}");
-    assert_eq!(tool_results(&client, "parallel-2").await, four_results());
+    assert_eq!(
+        tool_results(&client, &server.admin, "parallel-2").await,
+        four_results()
+    );
 }
 
 /// What a step journals (#27): its model answer, then one entry per call,
@@ -217,5 +223,8 @@ async fn a_step_journals_its_answer_and_one_entry_per_call() {
     );
     let mut results = vec!["P0: on track [audited]".to_owned()];
     results.extend(four_results());
-    assert_eq!(tool_results(&client, "entries-1").await, results);
+    assert_eq!(
+        tool_results(&client, &server.admin, "entries-1").await,
+        results
+    );
 }

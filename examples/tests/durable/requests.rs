@@ -89,7 +89,11 @@ async fn bad_input_gives_clear_errors() {
     assert!(e.to_string().contains("ran out after 1 turn(s)"), "{e}");
     let counts = ledger_counts(&ledger);
     assert_eq!(count(&counts, "done project_status P1"), 1, "{counts:#?}");
-    let state = client.state("short-1").await.unwrap().unwrap();
+    let state = client
+        .state(&server.admin, "short-1")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(state.history.len(), 3, "{:?}", state.history);
 }
 
@@ -115,7 +119,9 @@ async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
         .start("door-1", "Weekly PMO round", None)
         .await
         .unwrap();
-    let pending = wait_pending(&client, "door-1", 1).await.remove(0);
+    let pending = wait_pending(&client, &server.admin, "door-1", 1)
+        .await
+        .remove(0);
     let gate = format!("door-1%2F{}", pending.id());
 
     // The approval gate is private: an outside `open` cannot replace the
@@ -148,7 +154,8 @@ async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
     // A session id the client refuses is refused by the service too (the
     // ingress decodes `%2F` into the key): 400, nothing runs.
     for id in ["x%2Fy", "a%00b", "%2E%2E", &"k".repeat(200)] {
-        let (code, answer) = post(&address, &format!("/AgentSession/{id}/state"), "");
+        let body = r#"{"id": "x", "decision": "approve"}"#;
+        let (code, answer) = post(&address, &format!("/AgentSession/{id}/approve"), body);
         assert_eq!(code, 400, "session id {id:?}: {answer}");
         assert!(answer.contains("invalid session id"), "{answer}");
     }
@@ -161,5 +168,11 @@ async fn the_door_refuses_internal_handlers_bad_session_ids_and_huge_prompts() {
     );
     let (code, answer) = post(&address, "/AgentSession/door-2/run", &huge);
     assert_eq!(code, 413, "{}", &answer[..answer.len().min(300)]);
-    assert!(client.state("door-2").await.unwrap().is_none());
+    assert!(
+        client
+            .state(&server.admin, "door-2")
+            .await
+            .unwrap()
+            .is_none()
+    );
 }

@@ -108,6 +108,12 @@ pub struct Server {
 
 impl Server {
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// [`start`](Self::start) with more environment variables (a request
+    /// identity key: `RESTATE_REQUEST_IDENTITY_PRIVATE_KEY_PEM_FILE`).
+    pub fn start_with(env: &[(&str, &str)]) -> Self {
         let data = tempfile::tempdir().unwrap();
         let (ingress, admin, node) = (free_port(), free_port(), free_port());
         let mut child = Command::new(server_binary())
@@ -138,6 +144,7 @@ impl Server {
             )
             .env("RESTATE_DEFAULT_NUM_PARTITIONS", "1")
             .env("RESTATE_LOG_FILTER", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

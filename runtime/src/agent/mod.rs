@@ -38,8 +38,9 @@ pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};
 pub use runner::{
-    EventKind, PausedChild, PendingStep, RunError, RunEvent, RunOutput, RunSettings, RunState,
-    RunStatus, RunStream, Runner, STATE_VERSION, StateError, ToolCallEvent, TraceEvent, TraceLines,
-    TypedAgent, TypedOutput,
+    EventKind, MIN_STATE_KEY_BYTES, PausedChild, PendingStep, RunError, RunEvent, RunOutput,
+    RunSettings, RunState, RunStatus, RunStream, Runner, STATE_VERSION, SetupError, StateError,
+    StateKey, StateKeyError, StateSeal, ToolCallEvent, TraceEvent, TraceLines, TypedAgent,
+    TypedOutput,
 };
 pub use runtime_tools::{RuntimeTools, WithTools};

@@ -2,11 +2,13 @@
 //! decisions, pending calls and given decisions as serde data.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::Value;
 
-use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey, DecidedBy};
+use super::answer::always_denied;
+use super::{ApprovalDecision, ApprovalRequest, Approver, CallKey, DecidedBy, SpentDecisions};
 use crate::BoxFuture;
 use crate::scope::CallScope;
 
@@ -57,11 +59,26 @@ pub(crate) trait ApprovalHost: Approver {
 pub(crate) struct ApprovalCore {
     state: Mutex<ApprovalState>,
     /// The ids of decisions used to run a call: never accepted again, not
-    /// even from an imported state.
+    /// even from an imported state; and where they are recorded too.
+    spent: Mutex<Spent>,
+    pub(super) approver: Option<Arc<dyn Approver>>,
+    /// How often tool names were given from outside (`require`,
+    /// `set_sticky`, a state put in): a runner checks the names against
+    /// its agent's tools when this changed since it last looked, so that a
+    /// run with none given reads one number.
+    names: AtomicU64,
+}
+
+/// The decisions used to run a call, by id.
+#[derive(Default)]
+struct Spent {
+    /// The ids this core used.
     /// (A `BTreeSet`: an empty one costs nothing to make, where a
     /// `HashSet` seeds its hasher on every session.)
-    spent: Mutex<BTreeSet<String>>,
-    approver: Option<Arc<dyn Approver>>,
+    ids: BTreeSet<String>,
+    /// Where they are recorded too, shared with other runners (a
+    /// [`StateSeal`](crate::agent::StateSeal)'s record).
+    store: Option<Arc<dyn SpentDecisions>>,
 }
 
 impl std::fmt::Debug for Approvals {
@@ -140,6 +157,32 @@ impl Approvals {
     #[inline]
     pub fn replace_state(&self, state: ApprovalState) {
         *self.lock() = state;
+        self.names_given();
+    }
+
+    /// Notes that tool names were given from outside.
+    #[inline]
+    fn names_given(&self) {
+        self.core().names.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A number that changes whenever tool names are given from outside
+    /// (`require`, `set_sticky`, a state put in); 0 when none ever were.
+    #[inline]
+    pub(crate) fn names_generation(&self) -> u64 {
+        self.core().names.load(Ordering::Relaxed)
+    }
+
+    /// The scoped tool names these approvals hold, each with where it is
+    /// given: the tools that need approval, then the sticky decisions.
+    pub(crate) fn named_tools(&self) -> Vec<(&'static str, String)> {
+        let state = self.lock();
+        let required = state.settings.needs_approval.iter();
+        let sticky = state.sticky.keys();
+        required
+            .map(|n| ("`Approvals::require`", n.clone()))
+            .chain(sticky.map(|n| ("a sticky decision", n.clone())))
+            .collect()
     }
 
     #[inline]
@@ -166,15 +209,27 @@ impl Approvals {
     /// (called as `agent__ny`), `ny/audit/pay` one level further down. A
     /// decision for one agent's tool never applies to another agent's tool
     /// of the same name.
+    ///
+    /// The name must select a tool: a run whose approvals name a tool its
+    /// agent does not have (or a child agent it does not have, or a tool
+    /// that child does not have) is refused when it starts, with
+    /// [`SetupError::UnknownTool`](crate::agent::SetupError::UnknownTool)
+    /// and the nearest name, before anything runs.
     pub fn set_sticky(&self, tool: impl Into<String>, sticky: Sticky) {
         self.lock().sticky.insert(tool.into(), sticky);
+        self.names_given();
     }
 
     /// Makes every call of a tool need approval, by scoped name (as
     /// [`set_sticky`](Self::set_sticky)): `require("ny/pay")` reaches the
     /// child agent `ny`'s tool `pay`.
+    ///
+    /// The name must select a tool, as for [`set_sticky`](Self::set_sticky):
+    /// a run is refused when it starts if it does not (a typo would
+    /// otherwise leave the tool it meant without a guard).
     pub fn require(&self, tool: impl Into<String>) {
         self.lock().settings.needs_approval.insert(tool.into());
+        self.names_given();
     }
 
     /// Whether a tool needs approval by the settings, by scoped name.
@@ -335,7 +390,14 @@ impl Approvals {
     /// clone of it).
     #[inline]
     pub(crate) fn is_spent(&self, id: &str) -> bool {
-        crate::lock(&self.core().spent).contains(id)
+        let spent = crate::lock(&self.core().spent);
+        spent.ids.contains(id) || spent.store.as_ref().is_some_and(|s| s.is_spent(id))
+    }
+
+    /// Records the decisions these approvals use in `store` too (and
+    /// refuses one `store` holds already).
+    pub(crate) fn keep_spent_in(&self, store: Arc<dyn SpentDecisions>) {
+        crate::lock(&self.core().spent).store = Some(store);
     }
 
     /// Whether the call `id` made in `scope` (or a call of an agent it
@@ -451,8 +513,17 @@ impl Approver for Approvals {
 
 impl ApprovalCore {
     #[inline]
-    fn lock(&self) -> MutexGuard<'_, ApprovalState> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, ApprovalState> {
         crate::lock(&self.state)
+    }
+
+    /// Records the decision `id` as used; `false` when the shared record
+    /// had it already (another runner used it).
+    pub(super) fn spend(&self, id: String) -> bool {
+        let mut spent = crate::lock(&self.spent);
+        let fresh = spent.store.as_ref().is_none_or(|store| store.spend(&id));
+        spent.ids.insert(id);
+        fresh
     }
 }
 
@@ -461,91 +532,4 @@ impl ApprovalHost for ApprovalCore {
     fn core(&self) -> &ApprovalCore {
         self
     }
-}
-
-impl Approver for ApprovalCore {
-    fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
-        Box::pin(async move { self.decide_noted(request).await.0 })
-    }
-
-    fn decide_noted<'a>(
-        &'a self,
-        request: ApprovalRequest<'a>,
-    ) -> BoxFuture<'a, (ApprovalDecision, DecidedBy)> {
-        Box::pin(async move {
-            let key = request.key;
-            let scoped = key.scoped_tool();
-            {
-                let mut state = self.lock();
-                if let Some(&sticky) = state.sticky.get(&scoped) {
-                    // A decision given for this call while it waited (with
-                    // a sticky one: `resolve`) is decided by the sticky
-                    // decision now, and is spent.
-                    if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
-                        state.resolved.remove(at);
-                        crate::lock(&self.spent).insert(key.id());
-                    }
-                    return match sticky {
-                        Sticky::AlwaysApprove => (ApprovalDecision::Approve, DecidedBy::Sticky),
-                        Sticky::AlwaysDeny => (
-                            ApprovalDecision::Deny(always_denied(&scoped)),
-                            DecidedBy::Sticky,
-                        ),
-                    };
-                }
-                if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
-                    let used = state.resolved.remove(at);
-                    crate::lock(&self.spent).insert(key.id());
-                    return (used.decision, DecidedBy::Resolved);
-                }
-            }
-            let Some(approver) = &self.approver else {
-                let reason = format!(
-                    "approval required ({}) but no approver is configured",
-                    request.reason
-                );
-                return (ApprovalDecision::Deny(reason), DecidedBy::NoApprover);
-            };
-            let pending = PendingApproval {
-                key: key.clone(),
-                arguments: request.arguments.to_value().unwrap_or(Value::Null),
-                reason: request.reason.to_owned(),
-                metadata: request.metadata().cloned(),
-            };
-            match approver.decide(request).await {
-                decision @ (ApprovalDecision::Approve
-                | ApprovalDecision::ApproveWith(_)
-                | ApprovalDecision::Deny(_)) => (decision, DecidedBy::Asker),
-                ApprovalDecision::AlwaysApprove => {
-                    self.lock().sticky.insert(scoped, Sticky::AlwaysApprove);
-                    (ApprovalDecision::Approve, DecidedBy::AskerAlways)
-                }
-                ApprovalDecision::AlwaysDeny => {
-                    let reason = always_denied(&scoped);
-                    self.lock().sticky.insert(scoped, Sticky::AlwaysDeny);
-                    (ApprovalDecision::Deny(reason), DecidedBy::AskerAlways)
-                }
-                ApprovalDecision::Defer => {
-                    let mut state = self.lock();
-                    state.pending.retain(|p| p.key != pending.key);
-                    state.pending.push(pending);
-                    (ApprovalDecision::Defer, DecidedBy::Deferred)
-                }
-                // A decision this version does not know fails closed.
-                other => {
-                    let reason = format!(
-                        "the approver's decision `{}` is not one these approvals know, so \
-                         the call is denied",
-                        other.as_str()
-                    );
-                    (ApprovalDecision::Deny(reason), DecidedBy::Asker)
-                }
-            }
-        })
-    }
-}
-
-/// The reason a call is denied by a tool's "always deny" decision.
-fn always_denied(scoped: &str) -> String {
-    format!("calls of `{scoped}` are always denied")
 }

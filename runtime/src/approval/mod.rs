@@ -8,7 +8,11 @@
 //! * `approvals.rs`: [`Approvals`], the run's approver, which asks an
 //!   [`Approver`] of its own (a person, a policy) and keeps its sticky
 //!   decisions and pending calls as serde data ([`ApprovalState`]);
+//! * `answer.rs`: how the shared core answers a gate (sticky, given,
+//!   asked);
 //! * `defer.rs`: [`DeferAll`], which leaves every call waiting;
+//! * `spent.rs`: [`SpentDecisions`], the record of the decisions that ran
+//!   a call, and [`MemorySpent`];
 //! * `terminal.rs`: [`TerminalApprover`], which asks at the terminal.
 //!
 //! Every approver answers with an [`ApprovalDecision`]: once, always,
@@ -17,8 +21,10 @@
 //! What a gate knows of the tool (the approver's metadata, the type edited
 //! arguments must fit) is its [`ToolView`](crate::ToolView).
 
+mod answer;
 mod approvals;
 mod defer;
+mod spent;
 mod state;
 mod terminal;
 
@@ -31,6 +37,7 @@ pub use hookwire_chain::approve::{
     ApprovalNote, ApprovalRequest, Approver, CallKey, CallSite, DecidedBy, FnApprover,
     NeedsApproval, PENDING_REASON,
 };
+pub use spent::{MemorySpent, SpentDecisions};
 pub(crate) use state::CallApprovals;
 pub use state::{
     ApprovalSettings, ApprovalState, PendingApproval, ResolveError, ResolvedApproval, Sticky,

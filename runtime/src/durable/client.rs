@@ -271,11 +271,40 @@ impl DurableClient {
         self.send(self.http.post(&url).json(&body), &url).await
     }
 
-    /// The session's state (`None` before its first run).
-    pub async fn state(&self, session: &str) -> Result<Option<RunState>, ClientError> {
+    /// The session's state (`None` before its first run), read through the
+    /// admin API at `admin` (`http://127.0.0.1:9070`): the session's
+    /// `state` handler is private, so the ingress does not serve a
+    /// session's history to whoever reaches it. Keep the admin API off
+    /// public networks.
+    pub async fn state(&self, admin: &str, session: &str) -> Result<Option<RunState>, ClientError> {
         check_session_id(session)?;
-        let url = self.session_url(session, "state");
-        self.send(self.http.post(&url), &url).await
+        let url = format!("{}/query", admin.trim_end_matches('/'));
+        // Neither name can hold a quote: a durable name is an identifier,
+        // a session id is checked above (unreserved URL characters).
+        let query = format!(
+            "SELECT value_utf8 FROM state WHERE service_name = '{}' AND service_key = '{}' \
+             AND key = 'state'",
+            self.agent.session_service(),
+            session
+        );
+        let answer: Value = self
+            .send(
+                self.http
+                    .post(&url)
+                    .header("accept", "application/json")
+                    .json(&json!({ "query": query })),
+                &url,
+            )
+            .await?;
+        let Some(text) = answer.pointer("/rows/0/value_utf8").and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        serde_json::from_str(text)
+            .map(Some)
+            .map_err(|e| ClientError::Decode {
+                url,
+                message: e.to_string(),
+            })
     }
 
     async fn send<T: DeserializeOwned>(

@@ -39,7 +39,15 @@
 //!
 //! [`DurableAgent`] serves both objects over HTTP (the Restate SDK's
 //! server); [`DurableClient`] starts runs, decides calls, reads state and
-//! registers a service through the ingress and admin APIs. Everything here
+//! registers a service through the ingress and admin APIs.
+//!
+//! Only Restate may call the service: given the public key of the
+//! server's request identity key ([`DurableAgent::with_identity_key`],
+//! [`IDENTITY_KEYS_VAR`]), it refuses every request the server did not
+//! sign. A session's `state` handler is private (the ingress does not
+//! serve it): the operator reads a state through the admin API
+//! ([`DurableClient::state`]). A session keeps the ids of the decisions
+//! that ran a call in its Restate state (`spent`), beside its state. Everything here
 //! is the official `restate-sdk` (pinned `=0.13.0`) against
 //! `restate-server` 1.7.12; the pairing is checked by `examples/tests/durable.rs`.
 //!
@@ -100,7 +108,8 @@ where
     H: LifecycleHooks + Send + Sync + 'static,
 {
     fn import_state(&mut self, state: RunState) -> Result<(), StateError> {
-        Runner::import_state(self, state)
+        // The session's own state, from Restate's store: no seal.
+        self.restore_stored(state)
     }
     fn export_state(&self) -> RunState {
         Runner::export_state(self)
@@ -161,6 +170,27 @@ pub struct DurableAgent {
     retry_initial: Duration,
     retry_max: Duration,
     retry_attempts: u32,
+    /// The request identity keys Restate's requests must be signed with
+    /// (`publickeyv1_..`); none: every request is served.
+    identity_keys: Vec<String>,
+}
+
+/// The environment variable [`DurableAgent::with_identity_keys_from_env`]
+/// reads: request identity public keys (`publickeyv1_..`), separated by
+/// commas or spaces.
+pub const IDENTITY_KEYS_VAR: &str = "HOOKWIRE_RESTATE_IDENTITY_KEYS";
+
+/// A request identity key the Restate SDK does not take.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{key}` is not a Restate request identity public key ({reason}): give the \
+     `publickeyv1_..` key that matches the server's `request-identity-private-key-pem-file`"
+)]
+pub struct IdentityKeyError {
+    /// The key as given.
+    pub key: String,
+    /// Why the SDK refused it.
+    pub reason: String,
 }
 
 impl std::fmt::Debug for DurableAgent {
@@ -171,6 +201,7 @@ impl std::fmt::Debug for DurableAgent {
             .field("retry_initial", &self.retry_initial)
             .field("retry_max", &self.retry_max)
             .field("retry_attempts", &self.retry_attempts)
+            .field("identity_keys", &self.identity_keys)
             .finish_non_exhaustive()
     }
 }
@@ -200,7 +231,48 @@ impl DurableAgent {
             retry_initial: DEFAULT_RETRY_INITIAL,
             retry_max: DEFAULT_RETRY_MAX,
             retry_attempts: DEFAULT_RETRY_ATTEMPTS,
+            identity_keys: Vec::new(),
         }
+    }
+
+    /// Serves only requests that Restate signed with the private key
+    /// matching `key` (`publickeyv1_..`, the server's
+    /// `request-identity-private-key-pem-file`): any other request to the
+    /// service's port, discovery included, is refused (401) before a
+    /// handler runs, so nobody who reaches the port can run the agent's
+    /// handlers around the ingress. Several keys may be given (a key
+    /// rotation); one is enough. Refused when the SDK does not take the
+    /// key.
+    ///
+    /// ```
+    /// # use hookwire::durable::DurableAgent;
+    /// # use hookwire::agent::{AgentConfig, Runner, BasicAgent};
+    /// # use hookwire::model::PassthroughModel;
+    /// # let echo = || Runner::new(BasicAgent::new(AgentConfig::new("echo"), hookwire::Router::new()), PassthroughModel::new());
+    /// let refused = DurableAgent::new(move |_| echo()).with_identity_key("not-a-key");
+    /// assert!(refused.is_err());
+    /// ```
+    pub fn with_identity_key(mut self, key: &str) -> Result<Self, IdentityKeyError> {
+        let key = key.trim();
+        restate_sdk::endpoint::Endpoint::builder()
+            .identity_key(key)
+            .map_err(|e| IdentityKeyError {
+                key: key.to_owned(),
+                reason: e.to_string(),
+            })?;
+        self.identity_keys.push(key.to_owned());
+        Ok(self)
+    }
+
+    /// [`with_identity_key`](Self::with_identity_key) for each key in the
+    /// environment variable [`IDENTITY_KEYS_VAR`]
+    /// (`HOOKWIRE_RESTATE_IDENTITY_KEYS`, separated by commas or spaces);
+    /// unchanged when it is unset or empty.
+    pub fn with_identity_keys_from_env(self) -> Result<Self, IdentityKeyError> {
+        let keys = std::env::var(IDENTITY_KEYS_VAR).unwrap_or_default();
+        keys.split([',', ' ', '\n', '\t'])
+            .filter(|k| !k.is_empty())
+            .try_fold(self, |agent, key| agent.with_identity_key(key))
     }
 
     /// How soon Restate retries a call whose service died (first retry,
@@ -264,6 +336,7 @@ impl DurableAgent {
             }
             self.agents.push((name, make));
         }
+        self.identity_keys.extend(other.identity_keys);
         Ok(self)
     }
 
@@ -283,7 +356,7 @@ impl DurableAgent {
         self
     }
 
-    fn endpoint(&self) -> Result<restate_sdk::endpoint::Endpoint, DurableNameError> {
+    fn endpoint(&self) -> Result<restate_sdk::endpoint::Endpoint, String> {
         use restate_sdk::endpoint::{Endpoint, ServiceOptions};
         let options = || {
             ServiceOptions::new()
@@ -295,9 +368,21 @@ impl DurableAgent {
         };
         let mut builder = Endpoint::builder();
         for (name, make) in &self.agents {
-            for definition in session::definitions(name, make.clone())? {
+            let definitions =
+                session::definitions(name, make.clone()).map_err(|e| e.to_string())?;
+            for definition in definitions {
                 builder = builder.bind(definition.options(options()));
             }
+        }
+        for key in &self.identity_keys {
+            builder = builder.identity_key(key).map_err(|e| e.to_string())?;
+        }
+        if self.identity_keys.is_empty() {
+            tracing::warn!(
+                target: "hookwire::audit",
+                "durable agent served without request identity keys: whoever reaches its port \
+                 can run its handlers (see `DurableAgent::with_identity_key`)"
+            );
         }
         Ok(builder.build())
     }
@@ -334,7 +419,8 @@ impl DurableAgent {
     }
 
     /// The HTTP server of the endpoint; `None` (logged) if a name is not
-    /// one Restate takes, which a `DurableName` always is.
+    /// one Restate takes, which a `DurableName` always is, or a key one the
+    /// SDK takes (checked when it was given).
     fn server(&self) -> Option<restate_sdk::http_server::HttpServer> {
         match self.endpoint() {
             Ok(endpoint) => Some(restate_sdk::http_server::HttpServer::new(endpoint)),

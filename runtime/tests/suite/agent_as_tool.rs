@@ -251,7 +251,8 @@ async fn child_history_is_kept_per_session_and_exported() {
     assert_eq!(state.children["agent__Notes"].len(), 4);
     assert!(!serde_json::to_string(&state).unwrap().contains("alice"));
     // Restored into a new session, the child goes on from its history.
-    let mut again = Runner::new(boss, turns("bob-3", "bob-4"));
+    let mut again = Runner::new(boss, turns("bob-3", "bob-4"))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned());
     again.import_state(state).unwrap();
     again.run("more").await.unwrap();
     let last = again.history().len() - 2;

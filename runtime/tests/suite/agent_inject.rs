@@ -246,11 +246,7 @@ async fn a_failing_or_slow_tool_skips_the_injection_and_never_fails_the_request(
     let value = Arc::new(std::sync::Mutex::new(String::new()));
     let mut slow = RequestHook::on_request_start("slow");
     slow.timeout_sec = Some(1.0);
-    let hooks = vec![
-        RequestHook::on_request_start("broken"),
-        slow,
-        RequestHook::on_request_start("nope"),
-    ];
+    let hooks = vec![RequestHook::on_request_start("broken"), slow];
     let mut runner = Runner::new(agent(calls, value, hooks), PassthroughModel);
     let out = runner.run("hello").await.unwrap();
     assert_eq!(out.text, "hello");
@@ -263,10 +259,7 @@ async fn a_failing_or_slow_tool_skips_the_injection_and_never_fails_the_request(
         matches!(&acts[1], InjectionAction::Skipped(why) if why.contains("timed out")),
         "{acts:?}"
     );
-    assert!(
-        matches!(&acts[2], InjectionAction::Skipped(why) if why.contains("unknown tool `nope`")),
-        "{acts:?}"
-    );
+    assert_eq!(acts.len(), 2, "{acts:?}");
     assert!(pairs(runner.history()).is_empty());
 }
 

@@ -176,8 +176,9 @@ async fn a_deferred_entry_keeps_the_metadata_across_export_and_import() {
     );
     let exported = serde_json::to_string(&runner.export_state()).unwrap();
 
-    let mut resumed =
-        Runner::new(gated(&tool), transfers(&[])).with_approvals(Approvals::new(DeferAll));
+    let mut resumed = Runner::new(gated(&tool), transfers(&[]))
+        .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned());
     resumed
         .import_state(serde_json::from_str(&exported).unwrap())
         .unwrap();
@@ -253,7 +254,8 @@ async fn a_deferred_call_approved_with_edits_runs_only_the_edited_call() {
             ("c2", json!({"to": "bob", "amount": 5})),
         ]),
     )
-    .with_approvals(approvals.clone());
+    .with_approvals(approvals.clone())
+    .with_state_seal(hookwire::agent::StateSeal::unsigned());
     let out = runner.run("pay").await.unwrap();
     let RunStatus::Paused { pending } = &out.status else {
         panic!("{out:?}")

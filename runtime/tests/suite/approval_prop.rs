@@ -106,6 +106,7 @@ async fn play(parent: Vec<Turn>, child: Vec<Turn>, ops: Vec<Op>) -> (Vec<String>
     let fresh = || {
         Runner::new(pmo(&ledger, child.clone()), parent.clone())
             .with_approvals(Approvals::new(DeferAll))
+            .with_state_seal(hookwire::agent::StateSeal::unsigned())
             .with_correlation_id("s")
     };
     let mut runner = fresh();

@@ -47,7 +47,10 @@ fn runner(session: &str, state: Option<RunState>) -> Runner<crate::agent_common:
     let runner = Runner::new(test_agent("shop", Router::new().tool(Keyed)), model)
         .with_correlation_id(session.to_owned());
     match state {
-        Some(state) => runner.with_state(state).unwrap(),
+        Some(state) => runner
+            .with_state_seal(hookwire::agent::StateSeal::unsigned())
+            .with_state(state)
+            .unwrap(),
         None => runner,
     }
 }

@@ -99,6 +99,7 @@ async fn state_round_trips_through_json() {
     // Resuming before deciding is refused, and nothing runs.
     let ran: Log = Arc::default();
     let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
         .with_state(back)
         .unwrap();
     assert!(matches!(
@@ -181,6 +182,7 @@ async fn resume_child() {
     let ran: Log = Arc::default();
     let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
         .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
         .with_state(state)
         .unwrap();
     assert!(runner.is_paused());
@@ -275,6 +277,7 @@ async fn an_agent_level_requirement_pauses_the_call_and_travels_with_the_state()
     assert_eq!(state.approvals.sticky["deploy"], Sticky::AlwaysDeny);
     let mut runner = Runner::new(agent(ran.clone()), model().skip(1))
         .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
         .with_state(state)
         .unwrap();
     let pending = runner.approvals().pending();
@@ -377,12 +380,14 @@ async fn a_state_that_does_not_fit_the_agent_is_refused_and_changes_nothing() {
         let mut state = good.clone();
         break_it(&mut state);
         let ran: Log = Arc::default();
-        let mut runner = Runner::new(agent(ran.clone()), script().skip(1));
+        let mut runner = Runner::new(agent(ran.clone()), script().skip(1))
+            .with_state_seal(hookwire::agent::StateSeal::unsigned());
         assert_refused(&mut runner, state, expected);
         assert!(!runner.is_paused());
     }
     // The good state imports.
-    let mut runner = Runner::new(agent(Arc::default()), script().skip(1));
+    let mut runner = Runner::new(agent(Arc::default()), script().skip(1))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned());
     runner.import_state(good).unwrap();
     assert!(runner.is_paused());
 }

@@ -242,7 +242,9 @@ async fn a_resumed_run_sees_the_same_tools_after_an_export_and_an_import() {
 
     // Another process: the state, a fresh runner, the rest of the script.
     let (model, seen_after) = seeing(turns().into_iter().skip(1));
-    let mut second = Runner::new(ops(build(), ""), model).with_approvals(Approvals::new(DeferAll));
+    let mut second = Runner::new(ops(build(), ""), model)
+        .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned());
     second
         .import_state(serde_json::from_str(&state).unwrap())
         .unwrap();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::conversation::Conversation;
-use super::{LinkExt, RunSettings, Runner, SessionLink};
+use super::{LinkExt, RunSettings, Runner, SessionLink, StateSeal};
 use crate::agent::decl::Agent;
 use crate::agent::inject::Clock;
 use crate::agent::lifecycle::LifecycleHooks;
@@ -116,6 +116,8 @@ impl<A: Agent> Runner<A, ()> {
             clock: None,
             conv: Conversation::new(approvals),
             unavailable: Vec::new(),
+            names_checked: 0,
+            state_seal: None,
         }
     }
 }
@@ -136,6 +138,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             clock: self.clock,
             conv: self.conv,
             unavailable: self.unavailable,
+            names_checked: self.names_checked,
+            state_seal: self.state_seal,
         }
     }
 
@@ -166,8 +170,42 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// assert!(runner.approvals().has_approver());
     /// ```
     pub fn with_approvals(mut self, approvals: Approvals) -> Self {
+        if let Some(seal) = &self.state_seal {
+            approvals.keep_spent_in(seal.spent().clone());
+        }
         self.scope.set_approver(Some(approvals.approver()));
         self.conv.approvals = approvals;
+        self
+    }
+
+    /// Seals the states this runner exports with `seal`'s key, and imports
+    /// only states sealed with it; the decisions its runs use are recorded
+    /// in `seal`'s record, so that a state holding one is refused (a
+    /// decided state resumes once). Without a seal a runner imports no
+    /// state ([`StateError::NoSeal`](super::StateError::NoSeal)).
+    ///
+    /// ```
+    /// # use hookwire::agent::{AgentConfig, Agent, Runner, StateKey, StateSeal};
+    /// # use hookwire::model::PassthroughModel;
+    /// # use hookwire::Router;
+    /// # struct Shop { config: AgentConfig, tools: Router }
+    /// # impl Agent for Shop {
+    /// #     type Tools = Router;
+    /// #     fn config(&self) -> &AgentConfig { &self.config }
+    /// #     fn tools(&self) -> &Router { &self.tools }
+    /// # }
+    /// # let shop = || Shop { config: AgentConfig::new("shop"), tools: Router::new() };
+    /// let seal = StateSeal::new(StateKey::new(*b"0123456789abcdef0123456789abcdef")?);
+    /// let first = Runner::new(shop(), PassthroughModel::new()).with_state_seal(seal.clone());
+    /// let state = first.export_state();
+    /// assert!(state.seal.is_some());
+    /// let mut second = Runner::new(shop(), PassthroughModel::new()).with_state_seal(seal);
+    /// second.import_state(state)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_state_seal(mut self, seal: StateSeal) -> Self {
+        self.conv.approvals.keep_spent_in(seal.spent().clone());
+        self.state_seal = Some(Arc::new(seal));
         self
     }
 

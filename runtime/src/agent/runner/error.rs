@@ -53,7 +53,18 @@ pub enum RunError {
     /// its output.
     #[error("the run ended {} without a final answer, so there is no typed output", .0.status.as_str())]
     Unfinished(Box<super::RunOutput>),
+    /// A name the run was given selects nothing, or a request hook is
+    /// invalid: the run was refused before anything ran.
+    /// (Boxed: a run's error travels through every step's result.)
+    #[error(transparent)]
+    Setup(Box<super::SetupError>),
     /// A journaled step could not be recorded or replayed.
     #[error(transparent)]
     Journal(#[from] JournalError),
+}
+
+impl From<super::SetupError> for RunError {
+    fn from(error: super::SetupError) -> Self {
+        Self::Setup(Box::new(error))
+    }
 }

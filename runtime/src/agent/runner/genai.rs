@@ -96,6 +96,7 @@ mod on {
             RunError::Paused => "paused".into(),
             RunError::StillPending(_) => "still_pending".into(),
             RunError::Journal(_) => "journal".into(),
+            RunError::Setup(_) => "setup".into(),
             RunError::OutputInvalid { .. } => "output_invalid".into(),
             RunError::Unfinished(_) => "unfinished".into(),
         }

@@ -17,8 +17,11 @@
 //! * `events.rs`: a run as a stream of events ([`Runner::stream`],
 //!   [`RunEvent`]), and the one place a trace event is recorded;
 //! * `state.rs`: the resumable state ([`RunState`]) and its import/export;
+//!   `state_check.rs`: how an imported state is checked;
 //! * `turns.rs`: whether a history is one a provider accepts (every tool
 //!   call answered), checked when a state is imported;
+//! * `seal.rs`: the key states are sealed with ([`StateSeal`]);
+//! * `names.rs`: the names a run is given, checked when it starts;
 //! * `parent.rs`: what a run shares with the child agents it calls;
 //! * `journaled.rs`: the steps recorded under a [`Journal`];
 //! * `error.rs`: [`RunError`].
@@ -50,10 +53,13 @@ mod genai;
 mod inject;
 mod journaled;
 mod link;
+mod names;
 mod output;
 mod parent;
 mod run;
+mod seal;
 mod state;
+mod state_check;
 mod step;
 mod trace;
 mod turns;
@@ -63,9 +69,11 @@ pub(crate) use events::EventTx;
 pub use events::{EventKind, RunEvent, RunStream};
 pub(crate) use journaled::{CALL_STARTED, expired, remaining};
 pub(crate) use link::{LinkExt, SessionLink};
+pub use names::SetupError;
 pub use output::{TypedAgent, TypedOutput};
 pub use parent::PausedChild;
 pub(crate) use parent::{Budget, ChildHistories, PARENT, PausedChildren};
+pub use seal::{MIN_STATE_KEY_BYTES, StateKey, StateKeyError, StateSeal};
 pub use state::{PendingStep, RunState, STATE_VERSION, StateError};
 pub use trace::{RunOutput, RunStatus, ToolCallEvent, TraceEvent, TraceLines};
 
@@ -188,6 +196,13 @@ pub struct Runner<A: Agent, H = ()> {
     /// said no): a call to one is refused. Empty, and allocation-free, for
     /// an agent whose tools are always available.
     unavailable: Vec<String>,
+    /// The approvals' names generation last checked against the agent's
+    /// tools (`names.rs`): 0, none given, needs no check.
+    names_checked: u64,
+    /// How exported states are sealed and imported ones checked; `None`
+    /// imports no state. (In an `Arc`: a runner without one stays small,
+    /// and dropping none costs one test.)
+    state_seal: Option<Arc<StateSeal>>,
 }
 
 impl<A: Agent, H> fmt::Debug for Runner<A, H> {

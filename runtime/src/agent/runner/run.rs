@@ -95,6 +95,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             self.conv.typed.clear_next();
             return Err(RunError::Paused);
         }
+        self.check_names()?;
         self.begin_run(events);
         if let Some(stopped) = self.open(&mut prompt).await {
             return stopped;
@@ -224,6 +225,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         #[cfg(feature = "otel")]
         let ended = span.clone();
         let out = async move {
+            self.check_names()?;
             // The paused step stays the conversation's until the resumed
             // step settles: a resumption that does not end (dropped,
             // failed, panicked) leaves the run paused, to resume again.

@@ -6,16 +6,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{PausedChild, RunSettings, Runner, TraceEvent};
-use crate::agent::as_tool::agent_tool_name;
+use super::{PausedChild, RunSettings, Runner, StateSeal, TraceEvent};
 use crate::agent::decl::Agent;
 use crate::agent::lifecycle::LifecycleHooks;
-use crate::approval::{ApprovalState, Approvals, CallKey, Sticky};
-use crate::context::ToolSource;
+use crate::approval::{ApprovalState, Sticky};
 use crate::lock;
 use crate::model::{Message, ModelResponse};
 use hookwire_chain::call::{ToolCall, ToolResult};
-use hookwire_chain::toolset::ToolSet;
 
 /// A step whose tool calls wait for approval.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,7 +27,26 @@ pub struct PendingStep {
     pub results: Vec<Option<ToolResult>>,
 }
 
-/// A run's resumable state, as plain serde data (JSON by `serde_json`).
+/// A run's resumable state, as serde data (JSON by `serde_json`), sealed
+/// by the runner that exported it.
+///
+/// What it may carry: the history (prompts, the model's answers, tool
+/// results), the approvals (the tools that need approval, sticky "always"
+/// decisions, the calls that wait and the decisions given for them), the
+/// paused step and the paused child runs, the limits, the child histories
+/// and the trace so far. It is not encrypted: whoever holds it reads all of
+/// that. It is signed: a runner given a [`StateSeal`](super::StateSeal)
+/// seals what it exports with its key (the `seal` field), and a runner
+/// refuses to import a state that is unsigned or that someone changed, so
+/// a state cannot grant itself an "always approve" or hold a call the
+/// model never made.
+///
+/// What an importer must keep: the same key (without it, no state imports:
+/// [`StateError::NoSeal`]), and the record of the decisions already used
+/// ([`SpentDecisions`](crate::approval::SpentDecisions), the seal's), shared
+/// by every runner that imports the states: a state holding a decision
+/// that ran a call is refused ([`StateError::Replayed`]), so a decided
+/// state resumes once, in one runner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct RunState {
@@ -77,6 +93,12 @@ pub struct RunState {
     /// (so that a call id a model uses again in a later run gets another key).
     #[serde(default)]
     pub runs: u64,
+    /// The state's seal: HMAC-SHA256 (hex) of the rest of it, with the
+    /// exporting runner's [`StateKey`](super::StateKey); `None` when the
+    /// runner exports states unsigned ([`StateSeal::unsigned`](super::StateSeal::unsigned)).
+    /// A state whose seal does not match is refused on import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
 }
 
 /// The format version of [`RunState`] that this hookwire writes and reads.
@@ -160,232 +182,27 @@ pub enum StateError {
         /// The call's path.
         path: String,
     },
-}
-
-impl RunState {
-    /// Checks the state against `agent`: its version, its agent, that
-    /// every tool it names exists, and that its paused step is the model's
-    /// recorded answer.
-    fn check<A: Agent>(&self, agent: &A) -> Result<(), StateError> {
-        if self.version != STATE_VERSION {
-            return Err(StateError::Version {
-                found: self.version,
-                expected: STATE_VERSION,
-            });
-        }
-        let name = &agent.config().name;
-        if self.agent != *name {
-            return Err(StateError::OtherAgent {
-                found: self.agent.clone(),
-                expected: name.to_string(),
-            });
-        }
-        let tools = agent.tools();
-        let unknown = |what, tool: &str| StateError::UnknownTool {
-            agent: name.to_string(),
-            what,
-            tool: tool.to_owned(),
-        };
-        for tool in self.children.keys() {
-            if !tools.contains(tool) {
-                return Err(unknown("child histories", tool));
-            }
-        }
-        let waiting = self.waiting_calls()?;
-        self.check_histories()?;
-        if let Some(step) = &self.pending_step {
-            for call in &step.calls {
-                if !tools.contains(&call.name) {
-                    return Err(unknown("paused step", &call.name));
-                }
-            }
-        }
-        for (id, child) in &self.paused_children {
-            let Some(call) = waiting.get(id.as_str()) else {
-                return Err(StateError::UnknownCall {
-                    what: "paused children",
-                    id: id.clone(),
-                });
-            };
-            if tools.source(&call.name) != Some(ToolSource::Agent)
-                || *call.name != *agent_tool_name(&child.state.agent)
-            {
-                return Err(StateError::Inconsistent(format!(
-                    "call `{id}` of `{}` does not run agent `{}`",
-                    call.name, child.state.agent
-                )));
-            }
-        }
-        let settings = &self.approvals.settings.needs_approval;
-        for scoped in settings.iter().chain(self.approvals.sticky.keys()) {
-            let known = match scoped.split_once('/') {
-                None => tools.contains(scoped),
-                Some((child, _)) => {
-                    tools.source(&agent_tool_name(child)) == Some(ToolSource::Agent)
-                }
-            };
-            if !known {
-                return Err(unknown("approval settings", scoped));
-            }
-        }
-        Ok(())
-    }
-
-    /// The paused step's calls that wait, by id, after checking that the
-    /// step is the model's recorded answer: the same calls as the answer,
-    /// in the history as its last message, one result slot per call, ids
-    /// unique.
-    fn waiting_calls(&self) -> Result<BTreeMap<&str, &ToolCall>, StateError> {
-        let mut waiting = BTreeMap::new();
-        let Some(step) = &self.pending_step else {
-            return Ok(waiting);
-        };
-        let bad = |why: String| Err(StateError::Inconsistent(why));
-        if step.results.len() != step.calls.len() {
-            return bad(format!(
-                "{} call(s) but {} result slot(s)",
-                step.calls.len(),
-                step.results.len()
-            ));
-        }
-        if step.calls != step.response.tool_calls {
-            return bad("its calls are not the ones of the model's recorded answer".into());
-        }
-        let answer = step.response.to_message();
-        if self.history.last() != Some(&answer) {
-            return bad(
-                "the history does not end with the model's answer that made its calls".into(),
-            );
-        }
-        if step.step.checked_add(1) != Some(self.steps) {
-            return bad(format!(
-                "it is step {} but the run made {} model request(s)",
-                step.step, self.steps
-            ));
-        }
-        let mut ids = std::collections::HashSet::new();
-        for (call, result) in step.calls.iter().zip(&step.results) {
-            if call.id.is_empty() || !ids.insert(&*call.id) {
-                return bad(format!("call id `{}` is empty or used twice", call.id));
-            }
-            if result.is_none() {
-                waiting.insert(&*call.id, call);
-            }
-        }
-        Ok(waiting)
-    }
-
-    /// Checks that `key` names a waiting call of this state (or of a paused
-    /// child's, down its path), with the tool that call has.
-    fn check_key(
-        &self,
-        what: &'static str,
-        session: &str,
-        key: &CallKey,
-    ) -> Result<(), StateError> {
-        let mismatch = |why: String| StateError::ApprovalMismatch {
-            what,
-            path: key.path_display(),
-            why,
-        };
-        if key.session != session {
-            return Err(mismatch(format!(
-                "it is for session `{}`, not `{session}`",
-                key.session
-            )));
-        }
-        let mut state = self;
-        let sites = key.path.iter().map(|s| (&s.agent, s.step, &s.id));
-        let last = std::iter::once((&key.agent, key.step, &key.id));
-        let levels = key.path.len();
-        for (depth, (agent, step, id)) in sites.chain(last).enumerate() {
-            let paused_step = state.pending_step.as_ref().map(|p| p.step);
-            if *agent != state.agent || paused_step != Some(step) {
-                return Err(mismatch(format!(
-                    "agent `{}` is not paused at step {step}",
-                    agent
-                )));
-            }
-            let waiting = state.waiting_calls()?;
-            let Some(call) = waiting.get(id.as_str()) else {
-                return Err(StateError::UnknownCall {
-                    what,
-                    id: id.clone(),
-                });
-            };
-            if depth == levels {
-                if *call.name != *key.tool {
-                    return Err(mismatch(format!(
-                        "call `{id}` is of `{}`, not `{}`",
-                        call.name, key.tool
-                    )));
-                }
-                return Ok(());
-            }
-            state = match state.paused_children.get(id.as_str()) {
-                Some(child) => &child.state,
-                None => {
-                    return Err(mismatch(format!("call `{id}` has no paused child run")));
-                }
-            };
-        }
-        Ok(())
-    }
-
-    /// Checks the approvals: each pending call and each decision names a
-    /// waiting call, with the arguments it shows, once.
-    fn check_approvals(&self, approvals: &Approvals) -> Result<(), StateError> {
-        let session = self.correlation_id.as_str();
-        let mut seen = std::collections::HashSet::new();
-        let calls = self
-            .approvals
-            .pending
-            .iter()
-            .map(|p| ("pending approvals", p))
-            .chain(
-                self.approvals
-                    .resolved
-                    .iter()
-                    .map(|r| ("approval decisions", &r.call)),
-            );
-        if let Some(odd) = self
-            .approvals
-            .resolved
-            .iter()
-            .find(|r| !r.decision.is_for_this_call())
-        {
-            return Err(StateError::ApprovalMismatch {
-                what: "approval decisions",
-                path: odd.call.path(),
-                why: format!(
-                    "its decision `{}` is not one for this call (`approve`, `deny` or \
-                     `approve_with`; a sticky decision is kept in `sticky`)",
-                    odd.decision.as_str()
-                ),
-            });
-        }
-        for (what, call) in calls {
-            self.check_key(what, session, &call.key)?;
-            if !call.is_consistent() {
-                return Err(StateError::ApprovalMismatch {
-                    what,
-                    path: call.path(),
-                    why: "the arguments shown are not the ones its key names".into(),
-                });
-            }
-            let id = call.id();
-            if !seen.insert(id.clone()) {
-                return Err(StateError::Inconsistent(format!(
-                    "call `{}` is waiting or decided twice",
-                    call.path()
-                )));
-            }
-            if approvals.is_spent(&id) {
-                return Err(StateError::Replayed { path: call.path() });
-            }
-        }
-        Ok(())
-    }
+    /// The runner has no [`StateSeal`](super::StateSeal): it imports no
+    /// state.
+    #[error(
+        "this runner imports no state: give it the key the states are sealed with, \
+         `Runner::with_state_seal(StateSeal::new(key))` (or `StateSeal::unsigned()` for \
+         states that never leave the process)"
+    )]
+    NoSeal,
+    /// The state has no seal, and the runner takes sealed states only.
+    #[error(
+        "the state is not sealed: this runner takes only states sealed with its key \
+         (exported by a runner with the same `StateSeal`)"
+    )]
+    Unsealed,
+    /// The state's seal does not match: it was changed after it was
+    /// exported, or sealed with another key.
+    #[error(
+        "the state's seal does not match its content: it was changed after it was exported, \
+         or sealed with another key; it is refused whole"
+    )]
+    Altered,
 }
 
 /// The stricter of two limits: `a` unless `b` is stricter.
@@ -421,10 +238,22 @@ impl RunState {
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(text)
     }
+
+    /// The JSON a seal covers: the state without its seal.
+    fn unsealed_json(&self) -> Vec<u8> {
+        // Plain data (strings, numbers, maps with string keys): it always
+        // serializes.
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Some(object) = value.as_object_mut() {
+            object.shift_remove("seal");
+        }
+        serde_json::to_vec(&value).unwrap_or_default()
+    }
 }
 
 impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
-    /// The resumable state.
+    /// The resumable state, sealed with the runner's key when it has one
+    /// ([`with_state_seal`](Self::with_state_seal)).
     ///
     /// A state exported after a run that did not end (its stream dropped,
     /// say) is the session as the run left it at the start of its
@@ -438,7 +267,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             approvals.pending.clear();
             approvals.resolved.clear();
         }
-        RunState {
+        let mut state = RunState {
             version: STATE_VERSION,
             agent: self.agent.config().name.to_string(),
             correlation_id: self.scope.correlation_id().to_string(),
@@ -456,7 +285,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             },
             injections: self.conv.injections,
             runs: self.scope.run(),
+            seal: None,
+        };
+        if let Some(key) = self.state_seal.as_deref().and_then(StateSeal::key) {
+            state.seal = Some(key.seal(&state.unsealed_json()));
         }
+        state
     }
 
     /// Restores an exported state: history, child histories, approvals, a
@@ -494,7 +328,30 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.restore(state, true)
     }
 
-    fn restore(&mut self, mut state: RunState, adopt: bool) -> Result<(), StateError> {
+    fn restore(&mut self, state: RunState, adopt: bool) -> Result<(), StateError> {
+        let Some(seal) = &self.state_seal else {
+            return Err(StateError::NoSeal);
+        };
+        if let Some(key) = seal.key() {
+            let Some(given) = &state.seal else {
+                return Err(StateError::Unsealed);
+            };
+            if !key.verify(&state.unsealed_json(), given) {
+                return Err(StateError::Altered);
+            }
+        }
+        self.restore_checked(state, adopt)
+    }
+
+    /// Restores a state a durable session kept in its own store (never
+    /// outside Restate: its `state` handler is private), with every check
+    /// but the seal's.
+    #[cfg(feature = "durable")]
+    pub(crate) fn restore_stored(&mut self, state: RunState) -> Result<(), StateError> {
+        self.restore_checked(state, false)
+    }
+
+    fn restore_checked(&mut self, mut state: RunState, adopt: bool) -> Result<(), StateError> {
         state.check(&self.agent)?;
         state.check_approvals(&self.conv.approvals)?;
         let mut approvals = std::mem::take(&mut state.approvals);
@@ -539,6 +396,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     pub(crate) fn export_child(&self) -> RunState {
         let mut state = self.export_state();
         state.approvals = ApprovalState::default();
+        // The parent's state is sealed whole, this one with it.
+        state.seal = None;
         state
     }
 

@@ -9,12 +9,16 @@ use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{RunOutput, RunState, RunStatus};
-use crate::approval::{ApprovalDecision, PendingApproval};
+use crate::approval::{ApprovalDecision, MemorySpent, PendingApproval};
 
 use super::{DurableRunner, MakeRunner};
 
 /// The state key of a session's [`RunState`].
 const STATE: &str = "state";
+/// The state key of the decisions the session used to run calls (their
+/// ids): the session's [`SpentDecisions`](crate::approval::SpentDecisions)
+/// record, kept beside its state.
+const SPENT: &str = "spent";
 
 /// The largest prompt a session takes, in bytes (1 MiB). A session's state
 /// holds its prompts (in the history and the trace), and Restate refuses a
@@ -138,6 +142,11 @@ impl AgentSession {
             ));
         }
         let mut runner: Box<dyn DurableRunner> = (self.make)(&session);
+        let spent = ctx.get::<Json<Vec<String>>>(SPENT).await?;
+        let spent = Arc::new(MemorySpent::from_ids(
+            spent.map(Json::into_inner).unwrap_or_default(),
+        ));
+        runner.approvals().keep_spent_in(spent.clone());
         if let Some(Json(state)) = ctx.get::<Json<RunState>>(STATE).await? {
             runner.import_state(state).map_err(|e| terminal(500, e))?;
         }
@@ -147,6 +156,10 @@ impl AgentSession {
             // The state is the session's, whatever happened: the history so
             // far, the sticky decisions, the pending calls.
             ctx.set(STATE, Json(stored(runner.export_state())));
+            let ids = spent.ids();
+            if !ids.is_empty() {
+                ctx.set(SPENT, Json(ids));
+            }
             let output = result.map_err(|e| terminal(500, e))?;
             let RunStatus::Paused { pending } = &output.status else {
                 return Ok(Json(output));
@@ -211,7 +224,10 @@ impl AgentSession {
     }
 
     /// The session's state: history, sticky decisions, waiting calls.
-    #[handler]
+    /// Private: the ingress refuses it (a session's history is not for
+    /// whoever can reach the ingress); the operator reads it through the
+    /// admin API ([`DurableClient::state`](super::DurableClient::state)).
+    #[handler(ingress_private)]
     async fn state(
         &self,
         ctx: SharedObjectContext<'_>,

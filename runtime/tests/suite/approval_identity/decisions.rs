@@ -216,6 +216,7 @@ async fn a_childs_pause_is_the_parents_and_resumes_across_export_and_import() {
     // Another runner (another process, say) imports it, decides, resumes.
     let mut later = Runner::new(build(child_model), parent_model().skip(1))
         .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
         .with_state(state)
         .unwrap();
     assert!(matches!(

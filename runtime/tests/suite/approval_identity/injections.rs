@@ -69,7 +69,10 @@ async fn injection_ids_stay_unique_across_export_and_import() {
     let state = first.export_state();
     assert_eq!(state.injections, 1);
     // A durable session imports its state at every request, as here.
-    let mut second = Runner::new(agent(), model()).with_state(state).unwrap();
+    let mut second = Runner::new(agent(), model())
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
+        .with_state(state)
+        .unwrap();
     second.run("two").await.unwrap();
     // Every call id once, each result right after its call.
     let history = second.history();

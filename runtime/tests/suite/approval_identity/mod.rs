@@ -26,6 +26,8 @@ use serde_json::{Value, json};
 
 mod decisions;
 mod injections;
+mod names;
+mod sealed;
 mod states;
 mod waits;
 

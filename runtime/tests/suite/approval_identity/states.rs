@@ -8,6 +8,7 @@ use super::*;
 async fn paused_shop(ledger: &Ledger) -> (RunState, Runner<impl Agent + 'static>) {
     let mut runner = Runner::new(shop(ledger), shop_model())
         .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
         .with_correlation_id("alice");
     let out = runner.run("pay").await.unwrap();
     assert_eq!(pending_of(&out).len(), 1);
@@ -118,7 +119,8 @@ async fn a_state_edited_in_one_place_is_refused() {
         let mut state = good.clone();
         edit(&mut state);
         let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
-            .with_approvals(Approvals::new(DeferAll));
+            .with_approvals(Approvals::new(DeferAll))
+            .with_state_seal(hookwire::agent::StateSeal::unsigned());
         assert_refused(&mut runner, state, expected);
     }
     // Edited consistently everywhere, the call is another call: the
@@ -127,6 +129,7 @@ async fn a_state_edited_in_one_place_is_refused() {
     edit_calls(&mut forged, mallory);
     let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
         .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
         .with_state(forged)
         .unwrap();
     let id = runner.approvals().pending()[0].id();
@@ -152,7 +155,8 @@ async fn an_import_never_loosens_the_runner() {
     state.approvals.settings.needs_approval.clear();
     let mut runner = Runner::new(shop(&ledger), shop_model().skip(1))
         .with_max_steps(5)
-        .with_tool_call_timeout(Duration::from_secs(2));
+        .with_tool_call_timeout(Duration::from_secs(2))
+        .with_state_seal(hookwire::agent::StateSeal::unsigned());
     runner.approvals().require("pay");
     runner.import_state(state.clone()).unwrap();
     let kept = runner.export_state();
@@ -181,7 +185,10 @@ async fn an_import_never_loosens_the_runner() {
         .approvals
         .sticky
         .insert("pay".into(), Sticky::AlwaysApprove);
-    let mut open = Runner::new(shop(&ledger), model).with_state(state).unwrap();
+    let mut open = Runner::new(shop(&ledger), model)
+        .with_state_seal(hookwire::agent::StateSeal::unsigned())
+        .with_state(state)
+        .unwrap();
     let out = open.run("pay").await.unwrap();
     assert_eq!(out.status, RunStatus::Completed);
     assert!(paid(&ledger).is_empty(), "{:?}", paid(&ledger));

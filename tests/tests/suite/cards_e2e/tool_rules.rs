@@ -133,7 +133,9 @@ fn a_card_tools_rules_give_the_same_offer_after_an_export_and_an_import() {
             seen.clone(),
         );
         let agent = agents::Shop::new(&shop_deps("Corner", &[]));
-        let mut resumed = Runner::new(agent, model).with_approvals(Approvals::new(DeferAll));
+        let mut resumed = Runner::new(agent, model)
+            .with_approvals(Approvals::new(DeferAll))
+            .with_state_seal(hookwire::agent::StateSeal::unsigned());
         resumed
             .import_state(serde_json::from_str(&state).unwrap())
             .unwrap();
