@@ -32,6 +32,7 @@ mod approval_sticky;
 mod approval_terminal;
 mod approval_trace;
 mod call_ids;
+mod deadlines;
 mod chain;
 mod duplicate_keys;
 mod idempotency_key;
