@@ -150,7 +150,10 @@ mod tests {
     #[test]
     fn only_unsafe_characters_are_escaped() {
         assert_eq!(clean("tab\tline\n", 100), "tab\tline\n");
-        assert_eq!(clean("\r\u{7f}\u{9b}\u{2067}\u{200f}", 100), "\\u{d}\\u{7f}\\u{9b}\\u{2067}\\u{200f}");
+        assert_eq!(
+            clean("\r\u{7f}\u{9b}\u{2067}\u{200f}", 100),
+            "\\u{d}\\u{7f}\\u{9b}\\u{2067}\\u{200f}"
+        );
         assert_eq!(clean("日本語", 100), "日本語");
     }
 }

@@ -247,11 +247,7 @@ mod tests {
                 "x",
                 "header `Mcp-Session-Id` is set by the MCP transport",
             ),
-            (
-                "A",
-                "Bearer ${T",
-                "header `A`: unclosed `${` in the value",
-            ),
+            ("A", "Bearer ${T", "header `A`: unclosed `${` in the value"),
             (
                 "A",
                 "${1X}",

@@ -187,10 +187,7 @@ impl OpenAiModel {
             req = req.bearer_auth(key.expose());
         }
         let timeout = self.config.timeout;
-        let response = req
-            .send()
-            .await
-            .map_err(|e| transport(&e, timeout))?;
+        let response = req.send().await.map_err(|e| transport(&e, timeout))?;
         let status = response.status();
         let header = |name: &str| {
             response
@@ -208,10 +205,7 @@ impl OpenAiModel {
         if status.is_success() && event_stream {
             return read_stream(response, request, timeout).await;
         }
-        let text = response
-            .text()
-            .await
-            .map_err(|e| transport(&e, timeout))?;
+        let text = response.text().await.map_err(|e| transport(&e, timeout))?;
         if !status.is_success() {
             // The whole body: `from_service` redacts it, then bounds it.
             return Err(ModelError::Http {

@@ -12,10 +12,7 @@ use crate::secret::redact;
 impl ModelError {
     /// This error with every text from the service redacted (the values
     /// of `secrets` and header-like patterns), bounded and escaped.
-    #[cfg_attr(
-        not(any(feature = "openai", feature = "providers")),
-        allow(dead_code)
-    )]
+    #[cfg_attr(not(any(feature = "openai", feature = "providers")), allow(dead_code))]
     pub(crate) fn from_service(self, secrets: &[&str]) -> Self {
         let keep = |text: String| clean(&redact(&text, secrets), ERROR_BODY_LIMIT);
         match self {

@@ -85,10 +85,14 @@ async fn the_durable_client_times_out_on_a_silent_server_and_checks_ids() {
         .unwrap()
         .with_timeout(SHORT)
         .with_run_timeout(SHORT);
-    let timed_out = |e: &ClientError| matches!(e, ClientError::TimedOut { after, .. } if *after == SHORT);
+    let timed_out =
+        |e: &ClientError| matches!(e, ClientError::TimedOut { after, .. } if *after == SHORT);
     let e = client.state("s1").await.unwrap_err();
     assert!(timed_out(&e), "{e:?}");
-    assert!(e.to_string().contains("did not answer within 300 ms"), "{e}");
+    assert!(
+        e.to_string().contains("did not answer within 300 ms"),
+        "{e}"
+    );
     let e = client.start("s1", "hi", None).await.unwrap_err();
     assert!(timed_out(&e), "{e:?}");
     let e = client.run("s1", "hi").await.unwrap_err();

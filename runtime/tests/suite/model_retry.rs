@@ -258,8 +258,8 @@ async fn retry_after_as_an_http_date_is_read_against_the_clock() {
     let (url, seen) = serve(vec![rate_limited(&date(3600)), completion("never")]);
     let model =
         OpenAiModel::new(OpenAiConfig::new("m").with_base_url(format!("{url}/v1"))).unwrap();
-    let mut runner = Runner::new(test_agent("a", Router::new()), model)
-        .with_model_retry(RetryPolicy::default());
+    let mut runner =
+        Runner::new(test_agent("a", Router::new()), model).with_model_retry(RetryPolicy::default());
     let error = runner.run("go").await.unwrap_err();
     let RunError::Model(ModelError::RetryAfterOverCap {
         asked_ms,
@@ -312,9 +312,9 @@ async fn a_retry_after_over_the_cap_is_an_error_not_a_shorter_wait() {
         "{error:?}"
     );
     assert!(
-        error
-            .to_string()
-            .starts_with("the model service asked to wait 120 s before asking again, over the retry cap of 30 s"),
+        error.to_string().starts_with(
+            "the model service asked to wait 120 s before asking again, over the retry cap of 30 s"
+        ),
         "{error}"
     );
 }

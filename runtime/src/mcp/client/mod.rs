@@ -464,7 +464,11 @@ impl Inner {
             Ok(Err(ServiceError::McpError(e))) if stdio::is_stand_in(&e) => {
                 Err(ToolError::tool_message(
                     exposed,
-                    format!("MCP server `{}`: {}", server.name, server.outside(&e.message)),
+                    format!(
+                        "MCP server `{}`: {}",
+                        server.name,
+                        server.outside(&e.message)
+                    ),
                     false,
                 ))
             }

@@ -6,6 +6,7 @@ use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ModelIden, ServiceTarget};
 
 use super::error::error;
+use super::quiet::quiet;
 use super::request::chat_request;
 use super::response::{our_response, streamed};
 use super::{Provider, ProviderConfig};
@@ -188,10 +189,9 @@ impl Model for ProviderModel {
             // A run someone streams (`Runner::stream`) gets the text as it
             // comes; otherwise the configured form.
             let answer = if self.config.streaming || request.on_text.is_some() {
-                self.complete_streaming(&request, &|chunk| request.text_delta(chunk))
-                    .await
+                quiet(self.complete_streaming(&request, &|chunk| request.text_delta(chunk))).await
             } else {
-                self.complete_plain(&request).await
+                quiet(self.complete_plain(&request)).await
             };
             let key = self.config.api_key.as_ref().map(Secret::expose);
             answer.map_err(|e| e.from_service(key.as_slice()))

@@ -14,7 +14,9 @@
 //! * `client.rs`: [`ProviderModel`], one request plain or streamed;
 //! * `request.rs`: our request as `genai`'s;
 //! * `response.rs`: `genai`'s answer (whole or streamed) as ours;
-//! * `error.rs`: `genai`'s errors as ours.
+//! * `error.rs`: `genai`'s errors as ours;
+//! * `quiet.rs`: `genai`'s own log events left out (they show response
+//!   bodies unredacted).
 
 use std::time::Duration;
 
@@ -25,6 +27,7 @@ use crate::secret::Secret;
 
 mod client;
 mod error;
+mod quiet;
 mod request;
 mod response;
 
