@@ -329,6 +329,28 @@ fn typed(value: &str) -> Yaml {
     }
 }
 
+/// Loads and checks every card of `dir`, resolving `${NAME}` with `env`.
+/// A diagnostic never shows a variable's value: where a value taken from
+/// `env` would appear, it says `${NAME}` instead (the value may be a
+/// secret).
+pub fn load_dir_with_env(
+    dir: &std::path::Path,
+    env: EnvLookup<'_>,
+) -> Result<super::Cards, Vec<Diagnostic>> {
+    let taken = std::cell::RefCell::new(Vec::new());
+    let recording = |name: &str| {
+        let value = env(name);
+        if let Some(value) = &value {
+            taken.borrow_mut().push((name.to_owned(), value.clone()));
+        }
+        value
+    };
+    super::load_dir_resolved(dir, &recording).map_err(|mut diags| {
+        hide_values(&mut diags, &taken.borrow());
+        diags
+    })
+}
+
 /// Says `${NAME}` wherever the value of `NAME` (one of `taken`, the
 /// variables read while loading) appears in what a diagnostic says (its
 /// message, help and notes): a value from the environment may be a

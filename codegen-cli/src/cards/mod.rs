@@ -195,26 +195,7 @@ pub fn load_dir(dir: &Path) -> Result<Cards, Vec<Diagnostic>> {
     load_dir_with_env(dir, &|name| std::env::var(name).ok())
 }
 
-/// Loads and checks every card of `dir`, resolving `${NAME}` with `env`.
-/// A diagnostic never shows a variable's value: where a value taken from
-/// `env` would appear, it says `${NAME}` instead (the value may be a
-/// secret).
-pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagnostic>> {
-    let taken = std::cell::RefCell::new(Vec::new());
-    let recording = |name: &str| {
-        let value = env(name);
-        if let Some(value) = &value {
-            taken.borrow_mut().push((name.to_owned(), value.clone()));
-        }
-        value
-    };
-    load_dir_resolved(dir, &recording).map_err(|mut diags| {
-        env::hide_values(&mut diags, &taken.borrow());
-        diags
-    })
-}
-
-/// [`load_dir_with_env`], diagnostics as they are.
+pub use env::load_dir_with_env;
 fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagnostic>> {
     let root = std::fs::canonicalize(dir).map_err(|e| {
         vec![Diagnostic::new(

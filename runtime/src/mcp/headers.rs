@@ -43,9 +43,10 @@ fn pieces(value: &str) -> Result<Vec<Piece<'_>>, String> {
             rest = after;
         } else if let Some(after) = from.strip_prefix("${") {
             let Some(close) = after.find('}') else {
-                return Err(format!(
-                    "unclosed `${{` in the value: write `${{NAME}}`, or `$${{` for a literal `${{`"
-                ));
+                return Err(
+                    "unclosed `${` in the value: write `${NAME}`, or `$${` for a literal `${`"
+                        .to_owned(),
+                );
             };
             let name = &after[..close];
             let valid = name

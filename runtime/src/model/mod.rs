@@ -364,7 +364,7 @@ pub enum ModelError {
 
 /// Milliseconds as seconds, for messages (`1.5`, `30`).
 fn secs(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         (ms / 1000).to_string()
     } else {
         format!("{:.1}", ms as f64 / 1000.0)

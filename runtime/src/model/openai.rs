@@ -207,7 +207,7 @@ impl OpenAiModel {
         }
         let text = response.text().await.map_err(|e| transport(&e, timeout))?;
         if !status.is_success() {
-            // The whole body: `from_service` redacts it, then bounds it.
+            // The whole body: `scrubbed` redacts it, then bounds it.
             return Err(ModelError::Http {
                 status: status.as_u16(),
                 body: text,
@@ -521,7 +521,7 @@ impl Model for OpenAiModel {
             let key = self.config.api_key.as_ref().map(Secret::expose);
             self.send(&request)
                 .await
-                .map_err(|e| e.from_service(key.as_slice()))
+                .map_err(|e| e.scrubbed(key.as_slice()))
         })
     }
 }

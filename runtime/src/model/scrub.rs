@@ -13,7 +13,7 @@ impl ModelError {
     /// This error with every text from the service redacted (the values
     /// of `secrets` and header-like patterns), bounded and escaped.
     #[cfg_attr(not(any(feature = "openai", feature = "providers")), allow(dead_code))]
-    pub(crate) fn from_service(self, secrets: &[&str]) -> Self {
+    pub(crate) fn scrubbed(self, secrets: &[&str]) -> Self {
         let keep = |text: String| clean(&redact(&text, secrets), ERROR_BODY_LIMIT);
         match self {
             Self::Transport(text) => Self::Transport(keep(text)),

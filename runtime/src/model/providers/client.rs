@@ -194,7 +194,7 @@ impl Model for ProviderModel {
                 quiet(self.complete_plain(&request)).await
             };
             let key = self.config.api_key.as_ref().map(Secret::expose);
-            answer.map_err(|e| e.from_service(key.as_slice()))
+            answer.map_err(|e| e.scrubbed(key.as_slice()))
         })
     }
 }

@@ -4,7 +4,7 @@ use crate::model::ModelError;
 
 /// A `genai` error as ours: an HTTP status (with `Retry-After`) as
 /// [`ModelError::Http`] (its whole body: the model redacts and bounds it,
-/// `ModelError::from_service`), a request that took longer than `timeout`
+/// `ModelError::scrubbed`), a request that took longer than `timeout`
 /// as [`ModelError::TimedOut`], a failed connection as
 /// [`ModelError::Transport`], the rest as what it is.
 pub(super) fn error(e: genai::Error, timeout: std::time::Duration) -> ModelError {

@@ -4,7 +4,7 @@
 //! for us, its own log events are not passed on; everything else (our
 //! events, spans, the other crates') goes to the application's subscriber
 //! as before. What `genai` would have said is in our error, redacted
-//! (`ModelError::from_service`).
+//! (`ModelError::scrubbed`).
 
 use std::future::Future;
 
