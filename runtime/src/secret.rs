@@ -5,7 +5,7 @@
 //! that echoes the request's headers) before it is kept.
 //!
 //! Every configuration that holds a key or token keeps it as a [`Secret`]:
-//! [`OpenAiConfig`](crate::model::OpenAiConfig) and `ProviderConfig`
+//! `OpenAiConfig` and `ProviderConfig`
 //! (`api_key`), and an MCP server's `Transport` (header values, which
 //! hold bearer tokens, and a stdio server's environment values). Code that
 //! must send the value asks for it with [`Secret::expose`].
@@ -85,8 +85,8 @@ const SECRET_NAMES: &[&str] = &[
 /// `text` with every known secret value (of at least [`MIN_SECRET_LEN`]
 /// bytes) replaced by `[redacted]`, and the values of header-like patterns
 /// masked: `authorization: ...`, `x-api-key: ...` (and the other names a
-/// key travels under, in header, query or JSON form) and `Bearer <token>`,
-/// in any case. Over-masking is preferred to a leak: a masked value runs
+/// key travels under, in header, query or JSON form) and `Bearer <token>`
+/// (a token: 12 characters or more, or not only letters), in any case. Over-masking is preferred to a leak: a masked value runs
 /// to the end of its quotes, or else to the end of its line or to `,` `;`
 /// `}` `&`.
 ///
@@ -202,7 +202,10 @@ fn bearer_tokens(text: &str) -> Vec<(usize, usize)> {
         {
             i += 1;
         }
-        if i > start && &text[start..i] != "redacted" {
+        // A token, not a word of a sentence ("missing bearer token"): long,
+        // or not only letters.
+        let token = &text[start..i];
+        if token.len() >= 12 || token.bytes().any(|b| !b.is_ascii_alphabetic()) {
             out.push((start, i));
         }
     }
@@ -226,10 +229,12 @@ mod tests {
                 r#"{\"x-api-key\":\"[redacted]\"}"#,
             ),
             ("url?api_key=s3cr3t&x=1", "url?api_key=[redacted]&x=1"),
-            ("BEARER tok", "BEARER [redacted]"),
+            ("BEARER tok-1", "BEARER [redacted]"),
             ("no secrets here: ok", "no secrets here: ok"),
             ("my_authorization: x", "my_authorization: x"),
             ("unbearer x", "unbearer x"),
+            ("missing or wrong bearer token", "missing or wrong bearer token"),
+            ("Bearer abcdefghijklmnop", "Bearer [redacted]"),
         ] {
             assert_eq!(redact(text, &[]), want, "{text}");
         }
