@@ -233,7 +233,10 @@ mod tests {
             ("no secrets here: ok", "no secrets here: ok"),
             ("my_authorization: x", "my_authorization: x"),
             ("unbearer x", "unbearer x"),
-            ("missing or wrong bearer token", "missing or wrong bearer token"),
+            (
+                "missing or wrong bearer token",
+                "missing or wrong bearer token",
+            ),
             ("Bearer abcdefghijklmnop", "Bearer [redacted]"),
         ] {
             assert_eq!(redact(text, &[]), want, "{text}");

@@ -138,3 +138,33 @@ impl Approver for TerminalApprover {
         })
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::ToolArgs;
+    use crate::approval::CallKey;
+
+    #[test]
+    fn the_question_shows_no_raw_control_or_bidi_character_and_is_bounded() {
+        let args = serde_json::json!({
+            "path": "/tmp/\u{1b}[2K\u{1b}[1Aok \u{202e}txt.exe",
+            "blob": "y".repeat(100_000),
+        });
+        let key = CallKey::root("s", "agent", 0, "c1", "rm\u{1b}]0;x\u{7}", &args);
+        let arguments = ToolArgs::from_value(args).unwrap();
+        let request = ApprovalRequest::new(&key, &arguments, "because\r\u{202e}", None);
+        let q = question(&request);
+        assert!(
+            !q.chars().any(|c| crate::outside::is_unsafe(c)),
+            "{}",
+            &q[..200]
+        );
+        assert!(q.contains("\\u001b[2K"), "{}", &q[..200]);
+        assert!(q.contains("rm\\u{1b}]0;x\\u{7}"), "{}", &q[..200]);
+        assert!(q.contains("because\\u{d}\\u{202e}"), "{q:.0}");
+        assert!(q.contains("…[truncated "), "{q:.0}");
+        assert!(q.len() < 3 * crate::outside::DISPLAY_LIMIT, "{}", q.len());
+    }
+}
