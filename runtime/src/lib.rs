@@ -99,6 +99,8 @@ pub mod model;
 #[cfg(feature = "otel")]
 pub mod otel;
 mod output_schema;
+pub mod outside;
+pub mod secret;
 
 // The chain's modules under their old names, for the code of this crate.
 pub(crate) use hookwire_chain::{

@@ -30,7 +30,9 @@
 //! `gen_ai.output.messages`, and the `execute_tool` spans
 //! `gen_ai.tool.call.arguments` (as the model sent them),
 //! `gen_ai.tool.call.result` and, for a failed call, the error's message
-//! as the status description; all as JSON text.
+//! as the status description; all as JSON text, each cut at
+//! [`SPAN_CONTENT_LIMIT`](crate::outside::SPAN_CONTENT_LIMIT) bytes with a
+//! marker, control and bidi characters escaped ([`outside`](crate::outside)).
 //!
 //! Without the feature the spans keep only their own fields, and nothing
 //! is computed or allocated for these.

@@ -329,6 +329,81 @@ fn typed(value: &str) -> Yaml {
     }
 }
 
+/// Loads and checks every card of `dir`, resolving `${NAME}` with `env`.
+/// A diagnostic never shows a variable's value: where a value taken from
+/// `env` would appear, it says `${NAME}` instead (the value may be a
+/// secret).
+pub fn load_dir_with_env(
+    dir: &std::path::Path,
+    env: EnvLookup<'_>,
+) -> Result<super::Cards, Vec<Diagnostic>> {
+    let taken = std::cell::RefCell::new(Vec::new());
+    let recording = |name: &str| {
+        let value = env(name);
+        if let Some(value) = &value {
+            taken.borrow_mut().push((name.to_owned(), value.clone()));
+        }
+        value
+    };
+    super::load_dir_resolved(dir, &recording).map_err(|mut diags| {
+        hide_values(&mut diags, &taken.borrow());
+        diags
+    })
+}
+
+/// Says `${NAME}` wherever the value of `NAME` (one of `taken`, the
+/// variables read while loading) appears in what a diagnostic says (its
+/// message, help and notes): a value from the environment may be a
+/// secret, and `cardgen` never prints one. A value of at least 6 bytes is
+/// replaced wherever it appears; a shorter one where it stands alone (not
+/// inside a longer word).
+pub(crate) fn hide_values(diags: &mut [Diagnostic], taken: &[(String, String)]) {
+    let mut values: Vec<&(String, String)> =
+        taken.iter().filter(|(_, v)| !v.trim().is_empty()).collect();
+    values.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    values.dedup_by(|a, b| a.1 == b.1);
+    if values.is_empty() {
+        return;
+    }
+    let hide = |text: &mut String| {
+        for (name, value) in &values {
+            *text = replace_value(text, value, &format!("${{{name}}}"));
+        }
+    };
+    for d in diags {
+        hide(&mut d.message);
+        if let Some(help) = &mut d.help {
+            hide(help);
+        }
+        for note in &mut d.notes {
+            hide(note);
+        }
+    }
+}
+
+/// `text` with `value` replaced by `name` (see [`hide_values`]).
+fn replace_value(text: &str, value: &str, name: &str) -> String {
+    if value.len() >= 6 {
+        return text.replace(value, name);
+    }
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(value) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + value.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if word(before) || word(after) {
+            out.push_str(value);
+        } else {
+            out.push_str(name);
+        }
+        rest = &rest[at + value.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A help for a YAML syntax error on `line`: a `${` reference inside a flow
 /// collection (`[..]`, `{..}`) must be quoted, as `{` starts a mapping
 /// there.
@@ -440,6 +515,28 @@ mod tests {
                 ),
             ])
         );
+    }
+
+    #[test]
+    fn values_are_hidden_behind_their_names() {
+        let mut d = Diagnostic::new(
+            std::path::Path::new("a.md"),
+            None,
+            1,
+            1,
+            1,
+            "found `123` and sk-secret-1 (in sk-secret-12x)",
+        )
+        .help("not 1234 but 123")
+        .note("123abc stays");
+        let taken = [
+            ("PIN".to_owned(), "123".to_owned()),
+            ("KEY".to_owned(), "sk-secret-1".to_owned()),
+        ];
+        hide_values(std::slice::from_mut(&mut d), &taken);
+        assert_eq!(d.message, "found `${PIN}` and ${KEY} (in ${KEY}2x)");
+        assert_eq!(d.help.as_deref(), Some("not 1234 but ${PIN}"));
+        assert_eq!(d.notes, ["123abc stays"]);
     }
 
     #[test]

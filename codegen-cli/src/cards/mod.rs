@@ -195,8 +195,8 @@ pub fn load_dir(dir: &Path) -> Result<Cards, Vec<Diagnostic>> {
     load_dir_with_env(dir, &|name| std::env::var(name).ok())
 }
 
-/// Loads and checks every card of `dir`, resolving `${NAME}` with `env`.
-pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagnostic>> {
+pub use env::load_dir_with_env;
+fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagnostic>> {
     let root = std::fs::canonicalize(dir).map_err(|e| {
         vec![Diagnostic::new(
             dir,

@@ -72,25 +72,37 @@ impl TerminalApprover {
     }
 }
 
+/// The question asked for `request`. What the model and the tool wrote
+/// (the arguments, the tool's name, the reason, the metadata) is
+/// [cleaned](crate::outside::clean): bounded at
+/// [`DISPLAY_LIMIT`](crate::outside::DISPLAY_LIMIT) each, control and
+/// bidi characters escaped, so that it cannot rewrite the terminal.
+pub(crate) fn question(request: &ApprovalRequest<'_>) -> String {
+    use crate::outside::{DISPLAY_LIMIT, clean};
+    let shown = |text: &str| clean(text, DISPLAY_LIMIT);
+    let context = request
+        .metadata()
+        .map(|m| format!("\n  context: {}", shown(&m.to_string())))
+        .unwrap_or_default();
+    let arguments = request
+        .arguments
+        .to_value()
+        .map_or_else(|_| format!("{:?}", request.arguments), |v| v.to_string());
+    format!(
+        "[hookwire] agent `{}` wants to call `{}` with {} ({}).{context}\nApprove? [y]es / [n]o / [a]lways / n[e]ver / edit {{..}}: ",
+        shown(request.agent),
+        shown(request.tool),
+        shown(&arguments),
+        shown(request.reason),
+    )
+}
+
 static PROMPT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 impl Approver for TerminalApprover {
     fn decide<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, ApprovalDecision> {
         use std::io::IsTerminal;
-        let context = request
-            .metadata()
-            .map(|m| format!("\n  context: {m}"))
-            .unwrap_or_default();
-        let question = format!(
-            "[hookwire] agent `{}` wants to call `{}` with {} ({}).{context}\nApprove? [y]es / [n]o / [a]lways / n[e]ver / edit {{..}}: ",
-            request.agent,
-            request.tool,
-            request
-                .arguments
-                .to_value()
-                .map_or_else(|_| format!("{:?}", request.arguments), |v| v.to_string()),
-            request.reason,
-        );
+        let question = question(&request);
         let allow = self.allow_non_terminal;
         Box::pin(async move {
             if !allow && !std::io::stdin().is_terminal() {
@@ -124,5 +136,35 @@ impl Approver for TerminalApprover {
             asked
                 .unwrap_or_else(|_| ApprovalDecision::Deny("the terminal prompt failed".to_owned()))
         })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::ToolArgs;
+    use crate::approval::CallKey;
+
+    #[test]
+    fn the_question_shows_no_raw_control_or_bidi_character_and_is_bounded() {
+        let args = serde_json::json!({
+            "path": "/tmp/\u{1b}[2K\u{1b}[1Aok \u{202e}txt.exe",
+            "blob": "y".repeat(100_000),
+        });
+        let key = CallKey::root("s", "agent", 0, "c1", "rm\u{1b}]0;x\u{7}", &args);
+        let arguments = ToolArgs::from_value(args).unwrap();
+        let request = ApprovalRequest::new(&key, &arguments, "because\r\u{202e}", None);
+        let q = question(&request);
+        assert!(
+            !q.chars().any(|c| crate::outside::is_unsafe(c)),
+            "{}",
+            &q[..200]
+        );
+        assert!(q.contains("\\u001b[2K"), "{}", &q[..200]);
+        assert!(q.contains("rm\\u{1b}]0;x\\u{7}"), "{}", &q[..200]);
+        assert!(q.contains("because\\u{d}\\u{202e}"), "{q:.0}");
+        assert!(q.contains("…[truncated "), "{q:.0}");
+        assert!(q.len() < 3 * crate::outside::DISPLAY_LIMIT, "{}", q.len());
     }
 }

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::{ApproveRequest, Decided, RunRequest};
 use crate::agent::{Agent, DurableName, RunOutput, RunState};
 use crate::approval::ApprovalDecision;
+use crate::outside::{ERROR_BODY_LIMIT, clean};
 
 /// Why a request to the Restate server failed.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +39,16 @@ pub enum ClientError {
         url: String,
         /// Why.
         message: String,
+    },
+    /// The server did not answer within the client's timeout
+    /// ([`DurableClient::with_timeout`], or
+    /// [`DurableClient::with_run_timeout`] for a wait for a run's output).
+    #[error("the Restate server at {url} did not answer within {} ms", after.as_millis())]
+    TimedOut {
+        /// The URL asked.
+        url: String,
+        /// The timeout that fired.
+        after: Duration,
     },
     /// The server answered with an error.
     #[error("{url} answered {status}: {message}")]
@@ -97,15 +108,35 @@ pub fn check_session_id(id: &str) -> Result<(), ClientError> {
     }
 }
 
+/// The default limit of one request to the server ([`DurableClient::with_timeout`]).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default limit of a wait for a run's output
+/// ([`DurableClient::with_run_timeout`]).
+pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The limit of connecting to the server.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Starts runs, decides waiting calls and reads sessions of a durable agent
 /// through Restate's ingress (`http://127.0.0.1:8080` by default), and
 /// registers services through its admin API.
+///
+/// Every request has a deadline: connecting 5 s, then the whole request
+/// (answer included) [`DEFAULT_REQUEST_TIMEOUT`] (30 s), or
+/// [`DEFAULT_RUN_TIMEOUT`] (10 min) for [`run`](Self::run) and
+/// [`output`](Self::output), which wait for a run to end. A server that
+/// does not answer in time gives [`ClientError::TimedOut`].
 #[derive(Debug, Clone)]
 pub struct DurableClient {
     ingress: String,
     http: reqwest::Client,
     /// The agent's durable name: its sessions are `<name>Session`.
     agent: DurableName,
+    /// The limit of one request.
+    timeout: Duration,
+    /// The limit of a wait for a run's output.
+    run_timeout: Duration,
 }
 
 impl DurableClient {
@@ -116,7 +147,7 @@ impl DurableClient {
         let ingress = ingress.into().trim_end_matches('/').to_owned();
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
+            .connect_timeout(CONNECT_TIMEOUT)
             .build()
             .map_err(|e| ClientError::Unreachable {
                 url: ingress.clone(),
@@ -126,7 +157,24 @@ impl DurableClient {
             ingress,
             http,
             agent: DurableName::new("Agent"),
+            timeout: DEFAULT_REQUEST_TIMEOUT,
+            run_timeout: DEFAULT_RUN_TIMEOUT,
         })
+    }
+
+    /// Sets the limit of one request, its answer included (default
+    /// [`DEFAULT_REQUEST_TIMEOUT`]): every call but [`run`](Self::run) and
+    /// [`output`](Self::output).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the limit of a wait for a run's output, in [`run`](Self::run)
+    /// and [`output`](Self::output) (default [`DEFAULT_RUN_TIMEOUT`]).
+    pub fn with_run_timeout(mut self, timeout: Duration) -> Self {
+        self.run_timeout = timeout;
+        self
     }
 
     /// This client for the sessions of agent type `A`
@@ -236,20 +284,25 @@ impl DurableClient {
     }
 
     /// Waits for the run started as `invocation` and returns its output.
+    /// The id must be one a start returned (`inv_` and letters and
+    /// digits): any other is refused before a request.
     pub async fn output(&self, invocation: &str) -> Result<RunOutput, ClientError> {
+        let invocation = checked_invocation_id(invocation)?;
         let url = format!("{}/restate/invocation/{invocation}/attach", self.ingress);
-        self.send(self.http.get(&url), &url).await
+        self.send_within(self.http.get(&url), &url, self.run_timeout)
+            .await
     }
 
     /// Runs `prompt` in `session` and waits for the output.
     pub async fn run(&self, session: &str, prompt: &str) -> Result<RunOutput, ClientError> {
         check_session_id(session)?;
         let url = self.session_url(session, "run");
-        self.send(
+        self.send_within(
             self.http.post(&url).json(&RunRequest {
                 prompt: prompt.to_owned(),
             }),
             &url,
+            self.run_timeout,
         )
         .await
     }
@@ -312,18 +365,32 @@ impl DurableClient {
         request: reqwest::RequestBuilder,
         url: &str,
     ) -> Result<T, ClientError> {
-        let response = request.send().await.map_err(|e| ClientError::Unreachable {
-            url: url.to_owned(),
-            message: error_chain(&e),
-        })?;
+        self.send_within(request, url, self.timeout).await
+    }
+
+    /// Sends `request`, which must be answered (in full) within `limit`.
+    async fn send_within<T: DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+        url: &str,
+        limit: Duration,
+    ) -> Result<T, ClientError> {
+        let failed = |e: reqwest::Error| {
+            if e.is_timeout() {
+                ClientError::TimedOut {
+                    url: url.to_owned(),
+                    after: limit,
+                }
+            } else {
+                ClientError::Unreachable {
+                    url: url.to_owned(),
+                    message: error_chain(&e),
+                }
+            }
+        };
+        let response = request.timeout(limit).send().await.map_err(failed)?;
         let status = response.status();
-        let text = response
-            .text()
-            .await
-            .map_err(|e| ClientError::Unreachable {
-                url: url.to_owned(),
-                message: error_chain(&e),
-            })?;
+        let text = response.text().await.map_err(failed)?;
         // An empty answer (a `PATCH` that succeeded) reads as `null`.
         let text = if text.trim().is_empty() {
             "null".to_owned()
@@ -339,12 +406,12 @@ impl DurableClient {
             return Err(ClientError::Rejected {
                 url: url.to_owned(),
                 status: status.as_u16(),
-                message,
+                message: clean(&message, ERROR_BODY_LIMIT),
             });
         }
         serde_json::from_str(&text).map_err(|e| ClientError::Decode {
             url: url.to_owned(),
-            message: format!("{e}: {text}"),
+            message: clean(&format!("{e}: {text}"), ERROR_BODY_LIMIT),
         })
     }
 }

@@ -73,7 +73,9 @@ use crate::agent::{
 };
 use crate::approval::{Approvals, DeferAll};
 
-pub use client::{ClientError, DurableClient, check_session_id};
+pub use client::{
+    ClientError, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RUN_TIMEOUT, DurableClient, check_session_id,
+};
 pub use session::{
     ApproveRequest, Decided, MAX_PROMPT_BYTES, MAX_RESULT_BYTES, RunRequest, TRACE_PREVIEW_BYTES,
 };

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue};
 
+use crate::secret::Secret;
+
 /// Headers the MCP transport sets itself; a configuration may not set them.
 const RESERVED: &[&str] = &[
     "accept",
@@ -41,9 +43,10 @@ fn pieces(value: &str) -> Result<Vec<Piece<'_>>, String> {
             rest = after;
         } else if let Some(after) = from.strip_prefix("${") {
             let Some(close) = after.find('}') else {
-                return Err(format!(
-                    "unclosed `${{` in `{value}`: write `${{NAME}}`, or `$${{` for a literal `${{`"
-                ));
+                return Err(
+                    "unclosed `${` in the value: write `${NAME}`, or `$${` for a literal `${`"
+                        .to_owned(),
+                );
             };
             let name = &after[..close];
             let valid = name
@@ -136,6 +139,14 @@ impl fmt::Debug for Secrets {
 #[derive(Clone, Default)]
 pub(crate) struct Resolved(pub(crate) HashMap<HeaderName, HeaderValue>);
 
+impl Resolved {
+    /// The values as sent, to take out of any text that comes back
+    /// ([`redact`](crate::secret::redact)).
+    pub(crate) fn values(&self) -> Vec<&str> {
+        self.0.values().filter_map(|v| v.to_str().ok()).collect()
+    }
+}
+
 impl fmt::Debug for Resolved {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()
@@ -148,13 +159,13 @@ impl fmt::Debug for Resolved {
 /// variable is an error naming the header and the variable (never a
 /// value).
 pub(crate) fn resolve(
-    headers: &BTreeMap<String, String>,
+    headers: &BTreeMap<String, Secret>,
     secrets: &Secrets,
 ) -> Result<Resolved, String> {
     let mut out = HashMap::with_capacity(headers.len());
     for (name, value) in headers {
         let mut text = String::new();
-        for piece in pieces(value).map_err(|e| format!("header `{name}`: {e}"))? {
+        for piece in pieces(value.expose()).map_err(|e| format!("header `{name}`: {e}"))? {
             match piece {
                 Piece::Text(t) => text.push_str(t),
                 Piece::Var(var) => match secrets.get(var) {
@@ -190,7 +201,7 @@ mod tests {
             .collect();
         let secrets =
             Secrets::with(move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
-        let headers = BTreeMap::from([("Authorization".to_owned(), value.to_owned())]);
+        let headers = BTreeMap::from([("Authorization".to_owned(), Secret::from(value))]);
         let out = resolve(&headers, &secrets)?;
         Ok(out
             .0
@@ -237,11 +248,7 @@ mod tests {
                 "x",
                 "header `Mcp-Session-Id` is set by the MCP transport",
             ),
-            (
-                "A",
-                "Bearer ${T",
-                "header `A`: unclosed `${` in `Bearer ${T`",
-            ),
+            ("A", "Bearer ${T", "header `A`: unclosed `${` in the value"),
             (
                 "A",
                 "${1X}",

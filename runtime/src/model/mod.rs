@@ -49,6 +49,7 @@ mod passthrough;
 mod providers;
 mod retry;
 mod scripted;
+mod scrub;
 #[cfg(feature = "yaml")]
 mod yaml;
 
@@ -334,14 +335,48 @@ pub enum ModelError {
         /// The environment variable to set.
         env: String,
     },
+    /// The service did not answer within the request timeout
+    /// (`OpenAiConfig::timeout`, `ProviderConfig::timeout`). Retried like
+    /// a lost connection.
+    #[error("model request timed out: no answer within {after_ms} ms")]
+    TimedOut {
+        /// The timeout, in milliseconds.
+        after_ms: u64,
+    },
+    /// The service asked to wait longer before asking again (`Retry-After`)
+    /// than the retry policy's cap ([`RetryPolicy::max_delay`](crate::hooks::RetryPolicy)):
+    /// the call is not retried sooner than asked, it fails with this error.
+    #[error(
+        "the model service asked to wait {} s before asking again, over the retry cap of {} s \
+         (raise it with `RetryPolicy::with_delays`): {error}",
+        secs(*asked_ms),
+        secs(*cap_ms)
+    )]
+    RetryAfterOverCap {
+        /// How long the service asked to wait, in milliseconds.
+        asked_ms: u64,
+        /// The policy's longest wait, in milliseconds.
+        cap_ms: u64,
+        /// The error that asked for the wait.
+        error: Box<ModelError>,
+    },
+}
+
+/// Milliseconds as seconds, for messages (`1.5`, `30`).
+fn secs(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        (ms / 1000).to_string()
+    } else {
+        format!("{:.1}", ms as f64 / 1000.0)
+    }
 }
 
 impl ModelError {
-    /// Whether asking again may succeed: a transport error, an HTTP 408,
-    /// 409, 429 or 5xx.
+    /// Whether asking again may succeed: a transport error, a timeout, an
+    /// HTTP 408, 409, 429 or 5xx.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Self::Transport(_) => true,
+            Self::Transport(_) | Self::TimedOut { .. } => true,
             Self::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
             _ => false,
         }
@@ -513,7 +548,8 @@ pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn M
         }
         config.api_key = std::env::var("OPENAI_API_KEY")
             .ok()
-            .filter(|k| !k.is_empty());
+            .filter(|k| !k.is_empty())
+            .map(crate::secret::Secret::from);
         return Ok(Arc::new(OpenAiModel::new(config)?));
     }
     #[cfg(feature = "providers")]

@@ -7,8 +7,10 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 
+use super::scrub::transport;
 use super::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage};
 use crate::BoxFuture;
+use crate::secret::Secret;
 use hookwire_chain::call::{ToolArgs, ToolCall};
 use hookwire_chain::tool::ToolDefinition;
 
@@ -21,8 +23,9 @@ pub struct OpenAiConfig {
     pub base_url: String,
     /// The model name.
     pub model: String,
-    /// The API key, sent as a bearer token when set.
-    pub api_key: Option<String>,
+    /// The API key, sent as a bearer token when set (never printed: see
+    /// [`Secret`]).
+    pub api_key: Option<Secret>,
     /// The sampling temperature, when set.
     pub temperature: Option<f64>,
     /// The answer's token limit, when set.
@@ -62,7 +65,8 @@ impl OpenAiConfig {
         }
         config.api_key = std::env::var("OPENAI_API_KEY")
             .ok()
-            .filter(|k| !k.is_empty());
+            .filter(|k| !k.is_empty())
+            .map(Secret::from);
         Ok(config)
     }
 
@@ -73,7 +77,7 @@ impl OpenAiConfig {
     }
 
     /// Sets the API key.
-    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+    pub fn with_api_key(mut self, key: impl Into<Secret>) -> Self {
         self.api_key = Some(key.into());
         self
     }
@@ -103,7 +107,7 @@ impl OpenAiConfig {
 /// let model = OpenAiModel::new(OpenAiConfig::from_env(Some("gpt-4o-mini")).unwrap()).unwrap();
 /// # let _ = model;
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OpenAiModel {
     config: OpenAiConfig,
     client: reqwest::Client,
@@ -180,12 +184,10 @@ impl OpenAiModel {
         let body = self.request_body(request);
         let mut req = self.client.post(&self.url).json(&body);
         if let Some(key) = &self.config.api_key {
-            req = req.bearer_auth(key);
+            req = req.bearer_auth(key.expose());
         }
-        let response = req
-            .send()
-            .await
-            .map_err(|e| ModelError::Transport(e.to_string()))?;
+        let timeout = self.config.timeout;
+        let response = req.send().await.map_err(|e| transport(&e, timeout))?;
         let status = response.status();
         let header = |name: &str| {
             response
@@ -201,16 +203,14 @@ impl OpenAiModel {
         let event_stream =
             header("content-type").is_some_and(|t| t.trim_start().starts_with("text/event-stream"));
         if status.is_success() && event_stream {
-            return read_stream(response, request).await;
+            return read_stream(response, request, timeout).await;
         }
-        let text = response
-            .text()
-            .await
-            .map_err(|e| ModelError::Transport(e.to_string()))?;
+        let text = response.text().await.map_err(|e| transport(&e, timeout))?;
         if !status.is_success() {
+            // The whole body: `scrubbed` redacts it, then bounds it.
             return Err(ModelError::Http {
                 status: status.as_u16(),
-                body: text.chars().take(500).collect(),
+                body: text,
                 retry_after_ms,
             });
         }
@@ -227,11 +227,12 @@ impl OpenAiModel {
 async fn read_stream(
     response: reqwest::Response,
     request: &ModelRequest<'_>,
+    timeout: Duration,
 ) -> Result<ModelResponse, ModelError> {
     let mut events = sse_stream::SseStream::new(reqwest::Body::from(response));
     let mut answer = StreamedAnswer::default();
     while let Some(event) = events.next().await {
-        let event = event.map_err(|e| ModelError::Transport(e.to_string()))?;
+        let event = event.map_err(|e| transport(&e, timeout))?;
         let Some(data) = event.data else {
             continue;
         };
@@ -516,6 +517,20 @@ impl Model for OpenAiModel {
         &'a self,
         request: ModelRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        Box::pin(async move { self.send(&request).await })
+        Box::pin(async move {
+            let key = self.config.api_key.as_ref().map(Secret::expose);
+            self.send(&request)
+                .await
+                .map_err(|e| e.scrubbed(key.as_slice()))
+        })
+    }
+}
+
+impl std::fmt::Debug for OpenAiModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiModel")
+            .field("config", &self.config)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
     }
 }

@@ -1,6 +1,9 @@
-//! Retrying model calls: transport errors, 429 and 5xx, as the one
-//! [`RetryPolicy`] says (capped exponential backoff with jitter, honouring
-//! `Retry-After`).
+//! Retrying model calls: transport errors, timeouts, 429 and 5xx, as the
+//! one [`RetryPolicy`] says (capped exponential backoff with jitter,
+//! honouring `Retry-After`). A `Retry-After` longer than the policy's cap
+//! (`max_delay`, 30 s by default) is not shortened: the call fails with
+//! [`ModelError::RetryAfterOverCap`], which says what the service asked for
+//! and what the cap is.
 
 use super::{Model, ModelError, ModelRequest, ModelResponse};
 use crate::hooks::RetryPolicy;
@@ -35,6 +38,9 @@ pub async fn complete_with_retry(
         let Some(delay) = policy.next(retry, error.is_retryable(), error.retry_after()) else {
             return answer;
         };
+        if let Some(over) = over_cap(error, policy) {
+            return Err(over);
+        }
         retry += 1;
         on_retry(RetryNote {
             attempt: retry,
@@ -45,6 +51,21 @@ pub async fn complete_with_retry(
             tokio::time::sleep(delay).await;
         }
     }
+}
+
+/// A service that asked to wait longer than the policy's cap is not asked
+/// again sooner: [`ModelError::RetryAfterOverCap`] says what it asked for
+/// and what the cap is.
+fn over_cap(error: &ModelError, policy: &RetryPolicy) -> Option<ModelError> {
+    let asked = error.retry_after()?;
+    (asked > policy.max_delay).then(|| {
+        let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        ModelError::RetryAfterOverCap {
+            asked_ms: ms(asked),
+            cap_ms: ms(policy.max_delay),
+            error: Box::new(error.clone()),
+        }
+    })
 }
 
 /// The wait a failed HTTP response asks for: `retry-after-ms` (OpenAI,

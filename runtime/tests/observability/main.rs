@@ -15,3 +15,4 @@ mod agent_tracing;
 mod audit;
 #[cfg(feature = "otel")]
 mod otel;
+mod secrets;

@@ -299,3 +299,55 @@ async fn capture_content_records_messages_and_tool_arguments_as_json() {
         serde_json::from_str(&text(worker_chat, "gen_ai.input.messages")).unwrap();
     assert_eq!(input[0]["parts"][0]["content"], "secret question");
 }
+
+/// A 5 MB tool result (with a bidi control) under `CaptureContent`: every
+/// content attribute is at most `SPAN_CONTENT_LIMIT` bytes and its
+/// marker, with the control escaped.
+#[tokio::test]
+async fn captured_contents_are_bounded_and_escaped() {
+    use hookwire::outside::SPAN_CONTENT_LIMIT;
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry().with(otel::layer(&provider));
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let tools = Router::new().tool(FnTool::new("big", "A big text.", |_: Add| async move {
+        format!("\u{202e}{}", "x".repeat(5 * 1024 * 1024))
+    }));
+    let mut runner = Runner::new(
+        test_agent("boss", tools),
+        model(
+            "openai:gpt-4o-mini",
+            [Turn::call("big", json!({"a": 1})), Turn::text("done")],
+        ),
+    )
+    .with_session_value(CaptureContent);
+    runner.run("go").await.unwrap();
+    provider.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+    let result = text(one(&spans, "execute_tool big"), "gen_ai.tool.call.result");
+    assert!(result.starts_with("\"\\u{202e}xxx"), "{}", &result[..40]);
+    assert!(
+        result.ends_with(" bytes]"),
+        "{}",
+        &result[result.len() - 40..]
+    );
+    let mut seen = 0;
+    for span in &spans {
+        for key in CONTENT {
+            if let Some(Value::String(s)) = attr(span, key) {
+                seen += 1;
+                let s = s.as_str();
+                assert!(
+                    s.len() <= SPAN_CONTENT_LIMIT + 40,
+                    "{key}: {} bytes",
+                    s.len()
+                );
+                assert!(!s.contains('\u{202e}'), "{key}");
+            }
+        }
+    }
+    // The result, and the second chat's input that holds it.
+    assert!(seen >= 5, "{seen}");
+}

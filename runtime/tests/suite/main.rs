@@ -33,6 +33,7 @@ mod approval_terminal;
 mod approval_trace;
 mod call_ids;
 mod chain;
+mod deadlines;
 mod duplicate_keys;
 mod idempotency_key;
 mod journal_entries;

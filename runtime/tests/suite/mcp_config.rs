@@ -237,8 +237,8 @@ fn headers_are_read_as_written_and_checked() {
         Transport::Http {
             url: "https://example.test/mcp".into(),
             headers: BTreeMap::from([
-                ("Authorization".to_owned(), "Bearer ${GH_TOKEN}".to_owned()),
-                ("X-Team".to_owned(), "blue".to_owned()),
+                ("Authorization".to_owned(), "Bearer ${GH_TOKEN}".into()),
+                ("X-Team".to_owned(), "blue".into()),
             ]),
         }
     );
@@ -257,7 +257,7 @@ fn headers_are_read_as_written_and_checked() {
         ),
         (
             "servers:\n  t:\n    url: http://h/mcp\n    headers: {A: \"Bearer ${TOKEN\"}\n",
-            "server `t`: header `A`: unclosed `${` in `Bearer ${TOKEN`: write `${NAME}`, or `$${` for a literal `${`",
+            "server `t`: header `A`: unclosed `${` in the value: write `${NAME}`, or `$${` for a literal `${`",
         ),
     ];
     for (yaml, expected) in bad {

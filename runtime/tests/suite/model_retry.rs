@@ -31,7 +31,7 @@ fn rate_limited(retry_after: &str) -> Answer {
     .header("Retry-After", retry_after)
 }
 
-/// Tiny delays: a `Retry-After: 1` is capped at 20 ms.
+/// Tiny delays: at most 20 ms (a `Retry-After` over it is an error).
 fn quick() -> RetryPolicy {
     RetryPolicy::default().with_delays(Duration::from_millis(1), Duration::from_millis(20))
 }
@@ -57,7 +57,7 @@ fn retries(trace: &[TraceEvent]) -> Vec<String> {
 async fn two_429s_then_an_answer_retry_after_the_asked_wait_and_the_trace_shows_them() {
     let (url, seen) = serve(vec![
         rate_limited("0"),
-        rate_limited("1"),
+        rate_limited("0.02"),
         completion("done"),
     ]);
     let model =
@@ -235,9 +235,7 @@ async fn retry_after_as_an_http_date_is_read_against_the_clock() {
     let (url, _seen) = serve(vec![
         // In the past: at once.
         rate_limited(&date(-3600)),
-        // An hour ahead: the policy's cap.
-        rate_limited(&date(3600)),
-        // Not a wait: the backoff (1 ms doubled twice).
+        // Not a wait: the backoff (1 ms doubled).
         rate_limited("soon"),
         completion("done"),
     ]);
@@ -253,10 +251,70 @@ async fn retry_after_as_an_http_date_is_read_against_the_clock() {
         .collect();
     assert_eq!(
         delays,
-        [
-            "step 0 retry 1 after 0 ms",
-            "step 0 retry 2 after 20 ms",
-            "step 0 retry 3 after 4 ms"
-        ]
+        ["step 0 retry 1 after 0 ms", "step 0 retry 2 after 2 ms"]
+    );
+    // An hour ahead, over the cap: not asked again sooner, an error that
+    // says what the service asked for and what the cap is.
+    let (url, seen) = serve(vec![rate_limited(&date(3600)), completion("never")]);
+    let model =
+        OpenAiModel::new(OpenAiConfig::new("m").with_base_url(format!("{url}/v1"))).unwrap();
+    let mut runner =
+        Runner::new(test_agent("a", Router::new()), model).with_model_retry(RetryPolicy::default());
+    let error = runner.run("go").await.unwrap_err();
+    let RunError::Model(ModelError::RetryAfterOverCap {
+        asked_ms,
+        cap_ms,
+        error: asked_by,
+    }) = &error
+    else {
+        panic!("{error:?}");
+    };
+    assert!((3_590_000..=3_600_000).contains(asked_ms), "{asked_ms}");
+    assert_eq!(*cap_ms, 30_000);
+    assert!(
+        matches!(**asked_by, ModelError::Http { status: 429, .. }),
+        "{asked_by}"
+    );
+    let text = error.to_string();
+    assert!(text.contains(", over the retry cap of 30 s"), "{text}");
+    assert!(seen.recv_timeout(Duration::from_secs(5)).is_ok());
+    assert!(
+        seen.recv_timeout(Duration::from_millis(200)).is_err(),
+        "asked again before the wait the service asked for"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_after_over_the_cap_is_an_error_not_a_shorter_wait() {
+    let (url, _seen) = serve(vec![rate_limited("120"), completion("never")]);
+    let model =
+        OpenAiModel::new(OpenAiConfig::new("m").with_base_url(format!("{url}/v1"))).unwrap();
+    let history = [Message::user("hi")];
+    let mut notes: Vec<RetryNote> = Vec::new();
+    let error = complete_with_retry(
+        &model,
+        ModelRequest::new("a", "", &history, &[]),
+        &RetryPolicy::default(),
+        &mut |note| notes.push(note),
+    )
+    .await
+    .unwrap_err();
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(
+        matches!(
+            error,
+            ModelError::RetryAfterOverCap {
+                asked_ms: 120_000,
+                cap_ms: 30_000,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().starts_with(
+            "the model service asked to wait 120 s before asking again, over the retry cap of 30 s"
+        ),
+        "{error}"
     );
 }

@@ -381,6 +381,52 @@ fn env_references_are_resolved_in_values_only() {
 }
 
 #[test]
+fn no_diagnostic_shows_the_value_of_an_env_reference() {
+    // A secret from the environment in injection arguments of the wrong
+    // type: the errors name the variables, never their values.
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path().join("tools.rs"),
+        "//! Tools.\n\n/// Logs in.\npub fn login(user: String, pin: String, key: i64) -> String {\n    let _ = (pin, key);\n    user\n}\n",
+    );
+    put(
+        dir.path().join("a.md"),
+        "---\nname: a\nfunction_tools: [tools.rs:login]\nhooks:\n  - event: on_request_start\n    kind: tool_call\n    tool_name: login\n    arguments:\n      user: bob\n      pin: ${PIN}\n      key: \"${API_KEY}\"\n      ${TYPO_KEY:-nope}: 1\n---\nHi.\n",
+    );
+    let secrets = [("PIN", "918273"), ("API_KEY", "sk-live-abc123")];
+    let lookup = |name: &str| {
+        secrets
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| (*v).to_owned())
+    };
+    let diags = cards::load_dir_with_env(dir.path(), &lookup).unwrap_err();
+    let text = render(&diags);
+    assert!(text.contains("found `${PIN}`"), "{text}");
+    assert!(text.contains("argument `key` of tool `login`"), "{text}");
+    for (_, value) in secrets {
+        assert!(!text.contains(value), "{value} shown:\n{text}");
+    }
+    // The binary, with the variables in its environment.
+    let out = Command::new(env!("CARGO_BIN_EXE_cardgen"))
+        .args(["check", "."])
+        .current_dir(dir.path())
+        .envs(secrets)
+        .output()
+        .unwrap();
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{shown}");
+    assert!(shown.contains("found `${PIN}`"), "{shown}");
+    for (_, value) in secrets {
+        assert!(!shown.contains(value), "{value} shown:\n{shown}");
+    }
+}
+
+#[test]
 fn no_diagnostic_shows_a_raw_control_or_bidi_character_or_forges_a_line() {
     // Every bad case, rendered: one `error:` line per diagnostic, and
     // nothing a terminal would act on.

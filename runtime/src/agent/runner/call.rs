@@ -239,7 +239,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         tracing::info!(
             target: "hookwire::audit",
             agent = self.scope.agent(),
-            tool = %call.name,
+            // The model's text: escaped and bounded in the log.
+            tool = %crate::outside::clean(&call.name, crate::outside::DISPLAY_LIMIT),
             source = source.as_str(),
             tool_use_id = %call.id,
             correlation_id = %self.scope.correlation_id(),

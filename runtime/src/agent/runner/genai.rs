@@ -73,6 +73,14 @@ mod on {
         scope.session().get::<CaptureContent>().is_some()
     }
 
+    /// A content attribute as recorded: at most
+    /// [`SPAN_CONTENT_LIMIT`](crate::outside::SPAN_CONTENT_LIMIT) bytes,
+    /// cut with a marker, control and bidi characters escaped (a cut
+    /// JSON text is no longer JSON: the marker says so).
+    fn bounded(text: &str) -> String {
+        crate::outside::clean(text, crate::outside::SPAN_CONTENT_LIMIT)
+    }
+
     /// `error.type` of a model error: the HTTP status, or the error's kind
     /// (`transport`, `invalid_response`, `script_exhausted`, ...).
     fn model_error_type(error: &ModelError) -> String {
@@ -162,10 +170,13 @@ mod on {
         if !span.is_disabled() && content(scope) {
             if !request.system.is_empty() {
                 let system = json!([{"type": "text", "content": request.system}]);
-                span.record("gen_ai.system_instructions", system.to_string());
+                span.record("gen_ai.system_instructions", bounded(&system.to_string()));
             }
             let input: Vec<Value> = request.messages.iter().map(message).collect();
-            span.record("gen_ai.input.messages", Value::Array(input).to_string());
+            span.record(
+                "gen_ai.input.messages",
+                bounded(&Value::Array(input).to_string()),
+            );
         }
         span
     }
@@ -194,7 +205,7 @@ mod on {
                         "parts": parts(&response.text, &response.tool_calls),
                         "finish_reason": finish,
                     }]);
-                    span.record("gen_ai.output.messages", output.to_string());
+                    span.record("gen_ai.output.messages", bounded(&output.to_string()));
                 }
             }
             Err(e) => record_error(span, &model_error_type(e)),
@@ -282,17 +293,20 @@ mod on {
         }
         if content(scope) {
             if let Ok(args) = serde_json::to_string(sent) {
-                span.record("gen_ai.tool.call.arguments", args);
+                span.record("gen_ai.tool.call.arguments", bounded(&args));
             }
             match outcome {
                 Ok(result) if !result.is_error => {
-                    span.record("gen_ai.tool.call.result", result_value(result).to_string());
+                    span.record(
+                        "gen_ai.tool.call.result",
+                        bounded(&result_value(result).to_string()),
+                    );
                 }
                 Ok(result) => {
-                    span.record("otel.status_description", result.text_content());
+                    span.record("otel.status_description", bounded(&result.text_content()));
                 }
                 Err(e) => {
-                    span.record("otel.status_description", e.to_string());
+                    span.record("otel.status_description", bounded(&e.to_string()));
                 }
             }
         }

@@ -22,6 +22,7 @@ use hookwire_chain::matcher::{MatchTarget, Matcher};
 use hookwire_chain::tool::ToolDefinition;
 
 mod server;
+mod stderr;
 
 use server::{Connection, Server};
 
@@ -254,7 +255,11 @@ impl McpServers {
         for (index, server) in inner.servers.iter().enumerate() {
             if server.changed.swap(false, Ordering::AcqRel)
                 && let Some(conn) = server.live()
-                && let Ok(tools) = listing::list_tools(conn.service.peer(), &server.name).await
+                && let Ok(Ok(tools)) = crate::wait::limit(
+                    server.spec.startup_timeout,
+                    listing::list_tools(conn.service.peer(), &server.name),
+                )
+                .await
             {
                 inner.refresh(index, &tools);
             }
@@ -459,7 +464,11 @@ impl Inner {
             Ok(Err(ServiceError::McpError(e))) if stdio::is_stand_in(&e) => {
                 Err(ToolError::tool_message(
                     exposed,
-                    format!("MCP server `{}`: {}", server.name, e.message),
+                    format!(
+                        "MCP server `{}`: {}",
+                        server.name,
+                        server.outside(&e.message)
+                    ),
                     false,
                 ))
             }
@@ -467,7 +476,9 @@ impl Inner {
                 exposed,
                 format!(
                     "MCP server `{}` answered with an error: {} (code {})",
-                    server.name, e.message, e.code.0
+                    server.name,
+                    server.outside(&e.message),
+                    e.code.0
                 ),
                 false,
             )),
@@ -482,7 +493,10 @@ impl Inner {
                         ServiceError::TransportClosed | ServiceError::TransportSend(_)
                     );
                 if dead {
-                    let message = format!("it stopped during a call of `{tool}` ({e})");
+                    let message = format!(
+                        "it stopped during a call of `{tool}` ({})",
+                        server.outside(&e.to_string())
+                    );
                     server.forget(&conn, message.clone());
                     let next = if server.spec.reconnect {
                         "it will be started again on the next call"
@@ -497,7 +511,11 @@ impl Inner {
                 } else {
                     Err(ToolError::tool_message(
                         exposed,
-                        format!("MCP server `{}`: {e}", server.name),
+                        format!(
+                            "MCP server `{}`: {}",
+                            server.name,
+                            server.outside(&e.to_string())
+                        ),
                         false,
                     ))
                 }

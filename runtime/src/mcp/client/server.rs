@@ -1,7 +1,6 @@
 //! One MCP server: its connection, how it is started (stdio or HTTP) and
 //! listed, and the listener that follows its tool-list changes.
 
-use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
@@ -11,15 +10,11 @@ use futures_util::FutureExt;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::{ClientHandler, ServiceExt};
-use tokio::io::AsyncBufReadExt;
 
 use super::{Inner, read, write};
 use crate::mcp::config::{ServerSpec, Transport};
 use crate::mcp::{listing, stdio};
 use hookwire_chain::matcher::Matcher;
-
-/// How many of a server's last stderr lines are kept for error messages.
-const STDERR_LINES: usize = 8;
 
 /// The client side of one connection: answers the server's notifications.
 /// On `notifications/tools/list_changed` it lists the tools again and
@@ -52,7 +47,21 @@ impl ClientHandler for Listener {
         // Not inline: the answer to `tools/list` arrives on the connection
         // this notification is being handled on.
         tokio::spawn(async move {
-            match listing::list_tools(&peer, &inner.servers[index].name).await {
+            let server = &inner.servers[index];
+            // A server that never answers: its startup limit.
+            let listed = crate::wait::limit(
+                server.spec.startup_timeout,
+                listing::list_tools(&peer, &server.name),
+            )
+            .await
+            .map_err(|_| {
+                format!(
+                    "no answer within {} ms",
+                    server.spec.startup_timeout.as_millis()
+                )
+            })
+            .and_then(|listed| listed.map_err(|e| server.outside(&e.to_string())));
+            match listed {
                 Ok(tools) => {
                     tracing::debug!(
                         target: "hookwire::mcp",
@@ -103,7 +112,7 @@ pub(crate) struct Server {
     pub(super) last_error: RwLock<Option<String>>,
     /// Serializes (re)connects so concurrent calls share one.
     pub(super) connecting: tokio::sync::Mutex<()>,
-    pub(super) stderr: Arc<Mutex<VecDeque<String>>>,
+    pub(super) stderr: Arc<Mutex<super::stderr::StderrTail>>,
     /// Whether the first tool list has been named (see [`Listener`]).
     pub(super) listed: AtomicBool,
     /// Whether the list changed before it was first named.
@@ -135,14 +144,15 @@ impl Server {
     }
 
     fn stderr_tail(&self) -> String {
-        let lines = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
-        if lines.is_empty() {
+        let text = self
+            .stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .text();
+        if text.is_empty() {
             String::new()
         } else {
-            format!(
-                "; its last stderr lines: {}",
-                lines.iter().cloned().collect::<Vec<_>>().join(" | ")
-            )
+            format!("; its last stderr lines: {text}")
         }
     }
 
@@ -211,7 +221,8 @@ impl Server {
                 cwd,
             } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env);
+                cmd.args(args)
+                    .envs(env.iter().map(|(k, v)| (k, v.expose())));
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
@@ -223,7 +234,7 @@ impl Server {
                 let service = listener
                     .serve(spawned.transport)
                     .await
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| self.outside(&e.to_string()))?;
                 (service, spawned.pid, Some(spawned.dropped))
             }
             Transport::Http { url, .. } => {
@@ -241,14 +252,14 @@ impl Server {
                     } else {
                         ""
                     };
-                    format!("cannot connect to `{url}`: {e}{hint}")
+                    format!("cannot connect to `{url}`: {}{hint}", self.outside(&e))
                 })?;
                 (service, None, None)
             }
         };
         let tools = listing::list_tools(service.peer(), &self.name)
             .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+            .map_err(|e| format!("tools/list failed: {}", self.outside(&e.to_string())))?;
         let connection = Connection {
             service,
             pid,
@@ -257,23 +268,21 @@ impl Server {
         Ok((connection, tools))
     }
 
+    /// A text from the server (an error, its message), with the values of
+    /// its headers taken out, bounded and escaped.
+    pub(super) fn outside(&self, text: &str) -> String {
+        crate::outside::clean(
+            &crate::secret::redact(text, &self.headers.values()),
+            crate::outside::ERROR_BODY_LIMIT,
+        )
+    }
+
     fn forward_stderr(&self, stderr: tokio::process::ChildStderr) {
-        let name = self.name.clone();
-        let tail = self.stderr.clone();
-        if let Ok(mut lines) = tail.lock() {
-            lines.clear();
-        }
-        tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                tracing::debug!(target: "hookwire::mcp::stderr", server = &*name, "{line}");
-                let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                if tail.len() == STDERR_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(line);
-            }
-        });
+        self.stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        super::stderr::forward(stderr, self.name.clone(), self.stderr.clone());
     }
 }
 

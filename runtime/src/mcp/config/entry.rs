@@ -12,6 +12,8 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
 
+use crate::secret::Secret;
+
 use super::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, ServerSpec, Transport};
 
 /// The document as written: `servers:` as an ordered list of raw entries.
@@ -67,6 +69,11 @@ struct RawServer {
     reconnect: Option<bool>,
 }
 
+/// A map's values as secrets.
+fn secrets(map: BTreeMap<String, String>) -> BTreeMap<String, Secret> {
+    map.into_iter().map(|(k, v)| (k, Secret::from(v))).collect()
+}
+
 /// Checks a server name: non-empty, `[A-Za-z0-9_-]`, no `__`.
 pub(crate) fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
@@ -101,7 +108,7 @@ pub(super) fn check_spec(spec: &ServerSpec) -> Result<(), String> {
         }
         Transport::Http { headers, .. } => {
             for (name, value) in headers {
-                super::super::headers::check(name, value)?;
+                super::super::headers::check(name, value.expose())?;
             }
         }
         _ => {}
@@ -161,7 +168,7 @@ pub(super) fn parse_server(name: &str, value: Value) -> Result<ServerSpec, Strin
             Transport::Stdio {
                 command,
                 args: raw.args.unwrap_or_default(),
-                env: raw.env.unwrap_or_default(),
+                env: secrets(raw.env.unwrap_or_default()),
                 cwd: raw.cwd,
             }
         }
@@ -193,7 +200,10 @@ pub(super) fn parse_server(name: &str, value: Value) -> Result<ServerSpec, Strin
                 }
                 headers.insert("Authorization".to_owned(), format!("Bearer {token}"));
             }
-            Transport::Http { url, headers }
+            Transport::Http {
+                url,
+                headers: secrets(headers),
+            }
         }
     };
     let spec = ServerSpec {

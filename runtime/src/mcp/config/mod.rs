@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::yaml;
+use crate::secret::Secret;
 
 mod entry;
 
@@ -91,8 +92,9 @@ pub enum Transport {
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// Variables added to the inherited environment.
-        env: BTreeMap<String, String>,
+        /// Variables added to the inherited environment (values never
+        /// printed: they often hold tokens).
+        env: BTreeMap<String, Secret>,
         /// Its working directory.
         cwd: Option<PathBuf>,
     },
@@ -101,8 +103,9 @@ pub enum Transport {
         /// The endpoint, `http://` or `https://`.
         url: String,
         /// Headers sent with every request, values as written: `${NAME}`
-        /// is looked up when the servers connect.
-        headers: BTreeMap<String, String>,
+        /// is looked up when the servers connect. The values are never
+        /// printed (they hold tokens).
+        headers: BTreeMap<String, Secret>,
     },
 }
 
@@ -138,7 +141,7 @@ impl ServerSpec {
     /// let e = McpConfig::new().with_server("x", reserved).unwrap_err();
     /// assert!(e.to_string().contains("set by the MCP transport itself"), "{e}");
     /// ```
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<Secret>) -> Self {
         if let Transport::Http { headers, .. } = &mut self.transport {
             headers.insert(name.into(), value.into());
         }
@@ -170,7 +173,7 @@ impl ServerSpec {
     }
 
     /// Adds an environment variable (stdio only; ignored for HTTP).
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<Secret>) -> Self {
         if let Transport::Stdio { env, .. } = &mut self.transport {
             env.insert(key.into(), value.into());
         }

@@ -6,11 +6,13 @@ use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ModelIden, ServiceTarget};
 
 use super::error::error;
+use super::quiet::quiet;
 use super::request::chat_request;
 use super::response::{our_response, streamed};
 use super::{Provider, ProviderConfig};
 use crate::BoxFuture;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
+use crate::secret::Secret;
 
 /// A model at a native provider, through `genai`.
 ///
@@ -37,7 +39,7 @@ use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
 /// [`Thought`](crate::model::Thought)s, stay in the history and go back with their turn, each to
 /// the provider it came from. Not carried across turns: reasoning without a
 /// signature, and the Responses API's reasoning items.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ProviderModel {
     config: ProviderConfig,
     name: String,
@@ -52,7 +54,7 @@ impl ProviderModel {
     pub fn new(config: ProviderConfig) -> Result<Self, ModelError> {
         let name = config.spec();
         let auth = match (&config.api_key, config.provider.key_vars().first()) {
-            (Some(key), _) => AuthData::from_single(key.clone()),
+            (Some(key), _) => AuthData::from_single(key.expose()),
             (None, None) => AuthData::from_single("ollama"),
             (None, Some(env)) => {
                 return Err(ModelError::MissingKey {
@@ -80,7 +82,7 @@ impl ProviderModel {
         let client = Client::builder()
             .with_reqwest(http)
             .build()
-            .map_err(error)?;
+            .map_err(|e| error(e, config.timeout))?;
         // Reasoning is captured for Anthropic's thinking blocks, which only
         // go back with their text.
         let mut options = ChatOptions::default()
@@ -123,8 +125,14 @@ impl ProviderModel {
                 Some(&*self.options_for(request)),
             )
             .await
-            .map_err(error)?;
-        streamed(response.stream, on_text, self.config.provider).await
+            .map_err(|e| error(e, self.config.timeout))?;
+        streamed(
+            response.stream,
+            on_text,
+            self.config.provider,
+            self.config.timeout,
+        )
+        .await
     }
 
     /// One request, not streamed.
@@ -140,7 +148,7 @@ impl ProviderModel {
                 Some(&*self.options_for(request)),
             )
             .await
-            .map_err(error)?;
+            .map_err(|e| error(e, self.config.timeout))?;
         Ok(our_response(response, self.config.provider))
     }
 
@@ -180,12 +188,22 @@ impl Model for ProviderModel {
         Box::pin(async move {
             // A run someone streams (`Runner::stream`) gets the text as it
             // comes; otherwise the configured form.
-            if self.config.streaming || request.on_text.is_some() {
-                self.complete_streaming(&request, &|chunk| request.text_delta(chunk))
-                    .await
+            let answer = if self.config.streaming || request.on_text.is_some() {
+                quiet(self.complete_streaming(&request, &|chunk| request.text_delta(chunk))).await
             } else {
-                self.complete_plain(&request).await
-            }
+                quiet(self.complete_plain(&request)).await
+            };
+            let key = self.config.api_key.as_ref().map(Secret::expose);
+            answer.map_err(|e| e.scrubbed(key.as_slice()))
         })
+    }
+}
+
+impl std::fmt::Debug for ProviderModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderModel")
+            .field("name", &self.name)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }

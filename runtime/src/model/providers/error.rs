@@ -3,9 +3,11 @@
 use crate::model::ModelError;
 
 /// A `genai` error as ours: an HTTP status (with `Retry-After`) as
-/// [`ModelError::Http`], a failed connection as
+/// [`ModelError::Http`] (its whole body: the model redacts and bounds it,
+/// `ModelError::scrubbed`), a request that took longer than `timeout`
+/// as [`ModelError::TimedOut`], a failed connection as
 /// [`ModelError::Transport`], the rest as what it is.
-pub(super) fn error(e: genai::Error) -> ModelError {
+pub(super) fn error(e: genai::Error, timeout: std::time::Duration) -> ModelError {
     let http = |e: &genai::Error| {
         let status = e.status()?;
         let header = |name: &str| {
@@ -24,7 +26,7 @@ pub(super) fn error(e: genai::Error) -> ModelError {
         };
         Some(ModelError::Http {
             status: status.as_u16(),
-            body: body.chars().take(500).collect(),
+            body,
             retry_after_ms: crate::model::retry::retry_after_ms(
                 header("retry-after"),
                 header("retry-after-ms"),
@@ -33,6 +35,11 @@ pub(super) fn error(e: genai::Error) -> ModelError {
     };
     if let Some(mapped) = http(&e) {
         return mapped;
+    }
+    if let Some(inner) = reqwest_error(&e)
+        && crate::model::scrub::timed_out(inner)
+    {
+        return crate::model::scrub::transport(inner, timeout);
     }
     match &e {
         // A stream's HTTP error arrives boxed inside the stream error.
@@ -51,5 +58,22 @@ pub(super) fn error(e: genai::Error) -> ModelError {
         | genai::Error::Resolver { .. }
         | genai::Error::AdapterNotSupported { .. } => ModelError::Config(e.to_string()),
         _ => ModelError::InvalidResponse(e.to_string()),
+    }
+}
+
+/// The error under a failed web call or stream of `genai`, for its kind
+/// (a timeout).
+fn reqwest_error(e: &genai::Error) -> Option<&(dyn std::error::Error + 'static)> {
+    match e {
+        genai::Error::WebModelCall { webc_error, .. }
+        | genai::Error::WebAdapterCall { webc_error, .. } => match webc_error {
+            genai::webc::Error::Reqwest(r) => Some(r),
+            _ => None,
+        },
+        genai::Error::WebStream { error, .. } => match error.downcast_ref::<genai::Error>() {
+            Some(inner) => reqwest_error(inner),
+            None => Some(&**error),
+        },
+        _ => None,
     }
 }

@@ -14,16 +14,20 @@
 //! * `client.rs`: [`ProviderModel`], one request plain or streamed;
 //! * `request.rs`: our request as `genai`'s;
 //! * `response.rs`: `genai`'s answer (whole or streamed) as ours;
-//! * `error.rs`: `genai`'s errors as ours.
+//! * `error.rs`: `genai`'s errors as ours;
+//! * `quiet.rs`: `genai`'s own log events left out (they show response
+//!   bodies unredacted).
 
 use std::time::Duration;
 
 use genai::adapter::AdapterKind;
 
 use super::ModelError;
+use crate::secret::Secret;
 
 mod client;
 mod error;
+mod quiet;
 mod request;
 mod response;
 
@@ -159,8 +163,9 @@ pub struct ProviderConfig {
     pub provider: Provider,
     /// The model name, as the provider spells it.
     pub model: String,
-    /// The API key (required by every provider but Ollama).
-    pub api_key: Option<String>,
+    /// The API key (required by every provider but Ollama; never printed:
+    /// see [`Secret`]).
+    pub api_key: Option<Secret>,
     /// The base URL, in the form of the provider's base-URL variable
     /// (`None`: [`Provider::default_base_url`]).
     pub base_url: Option<String>,
@@ -204,7 +209,7 @@ impl ProviderConfig {
                 .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))
         };
         let mut config = Self::new(provider, model);
-        config.api_key = var(provider.key_vars());
+        config.api_key = var(provider.key_vars()).map(Secret::from);
         config.base_url = var(provider.base_url_vars());
         config
     }
@@ -216,7 +221,7 @@ impl ProviderConfig {
     }
 
     /// Sets the API key.
-    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+    pub fn with_api_key(mut self, key: impl Into<Secret>) -> Self {
         self.api_key = Some(key.into());
         self
     }

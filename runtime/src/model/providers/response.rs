@@ -131,13 +131,14 @@ pub(super) async fn streamed(
     mut stream: genai::chat::ChatStream,
     on_text: &(dyn Fn(&str) + Send + Sync),
     provider: Provider,
+    timeout: std::time::Duration,
 ) -> Result<ModelResponse, ModelError> {
     let mut text = String::new();
     let mut calls = Vec::new();
     let mut thoughts = Vec::new();
     let mut end = None;
     while let Some(event) = stream.next().await {
-        match event.map_err(error)? {
+        match event.map_err(|e| error(e, timeout))? {
             ChatStreamEvent::Chunk(chunk) => {
                 on_text(&chunk.content);
                 text.push_str(&chunk.content);
