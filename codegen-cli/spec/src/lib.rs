@@ -11,6 +11,8 @@
 //! * the settings table ([`for_each_setting!`], [`SETTINGS`]): the keys
 //!   of a declaration that hold one plain value, each declared once for
 //!   every front end and the runtime;
+//! * model strings ([`parse_model_string`]), read one way by the runtime
+//!   and `cardgen check`;
 //! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
 //!   the perfect hash generated dispatch uses ([`dispatch`]).
 //!
@@ -21,6 +23,7 @@
 pub mod dispatch;
 mod matcher;
 mod meta;
+mod model;
 mod names;
 mod output;
 mod settings;
@@ -35,6 +38,10 @@ pub use meta::{
     MetaError, MetaExpr, MetaFormula, ToolMeta, check_meta, check_meta_key, check_meta_value,
     str_eq,
 };
+pub use model::{
+    ModelProvider, ModelString, ModelStringError, OFFLINE_MODEL_PREFIXES, known_prefixes,
+    parse_model_string,
+};
 pub use names::{
     AGENT_TOOL_PREFIX, InvalidName, MAX_DURABLE_NAME_LEN, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR,
     agent_tool_name, check_agent_name, check_durable_name, check_tool_name, derived_durable_name,
@@ -44,7 +51,9 @@ pub use names::{
 #[cfg(feature = "output-schema")]
 pub use output::check_output_schema;
 pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
-pub use settings::{SETTINGS, Setting, SettingKind, Spelled, check_positive, kind};
+pub use settings::{
+    SETTINGS, Setting, SettingKind, Spelled, check_positive, check_text_setting, kind,
+};
 pub use source::{ToolSource, UnknownToolSource};
 pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
 pub use vocab::{
