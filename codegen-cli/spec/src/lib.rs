@@ -13,6 +13,9 @@
 //!   every front end and the runtime;
 //! * model strings ([`parse_model_string`]), read one way by the runtime
 //!   and `cardgen check`;
+//! * the MCP server configuration file ([`parse_server_entry`],
+//!   [`check_server_file_key`]), read one way by the runtime and `cardgen
+//!   check`;
 //! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
 //!   the perfect hash generated dispatch uses ([`dispatch`]).
 //!
@@ -26,6 +29,7 @@ mod meta;
 mod model;
 mod names;
 mod output;
+mod servers;
 mod settings;
 mod source;
 mod suggest;
@@ -35,8 +39,8 @@ pub use matcher::{
     MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError, StepKind,
 };
 pub use meta::{
-    MetaError, MetaExpr, MetaFormula, ToolMeta, check_meta, check_meta_key, check_meta_value,
-    str_eq,
+    MCP_HINT_KEYS, MetaError, MetaExpr, MetaFormula, ToolMeta, check_meta, check_meta_key,
+    check_meta_value, str_eq,
 };
 pub use model::{
     ModelProvider, ModelString, ModelStringError, OFFLINE_MODEL_PREFIXES, known_prefixes,
@@ -51,6 +55,11 @@ pub use names::{
 #[cfg(feature = "output-schema")]
 pub use output::check_output_schema;
 pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
+pub use servers::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EntryTransport, HeaderPiece, RESERVED_HEADERS,
+    SERVER_ENTRY_KEYS, SERVER_FILE_KEYS, ServerEntry, check_header, check_server_file_key,
+    check_server_name, header_pieces, is_header_text, parse_server_entry, server_entry_errors,
+};
 pub use settings::{
     SETTINGS, Setting, SettingKind, Spelled, check_positive, check_text_setting, kind,
 };

@@ -101,7 +101,9 @@ pub enum ModelString<'a> {
 #[non_exhaustive]
 pub enum ModelStringError {
     /// The string is empty.
-    #[error("the model string is empty: write `<provider>:<model>`, for example `anthropic:claude-sonnet-4-5`")]
+    #[error(
+        "the model string is empty: write `<provider>:<model>`, for example `anthropic:claude-sonnet-4-5`"
+    )]
     Empty,
     /// `anthropic:` with nothing after the colon.
     #[error("model string `{spec}` names no model: write `{prefix}:<model>`")]

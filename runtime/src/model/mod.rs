@@ -560,7 +560,6 @@ pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn M
     })
 }
 
-
 /// Built without `providers` (`cargo test -p hookwire --no-default-features
 /// --lib`): a provider's model string names the feature to turn on.
 #[cfg(all(test, not(feature = "providers")))]
