@@ -52,9 +52,9 @@ pub use names::{
     injection_tool_names, invalid_tool_name_char, is_tool_name_char, is_valid_durable_name,
     is_valid_tool_name, sanitize_tool_name,
 };
-#[cfg(feature = "output-schema")]
-pub use output::check_output_schema;
 pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
+#[cfg(feature = "output-schema")]
+pub use output::{check_output_schema, compile_output_schema};
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EntryTransport, HeaderPiece, RESERVED_HEADERS,
     SERVER_ENTRY_KEYS, SERVER_FILE_KEYS, ServerEntry, check_header, check_server_file_key,
