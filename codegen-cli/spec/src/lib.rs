@@ -64,7 +64,7 @@ pub use settings::{
     SETTINGS, Setting, SettingKind, Spelled, check_positive, check_text_setting, kind,
 };
 pub use source::{ToolSource, UnknownToolSource};
-pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
+pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names, non_ascii, suggestion_help};
 pub use vocab::{
     FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent, HookKind,
     RefreshCondition, UnknownValue,

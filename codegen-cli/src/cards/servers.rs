@@ -177,7 +177,7 @@ fn check_names(
                         )
                         .maybe_help(
                             did_you_mean(server, declared.iter().map(String::as_str))
-                                .map(|s| format!("did you mean `{s}`?")),
+                                .map(|s| crate::spec::suggestion_help(server, s)),
                         )
                         .note(format!("servers in {file}: {}", declared.join(", "))),
                 );

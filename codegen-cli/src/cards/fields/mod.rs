@@ -200,7 +200,8 @@ impl Ctx<'_> {
             return Some(*t);
         }
         let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
-        let help = did_you_mean(&s, names.iter().copied()).map(|n| format!("did you mean `{n}`?"));
+        let help =
+            did_you_mean(&s, names.iter().copied()).map(|n| crate::spec::suggestion_help(&s, n));
         self.err(
             path,
             true,
@@ -244,7 +245,7 @@ impl Ctx<'_> {
                 let mut p = path.to_vec();
                 p.push(Seg::Key(k));
                 let help = did_you_mean(k, allowed.iter().copied())
-                    .map(|s| format!("did you mean `{s}`?"))
+                    .map(|s| crate::spec::suggestion_help(k, s))
                     .or_else(|| Some(format!("the fields of {what} are: {}", allowed.join(", "))));
                 self.err(&p, false, format!("unknown field `{k}` in {what}"), help);
             }
@@ -281,6 +282,12 @@ pub(crate) fn split_ref(text: &str, kind: RefKind) -> Result<(String, String), S
     if !file.ends_with(".rs") || file.len() <= 3 {
         return Err(format!(
             "malformed reference `{text}`: the file part `{file}` must be a `.rs` file ({shape})"
+        ));
+    }
+    if let Some(c) = crate::spec::non_ascii(name) {
+        return Err(format!(
+            "malformed reference `{text}`: `{name}` has U+{:04X}, which is not ASCII: a referenced name is ASCII letters, digits and `_`, so that it is the function or type a reader sees (a look-alike or invisible character would name another one)",
+            u32::from(c)
         ));
     }
     if syn::parse_str::<syn::Ident>(name).is_err() || name.starts_with("r#") {

@@ -289,7 +289,7 @@ pub(super) fn check_injections(
                     )
                     .maybe_help(
                         did_you_mean(toolset, servers.iter().copied())
-                            .map(|s| format!("did you mean `{s}`?")),
+                            .map(|s| crate::spec::suggestion_help(toolset, s)),
                     )
                     .note(if servers.is_empty() {
                         "the agent has no `servers:`".to_owned()
@@ -325,7 +325,7 @@ pub(super) fn check_injections(
                             )
                             .help(
                                 did_you_mean(name, sorted.iter().copied())
-                                    .map(|s| format!("did you mean `{s}`?"))
+                                    .map(|s| crate::spec::suggestion_help(name, s))
                                     .unwrap_or_else(|| {
                                         "name one of its tools, or a tool of one of its servers with `toolset_name:`".to_owned()
                                     }),

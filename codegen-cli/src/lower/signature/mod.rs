@@ -21,7 +21,9 @@ use syn::{FnArg, GenericArgument, PatType, PathArguments, ReturnType, Signature,
 pub use crate::spec::HookKind;
 pub(crate) use hook::check_hook;
 pub use tool::{TOOL_EXPECTED, check_tool};
-pub(crate) use tool::{check_fn_attrs, doc_line, is_default_attr, join_docs, tool_params};
+pub(crate) use tool::{
+    check_ascii_ident, check_fn_attrs, doc_line, is_default_attr, join_docs, tool_params,
+};
 use types::*;
 pub(crate) use types::{dep_inner, option_inner, show};
 

@@ -249,6 +249,23 @@ fn unraw_str(ident: &syn::Ident) -> String {
 /// call as written: `#[test]`/`#[bench]` (and `#[tokio::test]` and kin),
 /// which exist only in test builds, and `#[target_feature]`, callable only
 /// where the feature is enabled.
+/// A tool's or hook's function name is ASCII: a look-alike letter (the
+/// Cyrillic `а` of `аudit`) or an invisible one would make a second
+/// function that reads as the first.
+pub(crate) fn check_ascii_ident(ident: &syn::Ident, what: &str) -> syn::Result<()> {
+    let name = ident.to_string();
+    match crate::spec::non_ascii(&name) {
+        Some(c) => Err(syn::Error::new(
+            ident.span(),
+            format!(
+                "{what} `{name}` has U+{:04X}, which is not ASCII: name it with ASCII letters, digits and `_`, so that it is the {what} a reader sees (a look-alike or invisible character names another one)",
+                u32::from(c)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn check_fn_attrs(attrs: &[syn::Attribute], name: &str, what: &str) -> syn::Result<()> {
     for attr in attrs {
         let path = attr.path();
