@@ -137,6 +137,15 @@ impl<'a> ModelRequest<'a> {
         self.output.filter(|spec| spec.is_native())
     }
 
+    /// The output spec, if the model is asked to answer through the
+    /// final-answer tool ([`OutputMode::Tool`]): the answer must then be a
+    /// tool call, and a client whose provider can require one asks for it
+    /// (`tool_choice`: `required` for OpenAI, `any` for Anthropic), so a
+    /// model cannot end the run with text.
+    pub fn output_tool(&self) -> Option<&'a OutputSpec> {
+        self.output.filter(|spec| !spec.is_native())
+    }
+
     /// Sends each chunk of the answer's text to `sink` as it arrives (see
     /// [`on_text`](Self::on_text)).
     ///
