@@ -7,6 +7,7 @@
 //! spanned on the offending token, whose first line says what is wrong and
 //! the expected signature in one sentence.
 
+mod default_value;
 mod hook;
 mod tool;
 mod types;

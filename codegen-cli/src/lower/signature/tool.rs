@@ -111,6 +111,14 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
             }
         };
         let default = param_default(&arg.attrs, &name, &ident, strict)?;
+        if let Some((_, expr)) = &default
+            && let Some(why) = super::default_value::literal_mismatch(expr, &arg.ty)
+        {
+            return Err(syn::Error::new_spanned(
+                expr,
+                format!("the default of parameter `{ident}` of tool `{name}` {why}"),
+            ));
+        }
         if unraw_str(&ident).starts_with(RESERVED) {
             return Err(syn::Error::new_spanned(
                 &ident,
