@@ -180,6 +180,7 @@ fn plain_params<'s>(
     if let Some(a) = &sig.asyncness {
         return Err(wrong(a, not_async));
     }
+    crate::lower::reject_cfg_params(sig, "the function")?;
     let generic = sig
         .generics
         .params
