@@ -235,7 +235,10 @@ pub fn load_dir_with_env(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Di
         };
         match std::fs::read(real) {
             Ok(bytes) => match parse_card(&display, &bytes, env) {
-                Ok(card) => parsed.push(card),
+                Ok(mut card) => {
+                    diags.append(&mut card.unknown_keys);
+                    parsed.push(card);
+                }
                 Err(mut ds) => diags.append(&mut ds),
             },
             Err(e) => diags.push(Diagnostic::new(
@@ -468,7 +471,11 @@ pub(crate) fn is_md(p: &Path) -> bool {
 /// folder and are done by [`load_dir`]. `file_name` picks the format
 /// (`.md`, `.yaml` or `.yml`) and names the file in diagnostics.
 pub fn check_card(file_name: &Path, bytes: &[u8]) -> Result<AgentSpec, Vec<Diagnostic>> {
-    parse_card(file_name, bytes, &|_| None).map(|parsed| parsed.spec)
+    let parsed = parse_card(file_name, bytes, &|_| None)?;
+    if !parsed.unknown_keys.is_empty() {
+        return Err(parsed.unknown_keys);
+    }
+    Ok(parsed.spec)
 }
 
 /// The body of the fuzz target (`codegen-cli/fuzz`), also run over its seed

@@ -32,6 +32,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut cx = Ctx {
         src: &src,
         diags: Vec::new(),
+        unknown: Vec::new(),
     };
     let mut fields = Fields {
         spec: AgentSpec::new(stem),
@@ -42,12 +43,14 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
         fields.field(&mut cx, key, v);
     }
     fields.check_whole(&mut cx, &entries);
-    let diags = cx.diags;
-    if !diags.is_empty() {
-        return Err(diags);
+    let mut unknown_keys = cx.unknown;
+    if !cx.diags.is_empty() {
+        unknown_keys.extend(cx.diags);
+        return Err(unknown_keys);
     }
     Ok(Parsed {
         display: src.path.clone(),
+        unknown_keys,
         src,
         spec: fields.spec,
         tool_refs: fields.tool_refs,

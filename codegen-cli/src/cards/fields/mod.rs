@@ -87,6 +87,9 @@ impl RefSpec {
 /// Rust references.
 pub(crate) struct Parsed {
     pub display: PathBuf,
+    /// The card's unknown keys, each an error; the rest of the card was
+    /// read without them.
+    pub unknown_keys: Vec<Diagnostic>,
     pub src: Source,
     /// Everything but function tools (added once the references resolve).
     pub spec: AgentSpec,
@@ -124,6 +127,10 @@ impl Parsed {
 struct Ctx<'s> {
     src: &'s Source,
     diags: Vec<Diagnostic>,
+    /// Unknown keys: each ignored, so the card is still read (and its
+    /// functions checked) with the rest, and every error is reported at
+    /// once.
+    unknown: Vec<Diagnostic>,
 }
 
 impl Ctx<'_> {
@@ -247,7 +254,11 @@ impl Ctx<'_> {
                 let help = did_you_mean(k, allowed.iter().copied())
                     .map(|s| crate::spec::suggestion_help(k, s))
                     .or_else(|| Some(format!("the fields of {what} are: {}", allowed.join(", "))));
-                self.err(&p, false, format!("unknown field `{k}` in {what}"), help);
+                let d = self
+                    .src
+                    .at(&p, false, format!("unknown field `{k}` in {what}"))
+                    .maybe_help(help);
+                self.unknown.push(d);
             }
         }
     }
