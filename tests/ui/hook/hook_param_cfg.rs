@@ -1,8 +1,8 @@
-use hookwire::{Handler, Next, Outcome, ToolArgs, ToolContext};
+use hookwire::{Next, Outcome, ToolArgs, ToolContext};
 
 /// Audits; its context is behind a `cfg` that is never on.
 #[hookwire::hook]
-async fn audit<N: Handler>(
+async fn audit<N: hookwire::Handler>(
     #[cfg(any())] cx: &mut ToolContext,
     args: ToolArgs,
     next: Next<'_, N>,

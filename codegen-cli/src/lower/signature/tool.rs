@@ -257,9 +257,10 @@ fn unraw_str(ident: &syn::Ident) -> String {
 /// call as written: `#[test]`/`#[bench]` (and `#[tokio::test]` and kin),
 /// which exist only in test builds, and `#[target_feature]`, callable only
 /// where the feature is enabled.
-/// A tool's or hook's function name is ASCII: a look-alike letter (the
-/// Cyrillic `а` of `аudit`) or an invisible one would make a second
-/// function that reads as the first.
+/// A hook's function name is ASCII: a look-alike letter (the Cyrillic `а`
+/// of `аudit`) or an invisible one would make a second hook that reads as
+/// the first. (A tool's name is checked as a tool name: ASCII too, unless
+/// `name = ".."` gives another.)
 pub(crate) fn check_ascii_ident(ident: &syn::Ident, what: &str) -> syn::Result<()> {
     let name = ident.to_string();
     match crate::spec::non_ascii(&name) {

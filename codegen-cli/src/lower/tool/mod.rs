@@ -26,7 +26,6 @@ use crate::spec::check_tool_name;
 /// not `Deserialize + JsonSchema`, a return type that is not `IntoOutcome`)
 /// are reported by the compiler spanned on the user's tokens.
 pub fn tool(item: &ItemFn, opts: &ToolOptions) -> syn::Result<TokenStream> {
-    crate::lower::signature::check_ascii_ident(&item.sig.ident, "tool")?;
     check_fn_attrs(&item.attrs, &unraw(&item.sig.ident), "tool")?;
     if let (Some(path), Some(attr)) = (&opts.fn_path, tool_attribute(item)) {
         return declared_elsewhere(item, opts, path, attr);
