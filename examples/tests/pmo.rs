@@ -177,7 +177,8 @@ fn the_binary_takes_a_provider_model_string() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&out.stderr).starts_with(
-            "error: unknown model provider `antropic` in `antropic:claude-test`; known: anthropic, "
+            "error: unknown model provider `antropic` in `antropic:claude-test` (did you mean \
+             `anthropic`?); known: anthropic, "
         ),
         "{}",
         String::from_utf8_lossy(&out.stderr)

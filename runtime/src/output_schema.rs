@@ -12,14 +12,16 @@ pub(crate) struct OutputSchema(Result<jsonschema::Validator, String>);
 
 #[cfg(feature = "output-schema")]
 impl OutputSchema {
-    /// Compiles `schema` (an invalid one fails every check, saying so).
+    /// Compiles `schema` with the spec's compiler, which `cardgen check`
+    /// runs on a card's schema (an invalid one fails every check, saying
+    /// so).
     pub(crate) fn new(schema: &Value) -> Self {
-        Self(jsonschema::validator_for(schema).map_err(|e| {
-            let at = hookwire_spec::steps_text(&hookwire_spec::pointer_steps(
-                schema,
-                e.instance_path().as_str(),
-            ));
-            format!("the output schema is not a valid JSON Schema (at `{at}`): {e}")
+        Self(hookwire_spec::compile_output_schema(schema).map_err(|e| {
+            let at = hookwire_spec::steps_text(&e.path);
+            format!(
+                "the output schema is not a valid JSON Schema (at `{at}`): {}",
+                e.message
+            )
         }))
     }
 

@@ -11,6 +11,11 @@
 //! * the settings table ([`for_each_setting!`], [`SETTINGS`]): the keys
 //!   of a declaration that hold one plain value, each declared once for
 //!   every front end and the runtime;
+//! * model strings ([`parse_model_string`]), read one way by the runtime
+//!   and `cardgen check`;
+//! * the MCP server configuration file ([`parse_server_entry`],
+//!   [`check_server_file_key`]), read one way by the runtime and `cardgen
+//!   check`;
 //! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
 //!   the perfect hash generated dispatch uses ([`dispatch`]).
 //!
@@ -21,8 +26,10 @@
 pub mod dispatch;
 mod matcher;
 mod meta;
+mod model;
 mod names;
 mod output;
+mod servers;
 mod settings;
 mod source;
 mod suggest;
@@ -32,8 +39,12 @@ pub use matcher::{
     MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError, StepKind,
 };
 pub use meta::{
-    MetaError, MetaExpr, MetaFormula, ToolMeta, check_meta, check_meta_key, check_meta_value,
-    str_eq,
+    MCP_HINT_KEYS, MetaError, MetaExpr, MetaFormula, ToolMeta, check_meta, check_meta_key,
+    check_meta_value, str_eq,
+};
+pub use model::{
+    ModelProvider, ModelString, ModelStringError, OFFLINE_MODEL_PREFIXES, known_prefixes,
+    parse_model_string,
 };
 pub use names::{
     AGENT_TOOL_PREFIX, InvalidName, MAX_DURABLE_NAME_LEN, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR,
@@ -41,12 +52,19 @@ pub use names::{
     injection_tool_names, invalid_tool_name_char, is_tool_name_char, is_valid_durable_name,
     is_valid_tool_name, sanitize_tool_name,
 };
-#[cfg(feature = "output-schema")]
-pub use output::check_output_schema;
 pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
-pub use settings::{SETTINGS, Setting, SettingKind, Spelled, check_positive, kind};
+#[cfg(feature = "output-schema")]
+pub use output::{check_output_schema, compile_output_schema};
+pub use servers::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EntryTransport, HeaderPiece, RESERVED_HEADERS,
+    SERVER_ENTRY_KEYS, SERVER_FILE_KEYS, ServerEntry, check_header, check_server_file_key,
+    check_server_name, header_pieces, is_header_text, parse_server_entry, server_entry_errors,
+};
+pub use settings::{
+    SETTINGS, Setting, SettingKind, Spelled, check_positive, check_text_setting, kind,
+};
 pub use source::{ToolSource, UnknownToolSource};
-pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names};
+pub use suggest::{MAX_SUGGESTED_LEN, did_you_mean, nearest_names, non_ascii, suggestion_help};
 pub use vocab::{
     FailurePolicy, Frequency, HistoryMergeTarget, HistorySource, HookEvent, HookKind,
     RefreshCondition, UnknownValue,

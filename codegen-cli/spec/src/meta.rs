@@ -122,7 +122,29 @@ pub enum MetaError {
     /// A key declared twice on one tool.
     #[error("metadata key `{0}` is declared twice: give each key once")]
     DuplicateKey(String),
+    /// A value other than `true` or `false` for a key an MCP tool's
+    /// annotations set ([`MCP_HINT_KEYS`]).
+    #[error(
+        "metadata value `{value}` for `{key}`: `{key}` is an MCP annotation, `true` or `false` (write `meta:{key}=true`)"
+    )]
+    NotABool {
+        /// The key.
+        key: String,
+        /// The value given.
+        value: String,
+    },
 }
+
+/// The metadata keys an MCP tool's annotations set, each with the hint it
+/// comes from (`readOnlyHint` as `read_only`, ...): their values are
+/// `true` or `false` only, in a declaration and in a `meta:key=value`
+/// matcher alike.
+pub const MCP_HINT_KEYS: [(&str, &str); 4] = [
+    ("read_only", "readOnlyHint"),
+    ("destructive", "destructiveHint"),
+    ("idempotent", "idempotentHint"),
+    ("open_world", "openWorldHint"),
+];
 
 /// Checks one metadata key: non-empty, ASCII letters, digits, `_`, `-`, `.`.
 pub fn check_meta_key(key: &str) -> Result<(), MetaError> {
@@ -140,13 +162,26 @@ pub fn check_meta_key(key: &str) -> Result<(), MetaError> {
 
 /// Checks the value of `key`: non-empty, no `|` (it separates the
 /// alternatives of a matcher), no control character, no space at either
-/// end.
+/// end; `true` or `false` for a key of [`MCP_HINT_KEYS`].
+///
+/// ```
+/// use hookwire_spec::check_meta_value;
+/// assert!(check_meta_value("destructive", "true").is_ok());
+/// assert!(check_meta_value("destructive", "yes").is_err());
+/// assert!(check_meta_value("risk", "yes").is_ok());
+/// ```
 pub fn check_meta_value(key: &str, value: &str) -> Result<(), MetaError> {
     if value.is_empty() {
         return Err(MetaError::EmptyValue(key.to_owned()));
     }
     if value.contains(|c: char| c == '|' || c.is_control()) || value.trim() != value {
         return Err(MetaError::BadValue(value.to_owned()));
+    }
+    if MCP_HINT_KEYS.iter().any(|(k, _)| *k == key) && !matches!(value, "true" | "false") {
+        return Err(MetaError::NotABool {
+            key: key.to_owned(),
+            value: value.to_owned(),
+        });
     }
     Ok(())
 }

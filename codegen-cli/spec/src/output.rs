@@ -54,17 +54,145 @@ pub fn check_output_schema(schema: &Value) -> Result<(), SchemaError> {
             ),
         });
     }
-    let Err(e) = jsonschema::meta::validate(schema) else {
-        return Ok(());
-    };
-    let path = pointer_steps(schema, e.instance_path().as_str());
-    let message = match (path.last(), e.instance().as_ref()) {
-        (Some(SchemaStep::Key(k)), Value::String(t)) if k == "type" => {
-            format!("unknown JSON Schema type `{t}`: expected one of {TYPES}")
+    if schema == &Value::Bool(false) {
+        return Err(SchemaError {
+            path: Vec::new(),
+            message: "the output schema `false` accepts no answer: every run would fail; describe the answer, for example `{type: object, properties: {..}}`".to_owned(),
+        });
+    }
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        let path = pointer_steps(schema, e.instance_path().as_str());
+        let message = match (path.last(), e.instance().as_ref()) {
+            (Some(SchemaStep::Key(k)), Value::String(t)) if k == "type" => {
+                format!("unknown JSON Schema type `{t}`: expected one of {TYPES}")
+            }
+            _ => e.to_string(),
+        };
+        return Err(SchemaError { path, message });
+    }
+    compile_output_schema(schema).map(|_| ())
+}
+
+/// Compiles an output schema as the runtime checks answers with it: no
+/// file or network is read, so a `$ref` must point inside the schema, and
+/// every `pattern` must be a regular expression the checker accepts. The
+/// runtime (`hookwire`'s `output-schema` feature) and `cardgen check`
+/// compile with this one function.
+///
+/// ```
+/// use hookwire_spec::compile_output_schema;
+/// use serde_json::json;
+///
+/// assert!(compile_output_schema(&json!({"$defs": {"d": {"type": "integer"}}, "$ref": "#/$defs/d"})).is_ok());
+/// let e = compile_output_schema(&json!({"properties": {"a": {"$ref": "#/$defs/none"}}})).unwrap_err();
+/// assert!(e.message.contains("#/$defs/none"), "{}", e.message);
+/// ```
+#[cfg(feature = "output-schema")]
+pub fn compile_output_schema(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
+    if let Some(e) = bad_ref(schema, schema, &mut Vec::new()) {
+        return Err(e);
+    }
+    jsonschema::validator_for(schema).map_err(|e| {
+        // A mistake in the schema is an instance of the meta-schema: its
+        // instance path is its place in the schema.
+        // The compiler's error is on the schema object that holds the
+        // mistake; the mistake's own place is its key whose value is the
+        // one refused (`pattern` for a pattern that is no regex).
+        let mut path = pointer_steps(schema, e.instance_path().as_str());
+        if let Some(Value::Object(map)) = schema.pointer(e.instance_path().as_str())
+            && let Some((key, _)) = map
+                .iter()
+                .find(|(_, v)| !v.is_object() && *v == e.instance().as_ref())
+        {
+            path.push(SchemaStep::Key(key.clone()));
         }
-        _ => e.to_string(),
+        SchemaError {
+            path,
+            message: e.to_string(),
+        }
+    })
+}
+
+/// The first `$ref` (or `$dynamicRef`) of `value` (a part of `root`) the
+/// runtime cannot follow: one that points outside the schema, or a
+/// `#/..` pointer to nothing in it.
+#[cfg(feature = "output-schema")]
+fn bad_ref(root: &Value, value: &Value, at: &mut Vec<SchemaStep>) -> Option<SchemaError> {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                if matches!(key.as_str(), "$ref" | "$dynamicRef")
+                    && let Value::String(r) = v
+                    && let Some(message) = ref_mistake(root, r)
+                {
+                    let mut path = at.clone();
+                    path.push(SchemaStep::Key(key.clone()));
+                    return Some(SchemaError { path, message });
+                }
+                // `const`, `enum`, `default` and `examples` hold data, not schemas.
+                if matches!(key.as_str(), "const" | "enum" | "default" | "examples") {
+                    continue;
+                }
+                at.push(SchemaStep::Key(key.clone()));
+                let found = bad_ref(root, v, at);
+                at.pop();
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            at.push(SchemaStep::Index(i));
+            let found = bad_ref(root, v, at);
+            at.pop();
+            found
+        }),
+        _ => None,
+    }
+}
+
+/// Why the runtime cannot follow the reference `r` in `root`, if it cannot.
+#[cfg(feature = "output-schema")]
+fn ref_mistake(root: &Value, r: &str) -> Option<String> {
+    let Some(fragment) = r.strip_prefix('#') else {
+        return Some(format!(
+            "`$ref` \"{r}\" points outside the schema: the output schema is read on its own (no file or network), so put the definition under `$defs` and write `\"#/$defs/<name>\"`"
+        ));
     };
-    Err(SchemaError { path, message })
+    if !(fragment.is_empty() || fragment.starts_with('/')) {
+        return None; // an anchor (`#name`): the compiler checks it
+    }
+    let decoded = percent_decode(fragment);
+    root.pointer(&decoded).is_none().then(|| {
+        format!("`$ref` \"{r}\" points to nothing in the schema: define it there (under `$defs`) or fix the path")
+    })
+}
+
+/// `%xx` escapes of a URI fragment decoded (a pointer may escape
+/// characters so).
+#[cfg(feature = "output-schema")]
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The steps of the JSON Pointer `pointer` (`/tasks/1/days`) inside
@@ -148,6 +276,54 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    /// What the runtime could not compile, or compiles into a check no
+    /// answer passes, is refused with its place.
+    #[cfg(feature = "output-schema")]
+    #[test]
+    fn a_schema_the_runtime_cannot_use_is_refused() {
+        let remote = json!({"properties": {"a": {"$ref": "https://example.com/s.json"}}});
+        let e = check_output_schema(&remote).unwrap_err();
+        assert_eq!(
+            e.path,
+            [
+                SchemaStep::Key("properties".into()),
+                SchemaStep::Key("a".into()),
+                SchemaStep::Key("$ref".into())
+            ]
+        );
+        assert!(
+            e.message.contains("points outside the schema"),
+            "{}",
+            e.message
+        );
+        let dangling = json!({"items": {"$ref": "#/$defs/nope"}});
+        let e = check_output_schema(&dangling).unwrap_err();
+        assert_eq!(
+            e.path,
+            [
+                SchemaStep::Key("items".into()),
+                SchemaStep::Key("$ref".into())
+            ]
+        );
+        assert!(e.message.contains("points to nothing"), "{}", e.message);
+        let defined = json!({"$defs": {"a b": {}}, "items": {"$ref": "#/$defs/a%20b"}});
+        assert!(check_output_schema(&defined).is_ok());
+        let pattern = json!({"properties": {"a": {"type": "string", "pattern": "(["}}});
+        let e = check_output_schema(&pattern).unwrap_err();
+        assert_eq!(
+            e.path,
+            [
+                SchemaStep::Key("properties".into()),
+                SchemaStep::Key("a".into()),
+                SchemaStep::Key("pattern".into())
+            ]
+        );
+        assert!(check_output_schema(&json!(false)).is_err());
+        assert!(check_output_schema(&json!(true)).is_ok());
+        // A `$ref` inside data is data.
+        assert!(check_output_schema(&json!({"const": {"$ref": "https://x"}})).is_ok());
     }
 
     #[test]

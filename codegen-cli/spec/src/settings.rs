@@ -294,6 +294,26 @@ pub fn check_positive(key: &str, value: i128) -> Result<u64, String> {
     }
 }
 
+/// Checks the value of a text setting that has a grammar of its own
+/// (`model`: a model string, read by [`parse_model_string`](crate::parse_model_string),
+/// as the runtime reads it); every other text is taken as written. Both
+/// front ends call it, so a card and `#[agent]` refuse the same values.
+///
+/// ```
+/// use hookwire_spec::check_text_setting;
+/// assert!(check_text_setting("model", "anthropic:claude-sonnet-4-5").is_ok());
+/// assert!(check_text_setting("model", "antropic:claude").is_err());
+/// assert!(check_text_setting("description", "antropic:claude").is_ok());
+/// ```
+pub fn check_text_setting(key: &str, value: &str) -> Result<(), String> {
+    match key {
+        "model" => crate::parse_model_string(value)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

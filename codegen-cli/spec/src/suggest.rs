@@ -40,6 +40,34 @@ pub fn did_you_mean<'a>(
         .map(|(_, c)| c)
 }
 
+/// The help for a word that is not known but near `suggestion`: "did you
+/// mean `suggestion`?", and, when the word has a character that is not
+/// ASCII, which one (a look-alike letter, as the Cyrillic `е` for the
+/// Latin `e`, or an invisible one): the two would read the same.
+///
+/// ```
+/// use hookwire_spec::suggestion_help;
+/// assert_eq!(suggestion_help("helpr", "helper"), "did you mean `helper`?");
+/// assert_eq!(
+///     suggestion_help("h\u{435}lper", "helper"),
+///     "did you mean `helper`? `h\u{435}lper` has U+0435, which is not ASCII: it only looks like `helper`"
+/// );
+/// ```
+pub fn suggestion_help(word: &str, suggestion: &str) -> String {
+    match non_ascii(word) {
+        Some(c) => format!(
+            "did you mean `{suggestion}`? `{word}` has U+{:04X}, which is not ASCII: it only looks like `{suggestion}`",
+            u32::from(c)
+        ),
+        None => format!("did you mean `{suggestion}`?"),
+    }
+}
+
+/// The first character of `word` that is not ASCII.
+pub fn non_ascii(word: &str) -> Option<char> {
+    word.chars().find(|c| !c.is_ascii())
+}
+
 /// The longest word (and candidate) [`did_you_mean`] and [`nearest_names`]
 /// compare, in bytes: names are at most 64 characters, and comparing two
 /// words takes time proportional to the product of their lengths.

@@ -79,7 +79,10 @@ impl FromStr for FailurePolicy {
             .iter()
             .find(|(name, _)| *name == s)
             .map(|(_, p)| *p)
-            .ok_or_else(|| UnknownValue::new("failure policy", s, &["open", "closed"]))
+            .ok_or_else(|| {
+                let names: Vec<&'static str> = Self::SPELLINGS.iter().map(|(n, _)| *n).collect();
+                UnknownValue::new("failure policy", s, &names)
+            })
     }
 }
 
@@ -352,6 +355,9 @@ mod tests {
         assert_eq!("child".parse(), Ok(HistorySource::Child));
         assert_eq!("orchestrator".parse(), Ok(HistoryMergeTarget::Orchestrator));
         assert_eq!("open".parse(), Ok(FailurePolicy::FailOpen));
+        // The error lists every spelling that is accepted, no fewer.
+        let err = "fail_opne".parse::<FailurePolicy>().unwrap_err();
+        assert_eq!(err.expected, ["fail_closed", "closed", "fail_open", "open"]);
         let err = "on_start".parse::<HookEvent>().unwrap_err();
         assert!(err.to_string().contains("on_request_start, on_completion"));
         for (name, event) in HookEvent::ALL {

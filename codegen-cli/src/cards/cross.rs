@@ -122,7 +122,7 @@ fn check_children(
                         .maybe_help(
                             suggester
                                 .did_you_mean(&child.name, &names)
-                                .map(|s| format!("did you mean `{s}`?")),
+                                .map(|s| crate::spec::suggestion_help(&child.name, s)),
                         )
                         .note(format!("known agents: {}", listing(&names))),
                 );

@@ -41,6 +41,7 @@ mod fields;
 mod names;
 mod report;
 mod rust;
+mod servers;
 mod source;
 mod text;
 
@@ -234,7 +235,10 @@ fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagno
         };
         match std::fs::read(real) {
             Ok(bytes) => match parse_card(&display, &bytes, env) {
-                Ok(card) => parsed.push(card),
+                Ok(mut card) => {
+                    diags.append(&mut card.unknown_keys);
+                    parsed.push(card);
+                }
                 Err(mut ds) => diags.append(&mut ds),
             },
             Err(e) => diags.push(Diagnostic::new(
@@ -260,7 +264,7 @@ fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagno
         .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
     cross::cross_check(&parsed, &broken, &mut diags);
-    check_servers(&root, dir, &parsed, &mut diags);
+    servers::check_servers(&root, dir, &parsed, &mut diags);
     let mut cards = Vec::new();
     let mut rust_cache = rust::Cache::default();
     for p in parsed {
@@ -428,102 +432,6 @@ fn load_files(dir: &Path, paths: &[PathBuf]) -> Option<Vec<Card>> {
 /// a `servers:` mapping from name to server).
 pub const SERVER_CONFIG_FILES: [&str; 3] = ["hookwire.yaml", "hookwire.yml", "hookwire.json"];
 
-/// If the cards folder has a server configuration file, every name in a
-/// card's `servers:` must be declared in it.
-fn check_servers(root: &Path, dir: &Path, parsed: &[fields::Parsed], diags: &mut Vec<Diagnostic>) {
-    let Some(file) = SERVER_CONFIG_FILES
-        .iter()
-        .find(|f| std::fs::symlink_metadata(root.join(f)).is_ok())
-    else {
-        return;
-    };
-    let shown = dir.join(file);
-    let text = match regular_card(root, &root.join(file))
-        .map_err(|e| std::io::Error::other(e.why().to_owned()))
-        .and_then(std::fs::read_to_string)
-    {
-        Ok(text) => text,
-        Err(e) => {
-            diags.push(Diagnostic::new(
-                &shown,
-                None,
-                1,
-                1,
-                1,
-                format!("cannot read the server configuration: {e}"),
-            ));
-            return;
-        }
-    };
-    let at = |line: usize, col: usize, len: usize, message: String| {
-        Diagnostic::new(&shown, Some(&text), line, col, len, message)
-    };
-    let declared: Vec<String> = match yaml::parse(&text) {
-        Ok(yaml::Yaml::Map(top)) => match top.into_iter().find(|(k, _)| k == "servers") {
-            Some((_, yaml::Yaml::Map(servers))) => {
-                servers.into_iter().map(|(name, _)| name).collect()
-            }
-            Some((_, yaml::Yaml::Null)) | None => Vec::new(),
-            Some((_, other)) => {
-                let loc = yaml::locate(&text, &[Seg::Key("servers")]);
-                let (col, len) = loc.value_or_key();
-                diags.push(at(
-                    loc.line,
-                    col,
-                    len,
-                    format!(
-                        "`servers` must be a mapping from server name to server, found {}",
-                        other.kind()
-                    ),
-                )
-                .help("name each server under `servers:`, for example `time: {command: uvx, args: [mcp-server-time]}`"));
-                return;
-            }
-        },
-        Ok(yaml::Yaml::Null) => Vec::new(),
-        Ok(other) => {
-            diags.push(at(
-                1,
-                1,
-                1,
-                format!(
-                    "the server configuration must be a mapping with `servers:`, found {}",
-                    other.kind()
-                ),
-            ));
-            return;
-        }
-        Err(e) => {
-            diags.push(at(
-                e.line,
-                e.col,
-                1,
-                format!("the server configuration is not valid YAML: {}", e.message),
-            ));
-            return;
-        }
-    };
-    for p in parsed {
-        for (i, server) in p.spec.servers.iter().enumerate() {
-            if !declared.iter().any(|d| d == server) {
-                diags.push(
-                    p.src
-                        .at(
-                            &[Seg::Key("servers"), Seg::Index(i)],
-                            true,
-                            format!("unknown server `{server}`: `{file}` does not declare it"),
-                        )
-                        .maybe_help(
-                            did_you_mean(server, declared.iter().map(String::as_str))
-                                .map(|s| format!("did you mean `{s}`?")),
-                        )
-                        .note(format!("servers in {file}: {}", declared.join(", "))),
-                );
-            }
-        }
-    }
-}
-
 /// Whether `p` names a card: `.md`, `.yaml` or `.yml` in any case, but not
 /// a README, a hidden file or the server configuration
 /// ([`SERVER_CONFIG_FILES`]).
@@ -563,7 +471,11 @@ pub(crate) fn is_md(p: &Path) -> bool {
 /// folder and are done by [`load_dir`]. `file_name` picks the format
 /// (`.md`, `.yaml` or `.yml`) and names the file in diagnostics.
 pub fn check_card(file_name: &Path, bytes: &[u8]) -> Result<AgentSpec, Vec<Diagnostic>> {
-    parse_card(file_name, bytes, &|_| None).map(|parsed| parsed.spec)
+    let parsed = parse_card(file_name, bytes, &|_| None)?;
+    if !parsed.unknown_keys.is_empty() {
+        return Err(parsed.unknown_keys);
+    }
+    Ok(parsed.spec)
 }
 
 /// The body of the fuzz target (`codegen-cli/fuzz`), also run over its seed

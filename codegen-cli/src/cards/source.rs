@@ -129,7 +129,9 @@ pub(super) fn parse_card(
             } else {
                 (e.line, e.col)
             };
-            let help = if e.message.starts_with("control characters") {
+            let help = if let Some(help) = &e.help {
+                help.as_str()
+            } else if e.message.starts_with("control characters") {
                 "remove the control character, or write it as an escape in double quotes (`\"\\e\"`)"
             } else {
                 src.source_line(line + offset)

@@ -459,14 +459,33 @@ pub(super) fn emit_lifecycle(
             }),
         }
     }
+    let hooks = nested_tuple(hooks);
     Ok((
         quote! {
             fn lifecycle_hooks(&self) -> impl #krate::agent::lifecycle::LifecycleHooks {
-                (#(#hooks,)*)
+                #hooks
             }
         },
         quote!(#(#items)*),
     ))
+}
+
+/// The largest tuple of lifecycle hooks the runtime implements
+/// `LifecycleHooks` for (`runtime/src/agent/lifecycle/forward.rs`).
+const MAX_HOOK_TUPLE: usize = 12;
+
+/// `hooks` as one tuple, in order: tuples of at most [`MAX_HOOK_TUPLE`]
+/// nested in one (a tuple of hooks is a hook, and runs its own in order),
+/// so that any number of hooks compiles.
+fn nested_tuple(hooks: Vec<TokenStream>) -> TokenStream {
+    if hooks.len() <= MAX_HOOK_TUPLE {
+        return quote!((#(#hooks,)*));
+    }
+    let groups: Vec<TokenStream> = hooks
+        .chunks(MAX_HOOK_TUPLE)
+        .map(|group| quote!((#(#group,)*)))
+        .collect();
+    nested_tuple(groups)
 }
 
 /// `init` in the `LifecycleGuard`, with the hook's policy and timeout.

@@ -103,7 +103,10 @@ pub(super) fn slot_items(krate: &syn::Path, s: &SlotItems<'_>) -> TokenStream {
         Some(init) => init.clone(),
         None => bound(
             span,
-            quote!((&#slot::Build::<#ty, #deps_ty, #slot::kind::#kind>::new()).build(deps)),
+            // `Self::Hook`, not the user's path again: a path that is no
+            // type (a function not marked `#[hookwire::hook]`) is then one
+            // error, where it is named.
+            quote!((&#slot::Build::<Self::#assoc, #deps_ty, #slot::kind::#kind>::new()).build(deps)),
         ),
     };
     quote! {
@@ -118,7 +121,7 @@ pub(super) fn slot_items(krate: &syn::Path, s: &SlotItems<'_>) -> TokenStream {
             #[inline]
             // The borrow picks the branch of `Build` (see its docs).
             #[allow(unused_variables, clippy::needless_borrow)]
-            fn build(deps: &#deps_ty) -> #ty {
+            fn build(deps: &#deps_ty) -> Self::#assoc {
                 #[allow(unused_imports)]
                 use #slot::{#branch as _, BuildNotAHook as _};
                 #build

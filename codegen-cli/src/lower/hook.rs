@@ -21,6 +21,7 @@ use crate::spec::{FailurePolicy, Matcher};
 /// (evaluated at run time; the pattern is checked here). With `on_failure =
 /// open` or a timeout, it runs inside `Guarded`.
 pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
+    super::signature::check_ascii_ident(&item.sig.ident, "hook")?;
     check_fn_attrs(&item.attrs, &unraw(&item.sig.ident), "hook")?;
     if let (Some(path), Some(_)) = (&opts.fn_path, hook_attribute(item)) {
         // The macro checks the same signature where the function is: a

@@ -44,10 +44,10 @@ mod tool;
 pub use hook::hook;
 pub use meta::{meta_slice, parse_meta, tool_meta};
 pub use own_chain::own_chain_summary;
-pub(crate) use signature::dep_inner;
 pub(crate) use signature::show as show_type;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
 pub(crate) use signature::{ToolParam, option_inner as option_type, tool_params};
+pub(crate) use signature::{dep_inner, reject_cfg_params};
 pub use tool::tool;
 
 use proc_macro2::Span;

@@ -76,6 +76,7 @@ impl Yaml {
 
 /// A YAML syntax error.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct YamlError {
     /// 1-based line in the parsed text.
     pub line: usize,
@@ -83,6 +84,10 @@ pub struct YamlError {
     pub col: usize,
     /// What is wrong.
     pub message: String,
+    /// What to do, when the mistake is known (a key given twice, a number
+    /// too large); `None` for a syntax error, whose cause is usually
+    /// indentation.
+    pub help: Option<String>,
 }
 
 impl fmt::Display for YamlError {
@@ -112,9 +117,72 @@ pub fn parse(text: &str) -> Result<Yaml, YamlError> {
         if let Some(at) = message.find(" at line ") {
             message.truncate(at);
         }
-        YamlError { line, col, message }
+        known_mistake(text, line, col, &message).unwrap_or(YamlError {
+            line,
+            col,
+            message,
+            help: None,
+        })
     })?;
     Ok(convert(value))
+}
+
+/// A mistake `serde_yaml` reports in its own words, said plainly at its
+/// own place: a key given twice (`serde_yaml` points at the mapping's
+/// start; this is the second key's line), a whole number too large for
+/// 128 bits.
+fn known_mistake(text: &str, line: usize, col: usize, message: &str) -> Option<YamlError> {
+    // The message may start with the path of the mapping (`x[0]: ..`).
+    if let Some((_, key)) = message.split_once("duplicate entry with key ") {
+        let key = key.trim_matches('"');
+        // The mapping starts at (line, col): its keys are at column `col`
+        // of the lines from there until one is indented less.
+        let indent = col.saturating_sub(1);
+        let written = [
+            format!("{key}:"),
+            format!("\"{key}\":"),
+            format!("'{key}':"),
+        ];
+        let mut seen = Vec::new();
+        for (no, l) in text.lines().enumerate().skip(line.saturating_sub(1)) {
+            let leading = l.len() - l.trim_start().len();
+            let first = no + 1 == line;
+            if !first && !l.trim().is_empty() && leading < indent {
+                break;
+            }
+            let at_key = first || leading == indent;
+            let body = l.get(indent..).unwrap_or("");
+            if at_key && written.iter().any(|w| body.starts_with(w.as_str())) {
+                seen.push(no + 1);
+            }
+        }
+        let help = Some("give each key once: remove one of them".to_owned());
+        return Some(match seen[..] {
+            [_, second, ..] => YamlError {
+                line: second,
+                col: col.max(1),
+                message: format!("the key `{key}` is given twice: here is its second entry"),
+                help,
+            },
+            _ => YamlError {
+                line,
+                col,
+                message: format!("the key `{key}` is given twice in this mapping"),
+                help,
+            },
+        });
+    }
+    let number = message
+        .split_once("invalid type: integer `")
+        .and_then(|(_, rest)| rest.split('`').next())?;
+    Some(YamlError {
+        line,
+        col,
+        message: format!("the number `{number}` is too large"),
+        help: Some(
+            "write a smaller number (a count or a number of seconds fits in 20 digits), or quote it to make it a string".to_owned(),
+        ),
+    })
 }
 
 fn convert(value: serde_yaml::Value) -> Yaml {

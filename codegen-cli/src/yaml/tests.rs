@@ -29,8 +29,17 @@ fn parses_into_our_tree() {
 fn syntax_errors_have_positions() {
     let e = parse("name: a\n  bad: [\n").unwrap_err();
     assert!(e.line >= 2, "{e:?}");
-    let e = parse("a: 1\na: 2\n").unwrap_err();
-    assert!(e.message.contains("duplicate"), "{e:?}");
+    let e = parse("a: 1\nb: 3\na: 2\n").unwrap_err();
+    assert_eq!(
+        (e.line, e.message.as_str()),
+        (3, "the key `a` is given twice: here is its second entry"),
+        "{e:?}"
+    );
+    let e = parse("x:\n  - k: 1\n    j: 2\n    k: 3\n").unwrap_err();
+    assert_eq!(e.line, 4, "{e:?}");
+    let e = parse("n: 99999999999999999999\n").unwrap_err();
+    assert_eq!(e.message, "the number `99999999999999999999` is too large");
+    assert!(e.help.is_some_and(|h| !h.contains("indentation")));
 }
 
 #[test]

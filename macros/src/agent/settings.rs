@@ -37,10 +37,17 @@ positive_kinds!(Count, Seconds);
 impl AttrSetting for kind::Text {
     type Attr = Option<syn::LitStr>;
 
-    /// Taken as written (a card refuses an empty one; here an empty model
-    /// fails when it is loaded).
-    fn lower(attr: &Self::Attr, _key: &str, _example: &str) -> syn::Result<Self::Value> {
-        Ok(attr.as_ref().map(syn::LitStr::value))
+    /// Taken as written, but for a text with a grammar of its own (a
+    /// model string), checked as a card checks it.
+    fn lower(attr: &Self::Attr, key: &str, _example: &str) -> syn::Result<Self::Value> {
+        attr.as_ref()
+            .map(|lit| {
+                let value = lit.value();
+                hookwire_codegen::spec::check_text_setting(key, &value)
+                    .map_err(|message| syn::Error::new(lit.span(), message))?;
+                Ok(value)
+            })
+            .transpose()
     }
 }
 

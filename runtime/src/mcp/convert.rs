@@ -118,16 +118,19 @@ pub fn meta_from_mcp(tool: &rmcp::model::Tool) -> crate::ToolMeta {
     let Some(a) = &tool.annotations else {
         return crate::ToolMeta::EMPTY;
     };
+    // The keys are the spec's (`MCP_HINT_KEYS`, whose values a matcher
+    // must write `true` or `false`), in its order.
     let hints = [
-        ("read_only", a.read_only_hint),
-        ("destructive", a.destructive_hint),
-        ("idempotent", a.idempotent_hint),
-        ("open_world", a.open_world_hint),
+        a.read_only_hint,
+        a.destructive_hint,
+        a.idempotent_hint,
+        a.open_world_hint,
     ];
     crate::ToolMeta::from_pairs(
-        hints
-            .into_iter()
-            .filter_map(|(key, hint)| Some((key, if hint? { "true" } else { "false" }))),
+        hookwire_spec::MCP_HINT_KEYS
+            .iter()
+            .zip(hints)
+            .filter_map(|((key, _), hint)| Some((*key, if hint? { "true" } else { "false" }))),
     )
 }
 

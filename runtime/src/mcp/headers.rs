@@ -9,89 +9,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
+use hookwire_spec::HeaderPiece;
 use http::{HeaderName, HeaderValue};
 
 use crate::secret::Secret;
-
-/// Headers the MCP transport sets itself; a configuration may not set them.
-const RESERVED: &[&str] = &[
-    "accept",
-    "content-type",
-    "mcp-session-id",
-    "mcp-protocol-version",
-    "last-event-id",
-];
-
-/// One piece of a header value as written.
-enum Piece<'a> {
-    Text(&'a str),
-    Var(&'a str),
-}
-
-/// The pieces of `value`: text, and `${NAME}` references (`$${` is a
-/// literal `${`).
-fn pieces(value: &str) -> Result<Vec<Piece<'_>>, String> {
-    let mut out = Vec::new();
-    let mut rest = value;
-    while let Some(at) = rest.find('$') {
-        let (before, from) = rest.split_at(at);
-        if !before.is_empty() {
-            out.push(Piece::Text(before));
-        }
-        if let Some(after) = from.strip_prefix("$${") {
-            out.push(Piece::Text("${"));
-            rest = after;
-        } else if let Some(after) = from.strip_prefix("${") {
-            let Some(close) = after.find('}') else {
-                return Err(
-                    "unclosed `${` in the value: write `${NAME}`, or `$${` for a literal `${`"
-                        .to_owned(),
-                );
-            };
-            let name = &after[..close];
-            let valid = name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !valid {
-                return Err(format!(
-                    "`${{{name}}}` is not an environment reference: write `${{NAME}}` (letters, digits and `_`, not starting with a digit; no default)"
-                ));
-            }
-            out.push(Piece::Var(name));
-            rest = &after[close + 1..];
-        } else {
-            out.push(Piece::Text("$"));
-            rest = &from[1..];
-        }
-    }
-    if !rest.is_empty() {
-        out.push(Piece::Text(rest));
-    }
-    Ok(out)
-}
-
-/// Checks one header as written: its name and the form of its value.
-pub(crate) fn check(name: &str, value: &str) -> Result<(), String> {
-    let header = HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
-    if RESERVED.contains(&header.as_str()) {
-        return Err(format!(
-            "header `{name}` is set by the MCP transport itself and cannot be configured"
-        ));
-    }
-    for piece in pieces(value).map_err(|e| format!("header `{name}`: {e}"))? {
-        if let Piece::Text(text) = piece
-            && HeaderValue::from_str(text).is_err()
-        {
-            return Err(format!(
-                "header `{name}`: the value has a character a header cannot carry (a control character or a line break)"
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// A lookup of `${NAME}`: the value of the variable, `None` when unset.
 type Lookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -165,10 +86,12 @@ pub(crate) fn resolve(
     let mut out = HashMap::with_capacity(headers.len());
     for (name, value) in headers {
         let mut text = String::new();
-        for piece in pieces(value.expose()).map_err(|e| format!("header `{name}`: {e}"))? {
+        let pieces =
+            hookwire_spec::header_pieces(value.expose()).map_err(|e| format!("header `{name}`: {e}"))?;
+        for piece in pieces {
             match piece {
-                Piece::Text(t) => text.push_str(t),
-                Piece::Var(var) => match secrets.get(var) {
+                HeaderPiece::Text(t) => text.push_str(t),
+                HeaderPiece::Var(var) => match secrets.get(var) {
                     Some(v) => text.push_str(&v),
                     None => {
                         return Err(format!(
@@ -227,46 +150,5 @@ mod tests {
             resolved("${T}", &[("T", "a\nb")]).unwrap_err(),
             "header `Authorization`: its value, once its variables are set, has a character a header cannot carry (a control character or a line break)"
         );
-    }
-
-    #[test]
-    fn names_and_forms_are_checked_when_read() {
-        assert_eq!(check("X-Team", "blue ${T}"), Ok(()));
-        for (name, value, error) in [
-            (
-                "Bad Name",
-                "x",
-                "`Bad Name` is not a valid HTTP header name",
-            ),
-            (
-                "Accept",
-                "x",
-                "header `Accept` is set by the MCP transport itself",
-            ),
-            (
-                "Mcp-Session-Id",
-                "x",
-                "header `Mcp-Session-Id` is set by the MCP transport",
-            ),
-            ("A", "Bearer ${T", "header `A`: unclosed `${` in the value"),
-            (
-                "A",
-                "${1X}",
-                "header `A`: `${1X}` is not an environment reference",
-            ),
-            (
-                "A",
-                "${T:-x}",
-                "header `A`: `${T:-x}` is not an environment reference",
-            ),
-            (
-                "A",
-                "a\u{7}b",
-                "header `A`: the value has a character a header cannot carry",
-            ),
-        ] {
-            let e = check(name, value).unwrap_err();
-            assert!(e.starts_with(error), "{name}: {value}: {e}");
-        }
     }
 }

@@ -138,6 +138,15 @@ impl<'a> ModelRequest<'a> {
         self.output.filter(|spec| spec.is_native())
     }
 
+    /// The output spec, if the model is asked to answer through the
+    /// final-answer tool ([`OutputMode::Tool`]): the answer must then be a
+    /// tool call, and a client whose provider can require one asks for it
+    /// (`tool_choice`: `required` for OpenAI, `any` for Anthropic), so a
+    /// model cannot end the run with text.
+    pub fn output_tool(&self) -> Option<&'a OutputSpec> {
+        self.output.filter(|spec| !spec.is_native())
+    }
+
     /// Sends each chunk of the answer's text to `sink` as it arrives (see
     /// [`on_text`](Self::on_text)).
     ///
@@ -317,13 +326,29 @@ pub enum ModelError {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
     },
+    /// A model string names a provider whose feature is off in this build.
+    #[error(
+        "model `{spec}` needs hookwire's `{feature}` feature, which is off in this build: add it to the `hookwire` dependency's `features` in Cargo.toml"
+    )]
+    FeatureOff {
+        /// The model string.
+        spec: String,
+        /// The feature to turn on.
+        feature: String,
+    },
     /// A model string names a provider this build does not know.
-    #[error("unknown model provider `{provider}` in `{spec}`; known: {known}")]
+    #[error(
+        "unknown model provider `{provider}` in `{spec}`{}; known: {known}",
+        suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default()
+    )]
     UnknownProvider {
         /// The provider named.
         provider: String,
         /// The whole model string.
         spec: String,
+        /// The nearest known prefix, if one is near.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestion: Option<String>,
         /// The providers this build knows, comma-separated.
         known: String,
     },
@@ -500,8 +525,13 @@ impl<M: Model + ?Sized> Model for Box<M> {
 /// * a name without a provider (`gpt-4o-mini`) - as `openai:<name>`.
 ///
 /// Errors come before any run: [`ModelError::UnknownProvider`] for a
-/// prefix this build does not know, [`ModelError::MissingKey`] for a
-/// provider whose key variable is not set.
+/// prefix that names no provider (with the nearest, if one is near),
+/// [`ModelError::FeatureOff`] for a provider whose feature is off,
+/// [`ModelError::Config`] for a string that names no model (`anthropic:`,
+/// or `anthropic/claude-..`, which would be an OpenAI model name),
+/// [`ModelError::MissingKey`] for a provider whose key variable is not set.
+/// `cardgen check` reads model strings with the same parse
+/// ([`hookwire_spec::parse_model_string`]).
 ///
 /// ```
 /// let model = hookwire::model::from_spec("passthrough", None).unwrap();
@@ -517,31 +547,43 @@ impl<M: Model + ?Sized> Model for Box<M> {
 /// # let _ = runner;
 /// ```
 pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn Model>, ModelError> {
-    let spec = spec.trim();
-    if spec == "passthrough" {
-        return Ok(Arc::new(PassthroughModel));
-    }
-    if let Some(path) = spec
-        .strip_prefix("scripted:")
-        .or_else(|| spec.strip_prefix("playback:"))
-    {
-        let path = std::path::Path::new(path);
-        let path = match base {
-            Some(base) if path.is_relative() => base.join(path),
-            _ => path.to_path_buf(),
-        };
-        return Ok(Arc::new(ScriptedModel::from_file(path)?));
-    }
-    let (prefix, name) = spec.split_once(':').unwrap_or(("openai", spec));
-    if name.trim().is_empty() {
-        return Err(ModelError::Config(format!(
-            "model string `{spec}` names no model: write `{prefix}:<model>`"
-        )));
-    }
+    use hookwire_spec::{ModelString, ModelStringError, parse_model_string};
+    let parsed = parse_model_string(spec).map_err(|e| match e {
+        ModelStringError::UnknownProvider {
+            provider,
+            spec,
+            suggestion,
+        } => ModelError::UnknownProvider {
+            provider,
+            spec,
+            suggestion: suggestion.map(str::to_owned),
+            known: hookwire_spec::known_prefixes(),
+        },
+        e => ModelError::Config(e.to_string()),
+    });
+    let (provider, name) = match parsed? {
+        ModelString::Passthrough => return Ok(Arc::new(PassthroughModel)),
+        ModelString::Script { path } => {
+            let path = std::path::Path::new(path);
+            let path = match base {
+                Some(base) if path.is_relative() => base.join(path),
+                _ => path.to_path_buf(),
+            };
+            return Ok(Arc::new(ScriptedModel::from_file(path)?));
+        }
+        ModelString::Provider {
+            provider, model, ..
+        } => (provider, model),
+        _ => {
+            return Err(ModelError::Config(format!(
+                "model string `{spec}` is not supported by this version"
+            )));
+        }
+    };
     // `openai:` first: one client for it whichever features are on (the
     // provider table has an `openai` row too, for `ProviderConfig`).
     #[cfg(feature = "openai")]
-    if prefix == "openai" {
+    if provider == hookwire_spec::ModelProvider::OpenAi {
         let mut config = OpenAiConfig::new(name);
         if let Ok(url) = std::env::var("OPENAI_BASE_URL") {
             config.base_url = url;
@@ -553,31 +595,35 @@ pub fn from_spec(spec: &str, base: Option<&std::path::Path>) -> Result<Arc<dyn M
         return Ok(Arc::new(OpenAiModel::new(config)?));
     }
     #[cfg(feature = "providers")]
-    if let Some(model) = providers::from_prefixed(prefix, name) {
+    if let Some(model) = providers::from_prefixed(provider.prefix(), name) {
         return Ok(Arc::new(model?));
     }
-    if !spec.contains(':') {
-        return Err(ModelError::Config(format!(
-            "unknown model `{spec}` (the `openai` and `providers` features are off)"
-        )));
-    }
-    Err(ModelError::UnknownProvider {
-        provider: prefix.to_owned(),
-        spec: spec.to_owned(),
-        known: known_prefixes(),
+    let _ = name;
+    Err(ModelError::FeatureOff {
+        spec: spec.trim().to_owned(),
+        feature: provider.feature().to_owned(),
     })
 }
 
-/// The model-string prefixes this build knows, comma-separated.
-fn known_prefixes() -> String {
-    #[cfg(feature = "providers")]
-    return providers::known();
-    #[cfg(not(feature = "providers"))]
-    {
-        let mut known = vec!["passthrough", "scripted", "playback"];
-        if cfg!(feature = "openai") {
-            known.push("openai");
+/// Built without `providers` (`cargo test -p hookwire --no-default-features
+/// --lib`): a provider's model string names the feature to turn on.
+#[cfg(all(test, not(feature = "providers")))]
+mod feature_off {
+    #[test]
+    fn a_provider_whose_feature_is_off_names_the_feature() {
+        let Err(e) = super::from_spec("anthropic:claude-x", None) else {
+            panic!("built a provider model without `providers`");
+        };
+        assert!(
+            matches!(&e, super::ModelError::FeatureOff { feature, .. } if feature == "providers"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("`providers` feature"), "{e}");
+        if !cfg!(feature = "openai") {
+            let Err(e) = super::from_spec("gpt-4o-mini", None) else {
+                panic!("built an OpenAI model without `openai`");
+            };
+            assert!(e.to_string().contains("`openai` feature"), "{e}");
         }
-        known.join(", ")
     }
 }

@@ -167,6 +167,11 @@ impl OpenAiModel {
                 json!({"type": "json_schema", "json_schema": schema}),
             );
         }
+        if request.output_tool().is_some() && !request.tools.is_empty() {
+            // The answer must be the final-answer tool's call (or another
+            // tool's), never text.
+            body.insert("tool_choice".into(), json!("required"));
+        }
         if let Some(t) = self.config.temperature {
             body.insert("temperature".into(), json!(t));
         }

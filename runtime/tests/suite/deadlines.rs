@@ -81,13 +81,13 @@ async fn a_provider_call_to_a_silent_server_times_out_plain_and_streamed() {
 async fn the_durable_client_times_out_on_a_silent_server_and_checks_ids() {
     use hookwire::durable::{ClientError, DurableClient};
     let url = silent_server();
-    let client = DurableClient::new(url)
+    let client = DurableClient::new(url.clone())
         .unwrap()
         .with_timeout(SHORT)
         .with_run_timeout(SHORT);
     let timed_out =
         |e: &ClientError| matches!(e, ClientError::TimedOut { after, .. } if *after == SHORT);
-    let e = client.state("s1").await.unwrap_err();
+    let e = client.state(&url, "s1").await.unwrap_err();
     assert!(timed_out(&e), "{e:?}");
     assert!(
         e.to_string().contains("did not answer within 300 ms"),

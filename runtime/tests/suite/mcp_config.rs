@@ -98,7 +98,7 @@ fn every_bad_entry_is_named() {
         (
             "servers:\n  time:\n    comand: x\n",
             "time",
-            "server `time`: unknown field `comand`, expected one of `command`, `args`, `env`, `cwd`, `url`, `headers`, `bearer_token`, `timeout_sec`, `startup_timeout_sec`, `reconnect`",
+            "server `time`: unknown key `comand` in a server entry (did you mean `command`?); expected one of: command, args, env, cwd, url, headers, bearer_token, timeout_sec, startup_timeout_sec, reconnect",
         ),
         (
             "servers:\n  both:\n    command: x\n    url: http://h/mcp\n",
@@ -167,7 +167,11 @@ fn syntax_errors_have_a_position() {
     );
     assert!(e.to_string().starts_with("line "), "{e}");
     let e = err("services:\n  time:\n    command: x\n");
-    assert!(e.to_string().contains("unknown field `services`"), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "invalid MCP server configuration: unknown key `services` in the server configuration; \
+         expected one of: servers"
+    );
     let e = McpConfig::from_json("{\"servers\": ").unwrap_err();
     assert!(
         matches!(e, ConfigError::Syntax { line: Some(1), .. }),

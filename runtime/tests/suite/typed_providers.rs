@@ -1,7 +1,7 @@
 //! Typed output against local servers speaking each provider's documented
-//! wire format: Anthropic answers through the final-answer tool; OpenAI
-//! chat completions (native and OpenAI-compatible) and Gemini are asked
-//! for the schema natively, and their JSON text is the answer.
+//! wire format: OpenAI chat completions (native and OpenAI-compatible),
+//! Anthropic and Gemini are asked for the schema natively, and their JSON
+//! text is the answer; a model in tool mode is required to call a tool.
 
 use crate::mock_http::{Answer, Seen, serve};
 
@@ -56,26 +56,23 @@ mod native {
         .unwrap()
     }
 
+    /// A Messages response, as the documentation shows it, with `content`.
+    fn messages_answer(content: serde_json::Value, stop: &str) -> Answer {
+        Answer::json(json!({
+            "id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant",
+            "model": "claude-test", "content": content,
+            "stop_reason": stop, "stop_sequence": null,
+            "usage": {"input_tokens": 120, "output_tokens": 30}
+        }))
+    }
+
     #[tokio::test]
-    async fn anthropic_answers_through_the_final_answer_tool() {
-        // A Messages response with a `tool_use` block, as the tool-use
-        // documentation shows it.
-        let answer = |id: &str, input: serde_json::Value| {
-            Answer::json(json!({
-                "id": "msg_01Aq9w938a90dw8q", "type": "message", "role": "assistant",
-                "model": "claude-test",
-                "content": [
-                    {"type": "text", "text": "Here is the plan."},
-                    {"type": "tool_use", "id": id, "name": "final_result", "input": input}
-                ],
-                "stop_reason": "tool_use", "stop_sequence": null,
-                "usage": {"input_tokens": 120, "output_tokens": 30}
-            }))
-        };
-        let (url, seen) = serve(vec![
-            answer("toolu_01A", json!({"city": "Oslo", "days": "three"})),
-            answer("toolu_01B", json!({"city": "Oslo", "days": 3})),
-        ]);
+    async fn anthropic_is_asked_for_the_json_schema_natively() {
+        // Structured outputs: the text block is the JSON answer.
+        let (url, seen) = serve(vec![messages_answer(
+            json!([{"type": "text", "text": "{\"city\": \"Oslo\", \"days\": 3}"}]),
+            "end_turn",
+        )]);
         let model = model(Provider::Anthropic, "claude-test", url);
         let mut runner = Runner::new(agent(), model);
         let out = runner
@@ -89,19 +86,76 @@ mod native {
                 days: 3
             }
         );
+        let r = next(&seen);
+        assert_eq!(r.path, "/v1/messages");
+        let format = &r.body["output_config"]["format"];
+        assert_eq!(format["type"], "json_schema", "{}", r.body);
+        assert_eq!(format["schema"]["required"], json!(["city", "days"]));
+        assert!(
+            r.body.get("tools").is_none(),
+            "no final-answer tool: {}",
+            r.body
+        );
+    }
+
+    /// A model that does not answer natively (here Anthropic behind a
+    /// `Model` that says so): the final-answer tool is offered and a tool
+    /// call is required, so the model cannot answer with text.
+    struct ToolMode(ProviderModel);
+
+    impl hookwire::model::Model for ToolMode {
+        fn name(&self) -> &str {
+            self.0.name()
+        }
+
+        fn complete<'a>(
+            &'a self,
+            request: hookwire::model::ModelRequest<'a>,
+        ) -> hookwire::BoxFuture<
+            'a,
+            Result<hookwire::model::ModelResponse, hookwire::model::ModelError>,
+        > {
+            self.0.complete(request)
+        }
+    }
+
+    #[tokio::test]
+    async fn a_model_in_tool_mode_must_call_a_tool() {
+        let call = |id: &str, input: serde_json::Value| {
+            messages_answer(
+                json!([
+                    {"type": "text", "text": "Here is the plan."},
+                    {"type": "tool_use", "id": id, "name": "final_result", "input": input}
+                ]),
+                "tool_use",
+            )
+        };
+        let (url, seen) = serve(vec![
+            call("toolu_01A", json!({"city": "Oslo", "days": "three"})),
+            call("toolu_01B", json!({"city": "Oslo", "days": 3})),
+        ]);
+        let model = ToolMode(model(Provider::Anthropic, "claude-test", url));
+        let mut runner = Runner::new(agent(), model);
+        let out = runner
+            .run_typed::<Plan>("Plan three days in Oslo")
+            .await
+            .unwrap();
+        assert_eq!(out.value.days, 3);
         assert_eq!((out.output.usage.input_tokens, out.output.steps), (240, 2));
         let r1 = next(&seen);
-        assert_eq!(r1.path, "/v1/messages");
         let tools = r1.body["tools"].as_array().unwrap();
         assert_eq!(tools.len(), 1, "{tools:#?}");
         assert_eq!(tools[0]["name"], "final_result");
         assert_eq!(
-            tools[0]["input_schema"]["required"],
-            json!(["city", "days"])
+            r1.body["tool_choice"],
+            json!({"type": "any"}),
+            "{}",
+            r1.body
         );
-        assert!(r1.body.get("output_format").is_none(), "{}", r1.body);
+        assert!(r1.body.get("output_config").is_none(), "{}", r1.body);
         // The second request answers the first call with the error.
         let r2 = next(&seen);
+        assert_eq!(r2.body["tool_choice"], json!({"type": "any"}));
         let messages = r2.body["messages"].as_array().unwrap();
         let result = &messages[2]["content"][0];
         assert_eq!(result["type"], "tool_result", "{messages:#?}");
@@ -208,4 +262,28 @@ async fn the_openai_compatible_model_sends_response_format_and_reads_the_answer(
         &json!({"role": "user", "content": "Your answer does not match the output schema `Plan`: missing field `days`. Answer again with the JSON value only."})
     );
     assert_eq!(r2.body["response_format"], r1.body["response_format"]);
+}
+
+/// In tool mode (a wrapper whose `native_output` is false) the
+/// OpenAI-compatible client requires a tool call and asks for no
+/// `response_format`.
+#[cfg(feature = "openai")]
+#[test]
+fn the_openai_compatible_model_requires_a_tool_call_in_tool_mode() {
+    use hookwire::model::{
+        Message, ModelRequest, OpenAiConfig, OpenAiModel, OutputMode, OutputSpec,
+    };
+    let model = OpenAiModel::new(OpenAiConfig::new("gpt-test")).unwrap();
+    let spec = OutputSpec::for_type::<Plan>().with_mode(OutputMode::Tool);
+    let tools = [spec.tool_definition()];
+    let history = [Message::user("Plan Rome")];
+    let request = ModelRequest::new("planner", "", &history, &tools).with_output(&spec);
+    let body = model.request_body(&request);
+    assert_eq!(body["tool_choice"], "required", "{body}");
+    assert_eq!(body["tools"][0]["function"]["name"], "final_result");
+    assert!(body.get("response_format").is_none(), "{body}");
+    // Natively, no tool call is required.
+    let native = OutputSpec::for_type::<Plan>().with_mode(OutputMode::Native);
+    let request = ModelRequest::new("planner", "", &history, &[]).with_output(&native);
+    assert!(model.request_body(&request).get("tool_choice").is_none());
 }

@@ -238,3 +238,59 @@ async fn a_step_matcher_selects_the_final_answer_and_a_name_the_tools_calls() {
     );
     assert_eq!(*ANSWERS.lock().unwrap(), ["done"]);
 }
+
+/// Appends its number to `ORDER` at every `pre_tool_use`.
+macro_rules! numbered_hooks {
+    ($($name:ident = $n:literal),+ $(,)?) => {$(
+        /// A hook that records its number.
+        #[derive(Default)]
+        pub struct $name;
+
+        impl LifecycleHooks for $name {
+            async fn pre_tool_use(&self, _cx: &mut PreToolUse<'_>) -> Decision {
+                ORDER.lock().unwrap().push($n);
+                Decision::Continue
+            }
+        }
+    )+};
+}
+
+static ORDER: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+numbered_hooks!(
+    N1 = 1,
+    N2 = 2,
+    N3 = 3,
+    N4 = 4,
+    N5 = 5,
+    N6 = 6,
+    N7 = 7,
+    N8 = 8,
+    N9 = 9,
+    N10 = 10,
+    N11 = 11,
+    N12 = 12,
+    N13 = 13,
+    N14 = 14,
+);
+
+/// More lifecycle hooks than the largest tuple the runtime implements
+/// `LifecycleHooks` for (twelve): the generated code nests tuples.
+#[hookwire::agent(
+    name = "many",
+    function_tools = [echo],
+    hooks = [N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, N11, N12, N13, N14],
+)]
+pub struct Many;
+
+#[tokio::test]
+async fn fourteen_lifecycle_hooks_compile_and_run_in_declared_order() {
+    let model = ScriptedModel::from_turns([
+        Turn::call("echo", json!({"text": "hi"})),
+        Turn::text("done"),
+    ]);
+    let mut runner = Runner::new(Many::new(), model);
+    let out = runner.run("go").await.unwrap();
+    assert_eq!(out.text, "done");
+    assert_eq!(*ORDER.lock().unwrap(), (1..=14).collect::<Vec<u32>>());
+}

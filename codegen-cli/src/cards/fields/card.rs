@@ -32,6 +32,7 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
     let mut cx = Ctx {
         src: &src,
         diags: Vec::new(),
+        unknown: Vec::new(),
     };
     let mut fields = Fields {
         spec: AgentSpec::new(stem),
@@ -42,12 +43,14 @@ pub(crate) fn parse_fields(src: Source, value: Yaml) -> Result<Parsed, Vec<Diagn
         fields.field(&mut cx, key, v);
     }
     fields.check_whole(&mut cx, &entries);
-    let diags = cx.diags;
-    if !diags.is_empty() {
-        return Err(diags);
+    let mut unknown_keys = cx.unknown;
+    if !cx.diags.is_empty() {
+        unknown_keys.extend(cx.diags);
+        return Err(unknown_keys);
     }
     Ok(Parsed {
         display: src.path.clone(),
+        unknown_keys,
         src,
         spec: fields.spec,
         tool_refs: fields.tool_refs,
@@ -296,7 +299,15 @@ fn mcp_tools(cx: &mut Ctx<'_>, p: &[Seg<'_>], v: &Yaml, spec: &mut AgentSpec) {
 fn output_type(cx: &mut Ctx<'_>, p: &[Seg<'_>], v: &Yaml, spec: &mut AgentSpec) {
     if let Some(text) = cx.nonempty(p, "output_type", v) {
         match syn::parse_str::<syn::Path>(&text) {
-            Ok(_) => spec.output_type = Some(crate::spec::FnRef::new(text)),
+            Ok(path) => match out_of_scope(&path) {
+                None => spec.output_type = Some(crate::spec::FnRef::new(text)),
+                Some(name) => cx.err(
+                    p,
+                    true,
+                    format!("`output_type`: `{name}` is not in scope in the generated module, which imports nothing"),
+                    Some(format!("write the type's whole path from the crate root, for example `crate::plan::{name}`")),
+                ),
+            },
             Err(e) => cx.err(
                 p,
                 true,
@@ -305,6 +316,38 @@ fn output_type(cx: &mut Ctx<'_>, p: &[Seg<'_>], v: &Yaml, spec: &mut AgentSpec) 
             ),
         }
     }
+}
+
+/// The first one-segment type name in `path` (its generic arguments
+/// included) that the generated module cannot resolve: the module imports
+/// nothing, so only the prelude's types and the primitives are in scope
+/// without a path.
+fn out_of_scope(path: &syn::Path) -> Option<String> {
+    use syn::visit::Visit;
+    /// Names every module sees.
+    const IN_SCOPE: &[&str] = &[
+        "String", "Vec", "Option", "Box", "Result", "bool", "char", "str", "i8", "i16", "i32",
+        "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32", "f64",
+    ];
+    struct Find(Option<String>);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            if self.0.is_none()
+                && path.leading_colon.is_none()
+                && let [only] = path.segments.iter().collect::<Vec<_>>()[..]
+            {
+                let name = only.ident.to_string();
+                if !IN_SCOPE.contains(&name.as_str()) {
+                    self.0 = Some(name);
+                    return;
+                }
+            }
+            syn::visit::visit_path(self, path);
+        }
+    }
+    let mut find = Find(None);
+    find.visit_path(path);
+    find.0
 }
 
 /// `output_schema:`, a JSON Schema (checked with the `output-schema`

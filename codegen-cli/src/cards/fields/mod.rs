@@ -87,6 +87,9 @@ impl RefSpec {
 /// Rust references.
 pub(crate) struct Parsed {
     pub display: PathBuf,
+    /// The card's unknown keys, each an error; the rest of the card was
+    /// read without them.
+    pub unknown_keys: Vec<Diagnostic>,
     pub src: Source,
     /// Everything but function tools (added once the references resolve).
     pub spec: AgentSpec,
@@ -124,6 +127,10 @@ impl Parsed {
 struct Ctx<'s> {
     src: &'s Source,
     diags: Vec<Diagnostic>,
+    /// Unknown keys: each ignored, so the card is still read (and its
+    /// functions checked) with the rest, and every error is reported at
+    /// once.
+    unknown: Vec<Diagnostic>,
 }
 
 impl Ctx<'_> {
@@ -200,7 +207,8 @@ impl Ctx<'_> {
             return Some(*t);
         }
         let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
-        let help = did_you_mean(&s, names.iter().copied()).map(|n| format!("did you mean `{n}`?"));
+        let help =
+            did_you_mean(&s, names.iter().copied()).map(|n| crate::spec::suggestion_help(&s, n));
         self.err(
             path,
             true,
@@ -244,9 +252,13 @@ impl Ctx<'_> {
                 let mut p = path.to_vec();
                 p.push(Seg::Key(k));
                 let help = did_you_mean(k, allowed.iter().copied())
-                    .map(|s| format!("did you mean `{s}`?"))
+                    .map(|s| crate::spec::suggestion_help(k, s))
                     .or_else(|| Some(format!("the fields of {what} are: {}", allowed.join(", "))));
-                self.err(&p, false, format!("unknown field `{k}` in {what}"), help);
+                let d = self
+                    .src
+                    .at(&p, false, format!("unknown field `{k}` in {what}"))
+                    .maybe_help(help);
+                self.unknown.push(d);
             }
         }
     }
@@ -281,6 +293,12 @@ pub(crate) fn split_ref(text: &str, kind: RefKind) -> Result<(String, String), S
     if !file.ends_with(".rs") || file.len() <= 3 {
         return Err(format!(
             "malformed reference `{text}`: the file part `{file}` must be a `.rs` file ({shape})"
+        ));
+    }
+    if let Some(c) = crate::spec::non_ascii(name) {
+        return Err(format!(
+            "malformed reference `{text}`: `{name}` has U+{:04X}, which is not ASCII: a referenced name is ASCII letters, digits and `_`, so that it is the function or type a reader sees (a look-alike or invisible character would name another one)",
+            u32::from(c)
         ));
     }
     if syn::parse_str::<syn::Ident>(name).is_err() || name.starts_with("r#") {

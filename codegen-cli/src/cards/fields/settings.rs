@@ -27,7 +27,12 @@ positive_kinds!(Count, Seconds);
 
 impl CardSetting for kind::Text {
     fn read(cx: &mut Ctx<'_>, p: &[Seg<'_>], key: &str, v: &Yaml) -> Self::Value {
-        cx.nonempty(p, key, v)
+        let text = cx.nonempty(p, key, v)?;
+        if let Err(message) = crate::spec::check_text_setting(key, &text) {
+            cx.err(p, true, message, None);
+            return None;
+        }
+        Some(text)
     }
 }
 

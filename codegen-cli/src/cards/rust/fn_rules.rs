@@ -86,14 +86,23 @@ pub(super) fn check_child_fn(
         }
         _ => false,
     };
+    // The type a parameter names (by its last segment; a local type of the
+    // same name is the resolver's to refuse).
+    let names = |ty: &Type, want: &str| match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => single_or_last(&s.elem).is_some_and(|n| n == want),
+            elem => single_or_last(elem).is_some_and(|n| n == want),
+        },
+        ty => single_or_last(ty).is_some_and(|n| n == want),
+    };
     if output {
-        if !is_ref(params[0], false) {
+        if !is_ref(params[0], false) || !names(params[0], "RunOutput") {
             return Err(wrong(
                 params[0],
                 "borrows the run: its first parameter is `&RunOutput`",
             ));
         }
-        if !is_ref(params[1], true) {
+        if !is_ref(params[1], true) || !names(params[1], "Message") {
             return Err(wrong(
                 params[1],
                 "borrows the history: its second parameter is `&[Message]`",
@@ -101,6 +110,14 @@ pub(super) fn check_child_fn(
         }
     } else if matches!(params[0], Type::Reference(_)) {
         return Err(wrong(params[0], "takes the error by value"));
+    } else if !names(params[0], "ToolError") {
+        return Err(wrong(
+            params[0],
+            &format!(
+                "takes `{}`, but the generated code passes the call's `ToolError`",
+                crate::lower::show_type(params[0])
+            ),
+        ));
     }
     check_return(sig, what, implemented)
 }
@@ -180,6 +197,23 @@ fn plain_params<'s>(
     if let Some(a) = &sig.asyncness {
         return Err(wrong(a, not_async));
     }
+    // What the generated call `f(..)` cannot call as written.
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        return Err(wrong(
+            u,
+            "cannot be `unsafe` (the generated code calls it as it is)",
+        ));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(wrong(
+            abi,
+            "cannot have an `extern` ABI (the generated code calls it as a Rust function)",
+        ));
+    }
+    if let Some(v) = &sig.variadic {
+        return Err(wrong(v, "cannot be variadic"));
+    }
+    crate::lower::reject_cfg_params(sig, "the function")?;
     let generic = sig
         .generics
         .params
@@ -324,6 +358,7 @@ mod child_fn_tests {
         };
         let ok = [
             ("fn f(out: &RunOutput, h: &[Message]) -> String {}", true),
+            ("fn f(e: hookwire::ToolError) -> String {}", false),
             (
                 "fn f(e: ToolError) -> Result<ToolResult, ToolError> {}",
                 false,
@@ -372,6 +407,31 @@ mod child_fn_tests {
                 "fn f(e: ToolError) -> Vec<u8> {}",
                 false,
                 "on_error mapping `f` cannot return `Vec<u8>`",
+            ),
+            (
+                "fn f(e: String) -> String {}",
+                false,
+                "on_error mapping `f` takes `String`, but the generated code passes",
+            ),
+            (
+                "unsafe fn f(e: ToolError) -> String {}",
+                false,
+                "on_error mapping `f` cannot be `unsafe`",
+            ),
+            (
+                "extern \"C\" fn f(e: ToolError) -> String {}",
+                false,
+                "on_error mapping `f` cannot have an `extern` ABI",
+            ),
+            (
+                "fn f(out: &RunOutput, h: &[String]) -> String {}",
+                true,
+                "output extractor `f` borrows the history",
+            ),
+            (
+                "fn f(out: &String, h: &[Message]) -> String {}",
+                true,
+                "output extractor `f` borrows the run",
             ),
         ];
         for (text, output, expected) in bad {

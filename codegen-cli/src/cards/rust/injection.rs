@@ -98,7 +98,7 @@ pub(super) fn check_arguments(
                                 false,
                                 format!("tool `{tool}` has no parameter `{key}`"),
                             )
-                            .maybe_help(suggestion.map(|s| format!("did you mean `{s}`?")))
+                            .maybe_help(suggestion.map(|s| crate::spec::suggestion_help(key, s)))
                             .note(listing.clone()),
                     );
                 }

@@ -159,6 +159,14 @@ pub(super) fn check_lifecycle_type(
             format!("add `#[derive(Default)]` to `{name}`"),
         );
     }
+    if let Some(why) = foreign_lifecycle_trait(file, name) {
+        return in_file(
+            format!("`{name}` implements a `LifecycleHooks` that is not hookwire's: {why}"),
+            format!(
+                "write `impl hookwire::agent::lifecycle::LifecycleHooks for {name} {{ ... }}`, or rename the other trait"
+            ),
+        );
+    }
     if !implements(file, name, "LifecycleHooks") {
         return in_file(
             format!(
@@ -289,7 +297,7 @@ pub(super) fn check_injections(
                     )
                     .maybe_help(
                         did_you_mean(toolset, servers.iter().copied())
-                            .map(|s| format!("did you mean `{s}`?")),
+                            .map(|s| crate::spec::suggestion_help(toolset, s)),
                     )
                     .note(if servers.is_empty() {
                         "the agent has no `servers:`".to_owned()
@@ -325,7 +333,7 @@ pub(super) fn check_injections(
                             )
                             .help(
                                 did_you_mean(name, sorted.iter().copied())
-                                    .map(|s| format!("did you mean `{s}`?"))
+                                    .map(|s| crate::spec::suggestion_help(name, s))
                                     .unwrap_or_else(|| {
                                         "name one of its tools, or a tool of one of its servers with `toolset_name:`".to_owned()
                                     }),
@@ -359,4 +367,101 @@ pub(super) fn implements(file: &RsFile, ty: &str, trait_name: &str) -> bool {
         }
         _ => false,
     })
+}
+
+/// Why the `LifecycleHooks` that `ty`'s impl in `file` names is not
+/// hookwire's, if it is not: a path that does not start with `hookwire`,
+/// or a bare name that the file defines itself, imports from elsewhere or
+/// does not import.
+fn foreign_lifecycle_trait(file: &RsFile, ty: &str) -> Option<String> {
+    const TRAIT: &str = "LifecycleHooks";
+    let path = file.ast.items.iter().find_map(|item| match item {
+        syn::Item::Impl(i) if cfg_of(&i.attrs).is_none() => i
+            .trait_
+            .as_ref()
+            .filter(|(path, _)| last_is(path, TRAIT))
+            .filter(|_| matches!(&*i.self_ty, syn::Type::Path(p) if p.qself.is_none() && last_is(&p.path, ty)))
+            .map(|(path, _)| path),
+        _ => None,
+    })?;
+    if path.segments.len() > 1 {
+        let first = path.segments.first()?.ident.to_string();
+        return (first != "hookwire")
+            .then(|| format!("its path starts with `{first}`, not `hookwire`"));
+    }
+    let defined = file.ast.items.iter().find_map(|item| {
+        let (keyword, ident) = match item {
+            syn::Item::Trait(t) => ("trait", &t.ident),
+            syn::Item::TraitAlias(t) => ("trait", &t.ident),
+            syn::Item::Struct(s) => ("struct", &s.ident),
+            syn::Item::Enum(e) => ("enum", &e.ident),
+            syn::Item::Type(t) => ("type", &t.ident),
+            _ => return None,
+        };
+        (ident == TRAIT).then(|| format!("this file defines its own `{keyword} {TRAIT}`"))
+    });
+    if defined.is_some() {
+        return defined;
+    }
+    let mut imports = Vec::new();
+    let mut has_glob = false;
+    for item in &file.ast.items {
+        if let syn::Item::Use(u) = item {
+            imported_as(&u.tree, &mut Vec::new(), TRAIT, &mut imports);
+            has_glob |= has_glob_import(&u.tree);
+        }
+    }
+    match imports.first() {
+        // A glob import may bring it: the compiler decides.
+        None if has_glob => None,
+        None => Some(format!("`{TRAIT}` is not imported in this file")),
+        Some(full) if full.first().is_some_and(|f| f == "hookwire") => None,
+        Some(full) => Some(format!(
+            "it is `{}`, imported at the top of the file",
+            full.join("::")
+        )),
+    }
+}
+
+/// The full paths of the `use` items of `tree` that bring `name` into
+/// scope (`use a::b::{c as name}`, `use a::name`).
+fn imported_as(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    name: &str,
+    out: &mut Vec<Vec<String>>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            imported_as(&p.tree, prefix, name, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) if n.ident == name => {
+            let mut full = prefix.clone();
+            full.push(n.ident.to_string());
+            out.push(full);
+        }
+        syn::UseTree::Rename(r) if r.rename == name => {
+            let mut full = prefix.clone();
+            full.push(r.ident.to_string());
+            out.push(full);
+        }
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                imported_as(t, prefix, name, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `tree` holds a `*` import.
+fn has_glob_import(tree: &syn::UseTree) -> bool {
+    match tree {
+        syn::UseTree::Glob(_) => true,
+        syn::UseTree::Path(p) => has_glob_import(&p.tree),
+        syn::UseTree::Group(g) => g.items.iter().any(has_glob_import),
+        _ => false,
+    }
 }

@@ -7,6 +7,7 @@ use super::*;
 /// `Result`, and an around hook's handler type parameter.
 pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
     let name = sig.ident.to_string();
+    super::reject_cfg_params(sig, "hook")?;
     let args = typed_args(sig)?;
     let kind = hook_kind(sig, &args, &name)?;
     let expected = expected_signature(kind, &name);

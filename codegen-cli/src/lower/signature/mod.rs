@@ -7,6 +7,7 @@
 //! spanned on the offending token, whose first line says what is wrong and
 //! the expected signature in one sentence.
 
+mod default_value;
 mod hook;
 mod tool;
 mod types;
@@ -21,7 +22,9 @@ use syn::{FnArg, GenericArgument, PatType, PathArguments, ReturnType, Signature,
 pub use crate::spec::HookKind;
 pub(crate) use hook::check_hook;
 pub use tool::{TOOL_EXPECTED, check_tool};
-pub(crate) use tool::{check_fn_attrs, doc_line, is_default_attr, join_docs, tool_params};
+pub(crate) use tool::{
+    check_ascii_ident, check_fn_attrs, doc_line, is_default_attr, join_docs, tool_params,
+};
 use types::*;
 pub(crate) use types::{dep_inner, option_inner, show};
 
@@ -98,6 +101,31 @@ fn typed_args(sig: &Signature) -> syn::Result<Vec<&PatType>> {
             )),
         })
         .collect()
+}
+
+/// An error on the first parameter behind `#[cfg(..)]` or `#[cfg_attr(..)]`
+/// of `sig`, a function the generated code calls (`what` says which): the
+/// generated call passes every parameter, so one that may vanish breaks it.
+pub(crate) fn reject_cfg_params(sig: &Signature, what: &str) -> syn::Result<()> {
+    let attr = sig.inputs.iter().find_map(|arg| {
+        let attrs = match arg {
+            FnArg::Typed(t) => &t.attrs,
+            FnArg::Receiver(r) => &r.attrs,
+        };
+        attrs
+            .iter()
+            .find(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+    });
+    match attr {
+        Some(attr) => Err(syn::Error::new_spanned(
+            attr,
+            format!(
+                "a parameter of {what} `{}` cannot be behind `#[cfg(..)]`: the generated code calls `{}` with every parameter; remove the attribute",
+                sig.ident, sig.ident
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn reject_modifiers(

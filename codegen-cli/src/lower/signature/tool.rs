@@ -111,6 +111,14 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
             }
         };
         let default = param_default(&arg.attrs, &name, &ident, strict)?;
+        if let Some((_, expr)) = &default
+            && let Some(why) = super::default_value::literal_mismatch(expr, &arg.ty)
+        {
+            return Err(syn::Error::new_spanned(
+                expr,
+                format!("the default of parameter `{ident}` of tool `{name}` {why}"),
+            ));
+        }
         if unraw_str(&ident).starts_with(RESERVED) {
             return Err(syn::Error::new_spanned(
                 &ident,
@@ -249,6 +257,24 @@ fn unraw_str(ident: &syn::Ident) -> String {
 /// call as written: `#[test]`/`#[bench]` (and `#[tokio::test]` and kin),
 /// which exist only in test builds, and `#[target_feature]`, callable only
 /// where the feature is enabled.
+/// A hook's function name is ASCII: a look-alike letter (the Cyrillic `а`
+/// of `аudit`) or an invisible one would make a second hook that reads as
+/// the first. (A tool's name is checked as a tool name: ASCII too, unless
+/// `name = ".."` gives another.)
+pub(crate) fn check_ascii_ident(ident: &syn::Ident, what: &str) -> syn::Result<()> {
+    let name = ident.to_string();
+    match crate::spec::non_ascii(&name) {
+        Some(c) => Err(syn::Error::new(
+            ident.span(),
+            format!(
+                "{what} `{name}` has U+{:04X}, which is not ASCII: name it with ASCII letters, digits and `_`, so that it is the {what} a reader sees (a look-alike or invisible character names another one)",
+                u32::from(c)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn check_fn_attrs(attrs: &[syn::Attribute], name: &str, what: &str) -> syn::Result<()> {
     for attr in attrs {
         let path = attr.path();

@@ -394,7 +394,21 @@ fn declared_elsewhere(
             syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
         );
         for meta in metas.iter().flatten() {
-            strict |= matches!(meta, syn::Meta::Path(p) if p.is_ident("strict"));
+            // As the macro reads it: `strict`, `strict = true` or
+            // `strict = false`.
+            match meta {
+                syn::Meta::Path(p) if p.is_ident("strict") => strict = true,
+                syn::Meta::NameValue(nv) if nv.path.is_ident("strict") => {
+                    if let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(b),
+                        ..
+                    }) = &nv.value
+                    {
+                        strict = b.value;
+                    }
+                }
+                _ => {}
+            }
             if let syn::Meta::NameValue(nv) = meta
                 && nv.path.is_ident("name")
                 && let syn::Expr::Lit(syn::ExprLit {

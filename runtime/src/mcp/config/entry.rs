@@ -1,27 +1,41 @@
 //! One server entry of the configuration file, as written and as checked:
-//! the raw document (servers in their order), a raw entry, and the checks
-//! that make it a [`ServerSpec`].
+//! the raw document (servers in their order), and a raw entry made a
+//! [`ServerSpec`] by the spec's reading (`hookwire_spec::parse_server_entry`,
+//! which `cardgen check` runs on the same file).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
-use std::time::Duration;
 
+use hookwire_spec::{EntryTransport, ServerEntry};
 use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
 
+use super::{ServerSpec, Transport};
 use crate::secret::Secret;
 
-use super::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, ServerSpec, Transport};
+/// A map's values as secrets.
+fn secrets(map: BTreeMap<String, String>) -> BTreeMap<String, Secret> {
+    map.into_iter().map(|(k, v)| (k, Secret::from(v))).collect()
+}
 
-/// The document as written: `servers:` as an ordered list of raw entries.
+/// A map of secrets as the spec's checks read it (the values stay in this
+/// process: the checks' errors name keys, never values).
+fn exposed(map: &BTreeMap<String, Secret>) -> BTreeMap<String, String> {
+    map.iter()
+        .map(|(k, v)| (k.clone(), v.expose().to_owned()))
+        .collect()
+}
+
+/// The document as written: `servers:` as an ordered list of raw entries,
+/// and any other top-level key (each an error,
+/// `hookwire_spec::check_server_file_key`).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(super) struct RawFile {
     #[serde(default)]
     pub(super) servers: Ordered,
+    #[serde(flatten)]
+    pub(super) other: BTreeMap<String, Value>,
 }
 
 /// A map that keeps its entries' order.
@@ -51,171 +65,72 @@ impl<'de> Deserialize<'de> for Ordered {
     }
 }
 
-/// A server entry as written.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawServer {
-    command: Option<String>,
-    #[serde(default)]
-    args: Option<Vec<String>>,
-    #[serde(default)]
-    env: Option<BTreeMap<String, String>>,
-    cwd: Option<PathBuf>,
-    url: Option<String>,
-    headers: Option<BTreeMap<String, String>>,
-    bearer_token: Option<String>,
-    timeout_sec: Option<f64>,
-    startup_timeout_sec: Option<f64>,
-    reconnect: Option<bool>,
-}
-
-/// A map's values as secrets.
-fn secrets(map: BTreeMap<String, String>) -> BTreeMap<String, Secret> {
-    map.into_iter().map(|(k, v)| (k, Secret::from(v))).collect()
-}
-
-/// Checks a server name: non-empty, `[A-Za-z0-9_-]`, no `__`.
+/// Checks a server name: non-empty, `[A-Za-z0-9_-]`, no `__` (the
+/// spec's rule, which `cardgen check` applies too).
 pub(crate) fn check_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("a server name must not be empty".to_owned());
-    }
-    if let Some(c) = hookwire_spec::invalid_tool_name_char(name) {
-        return Err(format!(
-            "invalid character {c:?} in the server name (allowed: ASCII letters, digits, `-`, `_`)"
-        ));
-    }
-    if name.contains(hookwire_spec::SERVER_SEPARATOR) {
-        return Err(
-            "a server name must not contain `__` (it separates server and tool in `server__tool`)"
-                .to_owned(),
-        );
-    }
-    Ok(())
+    hookwire_spec::check_server_name(name)
 }
 
-/// Checks a server entry: one transport, and what it allows.
+/// Checks a server entry built in code as a read one is checked.
 pub(super) fn check_spec(spec: &ServerSpec) -> Result<(), String> {
-    match &spec.transport {
-        Transport::Stdio { command, .. } if command.trim().is_empty() => {
-            return Err("`command` must not be empty".to_owned());
-        }
-        Transport::Http { url, .. }
-            if !(url.starts_with("http://") || url.starts_with("https://")) =>
-        {
-            return Err(format!(
-                "`url` must start with http:// or https://, got `{url}`"
-            ));
-        }
-        Transport::Http { headers, .. } => {
-            for (name, value) in headers {
-                super::super::headers::check(name, value.expose())?;
-            }
-        }
-        _ => {}
-    }
-    for (what, d) in [
-        ("timeout_sec", spec.call_timeout),
-        ("startup_timeout_sec", spec.startup_timeout),
-    ] {
-        if d.is_zero() {
-            return Err(format!("`{what}` must be greater than 0"));
-        }
-    }
-    Ok(())
+    to_entry(spec).check()
 }
 
-fn seconds(field: &str, value: Option<f64>, default: Duration) -> Result<Duration, String> {
-    match value {
-        None => Ok(default),
-        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Duration::from_secs_f64(s)),
-        Some(s) => Err(format!(
-            "`{field}` must be a positive number of seconds, got {s}"
-        )),
-    }
-}
-
-/// A server entry as a checked [`ServerSpec`]; the error says what is
-/// wrong with it (the caller names the entry).
-pub(super) fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
-    check_name(name)?;
-    if !value.is_object() {
-        return Err("expected a map with `command` (stdio) or `url` (streamable HTTP)".to_owned());
-    }
-    let raw: RawServer = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    let transport = match (raw.command, raw.url) {
-        (Some(_), Some(_)) => {
-            return Err(
-                "has both `command` and `url`; a server is either stdio (`command`) or streamable HTTP (`url`)"
-                    .to_owned(),
-            );
-        }
-        (None, None) => {
-            return Err("has neither `command` (stdio) nor `url` (streamable HTTP)".to_owned());
-        }
-        (Some(command), None) => {
-            if let Some(key) = [
-                raw.headers.is_some().then_some("headers"),
-                raw.bearer_token.is_some().then_some("bearer_token"),
-            ]
-            .into_iter()
-            .flatten()
-            .next()
-            {
-                return Err(format!(
-                    "`{key}` only applies to streamable HTTP servers (with `url`), not to `command`"
-                ));
-            }
-            Transport::Stdio {
-                command,
-                args: raw.args.unwrap_or_default(),
-                env: secrets(raw.env.unwrap_or_default()),
-                cwd: raw.cwd,
-            }
-        }
-        (None, Some(url)) => {
-            let stdio_only: Vec<Cow<'_, str>> = [
-                raw.args.is_some().then_some("args".into()),
-                raw.env.is_some().then_some("env".into()),
-                raw.cwd.is_some().then_some("cwd".into()),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
-            if !stdio_only.is_empty() {
-                return Err(format!(
-                    "`{}` only applies to stdio servers (with `command`), not to `url`",
-                    stdio_only.join("`, `")
-                ));
-            }
-            let mut headers = raw.headers.unwrap_or_default();
-            if let Some(token) = raw.bearer_token {
-                if headers
-                    .keys()
-                    .any(|k| k.eq_ignore_ascii_case("authorization"))
-                {
-                    return Err(
-                        "has both `bearer_token` and an `Authorization` header; keep one"
-                            .to_owned(),
-                    );
-                }
-                headers.insert("Authorization".to_owned(), format!("Bearer {token}"));
-            }
-            Transport::Http {
-                url,
-                headers: secrets(headers),
-            }
-        }
+/// A server as the spec's entry (what its checks read).
+fn to_entry(spec: &ServerSpec) -> ServerEntry {
+    let transport = match &spec.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => EntryTransport::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: exposed(env),
+            cwd: cwd.clone(),
+        },
+        Transport::Http { url, headers } => EntryTransport::Http {
+            url: url.clone(),
+            headers: exposed(headers),
+        },
     };
-    let spec = ServerSpec {
+    ServerEntry::new(
         transport,
-        call_timeout: seconds("timeout_sec", raw.timeout_sec, DEFAULT_CALL_TIMEOUT)?,
-        startup_timeout: seconds(
-            "startup_timeout_sec",
-            raw.startup_timeout_sec,
-            DEFAULT_STARTUP_TIMEOUT,
-        )?,
-        reconnect: raw.reconnect.unwrap_or(true),
+        spec.call_timeout,
+        spec.startup_timeout,
+        spec.reconnect,
+    )
+}
+
+/// A server entry as a checked [`ServerSpec`]: read and checked by the
+/// spec (`hookwire_spec::parse_server_entry`, what `cardgen check` runs on
+/// the same file); the error says what is wrong with it (the caller names
+/// the entry).
+pub(super) fn parse_server(name: &str, value: Value) -> Result<ServerSpec, String> {
+    let entry = hookwire_spec::parse_server_entry(name, value)?;
+    let transport = match entry.transport {
+        EntryTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => Transport::Stdio {
+            command,
+            args,
+            env: secrets(env),
+            cwd,
+        },
+        EntryTransport::Http { url, headers } => Transport::Http {
+            url,
+            headers: secrets(headers),
+        },
+        _ => return Err("a transport this version does not know".to_owned()),
     };
-    check_spec(&spec)?;
-    Ok(spec)
+    Ok(ServerSpec {
+        transport,
+        call_timeout: entry.call_timeout,
+        startup_timeout: entry.startup_timeout,
+        reconnect: entry.reconnect,
+    })
 }

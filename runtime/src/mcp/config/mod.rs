@@ -41,10 +41,10 @@ pub(crate) use entry::check_name;
 use entry::{RawFile, check_spec, parse_server};
 
 /// The default limit for one tool call.
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_CALL_TIMEOUT: Duration = hookwire_spec::DEFAULT_CALL_TIMEOUT;
 /// The default limit for starting a server, initializing it and listing its
 /// tools.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = hookwire_spec::DEFAULT_STARTUP_TIMEOUT;
 
 /// A set of named MCP servers, in the order they were declared.
 ///
@@ -60,7 +60,7 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// assert_eq!(time.call_timeout, std::time::Duration::from_secs(5));
 ///
 /// let err = McpConfig::from_yaml("servers:\n  time:\n    comand: x\n").unwrap_err();
-/// assert!(err.to_string().starts_with("server `time`: unknown field `comand`"), "{err}");
+/// assert!(err.to_string().starts_with("server `time`: unknown key `comand`"), "{err}");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct McpConfig {
@@ -346,6 +346,17 @@ impl McpConfig {
     }
 
     fn from_raw(raw: RawFile, path: Option<&Path>) -> Result<Self, ConfigError> {
+        if let Some(key) = raw.other.keys().next() {
+            let message = hookwire_spec::check_server_file_key(key)
+                .err()
+                .unwrap_or_default();
+            return Err(ConfigError::Syntax {
+                path: path.map(Path::to_owned),
+                line: None,
+                column: None,
+                message,
+            });
+        }
         let mut servers: Vec<(String, ServerSpec)> = Vec::with_capacity(raw.servers.0.len());
         for (name, value) in raw.servers.0 {
             let spec = parse_server(&name, value).map_err(|message| ConfigError::Server {

@@ -5,11 +5,11 @@ use genai::chat::ChatOptions;
 use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ModelIden, ServiceTarget};
 
+use super::ProviderConfig;
 use super::error::error;
 use super::quiet::quiet;
 use super::request::chat_request;
 use super::response::{our_response, streamed};
-use super::{Provider, ProviderConfig};
 use crate::BoxFuture;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse};
 use crate::secret::Secret;
@@ -155,17 +155,21 @@ impl ProviderModel {
     /// The options of one request: the configured ones, with the output
     /// schema as the provider's structured output when the request asks
     /// for it natively.
+    /// In tool mode ([`ModelRequest::output_tool`]), a tool call is
+    /// required (`tool_choice`), so the answer cannot be text.
     fn options_for(&self, request: &ModelRequest<'_>) -> std::borrow::Cow<'_, ChatOptions> {
-        match request.native_output() {
-            None => std::borrow::Cow::Borrowed(&self.options),
-            Some(spec) => {
-                let mut json = genai::chat::JsonSpec::new(spec.name.clone(), spec.schema.clone());
-                if let Some(d) = &spec.description {
-                    json = json.with_description(d.clone());
-                }
-                std::borrow::Cow::Owned(self.options.clone().with_response_format(json))
+        if let Some(spec) = request.native_output() {
+            let mut json = genai::chat::JsonSpec::new(spec.name.clone(), spec.schema.clone());
+            if let Some(d) = &spec.description {
+                json = json.with_description(d.clone());
             }
+            return std::borrow::Cow::Owned(self.options.clone().with_response_format(json));
         }
+        if request.output_tool().is_some() {
+            let required = genai::chat::ToolChoice::Required;
+            return std::borrow::Cow::Owned(self.options.clone().with_tool_choice(required));
+        }
+        std::borrow::Cow::Borrowed(&self.options)
     }
 }
 
@@ -174,11 +178,12 @@ impl Model for ProviderModel {
         &self.name
     }
 
-    /// OpenAI (chat completions and Responses), Gemini and Ollama answer a
-    /// schema natively; Anthropic answers through the final-answer tool,
-    /// which every Claude model with tools supports.
+    /// Every provider answers a schema natively: OpenAI's
+    /// `response_format` (chat completions and Responses), Anthropic's
+    /// `output_config.format` (structured outputs), Gemini's
+    /// `responseJsonSchema`, Ollama's `format`.
     fn native_output(&self) -> bool {
-        self.config.provider != Provider::Anthropic
+        true
     }
 
     fn complete<'a>(

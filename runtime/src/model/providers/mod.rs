@@ -22,6 +22,8 @@ use std::time::Duration;
 
 use genai::adapter::AdapterKind;
 
+use hookwire_spec::ModelProvider;
+
 use super::ModelError;
 use crate::secret::Secret;
 
@@ -67,14 +69,20 @@ impl Provider {
         Self::ALL.into_iter().find(|p| p.prefix() == prefix)
     }
 
-    /// The model-string prefix.
+    /// The model-string prefix (the spelling is hookwire-spec's, which
+    /// `cardgen check` reads model strings with).
     pub fn prefix(self) -> &'static str {
+        self.spec().prefix()
+    }
+
+    /// The same provider in the shared vocabulary.
+    fn spec(self) -> ModelProvider {
         match self {
-            Self::Anthropic => "anthropic",
-            Self::OpenAi => "openai",
-            Self::OpenAiResponses => "openai-responses",
-            Self::Gemini => "gemini",
-            Self::Ollama => "ollama",
+            Self::Anthropic => ModelProvider::Anthropic,
+            Self::OpenAi => ModelProvider::OpenAi,
+            Self::OpenAiResponses => ModelProvider::OpenAiResponses,
+            Self::Gemini => ModelProvider::Gemini,
+            Self::Ollama => ModelProvider::Ollama,
         }
     }
 
@@ -140,12 +148,6 @@ impl Provider {
         }
         url.push('/');
         url
-    }
-
-    fn known() -> String {
-        let mut names: Vec<&str> = Self::ALL.iter().map(|p| p.prefix()).collect();
-        names.extend(["passthrough", "scripted", "playback"]);
-        names.join(", ")
     }
 }
 
@@ -268,10 +270,6 @@ pub(crate) fn from_prefixed(
     )))
 }
 
-/// The providers (and other model-string prefixes) this build knows.
-pub(crate) fn known() -> String {
-    Provider::known()
-}
 #[cfg(test)]
 mod tests {
     use super::*;

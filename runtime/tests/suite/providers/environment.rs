@@ -18,9 +18,20 @@ fn a_missing_key_or_an_unknown_provider_is_one_error_before_the_run() {
     };
     assert_eq!(
         e.to_string(),
-        "unknown model provider `antropic` in `antropic:claude-x`; known: anthropic, openai, \
-         openai-responses, gemini, ollama, passthrough, scripted, playback"
+        "unknown model provider `antropic` in `antropic:claude-x` (did you mean `anthropic`?); \
+         known: anthropic, openai, openai-responses, gemini, ollama, passthrough, scripted, playback"
     );
+    // A provider's name before a `/` would be an OpenAI model name.
+    let Err(e) = from_spec("anthropic/claude-x", None) else {
+        panic!("`anthropic/claude-x` was taken as an OpenAI model");
+    };
+    assert_eq!(
+        e.to_string(),
+        "model not configured: model string `anthropic/claude-x` would be the OpenAI model \
+         `anthropic/claude-x`: did you mean `anthropic:claude-x`? (for an OpenAI-compatible \
+         router that spells models so, write `openai:anthropic/claude-x`)"
+    );
+    assert!(from_spec("openai:anthropic/claude-x", None).is_ok());
     let Err(e) = from_spec("ollama:", None) else {
         panic!("no model name was accepted");
     };

@@ -1,0 +1,2 @@
+/// Echo.
+pub fn echo(text: String) -> Vec<u8> { text.into_bytes() }
