@@ -8,7 +8,7 @@
 use super::*;
 use futures_util::FutureExt;
 use hookwire::BoxFuture;
-use hookwire::agent::{Agent, Journal, JournalError, RunState, RunStatus};
+use hookwire::agent::{Agent, Journal, JournalError, RunState, RunStatus, StateSeal};
 use hookwire::approval::{DeferAll, NeedsApproval};
 use hookwire::model::{Message, ModelError, ModelRequest, ModelResponse};
 use hookwire::{FnTool, ToolHandler, ToolSource, chain};
@@ -190,7 +190,7 @@ pub(super) async fn goes_on<A: Agent, B: Agent>(
     let mut expected = before.clone();
     expected.push(Message::user("again"));
     assert_eq!(model.last_sent(), expected);
-    let mut imported = fresh();
+    let mut imported = fresh().with_state_seal(StateSeal::unsigned());
     imported.import_state(state).unwrap();
     assert_eq!(imported.history(), before);
     let out = imported.run("again").await.unwrap();

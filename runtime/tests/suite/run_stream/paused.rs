@@ -5,7 +5,7 @@
 
 use super::cancel::{Checking, Slow, quick, refused, slow};
 use super::*;
-use hookwire::agent::RunStatus;
+use hookwire::agent::{RunStatus, StateSeal};
 use hookwire::approval::{DeferAll, NeedsApproval};
 use hookwire::model::Message;
 use hookwire::{ToolHandler, ToolSource, chain};
@@ -40,8 +40,9 @@ async fn a_pause_stays_resumable_and_a_dropped_resumption_stays_paused() {
     assert!(matches!(runner.run("other").await, Err(RunError::Paused)));
     // The paused state imports as it is.
     let state = runner.export_state();
-    let mut copy =
-        Runner::new(make(slow(0).0), model.clone()).with_approvals(Approvals::new(DeferAll));
+    let mut copy = Runner::new(make(slow(0).0), model.clone())
+        .with_approvals(Approvals::new(DeferAll))
+        .with_state_seal(StateSeal::unsigned());
     copy.import_state(state.clone()).unwrap();
     assert!(copy.is_paused());
     let paused_history = runner.history().to_vec();
@@ -166,7 +167,8 @@ async fn a_state_with_an_unanswered_call_is_refused() {
             hookwire::ToolArgs::from_json("{}"),
         )],
     ));
-    let mut other = Runner::new(test_agent("q", Router::new().tool(quick())), model.clone());
+    let mut other = Runner::new(test_agent("q", Router::new().tool(quick())), model.clone())
+        .with_state_seal(StateSeal::unsigned());
     let err = other.import_state(bad.clone()).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -241,7 +243,8 @@ async fn an_export_after_a_drop_carries_no_paused_child_of_the_step() {
     let mut copy = Runner::new(
         test_agent("boss", Router::new().tool(fresh_worker).tool(slow(0).0)),
         model.clone(),
-    );
+    )
+    .with_state_seal(StateSeal::unsigned());
     copy.import_state(state).unwrap();
     let out = copy.run("again").await.unwrap();
     assert_eq!(out.text, "done");
