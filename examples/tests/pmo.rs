@@ -258,16 +258,22 @@ async fn the_typed_answer_comes_back_as_a_pmo_summary() {
 }
 
 /// Done when of #23: `pmo --model anthropic:<model> --typed` against a
-/// local server speaking the Messages stream (events as the streaming
-/// documentation shows them for a `tool_use` block): the model is offered
-/// the final-answer tool with `PmoSummary`'s schema, answers by calling it,
-/// and the binary prints the typed answer.
+/// local server speaking the Messages stream: the model is asked for
+/// `PmoSummary`'s schema natively (structured outputs,
+/// `output_config.format`; no final-answer tool), answers with the JSON as
+/// text, and the binary prints the typed answer.
 #[test]
-fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool() {
+fn the_binary_gets_a_typed_answer_from_anthropic_natively() {
     use mock_http::{Answer, serve};
     use serde_json::json;
     let input = r#"{"updates": [{"city": "New York", "topic": "Anthropic", "status": "On track."}], "notes": []}"#;
     let (head, tail) = input.split_at(30);
+    let text = |chunk: &str| {
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": chunk}}),
+        )
+    };
     let answer = Answer::named_events(&[
         (
             "message_start",
@@ -275,27 +281,17 @@ fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool()
         ),
         (
             "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "name": "final_result", "input": {}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
         ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": head}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": tail}}),
-        ),
+        text(head),
+        text(tail),
         (
             "content_block_stop",
             json!({"type": "content_block_stop", "index": 0}),
         ),
         (
             "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 89}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 89}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
     ]);
@@ -331,15 +327,16 @@ fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool()
     let request = seen
         .recv_timeout(std::time::Duration::from_secs(30))
         .unwrap();
-    let tools = request.body["tools"].as_array().unwrap();
-    let last = tools.last().unwrap();
-    assert_eq!(last["name"], "final_result");
+    let format = &request.body["output_config"]["format"];
+    assert_eq!(format["type"], "json_schema", "{}", request.body);
+    assert_eq!(format["schema"]["required"], json!(["updates", "notes"]));
     assert_eq!(
-        last["input_schema"]["required"],
-        json!(["updates", "notes"])
-    );
-    assert_eq!(
-        last["input_schema"]["properties"]["updates"]["items"]["required"],
+        format["schema"]["properties"]["updates"]["items"]["required"],
         json!(["city", "topic", "status"])
+    );
+    let tools = request.body["tools"].as_array().unwrap();
+    assert!(
+        tools.iter().all(|t| t["name"] != "final_result"),
+        "no final-answer tool: {tools:?}"
     );
 }
