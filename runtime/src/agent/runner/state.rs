@@ -297,16 +297,20 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// paused step (with its paused child runs), the trace so far.
     ///
     /// The state is checked first, and refused with a [`StateError`]
-    /// (leaving the runner as it was) when it is of another format version
+    /// (leaving the runner as it was) when the runner has no
+    /// [`StateSeal`](super::StateSeal) ([`with_state_seal`](Self::with_state_seal)),
+    /// when it is not sealed with the runner's key or was changed since
+    /// (unless the seal is [`unsigned`](super::StateSeal::unsigned)), when
+    /// it is of another format version
     /// or agent, names tools the agent does not have, or its paused step is
     /// not the model's recorded answer (the same calls, ending the
     /// history); when a pending approval or a decision does not name a
     /// waiting call with the arguments it shows, or names one twice; when
-    /// it holds a decision this runner already used; or when one of its
-    /// histories is not a conversation a provider accepts (a tool call
-    /// without a result right after its turn, outside the paused step, or
-    /// a result of no call: [`StateError::History`]; refused, not
-    /// repaired).
+    /// it holds a decision this runner, or any runner sharing its seal's
+    /// record, already used; or when one of its histories is not a
+    /// conversation a provider accepts (a tool call without a result right
+    /// after its turn, outside the paused step, or a result of no call:
+    /// [`StateError::History`]; refused, not repaired).
     ///
     /// A state never loosens the runner: its limits (`max_steps`,
     /// `max_parallel`, `max_forced_continues`, `tool_call_timeout`) are the
@@ -323,7 +327,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// [`import_state`](Self::import_state), taking the state's limits and
     /// approval settings (requirements, sticky decisions) as they are,
     /// even where they are looser than the runner's: only for a state you
-    /// trust as much as your own code.
+    /// trust as much as your own code. Its seal is checked as for
+    /// `import_state`.
     pub fn adopt_state(&mut self, state: RunState) -> Result<(), StateError> {
         self.restore(state, true)
     }
