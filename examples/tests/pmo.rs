@@ -257,13 +257,14 @@ async fn the_typed_answer_comes_back_as_a_pmo_summary() {
     assert_eq!(values[0], values[1]);
 }
 
-/// Done when of #23: `pmo --model anthropic:<model> --typed` against a
-/// local server speaking the Messages stream (events as the streaming
-/// documentation shows them for a `tool_use` block): the model is offered
-/// the final-answer tool with `PmoSummary`'s schema, answers by calling it,
-/// and the binary prints the typed answer.
+/// Done when of #23 (and #36: Anthropic's structured outputs): `pmo
+/// --model anthropic:<model> --typed` against a local server speaking the
+/// Messages stream (events as the streaming documentation shows them for a
+/// text block): the model is asked for `PmoSummary`'s schema natively
+/// (`output_config.format`), answers with its JSON text, and the binary
+/// prints the typed answer.
 #[test]
-fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool() {
+fn the_binary_gets_a_typed_answer_from_anthropic_natively() {
     use mock_http::{Answer, serve};
     use serde_json::json;
     let input = r#"{"updates": [{"city": "New York", "topic": "Anthropic", "status": "On track."}], "notes": []}"#;
@@ -275,19 +276,15 @@ fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool()
         ),
         (
             "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "name": "final_result", "input": {}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
         ),
         (
             "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": head}}),
         ),
         (
             "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": head}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": tail}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": tail}}),
         ),
         (
             "content_block_stop",
@@ -295,7 +292,7 @@ fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool()
         ),
         (
             "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 89}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 89}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
     ]);
@@ -332,14 +329,15 @@ fn the_binary_gets_a_typed_answer_from_anthropic_through_the_final_answer_tool()
         .recv_timeout(std::time::Duration::from_secs(30))
         .unwrap();
     let tools = request.body["tools"].as_array().unwrap();
-    let last = tools.last().unwrap();
-    assert_eq!(last["name"], "final_result");
-    assert_eq!(
-        last["input_schema"]["required"],
-        json!(["updates", "notes"])
+    assert!(
+        tools.iter().all(|t| t["name"] != "final_result"),
+        "no final-answer tool: {tools:#?}"
     );
+    let format = &request.body["output_config"]["format"];
+    assert_eq!(format["type"], "json_schema", "{}", request.body);
+    assert_eq!(format["schema"]["required"], json!(["updates", "notes"]));
     assert_eq!(
-        last["input_schema"]["properties"]["updates"]["items"]["required"],
+        format["schema"]["properties"]["updates"]["items"]["required"],
         json!(["city", "topic", "status"])
     );
 }
