@@ -257,23 +257,18 @@ async fn the_typed_answer_comes_back_as_a_pmo_summary() {
     assert_eq!(values[0], values[1]);
 }
 
-/// Done when of #23: `pmo --model anthropic:<model> --typed` against a
-/// local server speaking the Messages stream: the model is asked for
-/// `PmoSummary`'s schema natively (structured outputs,
-/// `output_config.format`; no final-answer tool), answers with the JSON as
-/// text, and the binary prints the typed answer.
+/// Done when of #23 (and #36: Anthropic's structured outputs): `pmo
+/// --model anthropic:<model> --typed` against a local server speaking the
+/// Messages stream (events as the streaming documentation shows them for a
+/// text block): the model is asked for `PmoSummary`'s schema natively
+/// (`output_config.format`), answers with its JSON text, and the binary
+/// prints the typed answer.
 #[test]
 fn the_binary_gets_a_typed_answer_from_anthropic_natively() {
     use mock_http::{Answer, serve};
     use serde_json::json;
     let input = r#"{"updates": [{"city": "New York", "topic": "Anthropic", "status": "On track."}], "notes": []}"#;
     let (head, tail) = input.split_at(30);
-    let text = |chunk: &str| {
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": chunk}}),
-        )
-    };
     let answer = Answer::named_events(&[
         (
             "message_start",
@@ -283,8 +278,14 @@ fn the_binary_gets_a_typed_answer_from_anthropic_natively() {
             "content_block_start",
             json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
         ),
-        text(head),
-        text(tail),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": head}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": tail}}),
+        ),
         (
             "content_block_stop",
             json!({"type": "content_block_stop", "index": 0}),
@@ -327,16 +328,16 @@ fn the_binary_gets_a_typed_answer_from_anthropic_natively() {
     let request = seen
         .recv_timeout(std::time::Duration::from_secs(30))
         .unwrap();
+    let tools = request.body["tools"].as_array().unwrap();
+    assert!(
+        tools.iter().all(|t| t["name"] != "final_result"),
+        "no final-answer tool: {tools:#?}"
+    );
     let format = &request.body["output_config"]["format"];
     assert_eq!(format["type"], "json_schema", "{}", request.body);
     assert_eq!(format["schema"]["required"], json!(["updates", "notes"]));
     assert_eq!(
         format["schema"]["properties"]["updates"]["items"]["required"],
         json!(["city", "topic", "status"])
-    );
-    let tools = request.body["tools"].as_array().unwrap();
-    assert!(
-        tools.iter().all(|t| t["name"] != "final_result"),
-        "no final-answer tool: {tools:?}"
     );
 }

@@ -19,11 +19,14 @@ pub const FINAL_RESULT_TOOL: &str = "final_result";
 #[non_exhaustive]
 pub enum OutputMode {
     /// The provider's own structured output: the answer's text is the
-    /// JSON value (OpenAI `response_format`, Gemini `responseJsonSchema`,
-    /// Ollama `format`).
+    /// JSON value (OpenAI `response_format`, Anthropic
+    /// `output_config.format`, Gemini `responseJsonSchema`, Ollama
+    /// `format`).
     Native,
     /// A final-answer tool ([`OutputSpec::tool`]) whose arguments are the
-    /// answer; a JSON text answer is accepted too.
+    /// answer, and a tool call required of the model where its client can
+    /// ask ([`ModelRequest::output_tool`](super::ModelRequest::output_tool));
+    /// a JSON text answer is accepted too.
     Tool,
 }
 

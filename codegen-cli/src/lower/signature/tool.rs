@@ -110,15 +110,7 @@ pub(crate) fn tool_params(sig: &Signature, strict: bool) -> syn::Result<Vec<Tool
                 ));
             }
         };
-        let default = param_default(&arg.attrs, &name, &ident, strict)?;
-        if let Some((_, expr)) = &default
-            && let Some(why) = super::default_value::literal_mismatch(expr, &arg.ty)
-        {
-            return Err(syn::Error::new_spanned(
-                expr,
-                format!("the default of parameter `{ident}` of tool `{name}` {why}"),
-            ));
-        }
+        let default = param_default(&arg.attrs, &name, &ident, &arg.ty, strict)?;
         if unraw_str(&ident).starts_with(RESERVED) {
             return Err(syn::Error::new_spanned(
                 &ident,
@@ -195,6 +187,7 @@ fn param_default(
     attrs: &[syn::Attribute],
     name: &str,
     ident: &syn::Ident,
+    ty: &syn::Type,
     strict: bool,
 ) -> syn::Result<Option<(syn::Attribute, syn::Expr)>> {
     let mut found = attrs.iter().filter(|a| is_default_attr(a));
@@ -241,6 +234,14 @@ fn param_default(
             ),
         )
     })?;
+    // A literal of the wrong type, refused here so that `cardgen check`
+    // refuses it too (rustc would, in the generated default function).
+    if let Some(why) = super::default_value::literal_mismatch(&expr, ty) {
+        return Err(syn::Error::new_spanned(
+            &expr,
+            format!("the default of parameter `{ident}` of tool `{name}` {why}"),
+        ));
+    }
     Ok(Some((attr.clone(), expr)))
 }
 
