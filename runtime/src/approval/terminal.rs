@@ -156,11 +156,7 @@ mod tests {
         let arguments = ToolArgs::from_value(args).unwrap();
         let request = ApprovalRequest::new(&key, &arguments, "because\r\u{202e}", None);
         let q = question(&request);
-        assert!(
-            !q.chars().any(|c| crate::outside::is_unsafe(c)),
-            "{}",
-            &q[..200]
-        );
+        assert!(!q.chars().any(crate::outside::is_unsafe), "{}", &q[..200]);
         assert!(q.contains("\\u001b[2K"), "{}", &q[..200]);
         assert!(q.contains("rm\\u{1b}]0;x\\u{7}"), "{}", &q[..200]);
         assert!(q.contains("because\\u{d}\\u{202e}"), "{q:.0}");

@@ -86,8 +86,8 @@ pub(crate) fn resolve(
     let mut out = HashMap::with_capacity(headers.len());
     for (name, value) in headers {
         let mut text = String::new();
-        let pieces =
-            hookwire_spec::header_pieces(value.expose()).map_err(|e| format!("header `{name}`: {e}"))?;
+        let pieces = hookwire_spec::header_pieces(value.expose())
+            .map_err(|e| format!("header `{name}`: {e}"))?;
         for piece in pieces {
             match piece {
                 HeaderPiece::Text(t) => text.push_str(t),

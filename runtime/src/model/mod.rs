@@ -41,19 +41,20 @@ use hookwire_chain::call::ToolCall;
 pub use hookwire_chain::message::{Message, Thought};
 use hookwire_chain::tool::ToolDefinition;
 
+mod error;
 #[cfg(feature = "openai")]
 mod openai;
 mod output;
 mod passthrough;
 #[cfg(feature = "providers")]
 mod providers;
-mod error;
 mod retry;
 mod scripted;
 mod scrub;
 #[cfg(feature = "yaml")]
 mod yaml;
 
+pub use error::ModelError;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAiConfig, OpenAiModel};
@@ -63,7 +64,6 @@ pub use passthrough::PassthroughModel;
 #[cfg(feature = "providers")]
 #[cfg_attr(docsrs, doc(cfg(feature = "providers")))]
 pub use providers::{Provider, ProviderConfig, ProviderModel};
-pub use error::ModelError;
 pub use retry::{RetryNote, complete_with_retry};
 pub use scripted::{Script, ScriptMode, ScriptedModel, ScriptedToolCall, Turn, TurnExpectation};
 
