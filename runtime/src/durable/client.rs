@@ -238,21 +238,8 @@ impl DurableClient {
         invocation: &str,
     ) -> Result<Option<String>, ClientError> {
         let invocation = checked_invocation_id(invocation)?;
-        let url = format!("{}/query", admin.trim_end_matches('/'));
         let query = format!("SELECT status FROM sys_invocation WHERE id = '{invocation}'");
-        let answer: Value = self
-            .send(
-                self.http
-                    .post(&url)
-                    .header("accept", "application/json")
-                    .json(&json!({ "query": query })),
-                &url,
-            )
-            .await?;
-        Ok(answer
-            .pointer("/rows/0/status")
-            .and_then(Value::as_str)
-            .map(str::to_owned))
+        self.admin_value(admin, &query, "status").await
     }
 
     /// Starts a run of `prompt` in `session` without waiting for it, and
@@ -331,7 +318,6 @@ impl DurableClient {
     /// public networks.
     pub async fn state(&self, admin: &str, session: &str) -> Result<Option<RunState>, ClientError> {
         check_session_id(session)?;
-        let url = format!("{}/query", admin.trim_end_matches('/'));
         // Neither name can hold a quote: a durable name is an identifier,
         // a session id is checked above (unreserved URL characters).
         let query = format!(
@@ -340,6 +326,26 @@ impl DurableClient {
             self.agent.session_service(),
             session
         );
+        let Some(text) = self.admin_value(admin, &query, "value_utf8").await? else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| ClientError::Decode {
+                url: query_url(admin),
+                message: e.to_string(),
+            })
+    }
+
+    /// The text of `column` in the first row that `query` gives on the
+    /// admin API at `admin`; `None` when there is no such row.
+    async fn admin_value(
+        &self,
+        admin: &str,
+        query: &str,
+        column: &str,
+    ) -> Result<Option<String>, ClientError> {
+        let url = query_url(admin);
         let answer: Value = self
             .send(
                 self.http
@@ -349,15 +355,10 @@ impl DurableClient {
                 &url,
             )
             .await?;
-        let Some(text) = answer.pointer("/rows/0/value_utf8").and_then(Value::as_str) else {
-            return Ok(None);
-        };
-        serde_json::from_str(text)
-            .map(Some)
-            .map_err(|e| ClientError::Decode {
-                url,
-                message: e.to_string(),
-            })
+        Ok(answer
+            .pointer(&format!("/rows/0/{column}"))
+            .and_then(Value::as_str)
+            .map(str::to_owned))
     }
 
     async fn send<T: DeserializeOwned>(
@@ -438,4 +439,9 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = e.source();
     }
     text
+}
+
+/// The query endpoint of the admin API at `admin`.
+fn query_url(admin: &str) -> String {
+    format!("{}/query", admin.trim_end_matches('/'))
 }
