@@ -2,10 +2,8 @@
 //! arguments its tool received, the approval gates it passed, its progress
 //! messages), kept by the run and written by the chain.
 
-use std::sync::Arc;
-
 use crate::approve::ApprovalNote;
-use crate::call::ToolArgs;
+use crate::call::{CallStr, ToolArgs};
 
 /// Where the calls of a run note what their tool received and the approval
 /// gates they passed, for the run's trace: set by the agent loop on its scope; `None` elsewhere, so that a
@@ -21,7 +19,7 @@ pub struct CallLog {
 }
 
 /// The calls of a [`CallLog`] in flight, by id.
-type OpenCalls = smallvec::SmallVec<[(Arc<str>, CallNotes); 1]>;
+type OpenCalls = smallvec::SmallVec<[(CallStr, CallNotes); 1]>;
 
 /// What one call of a run noted for its trace record.
 #[derive(Default)]
@@ -47,7 +45,7 @@ impl CallLog {
     /// instead of copying it, and arguments its tool receives unchanged
     /// are not kept twice).
     #[inline]
-    pub fn open(&self, id: &Arc<str>, sent: &ToolArgs) {
+    pub fn open(&self, id: &CallStr, sent: &ToolArgs) {
         let mut calls = crate::lock(&self.calls);
         let sent = sent.shared_identity();
         match calls.iter_mut().find(|(open, _)| same_id(open, id)) {
@@ -68,7 +66,7 @@ impl CallLog {
         let at = match calls.iter().position(|(open, _)| same_id(open, id)) {
             Some(at) => at,
             None => {
-                calls.push((Arc::from(id), CallNotes::default()));
+                calls.push((CallStr::from(id), CallNotes::default()));
                 calls.len() - 1
             }
         };

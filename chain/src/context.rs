@@ -8,6 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::approve::Approver;
+use crate::call::CallStr;
 use crate::scope::CallScope;
 pub use hookwire_spec::ToolSource;
 
@@ -22,54 +23,11 @@ pub use hookwire_spec::ToolSource;
 pub struct ToolContext {
     scope: CallScope,
     server: Option<Arc<str>>,
-    tool: ToolName,
+    tool: CallStr,
     source: ToolSource,
-    tool_use_id: Arc<str>,
+    tool_use_id: CallStr,
     extensions: Extensions,
     meta: crate::ToolMeta,
-}
-
-/// A tool's name in a context: borrowed from the tool set that names it
-/// with a `&'static str` (generated tool sets do), or shared with the
-/// model's call (the id and name a step keeps once, as `Arc<str>`): either
-/// way, building a context copies no text.
-#[derive(Clone)]
-#[doc(hidden)]
-pub enum ToolName {
-    /// A name the tool set holds for the program's life.
-    Static(&'static str),
-    /// A name shared with the call that named the tool.
-    Shared(Arc<str>),
-}
-
-impl ToolName {
-    /// The name.
-    #[inline]
-    #[doc(hidden)]
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Static(name) => name,
-            Self::Shared(name) => name,
-        }
-    }
-
-    /// An owned name, shared from now on; out of line, so that building a
-    /// context with a static name (every call of a generated tool set)
-    /// inlines to one store.
-    #[inline(never)]
-    fn owned(name: String) -> Self {
-        Self::Shared(name.into())
-    }
-}
-
-impl From<Cow<'static, str>> for ToolName {
-    #[inline(always)]
-    fn from(name: Cow<'static, str>) -> Self {
-        match name {
-            Cow::Borrowed(name) => Self::Static(name),
-            Cow::Owned(name) => Self::owned(name),
-        }
-    }
 }
 
 impl ToolContext {
@@ -78,12 +36,12 @@ impl ToolContext {
     pub fn new(
         tool: impl Into<Cow<'static, str>>,
         source: ToolSource,
-        tool_use_id: impl Into<Arc<str>>,
+        tool_use_id: impl Into<CallStr>,
     ) -> Self {
         Self {
             scope: CallScope::default(),
             server: None,
-            tool: ToolName::from(tool.into()),
+            tool: CallStr::from(tool.into()),
             source,
             tool_use_id: tool_use_id.into(),
             extensions: Extensions::new(),
@@ -96,9 +54,9 @@ impl ToolContext {
     #[inline(always)]
     #[doc(hidden)]
     pub fn scoped(
-        tool: ToolName,
+        tool: CallStr,
         source: ToolSource,
-        tool_use_id: Arc<str>,
+        tool_use_id: CallStr,
         scope: CallScope,
         server: Option<Arc<str>>,
     ) -> Self {
@@ -116,9 +74,9 @@ impl ToolContext {
     #[inline(always)]
     #[doc(hidden)]
     pub fn scoped_with_meta(
-        tool: ToolName,
+        tool: CallStr,
         source: ToolSource,
-        tool_use_id: Arc<str>,
+        tool_use_id: CallStr,
         scope: CallScope,
         server: Option<Arc<str>>,
         meta: crate::ToolMeta,
@@ -198,10 +156,7 @@ impl ToolContext {
     #[doc(hidden)]
     #[inline]
     pub fn static_tool(&self) -> Option<&'static str> {
-        match self.tool {
-            ToolName::Static(name) => Some(name),
-            ToolName::Shared(_) => None,
-        }
+        self.tool.as_static()
     }
 
     /// Where the tool comes from.

@@ -3,11 +3,9 @@
 //! instruction read the history ([`StepView`](crate::StepView)); the
 //! model layer and the loop use them from here.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
-use crate::call::{ToolCall, ToolResult};
+use crate::call::{CallStr, ToolCall, ToolResult};
 
 /// One message of a conversation.
 ///
@@ -44,9 +42,9 @@ pub enum Message {
     /// The result of one tool call, answering the call with the same id.
     Tool {
         /// The id of the call this answers (shared with the call's).
-        tool_call_id: Arc<str>,
+        tool_call_id: CallStr,
         /// The tool's name (shared with the call's).
-        name: Arc<str>,
+        name: CallStr,
         /// The result the model reads.
         result: ToolResult,
     },
@@ -91,8 +89,8 @@ impl Message {
 
     /// A tool result message.
     pub fn tool(
-        tool_call_id: impl Into<Arc<str>>,
-        name: impl Into<Arc<str>>,
+        tool_call_id: impl Into<CallStr>,
+        name: impl Into<CallStr>,
         result: ToolResult,
     ) -> Self {
         Self::Tool {

@@ -3,11 +3,11 @@
 //! call stands in the run) and the one channel up to the run.
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
 use crate::approve::identity::CallPlace;
 use crate::approve::{Approver, CallSite};
+use crate::call::CallStr;
 use crate::call_log::CallLog;
 use crate::channel::RunChannel;
 use crate::context::{ToolContext, ToolSource};
@@ -351,32 +351,12 @@ impl CallScope {
     #[inline(always)]
     pub fn context(
         &self,
-        tool: Cow<'static, str>,
+        tool: CallStr,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: Arc<str>,
+        tool_use_id: CallStr,
     ) -> ToolContext {
-        ToolContext::scoped(tool.into(), source, tool_use_id, self.clone(), server)
-    }
-
-    /// [`context`](Self::context) for a tool named by the call itself (a
-    /// route, an MCP or run-time tool): the context shares the call's name
-    /// instead of copying it.
-    #[inline]
-    pub fn context_shared(
-        &self,
-        tool: Arc<str>,
-        source: ToolSource,
-        server: Option<Arc<str>>,
-        tool_use_id: Arc<str>,
-    ) -> ToolContext {
-        ToolContext::scoped(
-            crate::context::ToolName::Shared(tool),
-            source,
-            tool_use_id,
-            self.clone(),
-            server,
-        )
+        ToolContext::scoped(tool, source, tool_use_id, self.clone(), server)
     }
 
     /// [`context`](Self::context) for a tool that declares metadata
@@ -385,13 +365,13 @@ impl CallScope {
     #[inline(always)]
     pub fn context_with_meta(
         &self,
-        tool: Cow<'static, str>,
+        tool: CallStr,
         source: ToolSource,
         server: Option<Arc<str>>,
-        tool_use_id: Arc<str>,
+        tool_use_id: CallStr,
         meta: crate::ToolMeta,
     ) -> ToolContext {
-        ToolContext::scoped_with_meta(tool.into(), source, tool_use_id, self.clone(), server, meta)
+        ToolContext::scoped_with_meta(tool, source, tool_use_id, self.clone(), server, meta)
     }
 }
 

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::call::{Outcome, ToolCall, ToolResult, into_result};
+use crate::call::{CallStr, Outcome, ToolCall, ToolResult, into_result};
 use crate::context::ToolSource;
 use crate::declare::ToolDecl;
 use crate::error::ToolError;
@@ -74,6 +74,17 @@ pub trait ToolSet: Send + Sync {
     /// Whether a tool of this name exists.
     fn contains(&self, name: &str) -> bool {
         self.source(name).is_some()
+    }
+
+    /// The set's own name for the tool the model called `name`: a
+    /// generated tool set's `&'static str`, a [`Router`] route's static
+    /// name. The agent loop keeps it instead of the model's string (which
+    /// it would otherwise share, one copy per call), once, when the answer
+    /// arrives. `None` (the default) for a name the set does not declare
+    /// as a static string.
+    fn declared_name(&self, name: &str) -> Option<CallStr> {
+        let _ = name;
+        None
     }
 
     /// Runs `call` through its tool's chain; an unknown name gives
@@ -225,6 +236,11 @@ pub trait RouterList: Send + Sync {
         let _ = name;
         crate::ToolMeta::EMPTY
     }
+    /// The route's static name, if it has one and is called `name`.
+    fn declared_name(&self, name: &str) -> Option<CallStr> {
+        let _ = name;
+        None
+    }
     /// Dispatches to the route named `call.name`.
     fn dispatch(&self, scope: &CallScope, call: ToolCall) -> impl Future<Output = Outcome> + Send;
 }
@@ -261,6 +277,14 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
         }
     }
 
+    fn declared_name(&self, name: &str) -> Option<CallStr> {
+        match &self.name {
+            Cow::Borrowed(own) if *own == name => Some(CallStr::from_static(own)),
+            Cow::Owned(own) if own == name => None,
+            _ => self.rest.declared_name(name),
+        }
+    }
+
     fn tool_view(&self, name: &str) -> Option<crate::ToolView> {
         if self.name == name {
             self.view
@@ -283,9 +307,9 @@ impl<C: Handler, R: RouterList> RouterList for RouterEntry<C, R> {
             // any other shares the call's name (no copy either way).
             let cx = match &self.name {
                 Cow::Borrowed(name) => {
-                    scope.context(Cow::Borrowed(name), self.source, None, call.id)
+                    scope.context(CallStr::from_static(name), self.source, None, call.id)
                 }
-                Cow::Owned(_) => scope.context_shared(call.name, self.source, None, call.id),
+                Cow::Owned(_) => scope.context(call.name, self.source, None, call.id),
             };
             let mut cx = cx.with_meta(self.meta.clone());
             let future = self.chain.call(&mut cx, call.arguments);
@@ -307,6 +331,10 @@ impl<R: RouterList> ToolSet for Router<R> {
         self.shared
             .get_or_init(|| self.definitions().into())
             .clone()
+    }
+
+    fn declared_name(&self, name: &str) -> Option<CallStr> {
+        self.routes.declared_name(name)
     }
 
     fn source(&self, name: &str) -> Option<ToolSource> {

@@ -31,8 +31,10 @@
 //!     without an `async fn`, their `around` a plain function returning a
 //!     named future (for information: what the layers cost without a state
 //!     machine each; `noop16_poll` is the floor, the root of the call alone).
-//! * group `e2e`, a call the way a model sends it: id, tool name and JSON
-//!   argument text (owned strings, the id and name shared as `ToolCall` holds them, made outside the timed region) -> dispatch
+//! * group `e2e`, a call the way a provider parses it from a model's
+//!   answer: id, tool name and JSON argument text, three `String`s made
+//!   outside the timed region (the `_arc` cases: the id and name made as
+//!   `Arc<str>`, a second row) -> dispatch
 //!   by name among three tools -> typed arguments (serde) -> the tool -> the
 //!   result's JSON text:
 //!   - `hand_written`: an async fn that matches the name, `serde_json::from_str`s
@@ -50,6 +52,10 @@
 //!     `add_one`, all `#[hookwire::hook]`s but the counter;
 //!   - `hookwire_0_hooks`, `hookwire_4_hooks`: the same two through a
 //!     hand-built `Router` (a linear list of routes, each an `async fn`);
+//!   - `generated_guard_3_pass`: the three generated tools, `add_one`
+//!     behind a guard that reads its argument `x` and three hooks that pass
+//!     the call through (an around, a pre and a post `#[hookwire::hook]`;
+//!     target: at most 3.5x `hand_written`);
 //!   - `generated_reads_args`: the three generated tools, `add_one` behind
 //!     one `#[hookwire::hook]` pre hook that reads its argument `x`.
 //! * group `loop`, whole sessions of the agent loop (`Runner`) over the

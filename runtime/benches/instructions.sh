@@ -11,7 +11,9 @@ bin=${1:?usage: $0 <chain bench binary> [<group>/<case> ...]}
 shift
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
-  cases=(e2e/input_only e2e/hand_written e2e/generated_0_hooks e2e/generated_reads_args
+  cases=(e2e/input_only e2e/hand_written e2e/generated_0_hooks e2e/generated_4_hooks
+    e2e/generated_guard_3_pass e2e/generated_reads_args
+    e2e/input_only_arc e2e/hand_written_arc e2e/generated_0_hooks_arc
     loop/answer_only loop/one_call loop/answer_only_streamed loop/one_call_streamed)
 fi
 total() {

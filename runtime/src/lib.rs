@@ -141,7 +141,7 @@ pub use hookwire_macros::{agent, args, hook, tool};
 /// to the run it belongs to.
 pub mod call {
     pub use hookwire_chain::call::{
-        Content, Contents, EmbeddedResource, ImageContent, NoArgs, schema_for,
+        CallStr, Content, Contents, EmbeddedResource, ImageContent, NoArgs, schema_for,
     };
     pub use hookwire_chain::call_log::{CallLog, CallNotes};
     pub use hookwire_chain::{

@@ -21,12 +21,14 @@ use crate::error::ToolError;
 ///
 /// It is three words: every layer of a chain moves it, so it stays small.
 /// A parsed object is shared by clones and copied only when a shared one is
-/// rewritten (copy on write). The agent loop parses the model's text once
-/// per call ([`share`](Self::share)), so that it keeps the call in the
-/// history, hands the tool its arguments and notes them in the trace
-/// without copying a large argument each time. A text given to a tool set
-/// directly stays a plain `String`, which costs nothing to take, and is
-/// parsed straight into the tool's typed arguments.
+/// rewritten (copy on write). The agent loop shares the model's text once
+/// per call ([`share_text`](Self::share_text): one copy, no parsing), so
+/// that it keeps the call in the history, hands the tool its arguments and
+/// notes them in the trace without copying a large argument each time; the
+/// tool still parses the text straight into its typed arguments, and a
+/// hook that reads a field parses it into an object once for the whole
+/// chain. A text given to a tool set directly stays a plain `String`, which
+/// costs nothing to take.
 #[derive(Clone)]
 pub struct ToolArgs {
     repr: Repr,
@@ -43,6 +45,9 @@ enum Repr {
     /// bench), although the arguments there are never an object.
     #[allow(clippy::redundant_allocation)]
     Object(Box<Arc<Map<String, Value>>>),
+    /// The model's text, shared by clones ([`ToolArgs::share_text`]):
+    /// unparsed until someone reads a field.
+    Shared(Arc<str>),
 }
 
 impl ToolArgs {
@@ -96,7 +101,18 @@ impl ToolArgs {
     /// Whether the arguments are still the unparsed text the model sent.
     #[inline]
     pub fn is_raw(&self) -> bool {
-        matches!(self.repr, Repr::Json(_))
+        matches!(self.repr, Repr::Json(_) | Repr::Shared(_))
+    }
+
+    /// Makes clones cheap without parsing: the model's text is copied once
+    /// into a shared one, which clones hold by reference count. A reader of
+    /// a field parses it then (once per holder); a tool parses it straight
+    /// into its typed arguments. Parsed arguments are shared already.
+    #[inline]
+    pub fn share_text(&mut self) {
+        if let Repr::Json(text) = &mut self.repr {
+            self.repr = Repr::Shared(Arc::from(std::mem::take(text)));
+        }
     }
 
     /// Makes clones cheap: a text that parses as an object is parsed now,
@@ -105,7 +121,7 @@ impl ToolArgs {
     /// reports the error.
     #[inline]
     pub fn share(&mut self) {
-        if let Repr::Json(text) = &self.repr
+        if let Some(text) = self.raw_text()
             && let Ok(map) = parse_object(text)
         {
             self.repr = Repr::Object(Box::new(Arc::new(map)));
@@ -117,13 +133,13 @@ impl ToolArgs {
     /// writes through.
     #[inline]
     fn parsed_arc(&mut self) -> Result<&mut Arc<Map<String, Value>>, ToolError> {
-        if let Repr::Json(text) = &self.repr {
+        if let Some(text) = self.raw_text() {
             let map = parse_object(text)?;
             self.repr = Repr::Object(Box::new(Arc::new(map)));
         }
         match &mut self.repr {
             Repr::Object(map) => Ok(&mut **map),
-            Repr::Json(_) => unreachable!("the text was just parsed"),
+            Repr::Json(_) | Repr::Shared(_) => unreachable!("the text was just parsed"),
         }
     }
 
@@ -158,7 +174,7 @@ impl ToolArgs {
     pub fn parsed(&self) -> Option<&Map<String, Value>> {
         match &self.repr {
             Repr::Object(map) => Some(map),
-            Repr::Json(_) => None,
+            Repr::Json(_) | Repr::Shared(_) => None,
         }
     }
 
@@ -174,6 +190,7 @@ impl ToolArgs {
     pub fn is_shared_with(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
             (Repr::Object(a), Repr::Object(b)) => Arc::ptr_eq(a, b),
+            (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -188,6 +205,7 @@ impl ToolArgs {
     pub fn shared_identity(&self) -> Option<usize> {
         match &self.repr {
             Repr::Object(map) => Some(Arc::as_ptr(map) as usize),
+            Repr::Shared(text) => Some(Arc::as_ptr(text).cast::<u8>() as usize),
             Repr::Json(_) => None,
         }
     }
@@ -198,6 +216,7 @@ impl ToolArgs {
     pub fn raw_text(&self) -> Option<&str> {
         match &self.repr {
             Repr::Json(text) => Some(text),
+            Repr::Shared(text) => Some(text),
             Repr::Object(_) => None,
         }
     }
@@ -207,6 +226,7 @@ impl ToolArgs {
     pub fn to_value(&self) -> Result<Value, ToolError> {
         match &self.repr {
             Repr::Json(text) => parse_object(text).map(Value::Object),
+            Repr::Shared(text) => parse_object(text).map(Value::Object),
             Repr::Object(map) => Ok(Value::Object((***map).clone())),
         }
     }
@@ -221,12 +241,16 @@ impl ToolArgs {
         // it, or no text at all) does no bookkeeping; blank or odd texts,
         // objects and failures go out of line, and only a failure pays for a
         // second, path-tracking pass that finds the field to name.
-        match &self.repr {
-            Repr::Json(text) if text.starts_with('{') || text.is_empty() => {
-                serde_json::from_str::<T>(json_text(text))
-                    .map_err(|error| self.invalid::<T>(tool, error))
-            }
-            _ => self.parse_slow(tool),
+        let text: &str = match &self.repr {
+            Repr::Json(text) => text,
+            Repr::Shared(text) => text,
+            Repr::Object(_) => return self.parse_slow(tool),
+        };
+        if text.starts_with('{') || text.is_empty() {
+            serde_json::from_str::<T>(json_text(text))
+                .map_err(|error| self.invalid::<T>(tool, error))
+        } else {
+            self.parse_slow(tool)
         }
     }
 
@@ -234,7 +258,8 @@ impl ToolArgs {
     #[inline(never)]
     fn parse_slow<T: DeserializeOwned>(&self, tool: &str) -> Result<T, ToolError> {
         let first = match &self.repr {
-            Repr::Json(text) => {
+            Repr::Json(_) | Repr::Shared(_) => {
+                let text = self.raw_text().unwrap_or_default();
                 // serde accepts a struct from a JSON array too; a tool's
                 // arguments must be an object.
                 let text = json_text(text);
@@ -258,7 +283,8 @@ impl ToolArgs {
     #[inline(never)]
     fn invalid<T: DeserializeOwned>(&self, tool: &str, error: impl fmt::Display) -> ToolError {
         let tracked = match &self.repr {
-            Repr::Json(text) => {
+            Repr::Json(_) | Repr::Shared(_) => {
+                let text = self.raw_text().unwrap_or_default();
                 let mut de = serde_json::Deserializer::from_str(json_text(text));
                 serde_path_to_error::deserialize::<_, T>(&mut de).err()
             }
@@ -330,7 +356,13 @@ impl fmt::Debug for ToolArgs {
     #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.repr {
-            Repr::Json(text) => write!(f, "ToolArgs({})", json_text(text)),
+            Repr::Json(_) | Repr::Shared(_) => {
+                write!(
+                    f,
+                    "ToolArgs({})",
+                    json_text(self.raw_text().unwrap_or_default())
+                )
+            }
             Repr::Object(map) => write!(f, "ToolArgs({})", Value::Object((***map).clone())),
         }
     }
@@ -344,7 +376,7 @@ impl PartialEq for ToolArgs {
         match (&self.repr, &other.repr) {
             _ if self.is_shared_with(other) => true,
             (Repr::Object(a), Repr::Object(b)) => a == b,
-            (Repr::Json(a), Repr::Json(b)) if a == b => true,
+            _ if self.raw_text().is_some() && self.raw_text() == other.raw_text() => true,
             _ => match (self.to_value(), other.to_value()) {
                 (Ok(a), Ok(b)) => a == b,
                 _ => false,
@@ -364,11 +396,13 @@ impl Serialize for ToolArgs {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.repr {
             Repr::Object(map) => map.serialize(serializer),
-            Repr::Json(text) => match parse_object(text) {
-                Ok(map) => map.serialize(serializer),
-                // Keep what the model sent, so a resumed run shows it verbatim.
-                Err(_) => serializer.serialize_str(text),
-            },
+            Repr::Json(_) | Repr::Shared(_) => {
+                match parse_object(self.raw_text().unwrap_or_default()) {
+                    Ok(map) => map.serialize(serializer),
+                    // Keep what the model sent, so a resumed run shows it verbatim.
+                    Err(_) => serializer.serialize_str(self.raw_text().unwrap_or_default()),
+                }
+            }
         }
     }
 }

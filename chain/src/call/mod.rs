@@ -1,14 +1,13 @@
 //! What travels through a chain: the call ([`ToolCall`]), its arguments
 //! ([`ToolArgs`], `args.rs`) and its result ([`ToolResult`], `result.rs`).
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 
 mod args;
 mod result;
+mod text;
 
 /// The arguments of a tool without parameters, and the schema of a tool's
 /// arguments, with the rest of what a call carries.
@@ -17,29 +16,32 @@ pub use args::ToolArgs;
 #[doc(hidden)]
 pub use args::kind as json_kind;
 pub use result::{Content, Contents, EmbeddedResource, ImageContent, ToolResult};
+pub use text::CallStr;
 
 /// A tool call as a model makes it: an id, a tool name and JSON-object
 /// arguments.
 ///
-/// The id and the name are shared strings (`Arc<str>`): the agent loop
-/// keeps a call in the history, the trace, the tool's context and the
-/// result's message, and each of them shares the one copy the model's
-/// answer made (a clone is a reference count). They serialize as plain
-/// strings.
+/// The id and the name are [`CallStr`]s: a provider's `String`s are moved
+/// in, not copied. The agent loop, which keeps a call in the history, the
+/// trace, the tool's context and the result's message, shares the id once
+/// and resolves the name to the one its tool set declares (a `&'static
+/// str` for generated tool sets), so that each place holds a reference
+/// count or nothing at all. They serialize as plain strings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The tool-use id the model gave the call; the result answers it.
-    pub id: Arc<str>,
+    pub id: CallStr,
     /// The name of the tool to call.
-    pub name: Arc<str>,
+    pub name: CallStr,
     /// The arguments, a JSON object.
     pub arguments: ToolArgs,
 }
 
 impl ToolCall {
-    /// A call of `name` with the id `id` and the given arguments (`&str`,
-    /// `String` or `Arc<str>`).
-    pub fn new(id: impl Into<Arc<str>>, name: impl Into<Arc<str>>, arguments: ToolArgs) -> Self {
+    /// A call of `name` with the id `id` and the given arguments (`String`
+    /// moves in; `&str` is copied; `Arc<str>` is shared).
+    #[inline]
+    pub fn new(id: impl Into<CallStr>, name: impl Into<CallStr>, arguments: ToolArgs) -> Self {
         Self {
             id: id.into(),
             name: name.into(),

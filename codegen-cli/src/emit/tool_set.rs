@@ -20,6 +20,8 @@ pub(super) struct ToolSetParts<'a> {
 struct Lookup {
     /// The perfect hash's tables and `index` function (empty for a `match`).
     index_fn: TokenStream,
+    /// The body of `declared_name(name)`.
+    declared_body: TokenStream,
     /// The body of `source(name)`.
     source_body: TokenStream,
     /// The body of `tool_view(name)`.
@@ -67,6 +69,7 @@ pub(super) fn emit_tools(
     .tokens(krate, vis, parts);
     let names = tools.iter().map(|t| t.name.as_str());
     let Lookup {
+        declared_body,
         source_body,
         view_body,
         meta_fn,
@@ -107,6 +110,11 @@ pub(super) fn emit_tools(
             }
 
             fn source(&self, name: &str) -> ::core::option::Option<#krate::ToolSource> #source_body
+
+            fn declared_name(
+                &self,
+                name: &str,
+            ) -> ::core::option::Option<#krate::call::CallStr> #declared_body
 
             fn tool_view(
                 &self,
@@ -230,6 +238,7 @@ impl Lookup {
         });
         Self {
             index_fn: quote!(),
+            declared_body: none.clone(),
             source_body: none.clone(),
             view_body: none,
             meta_fn: quote!(),
@@ -240,7 +249,7 @@ impl Lookup {
                     call: #krate::ToolCall,
                 ) -> #krate::Outcome {
                     ::core::result::Result::Err(#krate::ToolError::UnknownTool {
-                        name: ::std::string::String::from(&*call.name),
+                        name: call.name.into_string(),
                     })
                 }
             },
@@ -255,6 +264,10 @@ impl Lookup {
             syn::Error::new(Span::call_site(), "duplicate tool names in one agent")
         })?;
         let dispatch = Dispatch::new(krate, &ph, tools.len());
+        let declared_body = dispatch.by_name(tools, |i| {
+            let name = &tools[i].name;
+            quote!(::core::option::Option::Some(#krate::call::CallStr::from_static(#name)))
+        });
         let source_body = dispatch.by_name(tools, |i| {
             let source = tool_source(krate, &tools[i], &fields[i]);
             quote!(::core::option::Option::Some(#source))
@@ -292,6 +305,7 @@ impl Lookup {
         let dispatch_fn = dispatch_fn(krate, &dispatch, tools, fields);
         Ok(Self {
             index_fn: dispatch.index_fn,
+            declared_body,
             source_body,
             view_body,
             meta_fn,
@@ -318,7 +332,7 @@ fn dispatch_fn(
         let context = match &t.meta {
             Some(m) => quote! {
                 scope.context_with_meta(
-                    ::std::borrow::Cow::Borrowed(#name),
+                    #krate::call::CallStr::from_static(#name),
                     #source,
                     ::core::option::Option::None,
                     call.id,
@@ -327,7 +341,7 @@ fn dispatch_fn(
             },
             None => quote! {
                 scope.context(
-                    ::std::borrow::Cow::Borrowed(#name),
+                    #krate::call::CallStr::from_static(#name),
                     #source,
                     ::core::option::Option::None,
                     call.id,
@@ -352,7 +366,7 @@ fn dispatch_fn(
                 #(#arms)*
                 _ => ::core::result::Result::Err(
                     #krate::ToolError::UnknownTool {
-                        name: ::std::string::String::from(&*call.name),
+                        name: call.name.into_string(),
                     },
                 ),
             }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use hookwire::agent::Agent;
+use hookwire::call::CallStr;
 use hookwire::{
     CallScope, FailurePolicy, Guarded, Post, Pre, Router, Tool, ToolArgs, ToolCall, ToolHandler,
     ToolSet, ToolSource, chain,
@@ -15,12 +16,14 @@ use super::layers::Count;
 use super::tools::{Echo, EchoArgs, Mul, MulArgs, echo, mul};
 use super::{Mode, ready, result_text};
 
-/// The hand-written path: what a developer writes without a framework.
-async fn hand_written(id: Arc<str>, name: Arc<str>, arguments: String) -> String {
+/// The hand-written path: what a developer writes without a framework, on
+/// the call as a provider parses it (or, for the second row, with the id
+/// and name made as `Arc<str>`).
+async fn hand_written<S: AsRef<str>>(id: S, name: S, arguments: String) -> String {
     // The id would travel back with the result; hookwire's side drops its copy
     // inside the call too.
     drop(id);
-    match &*name {
+    match name.as_ref() {
         "mul" => match serde_json::from_str::<MulArgs>(&arguments) {
             Ok(args) => to_json(&mul(args).await),
             Err(e) => format!("invalid arguments: {e}"),
@@ -128,23 +131,42 @@ pub(super) mod generated {
         function_tools = [add_one(tool_hooks = [read_x]), mul, echo],
     )]
     pub struct Reads;
+
+    /// The three tools, `add_one` behind a guard that reads `x` and three
+    /// hooks that pass the call through (an around hook, a pre hook, a
+    /// post hook).
+    #[hookwire::agent(
+        name = "e2e_guarded",
+        function_tools = [add_one(tool_hooks = [read_x, noop, allow, keep]), mul, echo],
+    )]
+    pub struct Guarded;
 }
 
-/// hookwire's path: a `ToolCall` from the model's strings, dispatched by a
-/// tool set, and the result's text.
+/// hookwire's path: a `ToolCall` from the model's strings (moved in),
+/// dispatched by a tool set, and the result's text.
 #[inline(always)]
-fn via_router<T: ToolSet>(
+fn via_router<T: ToolSet, S: Into<CallStr>>(
     tools: &T,
     scope: &CallScope,
-    (id, name, arguments): (Arc<str>, Arc<str>, String),
+    (id, name, arguments): (S, S, String),
 ) -> String {
     let call = ToolCall::new(id, name, ToolArgs::from_json(arguments));
     result_text(ready(tools.dispatch(scope, call)))
 }
 
-/// A model's call as it arrives: its id and name as a provider makes them
-/// (`ToolCall`'s shared strings, one allocation each) and the argument text.
-fn model_call() -> (Arc<str>, Arc<str>, String) {
+/// A model's call as a provider parses it (genai, the OpenAI and Anthropic
+/// clients): its id, its tool's name and its argument text, three `String`s.
+fn model_call() -> (String, String, String) {
+    (
+        String::from("call_0001"),
+        String::from("add_one"),
+        String::from(r#"{"x":41}"#),
+    )
+}
+
+/// The same call with its id and name made as `Arc<str>` (the second row:
+/// what a caller that shares them already hands over).
+fn model_call_arc() -> (Arc<str>, Arc<str>, String) {
     (
         Arc::from("call_0001"),
         Arc::from("add_one"),
@@ -158,6 +180,7 @@ pub(super) fn e2e_cases(mode: &mut Mode<'_>) {
 
     // The input alone (made and dropped), for subtracting from loop counts.
     mode.case("e2e/input_only", model_call);
+    mode.case("e2e/input_only_arc", model_call_arc);
 
     {
         let (id, name, arguments) = model_call();
@@ -166,6 +189,11 @@ pub(super) fn e2e_cases(mode: &mut Mode<'_>) {
     mode.batched("e2e/hand_written", model_call, |(id, name, arguments)| {
         ready(hand_written(id, name, arguments))
     });
+    mode.batched(
+        "e2e/hand_written_arc",
+        model_call_arc,
+        |(id, name, arguments)| ready(hand_written(id, name, arguments)),
+    );
 
     // Routes are tried last-added first: mul, add_one, echo, the same order
     // as the hand-written match.
@@ -200,6 +228,10 @@ pub(super) fn e2e_cases(mode: &mut Mode<'_>) {
     mode.batched("e2e/generated_0_hooks", model_call, |input| {
         via_router(generated, &scope, input)
     });
+    check(via_router(generated, &scope, model_call_arc()));
+    mode.batched("e2e/generated_0_hooks_arc", model_call_arc, |input| {
+        via_router(generated, &scope, input)
+    });
 
     let hashed = generated::Hashed::new();
     check(via_router(hashed.tools(), &scope, model_call()));
@@ -212,6 +244,12 @@ pub(super) fn e2e_cases(mode: &mut Mode<'_>) {
     check(via_router(generated_hooked, &scope, model_call()));
     mode.batched("e2e/generated_4_hooks", model_call, |input| {
         via_router(generated_hooked, &scope, input)
+    });
+
+    let guarded = generated::Guarded::new();
+    check(via_router(guarded.tools(), &scope, model_call()));
+    mode.batched("e2e/generated_guard_3_pass", model_call, |input| {
+        via_router(guarded.tools(), &scope, input)
     });
 
     let reads = generated::Reads::new();

@@ -348,7 +348,7 @@ impl Injected {
             if let Some(at) = unchanged {
                 let old_id = match &history[at] {
                     Message::Tool { tool_call_id, .. } => tool_call_id.clone(),
-                    _ => std::sync::Arc::from(""),
+                    _ => hookwire_chain::call::CallStr::default(),
                 };
                 history[at] = Message::tool(id.clone(), name, result);
                 for message in history.iter_mut() {

@@ -145,7 +145,7 @@ impl<A: Agent, T: ToolSet> ToolSet for RuntimeTools<A, T> {
         }
         let meta = self.tools.meta(&call.name);
         let mut cx = scope
-            .context_shared(call.name.clone(), ToolSource::Runtime, None, call.id)
+            .context(call.name.clone(), ToolSource::Runtime, None, call.id)
             .with_meta(meta);
         let inner = Registered { tools: &self.tools };
         let outcome = self

@@ -198,7 +198,7 @@ impl<C: Handler> ToolSet for McpToolSet<C> {
         let server = self.servers.inner.servers[index].name.clone();
         let meta = self.servers.inner.meta(&call.name);
         let mut cx = scope
-            .context_shared(call.name.clone(), ToolSource::Mcp, Some(server), call.id)
+            .context(call.name.clone(), ToolSource::Mcp, Some(server), call.id)
             .with_meta(meta);
         // The root of the call; a panic attributed to the tool is named
         // after the context's (owned) tool name.

@@ -194,10 +194,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     #[inline]
     fn note_answer(&mut self, step: usize, response: &mut ModelResponse, elapsed_us: u64) {
         unique_call_ids(step, &mut response.tool_calls);
-        // The history, the calls and the trace share each call's arguments
-        // (parsed once).
+        // The history, the calls and the trace share each call's id and
+        // arguments (one copy of the model's text, not parsed: a tool parses
+        // it into its typed arguments, a hook that reads a field parses it
+        // once); the name becomes the tool set's own (no copy at all).
+        let tools = self.agent.tools();
         for call in &mut response.tool_calls {
-            call.arguments.share();
+            call.id.share();
+            match tools.declared_name(&call.name) {
+                Some(name) => call.name = name,
+                None => call.name.share(),
+            }
+            call.arguments.share_text();
         }
         self.conv.usage += response.usage;
         if let Some(budget) = self.scope.budget() {

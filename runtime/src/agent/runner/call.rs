@@ -4,7 +4,6 @@
 //! and its trace record.
 
 use super::LinkExt;
-use std::sync::Arc;
 use std::time::Instant;
 
 use futures_util::FutureExt;
@@ -21,7 +20,7 @@ use crate::context::ToolSource;
 use crate::error::ToolError;
 use crate::prepost::Decision;
 use crate::scope::CallScope;
-use hookwire_chain::call::{Outcome, ToolArgs, ToolCall, ToolResult, into_result};
+use hookwire_chain::call::{CallStr, Outcome, ToolArgs, ToolCall, ToolResult, into_result};
 use hookwire_chain::matcher::MatchTarget;
 use hookwire_chain::toolset::ToolSet;
 
@@ -363,8 +362,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         scope: &CallScope,
         decision: Decision,
         decided_by: Option<String>,
-        id: &Arc<str>,
-        name: &Arc<str>,
+        id: &CallStr,
+        name: &CallStr,
         arguments: ToolArgs,
     ) -> Outcome {
         match decision {
@@ -394,8 +393,8 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     async fn gated(
         &self,
         scope: &CallScope,
-        id: &Arc<str>,
-        name: &Arc<str>,
+        id: &CallStr,
+        name: &CallStr,
         arguments: ToolArgs,
         asked: Option<String>,
     ) -> Outcome {

@@ -16,9 +16,12 @@ use crate::agent::decl::Agent;
 use crate::agent::journal::{Journal, JournalError};
 use crate::agent::lifecycle::LifecycleHooks;
 use crate::approval::PENDING_REASON;
+use crate::context::ToolSource;
 use crate::lock;
 use crate::model::Message;
-use hookwire_chain::call::{ToolCall, ToolResult};
+use crate::scope::CallScope;
+use hookwire_chain::call::{CallStr, ToolCall, ToolResult};
+use hookwire_chain::toolset::ToolSet;
 
 /// The records of a step's calls, with their index (one inline).
 pub(super) type Records = smallvec::SmallVec<[(usize, CallRecord); 1]>;
@@ -48,10 +51,22 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
         answered: Option<std::time::SystemTime>,
     ) -> Result<StepDone, JournalError> {
-        let mut todo = calls
+        let todo = calls
             .iter()
             .enumerate()
             .filter(|(i, _)| results[*i].is_none());
+        // Only a child agent reads the parent's run: a step that calls
+        // none runs its calls without it (no record of the parent to build,
+        // no task-local scope to enter).
+        let tools = self.agent.tools();
+        let calls_a_child = calls.iter().zip(results).any(|(call, result)| {
+            result.is_none() && tools.source(&call.name) == Some(ToolSource::Agent)
+        });
+        if journal.is_none() && !calls_a_child {
+            let scope = self.scope.at_step(step);
+            let records = self.run_all(&scope, todo).instrument(span).await;
+            return Ok((records, Vec::new(), Default::default()));
+        }
         let parent = Arc::new(ParentRun {
             history: self.conv.history.clone(),
             model: self.model.clone(),
@@ -73,32 +88,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             let usage = std::mem::take(&mut *lock(&parent.usage));
             return Ok((records, merged, usage));
         }
-        let max = self.settings.max_parallel.max(1);
-        let scope = &scope;
-        let all = async move {
-            match (todo.next(), todo.next()) {
-                // One call (the common case) needs no list and no stream to
-                // drive it.
-                (Some((i, one)), None) => smallvec::smallvec![(i, self.run_call(scope, one).await)],
-                (first, second) => {
-                    let todo: Vec<(usize, ToolCall)> = first
-                        .into_iter()
-                        .chain(second)
-                        .chain(todo)
-                        .map(|(i, c)| (i, c.clone()))
-                        .collect();
-                    let run_one = move |(i, call): (usize, ToolCall)| async move {
-                        (i, self.run_call(scope, &call).await)
-                    };
-                    futures_util::stream::iter(todo)
-                        .map(run_one)
-                        .buffered(max)
-                        .collect::<Vec<_>>()
-                        .await
-                        .into()
-                }
-            }
-        };
+        let all = self.run_all(&scope, todo);
         let records: Records = PARENT.scope(parent.clone(), all).instrument(span).await;
         // The step's calls are done: release the parent's view of the
         // history, so that appending to it afterwards copies nothing.
@@ -108,6 +98,38 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         Ok((records, merged, usage))
     }
 
+    /// Runs `todo` (calls with their index) concurrently, at most
+    /// `max_parallel` at once; their records in call order.
+    async fn run_all<'c>(
+        &self,
+        scope: &CallScope,
+        mut todo: impl Iterator<Item = (usize, &'c ToolCall)>,
+    ) -> Records {
+        let max = self.settings.max_parallel.max(1);
+        match (todo.next(), todo.next()) {
+            // One call (the common case) needs no list and no stream to
+            // drive it.
+            (Some((i, one)), None) => smallvec::smallvec![(i, self.run_call(scope, one).await)],
+            (first, second) => {
+                let todo: Vec<(usize, ToolCall)> = first
+                    .into_iter()
+                    .chain(second)
+                    .chain(todo)
+                    .map(|(i, c)| (i, c.clone()))
+                    .collect();
+                let run_one = move |(i, call): (usize, ToolCall)| async move {
+                    (i, self.run_call(scope, &call).await)
+                };
+                futures_util::stream::iter(todo)
+                    .map(run_one)
+                    .buffered(max)
+                    .collect::<Vec<_>>()
+                    .await
+                    .into()
+            }
+        }
+    }
+
     /// Appends the model's `answer` (a resumed step's is there already),
     /// the step's results (a call still waiting is denied) and the
     /// children's merged messages to the history; where the tool messages
@@ -115,7 +137,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     pub(super) fn append_results(
         &mut self,
         answer: Option<Message>,
-        calls: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]>,
+        calls: smallvec::SmallVec<[(CallStr, CallStr); 1]>,
         results: Results,
         merged: Vec<Message>,
     ) -> std::ops::Range<usize> {

@@ -27,7 +27,7 @@ use crate::approval::CallSite;
 use crate::context::ToolSource;
 use crate::model::Usage;
 use crate::scope::CallScope;
-use hookwire_chain::call::ToolArgs;
+use hookwire_chain::call::{CallStr, ToolArgs};
 
 /// Where a streamed run's events go (set on the run's scope, inherited by
 /// the child agents it calls, and usable from any task a tool spawns).
@@ -185,9 +185,9 @@ pub enum EventKind {
         /// The step.
         step: usize,
         /// The tool-use id.
-        id: Arc<str>,
+        id: CallStr,
         /// The tool.
-        tool: Arc<str>,
+        tool: CallStr,
         /// Where it comes from.
         source: ToolSource,
         /// The arguments as sent (shared with the history, not copied).
@@ -441,7 +441,12 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         self.record(TraceEvent::Model {
             step,
             text: response.text.clone(),
-            tool_calls: response.tool_calls.iter().map(|c| c.name.clone()).collect(),
+            // An answer without calls (every session's last) maps nothing:
+            // mapping an empty list still costs a call and a loop.
+            tool_calls: match response.tool_calls.is_empty() {
+                true => Vec::new(),
+                false => response.tool_calls.iter().map(|c| c.name.clone()).collect(),
+            },
             elapsed_us,
         });
     }

@@ -11,7 +11,7 @@ use crate::agent::decl::Agent;
 use crate::agent::journal::Journal;
 use crate::agent::lifecycle::{LifecycleHooks, StepEnd};
 use crate::model::ModelResponse;
-use hookwire_chain::call::{ToolCall, ToolResult};
+use hookwire_chain::call::{CallStr, ToolCall, ToolResult};
 use hookwire_chain::toolset::ToolSet;
 
 /// A step whose calls are about to run: a new one, or a paused one resumed.
@@ -152,7 +152,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         if resumed {
             self.conv.pending = None;
         }
-        let named: smallvec::SmallVec<[(Arc<str>, Arc<str>); 1]> = response
+        let named: smallvec::SmallVec<[(CallStr, CallStr); 1]> = response
             .tool_calls
             .iter()
             .map(|call| (call.id.clone(), call.name.clone()))

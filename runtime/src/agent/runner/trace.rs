@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -12,7 +11,7 @@ use crate::agent::inject::InjectionAction;
 use crate::approval::PendingApproval;
 use crate::context::ToolSource;
 use crate::model::Usage;
-use hookwire_chain::call::{ToolArgs, ToolResult};
+use hookwire_chain::call::{CallStr, ToolArgs, ToolResult};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,7 +79,7 @@ pub enum TraceEvent {
         /// The answer's text.
         text: String,
         /// The names of the tools it called (shared with the calls).
-        tool_calls: Vec<Arc<str>>,
+        tool_calls: Vec<CallStr>,
         /// How long the request took, in microseconds.
         elapsed_us: u64,
     },
@@ -121,9 +120,9 @@ pub enum TraceEvent {
         /// The step.
         step: usize,
         /// The tool-use id.
-        id: Arc<str>,
+        id: CallStr,
         /// The tool.
-        tool: Arc<str>,
+        tool: CallStr,
         /// The message.
         message: String,
     },
@@ -151,9 +150,9 @@ pub struct ToolCallEvent {
     /// The step.
     pub step: usize,
     /// The tool-use id (shared with the call's).
-    pub id: Arc<str>,
+    pub id: CallStr,
     /// The tool (shared with the call's).
-    pub tool: Arc<str>,
+    pub tool: CallStr,
     /// Where it comes from.
     pub source: ToolSource,
     /// The arguments as the model sent them (shared with the history:
@@ -360,10 +359,10 @@ pub struct TraceLines {
     limit: Option<usize>,
     /// Calls of each child agent per step: from the whole trace, or from
     /// each step's `Model` event as it comes.
-    total: HashMap<(usize, Arc<str>), usize>,
+    total: HashMap<(usize, CallStr), usize>,
     /// Whether `total` was counted from the whole trace.
     counted: bool,
-    shown: HashMap<(usize, Arc<str>), usize>,
+    shown: HashMap<(usize, CallStr), usize>,
 }
 
 impl TraceLines {
