@@ -60,6 +60,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
     ) -> Result<RunOutput, RunError> {
         let definitions = self.agent.tools().shared_definitions();
+        // Remembered approval conditions are bound to the schemas this run
+        // offers; those remembered with another schema lapse, noted.
+        for lapsed in self.conv.approvals.bind_schemas(&self.scope, &definitions) {
+            self.record(super::TraceEvent::ApprovalLapsed {
+                tool: lapsed.tool,
+                condition: lapsed.condition.condition,
+                note: lapsed.note,
+            });
+        }
         loop {
             let step = match resumed.take() {
                 Some(p) => Step {
