@@ -177,14 +177,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let tool_messages = self.append_results(answer, named, results, merged);
         if !none {
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+            // The hooks may edit the history: they see the step's results
+            // as they joined it.
+            let tool_results = self.conv.history[tool_messages].to_vec();
             let _ = caught(
                 "step_end",
-                hooks.step_end(&StepEnd {
+                hooks.step_end(&mut StepEnd {
                     agent: &self.agent.config().name,
                     step,
                     response: &response,
-                    tool_results: &self.conv.history[tool_messages],
+                    tool_results: &tool_results,
                     elapsed: started.elapsed(),
+                    history: Arc::make_mut(&mut self.conv.history),
+                    run_metadata: &self.session.metadata,
                 }),
             )
             .await;
