@@ -244,10 +244,7 @@ impl ApprovalDecision {
     pub fn approves(&self) -> bool {
         matches!(
             self,
-            Self::Approve
-                | Self::ApproveWith(_)
-                | Self::AlwaysApprove
-                | Self::AlwaysApproveWhen(_)
+            Self::Approve | Self::ApproveWith(_) | Self::AlwaysApprove | Self::AlwaysApproveWhen(_)
         )
     }
 

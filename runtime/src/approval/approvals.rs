@@ -385,9 +385,9 @@ impl Approvals {
         };
         let Some(scoped) = scoped else {
             // Not pending: `resolve` says why (not pending, decided).
-            return self.resolve(id, ApprovalDecision::Approve).and(Err(
-                ResolveError::NotPending(id.to_owned()),
-            ));
+            return self
+                .resolve(id, ApprovalDecision::Approve)
+                .and(Err(ResolveError::NotPending(id.to_owned())));
         };
         let remembered = self
             .checked(&scoped, when)

@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ApproveWhen, Approvals};
+use super::{Approvals, ApproveWhen};
 use crate::ToolArgs;
 use crate::scope::CallScope;
 use hookwire_chain::approve::identity::digest_schema;

@@ -33,9 +33,9 @@ mod state;
 mod terminal;
 
 pub use crate::decision::{ApprovalDecision, ApproveWhen};
-pub use condition::{ApprovalCondition, ConditionError, LapsedCondition, RememberedCondition};
 pub use approvals::Approvals;
 pub(crate) use approvals::{ApprovalCore, ApprovalHost};
+pub use condition::{ApprovalCondition, ConditionError, LapsedCondition, RememberedCondition};
 pub use defer::DeferAll;
 pub(crate) use hookwire_chain::approve::gate;
 pub use hookwire_chain::approve::{

@@ -30,7 +30,10 @@ impl Model for Reading {
 
 fn reading(turns: impl IntoIterator<Item = Turn>) -> (Reading, Seen) {
     let seen = Seen::default();
-    (Reading(ScriptedModel::from_turns(turns), seen.clone()), seen)
+    (
+        Reading(ScriptedModel::from_turns(turns), seen.clone()),
+        seen,
+    )
 }
 
 /// Rewrites the step's tool results in the history at `step_end`, and
@@ -74,7 +77,10 @@ struct Note(Log);
 impl LifecycleHooks for Note {
     async fn post_tool_use(&self, cx: &mut PostToolUse<'_>) {
         let steps = cx.run_metadata.get::<u32>("steps");
-        self.0.lock().unwrap().push(format!("steps so far: {steps:?}"));
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("steps so far: {steps:?}"));
         cx.add_messages
             .push(Message::user(format!("note: {} ran", cx.call.name)));
     }
@@ -89,8 +95,7 @@ async fn a_post_tool_use_hook_adds_what_the_model_reads_next() {
         Turn::call("add", json!({"a": 2, "b": 2})),
         Turn::text("done"),
     ]);
-    let mut runner =
-        Runner::new(calc(ran.clone()), model).with_hooks((Redact, Note(read.clone())));
+    let mut runner = Runner::new(calc(ran.clone()), model).with_hooks((Redact, Note(read.clone())));
     runner.run("add").await.unwrap();
     let seen = seen.lock().unwrap();
     assert_eq!(

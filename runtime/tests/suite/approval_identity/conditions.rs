@@ -5,8 +5,8 @@
 
 use super::decisions::{ny_model, pmo, pmo_model};
 use super::*;
-use hookwire::approval::{ApprovalCondition, ApproveWhen, DecidedBy, FnApprover};
 use hookwire::agent::{StateKey, StateSeal};
+use hookwire::approval::{ApprovalCondition, ApproveWhen, DecidedBy, FnApprover};
 
 /// `at_most`: the payment's amount is at most the parameter.
 fn at_most() -> ApprovalCondition {
@@ -65,7 +65,12 @@ fn decided_by(trace: &[TraceEvent]) -> Vec<(String, DecidedBy)> {
             TraceEvent::ToolCall(call) => Some(
                 call.approvals
                     .iter()
-                    .map(|n| (call.arguments.to_value().unwrap()["amount"].to_string(), n.by))
+                    .map(|n| {
+                        (
+                            call.arguments.to_value().unwrap()["amount"].to_string(),
+                            n.by,
+                        )
+                    })
                     .collect::<Vec<_>>(),
             ),
             _ => None,
@@ -84,7 +89,10 @@ async fn a_call_under_the_condition_runs_without_asking_and_one_over_it_is_asked
     assert_eq!(out.status, RunStatus::Completed, "{out:?}");
     // Asked about 30 (answered "always when at most 50") and 80, not 40.
     assert_eq!(*seen.lock().unwrap(), [(30, None), (80, None)]);
-    assert_eq!(paid(&ledger), ["shop paid vendor 30", "shop paid vendor 40"]);
+    assert_eq!(
+        paid(&ledger),
+        ["shop paid vendor 30", "shop paid vendor 40"]
+    );
     assert_eq!(
         decided_by(&out.trace),
         [
@@ -105,7 +113,10 @@ async fn a_remembered_condition_survives_a_sealed_export_and_resume() {
     let mut first = Runner::new(shop(pay_tool(ledger.clone(), "shop")), pays(&[]))
         .with_approvals(Approvals::new(DeferAll).with_condition(at_most()))
         .with_state_seal(seal());
-    first.approvals().approve_when("pay", "at_most", 50).unwrap();
+    first
+        .approvals()
+        .approve_when("pay", "at_most", 50)
+        .unwrap();
     first.run("nothing yet").await.unwrap();
     let json = first.export_state().to_json().unwrap();
     assert!(json.contains("\"at_most\""), "{json}");
@@ -200,7 +211,9 @@ async fn a_schema_change_makes_the_condition_lapse_with_a_note() {
     let after = second.approvals().state();
     assert!(after.lapsed.is_empty());
     assert_eq!(after.conditions["pay"].len(), 1);
-    let old = first.approvals().state().conditions["pay"][0].schema.clone();
+    let old = first.approvals().state().conditions["pay"][0]
+        .schema
+        .clone();
     assert_ne!(after.conditions["pay"][0].schema, old);
 }
 
@@ -210,7 +223,10 @@ async fn a_lapsed_condition_is_noted_for_the_caller_on_a_deferred_call() {
     let mut first = Runner::new(shop(pay_tool(ledger.clone(), "shop")), pays(&[]))
         .with_approvals(Approvals::new(DeferAll).with_condition(at_most()))
         .with_state_seal(seal());
-    first.approvals().approve_when("pay", "at_most", 50).unwrap();
+    first
+        .approvals()
+        .approve_when("pay", "at_most", 50)
+        .unwrap();
     first.run("bind").await.unwrap();
     let state = first.export_state();
     let mut second = Runner::new(shop(PayToolV2(ledger.clone())), pays(&[20]))
@@ -220,7 +236,10 @@ async fn a_lapsed_condition_is_noted_for_the_caller_on_a_deferred_call() {
     let out = second.run("pay").await.unwrap();
     assert!(paid(&ledger).is_empty());
     let pending = pending_of(&out);
-    let note = pending[0].note.clone().expect("the pending call has the note");
+    let note = pending[0]
+        .note
+        .clone()
+        .expect("the pending call has the note");
     assert!(note.contains("lapsed"), "{note}");
     assert!(second.approvals().state().conditions.is_empty());
 }
@@ -232,7 +251,10 @@ async fn a_condition_is_for_one_agents_tool() {
     let ledger: Ledger = Arc::default();
     let mut runner = Runner::new(pmo(&ledger, ny_model("bob", 5)), pmo_model())
         .with_approvals(Approvals::new(DeferAll).with_condition(at_most()));
-    runner.approvals().approve_when("pay", "at_most", 50).unwrap();
+    runner
+        .approvals()
+        .approve_when("pay", "at_most", 50)
+        .unwrap();
     let out = runner.run("pay everyone").await.unwrap();
     assert_eq!(paid(&ledger), ["pmo paid vendor 1"]);
     let pending = pending_of(&out);
@@ -247,7 +269,10 @@ async fn a_condition_is_for_one_agents_tool() {
     let ledger2: Ledger = Arc::default();
     let mut again = Runner::new(pmo(&ledger2, ny_model("bob", 5)), pmo_model())
         .with_approvals(Approvals::new(DeferAll).with_condition(at_most()));
-    again.approvals().approve_when("ny/pay", "at_most", 50).unwrap();
+    again
+        .approvals()
+        .approve_when("ny/pay", "at_most", 50)
+        .unwrap();
     let out = again.run("pay everyone").await.unwrap();
     assert_eq!(paid(&ledger2), ["ny paid bob 5"]);
     assert_eq!(
@@ -263,8 +288,13 @@ async fn a_condition_is_for_one_agents_tool() {
 async fn an_unknown_condition_or_bad_parameters_are_refused() {
     let approvals = Approvals::new(DeferAll).with_condition(at_most());
     let unknown = approvals.approve_when("pay", "at_least", 5).unwrap_err();
-    assert!(unknown.to_string().contains("registered: at_most"), "{unknown}");
-    let bad = approvals.approve_when("pay", "at_most", "fifty").unwrap_err();
+    assert!(
+        unknown.to_string().contains("registered: at_most"),
+        "{unknown}"
+    );
+    let bad = approvals
+        .approve_when("pay", "at_most", "fifty")
+        .unwrap_err();
     assert!(bad.to_string().contains("do not fit"), "{bad}");
     assert!(approvals.state().conditions.is_empty());
 }
