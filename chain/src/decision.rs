@@ -265,7 +265,7 @@ impl ApprovalDecision {
             Self::AlwaysApprove => "always approved",
             Self::AlwaysDeny => "always rejected",
             Self::Defer => "deferred",
-            Self::AlwaysApproveWhen(_) => "approved, and when the condition holds",
+            Self::AlwaysApproveWhen(_) => "always approved when a condition holds",
         }
     }
 
