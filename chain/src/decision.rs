@@ -99,6 +99,7 @@ pub enum StopDecision {
 /// | [`Approve`](Self::Approve), [`Deny`](Self::Deny), [`ApproveWith`](Self::ApproveWith) | this call | this call |
 /// | [`AlwaysApprove`](Self::AlwaysApprove) | this call runs, and every later call of the tool is approved without asking (a sticky decision) | this call runs; the next one is asked again |
 /// | [`AlwaysDeny`](Self::AlwaysDeny) | this call is denied, and every later call of the tool too (a sticky decision) | this call is denied; the next one is asked again |
+/// | [`AlwaysApproveWhen`](Self::AlwaysApproveWhen) | this call runs, and every later call of the tool whose arguments meet the named condition is approved without asking (a remembered condition, bound to the tool's schema) | this call runs; the next one is asked again |
 /// | [`Defer`](Self::Defer) | the call waits (pending), the run pauses, and a decision given later applies to this call only | the call does not run (denied as pending: nothing remembers it) |
 ///
 /// As serde data (a paused call's decision in
@@ -106,7 +107,8 @@ pub enum StopDecision {
 /// request): `{"decision": "approve"}`, `{"decision": "deny", "reason":
 /// ".."}` (without a `reason`, "denied by a person"), `{"decision":
 /// "approve_with", "arguments": {..}}`, `{"decision": "always_approve"}`,
-/// `{"decision": "always_deny"}` or `{"decision": "defer"}`; any other
+/// `{"decision": "always_deny"}`, `{"decision": "always_approve_when",
+/// "condition": "at_most", "params": 50}` or `{"decision": "defer"}`; any other
 /// `decision` is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "DecisionData", into = "DecisionData")]
@@ -132,6 +134,48 @@ pub enum ApprovalDecision {
     /// Decide later: the call waits for a decision and the run pauses
     /// (where decisions are remembered; elsewhere the call does not run).
     Defer,
+    /// Run this call, and every later call of this tool whose arguments
+    /// meet the condition without asking (where decisions are remembered:
+    /// see the table above; elsewhere it approves this call only). The
+    /// condition is a named one the run's approvals know
+    /// (`hookwire::approval::ApprovalCondition`), with its parameters.
+    AlwaysApproveWhen(ApproveWhen),
+}
+
+/// A remembered condition, as a decision names it: the name of a condition
+/// registered with the run's approvals
+/// (`hookwire::approval::ApprovalCondition`) and its parameters, plain
+/// data so that it can be kept in an exported state.
+///
+/// ```
+/// # use hookwire::approval::{ApprovalDecision, ApproveWhen};
+/// let decision = ApprovalDecision::AlwaysApproveWhen(ApproveWhen::new("at_most", 50));
+/// let written = serde_json::to_value(&decision).unwrap();
+/// assert_eq!(
+///     written,
+///     serde_json::json!({"decision": "always_approve_when", "condition": "at_most", "params": 50})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ApproveWhen {
+    /// The condition's name, as it was registered for the tool.
+    pub condition: String,
+    /// Its parameters (`null` when it takes none).
+    #[serde(default)]
+    pub params: serde_json::Value,
+}
+
+impl ApproveWhen {
+    /// The condition `condition` with `params` (anything that serializes
+    /// to JSON; a value that does not is kept as `null`, which a condition
+    /// with parameters refuses).
+    pub fn new(condition: impl Into<String>, params: impl Serialize) -> Self {
+        Self {
+            condition: condition.into(),
+            params: serde_json::to_value(params).unwrap_or(serde_json::Value::Null),
+        }
+    }
 }
 
 /// The reason of a denial written without one (`{"decision": "deny"}`).
@@ -154,6 +198,11 @@ enum DecisionData {
     AlwaysApprove,
     AlwaysDeny,
     Defer,
+    AlwaysApproveWhen {
+        condition: String,
+        #[serde(default)]
+        params: serde_json::Value,
+    },
 }
 
 impl From<DecisionData> for ApprovalDecision {
@@ -165,6 +214,9 @@ impl From<DecisionData> for ApprovalDecision {
             DecisionData::AlwaysApprove => Self::AlwaysApprove,
             DecisionData::AlwaysDeny => Self::AlwaysDeny,
             DecisionData::Defer => Self::Defer,
+            DecisionData::AlwaysApproveWhen { condition, params } => {
+                Self::AlwaysApproveWhen(ApproveWhen { condition, params })
+            }
         }
     }
 }
@@ -178,6 +230,10 @@ impl From<ApprovalDecision> for DecisionData {
             ApprovalDecision::AlwaysApprove => Self::AlwaysApprove,
             ApprovalDecision::AlwaysDeny => Self::AlwaysDeny,
             ApprovalDecision::Defer => Self::Defer,
+            ApprovalDecision::AlwaysApproveWhen(when) => Self::AlwaysApproveWhen {
+                condition: when.condition,
+                params: when.params,
+            },
         }
     }
 }
@@ -188,7 +244,7 @@ impl ApprovalDecision {
     pub fn approves(&self) -> bool {
         matches!(
             self,
-            Self::Approve | Self::ApproveWith(_) | Self::AlwaysApprove
+            Self::Approve | Self::ApproveWith(_) | Self::AlwaysApprove | Self::AlwaysApproveWhen(_)
         )
     }
 
@@ -209,11 +265,12 @@ impl ApprovalDecision {
             Self::AlwaysApprove => "always approved",
             Self::AlwaysDeny => "always rejected",
             Self::Defer => "deferred",
+            Self::AlwaysApproveWhen(_) => "always approved when a condition holds",
         }
     }
 
     /// The name it is written with: `approve`, `deny`, `approve_with`,
-    /// `always_approve`, `always_deny`, `defer`.
+    /// `always_approve`, `always_deny`, `defer`, `always_approve_when`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Self::Approve => "approve",
@@ -222,6 +279,7 @@ impl ApprovalDecision {
             Self::AlwaysApprove => "always_approve",
             Self::AlwaysDeny => "always_deny",
             Self::Defer => "defer",
+            Self::AlwaysApproveWhen(_) => "always_approve_when",
         }
     }
 }
@@ -305,6 +363,11 @@ mod tests {
             (ApprovalDecision::Deny("no".into()), false, true),
             (ApprovalDecision::AlwaysDeny, false, false),
             (ApprovalDecision::Defer, false, false),
+            (
+                ApprovalDecision::AlwaysApproveWhen(ApproveWhen::new("at_most", 5)),
+                true,
+                false,
+            ),
         ] {
             assert_eq!(decision.approves(), approves, "{decision:?}");
             assert_eq!(decision.is_for_this_call(), once, "{decision:?}");

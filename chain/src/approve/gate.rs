@@ -218,7 +218,9 @@ fn for_this_call(
     tool: &str,
 ) -> (ApprovalDecision, DecidedBy) {
     match decision {
-        ApprovalDecision::AlwaysApprove => (ApprovalDecision::Approve, by),
+        ApprovalDecision::AlwaysApprove | ApprovalDecision::AlwaysApproveWhen(_) => {
+            (ApprovalDecision::Approve, by)
+        }
         ApprovalDecision::AlwaysDeny => (
             ApprovalDecision::Deny(format!("calls of `{tool}` are always denied")),
             by,

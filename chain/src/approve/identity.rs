@@ -246,6 +246,19 @@ pub fn digest_value(tool: &str, arguments: &Value) -> String {
     hex(&hasher.finalize())
 }
 
+/// SHA-256 (hex) of a tool's input JSON Schema (the one the model sees),
+/// as canonical JSON: what a remembered approval condition is bound to, so
+/// that it lapses when the schema changes.
+#[inline]
+pub fn digest_schema(schema: &Value) -> String {
+    let mut text = String::new();
+    canonical(schema, &mut text);
+    let mut hasher = Sha256::new();
+    hasher.update(b"schema\0");
+    hasher.update(text.as_bytes());
+    hex(&hasher.finalize())
+}
+
 /// Canonical JSON: object keys sorted, no whitespace, strings and numbers
 /// as `serde_json` writes them.
 fn canonical(value: &Value, out: &mut String) {

@@ -47,6 +47,9 @@ pub struct ApprovalRequest<'a> {
     view: Option<ToolView>,
     /// The tool's metadata for these arguments, made on first use.
     metadata: std::sync::OnceLock<Option<serde_json::Value>>,
+    /// What the store of decisions tells the approver besides the reason
+    /// (a remembered condition that lapsed).
+    note: Option<String>,
 }
 
 impl<'a> ApprovalRequest<'a> {
@@ -69,7 +72,24 @@ impl<'a> ApprovalRequest<'a> {
             key,
             view,
             metadata: std::sync::OnceLock::new(),
+            note: None,
         }
+    }
+
+    /// The request with a note for the approver (set by the run's
+    /// approvals: a remembered condition of the tool that lapsed).
+    #[doc(hidden)]
+    pub fn with_note(mut self, note: Option<String>) -> Self {
+        self.note = note;
+        self
+    }
+
+    /// What the run's approvals tell the approver besides the reason: why
+    /// a decision it remembered for the tool no longer applies (a
+    /// remembered condition that lapsed because the tool's schema
+    /// changed), `None` when there is nothing to tell.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
     }
 
     /// What the tool gives the approver besides the arguments
@@ -140,6 +160,10 @@ pub enum DecidedBy {
     AskerAlways,
     /// A sticky decision given earlier for the tool.
     Sticky,
+    /// A remembered condition of the tool
+    /// ([`ApprovalDecision::AlwaysApproveWhen`]) that the call's arguments
+    /// meet.
+    Condition,
     /// A decision given for this call while it waited
     /// (`hookwire::approval::Approvals::resolve`, a durable session's `approve`).
     Resolved,
@@ -164,6 +188,7 @@ impl DecidedBy {
             Self::Asker => "asker",
             Self::AskerAlways => "asker (always)",
             Self::Sticky => "sticky decision",
+            Self::Condition => "remembered condition",
             Self::Resolved => "decision given while waiting",
             Self::Deferred => "approver (deferred)",
             Self::Approver => "approver",

@@ -10,13 +10,17 @@
 //! | [`execution_start`](LifecycleHooks::execution_start) | once per run, before the prompt is added | the history | yes: [`Flow::Stop`] ends the run before any model call |
 //! | [`user_prompt_submit`](LifecycleHooks::user_prompt_submit) | before the user's message joins the history | the prompt text | yes: [`Flow::Stop`] rejects the prompt and ends the run |
 //! | [`step_start`](LifecycleHooks::step_start) | before each model request | the history | yes: [`Flow::Stop`] ends the run |
-//! | [`step_end`](LifecycleHooks::step_end) | after the model answered and its tool calls ran | nothing (observes) | no |
+//! | [`step_end`](LifecycleHooks::step_end) | after the model answered and its tool calls ran | the history (with the step's answer and results) | no |
 //! | [`pre_tool_use`](LifecycleHooks::pre_tool_use) | before each tool call enters its chain | the arguments | yes: deny, ask, stop ([`Decision`]) |
-//! | [`post_tool_use`](LifecycleHooks::post_tool_use) | after a call that succeeded | the result | no |
+//! | [`post_tool_use`](LifecycleHooks::post_tool_use) | after a call that succeeded | the result; messages added after the step's results | no |
 //! | [`post_tool_failure`](LifecycleHooks::post_tool_failure) | after a call that failed (error or error result) | the result (a hook may recover) | no |
-//! | [`stop`](LifecycleHooks::stop) | when the model gave a final answer | nothing | no, but [`StopDecision::Continue`] forces another step (capped by the loop guard) |
+//! | [`stop`](LifecycleHooks::stop) | when the model gave a final answer | the history (ending with the answer) | no, but [`StopDecision::Continue`] forces another step (capped by the loop guard) |
 //! | [`agent_failed`](LifecycleHooks::agent_failed) | when the run fails (model error, step limit) | nothing (observes) | no |
 //! | [`execution_end`](LifecycleHooks::execution_end) | once per run, at the very end | nothing (observes) | no |
+//!
+//! Every context carries the session's [`RunMetadata`] (`cx.run_metadata`):
+//! JSON values by key that one hook writes and a later one reads, kept in
+//! an exported state.
 //!
 //! Lifecycle hooks are statically dispatched like tool hooks: a hook is a
 //! type implementing [`LifecycleHooks`] (every method has a no-op default),
@@ -67,6 +71,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use crate::agent::RunMetadata;
 use crate::context::ToolSource;
 pub use crate::decision::{Flow, StopDecision};
 use crate::model::{Message, ModelResponse};
@@ -89,6 +94,9 @@ pub struct ExecutionStart<'a> {
     pub correlation_id: &'a str,
     /// The history before the prompt is added; hooks may add or edit messages.
     pub history: &'a mut Vec<Message>,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`user_prompt_submit`](LifecycleHooks::user_prompt_submit).
@@ -99,6 +107,9 @@ pub struct PromptSubmit<'a> {
     pub agent: &'a str,
     /// The prompt; hooks may rewrite it.
     pub prompt: &'a mut String,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`step_start`](LifecycleHooks::step_start).
@@ -111,6 +122,9 @@ pub struct StepStart<'a> {
     pub step: usize,
     /// The history about to be sent; hooks may edit it.
     pub history: &'a mut Vec<Message>,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`step_end`](LifecycleHooks::step_end).
@@ -127,6 +141,13 @@ pub struct StepEnd<'a> {
     pub tool_results: &'a [Message],
     /// How long the step took.
     pub elapsed: Duration,
+    /// The history with the step's answer and results; hooks may edit it,
+    /// and the model's next request (of this run, or of the session's next
+    /// run after a final step) is what they leave.
+    pub history: &'a mut Vec<Message>,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`pre_tool_use`](LifecycleHooks::pre_tool_use).
@@ -149,6 +170,9 @@ pub struct PreToolUse<'a> {
     pub step: usize,
     /// The hook that made the deciding (non-continue) decision, set by the loop.
     pub decided_by: Option<&'static str>,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`post_tool_use`](LifecycleHooks::post_tool_use) and
@@ -168,6 +192,16 @@ pub struct PostToolUse<'a> {
     pub outcome: &'a mut Outcome,
     /// How long the call took.
     pub elapsed: Duration,
+    /// Messages to add to the history after the step's tool results: the
+    /// model reads them in its next request. (The step's calls may run at
+    /// once, and the step's answer joins the history with their results
+    /// only when all are done, so a call's hook adds to the history rather
+    /// than edits it; `step_end` sees and may edit the whole history.) A
+    /// call run by a request-start injection keeps none.
+    pub add_messages: &'a mut Vec<Message>,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`stop`](LifecycleHooks::stop).
@@ -182,6 +216,14 @@ pub struct StopEvent<'a> {
     pub step: usize,
     /// How many times a stop hook has already forced the loop on this run.
     pub forced_continues: usize,
+    /// The history, ending with the final answer; hooks may edit it. With
+    /// [`StopDecision::Continue`] the model's next request is what they
+    /// leave (and the message); with [`StopDecision::Allow`] the session's
+    /// next run starts from it.
+    pub history: &'a mut Vec<Message>,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`agent_failed`](LifecycleHooks::agent_failed).
@@ -192,6 +234,9 @@ pub struct AgentFailed<'a> {
     pub agent: &'a str,
     /// What went wrong.
     pub error: &'a crate::agent::RunError,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// Context of [`execution_end`](LifecycleHooks::execution_end).
@@ -206,6 +251,9 @@ pub struct ExecutionEnd<'a> {
     pub history: &'a [Message],
     /// How many steps ran.
     pub steps: usize,
+    /// The session's metadata, which hooks read and write and an exported
+    /// state keeps ([`RunMetadata`]).
+    pub run_metadata: &'a RunMetadata,
 }
 
 /// The context of an event about one tool call: the tool, which
@@ -328,7 +376,7 @@ macro_rules! for_each_lifecycle_event {
             /// Before each model request.
             step_start(&mut StepStart) -> Flow, tools: all, fails: stops(history);
             /// After each step.
-            step_end(&StepEnd) -> (), tools: step, fails: observes;
+            step_end(&mut StepEnd) -> (), tools: step, fails: observes;
             /// Before a tool call enters its chain.
             pre_tool_use(&mut PreToolUse) -> Decision, tools: tool, fails: denies(args);
             /// After a tool call succeeded.
@@ -336,7 +384,7 @@ macro_rules! for_each_lifecycle_event {
             /// After a tool call failed.
             post_tool_failure(&mut PostToolUse) -> (), tools: tool, fails: errs(outcome);
             /// When the model gave a final answer.
-            stop(&StopEvent) -> StopDecision, tools: step, fails: observes;
+            stop(&mut StopEvent) -> StopDecision, tools: step, fails: observes;
             /// When the run failed.
             agent_failed(&AgentFailed) -> (), tools: all, fails: observes;
             /// Once per run, at the very end.

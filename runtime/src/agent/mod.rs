@@ -26,6 +26,7 @@ mod dynamic;
 pub mod inject;
 mod journal;
 pub mod lifecycle;
+mod metadata;
 mod runner;
 pub(crate) mod runtime_tools;
 
@@ -37,6 +38,7 @@ pub use decl::{
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};
 pub use journal::{Journal, JournalError};
+pub use metadata::RunMetadata;
 pub use runner::{
     EventKind, MIN_STATE_KEY_BYTES, PausedChild, PendingStep, RunError, RunEvent, RunOutput,
     RunSettings, RunState, RunStatus, RunStream, Runner, STATE_VERSION, SetupError, StateError,

@@ -1,6 +1,7 @@
 //! How the approvals' shared core answers a gate: sticky decisions first,
-//! then a decision given for the call (used once), then the approver it
-//! asks, whose answer it remembers (sticky, pending).
+//! then remembered conditions the call meets, then a decision given for
+//! the call (used once), then the approver it asks, whose answer it
+//! remembers (sticky, a condition, pending).
 
 use serde_json::Value;
 
@@ -39,6 +40,18 @@ impl Approver for ApprovalCore {
                         ),
                     };
                 }
+                if let Some(remembered) = state.conditions.get(&scoped).cloned() {
+                    drop(state);
+                    if self.met(&remembered, &scoped, request.arguments).is_some() {
+                        let mut state = self.lock();
+                        if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
+                            state.resolved.remove(at);
+                            self.spend(key.id());
+                        }
+                        return (ApprovalDecision::Approve, DecidedBy::Condition);
+                    }
+                    state = self.lock();
+                }
                 if let Some(at) = state.resolved.iter().position(|r| r.call.key == *key) {
                     let used = state.resolved.remove(at);
                     if !self.spend(key.id()) {
@@ -59,11 +72,14 @@ impl Approver for ApprovalCore {
                 );
                 return (ApprovalDecision::Deny(reason), DecidedBy::NoApprover);
             };
+            let note = self.lapse_notes(&scoped);
+            let request = request.with_note(note.clone());
             let pending = PendingApproval {
                 key: key.clone(),
                 arguments: request.arguments.to_value().unwrap_or(Value::Null),
                 reason: request.reason.to_owned(),
                 metadata: request.metadata().cloned(),
+                note,
             };
             match approver.decide(request).await {
                 decision @ (ApprovalDecision::Approve
@@ -78,6 +94,15 @@ impl Approver for ApprovalCore {
                     self.lock().sticky.insert(scoped, Sticky::AlwaysDeny);
                     (ApprovalDecision::Deny(reason), DecidedBy::AskerAlways)
                 }
+                ApprovalDecision::AlwaysApproveWhen(when) => match self.checked(&scoped, when) {
+                    Ok(remembered) => {
+                        self.lock().remember(scoped, remembered);
+                        (ApprovalDecision::Approve, DecidedBy::AskerAlways)
+                    }
+                    // A condition these approvals cannot check fails
+                    // closed: nothing is remembered, the call is denied.
+                    Err(e) => (ApprovalDecision::Deny(e.to_string()), DecidedBy::Asker),
+                },
                 ApprovalDecision::Defer => {
                     let mut state = self.lock();
                     state.pending.retain(|p| p.key != pending.key);
@@ -95,6 +120,23 @@ impl Approver for ApprovalCore {
                 }
             }
         })
+    }
+}
+
+impl ApprovalCore {
+    /// The notes of the scoped tool's conditions that lapsed, taken (an
+    /// approver is shown them once), `None` when there are none.
+    fn lapse_notes(&self, scoped: &str) -> Option<String> {
+        let mut state = self.lock();
+        if state.lapsed.is_empty() {
+            return None;
+        }
+        let (shown, kept) = std::mem::take(&mut state.lapsed)
+            .into_iter()
+            .partition::<Vec<_>, _>(|l| l.tool == scoped);
+        state.lapsed = kept;
+        let notes: Vec<String> = shown.into_iter().map(|l| l.note).collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }
 

@@ -67,6 +67,13 @@ pub(crate) struct ApprovalCore {
     /// its agent's tools when this changed since it last looked, so that a
     /// run with none given reads one number.
     names: AtomicU64,
+    /// The conditions remembered decisions may name
+    /// ([`Approvals::with_condition`]).
+    pub(super) conditions: Mutex<Vec<super::ApprovalCondition>>,
+    /// The digest of each tool's input schema, by scoped name, as the
+    /// runs that offered it last saw it (filled only when conditions are
+    /// registered or remembered).
+    pub(super) schemas: Mutex<std::collections::BTreeMap<String, String>>,
 }
 
 /// The decisions used to run a call, by id.
@@ -142,7 +149,7 @@ impl Approvals {
 
     /// The shared core.
     #[inline]
-    fn core(&self) -> &ApprovalCore {
+    pub(super) fn core(&self) -> &ApprovalCore {
         self.shared.core()
     }
 
@@ -162,7 +169,7 @@ impl Approvals {
 
     /// Notes that tool names were given from outside.
     #[inline]
-    fn names_given(&self) {
+    pub(super) fn names_given(&self) {
         self.core().names.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -179,14 +186,16 @@ impl Approvals {
         let state = self.lock();
         let required = state.settings.needs_approval.iter();
         let sticky = state.sticky.keys();
+        let conditions = state.conditions.keys();
         required
             .map(|n| ("`Approvals::require`", n.clone()))
             .chain(sticky.map(|n| ("a sticky decision", n.clone())))
+            .chain(conditions.map(|n| ("a remembered condition", n.clone())))
             .collect()
     }
 
     #[inline]
-    fn lock(&self) -> MutexGuard<'_, ApprovalState> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, ApprovalState> {
         self.core().lock()
     }
 
@@ -298,6 +307,9 @@ impl Approvals {
             | ApprovalDecision::ApproveWith(_) => None,
             ApprovalDecision::AlwaysApprove => Some(Sticky::AlwaysApprove),
             ApprovalDecision::AlwaysDeny => Some(Sticky::AlwaysDeny),
+            ApprovalDecision::AlwaysApproveWhen(when) => {
+                return self.resolve_when(id, when.clone());
+            }
             other => {
                 return Err(ResolveError::Undecided {
                     id: id.to_owned(),
@@ -354,6 +366,38 @@ impl Approvals {
             call: call.clone(),
             decision,
         });
+        Ok(call)
+    }
+
+    /// [`resolve`](Self::resolve) with a remembered condition: the call is
+    /// approved, and the condition remembered for its tool (checked first:
+    /// a condition not registered, or parameters that do not fit, decide
+    /// nothing).
+    fn resolve_when(
+        &self,
+        id: &str,
+        when: super::ApproveWhen,
+    ) -> Result<PendingApproval, ResolveError> {
+        let scoped = {
+            let state = self.lock();
+            let call = state.pending.iter().find(|p| p.key.id() == id);
+            call.map(|p| p.key.scoped_tool())
+        };
+        let Some(scoped) = scoped else {
+            // Not pending: `resolve` says why (not pending, decided).
+            return self
+                .resolve(id, ApprovalDecision::Approve)
+                .and(Err(ResolveError::NotPending(id.to_owned())));
+        };
+        let remembered = self
+            .checked(&scoped, when)
+            .map_err(|e| ResolveError::Condition {
+                id: id.to_owned(),
+                error: e.to_string(),
+            })?;
+        let call = self.resolve(id, ApprovalDecision::Approve)?;
+        self.lock().remember(scoped, remembered);
+        self.names_given();
         Ok(call)
     }
 
@@ -470,6 +514,7 @@ impl Approvals {
                 .cloned()
                 .collect(),
             sticky: state.sticky.clone(),
+            conditions: state.conditions.clone(),
             settings: state.settings.clone(),
         }
     }
@@ -484,6 +529,7 @@ impl Approvals {
         state.pending.extend(call.pending);
         state.resolved.extend(call.resolved);
         state.sticky.extend(call.sticky);
+        state.conditions.extend(call.conditions);
         state
             .settings
             .needs_approval

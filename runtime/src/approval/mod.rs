@@ -10,6 +10,9 @@
 //!   decisions and pending calls as serde data ([`ApprovalState`]);
 //! * `answer.rs`: how the shared core answers a gate (sticky, given,
 //!   asked);
+//! * `condition.rs`: [`ApprovalCondition`], the named conditions a
+//!   remembered approval ("always approve `refund` when `amount <= 50`")
+//!   names, bound to the tool's schema;
 //! * `defer.rs`: [`DeferAll`], which leaves every call waiting;
 //! * `spent.rs`: [`SpentDecisions`], the record of the decisions that ran
 //!   a call, and [`MemorySpent`];
@@ -23,14 +26,16 @@
 
 mod answer;
 mod approvals;
+mod condition;
 mod defer;
 mod spent;
 mod state;
 mod terminal;
 
-pub use crate::decision::ApprovalDecision;
+pub use crate::decision::{ApprovalDecision, ApproveWhen};
 pub use approvals::Approvals;
 pub(crate) use approvals::{ApprovalCore, ApprovalHost};
+pub use condition::{ApprovalCondition, ConditionError, LapsedCondition, RememberedCondition};
 pub use defer::DeferAll;
 pub(crate) use hookwire_chain::approve::gate;
 pub use hookwire_chain::approve::{

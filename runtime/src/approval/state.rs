@@ -50,6 +50,10 @@ pub struct PendingApproval {
     /// deferred.
     #[serde(default)]
     pub metadata: Option<Value>,
+    /// What the approver was told besides the reason: a remembered
+    /// condition of the tool that lapsed ([`LapsedCondition`](super::LapsedCondition)).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// [`PendingApproval`] as it is written: with its id and path.
@@ -62,6 +66,8 @@ struct ShownApproval {
     reason: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
 }
 
 impl From<PendingApproval> for ShownApproval {
@@ -73,6 +79,7 @@ impl From<PendingApproval> for ShownApproval {
             arguments: p.arguments,
             reason: p.reason,
             metadata: p.metadata,
+            note: p.note,
         }
     }
 }
@@ -144,6 +151,15 @@ pub struct ApprovalState {
     /// Sticky decisions by scoped tool name (`pay`, `ny/pay`).
     #[serde(default)]
     pub sticky: BTreeMap<String, Sticky>,
+    /// Remembered conditions by scoped tool name: a call whose arguments
+    /// meet one is approved without asking
+    /// ([`ApprovalDecision::AlwaysApproveWhen`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub conditions: BTreeMap<String, Vec<super::RememberedCondition>>,
+    /// Remembered conditions that lapsed (the tool's schema changed) and
+    /// were not yet shown to an approver.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lapsed: Vec<super::LapsedCondition>,
     /// Calls waiting for a decision.
     #[serde(default)]
     pub pending: Vec<PendingApproval>,
@@ -158,6 +174,8 @@ pub(crate) struct CallApprovals {
     pub(super) pending: Vec<PendingApproval>,
     pub(super) resolved: Vec<ResolvedApproval>,
     pub(super) sticky: BTreeMap<String, Sticky>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) conditions: BTreeMap<String, Vec<super::RememberedCondition>>,
     pub(super) settings: ApprovalSettings,
 }
 
@@ -192,6 +210,15 @@ pub enum ResolveError {
         id: String,
         /// The decision given (`defer`, ..).
         decision: &'static str,
+    },
+    /// A remembered condition that is not registered for the call's tool,
+    /// or whose parameters do not fit it.
+    #[error("the condition for call `{id}` was refused: {error}; nothing was decided")]
+    Condition {
+        /// The decision id.
+        id: String,
+        /// Why.
+        error: String,
     },
     /// Edited arguments that are not a JSON object: no tool takes them.
     #[error(

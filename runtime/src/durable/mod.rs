@@ -221,7 +221,9 @@ impl DurableAgent {
             let runner = make(session);
             // Every call that needs approval waits for the ingress; the
             // settings and sticky decisions `make` gave are kept.
-            let deferring = Approvals::new(DeferAll).with_state(runner.approvals().state());
+            let deferring = Approvals::new(DeferAll)
+                .with_state(runner.approvals().state())
+                .with_conditions_of(runner.approvals());
             Box::new(
                 runner
                     .with_approvals(deferring)

@@ -94,7 +94,7 @@ impl LifecycleHooks for BadStep {
         self.0.now().await;
         Flow::Continue
     }
-    async fn step_end(&self, _cx: &StepEnd<'_>) {
+    async fn step_end(&self, _cx: &mut StepEnd<'_>) {
         self.0.now().await;
     }
     fn name(&self) -> &'static str {

@@ -202,7 +202,7 @@ impl LifecycleHooks for AnswerOnly {
     }
     async fn stop(
         &self,
-        cx: &hookwire::agent::lifecycle::StopEvent<'_>,
+        cx: &mut hookwire::agent::lifecycle::StopEvent<'_>,
     ) -> hookwire::agent::lifecycle::StopDecision {
         ANSWERS.lock().unwrap().push(cx.answer.to_owned());
         hookwire::agent::lifecycle::StopDecision::Allow

@@ -48,7 +48,7 @@ impl LifecycleHooks for AnswerCheck {
         Decision::Deny("answer_check saw a tool call".into())
     }
 
-    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
+    async fn stop(&self, cx: &mut StopEvent<'_>) -> StopDecision {
         if cx.forced_continues == 0 {
             StopDecision::Continue("check the answer".into())
         } else {

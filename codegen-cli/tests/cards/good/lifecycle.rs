@@ -31,7 +31,7 @@ impl LifecycleHooks for Recorder {
         Flow::Continue
     }
 
-    async fn step_end(&self, cx: &StepEnd<'_>) {
+    async fn step_end(&self, cx: &mut StepEnd<'_>) {
         crate::lifecycle_log(format!("recorder: step_end {}", cx.step));
     }
 
@@ -48,7 +48,7 @@ impl LifecycleHooks for Recorder {
         crate::lifecycle_log(format!("recorder: post_tool_failure {}", cx.call.name));
     }
 
-    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
+    async fn stop(&self, cx: &mut StopEvent<'_>) -> StopDecision {
         crate::lifecycle_log(format!("recorder: stop {}", cx.answer));
         StopDecision::Allow
     }

@@ -70,6 +70,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     agent: &agent_name,
                     step,
                     history: Arc::make_mut(&mut self.conv.history),
+                    run_metadata: &self.session.metadata,
                 }),
             )
             .await

@@ -107,6 +107,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                         args: &mut arguments,
                         step: scope.step(),
                         decided_by: None,
+                        run_metadata: &self.session.metadata,
                     },
                     expired.is_some(),
                 )
@@ -191,6 +192,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             return;
         }
         let failed = !matches!(&*outcome, Ok(r) if !r.is_error);
+        let mut added = Vec::new();
         let mut post = PostToolUse {
             agent: self.scope.agent(),
             call,
@@ -198,11 +200,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             meta,
             outcome,
             elapsed: started.elapsed(),
+            add_messages: &mut added,
+            run_metadata: &self.session.metadata,
         };
         if failed {
             let _ = caught("post_tool_failure", hooks.post_tool_failure(&mut post)).await;
         } else {
             let _ = caught("post_tool_use", hooks.post_tool_use(&mut post)).await;
+        }
+        // What the hooks added joins the history after the step's results,
+        // with the merged messages of the step's children (journaled with
+        // the call, so a replay restores them).
+        if !added.is_empty() {
+            let _ = super::parent::PARENT.try_with(|parent| parent.merge(added));
         }
     }
 

@@ -40,11 +40,13 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         } else {
             caught(
                 "stop",
-                hooks.stop(&StopEvent {
+                hooks.stop(&mut StopEvent {
                     agent: &agent_name,
                     answer: &response.text,
                     step,
                     forced_continues: self.conv.forced,
+                    history: Arc::make_mut(&mut self.conv.history),
+                    run_metadata: &self.session.metadata,
                 }),
             )
             .await
@@ -53,12 +55,14 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         if !none {
             let _ = caught(
                 "step_end",
-                hooks.step_end(&StepEnd {
+                hooks.step_end(&mut StepEnd {
                     agent: &agent_name,
                     step,
                     response: &response,
                     tool_results: &[],
                     elapsed: started.elapsed(),
+                    history: Arc::make_mut(&mut self.conv.history),
+                    run_metadata: &self.session.metadata,
                 }),
             )
             .await;
@@ -134,6 +138,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     status: status.as_str(),
                     history: &self.conv.history,
                     steps: self.conv.steps,
+                    run_metadata: &self.session.metadata,
                 }),
             )
             .await;
@@ -186,6 +191,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             hooks.agent_failed(&AgentFailed {
                 agent: self.scope.agent(),
                 error: &error,
+                run_metadata: &self.session.metadata,
             }),
         )
         .await;
@@ -196,6 +202,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 status: "failed",
                 history: &self.conv.history,
                 steps: self.conv.steps,
+                run_metadata: &self.session.metadata,
             }),
         )
         .await;

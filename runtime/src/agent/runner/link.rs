@@ -36,6 +36,8 @@ pub(crate) struct SessionLink {
     pub(crate) children: Mutex<ChildHistories>,
     /// The runs of child agents paused for approval, by the parent's call id.
     pub(crate) paused: Mutex<PausedChildren>,
+    /// The session's metadata, which its lifecycle hooks read and write.
+    pub(crate) metadata: crate::agent::RunMetadata,
 }
 
 impl RunChannel for SessionLink {

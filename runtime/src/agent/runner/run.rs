@@ -169,6 +169,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 agent: &agent_name,
                 correlation_id: self.scope.correlation_id(),
                 history: Arc::make_mut(&mut self.conv.history),
+                run_metadata: &self.session.metadata,
             }),
         )
         .await
@@ -184,6 +185,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             hooks.user_prompt_submit(&mut PromptSubmit {
                 agent: &agent_name,
                 prompt,
+                run_metadata: &self.session.metadata,
             }),
         )
         .await

@@ -93,6 +93,10 @@ pub struct RunState {
     /// (so that a call id a model uses again in a later run gets another key).
     #[serde(default)]
     pub runs: u64,
+    /// The session's metadata, which lifecycle hooks read and write
+    /// ([`RunMetadata`](crate::agent::RunMetadata)).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, serde_json::Value>,
     /// The state's seal: HMAC-SHA256 (hex) of the rest of it, with the
     /// exporting runner's [`StateKey`](super::StateKey); `None` when the
     /// runner exports states unsigned ([`StateSeal::unsigned`](super::StateSeal::unsigned)).
@@ -285,6 +289,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             },
             injections: self.conv.injections,
             runs: self.scope.run(),
+            metadata: self.session.metadata.to_map(),
             seal: None,
         };
         if let Some(key) = self.state_seal.as_deref().and_then(StateSeal::key) {
@@ -370,6 +375,10 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                 .extend(own.settings.needs_approval);
             if !self.conv.approvals.has_approver() {
                 approvals.sticky.retain(|_, s| *s != Sticky::AlwaysApprove);
+                approvals.conditions.clear();
+            }
+            for (tool, conditions) in own.conditions {
+                approvals.conditions.entry(tool).or_insert(conditions);
             }
             for (tool, sticky) in own.sticky {
                 if sticky == Sticky::AlwaysDeny || !approvals.sticky.contains_key(&tool) {
@@ -392,6 +401,9 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
     /// paused child runs, the paused step, the counters, the trace.
     fn take_run(&mut self, mut state: RunState) {
         self.conv.take_run(&mut state);
+        self.session
+            .metadata
+            .replace(std::mem::take(&mut state.metadata));
         *lock(&self.session.children) = state.children;
         *lock(&self.session.paused) = state.paused_children;
     }

@@ -69,7 +69,9 @@ impl RunState {
             }
         }
         let settings = &self.approvals.settings.needs_approval;
-        for scoped in settings.iter().chain(self.approvals.sticky.keys()) {
+        let remembered = self.approvals.sticky.keys();
+        let conditions = self.approvals.conditions.keys();
+        for scoped in settings.iter().chain(remembered).chain(conditions) {
             let known = match scoped.split_once('/') {
                 None => tools.contains(scoped),
                 Some((child, _)) => {

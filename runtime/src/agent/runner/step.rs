@@ -60,6 +60,15 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         journal: Option<&dyn Journal>,
     ) -> Result<RunOutput, RunError> {
         let definitions = self.agent.tools().shared_definitions();
+        // Remembered approval conditions are bound to the schemas this run
+        // offers; those remembered with another schema lapse, noted.
+        for lapsed in self.conv.approvals.bind_schemas(&self.scope, &definitions) {
+            self.record(super::TraceEvent::ApprovalLapsed {
+                tool: lapsed.tool,
+                condition: lapsed.condition.condition,
+                note: lapsed.note,
+            });
+        }
         loop {
             let step = match resumed.take() {
                 Some(p) => Step {
@@ -168,14 +177,19 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         let tool_messages = self.append_results(answer, named, results, merged);
         if !none {
             let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+            // The hooks may edit the history: they see the step's results
+            // as they joined it.
+            let tool_results = self.conv.history[tool_messages].to_vec();
             let _ = caught(
                 "step_end",
-                hooks.step_end(&StepEnd {
+                hooks.step_end(&mut StepEnd {
                     agent: &self.agent.config().name,
                     step,
                     response: &response,
-                    tool_results: &self.conv.history[tool_messages],
+                    tool_results: &tool_results,
                     elapsed: started.elapsed(),
+                    history: Arc::make_mut(&mut self.conv.history),
+                    run_metadata: &self.session.metadata,
                 }),
             )
             .await;

@@ -133,6 +133,18 @@ pub enum TraceEvent {
         /// What is wrong.
         text: String,
     },
+    /// A remembered approval condition of a tool lapsed when the run
+    /// started: the tool's input schema is not the one it was remembered
+    /// with, so its calls are asked about again
+    /// ([`LapsedCondition`](crate::approval::LapsedCondition)).
+    ApprovalLapsed {
+        /// The tool, by scoped name (`refund`, `ny/refund`).
+        tool: String,
+        /// The condition's name.
+        condition: String,
+        /// What happened, for a person.
+        note: String,
+    },
     /// The run ended.
     Finished {
         /// `completed`, `stopped`, `paused`, `failed` (borrowed when the
@@ -257,6 +269,7 @@ impl fmt::Display for TraceEvent {
                 "step {step} model retry {attempt} in {delay_ms} ms: {reason}"
             ),
             Self::Warning { text } => write!(f, "warning: {text}"),
+            Self::ApprovalLapsed { tool, note, .. } => write!(f, "approval lapsed {tool}: {note}"),
             Self::OutputRetry {
                 step,
                 attempt,

@@ -232,7 +232,7 @@ async fn several_hooks_deny_beats_ask_beats_allow_and_rewrites_apply_in_declared
 struct Insist;
 
 impl LifecycleHooks for Insist {
-    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
+    async fn stop(&self, cx: &mut StopEvent<'_>) -> StopDecision {
         if cx.answer.contains("final") {
             StopDecision::Allow
         } else {

@@ -21,6 +21,7 @@ mod decisions;
 mod events;
 mod matchers;
 mod panics;
+mod state;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Add {
@@ -70,7 +71,7 @@ impl LifecycleHooks for Recorder {
         self.log(format!("step_start({})", cx.step));
         Flow::Continue
     }
-    async fn step_end(&self, cx: &StepEnd<'_>) {
+    async fn step_end(&self, cx: &mut StepEnd<'_>) {
         self.log(format!("step_end({},{})", cx.step, cx.tool_results.len()));
     }
     async fn pre_tool_use(&self, cx: &mut PreToolUse<'_>) -> Decision {
@@ -83,7 +84,7 @@ impl LifecycleHooks for Recorder {
     async fn post_tool_failure(&self, cx: &mut PostToolUse<'_>) {
         self.log(format!("post_tool_failure({})", cx.call.name));
     }
-    async fn stop(&self, cx: &StopEvent<'_>) -> StopDecision {
+    async fn stop(&self, cx: &mut StopEvent<'_>) -> StopDecision {
         self.log(format!("stop({})", cx.answer));
         StopDecision::Allow
     }

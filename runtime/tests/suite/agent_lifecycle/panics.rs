@@ -13,7 +13,7 @@ impl LifecycleHooks for Panicky {
         }
         Decision::Continue
     }
-    async fn step_end(&self, _cx: &StepEnd<'_>) {
+    async fn step_end(&self, _cx: &mut StepEnd<'_>) {
         panic!("boom in step_end");
     }
 }

@@ -70,7 +70,7 @@ async fn a_late_decision_pauses_the_run_and_approves_only_its_own_call() {
 
 /// `pmo` with `pay` and the child `ny` (with its own `pay`), both gated;
 /// every call id empty, so the loop names them `call_<step>_<n>` in both.
-fn pmo(ledger: &Ledger, child_model: ScriptedModel) -> impl Agent + 'static {
+pub(super) fn pmo(ledger: &Ledger, child_model: ScriptedModel) -> impl Agent + 'static {
     let ny_tools = Router::new().route(
         pay_tool(ledger.clone(), "ny").definition(),
         hookwire::ToolSource::Function,
@@ -88,7 +88,7 @@ fn pmo(ledger: &Ledger, child_model: ScriptedModel) -> impl Agent + 'static {
     test_agent("pmo", tools)
 }
 
-fn pmo_model() -> ScriptedModel {
+pub(super) fn pmo_model() -> ScriptedModel {
     ScriptedModel::from_turns([
         calls(vec![
             call("", "pay", json!({"to": "vendor", "amount": 1})),
@@ -98,7 +98,7 @@ fn pmo_model() -> ScriptedModel {
     ])
 }
 
-fn ny_model(to: &str, amount: u64) -> ScriptedModel {
+pub(super) fn ny_model(to: &str, amount: u64) -> ScriptedModel {
     ScriptedModel::from_turns([
         calls(vec![call("", "pay", json!({"to": to, "amount": amount}))]),
         Turn::text("ny done"),

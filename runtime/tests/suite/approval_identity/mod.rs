@@ -1,7 +1,8 @@
 //! An approval is for exactly the call the approver saw, on every path a
 //! tool runs: late decisions, parent and child ids, sticky decisions across
 //! agents, a child's pause, waits and timeouts, forged and replayed states,
-//! injections. Each test is one case that broke before `CallKey`.
+//! injections; remembered conditions, bound to the tool's schema and scoped
+//! by path. Each test is one case that broke before `CallKey`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::agent_common;
@@ -24,6 +25,7 @@ use hookwire::{
 };
 use serde_json::{Value, json};
 
+mod conditions;
 mod decisions;
 mod injections;
 mod names;
