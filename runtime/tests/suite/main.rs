@@ -34,6 +34,8 @@ mod approval_trace;
 mod call_ids;
 mod chain;
 mod deadlines;
+#[cfg(feature = "durable")]
+mod durable_failover;
 mod duplicate_keys;
 mod idempotency_key;
 mod journal_entries;
