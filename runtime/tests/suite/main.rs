@@ -34,9 +34,9 @@ mod approval_trace;
 mod call_ids;
 mod chain;
 mod deadlines;
+mod duplicate_keys;
 #[cfg(feature = "durable")]
 mod durable_failover;
-mod duplicate_keys;
 mod idempotency_key;
 mod journal_entries;
 mod lifecycle_policy;
