@@ -2,8 +2,8 @@
 //! own deployment files (`deploy/restate-{1,2,3}.toml`): each node reads
 //! its file, and `RESTATE_*` variables move what one machine cannot share
 //! (ports, addresses, the metadata servers' list) and nothing else, as
-//! `deploy/README.md` documents. Data folders are temporary; every node is
-//! killed on drop.
+//! README's "Durable sessions on a cluster" documents. Data folders are
+//! temporary; every node is killed on drop.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -11,13 +11,16 @@ use std::sync::{Arc, Mutex};
 use hookwire::approval::ApprovalDecision;
 use hookwire::durable::{ClientError, DurableClient};
 
-/// What a fake ingress received: each request's method and path, and its
+/// A request a fake ingress received: its method and path, and its
 /// `idempotency-key` header.
+type Request = (String, Option<String>);
+
+/// What a fake ingress received.
 #[derive(Clone, Default)]
-struct Seen(Arc<Mutex<Vec<(String, Option<String>)>>>);
+struct Seen(Arc<Mutex<Vec<Request>>>);
 
 impl Seen {
-    fn requests(&self) -> Vec<(String, Option<String>)> {
+    fn requests(&self) -> Vec<Request> {
         self.0.lock().unwrap().clone()
     }
 }
