@@ -26,6 +26,12 @@
 //! takes its settings from the environment (`RESTATE_...` variables), so
 //! the same command measures a tuned server, e.g.
 //! `RESTATE_LOG_SERVER__ROCKSDB_DISABLE_WAL_FSYNC=true` (see BENCHMARKS.md).
+//!
+//! `cargo bench -p hookwire-examples --bench durable_steps -- cluster`
+//! measures instead a durable step on a three-node cluster (the
+//! `deploy/` files: replicated metadata, logs and partitions on two
+//! nodes) against one node, both on this machine, in one run: the same
+//! 19-step runs, alternating between the two, median of 31 each.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -103,6 +109,10 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    if std::env::args().any(|a| a == "cluster") {
+        rt.block_on(cluster_against_one_node());
+        return;
+    }
     let server = durable_support::Server::start();
     let model = Arc::new(script());
     rt.block_on(async {
@@ -210,4 +220,61 @@ fn main() {
             in_memory.as_secs_f64() * 1e3
         );
     });
+}
+
+/// A durable step on the three-node cluster against one node (the
+/// `cluster` argument): the same service, registered with both.
+async fn cluster_against_one_node() {
+    let server = durable_support::Server::start();
+    let cluster = durable_support::cluster::Cluster::start();
+    let model = Arc::new(script());
+    let listener = DurableAgent::listener(([127, 0, 0, 1], 0).into(), false).unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let served = model.clone();
+    tokio::spawn(DurableAgent::new(move |_| session_runner(served.clone())).serve(listener));
+    let one = server.client();
+    one.register(&server.admin, &address).await.unwrap();
+    let three = cluster.client();
+    three
+        .register(&cluster.nodes[0].admin, &address)
+        .await
+        .unwrap();
+    let run = |client: &hookwire::durable::DurableClient, session: String| {
+        let client = client.clone();
+        async move {
+            let started = Instant::now();
+            let out = client.run(&session, "check").await.unwrap();
+            assert_eq!(out.status, RunStatus::Completed);
+            assert_eq!(out.steps, STEPS + 1);
+            started.elapsed()
+        }
+    };
+    for i in 0..3 {
+        run(&one, format!("warm-{i}")).await;
+        run(&three, format!("warm-{i}")).await;
+    }
+    let (mut single, mut replicated) = (Vec::new(), Vec::new());
+    for i in 0..31 {
+        single.push(run(&one, format!("bench-{i}")).await / STEPS as u32);
+        replicated.push(run(&three, format!("bench-{i}")).await / STEPS as u32);
+    }
+    single.sort();
+    replicated.sort();
+    let (single, replicated) = (single[15], replicated[15]);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "durable_steps cluster: {STEPS} steps, one instant tool call each, median of 31 runs each, alternating"
+    );
+    println!(
+        "  one node:                                {:>8.3} ms per step",
+        ms(single)
+    );
+    println!(
+        "  three nodes, replication 2 (deploy/):    {:>8.3} ms per step  (through node 1's ingress)",
+        ms(replicated)
+    );
+    println!(
+        "  cluster / one node:                      {:>8.2}x",
+        replicated.as_secs_f64() / single.as_secs_f64()
+    );
 }

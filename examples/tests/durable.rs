@@ -12,6 +12,8 @@ mod durable_support;
 // `tests/` would be a test binary of its own).
 #[path = "durable/approvals.rs"]
 mod approvals;
+#[path = "durable/cluster.rs"]
+mod cluster;
 #[path = "durable/crashes.rs"]
 mod crashes;
 #[path = "durable/identity.rs"]

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use super::failover::{Failure, Ingresses, Replay, fresh_key, next_step};
 use super::{ApproveRequest, Decided, RunRequest};
 use crate::agent::{Agent, DurableName, RunOutput, RunState};
 use crate::approval::ApprovalDecision;
@@ -32,7 +33,29 @@ pub enum ClientError {
         /// The id.
         id: String,
     },
-    /// The server could not be reached.
+    /// No ingress address was given
+    /// ([`DurableClient::with_ingresses`] of nothing).
+    #[error("no ingress address: give at least one (`http://127.0.0.1:8080`)")]
+    NoIngress,
+    /// A request that must not run twice (a start without an idempotency
+    /// key, a [`run`](DurableClient::run)) may have reached a node that
+    /// failed before it answered: it was not sent to another node, which
+    /// could have run it a second time. Read the session's state (or list
+    /// its invocations) before starting it again, or give starts an
+    /// idempotency key. Only a client with several ingress addresses
+    /// reports this; with one, the error is [`Unreachable`](Self::Unreachable).
+    #[error(
+        "the request to {url} may have been received before the node failed, and was not sent \
+         again through another node: {message}"
+    )]
+    MaybeReceived {
+        /// The URL asked.
+        url: String,
+        /// What failed.
+        message: String,
+    },
+    /// The server could not be reached (through any of the client's
+    /// ingress addresses: the last one's error).
     #[error("the Restate server at {url} is unreachable: {message}")]
     Unreachable {
         /// The URL asked.
@@ -76,6 +99,21 @@ impl ClientError {
         match self {
             Self::Rejected { status, .. } => Some(*status),
             _ => None,
+        }
+    }
+
+    /// The URL the failed request asked (empty for errors found before a
+    /// request).
+    pub fn url(&self) -> &str {
+        match self {
+            Self::Unreachable { url, .. }
+            | Self::TimedOut { url, .. }
+            | Self::Rejected { url, .. }
+            | Self::Decode { url, .. }
+            | Self::MaybeReceived { url, .. } => url,
+            Self::InvalidSessionId { .. } | Self::InvalidInvocationId { .. } | Self::NoIngress => {
+                ""
+            }
         }
     }
 }
@@ -122,6 +160,19 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// through Restate's ingress (`http://127.0.0.1:8080` by default), and
 /// registers services through its admin API.
 ///
+/// On a cluster, give it every node's ingress
+/// ([`with_ingresses`](Self::with_ingresses), [`add_ingress`](Self::add_ingress)):
+/// a request goes to the address that answered last, and moves to the next
+/// one when it fails before an answer, if sending it again cannot run it
+/// twice: always when the connection was refused (nothing was sent); after
+/// a connection that broke, only for reads ([`output`](Self::output)) and
+/// requests with an idempotency key, which the cluster deduplicates (a
+/// [`start`](Self::start) given a key, and every [`decide`](Self::decide),
+/// which sends a fresh key of its own). A start without a key or a
+/// [`run`](Self::run) whose node failed after it was sent gives
+/// [`ClientError::MaybeReceived`]. A timeout is not retried. Admin calls
+/// go to the admin address they are given.
+///
 /// Every request has a deadline: connecting 5 s, then the whole request
 /// (answer included) [`DEFAULT_REQUEST_TIMEOUT`] (30 s), or
 /// [`DEFAULT_RUN_TIMEOUT`] (10 min) for [`run`](Self::run) and
@@ -129,7 +180,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// does not answer in time gives [`ClientError::TimedOut`].
 #[derive(Debug, Clone)]
 pub struct DurableClient {
-    ingress: String,
+    ingresses: Ingresses,
     http: reqwest::Client,
     /// The agent's durable name: its sessions are `<name>Session`.
     agent: DurableName,
@@ -144,22 +195,53 @@ impl DurableClient {
     /// the agent served as `AgentSession` (a hand-written agent's default
     /// name); [`for_agent`](Self::for_agent) or [`named`](Self::named) for another.
     pub fn new(ingress: impl Into<String>) -> Result<Self, ClientError> {
-        let ingress = ingress.into().trim_end_matches('/').to_owned();
+        Self::with_ingresses([ingress])
+    }
+
+    /// A client of the ingresses at `ingresses` (each node's of a cluster,
+    /// `http://node-1:8080`, ..), tried in turn as the type's docs say;
+    /// [`ClientError::NoIngress`] if there is none.
+    pub fn with_ingresses<I, S>(ingresses: I) -> Result<Self, ClientError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let urls: Vec<String> = ingresses.into_iter().map(Into::into).collect();
+        let Some(first) = urls.first() else {
+            return Err(ClientError::NoIngress);
+        };
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .build()
             .map_err(|e| ClientError::Unreachable {
-                url: ingress.clone(),
+                url: first.clone(),
                 message: e.to_string(),
             })?;
         Ok(Self {
-            ingress,
+            ingresses: Ingresses::new(urls),
             http,
             agent: DurableName::new("Agent"),
             timeout: DEFAULT_REQUEST_TIMEOUT,
             run_timeout: DEFAULT_RUN_TIMEOUT,
         })
+    }
+
+    /// This client with one more ingress address, tried after the others.
+    pub fn add_ingress(mut self, ingress: impl Into<String>) -> Self {
+        self.ingresses = self.ingresses.with(ingress.into());
+        self
+    }
+
+    /// The ingress addresses, in the order given.
+    pub fn ingresses(&self) -> &[String] {
+        self.ingresses.all()
+    }
+
+    /// The ingress address the next request goes to first (the one that
+    /// answered last).
+    pub fn ingress(&self) -> &str {
+        self.ingresses.current()
     }
 
     /// Sets the limit of one request, its answer included (default
@@ -190,13 +272,9 @@ impl DurableClient {
         self
     }
 
-    /// The URL of `handler` of `session`'s object.
-    fn session_url(&self, session: &str, handler: &str) -> String {
-        format!(
-            "{}/{}/{session}/{handler}",
-            self.ingress,
-            self.agent.session_service()
-        )
+    /// The path of `handler` of `session`'s object on an ingress.
+    fn session_path(&self, session: &str, handler: &str) -> String {
+        format!("/{}/{session}/{handler}", self.agent.session_service())
     }
 
     /// Registers the durable service at `service` (`http://127.0.0.1:9080`)
@@ -252,14 +330,24 @@ impl DurableClient {
         idempotency_key: Option<&str>,
     ) -> Result<String, ClientError> {
         check_session_id(session)?;
-        let url = self.session_url(session, "run/send");
-        let mut request = self.http.post(&url).json(&RunRequest {
+        let path = self.session_path(session, "run/send");
+        let body = RunRequest {
             prompt: prompt.to_owned(),
-        });
-        if let Some(key) = idempotency_key {
-            request = request.header("idempotency-key", key);
-        }
-        let answer: Value = self.send(request, &url).await?;
+        };
+        let replay = if idempotency_key.is_some() {
+            Replay::Safe
+        } else {
+            Replay::Once
+        };
+        let (answer, url): (Value, String) = self
+            .send_ingress(replay, &path, self.timeout, |url| {
+                let request = self.http.post(url).json(&body);
+                match idempotency_key {
+                    Some(key) => request.header("idempotency-key", key),
+                    None => request,
+                }
+            })
+            .await?;
         answer
             .get("invocationId")
             .and_then(Value::as_str)
@@ -275,27 +363,34 @@ impl DurableClient {
     /// digits): any other is refused before a request.
     pub async fn output(&self, invocation: &str) -> Result<RunOutput, ClientError> {
         let invocation = checked_invocation_id(invocation)?;
-        let url = format!("{}/restate/invocation/{invocation}/attach", self.ingress);
-        self.send_within(self.http.get(&url), &url, self.run_timeout)
-            .await
+        let path = format!("/restate/invocation/{invocation}/attach");
+        self.send_ingress(Replay::Safe, &path, self.run_timeout, |url| {
+            self.http.get(url)
+        })
+        .await
+        .map(|(output, _)| output)
     }
 
     /// Runs `prompt` in `session` and waits for the output.
     pub async fn run(&self, session: &str, prompt: &str) -> Result<RunOutput, ClientError> {
         check_session_id(session)?;
-        let url = self.session_url(session, "run");
-        self.send_within(
-            self.http.post(&url).json(&RunRequest {
-                prompt: prompt.to_owned(),
-            }),
-            &url,
-            self.run_timeout,
-        )
+        let path = self.session_path(session, "run");
+        let body = RunRequest {
+            prompt: prompt.to_owned(),
+        };
+        self.send_ingress(Replay::Once, &path, self.run_timeout, |url| {
+            self.http.post(url).json(&body)
+        })
         .await
+        .map(|(output, _)| output)
     }
 
     /// Decides the waiting call `id` of `session` (any decision but
-    /// [`ApprovalDecision::Defer`], which the service refuses).
+    /// [`ApprovalDecision::Defer`], which the service refuses). The request
+    /// carries an idempotency key of its own, the same on every node it is
+    /// sent through: a copy that arrives twice decides once and both get
+    /// the first one's answer. Another call of `decide` is another
+    /// decision (refused with 409 once the call is decided).
     pub async fn decide(
         &self,
         session: &str,
@@ -303,12 +398,20 @@ impl DurableClient {
         decision: ApprovalDecision,
     ) -> Result<Decided, ClientError> {
         check_session_id(session)?;
-        let url = self.session_url(session, "approve");
+        let path = self.session_path(session, "approve");
         let body = ApproveRequest {
             id: id.to_owned(),
             decision,
         };
-        self.send(self.http.post(&url).json(&body), &url).await
+        let key = fresh_key();
+        self.send_ingress(Replay::Safe, &path, self.timeout, |url| {
+            self.http
+                .post(url)
+                .header("idempotency-key", &key)
+                .json(&body)
+        })
+        .await
+        .map(|(decided, _)| decided)
     }
 
     /// The session's state (`None` before its first run), read through the
@@ -361,34 +464,57 @@ impl DurableClient {
             .map(str::to_owned))
     }
 
+    /// Sends the request `build` makes for the URL of `path` on an
+    /// ingress, through the ingresses in turn as [`Replay`] allows; the
+    /// answer and the URL that gave it.
+    async fn send_ingress<T: DeserializeOwned>(
+        &self,
+        replay: Replay,
+        path: &str,
+        limit: Duration,
+        build: impl Fn(&str) -> reqwest::RequestBuilder,
+    ) -> Result<(T, String), ClientError> {
+        let several = self.ingresses.all().len() > 1;
+        let mut last = ClientError::NoIngress;
+        for (i, ingress) in self.ingresses.in_turn() {
+            let url = format!("{ingress}{path}");
+            match self.attempt(build(&url), &url, limit).await {
+                Ok(answer) => {
+                    self.ingresses.answered(i);
+                    return Ok((answer, url));
+                }
+                Err(failure) => {
+                    let (error, next) = next_step(replay, failure, several);
+                    if !next {
+                        return Err(error);
+                    }
+                    last = error;
+                }
+            }
+        }
+        Err(last)
+    }
+
     async fn send<T: DeserializeOwned>(
         &self,
         request: reqwest::RequestBuilder,
         url: &str,
     ) -> Result<T, ClientError> {
-        self.send_within(request, url, self.timeout).await
+        self.attempt(request, url, self.timeout)
+            .await
+            .map_err(|failure| match failure {
+                Failure::NotSent(e) | Failure::MaybeReceived(e) | Failure::Final(e) => e,
+            })
     }
 
     /// Sends `request`, which must be answered (in full) within `limit`.
-    async fn send_within<T: DeserializeOwned>(
+    async fn attempt<T: DeserializeOwned>(
         &self,
         request: reqwest::RequestBuilder,
         url: &str,
         limit: Duration,
-    ) -> Result<T, ClientError> {
-        let failed = |e: reqwest::Error| {
-            if e.is_timeout() {
-                ClientError::TimedOut {
-                    url: url.to_owned(),
-                    after: limit,
-                }
-            } else {
-                ClientError::Unreachable {
-                    url: url.to_owned(),
-                    message: error_chain(&e),
-                }
-            }
-        };
+    ) -> Result<T, Failure> {
+        let failed = |e: reqwest::Error| Failure::of(&e, url, limit);
         let response = request.timeout(limit).send().await.map_err(failed)?;
         let status = response.status();
         let text = response.text().await.map_err(failed)?;
@@ -404,15 +530,17 @@ impl DurableClient {
                 .ok()
                 .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_owned))
                 .unwrap_or(text);
-            return Err(ClientError::Rejected {
+            return Err(Failure::Final(ClientError::Rejected {
                 url: url.to_owned(),
                 status: status.as_u16(),
                 message: clean(&message, ERROR_BODY_LIMIT),
-            });
+            }));
         }
-        serde_json::from_str(&text).map_err(|e| ClientError::Decode {
-            url: url.to_owned(),
-            message: clean(&format!("{e}: {text}"), ERROR_BODY_LIMIT),
+        serde_json::from_str(&text).map_err(|e| {
+            Failure::Final(ClientError::Decode {
+                url: url.to_owned(),
+                message: clean(&format!("{e}: {text}"), ERROR_BODY_LIMIT),
+            })
         })
     }
 }
@@ -428,17 +556,6 @@ fn checked_invocation_id(id: &str) -> Result<&str, ClientError> {
     } else {
         Err(ClientError::InvalidInvocationId { id: id.to_owned() })
     }
-}
-
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        source = e.source();
-    }
-    text
 }
 
 /// The query endpoint of the admin API at `admin`.

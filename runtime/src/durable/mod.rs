@@ -59,6 +59,7 @@
 //! when one dies.
 
 mod client;
+mod failover;
 mod session;
 
 use std::future::Future;

@@ -35,6 +35,8 @@ mod call_ids;
 mod chain;
 mod deadlines;
 mod duplicate_keys;
+#[cfg(feature = "durable")]
+mod durable_failover;
 mod idempotency_key;
 mod journal_entries;
 mod lifecycle_policy;
