@@ -115,7 +115,7 @@ impl Drop for Withdraw {
         if let Some(waiting) = gone {
             waiting
                 .run
-                .push_approval("withdrawn", &self.id, &json!({"id": self.id}));
+                .push_approval("withdrawn", &self.id, json!({"id": self.id}));
         }
     }
 }
@@ -153,7 +153,7 @@ impl Approver for ConsoleApprover {
                     reply,
                 },
             );
-            run.push_approval("approval", &id, &shown);
+            run.push_approval("approval", &id, shown);
             let mut withdraw = Withdraw {
                 shared: self.shared.clone(),
                 id,
@@ -201,7 +201,7 @@ impl Shared {
         }
         desk.decided.insert(id.to_owned(), how);
         drop(desk);
-        waiting.run.push_approval("decided", id, &shown);
+        waiting.run.push_approval("decided", id, shown);
         Ok(())
     }
 }

@@ -272,9 +272,10 @@ async fn events(
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
         .map_or(0, |seen| seen.saturating_add(1));
     let follow = run.follow();
+    let open = Open::new(shared.clone());
     let stream = futures_util::stream::unfold(
-        (run, follow, from),
-        |(run, mut follow, at)| async move {
+        (run, follow, from, open),
+        |(run, mut follow, at, open)| async move {
             loop {
                 match run.event(at) {
                     Ok(event) => {
@@ -282,7 +283,7 @@ async fn events(
                             .event(event.name)
                             .id(at.to_string())
                             .data(event.data);
-                        return Some((Ok::<_, Infallible>(sse), (run, follow, at + 1)));
+                        return Some((Ok::<_, Infallible>(sse), (run, follow, at + 1, open)));
                     }
                     Err(true) => return None,
                     Err(false) => {
@@ -295,6 +296,22 @@ async fn events(
         },
     );
     sse(stream)
+}
+
+/// An open event stream, counted in [`Shared::streams`] while it lives.
+struct Open(Arc<Shared>);
+
+impl Open {
+    fn new(shared: Arc<Shared>) -> Self {
+        shared.streams.send_modify(|open| *open += 1);
+        Self(shared)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.streams.send_modify(|open| *open = open.saturating_sub(1));
+    }
 }
 
 /// `stream` as an SSE response.

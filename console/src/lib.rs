@@ -79,6 +79,8 @@ pub(crate) struct Shared {
     pub(crate) runs: Mutex<Vec<Arc<runs::Run>>>,
     /// The calls waiting for a decision.
     pub(crate) desk: Mutex<approver::Desk>,
+    /// How many event streams are open, told when one ends.
+    pub(crate) streams: tokio::sync::watch::Sender<usize>,
 }
 
 impl std::fmt::Debug for Console {
@@ -162,6 +164,7 @@ impl Console {
                 title: "hookwire console".to_owned(),
                 runs: Mutex::default(),
                 desk: Mutex::default(),
+                streams: tokio::sync::watch::Sender::new(0),
             }),
         })
     }
@@ -196,6 +199,14 @@ impl Console {
         H: LifecycleHooks + 'static,
     {
         self.shared.watch(name.into(), runner, prompt.into())
+    }
+
+    /// Waits until no page follows a run any more (each stream of an
+    /// ended run has sent its last event), or `limit` passed: call it
+    /// before the process ends, so that the pages show the runs' ends.
+    pub async fn drained(&self, limit: std::time::Duration) {
+        let mut streams = self.shared.streams.subscribe();
+        let _ = tokio::time::timeout(limit, streams.wait_for(|open| *open == 0)).await;
     }
 
     /// Gives a decision for the call waiting under `id` (a

@@ -8,7 +8,7 @@ use futures_util::StreamExt;
 use hookwire::agent::{Agent, EventKind, RunError, RunOutput, Runner, lifecycle::LifecycleHooks};
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use crate::Shared;
 
@@ -58,7 +58,14 @@ pub(crate) struct Run {
     log: Mutex<Log>,
     /// How many events the log has, for the streams that follow it.
     len: watch::Sender<usize>,
+    /// Where the console's own events of a watched run go while it runs:
+    /// its task records them between the run's events, so that a call's
+    /// card follows the events the run sent before it asked.
+    inbox: Mutex<Option<mpsc::UnboundedSender<Console>>>,
 }
+
+/// A console event (`approval`, `decided`, `withdrawn`) for the call `id`.
+type Console = (&'static str, String, Value);
 
 /// A run as `/api/runs` lists it.
 #[derive(Debug, Serialize)]
@@ -85,6 +92,7 @@ impl Run {
                 ..Log::default()
             }),
             len: watch::Sender::new(0),
+            inbox: Mutex::new(None),
         }
     }
 
@@ -98,9 +106,23 @@ impl Run {
         self.len.send_replace(len);
     }
 
-    /// Appends a console event (`approval`, `decided`, `withdrawn`) and
-    /// notes whether the call `id` waits.
-    pub(crate) fn push_approval(&self, name: &'static str, id: &str, data: &Value) {
+    /// Sends a console event (`approval`, `decided`, `withdrawn`) to the
+    /// run's log: through the run's task while it runs, else at once.
+    pub(crate) fn push_approval(&self, name: &'static str, id: &str, data: Value) {
+        let event = (name, id.to_owned(), data);
+        let event = match &*lock(&self.inbox) {
+            Some(inbox) => match inbox.send(event) {
+                Ok(()) => return,
+                Err(mpsc::error::SendError(event)) => event,
+            },
+            None => event,
+        };
+        self.record_approval(event);
+    }
+
+    /// Appends a console event and notes whether its call waits.
+    fn record_approval(&self, (name, id, data): Console) {
+        let id = id.as_str();
         {
             let mut log = lock(&self.log);
             log.waiting.retain(|w| w != id);
@@ -120,6 +142,7 @@ impl Run {
 
     /// Marks the run ended with `status`, and wakes the streams.
     fn end(&self, status: &'static str) {
+        *lock(&self.inbox) = None;
         {
             let mut log = lock(&self.log);
             log.status = status;
@@ -198,10 +221,23 @@ impl Shared {
             runner.correlation_id().to_owned(),
         );
         let id = run.id.clone();
+        let (inbox, mut console) = mpsc::unbounded_channel();
+        *lock(&run.inbox) = Some(inbox);
         let done = tokio::spawn(async move {
             let mut stream = runner.into_stream(prompt);
             let mut result = None;
-            while let Some(event) = stream.next().await {
+            loop {
+                // The run's events first: a console event is recorded when
+                // the run has sent nothing more (it waits).
+                let event = tokio::select! {
+                    biased;
+                    event = stream.next() => event,
+                    Some(event) = console.recv() => {
+                        run.record_approval(event);
+                        continue;
+                    }
+                };
+                let Some(event) = event else { break };
                 let data = serde_json::to_string(&event).unwrap_or_else(|e| {
                     serde_json::json!({"event": "error", "error": e.to_string()}).to_string()
                 });
@@ -209,6 +245,9 @@ impl Shared {
                 if let EventKind::Done(done) = event.kind {
                     result = Some(done.map(|output| *output));
                 }
+            }
+            while let Ok(event) = console.try_recv() {
+                run.record_approval(event);
             }
             run.end(match &result {
                 Some(Ok(output)) => output.status.as_str(),
