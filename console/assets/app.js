@@ -105,7 +105,7 @@ async function decide(card, id, body) {
     body: JSON.stringify(body),
   });
   if (response.ok) {
-    message(card, 'Sent: ' + body.decision + ' by ' + who + '.');
+    message(card, 'Sent (' + body.decision + ') as ' + who + '.');
     for (const b of card.querySelectorAll('button')) b.disabled = true;
   } else {
     message(card, await response.text());

@@ -193,7 +193,7 @@ impl Shared {
                 None => DecideError::NotWaiting(id.to_owned()),
             });
         };
-        let label = decision.label();
+        let label = said(&decision);
         let how = format!("{label} by {who}");
         let shown = json!({"id": id, "decision": label, "who": who});
         if waiting.reply.send(Given { decision, who }).is_err() {
@@ -203,5 +203,17 @@ impl Shared {
         drop(desk);
         waiting.run.push_approval("decided", id, shown);
         Ok(())
+    }
+}
+
+/// What a decision did, as the page and a refusal say it.
+fn said(decision: &ApprovalDecision) -> &'static str {
+    match decision {
+        ApprovalDecision::Approve => "approved",
+        ApprovalDecision::Deny(_) => "denied",
+        ApprovalDecision::ApproveWith(_) => "approved with edited arguments",
+        ApprovalDecision::AlwaysApprove => "always approved",
+        ApprovalDecision::AlwaysDeny => "always denied",
+        other => other.label(),
     }
 }

@@ -50,7 +50,10 @@ impl Console {
         let shared = self.shared.clone();
         axum::Router::new()
             .route("/", get(page))
-            .route("/app.js", get(|| asset(SCRIPT, "text/javascript; charset=utf-8")))
+            .route(
+                "/app.js",
+                get(|| asset(SCRIPT, "text/javascript; charset=utf-8")),
+            )
             .route("/app.css", get(|| asset(STYLE, "text/css; charset=utf-8")))
             .route("/api/runs", get(runs))
             .route("/api/runs/{run}/events", get(events))
@@ -118,7 +121,10 @@ async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) 
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
@@ -165,7 +171,12 @@ fn check(shared: &Shared, request: &Request) -> Result<Access, Response> {
 
 /// A refusal, as plain text.
 fn refuse(status: StatusCode, message: &str) -> Response {
-    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], message.to_owned()).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        message.to_owned(),
+    )
+        .into_response()
 }
 
 /// The `token` of the request's query.
@@ -223,7 +234,9 @@ fn enter(shared: &Shared, request: &Request) -> Response {
     );
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
-    if let (Ok(cookie), Ok(location)) = (HeaderValue::from_str(&cookie), HeaderValue::from_str(&base)) {
+    if let (Ok(cookie), Ok(location)) =
+        (HeaderValue::from_str(&cookie), HeaderValue::from_str(&base))
+    {
         headers.insert(header::SET_COOKIE, cookie);
         headers.insert(header::LOCATION, location);
     }
@@ -310,7 +323,9 @@ impl Open {
 
 impl Drop for Open {
     fn drop(&mut self) {
-        self.0.streams.send_modify(|open| *open = open.saturating_sub(1));
+        self.0
+            .streams
+            .send_modify(|open| *open = open.saturating_sub(1));
     }
 }
 

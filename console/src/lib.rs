@@ -130,7 +130,7 @@ pub enum DecideError {
     AlreadyDecided {
         /// The decision id.
         id: String,
-        /// How and by whom (`deny by alice`).
+        /// How and by whom (`denied by alice`).
         how: String,
     },
     /// The decision names nobody.

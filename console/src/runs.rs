@@ -261,12 +261,7 @@ impl Shared {
     /// Adds a run to the list.
     pub(crate) fn add_run(&self, name: String, agent: String, session: String) -> Arc<Run> {
         let mut runs = lock(&self.runs);
-        let run = Arc::new(Run::new(
-            (runs.len() + 1).to_string(),
-            name,
-            agent,
-            session,
-        ));
+        let run = Arc::new(Run::new((runs.len() + 1).to_string(), name, agent, session));
         runs.push(run.clone());
         run
     }

@@ -80,8 +80,9 @@ impl Tool for PostNote {
 }
 
 /// The shop agent: `pay` and `post_note`.
-pub type Shop =
-    BasicAgent<Router<RouterEntry<ToolHandler<PostNote>, RouterEntry<ToolHandler<Pay>, RouterEnd>>>>;
+pub type Shop = BasicAgent<
+    Router<RouterEntry<ToolHandler<PostNote>, RouterEntry<ToolHandler<Pay>, RouterEnd>>>,
+>;
 
 /// The shop agent.
 pub fn shop() -> Shop {

@@ -22,11 +22,13 @@ fn port() -> Result<u16, String> {
         match arg.as_str() {
             "--port" => {
                 let value = args.next().ok_or("--port needs a value")?;
-                port = value
-                    .parse()
-                    .map_err(|e| format!("--port {value}: {e}"))?;
+                port = value.parse().map_err(|e| format!("--port {value}: {e}"))?;
             }
-            other => return Err(format!("unknown argument `{other}` (usage: console [--port PORT])")),
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}` (usage: console [--port PORT])"
+                ));
+            }
         }
     }
     Ok(port)

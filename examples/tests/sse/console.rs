@@ -115,7 +115,13 @@ where
 }
 
 /// One HTTP/1.0 request to `addr`: the status and the body.
-fn http(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     let mut request = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\n");
     for (name, value) in headers {
@@ -147,7 +153,9 @@ async fn browser() -> (Killed, Client) {
             panic!("cannot start `{driver}` ({e}): apt-get install chromium chromium-driver")
         });
     let process = Killed(process);
-    poll("chromedriver", || TcpStream::connect(("127.0.0.1", port)).ok());
+    poll("chromedriver", || {
+        TcpStream::connect(("127.0.0.1", port)).ok()
+    });
     let mut options = json!({"args": ["--headless=new", "--no-sandbox", "--disable-gpu",
         "--disable-dev-shm-usage", "--window-size=1280,900"]});
     if let Ok(binary) = std::env::var("HOOKWIRE_CHROMIUM") {
@@ -216,7 +224,10 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
         assert!(body.contains("needs its token"), "{body}");
     }
     let bearer = format!("Bearer {token}");
-    assert_eq!(http(addr, "GET", "/api/runs", &[("Authorization", &bearer)], "").0, 200);
+    assert_eq!(
+        http(addr, "GET", "/api/runs", &[("Authorization", &bearer)], "").0,
+        200
+    );
 
     let (_driver, client) = browser().await;
     client.goto(&example.url).await.unwrap();
@@ -243,7 +254,11 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
                 r#"{"to":"mallory","amount":1000000}"#,
                 r#"{"risk":"high","payee":"mallory"}"#
             ),
-            ("shop / pay", r#"{"to":"vendor","amount":1}"#, r#"{"risk":"low","payee":"vendor"}"#),
+            (
+                "shop / pay",
+                r#"{"to":"vendor","amount":1}"#,
+                r#"{"risk":"low","payee":"vendor"}"#
+            ),
         ]
     );
     let id_of = |to: &str| {
@@ -263,8 +278,18 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
         rows.iter().any(|r| r.contains(&note_json)).then_some(())
     })
     .await;
-    assert_eq!(eval(&client, "return document.querySelectorAll('main img').length;").await, 0);
-    assert_eq!(eval(&client, "return document.title;").await, "hookwire console");
+    assert_eq!(
+        eval(
+            &client,
+            "return document.querySelectorAll('main img').length;"
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        eval(&client, "return document.title;").await,
+        "hookwire console"
+    );
 
     client
         .find(Locator::Css("#who"))
@@ -284,11 +309,23 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
     let deny = r#"{"who":"eve","decision":"approve"}"#;
     let decide = format!("/api/approvals/{mallory}");
     let json_type = ("Content-Type", "application/json");
-    let (status, body) = http(addr, "POST", &decide, &[("Authorization", &bearer), json_type], deny);
+    let (status, body) = http(
+        addr,
+        "POST",
+        &decide,
+        &[("Authorization", &bearer), json_type],
+        deny,
+    );
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("CSRF"), "{body}");
     let wrong = ("X-CSRF-Token", bad.as_str());
-    let (status, _) = http(addr, "POST", &decide, &[("Authorization", &bearer), json_type, wrong], deny);
+    let (status, _) = http(
+        addr,
+        "POST",
+        &decide,
+        &[("Authorization", &bearer), json_type, wrong],
+        deny,
+    );
     assert_eq!(status, 403);
     assert_eq!(cards(&client).await.len(), 2);
 
@@ -298,16 +335,30 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
         (cards(&client).await.len() == 1).then_some(())
     })
     .await;
-    let csrf = eval(&client, "return document.querySelector('meta[name=hookwire-csrf]').content;").await;
+    let csrf = eval(
+        &client,
+        "return document.querySelector('meta[name=hookwire-csrf]').content;",
+    )
+    .await;
     let csrf = ("X-CSRF-Token", csrf.as_str().unwrap());
-    let (status, body) = http(addr, "POST", &decide, &[("Authorization", &bearer), json_type, csrf], deny);
+    let (status, body) = http(
+        addr,
+        "POST",
+        &decide,
+        &[("Authorization", &bearer), json_type, csrf],
+        deny,
+    );
     assert_eq!(status, 409, "{body}");
-    assert!(body.contains("decided already (deny by alice)"), "{body}");
+    assert!(body.contains("decided already (denied by alice)"), "{body}");
 
     // Approve the vendor: the run goes on and the page shows it finish.
     click(&client, &vendor, "approve").await;
     poll_page("the run completed", || async {
-        let status = eval(&client, "return document.querySelector('article.run').dataset.status;").await;
+        let status = eval(
+            &client,
+            "return document.querySelector('article.run').dataset.status;",
+        )
+        .await;
         (status == "completed").then_some(())
     })
     .await;
@@ -315,11 +366,22 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
     let paid = |to: &str, amount: u64, what: &str| {
         format!(r#"pay {{"to":"{to}","amount":{amount}}} -> {what}"#)
     };
-    let vendor_row = paid("vendor", 1, "allowed (approved at approver by alice (asker))");
-    let mallory_row = paid("mallory", 1_000_000, "denied by approver (denied at approver by alice (asker))");
+    let vendor_row = paid(
+        "vendor",
+        1,
+        "allowed (approved at approver by alice (asker))",
+    );
+    let mallory_row = paid(
+        "mallory",
+        1_000_000,
+        "denied by approver (denied at approver by alice (asker))",
+    );
     assert!(rows.iter().any(|r| r.contains(&vendor_row)), "{rows:#?}");
     assert!(rows.iter().any(|r| r.contains(&mallory_row)), "{rows:#?}");
-    assert_eq!(eval(&client, "return document.title;").await, "hookwire console");
+    assert_eq!(
+        eval(&client, "return document.title;").await,
+        "hookwire console"
+    );
     client.close().await.unwrap();
 
     // Only the vendor was paid, and the trace names who decided.
@@ -327,6 +389,12 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
     let payments: Vec<&String> = printed.iter().filter(|l| l.starts_with("PAID ")).collect();
     assert_eq!(payments, ["PAID vendor 1"]);
     let trace = printed.join("\n");
-    assert!(trace.contains(r#"approved at approver by "alice" (asker)"#), "{trace}");
-    assert!(trace.contains(r#"denied at approver by "alice" (asker)"#), "{trace}");
+    assert!(
+        trace.contains(r#"approved at approver by "alice" (asker)"#),
+        "{trace}"
+    );
+    assert!(
+        trace.contains(r#"denied at approver by "alice" (asker)"#),
+        "{trace}"
+    );
 }
