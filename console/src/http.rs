@@ -110,7 +110,7 @@ async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) 
     let mut response = match check(&shared, &request) {
         Ok(Access::Pass) => next.run(request).await,
         Ok(Access::SetCookie) => enter(&shared, &request),
-        Err(refused) => refused,
+        Err((status, why)) => refuse(status, why),
     };
     let headers = response.headers_mut();
     headers.insert(
@@ -139,14 +139,14 @@ enum Access {
 }
 
 /// Checks a request's token (and a POST's CSRF token).
-fn check(shared: &Shared, request: &Request) -> Result<Access, Response> {
+fn check(shared: &Shared, request: &Request) -> Result<Access, (StatusCode, &'static str)> {
     let headers = request.headers();
     let token = shared.token.as_bytes();
     let by_query = query_token(request).is_some_and(|t| same(t.as_bytes(), token));
     let by_header = bearer(headers).is_some_and(|t| same(t.as_bytes(), token));
     let by_cookie = cookie(headers, &shared.cookie).is_some_and(|t| same(t.as_bytes(), token));
     if !(by_query || by_header || by_cookie) {
-        return Err(refuse(
+        return Err((
             StatusCode::UNAUTHORIZED,
             "this console needs its token: open the URL it printed (with `?token=`), or send \
              `Authorization: Bearer <token>`",
@@ -155,7 +155,7 @@ fn check(shared: &Shared, request: &Request) -> Result<Access, Response> {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         let csrf = headers.get(CSRF_HEADER).map(HeaderValue::as_bytes);
         if !csrf.is_some_and(|c| same(c, shared.csrf.as_bytes())) {
-            return Err(refuse(
+            return Err((
                 StatusCode::FORBIDDEN,
                 "refused: a decision needs the console's CSRF token (header `X-CSRF-Token`, \
                  from the page); nothing was decided",

@@ -211,12 +211,8 @@ async fn click(client: &Client, id: &str, class: &str) {
         .unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_person_decides_payments_in_the_console_in_a_browser() {
-    let example = Example::start();
-    let (addr, token) = (example.addr, example.token.clone());
-
-    // Every request needs the token: none, or a wrong one, is 401.
+/// Every request needs the token: none, or a wrong one, is 401.
+fn every_request_needs_the_token(addr: SocketAddr, token: &str) {
     let bad = "0".repeat(token.len());
     for path in ["/", "/api/runs", "/app.js", &format!("/?token={bad}")] {
         let (status, body) = http(addr, "GET", path, &[], "");
@@ -224,10 +220,46 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
         assert!(body.contains("needs its token"), "{body}");
     }
     let bearer = format!("Bearer {token}");
-    assert_eq!(
-        http(addr, "GET", "/api/runs", &[("Authorization", &bearer)], "").0,
-        200
+    let (status, _) = http(addr, "GET", "/api/runs", &[("Authorization", &bearer)], "");
+    assert_eq!(status, 200);
+}
+
+/// A decision for the call `id` without the CSRF token, or with a wrong
+/// one, is refused (the caller checks that the call still waits).
+fn a_decision_needs_the_csrf_token(addr: SocketAddr, bearer: &str, id: &str) {
+    // A decision without the CSRF token, or with a wrong one, is refused,
+    // and the call still waits.
+    let decision = r#"{"who":"eve","decision":"approve"}"#;
+    let decide = format!("/api/approvals/{id}");
+    let json_type = ("Content-Type", "application/json");
+    let (status, body) = http(
+        addr,
+        "POST",
+        &decide,
+        &[("Authorization", bearer), json_type],
+        decision,
     );
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("CSRF"), "{body}");
+    let bad = "0".repeat(48);
+    let wrong = ("X-CSRF-Token", bad.as_str());
+    let (status, _) = http(
+        addr,
+        "POST",
+        &decide,
+        &[("Authorization", bearer), json_type, wrong],
+        decision,
+    );
+    assert_eq!(status, 403);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_decides_payments_in_the_console_in_a_browser() {
+    let example = Example::start();
+    let (addr, token) = (example.addr, example.token.clone());
+
+    every_request_needs_the_token(addr, &token);
+    let bearer = format!("Bearer {token}");
 
     let (_driver, client) = browser().await;
     client.goto(&example.url).await.unwrap();
@@ -304,32 +336,13 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
         std::fs::write(root.join(path), png).unwrap();
     }
 
-    // A decision without the CSRF token, or with a wrong one, is refused,
-    // and the call still waits.
-    let deny = r#"{"who":"eve","decision":"approve"}"#;
-    let decide = format!("/api/approvals/{mallory}");
-    let json_type = ("Content-Type", "application/json");
-    let (status, body) = http(
-        addr,
-        "POST",
-        &decide,
-        &[("Authorization", &bearer), json_type],
-        deny,
-    );
-    assert_eq!(status, 403, "{body}");
-    assert!(body.contains("CSRF"), "{body}");
-    let wrong = ("X-CSRF-Token", bad.as_str());
-    let (status, _) = http(
-        addr,
-        "POST",
-        &decide,
-        &[("Authorization", &bearer), json_type, wrong],
-        deny,
-    );
-    assert_eq!(status, 403);
+    a_decision_needs_the_csrf_token(addr, &bearer, &mallory);
     assert_eq!(cards(&client).await.len(), 2);
 
     // Deny mallory in the page; a second decision for the call is refused.
+    let again = r#"{"who":"eve","decision":"approve"}"#;
+    let decide = format!("/api/approvals/{mallory}");
+    let json_type = ("Content-Type", "application/json");
     click(&client, &mallory, "deny").await;
     poll_page("mallory's card gone", || async {
         (cards(&client).await.len() == 1).then_some(())
@@ -346,7 +359,7 @@ async fn a_person_decides_payments_in_the_console_in_a_browser() {
         "POST",
         &decide,
         &[("Authorization", &bearer), json_type, csrf],
-        deny,
+        again,
     );
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("decided already (denied by alice)"), "{body}");
