@@ -217,3 +217,68 @@ fn said(decision: &ApprovalDecision) -> &'static str {
         other => other.label(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use hookwire::agent::{AgentConfig, BasicAgent, Runner, TraceEvent};
+    use hookwire::approval::{ApprovalDecision, Approvals};
+    use hookwire::model::{ScriptedModel, Turn};
+    use hookwire::{FnTool, Json};
+
+    use crate::{Console, DecideError};
+
+    #[tokio::test]
+    async fn the_trace_names_who_decided_and_a_late_decision_is_refused() {
+        let console = Console::new().unwrap();
+        let approvals = Approvals::new(console.approver());
+        approvals.require("pay");
+        let pay = FnTool::new(
+            "pay",
+            "Pays.",
+            |a: serde_json::Value| async move { Json(a) },
+        );
+        let agent = BasicAgent::new(AgentConfig::new("shop"), hookwire::Router::new().tool(pay));
+        let model = ScriptedModel::from_turns([
+            Turn::call("pay", serde_json::json!({"to": "vendor"})),
+            Turn::text("done"),
+        ]);
+        let runner = Runner::new(agent, model).with_approvals(approvals);
+        let run = console.watch("shop", runner, "pay");
+        let id = loop {
+            let waiting = console.shared.summaries()[0].waiting.clone();
+            if let Some(id) = waiting.first() {
+                break id.clone();
+            }
+            tokio::task::yield_now().await;
+        };
+        assert_eq!(
+            console.decide(&id, " ", ApprovalDecision::Approve),
+            Err(DecideError::NoName)
+        );
+        console
+            .decide(&id, "alice", ApprovalDecision::Deny("no".into()))
+            .unwrap();
+        let refused = console
+            .decide(&id, "bob", ApprovalDecision::Approve)
+            .unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            format!(
+                "call `{id}` was decided already (denied by alice): this decision is refused, nothing changed"
+            )
+        );
+        let output = run.finished().await.unwrap();
+        let notes: Vec<String> = output
+            .trace
+            .iter()
+            .filter_map(|e| match e {
+                TraceEvent::ToolCall(call) => Some(call.approvals.iter().map(|n| n.to_string())),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        assert_eq!(notes, [r#"denied at approver by "alice" (asker)"#]);
+    }
+}

@@ -75,7 +75,7 @@ pub(crate) struct RunSummary {
     agent: String,
     session: String,
     status: &'static str,
-    waiting: Vec<String>,
+    pub(crate) waiting: Vec<String>,
     events: usize,
 }
 
