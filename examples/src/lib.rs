@@ -6,6 +6,7 @@
 //! the scripted model (offline) or on an OpenAI-compatible endpoint, and
 //! both print the same trace.
 
+pub mod console;
 pub mod durable_pmo;
 pub mod pmo;
 pub mod pmo_cards;

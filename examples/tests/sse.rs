@@ -2,6 +2,11 @@
 //! 127.0.0.1.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+// The console (a run's events and approvals in a browser), under `sse/`
+// (a module file at `tests/` would be a test binary of its own).
+#[path = "sse/console.rs"]
+mod console;
+
 use std::sync::Arc;
 
 use serde_json::Value;

@@ -140,6 +140,7 @@ pub async fn gate(
     let (agent, tool, tool_use_id) = (request.agent, request.tool, request.tool_use_id);
     let path = request.key.path_display();
     let view = request.view();
+    let who = request.who_slot();
     let (decision, by) = match approver {
         Some(approver) => {
             if let Some(channel) = scope.channel() {
@@ -162,6 +163,7 @@ pub async fn gate(
         ),
     };
     let (decision, by) = for_this_call(decision, by, tool);
+    let who = who.get().cloned();
     let edited = matches!(decision, ApprovalDecision::ApproveWith(_));
     let (decision, args) = match decision {
         ApprovalDecision::ApproveWith(arguments) => match edit(view, tool, arguments) {
@@ -178,6 +180,7 @@ pub async fn gate(
                 approved: decision.approves(),
                 by,
                 edited,
+                who: who.clone(),
             },
         );
     }
@@ -191,6 +194,7 @@ pub async fn gate(
         edited,
         hook,
         by = by.as_str(),
+        who = who.as_deref().unwrap_or(""),
         "approval decision"
     );
     match decision {

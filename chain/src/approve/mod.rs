@@ -50,6 +50,10 @@ pub struct ApprovalRequest<'a> {
     /// What the store of decisions tells the approver besides the reason
     /// (a remembered condition that lapsed).
     note: Option<String>,
+    /// The person who decided, if the approver names one
+    /// ([`decided_by`](Self::decided_by)); shared with the gate, which
+    /// reads it into the call's [`ApprovalNote`] once the approver answered.
+    who: std::sync::Arc<std::sync::OnceLock<String>>,
 }
 
 impl<'a> ApprovalRequest<'a> {
@@ -73,6 +77,7 @@ impl<'a> ApprovalRequest<'a> {
             view,
             metadata: std::sync::OnceLock::new(),
             note: None,
+            who: std::sync::Arc::default(),
         }
     }
 
@@ -90,6 +95,29 @@ impl<'a> ApprovalRequest<'a> {
     /// changed), `None` when there is nothing to tell.
     pub fn note(&self) -> Option<&str> {
         self.note.as_deref()
+    }
+
+    /// Names the person who decides this request (a console's user, say),
+    /// for the run's trace: the call's [`ApprovalNote::who`] and the
+    /// `hookwire::audit` log. The first name given counts. It decides
+    /// nothing: the approver's answer does.
+    ///
+    /// ```
+    /// # use hookwire::approval::{ApprovalDecision, FnApprover};
+    /// let approver = FnApprover::new(|req| {
+    ///     req.decided_by("policy bot");
+    ///     ApprovalDecision::Approve
+    /// });
+    /// # let _ = approver;
+    /// ```
+    pub fn decided_by(&self, person: impl Into<String>) {
+        let _ = self.who.set(person.into());
+    }
+
+    /// Where the person the approver names is written, read by the gate
+    /// after the request was answered.
+    pub(crate) fn who_slot(&self) -> std::sync::Arc<std::sync::OnceLock<String>> {
+        self.who.clone()
     }
 
     /// What the tool gives the approver besides the arguments
@@ -216,6 +244,10 @@ pub struct ApprovalNote {
     /// not run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub edited: bool,
+    /// The person who decided, when the approver named one
+    /// ([`ApprovalRequest::decided_by`]): a console's user, say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub who: Option<String>,
 }
 
 impl std::fmt::Display for ApprovalNote {
@@ -227,7 +259,11 @@ impl std::fmt::Display for ApprovalNote {
             (false, _) if self.edited => "edit refused",
             (false, _) => "denied",
         };
-        write!(f, "{what} at {} by {}", self.gate, self.by.as_str())
+        write!(f, "{what} at {} by ", self.gate)?;
+        match &self.who {
+            Some(who) => write!(f, "{who:?} ({})", self.by.as_str()),
+            None => f.write_str(self.by.as_str()),
+        }
     }
 }
 
