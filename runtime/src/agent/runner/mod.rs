@@ -54,6 +54,7 @@ mod inject;
 mod journaled;
 mod link;
 mod names;
+mod refused;
 mod output;
 mod parent;
 mod run;
@@ -277,6 +278,10 @@ impl<A: Agent> Agent for Arc<A> {
         target: &hookwire_chain::matcher::MatchTarget<'_>,
     ) -> Vec<&'static str> {
         (**self).hooks_for_call(target)
+    }
+
+    fn refused_tools(&self) -> Vec<crate::agent::RefusedTool> {
+        (**self).refused_tools()
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -102,6 +102,8 @@ pub(crate) struct Inner {
     me: Weak<Inner>,
     pub(crate) servers: Vec<Server>,
     table: RwLock<Table>,
+    /// The tools the servers are pinned to (`McpConfig::with_lock`).
+    lock: Option<Arc<hookwire_spec::McpLock>>,
 }
 
 /// Connections to a set of MCP servers and the tools they expose.
@@ -226,8 +228,19 @@ impl McpServers {
                 stderr: Arc::default(),
                 listed: AtomicBool::new(false),
                 changed: AtomicBool::new(false),
+                refused: RwLock::default(),
             })
             .collect();
+        let lock = config.shared_lock();
+        if let Some(lock) = &lock {
+            for name in config.names().filter(|n| lock.server(n).is_none()) {
+                tracing::warn!(
+                    target: "hookwire::mcp",
+                    server = name,
+                    "MCP server is not in the lock: its tools are not pinned (run `cardgen mcp lock`)"
+                );
+            }
+        }
         let inner = Arc::new_cyclic(|me| Inner {
             me: me.clone(),
             servers,
@@ -235,6 +248,7 @@ impl McpServers {
                 names: NameAllocator::new(options.reserved),
                 ..Table::default()
             }),
+            lock,
         });
         // Start every server at once; collect their tool lists, then name
         // the tools in declared order so the names do not depend on timing.
@@ -275,6 +289,23 @@ impl McpServers {
             .iter()
             .map(|e| e.definition.clone())
             .collect()
+    }
+
+    /// The tools the servers list now that differ from the lock
+    /// ([`McpConfig::with_lock`]): changed and new tools, none of them
+    /// offered. Servers in declared order; empty without a lock.
+    pub fn refused(&self) -> Vec<hookwire_spec::ToolDrift> {
+        self.inner
+            .servers
+            .iter()
+            .flat_map(|s| read(&s.refused).clone())
+            .collect()
+    }
+
+    /// What a run does with a refused tool: the lock's `on_change`
+    /// (`None` without a lock).
+    pub fn on_change(&self) -> Option<hookwire_spec::OnChange> {
+        self.inner.lock.as_ref().map(|l| l.on_change)
     }
 
     /// The state of the server called `name`.
@@ -387,6 +418,8 @@ impl Inner {
         // Keep other servers' entries in place, then this server's, so the
         // order stays "servers in declared order".
         let mut mine = Vec::new();
+        let pinned = self.lock.as_deref().filter(|l| l.server(&server.name).is_some());
+        let mut refused = Vec::new();
         for tool in tools {
             let name = tool.name.as_ref();
             if let Some(globs) = &server.globs {
@@ -394,6 +427,19 @@ impl Inner {
                 if !globs.iter().any(|g| g.matches(target)) {
                     continue;
                 }
+            }
+            if let Some(drift) = pinned.and_then(|lock| {
+                lock.check_tool(&server.name, name, &super::convert::locked_tool(tool))
+            }) {
+                tracing::warn!(
+                    target: "hookwire::mcp",
+                    server = &*server.name,
+                    tool = name,
+                    refused = %drift,
+                    "MCP tool differs from the lock; it is not offered"
+                );
+                refused.push(drift);
+                continue;
             }
             let exposed = match previous.remove(name) {
                 Some(exposed) => exposed,
@@ -417,6 +463,7 @@ impl Inner {
             .map(|(i, e)| (e.definition.name.clone(), i))
             .collect();
         table.entries = kept;
+        *write(&server.refused) = refused;
     }
 
     /// Calls the tool exposed as `exposed` with `arguments`.
