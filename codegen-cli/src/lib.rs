@@ -25,6 +25,8 @@ pub mod spec {
 mod builder;
 #[cfg(feature = "emit")]
 pub mod cards;
+#[cfg(feature = "mcp-lock")]
+pub mod mcp_lock;
 #[cfg(feature = "emit")]
 pub mod emit;
 #[cfg(feature = "emit")]

@@ -33,7 +33,12 @@ impl UnmatchedHook<'_> {
                 .get(tool)
                 .map(|t| vec![t.name.clone()])
                 .unwrap_or_default(),
-            _ => spec.static_tools().into_iter().map(|(n, _)| n).collect(),
+            _ => spec
+                .static_tools()
+                .into_iter()
+                .map(|(n, _)| n)
+                .chain(spec.locked_mcp_tools().into_iter().map(|(n, _, _)| n))
+                .collect(),
         }
     }
 
@@ -114,6 +119,8 @@ impl UnmatchedHook<'_> {
             "."
         } else if word.contains("source:runtime") && !spec.runtime_tools {
             " (`source:runtime` selects tools registered at run time, which need the agent's `runtime_tools`)."
+        } else if !spec.servers.is_empty() && spec.unlocked_servers().is_empty() {
+            " (the agent's MCP servers are locked: their tools are the ones in `hookwire.lock`; when a server changed its tools, review them and write the lock again with `cardgen mcp lock`)."
         } else if spec.servers.is_empty() {
             " (a hook meant for tools discovered at run time needs the agent's `servers`)."
         } else {
@@ -136,6 +143,7 @@ impl UnmatchedHook<'_> {
                 .iter()
                 .map(|t| t.meta.clone())
                 .chain(spec.agents.iter().map(|a| Some(a.meta.clone())))
+                .chain(spec.locked_mcp_tools().into_iter().map(|(_, _, m)| m))
                 .collect::<Option<_>>()?,
         };
         let mut out: Vec<String> = Vec::new();
