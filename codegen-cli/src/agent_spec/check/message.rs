@@ -58,16 +58,17 @@ impl UnmatchedHook<'_> {
     }
 
     /// The nearest names to `word` (the matcher, or its part that selects
-    /// no tool) among `names` and the same tool of each declared server, or
+    /// no tool) among `names` and the same tool of each unlocked server, or
     /// the metadata the tools declare, as the end of the first sentence.
     fn hint(&self, spec: &AgentSpec, word: &str, mut names: Vec<String>) -> String {
-        // `tiem__now`: the same tool of each declared server.
+        // `tiem__now`: the same tool of each declared server whose tools
+        // are not known (a locked server's are among `names`).
         if let (false, Some((_, tool))) = (
             matches!(self.place, HookPlace::ToolEntry { .. }),
             word.split_once(SERVER_SEPARATOR),
         ) {
             names.extend(
-                spec.servers
+                spec.unlocked_servers()
                     .iter()
                     .map(|s| format!("{s}{}{tool}", SERVER_SEPARATOR)),
             );
