@@ -25,10 +25,10 @@ pub mod spec {
 mod builder;
 #[cfg(feature = "emit")]
 pub mod cards;
-#[cfg(feature = "mcp-lock")]
-pub mod mcp_lock;
 #[cfg(feature = "emit")]
 pub mod emit;
+#[cfg(feature = "mcp-lock")]
+pub mod mcp_lock;
 #[cfg(feature = "emit")]
 pub mod yaml;
 #[cfg(feature = "emit")]

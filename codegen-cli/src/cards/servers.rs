@@ -133,7 +133,11 @@ pub(super) fn check_servers(
 /// The MCP lock beside the cards (`hookwire.lock`), if there is one, read
 /// as the runtime reads it; a lock that does not read is an error at it.
 /// The cards' matchers are checked against its tools.
-pub(super) fn read_lock(root: &Path, dir: &Path, diags: &mut Vec<Diagnostic>) -> Option<Arc<McpLock>> {
+pub(super) fn read_lock(
+    root: &Path,
+    dir: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Arc<McpLock>> {
     let path = root.join(LOCK_FILE);
     std::fs::symlink_metadata(&path).ok()?;
     let shown = dir.join(LOCK_FILE);
@@ -145,8 +149,15 @@ pub(super) fn read_lock(root: &Path, dir: &Path, diags: &mut Vec<Diagnostic>) ->
         Ok(lock) => Some(Arc::new(lock)),
         Err(message) => {
             diags.push(
-                Diagnostic::new(&shown, None, 1, 1, 1, format!("the MCP lock does not read: {message}"))
-                    .help("write it again with `cardgen mcp lock`"),
+                Diagnostic::new(
+                    &shown,
+                    None,
+                    1,
+                    1,
+                    1,
+                    format!("the MCP lock does not read: {message}"),
+                )
+                .help("write it again with `cardgen mcp lock`"),
             );
             None
         }

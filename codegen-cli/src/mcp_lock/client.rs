@@ -30,10 +30,8 @@ pub(super) async fn list(
     Ok(listed
         .iter()
         .map(|tool| {
-            let description = crate::spec::model_description(
-                tool.description.as_deref(),
-                tool.title.as_deref(),
-            );
+            let description =
+                crate::spec::model_description(tool.description.as_deref(), tool.title.as_deref());
             let locked = LockedTool::new(
                 description,
                 serde_json::Value::Object((*tool.input_schema).clone()),

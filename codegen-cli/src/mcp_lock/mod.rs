@@ -91,7 +91,12 @@ fn read_config(dir: &Path) -> Result<(PathBuf, Vec<(String, ServerEntry)>), Stri
     let top = match yaml::parse(&text) {
         Ok(Yaml::Map(top)) => top,
         Ok(Yaml::Null) => Vec::new(),
-        Ok(other) => return Err(format!("{shown}: expected `servers:`, found {}", other.kind())),
+        Ok(other) => {
+            return Err(format!(
+                "{shown}: expected `servers:`, found {}",
+                other.kind()
+            ));
+        }
         Err(e) => return Err(format!("{shown}:{}:{}: {}", e.line, e.col, e.message)),
     };
     let mut servers = Vec::new();
@@ -114,10 +119,7 @@ fn live(
     config: &Path,
     servers: Vec<(String, ServerEntry)>,
 ) -> Result<BTreeMap<String, BTreeMap<String, LockedTool>>, String> {
-    let base = config
-        .parent()
-        .map(Path::to_owned)
-        .unwrap_or_default();
+    let base = config.parent().map(Path::to_owned).unwrap_or_default();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -70,7 +70,10 @@ fn the_lock_pins_every_tool_and_check_names_each_change() {
     assert_eq!(text, lock.to_text());
     let names = |server: &str| lock.servers[server].keys().cloned().collect::<Vec<_>>();
     assert_eq!(names("bank"), ["balance", "pull", "transfer"]);
-    assert!(names("time").contains(&"get_current_time".to_owned()), "{text}");
+    assert!(
+        names("time").contains(&"get_current_time".to_owned()),
+        "{text}"
+    );
     let transfer = &lock.servers["bank"]["transfer"];
     assert_eq!(
         transfer,
@@ -80,7 +83,10 @@ fn the_lock_pins_every_tool_and_check_names_each_change() {
             Some(json!({"destructiveHint": true, "readOnlyHint": false})),
         )
     );
-    assert!(text.contains("\"input_schema\": {\n            \"properties\": {\n              \"account\""), "{text}");
+    assert!(
+        text.contains("\"input_schema\": {\n          \"properties\": {\n            \"account\""),
+        "{text}"
+    );
 
     let (ok, out, err) = cardgen(&["mcp", "lock", "--check"], dir.path());
     assert!(ok, "{out}{err}");
@@ -106,6 +112,9 @@ fn the_lock_pins_every_tool_and_check_names_each_change() {
         assert!(!ok, "{args:?}: {out}");
         assert_eq!(err, expected, "{args:?}");
         // The check writes nothing.
-        assert_eq!(std::fs::read_to_string(dir.path().join("hookwire.lock")).unwrap(), text);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("hookwire.lock")).unwrap(),
+            text
+        );
     }
 }

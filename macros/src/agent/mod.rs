@@ -245,7 +245,11 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     let tokens = emit::agent(&spec, &opts)?;
     let error = derive_error.map(|e| e.to_compile_error());
     // The lock is an input of the expansion: a change to it rebuilds.
-    let tracked = lock_file.map(|path| quote!(const _: &[u8] = ::core::include_bytes!(#path);));
+    let tracked = lock_file.map(|path| {
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#path);
+        )
+    });
     Ok(quote!(#error #tracked #tokens))
 }
 

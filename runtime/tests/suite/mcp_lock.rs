@@ -71,22 +71,18 @@ type Servers = Arc<OnceLock<McpServers>>;
 fn bank() -> (BasicAgent<impl ToolSet + 'static>, Servers) {
     let servers = Servers::default();
     let watched = servers.clone();
-    let settle = FnTool::new(
-        "settle",
-        "Waits.",
-        move |_: serde_json::Value| {
-            let watched = watched.clone();
-            async move {
-                for _ in 0..1200 {
-                    if watched.get().is_some_and(|s| !s.refused().is_empty()) {
-                        return "settled".to_owned();
-                    }
-                    tokio::time::sleep(Duration::from_millis(25)).await;
+    let settle = FnTool::new("settle", "Waits.", move |_: serde_json::Value| {
+        let watched = watched.clone();
+        async move {
+            for _ in 0..1200 {
+                if watched.get().is_some_and(|s| !s.refused().is_empty()) {
+                    return "settled".to_owned();
                 }
-                "never refused".to_owned()
+                tokio::time::sleep(Duration::from_millis(25)).await;
             }
-        },
-    );
+            "never refused".to_owned()
+        }
+    });
     let agent = BasicAgent::new(
         AgentConfig::new("teller").with_server("bank"),
         Router::new().tool(settle),
@@ -100,7 +96,12 @@ const NEW: &str = "server `bank`: tool `exfiltrate` is new: the lock does not ha
 
 /// The model calls `pull` (the server poisons `transfer` and adds
 /// `exfiltrate`), then `settle`, then answers.
-async fn pull(on_change: OnChange) -> (Result<hookwire::agent::RunOutput, RunError>, Vec<Vec<String>>) {
+async fn pull(
+    on_change: OnChange,
+) -> (
+    Result<hookwire::agent::RunOutput, RunError>,
+    Vec<Vec<String>>,
+) {
     let (agent, servers) = bank();
     let agent = McpAgent::connect(agent, &config(&[], on_change))
         .await
@@ -113,7 +114,12 @@ async fn pull(on_change: OnChange) -> (Result<hookwire::agent::RunOutput, RunErr
     ]);
     let mut runner = Runner::new(agent, model);
     let out = runner.run("Pay the rent.").await;
-    let offered = offered.lock().unwrap().iter().map(|(_, t)| t.clone()).collect();
+    let offered = offered
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, t)| t.clone())
+        .collect();
     (out, offered)
 }
 
@@ -153,7 +159,9 @@ async fn on_change_stop_stops_the_run_naming_the_tool() {
     let error = RunError::ToolsRefused(refused).to_string();
     assert_eq!(
         error,
-        format!("tool `bank__transfer` refused: {POISONED}; tool `bank__exfiltrate` refused: {NEW}")
+        format!(
+            "tool `bank__transfer` refused: {POISONED}; tool `bank__exfiltrate` refused: {NEW}"
+        )
     );
     // The model was not asked again.
     assert_eq!(offered.len(), 2);
@@ -217,6 +225,10 @@ async fn a_lock_beside_the_configuration_is_loaded_with_it() {
     // A broken lock is an error naming it, not a silently unpinned server.
     std::fs::write(dir.join("hookwire.lock"), "{\"version\": 1}").unwrap();
     let e = McpConfig::load(dir.join("hookwire.yaml")).unwrap_err();
-    assert!(e.to_string().contains("hookwire.lock: missing field `servers`"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("hookwire.lock: missing field `servers`"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -78,7 +78,9 @@ impl fmt::Display for ToolDrift {
         match &self.kind {
             DriftKind::Changed(aspects) => {
                 let what: Vec<String> = aspects.iter().map(ToString::to_string).collect();
-                let verb = if aspects.len() == 1 { "differs" } else { "differ" };
+                let plural = aspects.len() > 1
+                    || matches!(aspects.first(), Some(LockAspect::Annotations(_)));
+                let verb = if plural { "differ" } else { "differs" };
                 write!(
                     f,
                     "server `{server}`: tool `{tool}` changed since it was locked: its {} {verb}",

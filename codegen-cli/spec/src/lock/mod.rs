@@ -279,7 +279,11 @@ impl McpLock {
     /// (`live`): changed and new tools, and locked tools it no longer
     /// lists, in name order. A server that is not locked is one
     /// [`DriftKind::Unlocked`].
-    pub fn check_server(&self, server: &str, live: &BTreeMap<String, LockedTool>) -> Vec<ToolDrift> {
+    pub fn check_server(
+        &self,
+        server: &str,
+        live: &BTreeMap<String, LockedTool>,
+    ) -> Vec<ToolDrift> {
         let Some(locked) = self.server(server) else {
             return vec![ToolDrift::new(server, "", DriftKind::Unlocked)];
         };

@@ -418,7 +418,10 @@ impl Inner {
         // Keep other servers' entries in place, then this server's, so the
         // order stays "servers in declared order".
         let mut mine = Vec::new();
-        let pinned = self.lock.as_deref().filter(|l| l.server(&server.name).is_some());
+        let pinned = self
+            .lock
+            .as_deref()
+            .filter(|l| l.server(&server.name).is_some());
         let mut refused = Vec::new();
         for tool in tools {
             let name = tool.name.as_ref();
