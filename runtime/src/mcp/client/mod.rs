@@ -21,6 +21,7 @@ use hookwire_chain::call::Outcome;
 use hookwire_chain::matcher::{MatchTarget, Matcher};
 use hookwire_chain::tool::ToolDefinition;
 
+mod locked;
 mod server;
 mod stderr;
 
@@ -231,16 +232,7 @@ impl McpServers {
                 refused: RwLock::default(),
             })
             .collect();
-        let lock = config.shared_lock();
-        if let Some(lock) = &lock {
-            for name in config.names().filter(|n| lock.server(n).is_none()) {
-                tracing::warn!(
-                    target: "hookwire::mcp",
-                    server = name,
-                    "MCP server is not in the lock: its tools are not pinned (run `cardgen mcp lock`)"
-                );
-            }
-        }
+        let lock = locked::lock_of(config);
         let inner = Arc::new_cyclic(|me| Inner {
             me: me.clone(),
             servers,
@@ -289,23 +281,6 @@ impl McpServers {
             .iter()
             .map(|e| e.definition.clone())
             .collect()
-    }
-
-    /// The tools the servers list now that differ from the lock
-    /// ([`McpConfig::with_lock`]): changed and new tools, none of them
-    /// offered. Servers in declared order; empty without a lock.
-    pub fn refused(&self) -> Vec<hookwire_spec::ToolDrift> {
-        self.inner
-            .servers
-            .iter()
-            .flat_map(|s| read(&s.refused).clone())
-            .collect()
-    }
-
-    /// What a run does with a refused tool: the lock's `on_change`
-    /// (`None` without a lock).
-    pub fn on_change(&self) -> Option<hookwire_spec::OnChange> {
-        self.inner.lock.as_ref().map(|l| l.on_change)
     }
 
     /// The state of the server called `name`.
@@ -418,10 +393,6 @@ impl Inner {
         // Keep other servers' entries in place, then this server's, so the
         // order stays "servers in declared order".
         let mut mine = Vec::new();
-        let pinned = self
-            .lock
-            .as_deref()
-            .filter(|l| l.server(&server.name).is_some());
         let mut refused = Vec::new();
         for tool in tools {
             let name = tool.name.as_ref();
@@ -431,16 +402,7 @@ impl Inner {
                     continue;
                 }
             }
-            if let Some(drift) = pinned.and_then(|lock| {
-                lock.check_tool(&server.name, name, &super::convert::locked_tool(tool))
-            }) {
-                tracing::warn!(
-                    target: "hookwire::mcp",
-                    server = &*server.name,
-                    tool = name,
-                    refused = %drift,
-                    "MCP tool differs from the lock; it is not offered"
-                );
+            if let Some(drift) = self.differs_from_lock(server, tool) {
                 refused.push(drift);
                 continue;
             }
