@@ -130,7 +130,6 @@ async fn a_tool_changed_under_a_run_is_not_offered_and_is_reported() {
     assert_eq!(out.text, "done");
     let all = ["settle", "bank__balance", "bank__transfer", "bank__pull"];
     assert_eq!(offered[0], all);
-    assert_eq!(offered[1], all);
     // After the server changed its tools: neither the poisoned `transfer`
     // nor the new `exfiltrate`.
     assert_eq!(offered[2], ["settle", "bank__balance", "bank__pull"]);
@@ -163,8 +162,9 @@ async fn on_change_stop_stops_the_run_naming_the_tool() {
             "tool `bank__transfer` refused: {POISONED}; tool `bank__exfiltrate` refused: {NEW}"
         )
     );
-    // The model was not asked again.
-    assert_eq!(offered.len(), 2);
+    // The model was not asked after the change was seen (before `settle`'s
+    // answer, or at once if the re-listing was quicker than the call).
+    assert!(offered.len() < 3, "{offered:?}");
 }
 
 #[tokio::test]
