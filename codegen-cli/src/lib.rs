@@ -27,6 +27,8 @@ mod builder;
 pub mod cards;
 #[cfg(feature = "emit")]
 pub mod emit;
+#[cfg(feature = "mcp-lock")]
+pub mod mcp_lock;
 #[cfg(feature = "emit")]
 pub mod yaml;
 #[cfg(feature = "emit")]

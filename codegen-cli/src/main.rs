@@ -6,6 +6,7 @@
 //! cardgen explain DIR AGENT         every tool of AGENT with its resolved hook chain
 //! cardgen graph DIR --format mermaid|dot
 //! cardgen schema                    the JSON Schema of the frontmatter
+//! cardgen mcp lock [--check] [DIR]  pin the MCP servers' tools in DIR/hookwire.lock
 //! ```
 
 use std::path::PathBuf;
@@ -59,12 +60,72 @@ enum Command {
     },
     /// Print the JSON Schema of the card frontmatter, for editors.
     Schema,
+    /// MCP servers of the configuration beside the cards (`hookwire.yaml`).
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum McpCommand {
+    /// Start every server of DIR/hookwire.yaml and pin its tools
+    /// (description digest, input schema, annotations) in
+    /// DIR/hookwire.lock. With `--check`, write nothing: name every tool
+    /// that differs from the lock (changed, new, missing) and exit 1 if
+    /// any does.
+    Lock {
+        /// Compare the live servers with the lock instead of writing it.
+        #[arg(long)]
+        check: bool,
+        /// The cards folder (default: the current folder).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Mermaid,
     Dot,
+}
+
+/// `cardgen mcp lock [--check] DIR`.
+fn mcp_lock(dir: &std::path::Path, check: bool) -> ExitCode {
+    use hookwire_codegen::mcp_lock;
+    if !check {
+        return match mcp_lock::write(dir) {
+            Ok(path) => {
+                println!("wrote {}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match mcp_lock::check(dir) {
+        Ok(drift) if drift.is_empty() => {
+            println!("the MCP servers offer the locked tools");
+            ExitCode::SUCCESS
+        }
+        Ok(drift) => {
+            for d in &drift {
+                eprintln!("error: {d}");
+            }
+            eprintln!(
+                "error: {} difference{} from the lock; review the servers' tools, then write the lock again with `cardgen mcp lock`",
+                drift.len(),
+                if drift.len() == 1 { "" } else { "s" }
+            );
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn report(diags: &[Diagnostic]) -> ExitCode {
@@ -166,6 +227,9 @@ fn run() -> ExitCode {
             }
             Err(diags) => report(&diags),
         },
+        Command::Mcp {
+            command: McpCommand::Lock { check, dir },
+        } => mcp_lock(&dir, check),
         Command::Schema => {
             match serde_json::to_string_pretty(&cards::schema()) {
                 Ok(s) => println!("{s}"),

@@ -16,6 +16,8 @@
 //! * the MCP server configuration file ([`parse_server_entry`],
 //!   [`check_server_file_key`]), read one way by the runtime and `cardgen
 //!   check`;
+//! * the MCP lock file ([`McpLock`]): the tools each server offered when
+//!   it was locked, read one way by cardgen, the macros and the runtime;
 //! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
 //!   the perfect hash generated dispatch uses ([`dispatch`]).
 //!
@@ -24,6 +26,7 @@
 //! (`hookwire_codegen::spec`, which re-exports this crate beside them).
 
 pub mod dispatch;
+mod lock;
 mod matcher;
 mod meta;
 mod model;
@@ -35,6 +38,10 @@ mod source;
 mod suggest;
 mod vocab;
 
+pub use lock::{
+    DriftKind, LOCK_FILE, LOCK_VERSION, LockAspect, LockedTool, McpLock, OnChange, ToolDrift,
+    model_description,
+};
 pub use matcher::{
     MAX_MATCHER_DEPTH, MAX_MATCHER_LEN, MatchTarget, Matcher, MatcherError, StepKind,
 };
@@ -50,7 +57,7 @@ pub use names::{
     AGENT_TOOL_PREFIX, InvalidName, MAX_DURABLE_NAME_LEN, MAX_TOOL_NAME_LEN, SERVER_SEPARATOR,
     agent_tool_name, check_agent_name, check_durable_name, check_tool_name, derived_durable_name,
     injection_tool_names, invalid_tool_name_char, is_tool_name_char, is_valid_durable_name,
-    is_valid_tool_name, sanitize_tool_name,
+    is_valid_tool_name, mcp_tool_name, sanitize_tool_name,
 };
 pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
 #[cfg(feature = "output-schema")]

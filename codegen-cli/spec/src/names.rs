@@ -82,6 +82,34 @@ pub fn injection_tool_names(toolset: Option<&str>, tool: &str) -> Vec<String> {
     }
 }
 
+/// The name the model sees for the MCP tool `tool` of `server`, before
+/// collisions are resolved: `server__tool`, the tool's name sanitised
+/// ([`sanitize_tool_name`]), and a name over [`MAX_TOOL_NAME_LEN`] cut to 55
+/// characters with `_` and 8 hex digits of a hash (FNV-1a, 32 bits) of the
+/// full name. The runtime names MCP tools with it, and the checks of
+/// locked MCP tools too.
+pub fn mcp_tool_name(server: &str, tool: &str) -> String {
+    let mut name = String::with_capacity(server.len() + SERVER_SEPARATOR.len() + tool.len());
+    name.push_str(server);
+    name.push_str(SERVER_SEPARATOR);
+    name.push_str(&sanitize_tool_name(tool));
+    if name.len() > MAX_TOOL_NAME_LEN {
+        let hash = fnv1a(format!("{server}{SERVER_SEPARATOR}{tool}").as_bytes());
+        name.truncate(MAX_TOOL_NAME_LEN - 9);
+        name.push_str(&format!("_{hash:08x}"));
+    }
+    name
+}
+
+fn fnv1a(bytes: &[u8]) -> u32 {
+    let mut hash: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        hash ^= u32::from(b);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    hash
+}
+
 /// The longest durable name (the prefix of an agent's Restate service
 /// names, `<name>Session` and `<name>Approval`).
 pub const MAX_DURABLE_NAME_LEN: usize = 64;

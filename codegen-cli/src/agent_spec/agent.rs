@@ -100,6 +100,11 @@ pub struct AgentSpec {
     /// `deps:`), as Rust source: every tool, hook and child agent is built
     /// from it with `FromDeps`. `None` means `()`, no dependencies.
     pub deps: Option<String>,
+    /// The MCP lock (`hookwire.lock`) the agent's `servers` are pinned to,
+    /// if there is one: the MCP tools of a server it lists are known when
+    /// the agent is declared ([`AgentSpec::locked_mcp_tools`]), and its
+    /// matchers are checked against them as against the function tools.
+    pub mcp_lock: Option<std::sync::Arc<crate::spec::McpLock>>,
     /// Where the declaration is (the struct name for `#[agent]`).
     pub span: SpanInfo,
 }

@@ -23,7 +23,7 @@ mod settings;
 pub use agent::{AgentSpec, ChainHook, PathTokens, SpanInfo};
 pub use check::{
     AGENT_FIELDS, HOOK_OPTIONS, HookPlace, LIFECYCLE_OPTIONS, MCP_META_KEYS, SpecError, SpecField,
-    UndecidedHook, UniqueToolNames, UnmatchedHook, check_mcp_filter_server,
+    StaticTool, UndecidedHook, UniqueToolNames, UnmatchedHook, check_mcp_filter_server,
     check_tool_input_schema,
 };
 pub use event::{EventHookAction, EventHookSpec, ToolCallInjection};

@@ -3,7 +3,7 @@
 //! A card is a `.md` file with YAML frontmatter (the body is the
 //! instruction; a leading `---SYSTEM` line is allowed) or a `.yaml`/`.yml`
 //! file (extensions in any case; the server configuration
-//! [`SERVER_CONFIG_FILES`] is not a card, and an entry named like a card
+//! [`SERVER_CONFIG_FILES`] is not a card, nor is the MCP lock `hookwire.lock`, and an entry named like a card
 //! that is not a regular file is an error, never skipped). [`load_dir`]
 //! reads every card of a folder in sorted order, checks everything
 //! (fields, types, ranges, names, agent references and cycles, the Rust
@@ -263,6 +263,11 @@ fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagno
         .filter(|f| !loaded.contains(f.as_path()))
         .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
+    if let Some(lock) = servers::read_lock(&root, dir, &mut diags) {
+        for p in &mut parsed {
+            p.spec.mcp_lock = Some(lock.clone());
+        }
+    }
     cross::cross_check(&parsed, &broken, &mut diags);
     servers::check_servers(&root, dir, &parsed, &mut diags);
     let mut cards = Vec::new();

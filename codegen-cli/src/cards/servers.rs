@@ -5,9 +5,10 @@
 //! it.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::{Diagnostic, SERVER_CONFIG_FILES, did_you_mean, fields, regular_card};
-use crate::spec::{check_server_file_key, server_entry_errors};
+use crate::spec::{LOCK_FILE, McpLock, check_server_file_key, server_entry_errors};
 use crate::yaml::{self, Seg, Yaml};
 
 /// If the cards folder has a server configuration file, checks it as the
@@ -126,6 +127,40 @@ pub(super) fn check_servers(
     }
     if !unreadable {
         check_names(parsed, &declared, file, diags);
+    }
+}
+
+/// The MCP lock beside the cards (`hookwire.lock`), if there is one, read
+/// as the runtime reads it; a lock that does not read is an error at it.
+/// The cards' matchers are checked against its tools.
+pub(super) fn read_lock(
+    root: &Path,
+    dir: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Arc<McpLock>> {
+    let path = root.join(LOCK_FILE);
+    std::fs::symlink_metadata(&path).ok()?;
+    let shown = dir.join(LOCK_FILE);
+    let text = regular_card(root, &path)
+        .map_err(|e| e.why().to_owned())
+        .and_then(|real| std::fs::read_to_string(real).map_err(|e| e.to_string()));
+    let parsed = text.and_then(|text| McpLock::parse(&text));
+    match parsed {
+        Ok(lock) => Some(Arc::new(lock)),
+        Err(message) => {
+            diags.push(
+                Diagnostic::new(
+                    &shown,
+                    None,
+                    1,
+                    1,
+                    1,
+                    format!("the MCP lock does not read: {message}"),
+                )
+                .help("write it again with `cardgen mcp lock`"),
+            );
+            None
+        }
     }
 }
 

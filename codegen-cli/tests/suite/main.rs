@@ -6,4 +6,5 @@ mod build_script;
 mod cards;
 mod expected;
 mod fuzz_corpus;
+mod mcp_lock;
 mod settings;

@@ -34,13 +34,14 @@ use spec::*;
 
 /// The keys of `#[agent(...)]`: the fields every declaration has
 /// (`hookwire_spec::AGENT_FIELDS`, a card's too; a card's `output_type`
-/// is `output` here), and `crate`.
+/// is `output` here), `crate`, and `mcp_lock` (a card has the lock beside
+/// it).
 fn agent_keys() -> Vec<&'static str> {
     AGENT_FIELDS
         .iter()
         .copied()
         .map(|k| if k == "output_type" { "output" } else { k })
-        .chain(["crate"])
+        .chain(["crate", "mcp_lock"])
         .collect()
 }
 const TOOL_ENTRY_KEYS: &[&str] = &["name", "tool_hooks", "available", "instruction"];
@@ -94,6 +95,10 @@ struct AgentAttr {
     output_schema: Option<syn::LitStr>,
     #[darling(default, rename = "crate")]
     krate: Option<syn::Path>,
+    /// `mcp_lock = "hookwire.lock"`: the MCP lock, relative to
+    /// `CARGO_MANIFEST_DIR`.
+    #[darling(default)]
+    mcp_lock: Option<syn::LitStr>,
 }
 
 pub(crate) fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -224,6 +229,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     let krate = path_text(&krate_path);
     let mut spec = declared_spec(&a, item)?;
     let mut errors = Errors::default();
+    let lock_file = mcp_lock(&a, &mut spec, &mut errors);
     mcp_tools(&a, &mut spec, &mut errors);
     function_tools(&krate, &a, &mut spec, &mut errors);
     child_agents(&krate, &a, &mut spec, &mut errors);
@@ -238,7 +244,13 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
         .agent_attrs(attrs);
     let tokens = emit::agent(&spec, &opts)?;
     let error = derive_error.map(|e| e.to_compile_error());
-    Ok(quote!(#error #tokens))
+    // The lock is an input of the expansion: a change to it rebuilds.
+    let tracked = lock_file.map(|path| {
+        quote!(
+            const _: &[u8] = ::core::include_bytes!(#path);
+        )
+    });
+    Ok(quote!(#error #tracked #tokens))
 }
 
 /// The struct's attributes without the derives an agent cannot have (it

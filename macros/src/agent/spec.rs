@@ -97,6 +97,36 @@ pub(super) fn declared_spec(a: &AgentAttr, item: &syn::ItemStruct) -> syn::Resul
     Ok(spec)
 }
 
+/// `mcp_lock = "path"`: the MCP lock (`hookwire.lock`, written by `cardgen
+/// mcp lock`) under `CARGO_MANIFEST_DIR`, read as the runtime reads it:
+/// the MCP tools of the servers it pins are known, and the matchers are
+/// checked against them. Returns the file's full path, for the expansion
+/// to track.
+pub(super) fn mcp_lock(a: &AgentAttr, spec: &mut AgentSpec, errors: &mut Errors) -> Option<String> {
+    let lit = a.mcp_lock.as_ref()?;
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let path = std::path::Path::new(&dir).join(lit.value());
+    let read = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read the MCP lock `{}`: {e}", path.display()))
+        .and_then(|text| {
+            hookwire_codegen::spec::McpLock::parse(&text)
+                .map_err(|e| format!("the MCP lock `{}` does not read: {e}", path.display()))
+        });
+    match read {
+        Ok(lock) => {
+            spec.mcp_lock = Some(std::sync::Arc::new(lock));
+            Some(path.to_string_lossy().into_owned())
+        }
+        Err(message) => {
+            errors.push(syn::Error::new(
+                lit.span(),
+                format!("{message} (the path is relative to the crate's folder, `CARGO_MANIFEST_DIR`; write the lock with `cardgen mcp lock`)"),
+            ));
+            None
+        }
+    }
+}
+
 /// `tools(server = [globs])`: MCP tool filters.
 pub(super) fn mcp_tools(a: &AgentAttr, spec: &mut AgentSpec, errors: &mut Errors) {
     for (server, span, globs) in &a.tools.0 {

@@ -405,6 +405,17 @@ pub trait Agent: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The tools the agent's tool sources refuse to offer now (an MCP tool
+    /// that differs from its server's lock, `mcp::McpAgent` with a locked
+    /// `McpConfig`). The loop asks before every model request: each new
+    /// one is recorded as a [`TraceEvent::ToolRefused`](crate::agent::TraceEvent::ToolRefused),
+    /// and one that [`stops`](RefusedTool::stops) ends the run with
+    /// [`RunError::ToolsRefused`](crate::agent::RunError::ToolsRefused).
+    /// None by default.
+    fn refused_tools(&self) -> Vec<RefusedTool> {
+        Vec::new()
+    }
+
     /// Runs a call of a tool discovered at run time (an MCP tool) through
     /// the agent-level hooks, in declared order, each applied if its
     /// matcher selects the tool (evaluated at run time), around `inner`.
@@ -416,5 +427,36 @@ pub trait Agent: Send + Sync + 'static {
         inner: &C,
     ) -> impl std::future::Future<Output = hookwire_chain::call::Outcome> + Send {
         inner.call(cx, args)
+    }
+}
+
+/// A tool an agent's tool source refuses to offer the model
+/// ([`Agent::refused_tools`]), and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct RefusedTool {
+    /// The tool (an MCP tool as `server__tool`).
+    pub tool: String,
+    /// Why, naming what differs.
+    pub reason: String,
+    /// Whether the run stops (a lock's `on_change: stop`) rather than go
+    /// on without it.
+    pub stops: bool,
+}
+
+impl RefusedTool {
+    /// A refused tool.
+    pub fn new(tool: impl Into<String>, reason: impl Into<String>, stops: bool) -> Self {
+        Self {
+            tool: tool.into(),
+            reason: reason.into(),
+            stops,
+        }
+    }
+}
+
+impl std::fmt::Display for RefusedTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "tool `{}` refused: {}", self.tool, self.reason)
     }
 }

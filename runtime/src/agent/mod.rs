@@ -33,7 +33,8 @@ pub(crate) mod runtime_tools;
 pub use as_tool::{AgentOutput, AgentTool, agent_tool_name};
 pub use basic::BasicAgent;
 pub use decl::{
-    Agent, AgentConfig, DurableName, DurableNameError, HistoryMergeTarget, HistorySource, McpFilter,
+    Agent, AgentConfig, DurableName, DurableNameError, HistoryMergeTarget, HistorySource,
+    McpFilter, RefusedTool,
 };
 pub use dynamic::AgentHooked;
 pub use inject::{Frequency, HookEvent, RefreshCondition, RequestHook, RequestHookKind};

@@ -245,6 +245,10 @@ impl<A: Agent, T: ToolSet + 'static> Agent for WithTools<A, T> {
         self.tools.agent.hooks_for_call(target)
     }
 
+    fn refused_tools(&self) -> Vec<crate::agent::RefusedTool> {
+        self.tools.agent.refused_tools()
+    }
+
     fn warnings(&self) -> Vec<String> {
         let mut out = self.tools.agent.warnings();
         out.extend(self.warnings.iter().cloned());

@@ -165,6 +165,10 @@ impl<M: AgentSlot> Agent for Child<M> {
         self.0.hooks_for(tool, source)
     }
 
+    fn refused_tools(&self) -> Vec<crate::agent::RefusedTool> {
+        self.0.refused_tools()
+    }
+
     fn warnings(&self) -> Vec<String> {
         self.0.warnings()
     }

@@ -209,6 +209,22 @@ impl<A: Agent, C: Handler + 'static> Agent for McpAgent<A, C> {
         self.warnings.clone()
     }
 
+    /// The inner agent's, then every MCP tool that differs from its
+    /// server's lock (see [`McpServers::refused`]), stopping the run when
+    /// the lock's `on_change` is `stop`.
+    fn refused_tools(&self) -> Vec<crate::agent::RefusedTool> {
+        let mut out = self.agent.refused_tools();
+        let stops = self.servers.on_change() == Some(hookwire_spec::OnChange::Stop);
+        out.extend(self.servers.refused().into_iter().map(|drift| {
+            crate::agent::RefusedTool::new(
+                hookwire_spec::mcp_tool_name(&drift.server, &drift.tool),
+                drift.to_string(),
+                stops,
+            )
+        }));
+        out
+    }
+
     fn hooks_for(&self, tool: &str, source: crate::context::ToolSource) -> Vec<&'static str> {
         self.agent.hooks_for(tool, source)
     }

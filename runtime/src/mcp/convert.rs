@@ -138,15 +138,27 @@ pub fn meta_from_mcp(tool: &rmcp::model::Tool) -> crate::ToolMeta {
 pub fn tool_from_mcp(tool: &rmcp::model::Tool, exposed: String) -> ToolDefinition {
     ToolDefinition {
         name: exposed,
-        description: tool
-            .description
-            .as_deref()
-            .map(str::to_owned)
-            .or_else(|| tool.title.clone())
-            .unwrap_or_default(),
+        description: hookwire_spec::model_description(
+            tool.description.as_deref(),
+            tool.title.as_deref(),
+        )
+        .to_owned(),
         input_schema: Value::Object((*tool.input_schema).clone()),
         strict: false,
     }
+}
+
+/// An MCP tool as a lock pins it: the description the model reads, the
+/// input schema and the annotations (what `cardgen mcp lock` writes and
+/// the runtime compares with).
+pub fn locked_tool(tool: &rmcp::model::Tool) -> hookwire_spec::LockedTool {
+    hookwire_spec::LockedTool::new(
+        hookwire_spec::model_description(tool.description.as_deref(), tool.title.as_deref()),
+        Value::Object((*tool.input_schema).clone()),
+        tool.annotations
+            .as_ref()
+            .and_then(|a| serde_json::to_value(a).ok()),
+    )
 }
 
 #[cfg(test)]

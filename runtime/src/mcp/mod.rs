@@ -75,7 +75,11 @@ pub use config::{
     ConfigError, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, McpConfig, ServerSpec, Transport,
 };
 pub use convert::{
-    meta_from_mcp, tool_from_mcp, tool_result_from_mcp, tool_result_to_mcp, tool_to_mcp,
+    locked_tool, meta_from_mcp, tool_from_mcp, tool_result_from_mcp, tool_result_to_mcp,
+    tool_to_mcp,
+};
+pub use hookwire_spec::{
+    DriftKind, LOCK_FILE, LockAspect, LockedTool, McpLock, OnChange, ToolDrift,
 };
 pub use joined::{Joined, ToolSetExt};
 pub use names::{MAX_NAME_LEN, NameAllocator, exposed_name};

@@ -22,8 +22,6 @@ use std::collections::HashSet;
 /// The longest tool name model APIs accept.
 pub const MAX_NAME_LEN: usize = hookwire_spec::MAX_TOOL_NAME_LEN;
 
-const HASHED_PREFIX_LEN: usize = MAX_NAME_LEN - 9;
-
 /// The separator between the server's name and the tool's.
 pub const SEPARATOR: &str = hookwire_spec::SERVER_SEPARATOR;
 
@@ -40,16 +38,7 @@ pub const SEPARATOR: &str = hookwire_spec::SERVER_SEPARATOR;
 /// assert!(long.starts_with("everything__xxx"));
 /// ```
 pub fn exposed_name(server: &str, tool: &str) -> String {
-    let mut name = String::with_capacity(server.len() + SEPARATOR.len() + tool.len());
-    name.push_str(server);
-    name.push_str(SEPARATOR);
-    name.push_str(&hookwire_spec::sanitize_tool_name(tool));
-    if name.len() > MAX_NAME_LEN {
-        let hash = fnv1a(format!("{server}{SEPARATOR}{tool}").as_bytes());
-        name.truncate(HASHED_PREFIX_LEN);
-        name.push_str(&format!("_{hash:08x}"));
-    }
-    name
+    hookwire_spec::mcp_tool_name(server, tool)
 }
 
 /// Gives out unique names under the [module rule](self).
@@ -87,15 +76,6 @@ impl NameAllocator {
     }
 }
 
-fn fnv1a(bytes: &[u8]) -> u32 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for &b in bytes {
-        hash ^= u32::from(b);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    hash
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -107,14 +87,12 @@ mod tests {
         let b = exposed_name("srv", &format!("{}b", "a".repeat(69)));
         assert_eq!(a.len(), MAX_NAME_LEN);
         assert_eq!(b.len(), MAX_NAME_LEN);
-        assert_eq!(a[..HASHED_PREFIX_LEN], b[..HASHED_PREFIX_LEN]);
+        assert_eq!(a[..MAX_NAME_LEN - 9], b[..MAX_NAME_LEN - 9]);
         assert_ne!(
             a, b,
             "the hash tells apart names that share a 55-char prefix"
         );
         assert_eq!(a, exposed_name("srv", &"a".repeat(70)));
-        // FNV-1a test vector: "a" -> 0xe40c292c.
-        assert_eq!(fnv1a(b"a"), 0xe40c_292c);
     }
 
     #[test]

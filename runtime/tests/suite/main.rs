@@ -43,6 +43,7 @@ mod lifecycle_policy;
 mod mcp_agent;
 mod mcp_config;
 mod mcp_hostile;
+mod mcp_lock;
 mod mcp_servers;
 #[cfg(any(feature = "openai", feature = "providers"))]
 mod mock_http;

@@ -60,9 +60,11 @@ impl AgentSpec {
     /// and the pattern under `!p`, so that a typo in one of them cannot
     /// drop the guard from a tool (`shel|add_one`) or widen it (`!shel`).
     ///
-    /// An agent with MCP servers also has tools that are only known once it
-    /// connects: a part that selects none of the static tools is accepted
-    /// when it names a declared server (`server__tool`, `server__*`, a
+    /// The MCP tools of a server the agent's lock pins
+    /// ([`AgentSpec::locked_mcp_tools`]) count as static tools, with their
+    /// annotations as metadata. An agent with unlocked MCP servers also has
+    /// tools that are only known once it connects: a part that selects none
+    /// of the static tools is accepted when it names such a server (`server__tool`, `server__*`, a
     /// regex that holds `server__`), is `source:mcp`, or is a negation
     /// (`McpAgent` warns at connect time about a hook that selects no tool).
     pub fn hooks_selecting_no_tool(&self) -> Vec<UnmatchedHook<'_>> {
@@ -139,8 +141,13 @@ impl AgentSpec {
                     .iter()
                     .map(|a| (a.tool_name(), ToolSource::Agent, Some(a.meta.clone()))),
             )
+            // After the function tools, whose positions `Undecided` names.
+            .chain(self.locked_mcp_tools())
             .collect();
-        let (servers, runtime) = (self.servers.as_slice(), self.runtime_tools);
+        // A locked server's tools are known: only the others' are left to
+        // run time.
+        let unlocked = self.unlocked_servers();
+        let (servers, runtime) = (unlocked.as_slice(), self.runtime_tools);
         let agent_level = self.tool_hooks.iter().enumerate().map(|(i, h)| {
             let place = HookPlace::ToolHook(i);
             (place, &h.matcher, h.display_name(), h.span)

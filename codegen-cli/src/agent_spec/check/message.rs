@@ -33,7 +33,12 @@ impl UnmatchedHook<'_> {
                 .get(tool)
                 .map(|t| vec![t.name.clone()])
                 .unwrap_or_default(),
-            _ => spec.static_tools().into_iter().map(|(n, _)| n).collect(),
+            _ => spec
+                .static_tools()
+                .into_iter()
+                .map(|(n, _)| n)
+                .chain(spec.locked_mcp_tools().into_iter().map(|(n, _, _)| n))
+                .collect(),
         }
     }
 
@@ -53,16 +58,17 @@ impl UnmatchedHook<'_> {
     }
 
     /// The nearest names to `word` (the matcher, or its part that selects
-    /// no tool) among `names` and the same tool of each declared server, or
+    /// no tool) among `names` and the same tool of each unlocked server, or
     /// the metadata the tools declare, as the end of the first sentence.
     fn hint(&self, spec: &AgentSpec, word: &str, mut names: Vec<String>) -> String {
-        // `tiem__now`: the same tool of each declared server.
+        // `tiem__now`: the same tool of each declared server whose tools
+        // are not known (a locked server's are among `names`).
         if let (false, Some((_, tool))) = (
             matches!(self.place, HookPlace::ToolEntry { .. }),
             word.split_once(SERVER_SEPARATOR),
         ) {
             names.extend(
-                spec.servers
+                spec.unlocked_servers()
                     .iter()
                     .map(|s| format!("{s}{}{tool}", SERVER_SEPARATOR)),
             );
@@ -114,6 +120,8 @@ impl UnmatchedHook<'_> {
             "."
         } else if word.contains("source:runtime") && !spec.runtime_tools {
             " (`source:runtime` selects tools registered at run time, which need the agent's `runtime_tools`)."
+        } else if !spec.servers.is_empty() && spec.unlocked_servers().is_empty() {
+            " (the agent's MCP servers are locked: their tools are the ones in `hookwire.lock`; when a server changed its tools, review them and write the lock again with `cardgen mcp lock`)."
         } else if spec.servers.is_empty() {
             " (a hook meant for tools discovered at run time needs the agent's `servers`)."
         } else {
@@ -136,6 +144,7 @@ impl UnmatchedHook<'_> {
                 .iter()
                 .map(|t| t.meta.clone())
                 .chain(spec.agents.iter().map(|a| Some(a.meta.clone())))
+                .chain(spec.locked_mcp_tools().into_iter().map(|(_, _, m)| m))
                 .collect::<Option<_>>()?,
         };
         let mut out: Vec<String> = Vec::new();

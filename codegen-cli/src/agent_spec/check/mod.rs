@@ -8,6 +8,7 @@ mod error;
 mod events;
 mod fields;
 mod hooks;
+mod locked;
 mod message;
 mod numbers;
 mod schema;
@@ -19,7 +20,7 @@ pub use fields::{AGENT_FIELDS, HOOK_OPTIONS, LIFECYCLE_OPTIONS};
 pub use hooks::{HookPlace, UndecidedHook, UnmatchedHook};
 pub use schema::check_tool_input_schema;
 pub use tools::{UniqueToolNames, check_mcp_filter_server};
-pub use verdict::MCP_META_KEYS;
+pub use verdict::{MCP_META_KEYS, StaticTool};
 
 use crate::spec::AgentSpec;
 

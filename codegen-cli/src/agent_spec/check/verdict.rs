@@ -9,7 +9,7 @@ use crate::spec::{
 
 /// A static tool as the checks see it: its name, its source, and its
 /// metadata when known.
-pub(super) type StaticTool = (String, ToolSource, Option<ToolMeta>);
+pub type StaticTool = (String, ToolSource, Option<ToolMeta>);
 
 /// Whether a part of a matcher selects a tool.
 pub(super) enum Verdict {

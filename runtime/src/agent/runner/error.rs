@@ -58,6 +58,11 @@ pub enum RunError {
     /// (Boxed: a run's error travels through every step's result.)
     #[error(transparent)]
     Setup(Box<super::SetupError>),
+    /// Tools the agent's sources refused (an MCP tool that differs from
+    /// its lock, whose `on_change` is `stop`): the run stopped before its
+    /// next model request. Each names the tool and what differs.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    ToolsRefused(Vec<crate::agent::RefusedTool>),
     /// A journaled step could not be recorded or replayed.
     #[error(transparent)]
     Journal(#[from] JournalError),

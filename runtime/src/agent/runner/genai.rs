@@ -105,6 +105,7 @@ mod on {
             RunError::StillPending(_) => "still_pending".into(),
             RunError::Journal(_) => "journal".into(),
             RunError::Setup(_) => "setup".into(),
+            RunError::ToolsRefused(_) => "tools_refused".into(),
             RunError::OutputInvalid { .. } => "output_invalid".into(),
             RunError::Unfinished(_) => "unfinished".into(),
         }

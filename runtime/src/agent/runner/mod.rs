@@ -56,6 +56,7 @@ mod link;
 mod names;
 mod output;
 mod parent;
+mod refused;
 mod run;
 mod seal;
 mod state;
@@ -277,6 +278,10 @@ impl<A: Agent> Agent for Arc<A> {
         target: &hookwire_chain::matcher::MatchTarget<'_>,
     ) -> Vec<&'static str> {
         (**self).hooks_for_call(target)
+    }
+
+    fn refused_tools(&self) -> Vec<crate::agent::RefusedTool> {
+        (**self).refused_tools()
     }
 
     fn warnings(&self) -> Vec<String> {

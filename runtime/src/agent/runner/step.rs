@@ -59,7 +59,7 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
         mut resumed: Option<PendingStep>,
         journal: Option<&dyn Journal>,
     ) -> Result<RunOutput, RunError> {
-        let definitions = self.agent.tools().shared_definitions();
+        let mut definitions = self.agent.tools().shared_definitions();
         // Remembered approval conditions are bound to the schemas this run
         // offers; those remembered with another schema lapse, noted.
         for lapsed in self.conv.approvals.bind_schemas(&self.scope, &definitions) {
@@ -89,11 +89,16 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
                     answered: None,
                     resumed: true,
                 },
-                None => match self.ask_model(&definitions, journal).await {
-                    AfterModel::Calls(step) => step,
-                    AfterModel::Again => continue,
-                    AfterModel::Ended(out) => return out,
-                },
+                None => {
+                    if let Err(e) = self.check_refused(&mut definitions) {
+                        return self.fail(e).await;
+                    }
+                    match self.ask_model(&definitions, journal).await {
+                        AfterModel::Calls(step) => step,
+                        AfterModel::Again => continue,
+                        AfterModel::Ended(out) => return out,
+                    }
+                }
             };
             if let Some(out) = self.run_step(step, journal).await {
                 return out;

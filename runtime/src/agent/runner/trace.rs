@@ -126,6 +126,15 @@ pub enum TraceEvent {
         /// The message.
         message: String,
     },
+    /// A tool the agent's sources refused to offer (an MCP tool that
+    /// differs from its server's lock): the model does not see it. Also a
+    /// `warn` event.
+    ToolRefused {
+        /// The tool (`server__tool` for an MCP tool).
+        tool: String,
+        /// Why, naming what differs.
+        reason: String,
+    },
     /// Something about the agent every run reports (a hook that selects
     /// none of the tools found when its MCP servers connected, say); also
     /// a `warn` event.
@@ -270,6 +279,7 @@ impl fmt::Display for TraceEvent {
             ),
             Self::Warning { text } => write!(f, "warning: {text}"),
             Self::ApprovalLapsed { tool, note, .. } => write!(f, "approval lapsed {tool}: {note}"),
+            Self::ToolRefused { tool, reason } => write!(f, "tool {tool} refused: {reason}"),
             Self::OutputRetry {
                 step,
                 attempt,

@@ -21,6 +21,7 @@ use hookwire_chain::call::Outcome;
 use hookwire_chain::matcher::{MatchTarget, Matcher};
 use hookwire_chain::tool::ToolDefinition;
 
+mod locked;
 mod server;
 mod stderr;
 
@@ -102,6 +103,8 @@ pub(crate) struct Inner {
     me: Weak<Inner>,
     pub(crate) servers: Vec<Server>,
     table: RwLock<Table>,
+    /// The tools the servers are pinned to (`McpConfig::with_lock`).
+    lock: Option<Arc<hookwire_spec::McpLock>>,
 }
 
 /// Connections to a set of MCP servers and the tools they expose.
@@ -226,8 +229,10 @@ impl McpServers {
                 stderr: Arc::default(),
                 listed: AtomicBool::new(false),
                 changed: AtomicBool::new(false),
+                refused: RwLock::default(),
             })
             .collect();
+        let lock = locked::lock_of(config);
         let inner = Arc::new_cyclic(|me| Inner {
             me: me.clone(),
             servers,
@@ -235,6 +240,7 @@ impl McpServers {
                 names: NameAllocator::new(options.reserved),
                 ..Table::default()
             }),
+            lock,
         });
         // Start every server at once; collect their tool lists, then name
         // the tools in declared order so the names do not depend on timing.
@@ -387,6 +393,7 @@ impl Inner {
         // Keep other servers' entries in place, then this server's, so the
         // order stays "servers in declared order".
         let mut mine = Vec::new();
+        let mut refused = Vec::new();
         for tool in tools {
             let name = tool.name.as_ref();
             if let Some(globs) = &server.globs {
@@ -394,6 +401,10 @@ impl Inner {
                 if !globs.iter().any(|g| g.matches(target)) {
                     continue;
                 }
+            }
+            if let Some(drift) = self.differs_from_lock(server, tool) {
+                refused.push(drift);
+                continue;
             }
             let exposed = match previous.remove(name) {
                 Some(exposed) => exposed,
@@ -417,6 +428,7 @@ impl Inner {
             .map(|(i, e)| (e.definition.name.clone(), i))
             .collect();
         table.entries = kept;
+        *write(&server.refused) = refused;
     }
 
     /// Calls the tool exposed as `exposed` with `arguments`.

@@ -117,6 +117,8 @@ pub(crate) struct Server {
     pub(super) listed: AtomicBool,
     /// Whether the list changed before it was first named.
     pub(super) changed: AtomicBool,
+    /// The tools of its last listing that differ from the lock.
+    pub(super) refused: RwLock<Vec<hookwire_spec::ToolDrift>>,
 }
 
 impl Server {

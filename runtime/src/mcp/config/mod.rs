@@ -32,6 +32,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use hookwire_spec::McpLock;
+
 use super::yaml;
 use crate::secret::Secret;
 
@@ -65,6 +69,8 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = hookwire_spec::DEFAULT_STARTUP_TIM
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct McpConfig {
     servers: Vec<(String, ServerSpec)>,
+    /// The tools the servers are pinned to (see [`McpConfig::with_lock`]).
+    lock: Option<Arc<McpLock>>,
 }
 
 /// How to reach one MCP server, and how long to wait for it.
@@ -242,6 +248,14 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// The lock file (`hookwire.lock`) cannot be read or is wrong.
+    #[error("MCP lock {}: {message}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl ConfigError {
@@ -321,7 +335,10 @@ impl McpConfig {
     }
 
     /// Loads a file (`.json` as JSON, anything else as YAML). A relative
-    /// `cwd` is resolved against the file's folder.
+    /// `cwd` is resolved against the file's folder. A lock file beside it
+    /// (`hookwire.lock`, written by `cardgen mcp lock`) is loaded too: the
+    /// servers it lists are pinned to its tools (see
+    /// [`with_lock`](Self::with_lock)).
     pub fn load(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
@@ -342,7 +359,58 @@ impl McpConfig {
                 *cwd = base.join(&*cwd);
             }
         }
+        let lock = base.join(hookwire_spec::LOCK_FILE);
+        if lock.exists() {
+            config = config.with_lock_file(lock)?;
+        }
         Ok(config)
+    }
+
+    /// Pins the servers `lock` lists to its tools: a tool such a server
+    /// lists that differs from the lock (its description, input schema or
+    /// annotations), or that the lock does not have, is never offered to
+    /// the model, at connect time and after every
+    /// `notifications/tools/list_changed`. It is reported instead
+    /// ([`McpServers::refused`](super::McpServers::refused), and in a run
+    /// as a [`TraceEvent::ToolRefused`](crate::agent::TraceEvent::ToolRefused)),
+    /// and the lock's `on_change` says whether a run goes on without it
+    /// (`drop`) or stops ([`RunError::ToolsRefused`](crate::agent::RunError::ToolsRefused)).
+    /// A server the lock does not list is not pinned.
+    ///
+    /// ```
+    /// use hookwire::mcp::{McpConfig, McpLock};
+    ///
+    /// let lock = McpLock::parse(r#"{"version": 1, "on_change": "stop", "servers": {"time": {}}}"#)?;
+    /// let config = McpConfig::from_yaml("servers:\n  time:\n    command: mcp-server-time\n")?
+    ///     .with_lock(lock);
+    /// assert!(config.lock().is_some_and(|l| l.server("time").is_some()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_lock(mut self, lock: McpLock) -> Self {
+        self.lock = Some(Arc::new(lock));
+        self
+    }
+
+    /// Reads the lock file `path` and pins the servers to it (see
+    /// [`with_lock`](Self::with_lock)).
+    pub fn with_lock_file(self, path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let lock_error = |message: String| ConfigError::Lock {
+            path: path.to_owned(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| lock_error(e.to_string()))?;
+        let lock = McpLock::parse(&text).map_err(lock_error)?;
+        Ok(self.with_lock(lock))
+    }
+
+    /// The lock the servers are pinned to, if any.
+    pub fn lock(&self) -> Option<&McpLock> {
+        self.lock.as_deref()
+    }
+
+    pub(crate) fn shared_lock(&self) -> Option<Arc<McpLock>> {
+        self.lock.clone()
     }
 
     fn from_raw(raw: RawFile, path: Option<&Path>) -> Result<Self, ConfigError> {
@@ -369,7 +437,10 @@ impl McpConfig {
             }
             servers.push((name, spec));
         }
-        Ok(Self { servers })
+        Ok(Self {
+            servers,
+            lock: None,
+        })
     }
 
     /// The server called `name`.
@@ -399,7 +470,10 @@ impl McpConfig {
         &self,
         names: impl IntoIterator<Item = &'a str>,
     ) -> Result<McpConfig, ConfigError> {
-        let mut out = McpConfig::new();
+        let mut out = McpConfig {
+            lock: self.lock.clone(),
+            ..McpConfig::new()
+        };
         for name in names {
             match self.get(name) {
                 Some(spec) => {
