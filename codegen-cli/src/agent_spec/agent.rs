@@ -100,6 +100,9 @@ pub struct AgentSpec {
     /// `deps:`), as Rust source: every tool, hook and child agent is built
     /// from it with `FromDeps`. `None` means `()`, no dependencies.
     pub deps: Option<String>,
+    /// The coverage rules its policy must hold (`coverage = [..]`, a card
+    /// folder's `hookwire.yaml` `coverage:`), in declared order.
+    pub coverage: Vec<crate::spec::CoverageSpec>,
     /// Where the declaration is (the struct name for `#[agent]`).
     pub span: SpanInfo,
 }
