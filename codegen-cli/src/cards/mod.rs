@@ -53,7 +53,7 @@ pub use build::{
 };
 pub use diag::{Diagnostic, did_you_mean, escape, line_col};
 pub use fields::FIELDS;
-pub use report::{GraphFormat, explain, graph, schema};
+pub use report::{GraphFormat, explain, explain_json, graph, schema};
 
 pub(crate) use build::check_output;
 pub(crate) use source::Source;
@@ -178,6 +178,9 @@ pub struct Adapter {
     /// attribute: its own hooks, approval rule and error mapping, in the
     /// order they run (innermost in every chain of the tool).
     pub own_chain: Vec<String>,
+    /// The same own hooks and approval rule as the agent's policy shows
+    /// them (`ToolDecl::OWN_HOOKS`, `ToolDecl::APPROVAL`).
+    pub own_policy: (Vec<crate::spec::PolicyHook>, crate::spec::Approval),
     /// For a tool: its arguments as the model sends them, one JSON field
     /// per parameter (`Dep<T>` and the context are not arguments), with the
     /// parameter's Rust type as the file writes it.
