@@ -132,13 +132,13 @@ pub use hookwire_chain::{
     When,
 };
 pub use hookwire_macros::FromDeps;
+/// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros, and
+/// `#[args]` for a tool's argument types.
+pub use hookwire_macros::{agent, args, hook, tool};
 /// An agent's policy as data: its tools, the hooks each call runs
 /// through in order, their failure policies and timeouts, and each tool's
 /// approval rule (`MyAgent::policy()`, `to_json()`; see [`review`]).
 pub use hookwire_spec::Policy;
-/// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros, and
-/// `#[args]` for a tool's argument types.
-pub use hookwire_macros::{agent, args, hook, tool};
 
 /// What a call carries besides its arguments: result contents, argument
 /// errors, the typed extension map, a session's values, and the channel up

@@ -59,9 +59,9 @@ pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
 #[cfg(feature = "output-schema")]
 pub use output::{check_output_schema, compile_output_schema};
 pub use policy::{
-    Approval, CoverageKind, CoverageProblem, CoverageRule, HookLevel, List, Message, POLICY_VERSION,
-    Policy, PolicyHook, PolicyTool, Selected, Text, ToolKind, UnknownCoverageRule, check_coverage,
-    coverage_message, coverage_problem,
+    Approval, CoverageKind, CoverageProblem, CoverageRule, HookLevel, List, Message,
+    POLICY_VERSION, Policy, PolicyHook, PolicyTool, Selected, Text, ToolKind, UnknownCoverageRule,
+    check_coverage, coverage_message, coverage_problem, parse_coverage_entry,
 };
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EntryTransport, HeaderPiece, RESERVED_HEADERS,

@@ -28,9 +28,9 @@ pub use check::{
     UndecidedHook, UniqueToolNames, UnmatchedHook, check_mcp_filter_server,
     check_tool_input_schema,
 };
+pub use event::{EventHookAction, EventHookSpec, ToolCallInjection};
 pub(crate) use policy::hook_name;
 pub use policy::{CoverageSpec, PolicyEntry, Selection, policy_hook};
-pub use event::{EventHookAction, EventHookSpec, ToolCallInjection};
 pub use refs::{
     AgentRef, FnRef, HookRef, InstructionRef, LifecycleRef, McpToolsSpec, ServerRulesSpec, ToolRef,
 };

@@ -123,19 +123,27 @@ impl Target<'_> {
             return Selection::Formula(MetaFormula::Const(true));
         }
         let target = MatchTarget::new(&self.name, self.source);
+        let never = Selection::Formula(MetaFormula::Const(false));
         match self.kind {
-            ToolKind::Mcp if !self.name.contains(['*', '?', '[']) => {
-                // A named MCP tool: its metadata comes from the server.
+            ToolKind::Mcp => {
+                let server = self.server.clone().unwrap_or_default();
+                if !super::check::may_select_at_run_time(m, &[server]) {
+                    return never;
+                }
                 match m.meta_formula(target) {
-                    MetaFormula::Const(b) => Selection::Formula(MetaFormula::Const(b)),
+                    // A named MCP tool (its metadata comes from the server).
+                    MetaFormula::Const(b) if !self.name.contains(['*', '?', '[']) => {
+                        Selection::Formula(MetaFormula::Const(b))
+                    }
                     _ => Selection::PerCall,
                 }
             }
-            ToolKind::Mcp | ToolKind::Runtime => Selection::PerCall,
+            ToolKind::Runtime if !super::check::may_select_runtime_tool(m) => never,
+            ToolKind::Runtime => Selection::PerCall,
             _ => match &self.meta {
-                Some(meta) => Selection::Formula(MetaFormula::Const(
-                    m.matches(target.with_meta(meta)),
-                )),
+                Some(meta) => {
+                    Selection::Formula(MetaFormula::Const(m.matches(target.with_meta(meta))))
+                }
                 None => Selection::Formula(m.meta_formula(target)),
             },
         }

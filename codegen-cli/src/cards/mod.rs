@@ -267,7 +267,7 @@ fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagno
         .filter_map(|f| f.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
     cross::cross_check(&parsed, &broken, &mut diags);
-    servers::check_servers(&root, dir, &parsed, &mut diags);
+    let coverage = servers::check_servers(&root, dir, &parsed, &mut diags);
     let mut cards = Vec::new();
     let mut rust_cache = rust::Cache::default();
     for p in parsed {
@@ -276,6 +276,7 @@ fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagno
             Err(mut ds) => diags.append(&mut ds),
         }
     }
+    servers::check_coverage(&coverage, &mut cards, &mut diags);
     if diags.is_empty() {
         let shared = rust::shared(&root, &cards, &mut rust_cache)?;
         Ok(Cards {

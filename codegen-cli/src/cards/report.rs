@@ -157,13 +157,17 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
 /// document"): what the generated agent's `policy().to_json()` gives;
 /// `None` if there is no such agent.
 pub fn explain_json(cards: &Cards, name: &str) -> Option<String> {
-    let card = cards.get(name)?;
-    let policy = card.spec.policy(|t| {
+    Some(card_policy(cards.get(name)?).to_json())
+}
+
+/// The card's policy: its spec's, with each function tool's own hooks
+/// and approval rule read from the tool's `#[tool(..)]`.
+pub(super) fn card_policy(card: &super::Card) -> crate::spec::Policy {
+    card.spec.policy(|t| {
         tool_adapter(card, &t.name)
             .map(|a| a.own_policy.clone())
             .unwrap_or((Vec::new(), crate::spec::Approval::None))
-    });
-    Some(policy.to_json())
+    })
 }
 
 /// The output format of [`graph`].

@@ -68,7 +68,9 @@ pub(crate) fn hook_tokens(
     };
     let matcher = cow_str(&h.matcher);
     let on_failure = match h.on_failure {
-        Some(FailurePolicy::FailOpen) => quote!(::core::option::Option::Some(#r::FailurePolicy::FailOpen)),
+        Some(FailurePolicy::FailOpen) => {
+            quote!(::core::option::Option::Some(#r::FailurePolicy::FailOpen))
+        }
         Some(_) => quote!(::core::option::Option::Some(#r::FailurePolicy::FailClosed)),
         None => quote!(::core::option::Option::None),
     };

@@ -252,11 +252,9 @@ fn own_metas(item: &ItemFn) -> Vec<syn::Meta> {
     let Some(syn::Meta::List(list)) = tool_attribute(item).map(|a| &a.meta) else {
         return Vec::new();
     };
-    list.parse_args_with(
-        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-    )
-    .map(|metas| metas.into_iter().collect())
-    .unwrap_or_default()
+    list.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        .map(|metas| metas.into_iter().collect())
+        .unwrap_or_default()
 }
 
 /// Tokens as the attribute reads (`a::b(x = 1)`, not `a :: b (x = 1)`).

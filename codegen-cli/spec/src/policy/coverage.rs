@@ -286,3 +286,49 @@ pub const fn check_coverage(policy: &Policy, rule: usize) {
         panic!("{}", message.as_str());
     }
 }
+
+/// One entry of the `coverage:` list of a server configuration file
+/// (`hookwire.yaml`), as JSON: a rule's name (`guards_fail_closed`, for
+/// every tool) or a mapping `{rule: approval_or_guard, match:
+/// "meta:destructive"}`. `Err` says what is wrong and what to write.
+pub fn parse_coverage_entry(
+    entry: &serde_json::Value,
+) -> Result<(CoverageKind, crate::Matcher), String> {
+    const SHAPE: &str = "write a rule's name (`guards_fail_closed`) or `{rule: approval_or_guard, match: \"meta:destructive\"}`";
+    let (rule, matcher) = match entry {
+        serde_json::Value::String(rule) => (rule.as_str(), None),
+        serde_json::Value::Object(fields) => {
+            if let Some(key) = fields
+                .keys()
+                .find(|k| !matches!(k.as_str(), "rule" | "match"))
+            {
+                return Err(format!(
+                    "unknown key `{key}` in a coverage rule (the keys are `rule` and `match`)"
+                ));
+            }
+            let rule = match fields.get("rule") {
+                Some(serde_json::Value::String(rule)) => rule.as_str(),
+                _ => return Err(format!("a coverage rule needs a `rule` name: {SHAPE}")),
+            };
+            match fields.get("match") {
+                None => (rule, None),
+                Some(serde_json::Value::String(m)) => (rule, Some(m.as_str())),
+                Some(_) => {
+                    return Err(format!(
+                        "the `match` of a coverage rule is a text, as a hook's: {SHAPE}"
+                    ));
+                }
+            }
+        }
+        _ => return Err(format!("a coverage rule is a name or a mapping: {SHAPE}")),
+    };
+    let kind: CoverageKind = rule
+        .parse()
+        .map_err(|e: UnknownCoverageRule| e.to_string())?;
+    let matcher = match matcher {
+        None => crate::Matcher::Always,
+        Some(m) => crate::Matcher::parse(m)
+            .map_err(|e| format!("invalid `match` pattern for coverage rule `{kind}`: {e}"))?,
+    };
+    Ok((kind, matcher))
+}

@@ -31,7 +31,7 @@ use std::borrow::Cow;
 
 pub use coverage::{
     CoverageKind, CoverageProblem, CoverageRule, Message, UnknownCoverageRule, check_coverage,
-    coverage_message, coverage_problem,
+    coverage_message, coverage_problem, parse_coverage_entry,
 };
 
 use crate::{FailurePolicy, HookKind};

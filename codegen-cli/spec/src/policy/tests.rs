@@ -22,8 +22,18 @@ fn the_document_has_its_keys_in_the_documented_order() {
     assert_eq!(
         &keys[..12],
         [
-            "version", "agent", "tools", "name", "kind", "server", "hooks", "approval", "rule",
-            "predicate", "lifecycle", "name"
+            "version",
+            "agent",
+            "tools",
+            "name",
+            "kind",
+            "server",
+            "hooks",
+            "approval",
+            "rule",
+            "predicate",
+            "lifecycle",
+            "name"
         ]
     );
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
