@@ -238,7 +238,7 @@ pub(super) fn coverage_checks(
         let span = span_of(&rule.span);
         quote_spanned! {span=>
             const _: () = #r::check_coverage(
-                &<#agent_ty as #krate::declare::GeneratedAgent>::POLICY,
+                <#agent_ty as #krate::declare::GeneratedAgent>::POLICY,
                 #i,
             );
         }

@@ -278,11 +278,16 @@ const fn guard(m: Message, h: &PolicyHook) -> Message {
 
 /// Fails compilation with the message of the first tool that breaks the
 /// policy's coverage rule `rule`: what generated agents evaluate in a
-/// constant, spanned on the rule.
+/// constant, spanned on the rule. It takes the policy by value (a constant
+/// cannot drop one).
 #[doc(hidden)]
-pub const fn check_coverage(policy: &Policy, rule: usize) {
-    if let Some((tool, problem)) = coverage_problem(policy, rule, 0) {
-        let message = coverage_message(policy, rule, tool, problem);
+pub const fn check_coverage(policy: Policy, rule: usize) {
+    let message = match coverage_problem(&policy, rule, 0) {
+        Some((tool, problem)) => Some(coverage_message(&policy, rule, tool, problem)),
+        None => None,
+    };
+    std::mem::forget(policy);
+    if let Some(message) = message {
         panic!("{}", message.as_str());
     }
 }

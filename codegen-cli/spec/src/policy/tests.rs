@@ -125,3 +125,13 @@ fn coverage_rule_names_parse_with_a_suggestion() {
     let e = "guards_fail_close".parse::<CoverageKind>().unwrap_err();
     assert_eq!(e.suggestion, Some("guards_fail_closed"));
 }
+
+/// A rule the policy keeps.
+const KEPT: &[CoverageRule] = &[CoverageRule::new(
+    CoverageKind::ApprovalOrGuard,
+    "wipe",
+    &[Selected::No, Selected::No, Selected::Yes],
+)];
+
+/// What generated agents evaluate: a kept rule compiles.
+const _: () = check_coverage(Policy::new("shop", TOOLS, KEPT), 0);
