@@ -219,6 +219,7 @@ pub(super) fn policy_items(
         /// The agent's policy: every tool with the hooks its calls run
         /// through, in order, their failure policies and timeouts, and its
         /// approval rule (`to_json()` gives the reviewable document).
+        #[allow(dead_code)]
         pub fn policy() -> #krate::Policy {
             <Self as #krate::declare::GeneratedAgent>::POLICY
         }
