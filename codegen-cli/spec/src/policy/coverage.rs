@@ -111,7 +111,7 @@ pub enum CoverageProblem {
 }
 
 /// The hook at `i` of the chain `hooks` then `own`.
-const fn chain_hook<'a>(tool: &'a PolicyTool, i: usize) -> &'a PolicyHook {
+const fn chain_hook(tool: &PolicyTool, i: usize) -> &PolicyHook {
     let hooks = items(&tool.hooks);
     if i < hooks.len() {
         &hooks[i]
