@@ -116,6 +116,13 @@ pub mod __private {
     /// Compile-time `meta:` matching, for generated code.
     pub use crate::predicate::Const;
     pub use hookwire_spec::MetaExpr;
+    /// An agent's policy and its coverage checks, for generated code.
+    pub mod review {
+        pub use hookwire_spec::{
+            Approval, CoverageKind, CoverageRule, FailurePolicy, HookKind, HookLevel, Policy,
+            PolicyHook, PolicyTool, Selected, ToolKind, check_coverage,
+        };
+    }
     /// How generated code holds the hooks a user lists: one checked slot
     /// per hook.
     pub mod slot {

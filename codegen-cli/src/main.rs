@@ -4,6 +4,7 @@
 //! cardgen check DIR                 check every card, print every error
 //! cardgen build DIR [--out OUT]     check, then generate (default OUT: DIR/generated)
 //! cardgen explain DIR AGENT         every tool of AGENT with its resolved hook chain
+//! cardgen explain --json DIR AGENT  the same as AGENT's policy document (JSON)
 //! cardgen graph DIR --format mermaid|dot
 //! cardgen schema                    the JSON Schema of the frontmatter
 //! cardgen mcp lock [--check] [DIR]  pin the MCP servers' tools in DIR/hookwire.lock
@@ -49,6 +50,10 @@ enum Command {
         dir: PathBuf,
         /// The agent's name.
         agent: String,
+        /// Print the agent's policy document (JSON, CARDS.md "The policy
+        /// document"), as the generated agent's `policy().to_json()` does.
+        #[arg(long)]
+        json: bool,
     },
     /// Print agents, tools, hooks and agent-as-tool edges as a picture.
     Graph {
@@ -198,8 +203,12 @@ fn run() -> ExitCode {
                 }
             }
         }
-        Command::Explain { dir, agent } => match cards::load_dir(&dir) {
-            Ok(c) => match cards::explain(&c, &agent) {
+        Command::Explain { dir, agent, json } => match cards::load_dir(&dir) {
+            Ok(c) => match if json {
+                cards::explain_json(&c, &agent)
+            } else {
+                cards::explain(&c, &agent)
+            } {
                 Some(text) => {
                     print!("{text}");
                     ExitCode::SUCCESS

@@ -135,6 +135,10 @@ pub use hookwire_macros::FromDeps;
 /// The `#[tool]`, `#[hook]` and `#[agent(...)]` attribute macros, and
 /// `#[args]` for a tool's argument types.
 pub use hookwire_macros::{agent, args, hook, tool};
+/// An agent's policy as data: its tools, the hooks each call runs
+/// through in order, their failure policies and timeouts, and each tool's
+/// approval rule (`MyAgent::policy()`, `to_json()`; see [`review`]).
+pub use hookwire_spec::Policy;
 
 /// What a call carries besides its arguments: result contents, argument
 /// errors, the typed extension map, a session's values, and the channel up
@@ -170,6 +174,15 @@ pub mod hooks {
 pub mod matcher {
     pub use hookwire_chain::matcher::{
         MatchTarget, Matcher, MatcherError, Predicate, StepKind, ToolMeta,
+    };
+}
+
+/// The parts of an agent's [`Policy`] and the coverage rules it can be
+/// held to (CARDS.md, "The policy document" and "Coverage rules").
+pub mod review {
+    pub use hookwire_spec::{
+        Approval, CoverageKind, CoverageProblem, CoverageRule, HookLevel, POLICY_VERSION,
+        PolicyHook, PolicyTool, Selected, ToolKind, coverage_message, coverage_problem,
     };
 }
 

@@ -30,6 +30,15 @@ fn agent() {
     t.compile_fail("ui/agent/*.rs");
 }
 
+/// `#[agent(coverage = [..])]`: a rule the agent's policy breaks is one
+/// error on the rule (the compiler checks it on the policy, with each
+/// tool's `Tool::META` and own chain), naming the tool and the fix.
+#[test]
+fn coverage() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/agent/coverage/*.rs");
+}
+
 /// `meta(..)` on a tool and `meta:` matchers in an agent: a bad key or
 /// value, or a `meta:` part that selects none of the agent's tools (decided
 /// by the compiler from each tool's `Tool::META`), is one error, on the

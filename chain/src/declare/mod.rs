@@ -142,6 +142,14 @@ pub trait ToolDecl: Send + Sync + Sized {
     /// [`ToolHandler<Self::Tool>`].
     type Handler: Handler;
 
+    /// The tool's own hooks (`#[tool(tool_hooks = [..])]`), outermost
+    /// first, as an agent's policy shows them (`hookwire::Policy`).
+    const OWN_HOOKS: &'static [hookwire_spec::PolicyHook] = &[];
+
+    /// The tool's own approval rule (`#[tool(needs_approval)]`), as an
+    /// agent's policy shows it.
+    const APPROVAL: hookwire_spec::Approval = hookwire_spec::Approval::None;
+
     /// Builds the handler.
     fn into_handler(self) -> Self::Handler;
 

@@ -18,6 +18,9 @@
 //!   check`;
 //! * the MCP lock file ([`McpLock`]): the tools each server offered when
 //!   it was locked, read one way by cardgen, the macros and the runtime;
+
+//! * an agent's policy as data ([`Policy`], its JSON document) and the
+//!   coverage rules checked on it ([`coverage_problem`]);
 //! * did-you-mean suggestions ([`did_you_mean`], [`nearest_names`]) and
 //!   the perfect hash generated dispatch uses ([`dispatch`]).
 //!
@@ -32,6 +35,7 @@ mod meta;
 mod model;
 mod names;
 mod output;
+mod policy;
 mod servers;
 mod settings;
 mod source;
@@ -62,6 +66,11 @@ pub use names::{
 pub use output::{SchemaError, SchemaStep, pointer_steps, steps_text};
 #[cfg(feature = "output-schema")]
 pub use output::{check_output_schema, compile_output_schema};
+pub use policy::{
+    Approval, CoverageKind, CoverageProblem, CoverageRule, HookLevel, List, Message,
+    POLICY_VERSION, Policy, PolicyHook, PolicyTool, Selected, Text, ToolKind, UnknownCoverageRule,
+    check_coverage, coverage_message, coverage_problem, parse_coverage_entry,
+};
 pub use servers::{
     DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EntryTransport, HeaderPiece, RESERVED_HEADERS,
     SERVER_ENTRY_KEYS, SERVER_FILE_KEYS, ServerEntry, check_header, check_server_file_key,

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::did_you_mean;
 
 /// The keys of the file's top level.
-pub const SERVER_FILE_KEYS: [&str; 1] = ["servers"];
+pub const SERVER_FILE_KEYS: [&str; 2] = ["servers", "coverage"];
 
 /// The keys of one server entry.
 pub const SERVER_ENTRY_KEYS: [&str; 10] = [

@@ -105,6 +105,9 @@ pub struct AgentSpec {
     /// the agent is declared ([`AgentSpec::locked_mcp_tools`]), and its
     /// matchers are checked against them as against the function tools.
     pub mcp_lock: Option<std::sync::Arc<crate::spec::McpLock>>,
+    /// The coverage rules its policy must hold (`coverage = [..]`, a card
+    /// folder's `hookwire.yaml` `coverage:`), in declared order.
+    pub coverage: Vec<crate::spec::CoverageSpec>,
     /// Where the declaration is (the struct name for `#[agent]`).
     pub span: SpanInfo,
 }

@@ -12,11 +12,13 @@
 //! * `event`: its `hooks:` entries;
 //! * [`settings`](Settings): its keys that hold one plain value, a field
 //!   per row of the settings table;
-//! * `check`: the rules it must follow.
+//! * `check`: the rules it must follow;
+//! * `policy`: its [`Policy`](crate::spec::Policy) and coverage rules.
 
 mod agent;
 mod check;
 mod event;
+mod policy;
 mod refs;
 mod settings;
 
@@ -27,6 +29,8 @@ pub use check::{
     check_tool_input_schema,
 };
 pub use event::{EventHookAction, EventHookSpec, ToolCallInjection};
+pub(crate) use policy::hook_name;
+pub use policy::{CoverageSpec, PolicyEntry, Selection, policy_hook};
 pub use refs::{
     AgentRef, FnRef, HookRef, InstructionRef, LifecycleRef, McpToolsSpec, ServerRulesSpec, ToolRef,
 };

@@ -53,7 +53,7 @@ pub use build::{
 };
 pub use diag::{Diagnostic, did_you_mean, escape, line_col};
 pub use fields::FIELDS;
-pub use report::{GraphFormat, explain, graph, schema};
+pub use report::{GraphFormat, explain, explain_json, graph, schema};
 
 pub(crate) use build::check_output;
 pub(crate) use source::Source;
@@ -178,6 +178,9 @@ pub struct Adapter {
     /// attribute: its own hooks, approval rule and error mapping, in the
     /// order they run (innermost in every chain of the tool).
     pub own_chain: Vec<String>,
+    /// The same own hooks and approval rule as the agent's policy shows
+    /// them (`ToolDecl::OWN_HOOKS`, `ToolDecl::APPROVAL`).
+    pub own_policy: (Vec<crate::spec::PolicyHook>, crate::spec::Approval),
     /// For a tool: its arguments as the model sends them, one JSON field
     /// per parameter (`Dep<T>` and the context are not arguments), with the
     /// parameter's Rust type as the file writes it.
@@ -269,7 +272,7 @@ fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagno
         }
     }
     cross::cross_check(&parsed, &broken, &mut diags);
-    servers::check_servers(&root, dir, &parsed, &mut diags);
+    let coverage = servers::check_servers(&root, dir, &parsed, &mut diags);
     let mut cards = Vec::new();
     let mut rust_cache = rust::Cache::default();
     for p in parsed {
@@ -278,6 +281,7 @@ fn load_dir_resolved(dir: &Path, env: EnvLookup<'_>) -> Result<Cards, Vec<Diagno
             Err(mut ds) => diags.append(&mut ds),
         }
     }
+    servers::check_coverage(&coverage, &mut cards, &mut diags);
     if diags.is_empty() {
         let shared = rust::shared(&root, &cards, &mut rust_cache)?;
         Ok(Cards {

@@ -13,6 +13,13 @@ fn hook_line(h: &HookRef) -> String {
     format!("{} [{}]", h.display_name(), attrs.join(", "))
 }
 
+/// The adapter of the card's function tool `tool`.
+fn tool_adapter<'a>(card: &'a super::Card, tool: &str) -> Option<&'a super::Adapter> {
+    card.adapters
+        .iter()
+        .find(|a| a.is_tool && a.reference.ends_with(&format!(":{tool}")))
+}
+
 /// Every tool of the agent `name` with its resolved chain, in the order it
 /// runs (outermost hook first); `None` if there is no such agent.
 pub fn explain(cards: &Cards, name: &str) -> Option<String> {
@@ -29,10 +36,7 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
         .function_tools
         .iter()
         .map(|t| {
-            let adapter = card
-                .adapters
-                .iter()
-                .find(|a| a.is_tool && a.reference.ends_with(&format!(":{}", t.name)));
+            let adapter = tool_adapter(card, &t.name);
             let from = adapter.map(|a| a.reference.clone()).unwrap_or_default();
             let own = adapter.map(|a| a.own_chain.as_slice()).unwrap_or_default();
             let arguments =
@@ -147,6 +151,23 @@ pub fn explain(cards: &Cards, name: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// The agent `name`'s policy as its JSON document (CARDS.md, "The policy
+/// document"): what the generated agent's `policy().to_json()` gives;
+/// `None` if there is no such agent.
+pub fn explain_json(cards: &Cards, name: &str) -> Option<String> {
+    Some(card_policy(cards.get(name)?).to_json())
+}
+
+/// The card's policy: its spec's, with each function tool's own hooks
+/// and approval rule read from the tool's `#[tool(..)]`.
+pub(super) fn card_policy(card: &super::Card) -> crate::spec::Policy {
+    card.spec.policy(|t| {
+        tool_adapter(card, &t.name)
+            .map(|a| a.own_policy.clone())
+            .unwrap_or((Vec::new(), crate::spec::Approval::None))
+    })
 }
 
 /// The output format of [`graph`].

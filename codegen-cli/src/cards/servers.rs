@@ -8,23 +8,29 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{Diagnostic, SERVER_CONFIG_FILES, did_you_mean, fields, regular_card};
-use crate::spec::{LOCK_FILE, McpLock, check_server_file_key, server_entry_errors};
+use crate::spec::{
+    CoverageSpec, LOCK_FILE, McpLock, check_server_file_key, parse_coverage_entry,
+    server_entry_errors,
+};
 use crate::yaml::{self, Seg, Yaml};
 
 /// If the cards folder has a server configuration file, checks it as the
 /// runtime reads it, and every name in a card's `servers:` must be
 /// declared in it.
+///
+/// Returns its `coverage:` rules, each with where it is.
 pub(super) fn check_servers(
     root: &Path,
     dir: &Path,
     parsed: &[fields::Parsed],
     diags: &mut Vec<Diagnostic>,
-) {
+) -> Vec<FolderRule> {
+    let mut rules = Vec::new();
     let Some(file) = SERVER_CONFIG_FILES
         .iter()
         .find(|f| std::fs::symlink_metadata(root.join(f)).is_ok())
     else {
-        return;
+        return rules;
     };
     let shown = dir.join(file);
     let text = match regular_card(root, &root.join(file))
@@ -41,7 +47,7 @@ pub(super) fn check_servers(
                 1,
                 format!("cannot read the server configuration: {e}"),
             ));
-            return;
+            return rules;
         }
     };
     let at = |path: &[Seg<'_>], message: String| {
@@ -75,7 +81,7 @@ pub(super) fn check_servers(
                     other.kind()
                 ),
             ));
-            return;
+            return rules;
         }
         Err(e) => {
             diags.push(Diagnostic::new(
@@ -86,7 +92,7 @@ pub(super) fn check_servers(
                 1,
                 format!("the server configuration is not valid YAML: {}", e.message),
             ));
-            return;
+            return rules;
         }
     };
     let mut declared: Vec<String> = Vec::new();
@@ -95,6 +101,35 @@ pub(super) fn check_servers(
     for (key, value) in top {
         if let Err(message) = check_server_file_key(&key) {
             diags.push(at_key(&[Seg::Key(&key)], message));
+            continue;
+        }
+        if key == "coverage" {
+            let entries = match value {
+                Yaml::Seq(entries) => entries,
+                Yaml::Null => Vec::new(),
+                other => {
+                    diags.push(at(&[Seg::Key("coverage")], format!(
+                        "`coverage` must be a list of rules, found {}", other.kind()
+                    )).help("for example `coverage: [{rule: approval_or_guard, match: \"meta:destructive\"}]`"));
+                    continue;
+                }
+            };
+            for (i, entry) in entries.iter().enumerate() {
+                let path = [Seg::Key("coverage"), Seg::Index(i)];
+                match parse_coverage_entry(&entry.to_json()) {
+                    Ok((kind, matcher)) => {
+                        let mut spec = CoverageSpec::new(kind);
+                        spec.matcher = matcher;
+                        // An error about the rule is shown at it, naming
+                        // the agent and the tool.
+                        rules.push(FolderRule {
+                            spec,
+                            at: at(&path, String::new()),
+                        });
+                    }
+                    Err(message) => diags.push(at(&path, message)),
+                }
+            }
             continue;
         }
         let servers = match value {
@@ -127,6 +162,38 @@ pub(super) fn check_servers(
     }
     if !unreadable {
         check_names(parsed, &declared, file, diags);
+    }
+    rules
+}
+
+/// A `coverage:` rule of the server configuration: it holds for every
+/// card of the folder.
+pub(super) struct FolderRule {
+    spec: CoverageSpec,
+    /// The diagnostic at the rule, its message to be given.
+    at: Diagnostic,
+}
+
+/// Gives every card the folder's coverage rules and checks them on its
+/// policy (the agent's tools, chains and approval rules, as the generated
+/// agent's `policy()` gives them): each broken rule is an error at the
+/// rule, naming the agent, the tool and the fix.
+pub(super) fn check_coverage(
+    rules: &[FolderRule],
+    cards: &mut [super::Card],
+    diags: &mut Vec<Diagnostic>,
+) {
+    if rules.is_empty() {
+        return;
+    }
+    for card in cards {
+        card.spec.coverage = rules.iter().map(|r| r.spec.clone()).collect();
+        let policy = super::report::card_policy(card);
+        for (rule, message) in crate::spec::AgentSpec::coverage_errors(&policy) {
+            let mut d = rules[rule].at.clone();
+            d.message = format!("agent `{}`: {message}", card.spec.name);
+            diags.push(d);
+        }
     }
 }
 

@@ -174,8 +174,9 @@ impl AgentItems<'_> {
     }
 
     /// `impl Agent` (its body's run-time parts given, each an item of the
-    /// impl) and `impl GeneratedAgent`.
-    pub(super) fn agent_impl(&self, body: &[TokenStream]) -> TokenStream {
+    /// impl) and `impl GeneratedAgent` (with `generated`, its items
+    /// besides the name).
+    pub(super) fn agent_impl(&self, body: &[TokenStream], generated: &TokenStream) -> TokenStream {
         let Self {
             krate,
             spec,
@@ -213,6 +214,8 @@ impl AgentItems<'_> {
 
             impl #krate::declare::GeneratedAgent for #agent_ty #bounds {
                 const NAME: &'static str = #agent_name_lit;
+
+                #generated
             }
         }
     }

@@ -283,8 +283,7 @@ pub(super) fn emit_hooks_selecting_none(
 /// card (`hooks.rs:audit` is `audit`) and `#[agent]`, and the name its
 /// denials carry.
 pub(super) fn trace_name(hook: &HookRef) -> &str {
-    let name = hook.display_name();
-    name.rsplit(':').next().unwrap_or(name)
+    crate::agent_spec::hook_name(hook.display_name())
 }
 
 /// `Agent::hooks_for`: the hooks of a tool's chain, outermost first,

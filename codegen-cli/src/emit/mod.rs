@@ -52,6 +52,7 @@ mod agent_tools;
 mod config;
 mod dispatch;
 mod hooks;
+mod policy;
 mod settings;
 mod slots;
 mod tokens;
@@ -69,6 +70,7 @@ use config::*;
 use dispatch::*;
 pub(crate) use hooks::lower_hook;
 use hooks::*;
+pub(crate) use policy::{approval_tokens, hook_tokens};
 use settings::setting_calls;
 use slots::*;
 use tokens::*;
@@ -283,12 +285,17 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let constructor = items.constructor(&config);
     let from_deps = items.deps_impls();
     let debug = items.debug_impl();
-    let agent_impl = items.agent_impl(&[
-        emit_call_dynamic(krate, spec, &matchers),
-        emit_hooks_selecting_none(krate, spec, &matchers),
-        emit_hooks_for(krate, spec, &lowered),
-        lifecycle,
-    ]);
+    let (policy, policy_fn) = policy::policy_items(krate, spec, &lowered);
+    let coverage = policy::coverage_checks(krate, spec, &agent_ty);
+    let agent_impl = items.agent_impl(
+        &[
+            emit_call_dynamic(krate, spec, &matchers),
+            emit_hooks_selecting_none(krate, spec, &matchers),
+            emit_hooks_for(krate, spec, &lowered),
+            lifecycle,
+        ],
+        &policy,
+    );
     let dynamic_hooks = emit_dynamic_hooks(krate, spec, &matchers);
     let matchers = matchers.item(krate);
     let typed = items.typed_impl()?;
@@ -305,6 +312,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
             #matchers
 
             #dynamic_hooks
+
+            #policy_fn
         }
 
         #from_deps
@@ -316,6 +325,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         #(#child_items)*
 
         #(#name_checks)*
+
+        #coverage
     })
 }
 

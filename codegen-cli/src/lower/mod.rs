@@ -43,7 +43,7 @@ mod tool;
 
 pub use hook::hook;
 pub use meta::{meta_slice, parse_meta, tool_meta};
-pub use own_chain::own_chain_summary;
+pub use own_chain::{own_chain_summary, own_policy};
 pub(crate) use signature::show as show_type;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
 pub(crate) use signature::{ToolParam, option_inner as option_type, tool_params};

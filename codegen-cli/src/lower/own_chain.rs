@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 
 use super::tool::{Dependency, tool_attribute};
 use super::{NeedsApproval, ToolOptions};
+use crate::spec::{Approval, HookLevel, PolicyHook, policy_hook};
 
 /// For a tool with its own hooks, approval rule or error mapping: the
 /// hidden tool type and the `ToolDecl` impl whose handler is, outermost
@@ -117,6 +118,18 @@ pub(crate) fn own_chain(
     }
     let inners = (0..depth).map(|_| quote!(.inner()));
     let _ = name;
+    let own_hooks = opts
+        .hooks
+        .iter()
+        .map(|h| crate::emit::hook_tokens(krate, &policy_hook(h, HookLevel::Own), None, None));
+    let approval = crate::emit::approval_tokens(
+        krate,
+        &match &opts.needs_approval {
+            None => Approval::None,
+            Some(NeedsApproval::Always(_)) => Approval::Always,
+            Some(NeedsApproval::When(path)) => Approval::When(text(path).into()),
+        },
+    );
     Ok(quote! {
         #(#items)*
 
@@ -125,6 +138,9 @@ pub(crate) fn own_chain(
         impl #krate::declare::ToolDecl for #ty_ident {
             type Tool = __HookwireTool;
             type Handler = #chain_ty;
+
+            const OWN_HOOKS: &'static [#krate::__private::review::PolicyHook] = &[#(#own_hooks),*];
+            const APPROVAL: #krate::__private::review::Approval = #approval;
 
             fn into_handler(self) -> Self::Handler {
                 #chain_init
@@ -208,23 +224,8 @@ pub(crate) fn declare_tool_type(
 /// for a function without the attribute or without those keys. For
 /// `cardgen explain`; the macro itself checks the attribute.
 pub fn own_chain_summary(item: &ItemFn) -> Vec<String> {
-    use quote::ToTokens;
-    let Some(syn::Meta::List(list)) = tool_attribute(item).map(|a| &a.meta) else {
-        return Vec::new();
-    };
-    let Ok(metas) = list.parse_args_with(
-        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-    ) else {
-        return Vec::new();
-    };
-    let text = |t: &dyn ToTokens| {
-        t.to_token_stream()
-            .to_string()
-            .replace(" (", "(")
-            .replace(" :: ", "::")
-    };
     let (mut hooks, mut approval, mut on_error) = (Vec::new(), None, None);
-    for meta in &metas {
+    for meta in &own_metas(item) {
         match meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("tool_hooks") => {
                 if let syn::Expr::Array(array) = &nv.value {
@@ -244,4 +245,87 @@ pub fn own_chain_summary(item: &ItemFn) -> Vec<String> {
         }
     }
     hooks.into_iter().chain(approval).chain(on_error).collect()
+}
+
+/// The keys of a function's own `#[tool(..)]` attribute (none without it).
+fn own_metas(item: &ItemFn) -> Vec<syn::Meta> {
+    let Some(syn::Meta::List(list)) = tool_attribute(item).map(|a| &a.meta) else {
+        return Vec::new();
+    };
+    list.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        .map(|metas| metas.into_iter().collect())
+        .unwrap_or_default()
+}
+
+/// Tokens as the attribute reads (`a::b(x = 1)`, not `a :: b (x = 1)`).
+fn text(t: &dyn quote::ToTokens) -> String {
+    t.to_token_stream()
+        .to_string()
+        .replace(" (", "(")
+        .replace(" :: ", "::")
+}
+
+/// The policy's view of a tool's own chain (its `tool_hooks` with their
+/// `on_failure` and `timeout_ms`, and its `needs_approval`), read from its
+/// `#[tool(..)]` as the macro reads it: what [`own_policy_tokens`] puts in
+/// the tool's `ToolDecl`, for `cardgen explain --json`. A value the macro
+/// would refuse is left at its default (the macro reports it).
+pub fn own_policy(item: &ItemFn) -> (Vec<PolicyHook>, Approval) {
+    let (mut hooks, mut approval) = (Vec::new(), Approval::None);
+    for meta in &own_metas(item) {
+        match meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("tool_hooks") => {
+                if let syn::Expr::Array(array) = &nv.value {
+                    hooks.extend(array.elems.iter().filter_map(own_hook));
+                }
+            }
+            syn::Meta::Path(p) if p.is_ident("needs_approval") => approval = Approval::Always,
+            syn::Meta::NameValue(nv) if nv.path.is_ident("needs_approval") => {
+                approval = match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(b),
+                        ..
+                    }) if !b.value => Approval::None,
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Bool(_),
+                        ..
+                    }) => Approval::Always,
+                    value => Approval::When(text(value).into()),
+                };
+            }
+            _ => {}
+        }
+    }
+    (hooks, approval)
+}
+
+/// One `tool_hooks` entry: `path` or `path(on_failure = "..", timeout_ms = N)`.
+fn own_hook(entry: &syn::Expr) -> Option<PolicyHook> {
+    let (path, args): (&syn::Path, Vec<&syn::Expr>) = match entry {
+        syn::Expr::Path(p) => (&p.path, Vec::new()),
+        syn::Expr::Call(call) => match &*call.func {
+            syn::Expr::Path(p) => (&p.path, call.args.iter().collect()),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mut hook = crate::spec::HookRef::new(text(path));
+    for arg in args {
+        let syn::Expr::Assign(assign) = arg else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit { lit, .. }) = &*assign.right else {
+            continue;
+        };
+        match (text(&*assign.left).as_str(), lit) {
+            ("on_failure", syn::Lit::Str(s)) => {
+                if let Ok(p) = s.value().parse() {
+                    hook.policy = p;
+                }
+            }
+            ("timeout_ms", syn::Lit::Int(i)) => hook.timeout_ms = i.base10_parse().ok(),
+            _ => {}
+        }
+    }
+    Some(policy_hook(&hook, HookLevel::Own))
 }

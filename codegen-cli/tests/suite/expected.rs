@@ -133,6 +133,36 @@ fn explain_shows_each_good_card_as_the_runtime_runs_it() {
     check_dir("explain", &actual);
 }
 
+/// `cardgen explain --json` of each good card: its policy document, which
+/// the generated agent's `policy().to_json()` gives too (the test of
+/// `tests/tests/suite/cards_e2e/policy.rs` compares them).
+#[test]
+fn explain_json_gives_each_good_cards_policy_document() {
+    let loaded = good_cards();
+    let actual: Vec<(String, String)> = loaded
+        .cards
+        .iter()
+        .map(|card| {
+            let name = &card.spec.name;
+            (
+                format!("{name}.json"),
+                cards::explain_json(&loaded, name).unwrap(),
+            )
+        })
+        .collect();
+    check_dir("policy", &actual);
+    // The binary prints the same document.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cardgen"))
+        .args(["explain", "--json"])
+        .arg(root().join("cards/good"))
+        .arg("shop")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let shop = &actual.iter().find(|(n, _)| n == "shop.json").unwrap().1;
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), *shop);
+}
+
 fn emit_file(spec: &AgentSpec) -> String {
     let tokens = emit::agent(spec, &EmitOptions::new(syn::parse_quote!(::hookwire)))
         .unwrap_or_else(|e| panic!("{}: {e}", spec.name));

@@ -323,7 +323,13 @@ pub(super) fn event_hook(entry: &Entry) -> syn::Result<EventHookSpec> {
     })
 }
 
-pub(super) const LIST_KEYS: &[&str] = &["function_tools", "agents", "tool_hooks", "hooks"];
+pub(super) const LIST_KEYS: &[&str] = &[
+    "function_tools",
+    "agents",
+    "tool_hooks",
+    "hooks",
+    "coverage",
+];
 
 /// Takes the `key = [..]` items of the list keys out of the attribute.
 ///

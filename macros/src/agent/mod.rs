@@ -16,9 +16,9 @@ use hookwire_codegen::spec::{
     check_mcp_filter_server, check_tool_input_schema, check_tool_name,
 };
 use hookwire_codegen::spec::{
-    AgentRef, AgentSpec, EventHookAction, EventHookSpec, FailurePolicy, FnRef, Frequency,
-    HookEvent, HookRef, InstructionRef, LifecycleRef, Matcher, McpToolsSpec, RefreshCondition,
-    ToolCallInjection, ToolRef,
+    AgentRef, AgentSpec, CoverageKind, CoverageSpec, EventHookAction, EventHookSpec, FailurePolicy,
+    FnRef, Frequency, HookEvent, HookRef, InstructionRef, LifecycleRef, Matcher, McpToolsSpec,
+    RefreshCondition, ToolCallInjection, ToolRef,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -41,7 +41,7 @@ fn agent_keys() -> Vec<&'static str> {
         .iter()
         .copied()
         .map(|k| if k == "output_type" { "output" } else { k })
-        .chain(["crate", "mcp_lock"])
+        .chain(["coverage", "crate", "mcp_lock"])
         .collect()
 }
 const TOOL_ENTRY_KEYS: &[&str] = &["name", "tool_hooks", "available", "instruction"];
@@ -84,6 +84,9 @@ struct AgentAttr {
     tool_hooks: Entries,
     #[darling(default)]
     hooks: Entries,
+    /// `coverage = [approval_or_guard(match = ".."), ..]`.
+    #[darling(default)]
+    coverage: Entries,
     /// `max_parallel`, `model`, ...: the rows of the settings table.
     #[darling(flatten)]
     settings: settings::SettingsAttr,
@@ -170,6 +173,7 @@ fn stub_constructor(attr: &TokenStream, item: &syn::ItemStruct) -> TokenStream {
 
             impl #krate::declare::GeneratedAgent for #ident {
                 const NAME: &'static str = #name;
+                const POLICY: #krate::Policy = #krate::Policy::new(#name, &[], &[]);
             }
 
             impl<__D> #krate::FromDeps<__D> for #ident {
@@ -234,6 +238,7 @@ fn expand(attr: TokenStream, item: &syn::ItemStruct) -> syn::Result<TokenStream>
     function_tools(&krate, &a, &mut spec, &mut errors);
     child_agents(&krate, &a, &mut spec, &mut errors);
     hooks(&krate, &a, &mut spec, &mut errors);
+    coverage(&a, &mut spec, &mut errors);
     a.settings.lower(&mut spec.settings, &mut errors);
     schemas(&a, &mut spec, &mut errors);
     errors.finish()?;

@@ -55,6 +55,7 @@ pub(super) fn parse_attr(attr: TokenStream) -> syn::Result<AgentAttr> {
             "function_tools" => &mut a.function_tools,
             "agents" => &mut a.agents,
             "tool_hooks" => &mut a.tool_hooks,
+            "coverage" => &mut a.coverage,
             _ => &mut a.hooks,
         };
         if !slot.0.is_empty() {
@@ -124,6 +125,48 @@ pub(super) fn mcp_lock(a: &AgentAttr, spec: &mut AgentSpec, errors: &mut Errors)
             ));
             None
         }
+    }
+}
+
+/// `coverage = [approval_or_guard(match = "meta:destructive"),
+/// guards_fail_closed]`: the coverage rules, each spanned on its name (a
+/// rule the agent breaks is a compile error there).
+pub(super) fn coverage(a: &AgentAttr, spec: &mut AgentSpec, errors: &mut Errors) {
+    #[derive(Debug, FromMeta)]
+    struct CoverageEntryAttr {
+        #[darling(default, rename = "match")]
+        matcher: Option<syn::LitStr>,
+    }
+    for entry in &a.coverage.0 {
+        let kind = match last_name(&entry.path).parse::<CoverageKind>() {
+            Ok(kind) => kind,
+            Err(e) => {
+                errors.push(syn::Error::new(entry.path.span(), e.to_string()));
+                continue;
+            }
+        };
+        let attr: CoverageEntryAttr = match entry_args(entry, "this coverage rule", &["match"]) {
+            Ok(attr) => attr,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let mut rule = CoverageSpec::new(kind);
+        rule.span = Some(entry.path.span());
+        if let Some(m) = &attr.matcher {
+            match Matcher::parse(&m.value()) {
+                Ok(matcher) => rule.matcher = matcher,
+                Err(e) => {
+                    errors.push(syn::Error::new(
+                        m.span(),
+                        format!("invalid `match` pattern for coverage rule `{kind}`: {e}"),
+                    ));
+                    continue;
+                }
+            }
+        }
+        spec.coverage.push(rule);
     }
 }
 

@@ -11,4 +11,9 @@
 pub trait GeneratedAgent: crate::agent::Agent {
     /// The declared name (`name = "..."`, or the struct's name).
     const NAME: &'static str;
+
+    /// The agent's policy: every tool with the hooks its calls run
+    /// through, in order, and its approval rule, built when the agent was
+    /// generated (the agent's `policy()` returns it).
+    const POLICY: crate::Policy;
 }

@@ -186,4 +186,5 @@ impl<M: AgentSlot> Agent for Child<M> {
 #[diagnostic::do_not_recommend]
 impl<M: AgentSlot> GeneratedAgent for Child<M> {
     const NAME: &'static str = M::NAME;
+    const POLICY: crate::Policy = <M::Agent as GeneratedAgent>::POLICY;
 }

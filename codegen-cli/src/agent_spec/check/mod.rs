@@ -21,6 +21,7 @@ pub use hooks::{HookPlace, UndecidedHook, UnmatchedHook};
 pub use schema::check_tool_input_schema;
 pub use tools::{UniqueToolNames, check_mcp_filter_server};
 pub use verdict::{MCP_META_KEYS, StaticTool};
+pub(crate) use verdict::{may_select_at_run_time, may_select_runtime_tool};
 
 use crate::spec::AgentSpec;
 

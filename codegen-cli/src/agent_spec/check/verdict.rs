@@ -76,7 +76,7 @@ pub const MCP_META_KEYS: [&str; 4] = ["read_only", "destructive", "idempotent", 
 
 /// Whether `m` may select an MCP tool of one of `servers` (known only at
 /// run time): it must name a declared server or source.
-fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
+pub(crate) fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
     if servers.is_empty() {
         return false;
     }
@@ -105,7 +105,7 @@ fn may_select_at_run_time(m: &Matcher, servers: &[String]) -> bool {
 /// Whether `m` may select a tool registered at run time (source
 /// `runtime`, any name): every part but another source (or a step kind
 /// other than a tool call) may.
-fn may_select_runtime_tool(m: &Matcher) -> bool {
+pub(crate) fn may_select_runtime_tool(m: &Matcher) -> bool {
     match m {
         Matcher::Source(source) => *source == ToolSource::Runtime,
         Matcher::Step(step) => *step == StepKind::Tool,

@@ -249,6 +249,11 @@ impl CardRefs<'_> {
             } else {
                 Vec::new()
             },
+            own_policy: if is_tool {
+                crate::lower::own_policy(item)
+            } else {
+                (Vec::new(), crate::spec::Approval::None)
+            },
             arguments: params
                 .iter()
                 .map(|(name, ty, _)| {

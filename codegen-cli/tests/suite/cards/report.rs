@@ -298,3 +298,65 @@ fn explain_graph_and_schema_show_lifecycle_hooks() {
         serde_json::json!(["event", "tool_name"])
     );
 }
+
+/// The names of the hooks of `tool` in a policy document, in run order.
+fn chain_of(json: &str, tool: &str) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_str(json).unwrap();
+    let tools = doc["tools"].as_array().unwrap();
+    let t = tools.iter().find(|t| t["name"] == tool).unwrap();
+    t["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            format!(
+                "{} {}",
+                h["level"].as_str().unwrap(),
+                h["name"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn explain_json_gives_the_chain_in_run_order_with_the_tools_own_hooks_and_approval() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path().join("tools.rs"),
+        "/// Writes.\n#[hookwire::tool(tool_hooks = [no_secrets, redact(on_failure = \"open\", timeout_ms = 9)], needs_approval = checks::outside_tmp)]\npub fn write_file(path: String) -> String { path }\n",
+    );
+    put(
+        dir.path().join("hooks.rs"),
+        "use hookwire::{Next, Outcome, ToolArgs, ToolContext};\n/// Audits.\npub async fn audit<N: hookwire::Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome { next.run(cx, args).await }\n/// Tags.\npub async fn tag<N: hookwire::Handler>(cx: &mut ToolContext, args: ToolArgs, next: Next<'_, N>) -> Outcome { next.run(cx, args).await }\n",
+    );
+    let card = |hooks: &str| {
+        put(
+            dir.path().join("w.md"),
+            format!(
+                "---\nname: w\nfunction_tools: [tools.rs:write_file]\ntool_hooks: {hooks}\n---\nWrite.\n"
+            ),
+        );
+        let loaded = cards::load_dir(dir.path()).unwrap();
+        cards::explain_json(&loaded, "w").unwrap()
+    };
+    let json = card("[hooks.rs:audit, hooks.rs:tag]");
+    assert_eq!(
+        chain_of(&json, "write_file"),
+        ["agent audit", "agent tag", "own no_secrets", "own redact"]
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let tool = &doc["tools"][0];
+    assert_eq!(
+        tool["approval"],
+        serde_json::json!({"rule": "when", "predicate": "checks::outside_tmp"})
+    );
+    assert_eq!(tool["hooks"][3]["on_failure"], "fail_open");
+    assert_eq!(tool["hooks"][3]["timeout_ms"], 9);
+    // Reordering the card's hooks reorders the document.
+    let json = card("[hooks.rs:tag, hooks.rs:audit]");
+    assert_eq!(
+        chain_of(&json, "write_file"),
+        ["agent tag", "agent audit", "own no_secrets", "own redact"]
+    );
+    assert!(cards::explain_json(&cards::load_dir(dir.path()).unwrap(), "nobody").is_none());
+}

@@ -414,10 +414,13 @@ impl McpConfig {
     }
 
     fn from_raw(raw: RawFile, path: Option<&Path>) -> Result<Self, ConfigError> {
-        if let Some(key) = raw.other.keys().next() {
-            let message = hookwire_spec::check_server_file_key(key)
-                .err()
-                .unwrap_or_default();
+        // Keys besides `servers` are the code generator's (`coverage:`),
+        // or mistakes.
+        if let Some(message) = raw
+            .other
+            .keys()
+            .find_map(|key| hookwire_spec::check_server_file_key(key).err())
+        {
             return Err(ConfigError::Syntax {
                 path: path.map(Path::to_owned),
                 line: None,

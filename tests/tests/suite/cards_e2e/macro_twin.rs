@@ -7,7 +7,7 @@ use super::*;
 /// functions (as `#[tool]`/`#[hook]`), to show that the card and the macro
 /// go through one emitter: same tools, schemas and hook order. (Children
 /// are agent types in `#[agent]`, names in cards, so `agents` is left out.)
-mod twin {
+pub(super) mod twin {
     use hookwire::{Decision, Next, Outcome, ToolArgs, ToolContext};
 
     /// Adds one to `x`.

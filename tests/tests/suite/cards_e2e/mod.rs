@@ -49,6 +49,7 @@ mod hook_failures;
 mod injections;
 mod macro_twin;
 mod output;
+mod policy;
 mod tool_rules;
 mod tools_hooks;
 
