@@ -398,17 +398,24 @@ fn run_allocations<H: Handler + 'static>(chain: H) -> AllocationInfo {
     info
 }
 
-/// In a run, a hook that reads its arguments allocates nothing more than
-/// one that does not: the loop parses a model's argument text once per call
-/// (for the history and the trace), and the hook reads that object.
+/// In a run, a call pays for parsing its arguments into a JSON object only
+/// if a hook reads them, and then once for the whole chain: two hooks that
+/// read `x` allocate no more than one, and a hook that reads nothing makes
+/// the loop parse nothing (the loop shares the model's text; the tool parses
+/// it straight into its typed arguments).
 #[test]
-fn in_a_run_a_hook_that_reads_its_arguments_allocates_nothing_more() {
-    let reads = run_allocations(chain!(Pre(ReadsX) => ToolHandler(AddOne)));
+fn in_a_run_arguments_are_parsed_once_and_only_for_a_hook_that_reads_them() {
+    let once = run_allocations(chain!(Pre(ReadsX) => ToolHandler(AddOne)));
+    let twice = run_allocations(chain!(Pre(ReadsX), Pre(ReadsX) => ToolHandler(AddOne)));
     let ignores = run_allocations(chain!(Pre(Allow) => ToolHandler(AddOne)));
     assert!(ignores.count_total >= 1, "{ignores:?}");
     assert_eq!(
-        reads.count_total, ignores.count_total,
-        "a run whose hook reads `x` ({reads:?}) vs one whose hook does not ({ignores:?})"
+        twice.count_total, once.count_total,
+        "two hooks that read `x` ({twice:?}) vs one ({once:?})"
+    );
+    assert!(
+        ignores.count_total < once.count_total,
+        "a hook that reads nothing ({ignores:?}) pays for no parse, one that reads `x` ({once:?}) does"
     );
 }
 

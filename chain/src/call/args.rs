@@ -43,11 +43,37 @@ enum Repr {
     /// `Arc` in place its inline release in each layer's code made a
     /// 16-hook chain about 80 instructions dearer per call (the chain
     /// bench), although the arguments there are never an object.
-    #[allow(clippy::redundant_allocation)]
-    Object(Box<Arc<Map<String, Value>>>),
+    Object(Box<Parsed>),
     /// The model's text, shared by clones ([`ToolArgs::share_text`]):
     /// unparsed until someone reads a field.
     Shared(Arc<str>),
+}
+
+/// A parsed object, shared by clones (copy on write), with the shared text
+/// it was parsed from while no one rewrote it: the object still is that
+/// text, so it keeps the text's identity (the call log and the trace see
+/// arguments a hook only read as the ones the model sent, without comparing
+/// them).
+#[derive(Clone)]
+struct Parsed {
+    map: Arc<Map<String, Value>>,
+    from: Option<Arc<str>>,
+}
+
+impl Repr {
+    #[inline]
+    fn object(map: Map<String, Value>, from: Option<Arc<str>>) -> Self {
+        Self::Object(Box::new(Parsed {
+            map: Arc::new(map),
+            from,
+        }))
+    }
+}
+
+/// Who a shared text is (its address).
+#[inline]
+fn text_identity(text: &Arc<str>) -> usize {
+    Arc::as_ptr(text).cast::<u8>() as usize
 }
 
 impl ToolArgs {
@@ -72,7 +98,7 @@ impl ToolArgs {
     #[inline]
     pub fn from_map(map: Map<String, Value>) -> Self {
         Self {
-            repr: Repr::Object(Box::new(Arc::new(map))),
+            repr: Repr::object(map, None),
         }
     }
 
@@ -124,7 +150,7 @@ impl ToolArgs {
         if let Some(text) = self.raw_text()
             && let Ok(map) = parse_object(text)
         {
-            self.repr = Repr::Object(Box::new(Arc::new(map)));
+            self.repr = Repr::object(map, self.shared_text());
         }
     }
 
@@ -135,10 +161,10 @@ impl ToolArgs {
     fn parsed_arc(&mut self) -> Result<&mut Arc<Map<String, Value>>, ToolError> {
         if let Some(text) = self.raw_text() {
             let map = parse_object(text)?;
-            self.repr = Repr::Object(Box::new(Arc::new(map)));
+            self.repr = Repr::object(map, self.shared_text());
         }
         match &mut self.repr {
-            Repr::Object(map) => Ok(&mut **map),
+            Repr::Object(parsed) => Ok(&mut parsed.map),
             Repr::Json(_) | Repr::Shared(_) => unreachable!("the text was just parsed"),
         }
     }
@@ -155,7 +181,15 @@ impl ToolArgs {
     /// (an object shared with a clone is copied first).
     #[inline]
     pub fn object_mut(&mut self) -> Result<&mut Map<String, Value>, ToolError> {
-        self.parsed_arc().map(Arc::make_mut)
+        self.parsed_arc()?;
+        match &mut self.repr {
+            Repr::Object(parsed) => {
+                // Rewritten: no longer the text it was parsed from.
+                parsed.from = None;
+                Ok(Arc::make_mut(&mut parsed.map))
+            }
+            Repr::Json(_) | Repr::Shared(_) => unreachable!("the text was just parsed"),
+        }
     }
 
     /// One field of the arguments (`None` if absent or if the arguments do
@@ -173,7 +207,7 @@ impl ToolArgs {
     #[inline]
     pub fn parsed(&self) -> Option<&Map<String, Value>> {
         match &self.repr {
-            Repr::Object(map) => Some(map),
+            Repr::Object(parsed) => Some(&parsed.map),
             Repr::Json(_) | Repr::Shared(_) => None,
         }
     }
@@ -188,11 +222,10 @@ impl ToolArgs {
     /// no one rewrote since. Cheap; `false` says nothing about equality.
     #[inline]
     pub fn is_shared_with(&self, other: &Self) -> bool {
-        match (&self.repr, &other.repr) {
-            (Repr::Object(a), Repr::Object(b)) => Arc::ptr_eq(a, b),
-            (Repr::Shared(a), Repr::Shared(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
+        matches!(
+            (self.shared_identity(), other.shared_identity()),
+            (Some(a), Some(b)) if a == b
+        )
     }
 
     /// Who the parsed object is (its address), while it is shared: two
@@ -204,8 +237,11 @@ impl ToolArgs {
     #[inline]
     pub fn shared_identity(&self) -> Option<usize> {
         match &self.repr {
-            Repr::Object(map) => Some(Arc::as_ptr(map) as usize),
-            Repr::Shared(text) => Some(Arc::as_ptr(text).cast::<u8>() as usize),
+            Repr::Object(parsed) => Some(match &parsed.from {
+                Some(text) => text_identity(text),
+                None => Arc::as_ptr(&parsed.map) as usize,
+            }),
+            Repr::Shared(text) => Some(text_identity(text)),
             Repr::Json(_) => None,
         }
     }
@@ -221,13 +257,22 @@ impl ToolArgs {
         }
     }
 
+    /// The shared text, if the arguments are one.
+    #[inline]
+    fn shared_text(&self) -> Option<Arc<str>> {
+        match &self.repr {
+            Repr::Shared(text) => Some(Arc::clone(text)),
+            _ => None,
+        }
+    }
+
     /// The arguments as a JSON value (a copy).
     #[inline]
     pub fn to_value(&self) -> Result<Value, ToolError> {
         match &self.repr {
             Repr::Json(text) => parse_object(text).map(Value::Object),
             Repr::Shared(text) => parse_object(text).map(Value::Object),
-            Repr::Object(map) => Ok(Value::Object((***map).clone())),
+            Repr::Object(parsed) => Ok(Value::Object((*parsed.map).clone())),
         }
     }
 
@@ -271,7 +316,7 @@ impl ToolArgs {
                 }
                 serde_json::from_str::<T>(text)
             }
-            Repr::Object(map) => T::deserialize(&***map),
+            Repr::Object(parsed) => T::deserialize(&*parsed.map),
         };
         first.map_err(|error| self.invalid::<T>(tool, error))
     }
@@ -288,7 +333,7 @@ impl ToolArgs {
                 let mut de = serde_json::Deserializer::from_str(json_text(text));
                 serde_path_to_error::deserialize::<_, T>(&mut de).err()
             }
-            Repr::Object(map) => serde_path_to_error::deserialize::<_, T>(&***map).err(),
+            Repr::Object(parsed) => serde_path_to_error::deserialize::<_, T>(&*parsed.map).err(),
         };
         match tracked {
             Some(e) => {
@@ -363,7 +408,7 @@ impl fmt::Debug for ToolArgs {
                     json_text(self.raw_text().unwrap_or_default())
                 )
             }
-            Repr::Object(map) => write!(f, "ToolArgs({})", Value::Object((***map).clone())),
+            Repr::Object(parsed) => write!(f, "ToolArgs({})", Value::Object((*parsed.map).clone())),
         }
     }
 }
@@ -375,7 +420,7 @@ impl PartialEq for ToolArgs {
     fn eq(&self, other: &Self) -> bool {
         match (&self.repr, &other.repr) {
             _ if self.is_shared_with(other) => true,
-            (Repr::Object(a), Repr::Object(b)) => a == b,
+            (Repr::Object(a), Repr::Object(b)) => a.map == b.map,
             _ if self.raw_text().is_some() && self.raw_text() == other.raw_text() => true,
             _ => match (self.to_value(), other.to_value()) {
                 (Ok(a), Ok(b)) => a == b,
@@ -395,7 +440,7 @@ impl From<Map<String, Value>> for ToolArgs {
 impl Serialize for ToolArgs {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.repr {
-            Repr::Object(map) => map.serialize(serializer),
+            Repr::Object(parsed) => parsed.map.serialize(serializer),
             Repr::Json(_) | Repr::Shared(_) => {
                 match parse_object(self.raw_text().unwrap_or_default()) {
                     Ok(map) => map.serialize(serializer),
@@ -430,6 +475,26 @@ mod tests {
     #[allow(dead_code)]
     struct Item {
         qty: u32,
+    }
+
+    #[test]
+    fn shared_text_is_parsed_by_a_reader_and_stays_the_same_arguments_until_rewritten() {
+        let mut sent = ToolArgs::from_json(r#"{"x":41}"#);
+        sent.share_text();
+        assert!(sent.is_raw());
+        let mut read = sent.clone();
+        assert!(read.is_shared_with(&sent), "a clone shares the text");
+        assert_eq!(read.get("x"), Some(&json!(41)));
+        assert!(!read.is_raw());
+        // Read, not rewritten: still the text the model sent.
+        assert!(read.is_shared_with(&sent));
+        assert_eq!(read.shared_identity(), sent.shared_identity());
+        let mut rewritten = read.clone();
+        rewritten.insert("x", json!(1)).unwrap();
+        assert!(!rewritten.is_shared_with(&sent));
+        assert!(read.is_shared_with(&sent), "the reader's copy is untouched");
+        assert_eq!(rewritten.to_value().unwrap(), json!({"x": 1}));
+        assert_eq!(sent.to_value().unwrap(), json!({"x": 41}));
     }
 
     #[test]
