@@ -170,7 +170,7 @@ fn syntax_errors_have_a_position() {
     assert_eq!(
         e.to_string(),
         "invalid MCP server configuration: unknown key `services` in the server configuration; \
-         expected one of: servers"
+         expected one of: servers, coverage"
     );
     let e = McpConfig::from_json("{\"servers\": ").unwrap_err();
     assert!(

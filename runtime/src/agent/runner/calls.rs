@@ -55,14 +55,18 @@ impl<A: Agent, H: LifecycleHooks> Runner<A, H> {
             .iter()
             .enumerate()
             .filter(|(i, _)| results[*i].is_none());
-        // Only a child agent reads the parent's run: a step that calls
-        // none runs its calls without it (no record of the parent to build,
-        // no task-local scope to enter).
+        // Only a child agent and a `post_tool_use` hook (the messages it
+        // adds) use the parent's run: a step that calls no child and whose
+        // agent has no lifecycle hooks runs its calls without it (no record
+        // of the parent to build, no task-local scope to enter). With one,
+        // its scope is entered even if an outer run's is there: what this
+        // step's calls add must never reach another run.
         let tools = self.agent.tools();
         let calls_a_child = calls.iter().zip(results).any(|(call, result)| {
             result.is_none() && tools.source(&call.name) == Some(ToolSource::Agent)
         });
-        if journal.is_none() && !calls_a_child {
+        let hooks = (self.agent.lifecycle_hooks(), &self.hooks);
+        if journal.is_none() && !calls_a_child && super::no_hooks(&hooks) {
             let scope = self.scope.at_step(step);
             let records = self.run_all(&scope, todo).instrument(span).await;
             return Ok((records, Vec::new(), Default::default()));
