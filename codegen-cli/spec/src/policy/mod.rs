@@ -14,11 +14,9 @@
 //! use hookwire_spec::{Approval, Policy, PolicyHook, PolicyTool, ToolKind};
 //!
 //! const HOOKS: &[PolicyHook] = &[PolicyHook::new("audit", "*")];
-//! const POLICY: Policy = Policy::new(
-//!     "shop",
-//!     &[PolicyTool::new("pay", ToolKind::Function, HOOKS, &[], Approval::Always, &[])],
-//!     &[],
-//! );
+//! const TOOLS: &[PolicyTool] =
+//!     &[PolicyTool::new("pay", ToolKind::Function, HOOKS, &[], Approval::Always, &[])];
+//! const POLICY: Policy = Policy::new("shop", TOOLS, &[]);
 //! let json = POLICY.to_json();
 //! assert!(json.starts_with("{\n  \"version\": 1,\n  \"agent\": \"shop\","));
 //! assert_eq!(POLICY.tools[0].chain().next().map(|h| &*h.name), Some("audit"));
