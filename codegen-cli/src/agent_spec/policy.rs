@@ -257,8 +257,8 @@ impl AgentSpec {
             .collect()
     }
 
-    /// The agent's policy as its spec gives it: [`policy_entries`]
-    /// (Self::policy_entries), `meta:` parts decided on the metadata the
+    /// The agent's policy as its spec gives it:
+    /// [`policy_entries`](Self::policy_entries), `meta:` parts decided on the metadata the
     /// spec knows, with the coverage rules. A function tool's own hooks
     /// and approval rule are its `ToolDecl`'s: `own` gives them for the
     /// tool, when the caller knows them (cards read its `#[tool]`).

@@ -267,7 +267,7 @@ fn text(t: &dyn quote::ToTokens) -> String {
 
 /// The policy's view of a tool's own chain (its `tool_hooks` with their
 /// `on_failure` and `timeout_ms`, and its `needs_approval`), read from its
-/// `#[tool(..)]` as the macro reads it: what [`own_policy_tokens`] puts in
+/// `#[tool(..)]` as the macro reads it: what `own_policy_tokens` puts in
 /// the tool's `ToolDecl`, for `cardgen explain --json`. A value the macro
 /// would refuse is left at its default (the macro reports it).
 pub fn own_policy(item: &ItemFn) -> (Vec<PolicyHook>, Approval) {
