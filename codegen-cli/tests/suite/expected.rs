@@ -107,20 +107,26 @@ fn the_good_cards_generate_the_expected_files() {
     check_dir("cards", &actual);
 }
 
-#[test]
-fn explain_shows_each_good_card_as_the_runtime_runs_it() {
-    let loaded = good_cards();
-    let actual: Vec<(String, String)> = loaded
+/// `(<card name>.<ext>, what `f` gives for it)` for each good card.
+fn per_card(
+    loaded: &cards::Cards,
+    ext: &str,
+    f: impl Fn(&cards::Cards, &str) -> Option<String>,
+) -> Vec<(String, String)> {
+    loaded
         .cards
         .iter()
         .map(|card| {
             let name = &card.spec.name;
-            (
-                format!("{name}.txt"),
-                cards::explain(&loaded, name).unwrap(),
-            )
+            (format!("{name}.{ext}"), f(loaded, name).unwrap())
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn explain_shows_each_good_card_as_the_runtime_runs_it() {
+    let loaded = good_cards();
+    let actual = per_card(&loaded, "txt", cards::explain);
     // The injection of PMO-orchestrator (`toolset_name: time`) is called
     // `time__<tool>` by the runtime (`RequestHook::resolve_name`), so that
     // is the name `explain` shows.
@@ -139,17 +145,7 @@ fn explain_shows_each_good_card_as_the_runtime_runs_it() {
 #[test]
 fn explain_json_gives_each_good_cards_policy_document() {
     let loaded = good_cards();
-    let actual: Vec<(String, String)> = loaded
-        .cards
-        .iter()
-        .map(|card| {
-            let name = &card.spec.name;
-            (
-                format!("{name}.json"),
-                cards::explain_json(&loaded, name).unwrap(),
-            )
-        })
-        .collect();
+    let actual = per_card(&loaded, "json", cards::explain_json);
     check_dir("policy", &actual);
     // The binary prints the same document.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_cardgen"))
