@@ -5,6 +5,8 @@
 //! `#[agent]` and `cardgen` emit calls like `check::hook::<T>()` with the
 //! span of the type the user wrote.
 
+use std::marker::PhantomData;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
@@ -45,3 +47,72 @@ pub const fn hook<T: Hook>(_: &T) {}
 
 /// Checks a `function_tools` entry.
 pub const fn tool<T: Tool>(_: &T) {}
+
+/// A typed pre hook (one that takes a tool's arguments as their Rust type):
+/// `#[hook]` implements it, with [`HookArgs`] for that type.
+pub trait TypedHook {}
+
+/// The tool arguments `A` a typed hook runs on: `#[hook]` implements it for
+/// the one type its function takes.
+#[diagnostic::on_unimplemented(
+    message = "typed hook `{Self}` cannot run on a tool whose arguments are `{A}`",
+    label = "this hook takes the arguments of another tool",
+    note = "a typed hook runs only on the tools whose arguments are its own type: narrow its `match` to those tools, or take `args: &mut ToolArgs` to read any tool's arguments as JSON"
+)]
+pub trait HookArgs<A> {}
+
+/// A hook that may run on tools found at run time (an MCP server's),
+/// whose arguments are known only as JSON: no typed hook is.
+#[diagnostic::on_unimplemented(
+    message = "typed hook `{Self}` cannot run on tools found at run time, whose arguments are JSON",
+    label = "this hook takes a tool's arguments as their Rust type",
+    note = "give it a `match` that selects only the tools with its arguments, or take `args: &mut ToolArgs` to read any tool's arguments as JSON"
+)]
+pub trait RunsOnJsonArguments {}
+
+/// Which hooks generated code attaches to a tool with arguments `A`, for
+/// the check that a typed hook runs only on its own arguments: generated
+/// code writes `(&ArgsProbe::<Hook, Args>::NEW).check_args()`, and method
+/// resolution picks [`ProbeTyped`] for a typed hook (whose bound is the
+/// check) and [`ProbeAny`] for any other hook (no check).
+pub struct ArgsProbe<H, A>(PhantomData<fn() -> (H, A)>);
+
+impl<H, A> ArgsProbe<H, A> {
+    /// The probe.
+    pub const NEW: Self = Self(PhantomData);
+}
+
+/// The probe of a typed hook: its bound is the check.
+pub trait ProbeTyped<H, A> {
+    /// Checks that typed hook `H` runs on arguments `A`.
+    #[inline]
+    fn check_args(&self)
+    where
+        H: HookArgs<A>,
+    {
+    }
+
+    /// Checks that hook `H` may run on tools found at run time: never, for
+    /// a typed hook.
+    #[inline]
+    fn check_json_args(&self)
+    where
+        H: RunsOnJsonArguments,
+    {
+    }
+}
+
+impl<H: TypedHook, A> ProbeTyped<H, A> for ArgsProbe<H, A> {}
+
+/// The probe of any other hook: nothing to check.
+pub trait ProbeAny {
+    /// No check.
+    #[inline]
+    fn check_args(&self) {}
+
+    /// No check.
+    #[inline]
+    fn check_json_args(&self) {}
+}
+
+impl<H, A> ProbeAny for &ArgsProbe<H, A> {}

@@ -267,6 +267,20 @@ impl HookError {
     pub fn as_error(&self) -> &(dyn StdError + Send + Sync + 'static) {
         &*self.0
     }
+
+    /// The arguments error it carries, if it is one: a typed hook that
+    /// cannot read the arguments reports them invalid, as the tool would,
+    /// rather than failing as a hook.
+    #[inline]
+    pub(crate) fn into_invalid_arguments(self) -> Result<ToolError, Self> {
+        if !matches!(
+            self.0.downcast_ref::<ToolError>(),
+            Some(ToolError::InvalidArguments(_))
+        ) {
+            return Err(self);
+        }
+        self.0.downcast::<ToolError>().map(|e| *e).map_err(Self)
+    }
 }
 
 impl<E: StdError + Send + Sync + 'static> From<E> for HookError {

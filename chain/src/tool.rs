@@ -47,7 +47,7 @@ pub struct ToolDefinition {
 )]
 pub trait Tool: Send + Sync {
     /// The typed arguments.
-    type Args: DeserializeOwned + JsonSchema + Send;
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
 
     /// The tool's name.
     fn name(&self) -> &str;
@@ -331,8 +331,13 @@ impl<T: Tool> Handler for ToolHandler<T> {
             log.received(cx.tool_use_id(), &args);
         }
         // Parsed here, not in the future: the argument text is freed before
-        // the tool runs and is no part of the future's state.
-        match parse_caught::<T::Args>(&args, culprit.0) {
+        // the tool runs and is no part of the future's state. Typed hooks
+        // parsed them already: the tool takes their value.
+        let parsed = match args.take_typed::<T::Args>() {
+            Ok(typed) => Ok(typed),
+            Err(args) => parse_caught::<T::Args>(&args, culprit.0),
+        };
+        match parsed {
             Ok(typed) => ToolFuture::Running {
                 future: tool.call(cx, typed),
                 culprit,
@@ -433,7 +438,7 @@ pub struct FnTool<A, F> {
 
 impl<A, F, Fut, R> FnTool<A, F>
 where
-    A: DeserializeOwned + JsonSchema + Send,
+    A: DeserializeOwned + JsonSchema + Send + 'static,
     F: Fn(A) -> Fut + Send + Sync,
     Fut: Future<Output = R> + Send,
     R: IntoOutcome,
@@ -469,7 +474,7 @@ where
 
 impl<A, F, Fut, R> Tool for FnTool<A, F>
 where
-    A: DeserializeOwned + JsonSchema + Send,
+    A: DeserializeOwned + JsonSchema + Send + 'static,
     F: Fn(A) -> Fut + Send + Sync,
     Fut: Future<Output = R> + Send,
     R: IntoOutcome,

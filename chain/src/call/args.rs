@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::typed::{Erased, clone_typed};
 use crate::error::ToolError;
 
 /// The arguments of one tool call: a JSON object.
@@ -29,13 +30,11 @@ use crate::error::ToolError;
 /// hook that reads a field parses it into an object once for the whole
 /// chain. A text given to a tool set directly stays a plain `String`, which
 /// costs nothing to take.
-#[derive(Clone)]
 pub struct ToolArgs {
-    repr: Repr,
+    pub(super) repr: Repr,
 }
 
-#[derive(Clone)]
-enum Repr {
+pub(super) enum Repr {
     /// The model's text; empty or blank means `{}`.
     Json(String),
     /// A parsed object, shared by clones (copy on write). The `Arc` is
@@ -47,6 +46,22 @@ enum Repr {
     /// The model's text, shared by clones ([`ToolArgs::share_text`]):
     /// unparsed until someone reads a field.
     Shared(Arc<str>),
+    /// The tool's own argument type, parsed by a typed hook
+    /// ([`ToolArgs::typed`], `typed.rs`), with the JSON it still is.
+    Typed(Box<dyn Erased>),
+}
+
+impl Clone for ToolArgs {
+    #[inline]
+    fn clone(&self) -> Self {
+        let repr = match &self.repr {
+            Repr::Json(text) => Repr::Json(text.clone()),
+            Repr::Object(parsed) => Repr::Object(parsed.clone()),
+            Repr::Shared(text) => Repr::Shared(Arc::clone(text)),
+            Repr::Typed(erased) => return clone_typed(&**erased),
+        };
+        Self { repr }
+    }
 }
 
 /// A parsed object, shared by clones (copy on write), with the shared text
@@ -55,7 +70,7 @@ enum Repr {
 /// arguments a hook only read as the ones the model sent, without comparing
 /// them).
 #[derive(Clone)]
-struct Parsed {
+pub(super) struct Parsed {
     map: Arc<Map<String, Value>>,
     from: Option<Arc<str>>,
 }
@@ -147,6 +162,9 @@ impl ToolArgs {
     /// reports the error.
     #[inline]
     pub fn share(&mut self) {
+        // Typed arguments become their JSON (an error leaves a text that
+        // says why, which does not parse).
+        let _ = self.untype();
         if let Some(text) = self.raw_text()
             && let Ok(map) = parse_object(text)
         {
@@ -159,13 +177,16 @@ impl ToolArgs {
     /// writes through.
     #[inline]
     fn parsed_arc(&mut self) -> Result<&mut Arc<Map<String, Value>>, ToolError> {
+        self.untype()?;
         if let Some(text) = self.raw_text() {
             let map = parse_object(text)?;
             self.repr = Repr::object(map, self.shared_text());
         }
         match &mut self.repr {
             Repr::Object(parsed) => Ok(&mut parsed.map),
-            Repr::Json(_) | Repr::Shared(_) => unreachable!("the text was just parsed"),
+            Repr::Json(_) | Repr::Shared(_) | Repr::Typed(_) => {
+                unreachable!("the text was just parsed")
+            }
         }
     }
 
@@ -188,7 +209,9 @@ impl ToolArgs {
                 parsed.from = None;
                 Ok(Arc::make_mut(&mut parsed.map))
             }
-            Repr::Json(_) | Repr::Shared(_) => unreachable!("the text was just parsed"),
+            Repr::Json(_) | Repr::Shared(_) | Repr::Typed(_) => {
+                unreachable!("the text was just parsed")
+            }
         }
     }
 
@@ -209,6 +232,7 @@ impl ToolArgs {
         match &self.repr {
             Repr::Object(parsed) => Some(&parsed.map),
             Repr::Json(_) | Repr::Shared(_) => None,
+            Repr::Typed(erased) => erased.source().and_then(Self::parsed),
         }
     }
 
@@ -243,6 +267,8 @@ impl ToolArgs {
             }),
             Repr::Shared(text) => Some(text_identity(text)),
             Repr::Json(_) => None,
+            // Still what it was parsed from, or rewritten.
+            Repr::Typed(erased) => erased.source().and_then(Self::shared_identity),
         }
     }
 
@@ -253,7 +279,7 @@ impl ToolArgs {
         match &self.repr {
             Repr::Json(text) => Some(text),
             Repr::Shared(text) => Some(text),
-            Repr::Object(_) => None,
+            Repr::Object(_) | Repr::Typed(_) => None,
         }
     }
 
@@ -273,6 +299,7 @@ impl ToolArgs {
             Repr::Json(text) => parse_object(text).map(Value::Object),
             Repr::Shared(text) => parse_object(text).map(Value::Object),
             Repr::Object(parsed) => Ok(Value::Object((*parsed.map).clone())),
+            Repr::Typed(erased) => erased.json()?.to_value(),
         }
     }
 
@@ -289,7 +316,7 @@ impl ToolArgs {
         let text: &str = match &self.repr {
             Repr::Json(text) => text,
             Repr::Shared(text) => text,
-            Repr::Object(_) => return self.parse_slow(tool),
+            Repr::Object(_) | Repr::Typed(_) => return self.parse_slow(tool),
         };
         if text.starts_with('{') || text.is_empty() {
             serde_json::from_str::<T>(json_text(text))
@@ -317,6 +344,13 @@ impl ToolArgs {
                 serde_json::from_str::<T>(text)
             }
             Repr::Object(parsed) => T::deserialize(&*parsed.map),
+            // Another type's value (a hook for other arguments): from JSON.
+            Repr::Typed(erased) => {
+                return erased
+                    .json()
+                    .and_then(|json| json.parse::<T>(tool))
+                    .map_err(|error| error.with_tool(tool));
+            }
         };
         first.map_err(|error| self.invalid::<T>(tool, error))
     }
@@ -334,6 +368,7 @@ impl ToolArgs {
                 serde_path_to_error::deserialize::<_, T>(&mut de).err()
             }
             Repr::Object(parsed) => serde_path_to_error::deserialize::<_, T>(&*parsed.map).err(),
+            Repr::Typed(_) => None,
         };
         match tracked {
             Some(e) => {
@@ -409,6 +444,10 @@ impl fmt::Debug for ToolArgs {
                 )
             }
             Repr::Object(parsed) => write!(f, "ToolArgs({})", Value::Object((*parsed.map).clone())),
+            Repr::Typed(erased) => match erased.json() {
+                Ok(json) => fmt::Debug::fmt(&*json, f),
+                Err(error) => write!(f, "ToolArgs(<{error}>)"),
+            },
         }
     }
 }
@@ -441,6 +480,10 @@ impl Serialize for ToolArgs {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.repr {
             Repr::Object(parsed) => parsed.map.serialize(serializer),
+            Repr::Typed(erased) => match erased.json() {
+                Ok(json) => json.serialize(serializer),
+                Err(error) => Err(serde::ser::Error::custom(error)),
+            },
             Repr::Json(_) | Repr::Shared(_) => {
                 match parse_object(self.raw_text().unwrap_or_default()) {
                     Ok(map) => map.serialize(serializer),
@@ -462,125 +505,5 @@ impl<'de> Deserialize<'de> for ToolArgs {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[derive(Debug, Deserialize)]
-    #[allow(dead_code)]
-    struct Order {
-        items: Vec<Item>,
-    }
-    #[derive(Debug, Deserialize)]
-    #[allow(dead_code)]
-    struct Item {
-        qty: u32,
-    }
-
-    #[test]
-    fn shared_text_is_parsed_by_a_reader_and_stays_the_same_arguments_until_rewritten() {
-        let mut sent = ToolArgs::from_json(r#"{"x":41}"#);
-        sent.share_text();
-        assert!(sent.is_raw());
-        let mut read = sent.clone();
-        assert!(read.is_shared_with(&sent), "a clone shares the text");
-        assert_eq!(read.get("x"), Some(&json!(41)));
-        assert!(!read.is_raw());
-        // Read, not rewritten: still the text the model sent.
-        assert!(read.is_shared_with(&sent));
-        assert_eq!(read.shared_identity(), sent.shared_identity());
-        let mut rewritten = read.clone();
-        rewritten.insert("x", json!(1)).unwrap();
-        assert!(!rewritten.is_shared_with(&sent));
-        assert!(read.is_shared_with(&sent), "the reader's copy is untouched");
-        assert_eq!(rewritten.to_value().unwrap(), json!({"x": 1}));
-        assert_eq!(sent.to_value().unwrap(), json!({"x": 41}));
-    }
-
-    #[test]
-    fn malformed_arguments_name_the_field() {
-        let args = ToolArgs::from_json(r#"{"items":[{"qty":1},{"qty":"two"}]}"#);
-        let err = args.parse::<Order>("order").unwrap_err();
-        match &err {
-            ToolError::InvalidArguments(e) => {
-                assert_eq!(e.tool, "order");
-                assert_eq!(e.field.as_deref(), Some("items[1].qty"));
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-        assert!(err.to_string().contains("items[1].qty"), "{err}");
-        let missing = ToolArgs::from_json("{}")
-            .parse::<Order>("order")
-            .unwrap_err();
-        assert!(
-            missing.to_string().contains("missing field `items`"),
-            "{missing}"
-        );
-    }
-
-    #[test]
-    fn blank_text_is_an_empty_object_and_non_objects_are_rejected() {
-        let mut args = ToolArgs::from_json("  ");
-        assert!(args.object().unwrap().is_empty());
-        let mut bad = ToolArgs::from_json("[1,2]");
-        let err = bad.object().unwrap_err();
-        assert!(err.to_string().contains("must be a JSON object"), "{err}");
-        assert!(ToolArgs::from_value(json!(3)).is_err());
-    }
-
-    #[test]
-    fn rewrites_go_through_the_object_view() {
-        let mut args = ToolArgs::from_json(r#"{"x": 50}"#);
-        assert!(args.is_raw());
-        args.insert("x", json!(10)).unwrap();
-        assert_eq!(args.get("x"), Some(&json!(10)));
-        assert_eq!(args.to_value().unwrap(), json!({"x": 10}));
-    }
-
-    #[test]
-    fn empty_arguments_are_an_empty_object() {
-        let mut empty = ToolArgs::empty();
-        assert_eq!(empty, ToolArgs::from_map(Map::new()));
-        assert_eq!(empty, ToolArgs::from_json("{}"));
-        assert_ne!(empty, ToolArgs::from_json(r#"{"x":1}"#));
-        assert_eq!(
-            ToolArgs::from_json(r#"{"x":1}"#),
-            ToolArgs::from_value(json!({"x": 1})).unwrap()
-        );
-        assert_eq!(format!("{empty:?}"), "ToolArgs({})");
-        assert_eq!(serde_json::to_string(&empty).unwrap(), "{}");
-        assert!(empty.object().unwrap().is_empty());
-    }
-
-    #[test]
-    fn parse_reads_every_form_of_arguments_alike() {
-        #[derive(Debug, Deserialize, PartialEq)]
-        struct P {
-            x: Option<i64>,
-        }
-        let parse = |args: ToolArgs| args.parse::<P>("t").map(|p| p.x);
-        assert_eq!(parse(ToolArgs::from_json(r#"{"x":1}"#)).unwrap(), Some(1));
-        assert_eq!(parse(ToolArgs::from_json(" \n{\"x\":2}")).unwrap(), Some(2));
-        assert_eq!(parse(ToolArgs::from_json("")).unwrap(), None);
-        assert_eq!(parse(ToolArgs::from_json(" ")).unwrap(), None);
-        assert_eq!(
-            parse(ToolArgs::from_value(json!({"x": 3})).unwrap()).unwrap(),
-            Some(3)
-        );
-        let array = parse(ToolArgs::from_json("[4]")).unwrap_err();
-        assert!(
-            array.to_string().contains("must be a JSON object"),
-            "{array}"
-        );
-        let wrong = parse(ToolArgs::from_json(r#"{"x":"five"}"#)).unwrap_err();
-        assert!(
-            matches!(&wrong, ToolError::InvalidArguments(e) if e.field.as_deref() == Some("x")),
-            "{wrong:?}"
-        );
-        let broken = parse(ToolArgs::from_json(r#"{"x":"#)).unwrap_err();
-        assert!(
-            matches!(broken, ToolError::InvalidArguments(_)),
-            "{broken:?}"
-        );
-    }
-}
+#[path = "args_tests.rs"]
+mod tests;

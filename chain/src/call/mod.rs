@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 
 mod args;
+mod typed;
 mod result;
 mod text;
 

@@ -68,7 +68,7 @@ use agent_items::AgentItems;
 use agent_tools::{AgentTools, ToolLowering};
 use config::*;
 use dispatch::*;
-pub(crate) use hooks::lower_hook;
+pub(crate) use hooks::{lower_hook, typed_probe, typed_probes};
 use hooks::*;
 pub(crate) use policy::{approval_tokens, hook_tokens};
 use settings::setting_calls;
@@ -202,6 +202,10 @@ pub(crate) struct Hook {
     pub(crate) init: TokenStream,
     /// Its slot: the marker type and its impls, declared once.
     pub(crate) items: TokenStream,
+    /// The user's type, as written, and where: what the check that a typed
+    /// hook runs only on its own arguments names (see [`Checks::typed`]).
+    pub(crate) user_ty: syn::Type,
+    pub(crate) span: Span,
 }
 
 /// Emits the tool set and the `Agent` impl of `spec`.
@@ -287,6 +291,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let debug = items.debug_impl();
     let (policy, policy_fn) = policy::policy_items(krate, spec, &lowered);
     let coverage = policy::coverage_checks(krate, spec, &agent_ty);
+    checks.typed_on_dynamic(krate, spec, &agent_hooks);
+    let typed_hooks = checks.typed_hooks(krate);
     let agent_impl = items.agent_impl(
         &[
             emit_call_dynamic(krate, spec, &matchers),
@@ -327,6 +333,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         #(#name_checks)*
 
         #coverage
+
+        #typed_hooks
     })
 }
 

@@ -97,6 +97,12 @@ pub(super) fn lower_tool(
         .collect::<syn::Result<_>>()?;
     let items: TokenStream = own.iter().map(|h| h.items.clone()).collect();
     let meta_expr = meta_of(krate, tool, &ty);
+    // The tool's arguments, which its typed hooks must take.
+    let args_ty = if tool.source == ToolSource::Agent {
+        quote!(<#ty as #krate::Tool>::Args)
+    } else {
+        quote!(#krate::declare::ArgsOf<#ty>)
+    };
     let mut hook_names = Vec::new();
     let mut hooks = Vec::new();
     for link in all_links {
@@ -107,6 +113,7 @@ pub(super) fn lower_tool(
             ChainHook::Tool(i) => (&tool.hooks[i], &own[i]),
         };
         if let Some(link) = chain_link(krate, tool, hook, lowered, meta_expr.as_ref()) {
+            checks.typed_on(krate, lowered, &args_ty);
             hook_names.push((trace_name(hook).to_owned(), link.cond));
             hooks.push((link.ty, link.init, link.gated));
         }

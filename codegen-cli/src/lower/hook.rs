@@ -54,6 +54,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
         kind.item
     };
     let around = around_fn(krate, matcher, &run);
+    let typed = typed_items(krate, &checked, &ty_ident, opts);
 
     let docs: Vec<&syn::Attribute> = item
         .attrs
@@ -71,6 +72,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
 
         const _: () = {
             #kind_impl
+            #typed
 
             impl #krate::Hook for #ty_ident {
                 #around
@@ -91,6 +93,30 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             }
         };
     })
+}
+
+/// What says a typed pre hook's argument type to the checks that it runs
+/// only on tools with those arguments (`hookwire::__private::check::
+/// HookArgs`): only where the type is written (`#[hook]` on the function);
+/// a card's hook that stays where it is cannot name it from the card's
+/// module, and `cardgen` checks it when it loads the cards.
+fn typed_items(
+    krate: &syn::Path,
+    checked: &HookSig,
+    ty_ident: &syn::Ident,
+    opts: &HookOptions,
+) -> TokenStream {
+    match (&checked.typed, &opts.fn_path) {
+        (Some(typed), None) => {
+            let args_ty = &typed.ty;
+            let check = quote!(#krate::__private::check);
+            quote! {
+                impl #check::TypedHook for #ty_ident {}
+                impl #check::HookArgs<#args_ty> for #ty_ident {}
+            }
+        }
+        _ => quote!(),
+    }
 }
 
 /// Checks the options of the hook `name`: a timeout must be positive, a
@@ -226,9 +252,34 @@ impl HookParts<'_> {
                 }
             }
             HookKind::Pre => {
+                // A typed pre hook runs on the arguments as the tool's type,
+                // parsed once for the chain (`ToolArgs::typed`): the type is
+                // the one the function takes (inferred, so the code compiles
+                // where the type's name does not resolve, as in a card's
+                // module).
+                let (take, args) = match &self.checked.typed {
+                    None => (quote!(), quote!(args)),
+                    Some(typed) => {
+                        let access = if typed.mutable {
+                            quote!(typed_mut)
+                        } else {
+                            quote!(typed)
+                        };
+                        (
+                            quote! {
+                                let __hookwire_args = args
+                                    .#access(#krate::ToolContext::tool(cx))
+                                    .map_err(#into_hook_error)?;
+                            },
+                            quote!(__hookwire_args),
+                        )
+                    }
+                };
                 let body = match self.checked.fallible {
-                    Fallible::No => quote!(::core::result::Result::Ok(#callee(cx, args).await)),
-                    Fallible::Yes => quote!(#callee(cx, args).await.map_err(#into_hook_error)),
+                    Fallible::No => {
+                        quote!(#take ::core::result::Result::Ok(#callee(cx, #args).await))
+                    }
+                    Fallible::Yes => quote!(#take #callee(cx, #args).await.map_err(#into_hook_error)),
                 };
                 KindImpl {
                     item: quote! {

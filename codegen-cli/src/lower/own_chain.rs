@@ -28,6 +28,7 @@ pub(crate) fn own_chain(
     }
     let krate = &opts.crate_path;
     let mut items = Vec::new();
+    let mut probes = Vec::new();
     // Innermost first: the tool, then the error mapping, then the gate, then
     // the hooks from the last declared to the first.
     let idents: Vec<&syn::Ident> = deps.iter().map(|(ident, _, _)| ident).collect();
@@ -111,11 +112,17 @@ pub(crate) fn own_chain(
         let prefix = format!("__HookwireHook{j}");
         let lowered = crate::emit::lower_hook(krate, hook, None, &prefix, Some(vis))?;
         items.push(lowered.items.clone());
+        probes.push(crate::emit::typed_probe(
+            krate,
+            &lowered,
+            &quote!(<__HookwireTool as #krate::Tool>::Args),
+        ));
         let (hty, hinit) = (&lowered.ty, &lowered.init);
         chain_ty = quote!(#krate::Hooked<#hty, #chain_ty>);
         chain_init = quote!(#krate::Hooked::new(#hinit, #chain_init));
         depth += 1;
     }
+    items.push(crate::emit::typed_probes(krate, &probes));
     let inners = (0..depth).map(|_| quote!(.inner()));
     let _ = name;
     let own_hooks = opts

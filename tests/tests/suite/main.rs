@@ -32,3 +32,4 @@ mod sessions;
 mod settings;
 mod slots;
 mod trace;
+mod typed_hooks;

@@ -53,6 +53,7 @@ pub(crate) fn check_hook(sig: &Signature) -> syn::Result<HookSig> {
         kind,
         fallible,
         handler_param,
+        typed: tool_args_type(&args[1].ty).filter(|_| kind == HookKind::Pre),
     })
 }
 
@@ -68,6 +69,8 @@ fn hook_kind(sig: &Signature, args: &[&PatType], name: &str) -> syn::Result<Hook
                 Some((_, inner)) if is_named(inner, "Outcome") || is_named(inner, "Result") => {
                     Ok(HookKind::Post)
                 }
+                // A tool's arguments as their Rust type: a typed pre hook.
+                Some(_) if tool_args_type(second).is_some() => Ok(HookKind::Pre),
                 None if is_named(second, "ToolArgs") => Err(syn::Error::new(
                     params_span(sig),
                     format!(
@@ -193,7 +196,8 @@ impl Hook<'_> {
             expected,
         } = *self;
         let args_ty = &args[1].ty;
-        if !matches!(reference(args_ty), Some((true, _))) {
+        let typed = tool_args_type(args_ty).is_some();
+        if !typed && !matches!(reference(args_ty), Some((true, _))) {
             return Err(syn::Error::new_spanned(
                 args_ty,
                 format!(
@@ -203,11 +207,21 @@ impl Hook<'_> {
             ));
         }
         check_generics(sig, None, name, expected)?;
+        // A typed pre hook mistaken for a post hook (`&mut Outcom`) reads
+        // as one here: say what a post hook takes.
+        let typed_help = if typed {
+            format!(
+                "\nhelp: `{name}` takes a tool's arguments as their Rust type (`{}`), which makes it a typed pre hook; a post hook takes `outcome: &mut Outcome`",
+                show(args_ty)
+            )
+        } else {
+            String::new()
+        };
         let bad = |span: &dyn ToTokens, found: String| {
             syn::Error::new_spanned(
                 span,
                 format!(
-                    "pre hook `{name}` must return `Decision` or `Result<Decision, E>`, found `{found}`: expected `{expected}`"
+                    "pre hook `{name}` must return `Decision` or `Result<Decision, E>`, found `{found}`: expected `{expected}`{typed_help}"
                 ),
             )
         };
@@ -215,7 +229,7 @@ impl Hook<'_> {
             ReturnType::Default => Err(syn::Error::new(
                 params_span(sig),
                 format!(
-                    "pre hook `{name}` must return a `Decision` (`Decision::Continue` to go on): expected `{expected}`"
+                    "pre hook `{name}` must return a `Decision` (`Decision::Continue` to go on): expected `{expected}`{typed_help}"
                 ),
             )),
             ReturnType::Type(_, ty) if is_named(ty, "Decision") => Ok(Fallible::No),
@@ -276,6 +290,27 @@ impl Hook<'_> {
             )),
         }
     }
+}
+
+/// The argument type of a typed pre hook's second parameter: a reference
+/// to a named type other than the ones hooks take (`ToolArgs`, `Outcome`,
+/// `ToolContext`, `Result`), such as `&mut ArgsOf<refund>`.
+fn tool_args_type(ty: &Type) -> Option<TypedArgs> {
+    let (mutable, inner) = reference(ty)?;
+    let Type::Path(path) = plain(inner) else {
+        return None;
+    };
+    if path.qself.is_some()
+        || ["ToolArgs", "Outcome", "Result", "ToolContext", "ToolResult"]
+            .iter()
+            .any(|known| is_named(inner, known))
+    {
+        return None;
+    }
+    Some(TypedArgs {
+        ty: inner.clone(),
+        mutable,
+    })
 }
 
 /// The error of a fallible pre or post hook becomes a `HookError`, which

@@ -59,6 +59,18 @@ pub(crate) struct HookSig {
     /// For around hooks: the name of the handler type parameter of `Next`
     /// (`None` for `Next<'_, impl Handler>`, and for pre and post hooks).
     pub handler_param: Option<syn::Ident>,
+    /// For a typed pre hook: the tool's argument type it takes, as written.
+    pub typed: Option<TypedArgs>,
+}
+
+/// The second parameter of a typed pre hook: a tool's arguments as their
+/// Rust type (`&mut ArgsOf<refund>` to rewrite, `&ArgsOf<refund>` to read).
+#[derive(Debug, Clone)]
+pub(crate) struct TypedArgs {
+    /// The argument type, as written.
+    pub ty: Type,
+    /// Whether the hook may rewrite them (`&mut`).
+    pub mutable: bool,
 }
 
 /// One parameter of a tool function, as the generated argument struct sees

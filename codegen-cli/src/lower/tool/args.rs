@@ -19,6 +19,8 @@ pub(super) struct Args {
     fields: Vec<TokenStream>,
     /// Each field type's `ToolArg` bound.
     checks: Vec<TokenStream>,
+    /// Each field's type.
+    field_types: Vec<syn::Type>,
     /// The fields' names, as `call` destructures them.
     pub(super) idents: Vec<syn::Ident>,
     /// The arguments of the call to the tool's function.
@@ -39,6 +41,7 @@ impl Args {
             args_ident: format_ident!("ArgsOf_{}", unraw(fn_ident)),
             fields: Vec::new(),
             checks: Vec::new(),
+            field_types: Vec::new(),
             idents: Vec::new(),
             call_args: Vec::new(),
             uses_cx: false,
@@ -79,6 +82,7 @@ impl Args {
                         ty.span(),
                         quote!(for<'__hookwire> #ty: #krate::__private::check::ToolArg),
                     ));
+                    args.field_types.push((**ty).clone());
                     args.idents.push(ident.clone());
                     args.call_args.push(quote!(#ident));
                 }
@@ -106,6 +110,18 @@ impl Args {
         syn::LitStr::new(&text, span)
     }
 
+    /// The parameters' `Serialize` bounds, for serde's `bound(serialize)`,
+    /// spanned like [`serde_bound`](Self::serde_bound)'s.
+    fn serialize_bound(&self, krate: &syn::Path, at: &syn::LitStr) -> syn::LitStr {
+        let text = self
+            .field_types
+            .iter()
+            .map(|ty| quote!(for<'__hookwire> #ty: #krate::__private::serde::Serialize).to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        syn::LitStr::new(&text, at.span())
+    }
+
     /// The argument struct, deserialized from the call's arguments and
     /// described by its JSON schema.
     pub(super) fn args_struct(
@@ -120,9 +136,17 @@ impl Args {
         let fields = &self.fields;
         let deny_unknown = strict.then(|| quote!(#[serde(deny_unknown_fields)]));
         let bound = self.serde_bound(params);
+        let serialize_bound = self.serialize_bound(krate, &bound);
         let schema_name = args_ident.to_string();
         quote! {
-            #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+            // `Serialize` too, for a typed hook that rewrites the arguments
+            // (`ToolArgs::typed_mut`): implemented when every parameter
+            // type is `Serialize` (the same higher-ranked bound as below).
+            #[derive(
+                #krate::__private::serde::Deserialize,
+                #krate::__private::serde::Serialize,
+                #krate::__private::schemars::JsonSchema
+            )]
             #[serde(crate = #serde_path)]
             #[schemars(crate = #schemars_path)]
             // A parameter type that is not `Deserialize + JsonSchema` is
@@ -135,7 +159,7 @@ impl Args {
             // derives to take it; and it is higher-ranked (`for<'_> T:
             // ToolArg`) so that rustc does not check it where the impls are
             // declared (a trivially false bound is an error of its own).
-            #[serde(bound = #bound)]
+            #[serde(bound(deserialize = #bound, serialize = #serialize_bound))]
             #[schemars(rename = #schema_name, bound = #bound)]
             #deny_unknown
             #[allow(non_camel_case_types)]
