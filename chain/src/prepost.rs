@@ -76,12 +76,12 @@ impl<P: PreHook> Hook for Pre<P> {
         let decision = match self.0.before(cx, &mut args).await {
             Ok(decision) => decision,
             Err(error) => {
-                return Err(error
-                    .into_invalid_arguments()
-                    .unwrap_or_else(|error| ToolError::HookFailed {
+                return Err(error.into_invalid_arguments().unwrap_or_else(|error| {
+                    ToolError::HookFailed {
                         hook: hook.into(),
                         message: error.to_string(),
-                    }));
+                    }
+                }));
             }
         };
         crate::hooks::audit::record_decision(cx, hook, &decision);

@@ -135,7 +135,10 @@ fn typed_arguments_are_parsed_once_and_the_tool_takes_the_value() {
     let sent = args.clone();
     let first: *const Refund = args.typed::<Refund>("refund").unwrap();
     let second: *const Refund = args.typed::<Refund>("refund").unwrap();
-    assert_eq!(first, second, "a second typed reader borrows the same value");
+    assert_eq!(
+        first, second,
+        "a second typed reader borrows the same value"
+    );
     // Read only: still the arguments the model sent.
     assert!(args.is_shared_with(&sent));
     assert_eq!(args.raw_text(), None);
@@ -164,12 +167,18 @@ fn typed_arguments_read_as_json_show_the_rewrite() {
         args.to_value().unwrap(),
         json!({"to": "acme", "amount": 50})
     );
-    assert_eq!(args.clone(), ToolArgs::from_value(json!({"to": "acme", "amount": 50})).unwrap());
+    assert_eq!(
+        args.clone(),
+        ToolArgs::from_value(json!({"to": "acme", "amount": 50})).unwrap()
+    );
     assert_eq!(
         serde_json::to_value(&args).unwrap(),
         json!({"to": "acme", "amount": 50})
     );
-    assert_eq!(format!("{args:?}"), r#"ToolArgs({"to":"acme","amount":50})"#);
+    assert_eq!(
+        format!("{args:?}"),
+        r#"ToolArgs({"to":"acme","amount":50})"#
+    );
     // A JSON hook after it reads and rewrites the same arguments; a typed
     // hook after that parses them again.
     assert_eq!(args.get("amount"), Some(&json!(50)));

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::ToolError;
 
 mod args;
-mod typed;
 mod result;
 mod text;
+mod typed;
 
 /// The arguments of a tool without parameters, and the schema of a tool's
 /// arguments, with the rest of what a call carries.

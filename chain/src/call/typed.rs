@@ -66,7 +66,9 @@ impl<T: Send + Sync + 'static> Erased for Typed<T> {
     fn json(&self) -> Result<Cow<'_, ToolArgs>, ToolError> {
         match (&self.source, self.write) {
             (Some(source), _) => Ok(Cow::Borrowed(source)),
-            (None, Some(write)) => write(&self.value).map(|map| Cow::Owned(ToolArgs::from_map(map))),
+            (None, Some(write)) => {
+                write(&self.value).map(|map| Cow::Owned(ToolArgs::from_map(map)))
+            }
             (None, None) => Err(unwritable()),
         }
     }
@@ -204,7 +206,8 @@ impl ToolArgs {
         if !matches!(self.repr, Repr::Typed(_)) {
             return Ok(());
         }
-        let Repr::Typed(erased) = std::mem::replace(&mut self.repr, Repr::Json(String::new())) else {
+        let Repr::Typed(erased) = std::mem::replace(&mut self.repr, Repr::Json(String::new()))
+        else {
             return Ok(());
         };
         match erased.into_json() {

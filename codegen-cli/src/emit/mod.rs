@@ -49,6 +49,7 @@
 
 mod agent_items;
 mod agent_tools;
+mod checks;
 mod config;
 mod dispatch;
 mod hooks;
@@ -66,9 +67,11 @@ use quote::{format_ident, quote, quote_spanned};
 
 use agent_items::AgentItems;
 use agent_tools::{AgentTools, ToolLowering};
+use checks::*;
+pub(crate) use checks::{selects_only_known, typed_probe, typed_probes};
 use config::*;
 use dispatch::*;
-pub(crate) use hooks::{lower_hook, typed_probe, typed_probes};
+pub(crate) use hooks::lower_hook;
 use hooks::*;
 pub(crate) use policy::{approval_tokens, hook_tokens};
 use settings::setting_calls;
@@ -202,8 +205,9 @@ pub(crate) struct Hook {
     pub(crate) init: TokenStream,
     /// Its slot: the marker type and its impls, declared once.
     pub(crate) items: TokenStream,
-    /// The user's type, as written, and where: what the check that a typed
-    /// hook runs only on its own arguments names (see [`Checks::typed`]).
+    /// The user's type (through its slot), and where it is written: what
+    /// the check that a typed hook runs only on its own arguments names
+    /// (see [`Checks::typed`]).
     pub(crate) user_ty: syn::Type,
     pub(crate) span: Span,
 }

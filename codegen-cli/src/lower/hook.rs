@@ -279,7 +279,9 @@ impl HookParts<'_> {
                     Fallible::No => {
                         quote!(#take ::core::result::Result::Ok(#callee(cx, #args).await))
                     }
-                    Fallible::Yes => quote!(#take #callee(cx, #args).await.map_err(#into_hook_error)),
+                    Fallible::Yes => {
+                        quote!(#take #callee(cx, #args).await.map_err(#into_hook_error))
+                    }
                 };
                 KindImpl {
                     item: quote! {

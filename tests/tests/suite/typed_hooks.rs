@@ -46,10 +46,23 @@ async fn json_reader(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
     Decision::Continue
 }
 
+/// Refunds `amount` to `to`, at most 10: its own typed hook caps it.
+#[hookwire::tool(tool_hooks = [cap_small])]
+fn small_refund(to: String, amount: u64) -> String {
+    format!("refunded {amount} to {to}")
+}
+
+/// Caps a small refund at 10.
+#[hookwire::hook]
+async fn cap_small(_cx: &mut ToolContext, args: &mut ArgsOf<small_refund>) -> Decision {
+    args.amount = args.amount.min(10);
+    Decision::Continue
+}
+
 /// Refunds and pays, with typed hooks on refunds only.
 #[hookwire::agent(
     name = "desk",
-    function_tools = [refund, pay],
+    function_tools = [refund, pay, small_refund],
     tool_hooks = [
         no_mallory(match = "refund"),
         cap_refund(match = "refund"),
@@ -80,13 +93,14 @@ async fn typed_hooks_read_and_rewrite_fields_and_the_tool_and_trace_see_the_rewr
             .and_call("refund", json!({"to": "bob", "amount": 20}))
             .and_call("refund", json!({"to": "mallory", "amount": 1}))
             .and_call("pay", json!({"to": "acme", "amount": 70}))
-            .and_call("refund", json!({"to": "acme", "amount": "lots"})),
+            .and_call("refund", json!({"to": "acme", "amount": "lots"}))
+            .and_call("small_refund", json!({"to": "acme", "amount": 30})),
         Turn::text("done"),
     ]);
     let mut runner = Runner::new(Desk::new(), model);
     let out = runner.run("refund").await.unwrap();
     let calls = calls(&out.trace);
-    assert_eq!(calls.len(), 5, "{calls:?}");
+    assert_eq!(calls.len(), 6, "{calls:?}");
     // Rewritten by the typed hook: the tool and the trace see 50.
     assert_eq!(
         calls[0],
@@ -105,7 +119,10 @@ async fn typed_hooks_read_and_rewrite_fields_and_the_tool_and_trace_see_the_rewr
             "refunded 20 to bob".to_owned()
         )
     );
-    assert_eq!(calls[2].2, "tool call denied by `no_mallory`: no refund to mallory");
+    assert_eq!(
+        calls[2].2,
+        "tool call denied by `no_mallory`: no refund to mallory"
+    );
     // Not a refund: the typed hooks do not run on `pay`.
     assert_eq!(calls[3].2, "paid 70 to acme");
     assert_eq!(calls[3].1, None);
@@ -117,6 +134,8 @@ async fn typed_hooks_read_and_rewrite_fields_and_the_tool_and_trace_see_the_rewr
         calls[4].2
     );
     assert!(!calls[4].2.contains("no_mallory"), "{}", calls[4].2);
+    // A tool's own typed hook.
+    assert_eq!(calls[5].2, "refunded 10 to acme");
     // A JSON hook after the typed one reads the rewritten value.
     let text = out.trace_text();
     assert!(text.contains("json sees 50"), "{text}");

@@ -36,6 +36,7 @@ pub(crate) fn resolve(
         suggester: Suggester::default(),
         tools: Vec::new(),
         tool_slot: HashMap::new(),
+        typed_hooks: Vec::new(),
     };
     let refs: Vec<(bool, usize, &RefSpec)> = p
         .tool_refs
@@ -54,6 +55,8 @@ pub(crate) fn resolve(
     let (deps_file, deps) = card.deps();
     card.check_tools(deps.as_ref());
     card.check_names();
+    let typed = std::mem::take(&mut card.typed_hooks);
+    card.check_typed_hooks(&typed);
     let CardRefs {
         diags,
         spec,
@@ -100,7 +103,12 @@ struct CardRefs<'a> {
     tools: Vec<(Rc<RsFile>, String, String)>,
     /// Where each function tool of `tool_refs` is in `spec.function_tools`.
     tool_slot: HashMap<usize, usize>,
+    /// The typed hooks (by position in `hook_refs`) and their argument type.
+    typed_hooks: Vec<(usize, crate::lower::TypedArgs)>,
 }
+
+#[path = "typed_hooks.rs"]
+mod typed_hooks;
 
 impl CardRefs<'_> {
     /// Loads the file `r` names (`None`: nothing to resolve, an error was
@@ -187,6 +195,12 @@ impl CardRefs<'_> {
             self.add_tool(idx, r, ident, &file, item, referenced);
         } else if let Some(h) = self.spec.tool_hooks.get_mut(idx) {
             h.ty = ident;
+            // Its signature passed (the adapter was made).
+            if let Ok(sig) = crate::lower::check_hook(&item.sig)
+                && let Some(typed) = sig.typed
+            {
+                self.typed_hooks.push((idx, typed));
+            }
         }
     }
 

@@ -8,27 +8,7 @@ use syn::{GenericArgument, PathArguments, ReturnType, Type};
 use super::resolve::single_or_last;
 
 /// What a tool may return, by name: what `IntoOutcome` is implemented for.
-const RETURNS: &[&str] = &[
-    "String",
-    "ToolResult",
-    "Outcome",
-    "Json",
-    "bool",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "i128",
-    "isize",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "usize",
-    "f32",
-    "f64",
-];
+const RETURNS: &[&str] = &["String", "ToolResult", "Outcome", "Json"];
 
 /// The return type of a tool a card lowers must be one `IntoOutcome` is
 /// implemented for (`implemented` tells whether the file implements it for a
@@ -273,7 +253,9 @@ fn check_return(
                         _ => false,
                     };
                 }
-                RETURNS.contains(&name.as_str()) || implemented(&name)
+                RETURNS.contains(&name.as_str())
+                    || crate::lower::SCALARS.contains(&name.as_str())
+                    || implemented(&name)
             }
             _ => false,
         }

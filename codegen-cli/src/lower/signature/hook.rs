@@ -83,7 +83,7 @@ fn hook_kind(sig: &Signature, args: &[&PatType], name: &str) -> syn::Result<Hook
                 _ => Err(syn::Error::new_spanned(
                     second,
                     format!(
-                        "the second parameter of hook `{name}` must be `&mut ToolArgs` (a pre hook) or `&mut Outcome` (a post hook), found `{}`: expected `{}` or `{}`",
+                        "the second parameter of hook `{name}` must be `&mut ToolArgs` (a pre hook), a tool's arguments as their type (`&mut ArgsOf<tool>`, a typed pre hook) or `&mut Outcome` (a post hook), found `{}`: expected `{}` or `{}`",
                         show(second),
                         expected_signature(HookKind::Pre, name),
                         expected_signature(HookKind::Post, name),
@@ -300,9 +300,25 @@ fn tool_args_type(ty: &Type) -> Option<TypedArgs> {
     let Type::Path(path) = plain(inner) else {
         return None;
     };
+    // The types hooks take otherwise, and types that are never a tool's
+    // arguments (which are a JSON object: a struct or a map).
+    const NOT_ARGUMENTS: &[&str] = &[
+        "ToolArgs",
+        "Outcome",
+        "Result",
+        "ToolContext",
+        "ToolResult",
+        "String",
+        "str",
+        "Vec",
+        "Option",
+        "Box",
+        "Value",
+    ];
     if path.qself.is_some()
-        || ["ToolArgs", "Outcome", "Result", "ToolContext", "ToolResult"]
+        || NOT_ARGUMENTS
             .iter()
+            .chain(SCALARS)
             .any(|known| is_named(inner, known))
     {
         return None;
@@ -323,34 +339,10 @@ fn check_hook_error(ty: &Type, name: &str) -> syn::Result<()> {
         Type::Path(p) if p.qself.is_none() => {
             let first = p.path.segments.first().map(|s| s.ident.to_string());
             let last = p.path.segments.last().map(|s| s.ident.to_string());
-            matches!(
-                last.as_deref(),
-                Some(
-                    "String"
-                        | "str"
-                        | "Box"
-                        | "Arc"
-                        | "Rc"
-                        | "Cow"
-                        | "bool"
-                        | "char"
-                        | "i8"
-                        | "i16"
-                        | "i32"
-                        | "i64"
-                        | "i128"
-                        | "isize"
-                        | "u8"
-                        | "u16"
-                        | "u32"
-                        | "u64"
-                        | "u128"
-                        | "usize"
-                        | "f32"
-                        | "f64"
-                        | "Report"
-                )
-            ) || (first.as_deref() == Some("anyhow") && last.as_deref() == Some("Error"))
+            last.as_deref().is_some_and(|last| {
+                ["String", "str", "Box", "Arc", "Rc", "Cow", "Report"].contains(&last)
+                    || SCALARS.contains(&last)
+            }) || (first.as_deref() == Some("anyhow") && last.as_deref() == Some("Error"))
         }
         _ => false,
     };

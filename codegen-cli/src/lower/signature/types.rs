@@ -18,6 +18,13 @@ pub(super) fn last_ident(ty: &Type) -> Option<&syn::PathSegment> {
     }
 }
 
+/// Rust's scalar types, by name: what hooks' and tools' rules name
+/// together (tool return types, error types, never a tool's arguments).
+pub(crate) const SCALARS: &[&str] = &[
+    "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+    "usize", "f32", "f64",
+];
+
 pub(super) fn is_named(ty: &Type, name: &str) -> bool {
     last_ident(ty).is_some_and(|s| s.ident == name)
 }

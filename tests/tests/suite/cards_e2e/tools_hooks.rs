@@ -136,3 +136,49 @@ fn a_card_with_runtime_tools_hooks_the_registered_tools_by_source() {
         "2 [audit]"
     );
 }
+
+#[test]
+fn a_cards_typed_hooks_read_and_rewrite_their_tools_arguments_as_fields() {
+    use hookwire::agent::{Runner, TraceEvent};
+    use hookwire::model::{ScriptedModel, Turn};
+    let model = ScriptedModel::from_turns([
+        Turn::call("refund", serde_json::json!({"to": "acme", "amount": 70}))
+            .and_call("refund", serde_json::json!({"to": "mallory", "amount": 1}))
+            .and_call("pay", serde_json::json!({"to": "acme", "amount": 70})),
+        Turn::text("done"),
+    ]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let out = rt
+        .block_on(Runner::new(agents::TypedDesk::new(), model).run("go"))
+        .unwrap();
+    let results: Vec<(String, Option<serde_json::Value>)> = out
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::ToolCall(call) => Some((
+                call.result.text_content(),
+                call.received.as_ref().map(|r| r.to_value().unwrap()),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            // `cap_refund` (`#[hookwire::hook]`) rewrote the amount.
+            (
+                "refunded 50 to acme".to_owned(),
+                Some(serde_json::json!({"to": "acme", "amount": 50}))
+            ),
+            // `no_refund_to_mallory` (a plain function) read the name.
+            (
+                "tool call denied by `no_refund_to_mallory`: no refund to mallory".to_owned(),
+                None
+            ),
+            // `match: refund` keeps both off `pay`.
+            ("paid 70 to acme".to_owned(), None),
+        ]
+    );
+}
