@@ -145,6 +145,31 @@ impl ToolContext {
         self.server.as_deref()
     }
 
+    /// Where the tool runs, by the name hooks in other frameworks branch on
+    /// (their `server_name`): the MCP server's name for an MCP tool,
+    /// `"agent"` for a child agent, `"runtime"` for a tool registered at run
+    /// time, `None` for a function tool, which runs in the process.
+    ///
+    /// ```
+    /// # use hookwire_chain::{ToolContext, ToolSource};
+    /// let cx = ToolContext::new("agent__Child", ToolSource::Agent, "call-1");
+    /// assert_eq!(cx.server_name(), Some("agent"));
+    /// let cx = ToolContext::new("add_one", ToolSource::Function, "call-2");
+    /// assert_eq!(cx.server_name(), None);
+    /// let cx = ToolContext::new("bank__pay", ToolSource::Mcp, "call-3")
+    ///     .with_server(Some("bank".into()));
+    /// assert_eq!(cx.server_name(), Some("bank"));
+    /// ```
+    #[inline]
+    pub fn server_name(&self) -> Option<&str> {
+        match self.source {
+            ToolSource::Mcp => self.server.as_deref().or(Some("mcp")),
+            ToolSource::Agent => Some("agent"),
+            ToolSource::Runtime => Some("runtime"),
+            ToolSource::Function => None,
+        }
+    }
+
     /// The tool's name as the model called it.
     #[inline]
     pub fn tool(&self) -> &str {

@@ -57,7 +57,10 @@
 //!     the call through (an around, a pre and a post `#[hookwire::hook]`;
 //!     target: at most 3.5x `hand_written`);
 //!   - `generated_reads_args`: the three generated tools, `add_one` behind
-//!     one `#[hookwire::hook]` pre hook that reads its argument `x`.
+//!     one `#[hookwire::hook]` pre hook that reads its argument `x`;
+//!   - `generated_reads_args_typed`, `generated_guard_3_pass_typed`: the
+//!     same two with a typed guard (`args: &ArgsOf<add_one>`, reading the
+//!     field `x`) instead of the JSON one (`args.get("x")`).
 //! * group `loop`, whole sessions of the agent loop (`Runner`) over the
 //!   generated `e2e` agent (shared in an `Arc`, as a server shares one
 //!   agent value), on a model that answers at once from a fixed answer:

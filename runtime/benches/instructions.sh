@@ -13,6 +13,7 @@ cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
   cases=(e2e/input_only e2e/hand_written e2e/generated_0_hooks e2e/generated_4_hooks
     e2e/generated_guard_3_pass e2e/generated_reads_args
+    e2e/generated_guard_3_pass_typed e2e/generated_reads_args_typed
     e2e/input_only_arc e2e/hand_written_arc e2e/generated_0_hooks_arc
     loop/answer_only loop/one_call loop/answer_only_streamed loop/one_call_streamed)
 fi

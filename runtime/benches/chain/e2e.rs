@@ -100,6 +100,17 @@ pub(super) mod generated {
         Decision::Continue
     }
 
+    /// Reads the argument `x` as a field of `add_one`'s arguments (a typed
+    /// hook: parsed once, into the type the tool takes).
+    #[hookwire::hook]
+    pub async fn read_x_typed(
+        _cx: &mut ToolContext,
+        args: &hookwire::declare::ArgsOf<add_one>,
+    ) -> Decision {
+        std::hint::black_box(args.x);
+        Decision::Continue
+    }
+
     /// Looks at the outcome and keeps it.
     #[hookwire::hook]
     pub async fn keep(_cx: &mut ToolContext, outcome: &mut Outcome) {
@@ -140,6 +151,20 @@ pub(super) mod generated {
         function_tools = [add_one(tool_hooks = [read_x, noop, allow, keep]), mul, echo],
     )]
     pub struct Guarded;
+
+    /// `Reads` with the typed hook: the same guard, reading `x` as a field.
+    #[hookwire::agent(
+        name = "e2e_reads_typed",
+        function_tools = [add_one(tool_hooks = [read_x_typed]), mul, echo],
+    )]
+    pub struct ReadsTyped;
+
+    /// `Guarded` with the typed guard.
+    #[hookwire::agent(
+        name = "e2e_guarded_typed",
+        function_tools = [add_one(tool_hooks = [read_x_typed, noop, allow, keep]), mul, echo],
+    )]
+    pub struct GuardedTyped;
 }
 
 /// hookwire's path: a `ToolCall` from the model's strings (moved in),
@@ -256,5 +281,18 @@ pub(super) fn e2e_cases(mode: &mut Mode<'_>) {
     check(via_router(reads.tools(), &scope, model_call()));
     mode.batched("e2e/generated_reads_args", model_call, |input| {
         via_router(reads.tools(), &scope, input)
+    });
+
+    // The same two with the typed guard (`&ArgsOf<add_one>`) instead of the
+    // JSON one (`args.get("x")`).
+    let reads_typed = generated::ReadsTyped::new();
+    check(via_router(reads_typed.tools(), &scope, model_call()));
+    mode.batched("e2e/generated_reads_args_typed", model_call, |input| {
+        via_router(reads_typed.tools(), &scope, input)
+    });
+    let guarded_typed = generated::GuardedTyped::new();
+    check(via_router(guarded_typed.tools(), &scope, model_call()));
+    mode.batched("e2e/generated_guard_3_pass_typed", model_call, |input| {
+        via_router(guarded_typed.tools(), &scope, input)
     });
 }

@@ -212,10 +212,11 @@ impl Hook for Record {
         next: Next<'_, N>,
     ) -> Outcome {
         let line = format!(
-            "{} source={} server={:?}",
+            "{} source={} server={:?} server_name={:?}",
             cx.tool(),
             cx.source(),
-            cx.server()
+            cx.server(),
+            cx.server_name()
         );
         self.0.lock().unwrap().push(line);
         next.run(cx, args).await
@@ -306,9 +307,9 @@ async fn hooks_rewrite_and_block_mcp_calls_with_run_time_matchers() {
     assert_eq!(
         *record.0.lock().unwrap(),
         [
-            "everything__echo source=mcp server=Some(\"everything\")",
-            "everything__get-sum source=mcp server=Some(\"everything\")",
-            "time__get_current_time source=mcp server=Some(\"time\")",
+            "everything__echo source=mcp server=Some(\"everything\") server_name=Some(\"everything\")",
+            "everything__get-sum source=mcp server=Some(\"everything\") server_name=Some(\"everything\")",
+            "time__get_current_time source=mcp server=Some(\"time\") server_name=Some(\"time\")",
         ],
         "the static tool is not an MCP tool, so `source:mcp` skips it"
     );
