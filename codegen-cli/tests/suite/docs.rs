@@ -45,19 +45,21 @@ struct Block {
 }
 
 /// The fenced blocks of a Markdown text (fences of three backticks, also
-/// indented ones inside a list item).
+/// indented ones inside a list item: the fence's indentation is taken off
+/// each line of its block).
 fn blocks(markdown: &str) -> Vec<Block> {
     let mut out = Vec::new();
-    let mut open: Option<(String, usize, String)> = None;
+    let mut open: Option<(String, usize, usize, String)> = None;
     for (n, line) in markdown.lines().enumerate() {
         let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
         match &mut open {
             None => {
                 if let Some(info) = trimmed.strip_prefix("```") {
-                    open = Some((info.trim().to_owned(), n + 1, String::new()));
+                    open = Some((info.trim().to_owned(), n + 1, indent, String::new()));
                 }
             }
-            Some((info, start, text)) => {
+            Some((info, start, fence_indent, text)) => {
                 if trimmed.starts_with("```") {
                     out.push(Block {
                         info: std::mem::take(info),
@@ -66,12 +68,7 @@ fn blocks(markdown: &str) -> Vec<Block> {
                     });
                     open = None;
                 } else {
-                    let indent = line.len() - trimmed.len();
-                    text.push_str(if indent >= 2 && line.starts_with("  ") {
-                        &line[2.min(line.len())..]
-                    } else {
-                        line
-                    });
+                    text.push_str(&line[indent.min(*fence_indent)..]);
                     text.push('\n');
                 }
             }
@@ -171,6 +168,18 @@ fn crates_used(code: &str) -> BTreeSet<String> {
         if let Some(root) = ident(stmt.trim_start().trim_start_matches("::")) {
             crates.insert(root);
         }
+        if find_word(stmt, "self").is_some() {
+            // `x::{self, ..}` imports the module `x`.
+            for (at, _) in stmt.match_indices("::{") {
+                let before = &stmt[..at];
+                let start = before
+                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(0, |i| i + 1);
+                if let Some(n) = ident(&before[start..]) {
+                    own.insert(n);
+                }
+            }
+        }
         for part in stmt.split([',', '{', '}', ';']) {
             let part = part.trim();
             let name = match part.rsplit_once(" as ") {
@@ -193,7 +202,9 @@ fn crates_used(code: &str) -> BTreeSet<String> {
     }
     rest.push_str(text);
     // The code's own items.
-    for kw in ["mod", "fn", "struct", "enum", "trait", "type", "const", "static"] {
+    for kw in [
+        "mod", "fn", "struct", "enum", "trait", "type", "const", "static",
+    ] {
         let mut t = rest.as_str();
         while let Some(at) = find_word(t, kw) {
             if let Some(n) = ident(&t[at + kw.len()..]) {
@@ -208,13 +219,14 @@ fn crates_used(code: &str) -> BTreeSet<String> {
     while let Some(at) = rest[i..].find("::") {
         let end = i + at;
         let mut start = end;
-        while start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_')
-        {
+        while start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
             start -= 1;
         }
         let before = rest[..start].trim_end();
         let name = &rest[start..end];
-        let after_path = before.ends_with("::") || before.ends_with('>');
+        // After `::` or `>` it is not a path's first segment; after `.` a
+        // method's turbofish (`get::<u32>`).
+        let after_path = before.ends_with("::") || before.ends_with('>') || before.ends_with('.');
         if !name.is_empty()
             && !after_path
             && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
@@ -293,7 +305,7 @@ fn the_crate_scan_finds_paths_uses_and_attributes_and_skips_own_names() {
                 mod agents { }\n\
                 #[tokio::main] async fn main() { otel::layer(); agents::x(); std::mem::drop(1u32); \
                 let _ = \"futures_util::x\"; // schemars::JsonSchema\n\
-                let _ = <u32 as Into<u64>>::into(1); hookwire::serde_json::json!({}); }";
+                let _ = <u32 as Into<u64>>::into(1); hookwire::serde_json::json!({}); x.get::<u32>(); }";
     let used = crates_used(&rust_code(code));
     assert_eq!(
         used.into_iter().collect::<Vec<_>>(),
@@ -301,7 +313,7 @@ fn the_crate_scan_finds_paths_uses_and_attributes_and_skips_own_names() {
     );
     let page = "```toml\n[dependencies]\nhookwire = \"0.1\"\ntracing-subscriber = \"0.3\"\n```\n\n\
                 ```rust\nuse tracing_subscriber::Layer;\n# serde_json::json!({});\n```\n";
-    assert_eq!(unlisted_crates(page), [("serde_json".to_owned(), 6)]);
+    assert_eq!(unlisted_crates(page), [("serde_json".to_owned(), 7)]);
 }
 
 #[test]
@@ -385,15 +397,21 @@ fn every_shell_block_is_run_or_says_why_not() {
                         .text
                         .replace("cargo run -p hookwire-codegen --bin cardgen --", "cardgen")
                         .replace("/tmp/", &format!("{}/", out.path().display()));
-                    for line in script.lines() {
-                        let line = line.trim();
-                        if !(line.is_empty() || line.starts_with('#') || line.starts_with("cardgen "))
-                        {
-                            problems.push(format!(
-                                "{at}: `{line}` is not a `cardgen` command this test runs: \
-                                 mark the block `sh no-run` (with its reason) or `sh tested-by=<test>`"
-                            ));
-                        }
+                    // Nothing else is run: a block with another command is
+                    // reported, not started.
+                    let others: Vec<&str> = script
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| {
+                            !(l.is_empty() || l.starts_with('#') || l.starts_with("cardgen "))
+                        })
+                        .collect();
+                    if let Some(line) = others.first() {
+                        problems.push(format!(
+                            "{at}: `{line}` is not a `cardgen` command this test runs: \
+                             mark the block `sh no-run` (with its reason) or `sh tested-by=<test>`"
+                        ));
+                        continue;
                     }
                     let run = Command::new("sh")
                         .args(["-e", "-c", &script])
@@ -477,4 +495,63 @@ fn every_quoted_error_is_copied_from_a_reviewed_file() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(quoted >= 3, "the documents quote errors ({quoted})");
+}
+
+#[test]
+fn every_quoted_file_is_the_file() {
+    let root = root();
+    let mut quoted = 0;
+    for doc in documents() {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for block in blocks(&text) {
+            // The line before the fence: `<!-- file: <path> -->`.
+            let marker = lines
+                .get(block.line.saturating_sub(2))
+                .copied()
+                .unwrap_or("");
+            let Some(path) = marker
+                .strip_prefix("<!-- file: ")
+                .and_then(|m| m.strip_suffix(" -->"))
+            else {
+                continue;
+            };
+            quoted += 1;
+            let file = std::fs::read_to_string(root.join(path)).unwrap();
+            assert_eq!(
+                block.text,
+                file,
+                "{}:{}: the block is not {path}",
+                doc.display(),
+                block.line
+            );
+        }
+    }
+    assert!(quoted >= 1, "README.md quotes its card");
+}
+
+/// README.md's agent and its card hold the same functions: each item of
+/// the card's `shop.rs` (after its header) is in README.md's first Rust
+/// block, verbatim.
+#[test]
+fn the_readme_card_holds_the_readme_functions() {
+    let root = root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let agent = blocks(&readme)
+        .into_iter()
+        .find(|b| is_rust(&b.info))
+        .unwrap()
+        .text;
+    let shop = std::fs::read_to_string(root.join("examples/readme/cards/shop.rs")).unwrap();
+    let items: Vec<&str> = shop
+        .split("\n\n")
+        .filter(|item| item.contains("#[hookwire::"))
+        .collect();
+    assert_eq!(items.len(), 3, "price, pay and the guard");
+    for item in items {
+        assert!(
+            agent.contains(item.trim()),
+            "README.md's agent does not hold, verbatim:\n{item}"
+        );
+    }
 }
