@@ -6,8 +6,9 @@
 //!   (its `toml` blocks) list, so a reader who copies the page's
 //!   `Cargo.toml` lines can build its code;
 //! - every shell block is run here (`cardgen` commands, against the
-//!   repository's cards), run by the test it names (`sh tested-by=<file>`),
-//!   or marked `sh no-run` with its reason on its first line;
+//!   repository's cards), or its first line, a comment, says which test
+//!   runs it (`# run by <file>`) or why none does (`# not run by a test:
+//!   <reason>`);
 //! - every compiler error a page quotes is copied from a reviewed
 //!   `.stderr` of `tests/ui/` (or a bad card's `expected.txt`).
 
@@ -341,8 +342,8 @@ fn every_document_lists_the_crates_its_rust_blocks_use() {
 /// Whether the block is a shell block.
 fn is_shell(info: &str) -> bool {
     matches!(
-        info.split_whitespace().next(),
-        Some("sh" | "bash" | "shell" | "console")
+        info.split([' ', ',']).next(),
+        Some("sh" | "bash" | "shell" | "console" | "zsh")
     )
 }
 
@@ -367,21 +368,21 @@ fn every_shell_block_is_run_or_says_why_not() {
         let name = name.trim_start_matches("../").to_owned();
         for block in blocks(&text).iter().filter(|b| is_shell(&b.info)) {
             let at = format!("{name}:{}", block.line);
-            let mut words = block.info.split_whitespace().skip(1);
-            match words.next() {
-                Some("no-run") => {
-                    let first = block.text.lines().next().unwrap_or("");
-                    if !first
-                        .strip_prefix("# not run by a test: ")
-                        .is_some_and(|why| why.len() > 10)
-                    {
-                        problems.push(format!(
-                            "{at}: a `no-run` block starts with `# not run by a test: <reason>`"
-                        ));
+            // The block's first line may say who runs it, as a comment
+            // (rustdoc and mdBook read the info string: it stays `sh`).
+            let first = block.text.lines().next().unwrap_or("");
+            if block.info != "sh" {
+                problems.push(format!("{at}: a shell block is `sh`, marked by its first line"));
+                continue;
+            }
+            match first.strip_prefix("# ") {
+                Some(why) if why.starts_with("not run by a test:") => {
+                    if why.len() < "not run by a test: ".len() + 10 {
+                        problems.push(format!("{at}: say why the block is not run"));
                     }
                 }
-                Some(tested) if tested.starts_with("tested-by=") => {
-                    let test = root.join(&tested["tested-by=".len()..]);
+                Some(by) if by.starts_with("run by ") => {
+                    let test = root.join(&by["run by ".len()..]);
                     let source = std::fs::read_to_string(&test).unwrap_or_default();
                     if !source.contains(&name) {
                         problems.push(format!(
@@ -390,8 +391,7 @@ fn every_shell_block_is_run_or_says_why_not() {
                         ));
                     }
                 }
-                Some(other) => problems.push(format!("{at}: unknown mark `{other}`")),
-                None => {
+                _ => {
                     // Runnable here: `cardgen` commands only.
                     let script = block
                         .text
@@ -409,7 +409,7 @@ fn every_shell_block_is_run_or_says_why_not() {
                     if let Some(line) = others.first() {
                         problems.push(format!(
                             "{at}: `{line}` is not a `cardgen` command this test runs: \
-                             mark the block `sh no-run` (with its reason) or `sh tested-by=<test>`"
+                             start the block with `# not run by a test: <reason>` or `# run by <test file>`"
                         ));
                         continue;
                     }
