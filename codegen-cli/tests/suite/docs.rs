@@ -372,7 +372,9 @@ fn every_shell_block_is_run_or_says_why_not() {
             // (rustdoc and mdBook read the info string: it stays `sh`).
             let first = block.text.lines().next().unwrap_or("");
             if block.info != "sh" {
-                problems.push(format!("{at}: a shell block is `sh`, marked by its first line"));
+                problems.push(format!(
+                    "{at}: a shell block is `sh`, marked by its first line"
+                ));
                 continue;
             }
             match first.strip_prefix("# ") {
