@@ -10,8 +10,11 @@
 //! * With the `emit` feature: card loading, signature checks and the emitter.
 //! * With the `cli` feature (default): the `cardgen` binary.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod agent_spec;
 #[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub mod lower;
 
 /// The shared vocabulary (the `hookwire-spec` crate) and the agent spec
@@ -24,12 +27,17 @@ pub mod spec {
 #[cfg(feature = "emit")]
 mod builder;
 #[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub mod cards;
 #[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub mod emit;
 #[cfg(feature = "mcp-lock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-lock")))]
 pub mod mcp_lock;
 #[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub mod yaml;
 #[cfg(feature = "emit")]
+#[cfg_attr(docsrs, doc(cfg(feature = "emit")))]
 pub use builder::{Builder, DEFAULT_SUBDIR};

@@ -1,6 +1,6 @@
 //! The durable PMO: an orchestrator whose tools have side effects (a
 //! payment, a ticket), served as durable sessions on a Restate server
-//! (`hookwire::durable`). See README, "Durable sessions".
+//! (`hookwire::durable`). See docs/durable.md.
 //!
 //! Every side effect is appended to a ledger file (`DURABLE_PMO_LEDGER`),
 //! outside the process: the tests count in it that no tool, hook or model

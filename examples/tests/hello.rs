@@ -1,4 +1,4 @@
-//! The README's hello agent runs offline and shows the hook's work.
+//! The hello example (`examples/src/bin/hello.rs`) runs offline and shows the hook's work.
 #![allow(clippy::unwrap_used)]
 
 #[test]

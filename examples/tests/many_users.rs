@@ -1,4 +1,4 @@
-//! The `many_users` example as the README shows it: one agent value serves
+//! The `many_users` example as docs/tools.md shows it: one agent value serves
 //! three concurrent sessions; each deposit lands on its own user's balance,
 //! through the agent's one dependency and each session's typed user.
 #![allow(clippy::unwrap_used)]

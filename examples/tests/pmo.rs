@@ -220,10 +220,21 @@ async fn the_live_console_trace_is_the_runs_trace_text() {
     assert!(children > 0, "the child agents' events arrive too");
 }
 
-/// The main command of the README prints both traces and says they are
-/// the same.
+/// The main command of README.md (the block that says it is run by this test)
+/// prints both traces and says they are the same.
 #[test]
 fn the_pmo_binary_prints_both_traces_live_and_compares_them() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let block = readme
+        .split_once("```sh\n# run by examples/tests/pmo.rs\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .unwrap()
+        .0;
+    assert_eq!(
+        block, ".ci/install-mcp && cargo run -p hookwire-examples --bin pmo\n",
+        "README.md's main command is the one this test runs (the MCP server is installed by .ci/run)"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pmo"))
         .output()
         .unwrap();

@@ -1,4 +1,4 @@
-//! The README's durable-sessions block, as a user runs it: twice in a row
+//! The durable-sessions block of docs/durable.md, as a user runs it: twice in a row
 //! against the same server data. Each run starts the real Restate server
 //! and the `durable_pmo` service, stops at the payment, kills and restarts
 //! the service, approves, and sees the run finish; the second run must work
@@ -15,17 +15,15 @@ mod durable_support;
 use std::path::Path;
 use std::process::Command;
 
-/// The `sh` block of README.md's "Durable sessions" section.
+/// The `sh` block of docs/durable.md that says it is run by this test
+/// (its first line, which the block keeps: a comment).
 fn readme_block() -> String {
-    let readme = std::fs::read_to_string(durable_support::workspace_root().join("README.md"))
-        .expect("README.md");
-    let section = readme
-        .split("\n## Durable sessions")
-        .nth(1)
-        .expect("a Durable sessions section");
-    let start = section.find("```sh\n").expect("a sh block") + "```sh\n".len();
-    let len = section[start..].find("```").expect("the block's end");
-    section[start..start + len].to_owned()
+    let page = std::fs::read_to_string(durable_support::workspace_root().join("docs/durable.md"))
+        .expect("docs/durable.md");
+    let fence = "```sh\n# run by examples/tests/readme_durable.rs\n";
+    let section = page.split_once(fence).expect("the page's durable block").1;
+    let len = section.find("```").expect("the block's end");
+    section[..len].to_owned()
 }
 
 /// The block with the test's paths: every substitution must apply.
@@ -62,7 +60,7 @@ fn for_test(block: &str, dir: &Path) -> String {
     ] {
         assert!(
             script.contains(from),
-            "the README block no longer has {from:?}"
+            "the docs/durable.md block no longer has {from:?}"
         );
         script = script.replace(from, &to);
     }

@@ -74,6 +74,7 @@ pub struct CaptureContent;
 /// (instrumentation scope `hookwire`, this crate's version,
 /// [`SCHEMA_URL`]): add it to your subscriber. Its settings are
 /// `tracing-opentelemetry`'s (`.with_location(false)`, ... on the result).
+/// An example that installs it: the [module docs](self).
 pub fn layer<S, P>(provider: &P) -> tracing_opentelemetry::OpenTelemetryLayer<S, P::Tracer>
 where
     S: tracing::Subscriber + for<'span> LookupSpan<'span>,

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// The build script's `main`, as the README writes it. Run only by
+/// The build script's `main`, as docs/cards.md writes it. Run only by
 /// [`run_build_script`] (a child process with the variables cargo sets).
 #[test]
 #[ignore = "the build script of the tests below, run as a child process"]

@@ -4,6 +4,7 @@
 
 mod build_script;
 mod cards;
+mod docs;
 mod expected;
 mod fuzz_corpus;
 mod mcp_lock;

@@ -1,5 +1,5 @@
 //! The durable PMO service: serves the orchestrator's sessions to a Restate
-//! server. See README, "Durable sessions".
+//! server. See docs/durable.md.
 //!
 //! ```text
 //! durable_pmo [--listen 127.0.0.1:9080] [--register http://127.0.0.1:9070]

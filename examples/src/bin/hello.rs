@@ -1,4 +1,4 @@
-//! The README's "hello agent": one tool, one hook, `#[agent]`, and a run on
+//! The "hello agent": one tool, one hook, `#[agent]`, and a run on
 //! the scripted model (offline). `cargo run -p hookwire-examples --bin hello`;
 //! with `-- --otel`, the run's OpenTelemetry spans are printed after it.
 

@@ -2,7 +2,7 @@
 //! own deployment files (`deploy/restate-{1,2,3}.toml`): each node reads
 //! its file, and `RESTATE_*` variables move what one machine cannot share
 //! (ports, addresses, the metadata servers' list) and nothing else, as
-//! README's "Durable sessions on a cluster" documents. Data folders are
+//! docs/durable.md's "A cluster" documents. Data folders are
 //! temporary; every node is killed on drop.
 
 use std::path::PathBuf;

@@ -189,6 +189,7 @@ impl AgentConfig {
     /// ([`AgentConfig::output`]); answers are checked against it (feature
     /// `output-schema`).
     #[cfg(feature = "output-schema")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "output-schema")))]
     pub fn with_output_schema(mut self, name: &str, schema: Value) -> Self {
         self.output = Some(crate::model::OutputSpec::new(name, schema));
         self

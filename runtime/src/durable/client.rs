@@ -178,6 +178,24 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// [`DEFAULT_RUN_TIMEOUT`] (10 min) for [`run`](Self::run) and
 /// [`output`](Self::output), which wait for a run to end. A server that
 /// does not answer in time gives [`ClientError::TimedOut`].
+///
+/// ```no_run
+/// use hookwire::approval::ApprovalDecision;
+/// use hookwire::durable::DurableClient;
+/// # #[tokio::main]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = DurableClient::new("http://127.0.0.1:8080")?;
+/// // Start a run; it pauses at a call that waits for approval.
+/// let run = client.start("weekly-1", "Weekly PMO round", None).await?;
+/// // The operator reads the waiting calls through the admin API.
+/// let state = client.state("http://127.0.0.1:9070", "weekly-1").await?;
+/// if let Some(pending) = state.and_then(|s| s.approvals.pending.first().cloned()) {
+///     client.decide("weekly-1", &pending.id(), ApprovalDecision::Approve).await?;
+/// }
+/// println!("{}", client.output(&run).await?.text);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct DurableClient {
     ingresses: Ingresses,

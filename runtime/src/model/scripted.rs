@@ -237,6 +237,7 @@ impl Script {
 
     /// Parses a script from YAML (same shapes as [`from_json`](Self::from_json)).
     #[cfg(feature = "yaml")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "yaml")))]
     pub fn from_yaml(text: &str) -> Result<Self, ModelError> {
         Self::from_value(super::yaml::from_str(text).map_err(ModelError::InvalidScript)?)
     }
@@ -356,6 +357,7 @@ impl ScriptedModel {
 
     /// A model from a YAML script.
     #[cfg(feature = "yaml")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "yaml")))]
     pub fn from_yaml(text: &str) -> Result<Self, ModelError> {
         Script::from_yaml(text).map(Self::new)
     }

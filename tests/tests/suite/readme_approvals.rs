@@ -1,4 +1,4 @@
-//! The README's "Approvals" example, verbatim: the run pauses, the
+//! The "Approvals" example of docs/approvals.md, verbatim: the run pauses, the
 //! pending call shows its path and arguments, a decision by id runs it,
 //! and a second decision for it is refused.
 #![allow(clippy::unwrap_used, clippy::panic)]
