@@ -236,13 +236,17 @@ pub(super) fn coverage_checks(
 ) -> TokenStream {
     let r = review(krate);
     let checks = spec.coverage.iter().enumerate().map(|(i, rule)| {
-        let span = span_of(&rule.span);
-        quote_spanned! {span=>
-            const _: () = #r::check_coverage(
-                <#agent_ty as #krate::declare::GeneratedAgent>::POLICY,
-                #i,
-            );
-        }
+        // Every token on the rule (`bound`): a constant whose tokens mix
+        // spans is reported on the whole attribute.
+        bound(
+            span_of(&rule.span),
+            quote! {
+                const _: () = #r::check_coverage(
+                    <#agent_ty as #krate::declare::GeneratedAgent>::POLICY,
+                    #i,
+                );
+            },
+        )
     });
     quote!(#(#checks)*)
 }
