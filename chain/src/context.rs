@@ -28,6 +28,7 @@ pub struct ToolContext {
     tool_use_id: CallStr,
     extensions: Extensions,
     meta: crate::ToolMeta,
+    function: Option<&'static str>,
 }
 
 impl ToolContext {
@@ -46,6 +47,7 @@ impl ToolContext {
             tool_use_id: tool_use_id.into(),
             extensions: Extensions::new(),
             meta: crate::ToolMeta::EMPTY,
+            function: None,
         }
     }
 
@@ -89,6 +91,7 @@ impl ToolContext {
             tool_use_id,
             extensions: Extensions::new(),
             meta,
+            function: None,
         }
     }
 
@@ -182,6 +185,25 @@ impl ToolContext {
     #[inline]
     pub fn static_tool(&self) -> Option<&'static str> {
         self.tool.as_static()
+    }
+
+    /// The function behind the tool, as its declaration names it
+    /// ([`Tool::FUNCTION`](crate::Tool::FUNCTION)): its Rust path
+    /// (`module::function`) for a `#[hookwire::tool]`, `tools.rs:refund`
+    /// for a card's plain function; `None` for a tool without one (an MCP
+    /// server's, a child agent, a hand-written `Tool`, a tool of a
+    /// hand-built `Router`).
+    #[inline]
+    pub fn function(&self) -> Option<&'static str> {
+        self.function
+    }
+
+    /// Sets [`function`](Self::function) (generated tool sets do, for
+    /// each call of a function tool).
+    #[doc(hidden)]
+    #[inline]
+    pub fn set_function(&mut self, function: Option<&'static str>) {
+        self.function = function;
     }
 
     /// Where the tool comes from.

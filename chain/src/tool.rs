@@ -80,6 +80,13 @@ pub trait Tool: Send + Sync {
     /// this constant.
     const META: &'static [(&'static str, &'static str)] = &[];
 
+    /// The function behind the tool, as its declaration names it: for
+    /// `#[hookwire::tool]`, its Rust path (`module::path::function`); for a
+    /// card's plain function, its reference (`tools.rs:refund`); `None` for
+    /// any other tool. A hook reads it from its context
+    /// ([`ToolContext::function`](crate::ToolContext::function)).
+    const FUNCTION: Option<&'static str> = None;
+
     /// The metadata of this tool value: [`META`](Tool::META) unless the
     /// tool overrides it. Asked on each call of a tool registered at run
     /// time (`WithTools`), whose metadata may be known only then; a

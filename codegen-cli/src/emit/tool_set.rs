@@ -348,9 +348,20 @@ fn dispatch_fn(
                 )
             },
         };
+        // A function tool's context names its function (a child agent has
+        // none).
+        let function = (t.source != ToolSource::Agent).then(|| {
+            let tool_ty = &t.tool_ty;
+            quote! {
+                cx.set_function(
+                    <<#tool_ty as #krate::declare::ToolDecl>::Tool as #krate::Tool>::FUNCTION,
+                );
+            }
+        });
         quote! {
             #pattern => {
                 let mut cx = #context;
+                #function
                 #krate::hooks::catch_panics(&self.#f, &mut cx, call.arguments).await
             }
         }

@@ -76,6 +76,10 @@ pub struct ToolOptions {
     pub fn_path: Option<syn::Path>,
     /// The name of the generated type; defaults to the function's name.
     pub type_ident: Option<syn::Ident>,
+    /// How the tool's context names the function behind it
+    /// (`Tool::FUNCTION`); `None`: `module::path::function`, the module
+    /// where the macro is (cardgen gives the card's `file.rs:function`).
+    pub function: Option<String>,
     /// The tool's own hooks (`tool_hooks = [..]`), outermost first: every agent
     /// that lists the tool runs them innermost, just around the tool.
     pub hooks: Vec<crate::spec::HookRef>,
@@ -128,6 +132,7 @@ impl ToolOptions {
             strict: false,
             fn_path: None,
             type_ident: None,
+            function: None,
             hooks: Vec::new(),
             needs_approval: None,
             on_error: None,

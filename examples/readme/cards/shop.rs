@@ -2,7 +2,8 @@
 //! (`shop.md`). Each item is the README's, verbatim
 //! (`codegen-cli/tests/suite/docs.rs` checks it).
 
-use hookwire::{Decision, ToolArgs, ToolContext};
+use hookwire::declare::ArgsOf;
+use hookwire::{Decision, ToolContext};
 
 /// Looks up the price of `item`.
 #[hookwire::tool]
@@ -16,11 +17,13 @@ pub fn pay(to: String, amount: u64) -> String {
     format!("paid {amount} to {to}")
 }
 
-/// The guard: no payment to a vendor on the blocklist ever runs.
+/// The guard: no payment to a vendor on the blocklist ever runs. It reads
+/// `pay`'s arguments as their Rust type (a typed hook).
 #[hookwire::hook]
-pub async fn blocklist(_cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
-    match args.get("to").and_then(|to| to.as_str()) {
-        Some("mallory") => Decision::Deny("mallory is on the blocklist".into()),
-        _ => Decision::Continue,
+pub async fn blocklist(_cx: &mut ToolContext, args: &ArgsOf<pay>) -> Decision {
+    if args.to == "mallory" {
+        Decision::Deny("mallory is on the blocklist".into())
+    } else {
+        Decision::Continue
     }
 }

@@ -23,6 +23,7 @@ mod dispatch_names;
 mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
+mod mcp_lock_macro;
 mod meta_matchers;
 mod readme_approvals;
 mod runtime_tools;

@@ -43,6 +43,13 @@ async fn cap_refund(_cx: &mut ToolContext, args: &mut ArgsOf<refund>) -> Decisio
 async fn json_reader(cx: &mut ToolContext, args: &mut ToolArgs) -> Decision {
     let amount = args.get("amount").cloned().unwrap_or(Value::Null);
     cx.progress(format!("json sees {amount}"));
+    // What the context names: the function behind the tool, and where it
+    // runs (`None`: in the process).
+    cx.progress(format!(
+        "function {} server {:?}",
+        cx.function().unwrap_or("none"),
+        cx.server_name()
+    ));
     Decision::Continue
 }
 
@@ -140,4 +147,12 @@ async fn typed_hooks_read_and_rewrite_fields_and_the_tool_and_trace_see_the_rewr
     let text = out.trace_text();
     assert!(text.contains("json sees 50"), "{text}");
     assert!(text.contains("json sees 70"), "{text}");
+    assert!(
+        text.contains("function suite::typed_hooks::refund server None"),
+        "{text}"
+    );
+    assert!(
+        text.contains("function suite::typed_hooks::pay server None"),
+        "{text}"
+    );
 }

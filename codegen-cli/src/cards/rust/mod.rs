@@ -295,6 +295,8 @@ fn lower_adapter(
         let mut o = ToolOptions::new(krate);
         o.fn_path = Some(fn_path);
         o.type_ident = Some(type_ident);
+        // The context names the function as the card does.
+        o.function = Some(format!("{}:{fn_ident}", file.display.display()));
         lower::tool(item, &o)
     } else {
         let mut o = HookOptions::new(krate);

@@ -256,7 +256,7 @@ fn tool_impl(opts: &ToolOptions, ty_ident: &syn::Ident, call: &ToolCall<'_>) -> 
     } else {
         quote!(_)
     };
-    let consts = tool_consts(opts);
+    let consts = tool_consts(opts, &sig.ident);
     let rule_fns = rule_fns(opts);
     quote! {
         impl #krate::Tool for #tool_ty {
@@ -290,9 +290,21 @@ fn tool_impl(opts: &ToolOptions, ty_ident: &syn::Ident, call: &ToolCall<'_>) -> 
     }
 }
 
-/// The `Tool` constants the options set: `META`, and `STEP_RULES = false`
-/// for a tool with neither rule (it is not asked at every step).
-fn tool_consts(opts: &ToolOptions) -> TokenStream {
+/// The `Tool` constants the options set: `FUNCTION`, `META`, and
+/// `STEP_RULES = false` for a tool with neither rule (it is not asked at
+/// every step).
+fn tool_consts(opts: &ToolOptions, fn_ident: &syn::Ident) -> TokenStream {
+    let function = match &opts.function {
+        Some(label) => quote!(#label),
+        None => {
+            let name = super::unraw(fn_ident);
+            quote!(::core::concat!(::core::module_path!(), "::", #name))
+        }
+    };
+    let function_const = quote! {
+        const FUNCTION: ::core::option::Option<&'static str> =
+            ::core::option::Option::Some(#function);
+    };
     let meta_const = (!opts.meta.is_empty()).then(|| {
         let slice = super::meta_slice(&opts.meta);
         quote! {
@@ -304,7 +316,7 @@ fn tool_consts(opts: &ToolOptions) -> TokenStream {
             const STEP_RULES: bool = false;
         }
     });
-    quote!(#meta_const #step_rules_const)
+    quote!(#function_const #meta_const #step_rules_const)
 }
 
 /// The `Tool` functions the options set: `strict`, `approval_metadata`,

@@ -16,10 +16,11 @@ pub fn pay(to: String, amount: u64) -> String {
     format!("paid {amount} to {to}")
 }
 
-/// Refuses refunds to mallory.
-pub async fn no_refund_to_mallory(_cx: &mut ToolContext, args: &ArgsOf<refund>) -> Decision {
+/// Refuses refunds to mallory, naming the function it guards.
+pub async fn no_refund_to_mallory(cx: &mut ToolContext, args: &ArgsOf<refund>) -> Decision {
     if args.to == "mallory" {
-        Decision::Deny(format!("no refund to {}", args.to))
+        let function = cx.function().unwrap_or("none");
+        Decision::Deny(format!("no refund to {} by {function}", args.to))
     } else {
         Decision::Continue
     }

@@ -174,7 +174,9 @@ fn a_cards_typed_hooks_read_and_rewrite_their_tools_arguments_as_fields() {
             ),
             // `no_refund_to_mallory` (a plain function) read the name.
             (
-                "tool call denied by `no_refund_to_mallory`: no refund to mallory".to_owned(),
+                // The tool is marked `#[hookwire::tool]` in `typed_desk.rs`: its
+                // context names its Rust path where the card includes it.
+                "tool call denied by `no_refund_to_mallory`: no refund to mallory by suite::cards_e2e::agents::__rust_refs::typed_desk_rs::refund".to_owned(),
                 None
             ),
             // `match: refund` keeps both off `pay`.
