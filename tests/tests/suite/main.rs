@@ -1,9 +1,9 @@
 //! The integration tests of the macros, the generated code and the cards,
 //! one binary (each test binary links tokio, rmcp and reqwest). One module
-//! per topic. Two stay binaries of their own: `ui.rs` (the trybuild
-//! compile-fail suite) and `deep_hooks.rs`, whose long chains must compile
-//! in a crate of their own, under rustc's default recursion limit (as
-//! `deep_agents` and `deep_nesting` here do).
+//! per topic. One stays a binary of its own: `deep_hooks.rs`, whose long
+//! chains must compile in a crate of their own, under rustc's default
+//! recursion limit (as `deep_agents` and `deep_nesting` here do). The
+//! compile-fail suite is the crate `hookwire-ui` (`tests/ui/`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -13,21 +13,21 @@
 #[test]
 fn tool() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/tool/*.rs");
-    t.compile_fail("ui/tool/in_agent/*.rs");
+    t.compile_fail("tool/*.rs");
+    t.compile_fail("tool/in_agent/*.rs");
 }
 
 #[test]
 fn hook() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/hook/*.rs");
-    t.compile_fail("ui/hook/in_agent/*.rs");
+    t.compile_fail("hook/*.rs");
+    t.compile_fail("hook/in_agent/*.rs");
 }
 
 #[test]
 fn agent() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/agent/*.rs");
+    t.compile_fail("agent/*.rs");
 }
 
 /// `#[agent(coverage = [..])]`: a rule the agent's policy breaks is one
@@ -36,7 +36,7 @@ fn agent() {
 #[test]
 fn coverage() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/agent/coverage/*.rs");
+    t.compile_fail("agent/coverage/*.rs");
 }
 
 /// `meta(..)` on a tool and `meta:` matchers in an agent: a bad key or
@@ -46,8 +46,8 @@ fn coverage() {
 #[test]
 fn meta() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/tool/meta/*.rs");
-    t.compile_fail("ui/agent/meta/*.rs");
+    t.compile_fail("tool/meta/*.rs");
+    t.compile_fail("agent/meta/*.rs");
 }
 
 /// A child agent's `output` and `on_error` in `agents = [..]`: a wrong
@@ -55,7 +55,7 @@ fn meta() {
 #[test]
 fn agent_child_options() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/agent/child_options/*.rs");
+    t.compile_fail("agent/child_options/*.rs");
 }
 
 /// `#[agent(output = T)]` and `output_schema`: a type that is not
@@ -64,11 +64,11 @@ fn agent_child_options() {
 #[test]
 fn agent_output() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/agent/output/*.rs");
+    t.compile_fail("agent/output/*.rs");
 }
 
 #[test]
 fn pass() {
     let t = trybuild::TestCases::new();
-    t.pass("ui/pass/*.rs");
+    t.pass("pass/*.rs");
 }
