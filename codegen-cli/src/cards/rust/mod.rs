@@ -295,8 +295,13 @@ fn lower_adapter(
         let mut o = ToolOptions::new(krate);
         o.fn_path = Some(fn_path);
         o.type_ident = Some(type_ident);
-        // The context names the function as the card does.
-        o.function = Some(format!("{}:{fn_ident}", file.display.display()));
+        // The context names the function as a card does (`tools.rs:refund`):
+        // by its file's name, the same on every machine.
+        let file_name = file.display.file_name().map_or_else(
+            || file.display.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        o.function = Some(format!("{file_name}:{fn_ident}"));
         lower::tool(item, &o)
     } else {
         let mut o = HookOptions::new(krate);
