@@ -38,10 +38,8 @@ impl Checks {
             if selects_only_known(&r.matcher, &known) {
                 continue;
             }
-            let user_ty = &hook.user_ty;
-            self.typed.push(quote_spanned! {hook.span=>
-                (&#krate::__private::check::ArgsProbe::<#user_ty, ()>::NEW).check_json_args();
-            });
+            self.typed
+                .push(probe(krate, hook, &quote!(()), "check_json_args"));
         }
     }
 
@@ -62,9 +60,16 @@ impl Checks {
 /// `args_ty`, is not a typed hook for other arguments, spanned on the
 /// hook's path (see [`typed_probes`]).
 pub(crate) fn typed_probe(krate: &syn::Path, hook: &Hook, args_ty: &TokenStream) -> TokenStream {
+    probe(krate, hook, args_ty, "check_args")
+}
+
+/// One probe of `hook` with arguments `args_ty`, calling `check` (named on
+/// the hook's span: rustc reports an unmet bound of a method there).
+fn probe(krate: &syn::Path, hook: &Hook, args_ty: &TokenStream, check: &str) -> TokenStream {
     let user_ty = &hook.user_ty;
+    let check = syn::Ident::new(check, hook.span);
     quote_spanned! {hook.span=>
-        (&#krate::__private::check::ArgsProbe::<#user_ty, #args_ty>::NEW).check_args();
+        (&#krate::__private::check::ArgsProbe::<#user_ty, #args_ty>::NEW).#check();
     }
 }
 

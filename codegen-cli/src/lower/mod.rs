@@ -48,7 +48,7 @@ pub(crate) use signature::show as show_type;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
 pub(crate) use signature::{SCALARS, TypedArgs, check_hook};
 pub(crate) use signature::{ToolParam, option_inner as option_type, tool_params};
-pub(crate) use signature::{dep_inner, reject_cfg_params};
+pub(crate) use signature::{args_of_inner, dep_inner, reject_cfg_params};
 pub use tool::tool;
 
 use proc_macro2::Span;

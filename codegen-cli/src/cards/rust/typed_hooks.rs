@@ -10,18 +10,8 @@ use crate::spec::{MatchTarget, ToolSource};
 /// The tool a typed hook's argument type names: `X` of `ArgsOf<X>` (any
 /// path to `ArgsOf`), `None` for another type.
 fn args_of(ty: &syn::Type) -> Option<String> {
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    if last.ident != "ArgsOf" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.first() {
-        Some(syn::GenericArgument::Type(syn::Type::Path(tool))) if args.args.len() == 1 => tool
+    match crate::lower::args_of_inner(ty)? {
+        syn::Type::Path(tool) => tool
             .path
             .segments
             .last()

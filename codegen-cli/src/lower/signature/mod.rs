@@ -26,7 +26,7 @@ pub(crate) use tool::{
     check_ascii_ident, check_fn_attrs, doc_line, is_default_attr, join_docs, tool_params,
 };
 use types::*;
-pub(crate) use types::{SCALARS, dep_inner, option_inner, show};
+pub(crate) use types::{SCALARS, args_of_inner, dep_inner, option_inner, show};
 
 /// The signature the runtime expects for a hook of kind `kind` named
 /// `name`, as one line of Rust.

@@ -39,6 +39,12 @@ pub(crate) fn dep_inner(ty: &Type) -> Option<&Type> {
     wrapped(ty, "Dep")
 }
 
+/// `ArgsOf<T>` (or `hookwire::declare::ArgsOf<T>`): the `T`, the tool whose
+/// arguments a typed hook takes.
+pub(crate) fn args_of_inner(ty: &Type) -> Option<&Type> {
+    wrapped(ty, "ArgsOf")
+}
+
 /// `Name<T>` (by the last path segment): the `T`.
 pub(super) fn wrapped<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     let seg = last_ident(ty)?;
