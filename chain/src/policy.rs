@@ -185,6 +185,8 @@ impl<N: ?Sized> Recorder<'_, N> {
 }
 
 impl<H: Hook> Hook for Guarded<H> {
+    const REWRITES: bool = H::REWRITES;
+
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,

@@ -28,6 +28,11 @@ pub trait PreHook: Send + Sync {
         args: &mut ToolArgs,
     ) -> impl Future<Output = Result<Decision, HookError>> + Send;
 
+    /// Whether it may rewrite the arguments (see [`Hook::REWRITES`]): it
+    /// gets them `&mut`, so the default is `true`. `#[hookwire::hook]`
+    /// says `false` for a typed pre hook taking `&ArgsOf<tool>`.
+    const REWRITES: bool = true;
+
     /// The hook's name, used in traces and error messages.
     fn name(&self) -> &'static str {
         std::any::type_name::<Self>()
@@ -66,6 +71,8 @@ pub struct Pre<P>(pub P);
 pub struct Post<P>(pub P);
 
 impl<P: PreHook> Hook for Pre<P> {
+    const REWRITES: bool = P::REWRITES;
+
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,
@@ -108,6 +115,9 @@ impl<P: PreHook> Hook for Pre<P> {
 }
 
 impl<P: PostHook> Hook for Post<P> {
+    /// A post hook sees the outcome, not the arguments.
+    const REWRITES: bool = false;
+
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,

@@ -54,6 +54,8 @@ impl<H> When<Matcher, H> {
 }
 
 impl<M: Predicate<ToolContext>, H: Hook> Hook for When<M, H> {
+    const REWRITES: bool = H::REWRITES;
+
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,

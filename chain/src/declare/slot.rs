@@ -85,6 +85,11 @@ impl<M: Slot> std::fmt::Debug for Slotted<M> {
 
 #[diagnostic::do_not_recommend]
 impl<M: AroundSlot> Hook for Slotted<M> {
+    // An agent's policy reads it from the chain's type (`Slotted<M>`), as
+    // the chain does: a path that is not a hook stays one error, at the
+    // slot's kind impl.
+    const REWRITES: bool = <M::Hook as Hook>::REWRITES;
+
     #[inline]
     fn around<N: Handler>(
         &self,
@@ -102,6 +107,8 @@ impl<M: AroundSlot> Hook for Slotted<M> {
 
 #[diagnostic::do_not_recommend]
 impl<M: PreSlot> PreHook for Slotted<M> {
+    const REWRITES: bool = <M::Hook as PreHook>::REWRITES;
+
     #[inline]
     fn before(
         &self,

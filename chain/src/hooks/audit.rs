@@ -14,6 +14,9 @@ use crate::prepost::Decision;
 pub struct Audit;
 
 impl Hook for Audit {
+    /// It passes the arguments on as it received them.
+    const REWRITES: bool = false;
+
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,

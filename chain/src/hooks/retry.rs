@@ -182,6 +182,9 @@ impl Retry {
 }
 
 impl Hook for Retry {
+    /// It passes the arguments on as it received them.
+    const REWRITES: bool = false;
+
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,

@@ -29,6 +29,9 @@ impl Timeout {
 }
 
 impl Hook for Timeout {
+    /// It passes the arguments on as it received them.
+    const REWRITES: bool = false;
+
     async fn around<N: Handler>(
         &self,
         cx: &mut ToolContext,

@@ -88,6 +88,7 @@ pub fn policy_hook(h: &HookRef, level: HookLevel) -> PolicyHook {
         on_failure: Some(h.policy),
         timeout_ms: h.timeout_ms,
         selected: Selected::Yes,
+        rewrites: h.rewrites.unwrap_or(true),
     }
 }
 
@@ -100,6 +101,8 @@ fn lifecycle_hook(h: &LifecycleRef) -> PolicyHook {
         on_failure: h.policy,
         timeout_ms: h.timeout_ms,
         selected: Selected::Yes,
+        // Its `pre_tool_use` may rewrite them.
+        rewrites: true,
     }
 }
 

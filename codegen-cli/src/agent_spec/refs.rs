@@ -189,6 +189,10 @@ pub struct HookRef {
     pub match_span: SpanInfo,
     /// The path as the front end's tokens, if it has them.
     pub tokens: PathTokens,
+    /// Whether it may rewrite the call's arguments, when the front end
+    /// read its signature (cards do); `None`: the compiler reads it from
+    /// the type (`Hook::REWRITES`), and the spec's policy says it may.
+    pub rewrites: Option<bool>,
 }
 
 impl HookRef {
@@ -206,6 +210,7 @@ impl HookRef {
             span: None,
             match_span: None,
             tokens: None,
+            rewrites: None,
         }
     }
 

@@ -210,6 +210,9 @@ pub(crate) struct Hook {
     /// (see [`Checks::typed`]).
     pub(crate) user_ty: syn::Type,
     pub(crate) span: Span,
+    /// Whether it may rewrite the arguments, as a constant expression
+    /// read through its slot (`Hook::REWRITES`): what the policy shows.
+    pub(crate) rewrites: TokenStream,
 }
 
 /// Emits the tool set and the `Agent` impl of `spec`.
@@ -293,7 +296,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let constructor = items.constructor(&config);
     let from_deps = items.deps_impls();
     let debug = items.debug_impl();
-    let (policy, policy_fn) = policy::policy_items(krate, spec, &lowered);
+    let (policy, policy_fn) = policy::policy_items(krate, spec, &lowered, &agent_hooks);
     let coverage = policy::coverage_checks(krate, spec, &agent_ty);
     checks.typed_on_dynamic(krate, spec, &agent_hooks);
     let typed_hooks = checks.typed_hooks(krate);

@@ -46,12 +46,15 @@ fn selected_tokens(
 }
 
 /// A hook of the policy; `selection`: whether its matcher selects the
-/// tool, when the compiler decides it.
+/// tool, when the compiler decides it; `rewrites`: whether it may rewrite
+/// the arguments, as the compiler reads it from the hook's type (`None`:
+/// as `h` says).
 pub(crate) fn hook_tokens(
     krate: &syn::Path,
     h: &PolicyHook,
     selection: Option<&Selection>,
     meta: Option<&TokenStream>,
+    rewrites: Option<&TokenStream>,
 ) -> TokenStream {
     let r = review(krate);
     let name = cow_str(&h.name);
@@ -79,6 +82,13 @@ pub(crate) fn hook_tokens(
         None => quote!(::core::option::Option::None),
     };
     let selected = selected_tokens(krate, h.selected, selection, meta);
+    let rewrites = match rewrites {
+        Some(expr) => expr.clone(),
+        None => {
+            let b = h.rewrites;
+            quote!(#b)
+        }
+    };
     quote! {
         #r::PolicyHook {
             name: #name,
@@ -88,6 +98,7 @@ pub(crate) fn hook_tokens(
             on_failure: #on_failure,
             timeout_ms: #timeout,
             selected: #selected,
+            rewrites: #rewrites,
         }
     }
 }
@@ -109,6 +120,7 @@ fn tool_tokens(
     krate: &syn::Path,
     entry: &crate::spec::PolicyEntry<'_>,
     lowered: Option<&Lowered>,
+    agent_hooks: &[Hook],
 ) -> TokenStream {
     let r = review(krate);
     let PolicyTool {
@@ -120,14 +132,25 @@ fn tool_tokens(
         ..
     } = &entry.tool;
     let meta = lowered.and_then(|l| l.meta.as_ref());
+    // The agent's hooks, then the entry's (`policy_entries`' order).
+    let rewrites = agent_hooks
+        .iter()
+        .map(|h| Some(&h.rewrites))
+        .chain(
+            lowered
+                .into_iter()
+                .flat_map(|l| l.entry_rewrites.iter().map(Some)),
+        )
+        .chain(std::iter::repeat(None));
     let hooks = hooks
         .iter()
         .zip(&entry.hooks)
-        .map(|(h, s)| hook_tokens(krate, h, Some(s), meta));
+        .zip(rewrites)
+        .map(|((h, s), rewrites)| hook_tokens(krate, h, Some(s), meta, rewrites));
     let lifecycle = lifecycle
         .iter()
         .zip(&entry.lifecycle)
-        .map(|(h, s)| hook_tokens(krate, h, Some(s), meta));
+        .map(|(h, s)| hook_tokens(krate, h, Some(s), meta, None));
     let kind = match kind {
         ToolKind::Function => quote!(#r::ToolKind::Function),
         ToolKind::Agent => quote!(#r::ToolKind::Agent),
@@ -166,17 +189,25 @@ fn tool_tokens(
 }
 
 /// The policy constant's expression.
-fn policy_expr(krate: &syn::Path, spec: &AgentSpec, lowered: &[Lowered]) -> TokenStream {
+fn policy_expr(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    lowered: &[Lowered],
+    agent_hooks: &[Hook],
+) -> TokenStream {
     let r = review(krate);
     let entries = spec.policy_entries();
     let find = |e: &crate::spec::PolicyEntry<'_>| {
         e.function
             .and_then(|f| lowered.iter().find(|l| l.name == f.name))
     };
-    let tools = entries.iter().map(|e| tool_tokens(krate, e, find(e)));
+    let tools = entries
+        .iter()
+        .map(|e| tool_tokens(krate, e, find(e), agent_hooks));
     let rules = spec.coverage.iter().enumerate().map(|(i, rule)| {
         let kind = match rule.kind {
             CoverageKind::GuardsFailClosed => quote!(#r::CoverageKind::GuardsFailClosed),
+            CoverageKind::RewritesOrdered => quote!(#r::CoverageKind::RewritesOrdered),
             _ => quote!(#r::CoverageKind::ApprovalOrGuard),
         };
         let matcher = cow_str(&rule.matcher.to_string());
@@ -210,8 +241,9 @@ pub(super) fn policy_items(
     krate: &syn::Path,
     spec: &AgentSpec,
     lowered: &[Lowered],
+    agent_hooks: &[Hook],
 ) -> (TokenStream, TokenStream) {
-    let expr = policy_expr(krate, spec, lowered);
+    let expr = policy_expr(krate, spec, lowered, agent_hooks);
     let constant = quote! {
         const POLICY: #krate::Policy = #expr;
     };

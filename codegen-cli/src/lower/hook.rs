@@ -55,6 +55,7 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
     };
     let around = around_fn(krate, matcher, &run);
     let typed = typed_items(krate, &checked, &ty_ident, opts);
+    let rewrites = checked.rewrites();
 
     let docs: Vec<&syn::Attribute> = item
         .attrs
@@ -75,6 +76,8 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
             #typed
 
             impl #krate::Hook for #ty_ident {
+                const REWRITES: bool = #rewrites;
+
                 #around
 
                 fn name(&self) -> &'static str {
@@ -226,6 +229,7 @@ impl HookParts<'_> {
             ..
         } = *self;
         let into_hook_error = quote!(::core::convert::Into::<#krate::HookError>::into);
+        let rewrites = self.checked.rewrites();
         match self.checked.kind {
             // `__HookwireAround` is only needed as the type `Guarded` wraps.
             // It returns the function's future itself: no `async` level of its
@@ -286,6 +290,8 @@ impl HookParts<'_> {
                 KindImpl {
                     item: quote! {
                         impl #krate::PreHook for #ty_ident {
+                            const REWRITES: bool = #rewrites;
+
                             async fn before(
                                 &self,
                                 cx: &mut #krate::ToolContext,

@@ -46,7 +46,7 @@ pub use meta::{meta_slice, parse_meta, tool_meta};
 pub use own_chain::{own_chain_summary, own_policy};
 pub(crate) use signature::show as show_type;
 pub use signature::{HookKind, TOOL_EXPECTED, check_tool, classify_hook, expected_signature};
-pub(crate) use signature::{SCALARS, TypedArgs, check_hook};
+pub(crate) use signature::{HookSig, SCALARS, TypedArgs, check_hook};
 pub(crate) use signature::{ToolParam, option_inner as option_type, tool_params};
 pub(crate) use signature::{args_of_inner, dep_inner, reject_cfg_params};
 pub use tool::tool;

@@ -29,6 +29,7 @@ pub(crate) fn own_chain(
     let krate = &opts.crate_path;
     let mut items = Vec::new();
     let mut probes = Vec::new();
+    let mut own_rewrites = Vec::new();
     // Innermost first: the tool, then the error mapping, then the gate, then
     // the hooks from the last declared to the first.
     let idents: Vec<&syn::Ident> = deps.iter().map(|(ident, _, _)| ident).collect();
@@ -112,6 +113,7 @@ pub(crate) fn own_chain(
         let prefix = format!("__HookwireHook{j}");
         let lowered = crate::emit::lower_hook(krate, hook, None, &prefix, Some(vis))?;
         items.push(lowered.items.clone());
+        own_rewrites.push(lowered.rewrites.clone());
         probes.push(crate::emit::typed_probe(
             krate,
             &lowered,
@@ -125,10 +127,17 @@ pub(crate) fn own_chain(
     items.push(crate::emit::typed_probes(krate, &probes));
     let inners = (0..depth).map(|_| quote!(.inner()));
     let _ = name;
-    let own_hooks = opts
-        .hooks
-        .iter()
-        .map(|h| crate::emit::hook_tokens(krate, &policy_hook(h, HookLevel::Own), None, None));
+    // Lowered outermost last: back in the list's order.
+    own_rewrites.reverse();
+    let own_hooks = opts.hooks.iter().zip(&own_rewrites).map(|(h, rewrites)| {
+        crate::emit::hook_tokens(
+            krate,
+            &policy_hook(h, HookLevel::Own),
+            None,
+            None,
+            Some(rewrites),
+        )
+    });
     let approval = crate::emit::approval_tokens(
         krate,
         &match &opts.needs_approval {
@@ -277,13 +286,20 @@ fn text(t: &dyn quote::ToTokens) -> String {
 /// `#[tool(..)]` as the macro reads it: what `own_policy_tokens` puts in
 /// the tool's `ToolDecl`, for `cardgen explain --json`. A value the macro
 /// would refuse is left at its default (the macro reports it).
-pub fn own_policy(item: &ItemFn) -> (Vec<PolicyHook>, Approval) {
+///
+/// `rewrites` says whether the hook a path names may rewrite the
+/// arguments, when the caller can read its signature (a card reads the
+/// functions of the tool's file); `None` counts as may.
+pub fn own_policy(
+    item: &ItemFn,
+    rewrites: &dyn Fn(&syn::Path) -> Option<bool>,
+) -> (Vec<PolicyHook>, Approval) {
     let (mut hooks, mut approval) = (Vec::new(), Approval::None);
     for meta in &own_metas(item) {
         match meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("tool_hooks") => {
                 if let syn::Expr::Array(array) = &nv.value {
-                    hooks.extend(array.elems.iter().filter_map(own_hook));
+                    hooks.extend(array.elems.iter().filter_map(|e| own_hook(e, rewrites)));
                 }
             }
             syn::Meta::Path(p) if p.is_ident("needs_approval") => approval = Approval::Always,
@@ -307,7 +323,10 @@ pub fn own_policy(item: &ItemFn) -> (Vec<PolicyHook>, Approval) {
 }
 
 /// One `tool_hooks` entry: `path` or `path(on_failure = "..", timeout_ms = N)`.
-fn own_hook(entry: &syn::Expr) -> Option<PolicyHook> {
+fn own_hook(
+    entry: &syn::Expr,
+    rewrites: &dyn Fn(&syn::Path) -> Option<bool>,
+) -> Option<PolicyHook> {
     let (path, args): (&syn::Path, Vec<&syn::Expr>) = match entry {
         syn::Expr::Path(p) => (&p.path, Vec::new()),
         syn::Expr::Call(call) => match &*call.func {
@@ -317,6 +336,7 @@ fn own_hook(entry: &syn::Expr) -> Option<PolicyHook> {
         _ => return None,
     };
     let mut hook = crate::spec::HookRef::new(text(path));
+    hook.rewrites = rewrites(path);
     for arg in args {
         let syn::Expr::Assign(assign) = arg else {
             continue;

@@ -4,6 +4,8 @@
 mod entries;
 mod settings;
 mod spec;
+#[cfg(test)]
+mod tests;
 
 use std::str::FromStr;
 

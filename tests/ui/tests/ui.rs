@@ -59,8 +59,9 @@ fn agent_child_options() {
 }
 
 /// `#[agent(output = T)]` and `output_schema`: a type that is not
-/// `Deserialize + JsonSchema`, or a schema that is not one, is one error,
-/// on the type or the string.
+/// `Deserialize + JsonSchema`, or a schema that is not JSON, is one error,
+/// on the type or the string. (A schema that is JSON but not a JSON Schema
+/// needs hookwire's `output-schema`: macros/src/agent/tests.rs.)
 #[test]
 fn agent_output() {
     let t = trybuild::TestCases::new();

@@ -20,13 +20,21 @@ pub enum CoverageKind {
     /// `guards_fail_closed`: every guard in the tool's chain fails closed
     /// and has a timeout.
     GuardsFailClosed,
+    /// `rewrites_ordered`: the hooks that may rewrite the tool's arguments
+    /// come from one list (the agent's `tool_hooks`, the agent's entry
+    /// for the tool, or the tool's own), whose order is the order they
+    /// run in: two from different lists are ordered by where they were
+    /// declared, which nobody wrote down. (Lifecycle hooks are not in the
+    /// tool's chain: the loop runs them before it.)
+    RewritesOrdered,
 }
 
 impl CoverageKind {
     /// Every rule with its spelling.
-    pub const ALL: [(&'static str, CoverageKind); 2] = [
+    pub const ALL: [(&'static str, CoverageKind); 3] = [
         ("approval_or_guard", Self::ApprovalOrGuard),
         ("guards_fail_closed", Self::GuardsFailClosed),
+        ("rewrites_ordered", Self::RewritesOrdered),
     ];
 
     /// How the rule is spelled.
@@ -34,6 +42,7 @@ impl CoverageKind {
         match self {
             Self::ApprovalOrGuard => "approval_or_guard",
             Self::GuardsFailClosed => "guards_fail_closed",
+            Self::RewritesOrdered => "rewrites_ordered",
         }
     }
 }
@@ -46,7 +55,7 @@ impl fmt::Display for CoverageKind {
 
 /// A coverage rule name that is none of [`CoverageKind::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown coverage rule `{name}`{}; the rules are `approval_or_guard` and `guards_fail_closed`",
+#[error("unknown coverage rule `{name}`{}; the rules are `approval_or_guard`, `guards_fail_closed` and `rewrites_ordered`",
     .suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
 pub struct UnknownCoverageRule {
     /// The name as written.
@@ -108,6 +117,10 @@ pub enum CoverageProblem {
     FailsOpen(usize),
     /// `guards_fail_closed`: the guard at this position has no timeout.
     NoTimeout(usize),
+    /// `rewrites_ordered`: the hooks at these positions of the tool's
+    /// chain both may rewrite its arguments, and come from different
+    /// lists.
+    Unordered(usize, usize),
 }
 
 /// The hook at `i` of the chain `hooks` then `own`.
@@ -130,9 +143,43 @@ const fn counts(h: &PolicyHook, rule: &CoverageRule) -> bool {
     }
 }
 
+/// The first two hooks of the tool's chain that may rewrite its arguments
+/// and come from different lists (`rewrites_ordered`).
+const fn unordered_rewrites(tool: &PolicyTool, len: usize) -> Option<CoverageProblem> {
+    let mut first: Option<usize> = None;
+    let mut i = 0;
+    while i < len {
+        let h = chain_hook(tool, i);
+        if h.rewrites && !matches!(h.selected, Selected::No) {
+            match first {
+                None => first = Some(i),
+                Some(f) if !same_level(chain_hook(tool, f).level, h.level) => {
+                    return Some(CoverageProblem::Unordered(f, i));
+                }
+                Some(_) => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn same_level(a: HookLevel, b: HookLevel) -> bool {
+    matches!(
+        (a, b),
+        (HookLevel::Agent, HookLevel::Agent)
+            | (HookLevel::Entry, HookLevel::Entry)
+            | (HookLevel::Own, HookLevel::Own)
+            | (HookLevel::Lifecycle, HookLevel::Lifecycle)
+    )
+}
+
 /// What `tool` breaks of `rule`, if anything.
 const fn tool_problem(tool: &PolicyTool, rule: &CoverageRule) -> Option<CoverageProblem> {
     let len = items(&tool.hooks).len() + items(&tool.own_hooks).len();
+    if let CoverageKind::RewritesOrdered = rule.kind {
+        return unordered_rewrites(tool, len);
+    }
     let mut i = 0;
     let mut guarded = false;
     while i < len {
@@ -258,22 +305,35 @@ pub const fn coverage_message(
             .push(" fails open, so a failing guard lets the call through; give it `on_failure = \"closed\"`"),
         CoverageProblem::NoTimeout(h) => guard(m, chain_hook(t, h))
             .push(" has no timeout, so a hanging guard holds the call forever; give it a `timeout_ms`"),
+        CoverageProblem::Unordered(a, b) => hook_at(hook_at(m.push("hooks "), chain_hook(t, a)).push(" and "), chain_hook(t, b))
+            .push(" may both rewrite its arguments, and no one list orders them (they run as the lists nest); declare both in one list, in the order they should run, or make one read the arguments without rewriting them (a pre hook taking `args: &ArgsOf<")
+            .push(text(&t.name))
+            .push(">`)"),
     }
 }
 
-/// `its guard `name` (where)`.
-const fn guard(m: Message, h: &PolicyHook) -> Message {
-    let place = match h.level {
+/// Where a hook of the chain is declared.
+const fn place(level: HookLevel) -> &'static str {
+    match level {
         HookLevel::Agent => "the agent's `tool_hooks`",
         HookLevel::Entry => "the agent's entry for the tool",
         HookLevel::Own => "the tool's own `tool_hooks`",
         HookLevel::Lifecycle => "the agent's lifecycle `hooks`",
-    };
-    m.push("its guard `")
+    }
+}
+
+/// `` `name` (in where)``.
+const fn hook_at(m: Message, h: &PolicyHook) -> Message {
+    m.push("`")
         .push(text(&h.name))
         .push("` (in ")
-        .push(place)
+        .push(place(h.level))
         .push(")")
+}
+
+/// `its guard `name` (where)`.
+const fn guard(m: Message, h: &PolicyHook) -> Message {
+    hook_at(m.push("its guard "), h)
 }
 
 /// Fails compilation with the message of the first tool that breaks the

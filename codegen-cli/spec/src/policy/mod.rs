@@ -161,6 +161,11 @@ pub struct PolicyHook {
     pub timeout_ms: Option<u64>,
     /// Whether its matcher selects the tool.
     pub selected: Selected,
+    /// Whether it may rewrite the call's arguments: an around hook, a pre
+    /// hook taking `&mut ToolArgs` or `&mut ArgsOf<tool>` (`Hook::REWRITES`
+    /// of its type); not a pre hook taking `&ArgsOf<tool>`, nor a post
+    /// hook. A lifecycle hook may (its `pre_tool_use`).
+    pub rewrites: bool,
 }
 
 impl PolicyHook {
@@ -175,6 +180,7 @@ impl PolicyHook {
             on_failure: Some(FailurePolicy::FailClosed),
             timeout_ms: None,
             selected: Selected::Yes,
+            rewrites: true,
         }
     }
 

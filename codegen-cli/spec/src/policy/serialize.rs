@@ -32,6 +32,7 @@ struct HookView<'a> {
     selected: &'static str,
     on_failure: &'static str,
     timeout_ms: Option<u64>,
+    rewrites: bool,
 }
 
 #[derive(Serialize)]
@@ -56,6 +57,7 @@ fn hook(h: &PolicyHook) -> HookView<'_> {
         selected: h.selected.as_str(),
         on_failure: h.on_failure.map_or("default", |p| p.as_str()),
         timeout_ms: h.timeout_ms,
+        rewrites: h.rewrites,
     }
 }
 

@@ -117,6 +117,63 @@ fn a_per_call_guard_covers_only_a_rule_with_its_own_matcher() {
 }
 
 #[test]
+fn rewrites_ordered_wants_every_rewriter_of_a_tool_in_one_list() {
+    let hook = |name: &'static str, level: HookLevel, rewrites: bool| {
+        let mut h = PolicyHook::new(name, "*");
+        h.level = level;
+        h.rewrites = rewrites;
+        h
+    };
+    let p = |hooks: Vec<PolicyHook>, own: Vec<PolicyHook>| {
+        let mut tool = PolicyTool::new("refund", ToolKind::Function, &[], &[], Approval::None, &[]);
+        tool.hooks = Cow::Owned(hooks);
+        tool.own_hooks = Cow::Owned(own);
+        Policy {
+            agent: "a".into(),
+            tools: Cow::Owned(vec![tool]),
+            coverage: Cow::Owned(vec![CoverageRule::new(
+                CoverageKind::RewritesOrdered,
+                "*",
+                &[],
+            )]),
+        }
+    };
+    // Two rewriters in one list: the list orders them.
+    let one_list = p(
+        vec![
+            hook("cap", HookLevel::Agent, true),
+            hook("trim", HookLevel::Agent, true),
+        ],
+        vec![],
+    );
+    assert_eq!(coverage_problem(&one_list, 0, 0), None);
+    // A rewriter at the agent and one of the tool's own: nobody ordered them.
+    let apart = p(
+        vec![
+            hook("cap", HookLevel::Agent, true),
+            hook("check", HookLevel::Entry, false),
+        ],
+        vec![hook("normalize", HookLevel::Own, true)],
+    );
+    assert_eq!(
+        coverage_problem(&apart, 0, 0),
+        Some((0, CoverageProblem::Unordered(0, 2)))
+    );
+    assert_eq!(
+        coverage_message(&apart, 0, 0, CoverageProblem::Unordered(0, 2)).as_str(),
+        "coverage rule `rewrites_ordered` (match `*`) is broken by tool `refund`: hooks `cap` (in the agent's `tool_hooks`) and `normalize` (in the tool's own `tool_hooks`) may both rewrite its arguments, and no one list orders them (they run as the lists nest); declare both in one list, in the order they should run, or make one read the arguments without rewriting them (a pre hook taking `args: &ArgsOf<refund>`)"
+    );
+    // The same with the entry's hook reading only, or left out by its
+    // matcher: one rewriter.
+    let mut reads = apart.clone();
+    reads.tools.to_mut()[0].hooks.to_mut()[0].rewrites = false;
+    assert_eq!(coverage_problem(&reads, 0, 0), None);
+    let mut unselected = apart.clone();
+    unselected.tools.to_mut()[0].hooks.to_mut()[0].selected = Selected::No;
+    assert_eq!(coverage_problem(&unselected, 0, 0), None);
+}
+
+#[test]
 fn coverage_rule_names_parse_with_a_suggestion() {
     assert_eq!(
         "approval_or_guard".parse::<CoverageKind>(),

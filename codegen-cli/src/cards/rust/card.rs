@@ -196,10 +196,11 @@ impl CardRefs<'_> {
         } else if let Some(h) = self.spec.tool_hooks.get_mut(idx) {
             h.ty = ident;
             // Its signature passed (the adapter was made).
-            if let Ok(sig) = crate::lower::check_hook(&item.sig)
-                && let Some(typed) = sig.typed
-            {
-                self.typed_hooks.push((idx, typed));
+            if let Some(sig) = hook_sig(&file, item) {
+                h.rewrites = Some(sig.rewrites());
+                if let Some(typed) = sig.typed {
+                    self.typed_hooks.push((idx, typed));
+                }
             }
         }
     }
@@ -264,7 +265,11 @@ impl CardRefs<'_> {
                 Vec::new()
             },
             own_policy: if is_tool {
-                crate::lower::own_policy(item)
+                crate::lower::own_policy(item, &|path| {
+                    // A `#[hook]` function of the tool's own file.
+                    let name = path.get_ident()?.to_string();
+                    Some(hook_sig(file, find_fn(file, &name)?)?.rewrites())
+                })
             } else {
                 (Vec::new(), crate::spec::Approval::None)
             },

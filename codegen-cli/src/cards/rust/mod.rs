@@ -255,6 +255,14 @@ fn find_fn<'a>(file: &'a RsFile, name: &str) -> Option<&'a syn::ItemFn> {
     }
 }
 
+/// The signature rules' view of hook `item` of `file`, read as the
+/// compiler reads it (the file's aliases expanded, its imports followed):
+/// `None` when it is no hook's.
+fn hook_sig(file: &RsFile, item: &syn::ItemFn) -> Option<crate::lower::HookSig> {
+    let sig = resolve::Scope::of(&file.ast).signature(&item.sig).ok()?;
+    crate::lower::check_hook(&sig).ok()
+}
+
 /// The adapter of `item` (a tool or a hook) named `ident`, calling it as
 /// `module::function`, formatted.
 fn lower_adapter(

@@ -63,6 +63,19 @@ pub(crate) struct HookSig {
     pub typed: Option<TypedArgs>,
 }
 
+impl HookSig {
+    /// Whether the hook may rewrite the call's arguments (`Hook::REWRITES`):
+    /// an around hook and a pre hook taking them `&mut` may; a typed pre
+    /// hook taking `&ArgsOf<tool>` and a post hook do not.
+    pub(crate) fn rewrites(&self) -> bool {
+        match self.kind {
+            HookKind::Around => true,
+            HookKind::Pre => self.typed.as_ref().is_none_or(|t| t.mutable),
+            HookKind::Post => false,
+        }
+    }
+}
+
 /// The second parameter of a typed pre hook: a tool's arguments as their
 /// Rust type (`&mut ArgsOf<refund>` to rewrite, `&ArgsOf<refund>` to read).
 #[derive(Debug, Clone)]

@@ -114,6 +114,28 @@ mod declared {
     )]
     pub struct Desk;
 
+    /// Reads a payment's arguments as their type: does not rewrite them.
+    #[hookwire::hook]
+    pub async fn peek(_cx: &mut ToolContext, args: &hookwire::declare::ArgsOf<pay>) -> Decision {
+        let _ = args.amount;
+        Decision::Continue
+    }
+
+    /// Sees the outcome only.
+    #[hookwire::hook]
+    pub async fn stamp(_cx: &mut ToolContext, _outcome: &mut Outcome) {}
+
+    /// `pay`'s own `limit` is its one rewriter (`peek` reads, `stamp` is a
+    /// post hook): `rewrites_ordered` holds, so it compiles.
+    #[hookwire::agent(
+        name = "ordered",
+        instruction = "Pay.",
+        function_tools = [pay],
+        tool_hooks = [peek(match = "pay"), stamp],
+        coverage = [rewrites_ordered],
+    )]
+    pub struct Ordered;
+
     /// The same, the hooks the other way round.
     #[hookwire::agent(
         name = "desk",
@@ -166,4 +188,52 @@ fn a_macro_agents_document_follows_its_declaration() {
         ["agent audit", "agent limit", "own limit"]
     );
     assert_ne!(s.to_json(), p.to_json());
+}
+
+/// Whether each hook of `tool`'s chain may rewrite its arguments.
+fn rewrites(policy: &hookwire::Policy, tool: &str) -> Vec<(String, bool)> {
+    policy
+        .tool(tool)
+        .unwrap()
+        .chain()
+        .map(|h| (h.name.to_string(), h.rewrites))
+        .collect()
+}
+
+#[test]
+fn the_document_says_which_hooks_may_rewrite_and_rewrites_ordered_reads_it() {
+    use hookwire::review::{CoverageKind, CoverageProblem, CoverageRule, coverage_problem};
+    // Read by the compiler from each hook's type (`Hook::REWRITES`, set by
+    // `#[hook]` from the signature): a typed `&ArgsOf` pre hook and a post
+    // hook do not rewrite; a JSON pre hook and an around hook may.
+    let ordered = declared::Ordered::policy();
+    let own = |b| ("limit".to_owned(), b);
+    assert_eq!(
+        rewrites(&ordered, "pay"),
+        [
+            ("peek".to_owned(), false),
+            ("stamp".to_owned(), false),
+            own(true)
+        ]
+    );
+    let doc: serde_json::Value = serde_json::from_str(&ordered.to_json()).unwrap();
+    assert_eq!(doc["tools"][0]["hooks"][0]["rewrites"], false);
+    assert_eq!(doc["tools"][0]["hooks"][2]["rewrites"], true);
+    assert_eq!(doc["coverage"][0]["rule"], "rewrites_ordered");
+    // `Desk` has the agent's `limit` and the tool's own `limit` on `pay`:
+    // the rule, added to its policy, names them (chain positions 0 and 2).
+    let mut desk = declared::Desk::policy();
+    assert_eq!(
+        rewrites(&desk, "pay"),
+        [own(true), ("audit".to_owned(), true), own(true)]
+    );
+    desk.coverage
+        .to_mut()
+        .push(CoverageRule::new(CoverageKind::RewritesOrdered, "*", &[]));
+    assert_eq!(
+        coverage_problem(&desk, 2, 0),
+        Some((0, CoverageProblem::Unordered(0, 2)))
+    );
+    // `read` has one list's rewriters only (the agent's `audit`).
+    assert_eq!(coverage_problem(&desk, 2, 1), None);
 }

@@ -1,0 +1,50 @@
+//! Mistakes in `#[agent]` whose compile-fail case would cost the trybuild
+//! suite a feature's dependencies (tests/ui builds hookwire without
+//! `output-schema`): the expansion is called directly and its one error
+//! read. (`cargo test --workspace` turns the feature on: hookwire-tests
+//! asks for it.)
+
+use quote::quote;
+
+use super::expand;
+
+/// An `output_schema` that is JSON but not a JSON Schema is one error,
+/// saying where in the schema and what a type may be.
+#[cfg(feature = "output-schema")]
+#[test]
+fn an_invalid_output_schema_is_one_error_saying_where() {
+    let attr = quote!(
+        name = "scorer",
+        output_schema = r#"{"type": "object", "properties": {"score": {"type": "int"}}}"#
+    );
+    let item: syn::ItemStruct = syn::parse_quote!(
+        struct Scorer;
+    );
+    let errors: Vec<String> = match expand(attr, &item) {
+        Ok(tokens) => panic!("expanded: {tokens}"),
+        Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+    };
+    assert_eq!(
+        errors,
+        [
+            "invalid `output_schema` at `properties.score.type`: unknown JSON Schema type `int`: expected one of object, array, string, number, integer, boolean, null"
+        ]
+    );
+}
+
+/// The same schema, valid: the expansion goes through (the test above
+/// fails on the schema, not on something else in the attribute).
+#[cfg(feature = "output-schema")]
+#[test]
+fn a_valid_output_schema_expands() {
+    let attr = quote!(
+        name = "scorer",
+        output_schema = r#"{"type": "object", "properties": {"score": {"type": "integer"}}}"#
+    );
+    let item: syn::ItemStruct = syn::parse_quote!(
+        struct Scorer;
+    );
+    if let Err(e) = expand(attr, &item) {
+        panic!("{e}");
+    }
+}
