@@ -8,9 +8,9 @@ use crate::context::ToolContext;
 
 mod panics;
 
+use panics::{Attributed, HookCulprit};
 pub use panics::{CatchPanics, catch_panics};
 pub(crate) use panics::{CatchRoot, ToolCulprit, attributed, panic_is_attributed};
-use panics::{Attributed, HookCulprit};
 
 /// Anything that turns a call into an outcome: a tool, or a tool wrapped in
 /// hooks. A chain is a `Handler` built of nested [`Hooked`]s, one concrete
