@@ -211,7 +211,8 @@ pub(crate) struct Hook {
     pub(crate) user_ty: syn::Type,
     pub(crate) span: Span,
     /// Whether it may rewrite the arguments, as a constant expression
-    /// read through its slot (`Hook::REWRITES`): what the policy shows.
+    /// read from its type in the chain (`Hook::REWRITES`): what the
+    /// policy shows.
     pub(crate) rewrites: TokenStream,
 }
 
