@@ -255,7 +255,7 @@ impl<H: Hook + ?Sized> Hook for &H {
 /// per hook on every call. It only *attributes* them: while the hook runs, a
 /// guard on the stack notes the hook's name if a panic unwinds through it,
 /// and the root of the call ([`CatchPanics`], which every tool set puts
-/// around every chain) turns the panic into [`ToolError::HookFailed`] naming
+/// around every chain) turns the panic into [`ToolError::HookFailed`](crate::ToolError::HookFailed) naming
 /// the hook. Hooks outside the panicking one do not see an `Err` from `next`;
 /// the call just ends with that error. Wrap a hook in
 /// [`Guarded`](crate::Guarded) for `fail_open`, a timeout, or to let outer
