@@ -216,6 +216,11 @@ pub trait Hook: Send + Sync {
     /// post hook do not rewrite).
     const REWRITES: bool = true;
 
+    /// How it acts on a call, as an agent's policy shows it (`"phase"`):
+    /// around the rest of the chain (the default), before it (`Pre`), or
+    /// after it (`Post`). `#[hookwire::hook]` sets it from the signature.
+    const PHASE: hookwire_spec::HookKind = hookwire_spec::HookKind::Around;
+
     /// The hook's name, used in traces and error messages.
     ///
     /// It is also read while a panic unwinds through the hook (to name it in
@@ -232,6 +237,7 @@ pub trait Hook: Send + Sync {
 #[diagnostic::do_not_recommend]
 impl<H: Hook + ?Sized> Hook for &H {
     const REWRITES: bool = H::REWRITES;
+    const PHASE: hookwire_spec::HookKind = H::PHASE;
 
     #[inline]
     fn around<N: Handler>(

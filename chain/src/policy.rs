@@ -186,6 +186,7 @@ impl<N: ?Sized> Recorder<'_, N> {
 
 impl<H: Hook> Hook for Guarded<H> {
     const REWRITES: bool = H::REWRITES;
+    const PHASE: hookwire_spec::HookKind = H::PHASE;
 
     async fn around<N: Handler>(
         &self,

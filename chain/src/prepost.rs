@@ -72,6 +72,7 @@ pub struct Post<P>(pub P);
 
 impl<P: PreHook> Hook for Pre<P> {
     const REWRITES: bool = P::REWRITES;
+    const PHASE: hookwire_spec::HookKind = hookwire_spec::HookKind::Pre;
 
     async fn around<N: Handler>(
         &self,
@@ -117,6 +118,7 @@ impl<P: PreHook> Hook for Pre<P> {
 impl<P: PostHook> Hook for Post<P> {
     /// A post hook sees the outcome, not the arguments.
     const REWRITES: bool = false;
+    const PHASE: hookwire_spec::HookKind = hookwire_spec::HookKind::Post;
 
     async fn around<N: Handler>(
         &self,

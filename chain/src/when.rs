@@ -55,6 +55,7 @@ impl<H> When<Matcher, H> {
 
 impl<M: Predicate<ToolContext>, H: Hook> Hook for When<M, H> {
     const REWRITES: bool = H::REWRITES;
+    const PHASE: hookwire_spec::HookKind = H::PHASE;
 
     async fn around<N: Handler>(
         &self,

@@ -89,6 +89,7 @@ impl<M: AroundSlot> Hook for Slotted<M> {
     // the chain does: a path that is not a hook stays one error, at the
     // slot's kind impl.
     const REWRITES: bool = <M::Hook as Hook>::REWRITES;
+    const PHASE: hookwire_spec::HookKind = <M::Hook as Hook>::PHASE;
 
     #[inline]
     fn around<N: Handler>(

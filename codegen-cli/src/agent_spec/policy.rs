@@ -82,7 +82,7 @@ pub(crate) fn hook_name(display: &str) -> &str {
 pub fn policy_hook(h: &HookRef, level: HookLevel) -> PolicyHook {
     PolicyHook {
         name: Cow::Owned(hook_name(h.display_name()).to_owned()),
-        phase: h.kind,
+        phase: h.phase.unwrap_or(h.kind),
         level,
         matcher: Cow::Owned(h.matcher.to_string()),
         on_failure: Some(h.policy),

@@ -193,6 +193,10 @@ pub struct HookRef {
     /// read its signature (cards do); `None`: the compiler reads it from
     /// the type (`Hook::REWRITES`), and the spec's policy says it may.
     pub rewrites: Option<bool>,
+    /// How it acts on a call when the front end read its signature (a
+    /// `#[hook]` function's kind: its type implements `Hook` whatever the
+    /// kind); `None`: `kind`, or in generated code `Hook::PHASE`.
+    pub phase: Option<HookKind>,
 }
 
 impl HookRef {
@@ -211,6 +215,7 @@ impl HookRef {
             match_span: None,
             tokens: None,
             rewrites: None,
+            phase: None,
         }
     }
 

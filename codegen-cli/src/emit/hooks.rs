@@ -85,7 +85,10 @@ pub(crate) fn lower_hook(
     // Read from the chain's own type, which asks nothing more of the
     // user's type than the chain does: a path that is not a hook stays one
     // error, at the slot's kind impl.
-    let rewrites = quote!(<#ty as #krate::Hook>::REWRITES);
+    let facts = HookFacts {
+        rewrites: quote!(<#ty as #krate::Hook>::REWRITES),
+        phase: quote!(<#ty as #krate::Hook>::PHASE),
+    };
     Ok(Hook {
         ty: syn::parse2(ty)?,
         init,
@@ -94,7 +97,7 @@ pub(crate) fn lower_hook(
         // hook is one error, at its slot.
         user_ty: syn::parse2(quote!(<#marker as #slot::Slot>::Hook))?,
         span,
-        rewrites,
+        facts,
     })
 }
 

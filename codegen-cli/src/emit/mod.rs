@@ -210,10 +210,18 @@ pub(crate) struct Hook {
     /// (see [`Checks::typed`]).
     pub(crate) user_ty: syn::Type,
     pub(crate) span: Span,
-    /// Whether it may rewrite the arguments, as a constant expression
-    /// read from its type in the chain (`Hook::REWRITES`): what the
-    /// policy shows.
+    /// What the policy reads from its type in the chain.
+    pub(crate) facts: HookFacts,
+}
+
+/// What an agent's policy reads from a hook's type in the chain, as
+/// constant expressions (the compiler decides them: the macro does not see
+/// the hook's signature): whether it may rewrite the arguments
+/// (`Hook::REWRITES`) and its phase (`Hook::PHASE`).
+#[derive(Debug, Clone)]
+pub(crate) struct HookFacts {
     pub(crate) rewrites: TokenStream,
+    pub(crate) phase: TokenStream,
 }
 
 /// Emits the tool set and the `Agent` impl of `spec`.

@@ -46,22 +46,22 @@ fn selected_tokens(
 }
 
 /// A hook of the policy; `selection`: whether its matcher selects the
-/// tool, when the compiler decides it; `rewrites`: whether it may rewrite
-/// the arguments, as the compiler reads it from the hook's type (`None`:
-/// as `h` says).
+/// tool, when the compiler decides it; `facts`: what the compiler reads
+/// from the hook's type (`None`: as `h` says).
 pub(crate) fn hook_tokens(
     krate: &syn::Path,
     h: &PolicyHook,
     selection: Option<&Selection>,
     meta: Option<&TokenStream>,
-    rewrites: Option<&TokenStream>,
+    facts: Option<&HookFacts>,
 ) -> TokenStream {
     let r = review(krate);
     let name = cow_str(&h.name);
-    let phase = match h.phase {
-        HookKind::Pre => quote!(#r::HookKind::Pre),
-        HookKind::Post => quote!(#r::HookKind::Post),
-        _ => quote!(#r::HookKind::Around),
+    let phase = match (facts, h.phase) {
+        (Some(facts), _) => facts.phase.clone(),
+        (None, HookKind::Pre) => quote!(#r::HookKind::Pre),
+        (None, HookKind::Post) => quote!(#r::HookKind::Post),
+        (None, _) => quote!(#r::HookKind::Around),
     };
     let level = match h.level {
         HookLevel::Agent => quote!(#r::HookLevel::Agent),
@@ -82,8 +82,8 @@ pub(crate) fn hook_tokens(
         None => quote!(::core::option::Option::None),
     };
     let selected = selected_tokens(krate, h.selected, selection, meta);
-    let rewrites = match rewrites {
-        Some(expr) => expr.clone(),
+    let rewrites = match facts {
+        Some(facts) => facts.rewrites.clone(),
         None => {
             let b = h.rewrites;
             quote!(#b)
@@ -133,20 +133,20 @@ fn tool_tokens(
     } = &entry.tool;
     let meta = lowered.and_then(|l| l.meta.as_ref());
     // The agent's hooks, then the entry's (`policy_entries`' order).
-    let rewrites = agent_hooks
+    let facts = agent_hooks
         .iter()
-        .map(|h| Some(&h.rewrites))
+        .map(|h| Some(&h.facts))
         .chain(
             lowered
                 .into_iter()
-                .flat_map(|l| l.entry_rewrites.iter().map(Some)),
+                .flat_map(|l| l.entry_facts.iter().map(Some)),
         )
         .chain(std::iter::repeat(None));
     let hooks = hooks
         .iter()
         .zip(&entry.hooks)
-        .zip(rewrites)
-        .map(|((h, s), rewrites)| hook_tokens(krate, h, Some(s), meta, rewrites));
+        .zip(facts)
+        .map(|((h, s), facts)| hook_tokens(krate, h, Some(s), meta, facts));
     let lifecycle = lifecycle
         .iter()
         .zip(&entry.lifecycle)

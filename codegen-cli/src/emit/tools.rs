@@ -23,9 +23,9 @@ pub(super) struct Lowered {
     pub(super) meta: Option<TokenStream>,
     /// The slots of its tool-level hooks (see `lower_hook`).
     pub(super) items: TokenStream,
-    /// Whether each of its entry's hooks may rewrite the arguments (see
-    /// `Hook::rewrites`), in the entry's order.
-    pub(super) entry_rewrites: Vec<TokenStream>,
+    /// What the policy reads from each of its entry's hooks' types, in the
+    /// entry's order.
+    pub(super) entry_facts: Vec<HookFacts>,
     /// The agent's `StepRules` for the tool (its entry's `available` /
     /// `instruction`), if it declares any.
     pub(super) rules: Option<TokenStream>,
@@ -99,7 +99,7 @@ pub(super) fn lower_tool(
         })
         .collect::<syn::Result<_>>()?;
     let items: TokenStream = own.iter().map(|h| h.items.clone()).collect();
-    let entry_rewrites = own.iter().map(|h| h.rewrites.clone()).collect();
+    let entry_facts = own.iter().map(|h| h.facts.clone()).collect();
     let meta_expr = meta_of(krate, tool, &ty);
     // The tool's arguments, which its typed hooks must take.
     let args_ty = if tool.source == ToolSource::Agent {
@@ -142,7 +142,7 @@ pub(super) fn lower_tool(
         hook_names,
         meta: meta_expr,
         items,
-        entry_rewrites,
+        entry_facts,
     })
 }
 

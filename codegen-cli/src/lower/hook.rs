@@ -56,6 +56,11 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
     let around = around_fn(krate, matcher, &run);
     let typed = typed_items(krate, &checked, &ty_ident, opts);
     let rewrites = checked.rewrites();
+    let phase = match checked.kind {
+        HookKind::Around => quote!(Around),
+        HookKind::Pre => quote!(Pre),
+        HookKind::Post => quote!(Post),
+    };
 
     let docs: Vec<&syn::Attribute> = item
         .attrs
@@ -77,6 +82,8 @@ pub fn hook(item: &ItemFn, opts: &HookOptions) -> syn::Result<TokenStream> {
 
             impl #krate::Hook for #ty_ident {
                 const REWRITES: bool = #rewrites;
+                const PHASE: #krate::__private::review::HookKind =
+                    #krate::__private::review::HookKind::#phase;
 
                 #around
 

@@ -6,6 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::ItemFn;
 use syn::spanned::Spanned;
 
+use super::signature::HookKind;
 use super::tool::{Dependency, tool_attribute};
 use super::{NeedsApproval, ToolOptions};
 use crate::spec::{Approval, HookLevel, PolicyHook, policy_hook};
@@ -29,7 +30,7 @@ pub(crate) fn own_chain(
     let krate = &opts.crate_path;
     let mut items = Vec::new();
     let mut probes = Vec::new();
-    let mut own_rewrites = Vec::new();
+    let mut own_facts = Vec::new();
     // Innermost first: the tool, then the error mapping, then the gate, then
     // the hooks from the last declared to the first.
     let idents: Vec<&syn::Ident> = deps.iter().map(|(ident, _, _)| ident).collect();
@@ -113,7 +114,7 @@ pub(crate) fn own_chain(
         let prefix = format!("__HookwireHook{j}");
         let lowered = crate::emit::lower_hook(krate, hook, None, &prefix, Some(vis))?;
         items.push(lowered.items.clone());
-        own_rewrites.push(lowered.rewrites.clone());
+        own_facts.push(lowered.facts.clone());
         probes.push(crate::emit::typed_probe(
             krate,
             &lowered,
@@ -128,14 +129,14 @@ pub(crate) fn own_chain(
     let inners = (0..depth).map(|_| quote!(.inner()));
     let _ = name;
     // Lowered outermost last: back in the list's order.
-    own_rewrites.reverse();
-    let own_hooks = opts.hooks.iter().zip(&own_rewrites).map(|(h, rewrites)| {
+    own_facts.reverse();
+    let own_hooks = opts.hooks.iter().zip(&own_facts).map(|(h, facts)| {
         crate::emit::hook_tokens(
             krate,
             &policy_hook(h, HookLevel::Own),
             None,
             None,
-            Some(rewrites),
+            Some(facts),
         )
     });
     let approval = crate::emit::approval_tokens(
@@ -287,19 +288,20 @@ fn text(t: &dyn quote::ToTokens) -> String {
 /// the tool's `ToolDecl`, for `cardgen explain --json`. A value the macro
 /// would refuse is left at its default (the macro reports it).
 ///
-/// `rewrites` says whether the hook a path names may rewrite the
-/// arguments, when the caller can read its signature (a card reads the
-/// functions of the tool's file); `None` counts as may.
+/// `signature` gives what the signature rules say of the hook a path
+/// names, when the caller can read it (a card reads the functions of the
+/// tool's file): its phase and whether it may rewrite the arguments
+/// (`None`: an around hook, which may).
 pub fn own_policy(
     item: &ItemFn,
-    rewrites: &dyn Fn(&syn::Path) -> Option<bool>,
+    signature: &dyn Fn(&syn::Path) -> Option<(HookKind, bool)>,
 ) -> (Vec<PolicyHook>, Approval) {
     let (mut hooks, mut approval) = (Vec::new(), Approval::None);
     for meta in &own_metas(item) {
         match meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("tool_hooks") => {
                 if let syn::Expr::Array(array) = &nv.value {
-                    hooks.extend(array.elems.iter().filter_map(|e| own_hook(e, rewrites)));
+                    hooks.extend(array.elems.iter().filter_map(|e| own_hook(e, signature)));
                 }
             }
             syn::Meta::Path(p) if p.is_ident("needs_approval") => approval = Approval::Always,
@@ -325,7 +327,7 @@ pub fn own_policy(
 /// One `tool_hooks` entry: `path` or `path(on_failure = "..", timeout_ms = N)`.
 fn own_hook(
     entry: &syn::Expr,
-    rewrites: &dyn Fn(&syn::Path) -> Option<bool>,
+    signature: &dyn Fn(&syn::Path) -> Option<(HookKind, bool)>,
 ) -> Option<PolicyHook> {
     let (path, args): (&syn::Path, Vec<&syn::Expr>) = match entry {
         syn::Expr::Path(p) => (&p.path, Vec::new()),
@@ -336,7 +338,10 @@ fn own_hook(
         _ => return None,
     };
     let mut hook = crate::spec::HookRef::new(text(path));
-    hook.rewrites = rewrites(path);
+    if let Some((phase, rewrites)) = signature(path) {
+        hook.rewrites = Some(rewrites);
+        hook.phase = Some(phase);
+    }
     for arg in args {
         let syn::Expr::Assign(assign) = arg else {
             continue;

@@ -198,6 +198,7 @@ impl CardRefs<'_> {
             // Its signature passed (the adapter was made).
             if let Some(sig) = hook_sig(&file, item) {
                 h.rewrites = Some(sig.rewrites());
+                h.phase = Some(sig.kind);
                 if let Some(typed) = sig.typed {
                     self.typed_hooks.push((idx, typed));
                 }
@@ -268,7 +269,8 @@ impl CardRefs<'_> {
                 crate::lower::own_policy(item, &|path| {
                     // A `#[hook]` function of the tool's own file.
                     let name = path.get_ident()?.to_string();
-                    Some(hook_sig(file, find_fn(file, &name)?)?.rewrites())
+                    let sig = hook_sig(file, find_fn(file, &name)?)?;
+                    Some((sig.kind, sig.rewrites()))
                 })
             } else {
                 (Vec::new(), crate::spec::Approval::None)

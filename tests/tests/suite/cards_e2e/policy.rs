@@ -201,7 +201,7 @@ fn rewrites(policy: &hookwire::Policy, tool: &str) -> Vec<(String, bool)> {
 }
 
 #[test]
-fn the_document_says_which_hooks_may_rewrite_and_rewrites_ordered_reads_it() {
+fn the_document_says_each_hooks_phase_and_whether_it_may_rewrite_and_rewrites_ordered_reads_it() {
     use hookwire::review::{CoverageKind, CoverageProblem, CoverageRule, coverage_problem};
     // Read by the compiler from each hook's type (`Hook::REWRITES`, set by
     // `#[hook]` from the signature): a typed `&ArgsOf` pre hook and a post
@@ -216,7 +216,26 @@ fn the_document_says_which_hooks_may_rewrite_and_rewrites_ordered_reads_it() {
             own(true)
         ]
     );
+    // Each hook's phase, from its signature too (`#[hook]` makes every
+    // function a type that implements `Hook`).
+    let phases: Vec<&str> = ordered
+        .tool("pay")
+        .unwrap()
+        .chain()
+        .map(|h| h.phase.as_str())
+        .collect();
+    assert_eq!(phases, ["pre", "post", "pre"]);
+    assert_eq!(
+        declared::Desk::policy()
+            .tool("read")
+            .unwrap()
+            .chain()
+            .map(|h| h.phase.as_str())
+            .collect::<Vec<_>>(),
+        ["around"]
+    );
     let doc: serde_json::Value = serde_json::from_str(&ordered.to_json()).unwrap();
+    assert_eq!(doc["tools"][0]["hooks"][0]["phase"], "pre");
     assert_eq!(doc["tools"][0]["hooks"][0]["rewrites"], false);
     assert_eq!(doc["tools"][0]["hooks"][2]["rewrites"], true);
     assert_eq!(doc["coverage"][0]["rule"], "rewrites_ordered");
