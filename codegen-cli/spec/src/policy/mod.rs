@@ -148,7 +148,9 @@ impl Selected {
 pub struct PolicyHook {
     /// The hook's name: the last segment of its Rust path.
     pub name: Text,
-    /// How it plugs in: around, pre or post (a lifecycle hook: around).
+    /// How it acts on the call: around, pre or post (a `#[hook]`
+    /// function's from its signature, a type's `Hook::PHASE`; a lifecycle
+    /// hook: around).
     pub phase: HookKind,
     /// Where it is declared.
     pub level: HookLevel,
