@@ -7,6 +7,8 @@ use crate::call::{Outcome, ToolArgs};
 use crate::context::ToolContext;
 
 mod panics;
+#[cfg(test)]
+mod tests;
 
 use panics::{Attributed, HookCulprit};
 pub use panics::{CatchPanics, catch_panics};
