@@ -61,11 +61,14 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
         "{unknown}"
     );
 
+    // The person who decides is named in the request (`"who"`), and so in
+    // the run's trace.
     let decided = client
-        .decide("pay-1", &pay_ok, ApprovalDecision::Approve)
+        .decide_by("pay-1", &pay_ok, ApprovalDecision::Approve, Some("alice"))
         .await
         .unwrap();
     assert_eq!(decided.pending.tool(), "pay_vendor");
+    assert_eq!(decided.who.as_deref(), Some("alice"));
     // A second decision for the same call: refused, the first one holds.
     let twice = client
         .decide(
@@ -112,6 +115,21 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     let (decision, text) = denied.unwrap();
     assert_eq!(decision, "denied");
     assert!(text.contains("not a vendor of ours"), "{text}");
+    // Who decided each call: alice, named with the approval; nobody named
+    // for the denial.
+    let who = |id: &str| {
+        output.trace.iter().find_map(|e| match e {
+            TraceEvent::ToolCall(call) if &*call.id == id => Some(
+                call.approvals
+                    .iter()
+                    .map(|n| n.who.clone())
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+    };
+    assert_eq!(who("pay_ok"), Some(vec![Some("alice".to_owned())]));
+    assert_eq!(who("pay_bad"), Some(vec![None]));
     // Deciding after the run is over: still refused, still once.
     let late = client
         .decide("pay-1", &pay_ok, ApprovalDecision::Approve)

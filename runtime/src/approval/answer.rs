@@ -62,6 +62,9 @@ impl Approver for ApprovalCore {
                         );
                         return (ApprovalDecision::Deny(reason), DecidedBy::Resolved);
                     }
+                    if let Some(who) = used.who {
+                        request.decided_by(who);
+                    }
                     return (used.decision, DecidedBy::Resolved);
                 }
             }

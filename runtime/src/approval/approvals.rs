@@ -362,10 +362,26 @@ impl Approvals {
             }
             None => decision,
         };
-        state.resolved.push(ResolvedApproval {
-            call: call.clone(),
-            decision,
-        });
+        state
+            .resolved
+            .push(ResolvedApproval::new(call.clone(), decision));
+        Ok(call)
+    }
+
+    /// [`resolve`](Self::resolve), naming the person who decided: the
+    /// call's [`ApprovalNote::who`](crate::approval::ApprovalNote::who)
+    /// when it runs (a durable session's `approve` with `"who"`, say).
+    pub fn resolve_by(
+        &self,
+        id: &str,
+        decision: ApprovalDecision,
+        who: impl Into<String>,
+    ) -> Result<PendingApproval, ResolveError> {
+        let call = self.resolve(id, decision)?;
+        let mut state = self.lock();
+        if let Some(r) = state.resolved.iter_mut().find(|r| r.call.key == call.key) {
+            r.who = Some(who.into());
+        }
         Ok(call)
     }
 

@@ -87,7 +87,11 @@ impl From<PendingApproval> for ShownApproval {
 impl ResolvedApproval {
     /// A decision for `call`.
     pub fn new(call: PendingApproval, decision: ApprovalDecision) -> Self {
-        Self { call, decision }
+        Self {
+            call,
+            decision,
+            who: None,
+        }
     }
 }
 
@@ -139,6 +143,12 @@ pub struct ResolvedApproval {
     /// one, and this call's part of it here; a state holding any other is
     /// refused on import).
     pub decision: ApprovalDecision,
+    /// The person who gave it, when the one who resolved it named one
+    /// ([`Approvals::resolve_by`](super::Approvals::resolve_by)): the
+    /// call's [`ApprovalNote::who`](crate::approval::ApprovalNote::who)
+    /// when it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub who: Option<String>,
 }
 
 /// Everything approval remembers, as plain serde data: settings, sticky

@@ -415,11 +415,25 @@ impl DurableClient {
         id: &str,
         decision: ApprovalDecision,
     ) -> Result<Decided, ClientError> {
+        self.decide_by(session, id, decision, None).await
+    }
+
+    /// [`decide`](Self::decide), naming the person who decides (`who`):
+    /// the call's [`ApprovalNote::who`](crate::approval::ApprovalNote::who)
+    /// in the run's trace (`"who"` of the `approve` request).
+    pub async fn decide_by(
+        &self,
+        session: &str,
+        id: &str,
+        decision: ApprovalDecision,
+        who: Option<&str>,
+    ) -> Result<Decided, ClientError> {
         check_session_id(session)?;
         let path = self.session_path(session, "approve");
         let body = ApproveRequest {
             id: id.to_owned(),
             decision,
+            who: who.map(str::to_owned),
         };
         let key = fresh_key();
         self.send_ingress(Replay::Safe, &path, self.timeout, |url| {

@@ -497,13 +497,20 @@ mod tests {
 
     #[test]
     fn a_decision_is_written_as_it_is_read() {
-        let request = ApproveRequest {
+        let mut request = ApproveRequest {
             id: "t1".into(),
             decision: ApprovalDecision::Deny("no".into()),
+            who: None,
         };
         assert_eq!(
             serde_json::to_value(&request).unwrap(),
             serde_json::json!({"id": "t1", "decision": "deny", "reason": "no"})
         );
+        request.who = Some("alice".into());
+        let json =
+            serde_json::json!({"id": "t1", "decision": "deny", "reason": "no", "who": "alice"});
+        assert_eq!(serde_json::to_value(&request).unwrap(), json);
+        let back: ApproveRequest = serde_json::from_value(json).unwrap();
+        assert_eq!(back.who.as_deref(), Some("alice"));
     }
 }

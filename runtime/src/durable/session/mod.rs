@@ -64,6 +64,22 @@ pub struct ApproveRequest {
     /// any but [`Defer`](ApprovalDecision::Defer), which decides nothing.
     #[serde(flatten)]
     pub decision: ApprovalDecision,
+    /// The person who decides (`"who": "alice"`), if the request names
+    /// one: the call's [`ApprovalNote::who`](crate::approval::ApprovalNote::who)
+    /// in the run's trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub who: Option<String>,
+}
+
+/// A decision as the gate passes it to the waiting run: the decision and
+/// who gave it. (Its JSON is the decision's with an optional `who`, so a
+/// decision journaled before `who` existed reads back.)
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Given {
+    #[serde(flatten)]
+    decision: ApprovalDecision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    who: Option<String>,
 }
 
 /// What `AgentApproval/<session>/<id>/open` receives from the session.
@@ -81,6 +97,9 @@ pub struct Decided {
     /// The decision.
     #[serde(flatten)]
     pub decision: ApprovalDecision,
+    /// Who decided, if the request named a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub who: Option<String>,
 }
 
 /// The `AgentSession` virtual object: a session's runs, keyed by session id.
@@ -166,7 +185,7 @@ impl AgentSession {
             };
             let mut waits = Vec::with_capacity(pending.len());
             for call in pending {
-                let (awakeable, decision) = ctx.awakeable::<Json<ApprovalDecision>>();
+                let (awakeable, decision) = ctx.awakeable::<Json<Given>>();
                 let gate = gate_key(&session, &call.id());
                 ctx.request::<_, ()>(
                     RequestTarget::object(&*self.approval, gate, "open"),
@@ -213,10 +232,14 @@ impl AgentSession {
         }
         given(&request)?;
         let key = gate_key(ctx.key(), &request.id);
+        let given = Given {
+            decision: request.decision,
+            who: request.who,
+        };
         let decided = ctx
             .request::<_, Json<Decided>>(
                 RequestTarget::object(&*self.approval, key, "decide"),
-                Json(request.decision),
+                Json(given),
             )
             .call()
             .await?;
@@ -275,8 +298,13 @@ fn given(request: &ApproveRequest) -> Result<(), HandlerError> {
 /// Gives the decision to the runner
 /// ([`Approvals::resolve`](crate::approval::Approvals::resolve)): sticky
 /// ones become session state.
-fn apply(runner: &dyn DurableRunner, call: &PendingApproval, decision: ApprovalDecision) {
-    if let Err(error) = runner.approvals().resolve(&call.id(), decision) {
+fn apply(runner: &dyn DurableRunner, call: &PendingApproval, given: Given) {
+    let approvals = runner.approvals();
+    let resolved = match given.who {
+        Some(who) => approvals.resolve_by(&call.id(), given.decision, who),
+        None => approvals.resolve(&call.id(), given.decision),
+    };
+    if let Err(error) = resolved {
         // The run's state is the journaled one: the call waits, and the
         // handler refused any decision `resolve` refuses, so this does not
         // happen; if it did, the call is asked about again.
@@ -313,7 +341,7 @@ impl AgentApproval {
     async fn decide(
         &self,
         ctx: ObjectContext<'_>,
-        Json(decision): Json<ApprovalDecision>,
+        Json(given): Json<Given>,
     ) -> Result<Json<Decided>, HandlerError> {
         let (session, id) = ctx.key().rsplit_once('/').unwrap_or((ctx.key(), ""));
         let (Some(awakeable), Some(Json(pending))) = (
@@ -335,9 +363,13 @@ impl AgentApproval {
                 ),
             ));
         }
-        ctx.set(DECIDED, Json(decision.clone()));
-        ctx.resolve_awakeable(&awakeable, Json(decision.clone()));
-        Ok(Json(Decided { pending, decision }))
+        ctx.set(DECIDED, Json(given.decision.clone()));
+        ctx.resolve_awakeable(&awakeable, Json(given.clone()));
+        Ok(Json(Decided {
+            pending,
+            decision: given.decision,
+            who: given.who,
+        }))
     }
 }
 
@@ -442,5 +474,25 @@ impl restate_sdk::service::Service for Dispatch {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A decision journaled before `who` existed (the awakeable's payload
+    /// was the bare decision) reads back, without a person.
+    #[test]
+    fn a_given_decision_reads_the_bare_decision_of_an_older_journal() {
+        let old = serde_json::json!({"decision": "deny", "reason": "no"});
+        let given: Given = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(given.decision, ApprovalDecision::Deny("no".into()));
+        assert_eq!(given.who, None);
+        assert_eq!(serde_json::to_value(&given).unwrap(), old);
+        let named: Given =
+            serde_json::from_value(serde_json::json!({"decision": "approve", "who": "alice"}))
+                .unwrap();
+        assert_eq!(named.who.as_deref(), Some("alice"));
     }
 }
