@@ -301,6 +301,18 @@ impl Approvals {
         id: &str,
         decision: ApprovalDecision,
     ) -> Result<PendingApproval, ResolveError> {
+        self.resolve_by(id, decision, None)
+    }
+
+    /// [`resolve`](Self::resolve), naming the person who decided (`who`):
+    /// the call's [`ApprovalNote::who`](crate::approval::ApprovalNote::who)
+    /// when it runs (a durable session's `approve` with `"who"`, say).
+    pub fn resolve_by(
+        &self,
+        id: &str,
+        decision: ApprovalDecision,
+        who: Option<&str>,
+    ) -> Result<PendingApproval, ResolveError> {
         let sticky = match &decision {
             ApprovalDecision::Approve
             | ApprovalDecision::Deny(_)
@@ -308,7 +320,7 @@ impl Approvals {
             ApprovalDecision::AlwaysApprove => Some(Sticky::AlwaysApprove),
             ApprovalDecision::AlwaysDeny => Some(Sticky::AlwaysDeny),
             ApprovalDecision::AlwaysApproveWhen(when) => {
-                return self.resolve_when(id, when.clone());
+                return self.resolve_when(id, when.clone(), who);
             }
             other => {
                 return Err(ResolveError::Undecided {
@@ -362,26 +374,10 @@ impl Approvals {
             }
             None => decision,
         };
-        state
-            .resolved
-            .push(ResolvedApproval::new(call.clone(), decision));
-        Ok(call)
-    }
-
-    /// [`resolve`](Self::resolve), naming the person who decided: the
-    /// call's [`ApprovalNote::who`](crate::approval::ApprovalNote::who)
-    /// when it runs (a durable session's `approve` with `"who"`, say).
-    pub fn resolve_by(
-        &self,
-        id: &str,
-        decision: ApprovalDecision,
-        who: impl Into<String>,
-    ) -> Result<PendingApproval, ResolveError> {
-        let call = self.resolve(id, decision)?;
-        let mut state = self.lock();
-        if let Some(r) = state.resolved.iter_mut().find(|r| r.call.key == call.key) {
-            r.who = Some(who.into());
-        }
+        state.resolved.push(ResolvedApproval {
+            who: who.map(str::to_owned),
+            ..ResolvedApproval::new(call.clone(), decision)
+        });
         Ok(call)
     }
 
@@ -393,6 +389,7 @@ impl Approvals {
         &self,
         id: &str,
         when: super::ApproveWhen,
+        who: Option<&str>,
     ) -> Result<PendingApproval, ResolveError> {
         let scoped = {
             let state = self.lock();
@@ -411,7 +408,7 @@ impl Approvals {
                 id: id.to_owned(),
                 error: e.to_string(),
             })?;
-        let call = self.resolve(id, ApprovalDecision::Approve)?;
+        let call = self.resolve_by(id, ApprovalDecision::Approve, who)?;
         self.lock().remember(scoped, remembered);
         self.names_given();
         Ok(call)

@@ -266,8 +266,21 @@ impl AgentSession {
 
 /// Refuses (400) a decision that cannot be given for a waiting call:
 /// `defer` (it waits already), one this version does not know, or edited
-/// arguments that are not a JSON object.
+/// arguments that are not a JSON object; and a `who` that names nobody
+/// (blank) or holds control characters (it goes to the trace and the log).
 fn given(request: &ApproveRequest) -> Result<(), HandlerError> {
+    if let Some(who) = &request.who
+        && (who.trim().is_empty() || who.chars().any(char::is_control))
+    {
+        return Err(terminal(
+            400,
+            format!(
+                "`who` of the decision for call `{}` is {who:?}: name the person who \
+                 decides in printable text, or leave `who` out",
+                request.id
+            ),
+        ));
+    }
     match &request.decision {
         ApprovalDecision::ApproveWith(arguments) if !arguments.is_object() => Err(terminal(
             400,
@@ -299,11 +312,9 @@ fn given(request: &ApproveRequest) -> Result<(), HandlerError> {
 /// ([`Approvals::resolve`](crate::approval::Approvals::resolve)): sticky
 /// ones become session state.
 fn apply(runner: &dyn DurableRunner, call: &PendingApproval, given: Given) {
-    let approvals = runner.approvals();
-    let resolved = match given.who {
-        Some(who) => approvals.resolve_by(&call.id(), given.decision, who),
-        None => approvals.resolve(&call.id(), given.decision),
-    };
+    let resolved = runner
+        .approvals()
+        .resolve_by(&call.id(), given.decision, given.who.as_deref());
     if let Err(error) = resolved {
         // The run's state is the journaled one: the call waits, and the
         // handler refused any decision `resolve` refuses, so this does not
@@ -494,5 +505,21 @@ mod tests {
             serde_json::from_value(serde_json::json!({"decision": "approve", "who": "alice"}))
                 .unwrap();
         assert_eq!(named.who.as_deref(), Some("alice"));
+    }
+
+    /// A `who` that names nobody, or that would write control characters
+    /// into the trace and the log, is refused; a name passes.
+    #[test]
+    fn who_must_name_someone_in_printable_text() {
+        let request = |who: &str| ApproveRequest {
+            id: "a".repeat(64),
+            decision: ApprovalDecision::Approve,
+            who: Some(who.to_owned()),
+        };
+        assert!(given(&request("alice")).is_ok());
+        assert!(given(&request("Zoë O'Brien")).is_ok());
+        assert!(given(&request("  ")).is_err());
+        assert!(given(&request("eve\u{1b}[2J")).is_err());
+        assert!(given(&request("bob\nadmin approved")).is_err());
     }
 }
