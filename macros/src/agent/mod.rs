@@ -4,7 +4,7 @@
 mod entries;
 mod settings;
 mod spec;
-#[cfg(test)]
+#[cfg(all(test, feature = "output-schema"))]
 mod tests;
 
 use std::str::FromStr;

@@ -1,8 +1,9 @@
 //! Mistakes in `#[agent]` whose compile-fail case would cost the trybuild
 //! suite a feature's dependencies (tests/ui builds hookwire without
 //! `output-schema`): the expansion is called directly and its one error
-//! read. (`cargo test --workspace` turns the feature on: hookwire-tests
-//! asks for it.)
+//! read. Compiled with the macros' `output-schema` feature
+//! (`cargo test --workspace` turns it on: hookwire-tests asks for it; or
+//! `cargo test -p hookwire-macros --features output-schema`).
 
 use quote::quote;
 
@@ -10,7 +11,6 @@ use super::expand;
 
 /// An `output_schema` that is JSON but not a JSON Schema is one error,
 /// saying where in the schema and what a type may be.
-#[cfg(feature = "output-schema")]
 #[test]
 fn an_invalid_output_schema_is_one_error_saying_where() {
     let attr = quote!(
@@ -34,7 +34,6 @@ fn an_invalid_output_schema_is_one_error_saying_where() {
 
 /// The same schema, valid: the expansion goes through (the test above
 /// fails on the schema, not on something else in the attribute).
-#[cfg(feature = "output-schema")]
 #[test]
 fn a_valid_output_schema_expands() {
     let attr = quote!(
