@@ -37,7 +37,9 @@ fn folder(dir: &Path, bank_args: &[&str]) {
     let mut args = vec![shifty.to_string_lossy().into_owned()];
     args.extend(bank_args.iter().map(|a| (*a).to_owned()));
     let yaml = format!(
-        "servers:\n  time:\n    command: {:?}\n    args: [\"--local-timezone\", \"UTC\"]\n  bank:\n    command: {:?}\n    args: {}\n",
+        // A generous startup limit: the suite starts real Python servers
+        // while other tests run beside it on a 2-core machine.
+        "servers:\n  time:\n    command: {:?}\n    args: [\"--local-timezone\", \"UTC\"]\n    startup_timeout_sec: 120\n  bank:\n    command: {:?}\n    args: {}\n    startup_timeout_sec: 120\n",
         venv_bin("mcp-server-time"),
         venv_bin("python"),
         serde_json::to_string(&args).unwrap()
