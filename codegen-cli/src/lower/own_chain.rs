@@ -130,7 +130,43 @@ pub(crate) fn own_chain(
     let _ = name;
     // Lowered outermost last: back in the list's order.
     own_facts.reverse();
-    let own_hooks = opts.hooks.iter().zip(&own_facts).map(|(h, facts)| {
+    let (own_hooks, approval) = own_policy_tokens(opts, &own_facts);
+    Ok(quote! {
+        #(#items)*
+
+        // Nested by design: the tool's own chain.
+        #[allow(clippy::type_complexity)]
+        impl #krate::declare::ToolDecl for #ty_ident {
+            type Tool = __HookwireTool;
+            type Handler = #chain_ty;
+
+            const OWN_HOOKS: &'static [#krate::__private::review::PolicyHook] = #own_hooks;
+            const APPROVAL: #krate::__private::review::Approval = #approval;
+
+            fn into_handler(self) -> Self::Handler {
+                #chain_init
+            }
+
+            fn tool(handler: &Self::Handler) -> &__HookwireTool {
+                &handler #(#inners)* .0
+            }
+
+            fn describe(&self) -> #krate::ToolDefinition {
+                #krate::Tool::definition(&#tool_copy)
+            }
+        }
+    })
+}
+
+/// The tool's own chain as its policy shows it: its `ToolDecl::OWN_HOOKS`
+/// (each hook's phase and rewrites read from its type in the chain,
+/// `facts`, in the list's order) and `ToolDecl::APPROVAL`.
+fn own_policy_tokens(
+    opts: &ToolOptions,
+    facts: &[crate::emit::HookFacts],
+) -> (TokenStream, TokenStream) {
+    let krate = &opts.crate_path;
+    let hooks = opts.hooks.iter().zip(facts).map(|(h, facts)| {
         crate::emit::hook_tokens(
             krate,
             &policy_hook(h, HookLevel::Own),
@@ -147,31 +183,7 @@ pub(crate) fn own_chain(
             Some(NeedsApproval::When(path)) => Approval::When(text(path).into()),
         },
     );
-    Ok(quote! {
-        #(#items)*
-
-        // Nested by design: the tool's own chain.
-        #[allow(clippy::type_complexity)]
-        impl #krate::declare::ToolDecl for #ty_ident {
-            type Tool = __HookwireTool;
-            type Handler = #chain_ty;
-
-            const OWN_HOOKS: &'static [#krate::__private::review::PolicyHook] = &[#(#own_hooks),*];
-            const APPROVAL: #krate::__private::review::Approval = #approval;
-
-            fn into_handler(self) -> Self::Handler {
-                #chain_init
-            }
-
-            fn tool(handler: &Self::Handler) -> &__HookwireTool {
-                &handler #(#inners)* .0
-            }
-
-            fn describe(&self) -> #krate::ToolDefinition {
-                #krate::Tool::definition(&#tool_copy)
-            }
-        }
-    })
+    (quote!(&[#(#hooks),*]), approval)
 }
 
 /// The tool's type and its `FromDeps` impl. Without dependencies, a unit

@@ -9,21 +9,26 @@ use quote::quote;
 
 use super::expand;
 
+/// The expansion of `#[agent(name = "scorer", output_schema = schema)]` on
+/// `struct Scorer;`: its errors, or the expanded tokens.
+fn expand_with_schema(schema: &str) -> Result<proc_macro2::TokenStream, Vec<String>> {
+    let attr = quote!(name = "scorer", output_schema = #schema);
+    let item: syn::ItemStruct = syn::parse_quote!(
+        struct Scorer;
+    );
+    expand(attr, &item).map_err(|e| e.into_iter().map(|e| e.to_string()).collect())
+}
+
 /// An `output_schema` that is JSON but not a JSON Schema is one error,
 /// saying where in the schema and what a type may be.
 #[test]
 fn an_invalid_output_schema_is_one_error_saying_where() {
-    let attr = quote!(
-        name = "scorer",
-        output_schema = r#"{"type": "object", "properties": {"score": {"type": "int"}}}"#
-    );
-    let item: syn::ItemStruct = syn::parse_quote!(
-        struct Scorer;
-    );
-    let errors: Vec<String> = match expand(attr, &item) {
-        Ok(tokens) => panic!("expanded: {tokens}"),
-        Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
-    };
+    let errors =
+        match expand_with_schema(r#"{"type": "object", "properties": {"score": {"type": "int"}}}"#)
+        {
+            Ok(tokens) => panic!("expanded: {tokens}"),
+            Err(errors) => errors,
+        };
     assert_eq!(
         errors,
         [
@@ -36,14 +41,9 @@ fn an_invalid_output_schema_is_one_error_saying_where() {
 /// fails on the schema, not on something else in the attribute).
 #[test]
 fn a_valid_output_schema_expands() {
-    let attr = quote!(
-        name = "scorer",
-        output_schema = r#"{"type": "object", "properties": {"score": {"type": "integer"}}}"#
-    );
-    let item: syn::ItemStruct = syn::parse_quote!(
-        struct Scorer;
-    );
-    if let Err(e) = expand(attr, &item) {
-        panic!("{e}");
+    if let Err(errors) =
+        expand_with_schema(r#"{"type": "object", "properties": {"score": {"type": "integer"}}}"#)
+    {
+        panic!("{errors:?}");
     }
 }
