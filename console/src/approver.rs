@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use hookwire::BoxFuture;
-use hookwire::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use hookwire::approval::{ApprovalDecision, ApprovalRequest, Approver, CallKey};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -36,21 +36,31 @@ impl std::fmt::Debug for ConsoleApprover {
 /// A call waiting in the console.
 pub(crate) struct Waiting {
     /// The run it is shown under.
-    run: Arc<Run>,
+    pub(crate) run: Arc<Run>,
     /// Where the person's decision goes.
-    reply: oneshot::Sender<Given>,
+    pub(crate) reply: Reply,
+}
+
+/// Where a decision goes: the run's approver waiting in this process, or
+/// the `approve` handler of a durable session.
+pub(crate) enum Reply {
+    /// A run of this process ([`ConsoleApprover`]).
+    Local(oneshot::Sender<Given>),
+    /// A durable session, through its ingress.
+    #[cfg(feature = "durable")]
+    Durable(crate::durable::Gate),
 }
 
 /// The calls waiting in the console, by decision id, and who decided the
 /// ones decided already (for the message a late decision gets).
 #[derive(Default)]
 pub(crate) struct Desk {
-    waiting: HashMap<String, Waiting>,
-    decided: HashMap<String, String>,
+    pub(crate) waiting: HashMap<String, Waiting>,
+    pub(crate) decided: HashMap<String, String>,
 }
 
 /// A decision a person gave.
-struct Given {
+pub(crate) struct Given {
     decision: ApprovalDecision,
     who: String,
 }
@@ -134,23 +144,18 @@ impl Approver for ConsoleApprover {
                     key.session.clone(),
                 )
             });
-            let shown = json!({
-                "id": id,
-                "path": key.path_display(),
-                "agent": key.agent,
-                "tool": key.tool,
-                "step": key.step,
-                "call": key.id,
-                "arguments": request.arguments_value(),
-                "reason": request.reason,
-                "metadata": request.metadata(),
-            });
+            let shown = shown(
+                key,
+                request.arguments_value(),
+                request.reason,
+                request.metadata(),
+            );
             let (reply, answer) = oneshot::channel();
             lock(&self.shared.desk).waiting.insert(
                 id.clone(),
                 Waiting {
                     run: run.clone(),
-                    reply,
+                    reply: Reply::Local(reply),
                 },
             );
             run.push_approval("approval", &id, shown);
@@ -174,40 +179,77 @@ impl Approver for ConsoleApprover {
     }
 }
 
+/// A waiting call as the page's card shows it (the console's `approval`
+/// event): its decision id, agent path, tool, the exact arguments the
+/// decision binds to, the reason and the tool's approval metadata.
+pub(crate) fn shown(
+    key: &CallKey,
+    arguments: Value,
+    reason: &str,
+    metadata: Option<&Value>,
+) -> Value {
+    json!({
+        "id": key.id(),
+        "path": key.path_display(),
+        "agent": key.agent,
+        "tool": key.tool,
+        "step": key.step,
+        "call": key.id,
+        "arguments": arguments,
+        "reason": reason,
+        "metadata": metadata,
+    })
+}
+
 impl Shared {
     /// Gives `decision` by `who` for the call waiting under `id`: the one
-    /// path by which the console decides (its page's POST comes here).
-    pub(crate) fn decide(
+    /// path by which the console decides (its page's POST comes here), to
+    /// the run's approver in this process or to the durable session's
+    /// `approve` handler.
+    pub(crate) async fn decide(
         &self,
         id: &str,
         who: String,
         decision: ApprovalDecision,
     ) -> Result<(), DecideError> {
-        let mut desk = lock(&self.desk);
-        let Some(waiting) = desk.waiting.remove(id) else {
-            return Err(match desk.decided.get(id) {
-                Some(how) => DecideError::AlreadyDecided {
-                    id: id.to_owned(),
-                    how: how.clone(),
-                },
-                None => DecideError::NotWaiting(id.to_owned()),
-            });
+        let waiting = {
+            let mut desk = lock(&self.desk);
+            let Some(waiting) = desk.waiting.remove(id) else {
+                return Err(match desk.decided.get(id) {
+                    Some(how) => DecideError::AlreadyDecided {
+                        id: id.to_owned(),
+                        how: how.clone(),
+                    },
+                    None => DecideError::NotWaiting(id.to_owned()),
+                });
+            };
+            waiting
         };
         let label = said(&decision);
-        let how = format!("{label} by {who}");
         let shown = json!({"id": id, "decision": label, "who": who});
-        if waiting.reply.send(Given { decision, who }).is_err() {
-            return Err(DecideError::NotWaiting(id.to_owned()));
+        let how = format!("{label} by {who}");
+        let run = waiting.run.clone();
+        match waiting.reply {
+            Reply::Local(reply) => {
+                if reply.send(Given { decision, who }).is_err() {
+                    return Err(DecideError::NotWaiting(id.to_owned()));
+                }
+            }
+            #[cfg(feature = "durable")]
+            Reply::Durable(gate) => {
+                if let Err(refused) = gate.decide(id, &who, decision).await {
+                    return Err(self.durable_refused(id, run, gate, refused));
+                }
+            }
         }
-        desk.decided.insert(id.to_owned(), how);
-        drop(desk);
-        waiting.run.push_approval("decided", id, shown);
+        lock(&self.desk).decided.insert(id.to_owned(), how);
+        run.push_approval("decided", id, shown);
         Ok(())
     }
 }
 
 /// What a decision did, as the page and a refusal say it.
-fn said(decision: &ApprovalDecision) -> &'static str {
+pub(crate) fn said(decision: &ApprovalDecision) -> &'static str {
     match decision {
         ApprovalDecision::Approve => "approved",
         ApprovalDecision::Deny(_) => "denied",
@@ -254,14 +296,16 @@ mod tests {
             tokio::task::yield_now().await;
         };
         assert_eq!(
-            console.decide(&id, " ", ApprovalDecision::Approve),
+            console.decide(&id, " ", ApprovalDecision::Approve).await,
             Err(DecideError::NoName)
         );
         console
             .decide(&id, "alice", ApprovalDecision::Deny("no".into()))
+            .await
             .unwrap();
         let refused = console
             .decide(&id, "bob", ApprovalDecision::Approve)
+            .await
             .unwrap_err();
         assert_eq!(
             refused.to_string(),

@@ -354,9 +354,10 @@ async fn decide(
             );
         }
     };
-    let decided = posted
-        .decision()
-        .and_then(|(who, decision)| shared.decide(&id, who, decision));
+    let decided = match posted.decision() {
+        Ok((who, decision)) => shared.decide(&id, who, decision).await,
+        Err(refused) => Err(refused),
+    };
     match decided {
         Ok(()) => json(StatusCode::OK, &serde_json::json!({"decided": id})),
         Err(e) => {
@@ -364,6 +365,7 @@ async fn decide(
                 DecideError::NotWaiting(_) | DecideError::AlreadyDecided { .. } => {
                     StatusCode::CONFLICT
                 }
+                DecideError::Unanswered { .. } => StatusCode::BAD_GATEWAY,
                 _ => StatusCode::BAD_REQUEST,
             };
             refuse(status, &e.to_string())

@@ -43,17 +43,24 @@
 //! # Ok(()) }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 use std::sync::{Arc, Mutex};
 
 use hookwire::agent::{Agent, RunError, Runner, lifecycle::LifecycleHooks};
 use hookwire::approval::ApprovalDecision;
 
 mod approver;
+#[cfg(feature = "durable")]
+mod durable;
 mod http;
 mod runs;
 mod secret;
 
 pub use approver::ConsoleApprover;
+#[cfg(feature = "durable")]
+#[cfg_attr(docsrs, doc(cfg(feature = "durable")))]
+pub use durable::{DurableSessions, WatchedSessions};
 pub use http::Listening;
 pub use runs::WatchedRun;
 
@@ -142,6 +149,18 @@ pub enum DecideError {
          `{{\"amount\": 5}}`): nothing was decided"
     )]
     EditNotAnObject,
+    /// The durable session did not answer the decision (its ingress was
+    /// unreachable, or it failed): the call is kept waiting in the console.
+    #[error(
+        "the durable session did not take the decision for call `{id}`: {message}; if the call \
+         still waits, decide again"
+    )]
+    Unanswered {
+        /// The decision id.
+        id: String,
+        /// What the ingress said, or why it could not be reached.
+        message: String,
+    },
     /// A decision the console does not know.
     #[error(
         "`{0}` is not a decision: give `approve`, `deny` or `approve_with`; nothing was decided"
@@ -213,7 +232,7 @@ impl Console {
     /// [`PendingApproval::id`](hookwire::approval::PendingApproval::id)),
     /// by `who`: what the page's buttons post. A call that no longer waits
     /// (decided already, or its run ended) is refused.
-    pub fn decide(
+    pub async fn decide(
         &self,
         id: &str,
         who: impl Into<String>,
@@ -223,6 +242,6 @@ impl Console {
         if who.trim().is_empty() {
             return Err(DecideError::NoName);
         }
-        self.shared.decide(id, who, decision)
+        self.shared.decide(id, who, decision).await
     }
 }

@@ -140,6 +140,14 @@ impl Run {
         self.push(name, data.to_string());
     }
 
+    /// Sets the status a durable session's state says (`waiting`,
+    /// `running`, or how its last run ended); the log goes on (the session
+    /// may run again).
+    #[cfg(feature = "durable")]
+    pub(crate) fn set_status(&self, status: &'static str) {
+        lock(&self.log).status = status;
+    }
+
     /// Marks the run ended with `status`, and wakes the streams.
     fn end(&self, status: &'static str) {
         *lock(&self.inbox) = None;

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod browser_support;
 mod durable_support;
 
 // The tests, one module per theme, under `durable/` (a module file at
@@ -14,6 +15,8 @@ mod durable_support;
 mod approvals;
 #[path = "durable/cluster.rs"]
 mod cluster;
+#[path = "durable/console.rs"]
+mod console;
 #[path = "durable/crashes.rs"]
 mod crashes;
 #[path = "durable/identity.rs"]
@@ -71,6 +74,17 @@ async fn finish(client: &DurableClient, invocation: &str) -> hookwire::agent::Ru
         .await
         .expect("the run did not finish in 2 minutes")
         .unwrap()
+}
+
+/// Who decided each approval of the call `id` (the model's call id) in the
+/// run's trace; `None` if the trace has no such call.
+fn deciders(output: &hookwire::agent::RunOutput, id: &str) -> Option<Vec<Option<String>>> {
+    output.trace.iter().find_map(|e| match e {
+        TraceEvent::ToolCall(call) if &*call.id == id => {
+            Some(call.approvals.iter().map(|n| n.who.clone()).collect())
+        }
+        _ => None,
+    })
 }
 
 /// The `durable_pmo` service on a free port, its model answering the

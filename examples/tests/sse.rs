@@ -4,6 +4,7 @@
 
 // The console (a run's events and approvals in a browser), under `sse/`
 // (a module file at `tests/` would be a test binary of its own).
+mod browser_support;
 #[path = "sse/console.rs"]
 mod console;
 

@@ -117,19 +117,11 @@ async fn an_approval_waits_across_a_restart_and_a_denial_never_runs() {
     assert!(text.contains("not a vendor of ours"), "{text}");
     // Who decided each call: alice, named with the approval; nobody named
     // for the denial.
-    let who = |id: &str| {
-        output.trace.iter().find_map(|e| match e {
-            TraceEvent::ToolCall(call) if &*call.id == id => Some(
-                call.approvals
-                    .iter()
-                    .map(|n| n.who.clone())
-                    .collect::<Vec<_>>(),
-            ),
-            _ => None,
-        })
-    };
-    assert_eq!(who("pay_ok"), Some(vec![Some("alice".to_owned())]));
-    assert_eq!(who("pay_bad"), Some(vec![None]));
+    assert_eq!(
+        deciders(&output, "pay_ok"),
+        Some(vec![Some("alice".to_owned())])
+    );
+    assert_eq!(deciders(&output, "pay_bad"), Some(vec![None]));
     // Deciding after the run is over: still refused, still once.
     let late = client
         .decide("pay-1", &pay_ok, ApprovalDecision::Approve)

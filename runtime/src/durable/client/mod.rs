@@ -4,11 +4,13 @@
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
+
+mod admin;
 
 use super::failover::{Failure, Ingresses, Replay, fresh_key, next_step};
 use super::{ApproveRequest, Decided, RunRequest};
-use crate::agent::{Agent, DurableName, RunOutput, RunState};
+use crate::agent::{Agent, DurableName, RunOutput};
 use crate::approval::ApprovalDecision;
 use crate::outside::{ERROR_BODY_LIMIT, clean};
 
@@ -295,49 +297,6 @@ impl DurableClient {
         format!("/{}/{session}/{handler}", self.agent.session_service())
     }
 
-    /// Registers the durable service at `service` (`http://127.0.0.1:9080`)
-    /// with the server whose admin API is at `admin`
-    /// (`http://127.0.0.1:9070`); again with `force` for a new build.
-    pub async fn register(&self, admin: &str, service: &str) -> Result<Value, ClientError> {
-        let url = format!("{}/deployments", admin.trim_end_matches('/'));
-        self.send(
-            self.http
-                .post(&url)
-                .json(&json!({"uri": service, "force": true})),
-            &url,
-        )
-        .await
-    }
-
-    /// Runs the paused invocation `invocation` again from its journal
-    /// (`PATCH /invocations/<id>/resume` on the admin API at `admin`): an
-    /// invocation pauses when the retry policy's attempts run out
-    /// ([`DurableAgent::with_max_attempts`](super::DurableAgent::with_max_attempts)).
-    pub async fn resume(&self, admin: &str, invocation: &str) -> Result<(), ClientError> {
-        let invocation = checked_invocation_id(invocation)?;
-        let url = format!(
-            "{}/invocations/{invocation}/resume",
-            admin.trim_end_matches('/')
-        );
-        self.send::<Value>(self.http.patch(&url), &url)
-            .await
-            .map(drop)
-    }
-
-    /// The status of the invocation `invocation` as the admin API at
-    /// `admin` reports it (`running`, `backing-off`, `paused`,
-    /// `suspended`, `completed`, ...); `None` if the server does not know
-    /// it.
-    pub async fn status(
-        &self,
-        admin: &str,
-        invocation: &str,
-    ) -> Result<Option<String>, ClientError> {
-        let invocation = checked_invocation_id(invocation)?;
-        let query = format!("SELECT status FROM sys_invocation WHERE id = '{invocation}'");
-        self.admin_value(admin, &query, "status").await
-    }
-
     /// Starts a run of `prompt` in `session` without waiting for it, and
     /// returns Restate's invocation id. With an `idempotency_key`, a second
     /// start with the same key is the same run.
@@ -446,56 +405,6 @@ impl DurableClient {
         .map(|(decided, _)| decided)
     }
 
-    /// The session's state (`None` before its first run), read through the
-    /// admin API at `admin` (`http://127.0.0.1:9070`): the session's
-    /// `state` handler is private, so the ingress does not serve a
-    /// session's history to whoever reaches it. Keep the admin API off
-    /// public networks.
-    pub async fn state(&self, admin: &str, session: &str) -> Result<Option<RunState>, ClientError> {
-        check_session_id(session)?;
-        // Neither name can hold a quote: a durable name is an identifier,
-        // a session id is checked above (unreserved URL characters).
-        let query = format!(
-            "SELECT value_utf8 FROM state WHERE service_name = '{}' AND service_key = '{}' \
-             AND key = 'state'",
-            self.agent.session_service(),
-            session
-        );
-        let Some(text) = self.admin_value(admin, &query, "value_utf8").await? else {
-            return Ok(None);
-        };
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| ClientError::Decode {
-                url: query_url(admin),
-                message: e.to_string(),
-            })
-    }
-
-    /// The text of `column` in the first row that `query` gives on the
-    /// admin API at `admin`; `None` when there is no such row.
-    async fn admin_value(
-        &self,
-        admin: &str,
-        query: &str,
-        column: &str,
-    ) -> Result<Option<String>, ClientError> {
-        let url = query_url(admin);
-        let answer: Value = self
-            .send(
-                self.http
-                    .post(&url)
-                    .header("accept", "application/json")
-                    .json(&json!({ "query": query })),
-                &url,
-            )
-            .await?;
-        Ok(answer
-            .pointer(&format!("/rows/0/{column}"))
-            .and_then(Value::as_str)
-            .map(str::to_owned))
-    }
-
     /// Sends the request `build` makes for the URL of `path` on an
     /// ingress, through the ingresses in turn as [`Replay`] allows; the
     /// answer and the URL that gave it.
@@ -588,9 +497,4 @@ fn checked_invocation_id(id: &str) -> Result<&str, ClientError> {
     } else {
         Err(ClientError::InvalidInvocationId { id: id.to_owned() })
     }
-}
-
-/// The query endpoint of the admin API at `admin`.
-fn query_url(admin: &str) -> String {
-    format!("{}/query", admin.trim_end_matches('/'))
 }
