@@ -2,7 +2,9 @@
 //! tool (`where` bounds), and that each typed hook runs only on tools with
 //! its arguments (probes).
 
+use super::mcp_types::McpTypes;
 use super::*;
+use crate::spec::MatchTarget;
 
 /// The type-level checks of an agent, as `where` predicates spanned on the
 /// user's paths: that each tool is a tool (the tool-set struct's field
@@ -27,19 +29,45 @@ impl Checks {
 
     /// Checks that no agent-level hook that may run on tools found at run
     /// time (an agent with MCP servers, and a matcher that may select one
-    /// of their tools) is a typed hook.
-    pub(super) fn typed_on_dynamic(&mut self, krate: &syn::Path, spec: &AgentSpec, hooks: &[Hook]) {
+    /// of their tools) is a typed hook, but for the MCP tools a lock pins
+    /// when those are all the tools found at run time (see
+    /// [`locked_world`]): a typed hook may select those of them whose
+    /// generated argument type (`mcp`) it takes.
+    pub(super) fn typed_on_dynamic(
+        &mut self,
+        krate: &syn::Path,
+        spec: &AgentSpec,
+        hooks: &[Hook],
+        mcp: Option<&McpTypes>,
+    ) {
         if !has_dynamic_chain(spec) {
             return;
         }
         let tools = spec.static_tools();
         let known: Vec<&str> = tools.iter().map(|(name, _)| name.as_str()).collect();
+        let locked = locked_world(spec).then(|| spec.locked_mcp_tools());
         for (r, hook) in spec.tool_hooks.iter().zip(hooks) {
             if selects_only_known(&r.matcher, &known) {
                 continue;
             }
-            self.typed
-                .push(probe(krate, hook, &quote!(()), "check_json_args"));
+            let Some(locked) = &locked else {
+                self.typed.push(json_probe(krate, hook));
+                continue;
+            };
+            for (name, source, meta) in locked {
+                let target = MatchTarget::new(name, *source);
+                let selected = match meta {
+                    Some(meta) => r.matcher.matches(target.with_meta(meta)),
+                    None => r.matcher.matches(target),
+                };
+                if !selected {
+                    continue;
+                }
+                match mcp.and_then(|types| types.path_of(name)) {
+                    Some(args_ty) => self.typed.push(typed_probe(krate, hook, &args_ty)),
+                    None => self.typed.push(json_probe(krate, hook)),
+                }
+            }
         }
     }
 
@@ -54,6 +82,20 @@ impl Checks {
         let tools = &self.tools;
         quote!(where #(#tools,)*)
     }
+}
+
+/// Whether the tools an agent finds at run time are exactly the MCP tools
+/// its lock pins: every server it names is in the lock, and it takes no
+/// tool registered at run time. (A served tool that differs from the lock
+/// never reaches a hook: the run leaves it out or stops.)
+pub(crate) fn locked_world(spec: &AgentSpec) -> bool {
+    spec.mcp_lock.is_some() && !spec.runtime_tools && spec.unlocked_servers().is_empty()
+}
+
+/// The check that `hook` is not a typed hook: it may run on tools whose
+/// arguments are known only as JSON.
+fn json_probe(krate: &syn::Path, hook: &Hook) -> TokenStream {
+    probe(krate, hook, &quote!(()), "check_json_args")
 }
 
 /// The check that `hook`, attached to a tool whose arguments are

@@ -53,6 +53,7 @@ mod checks;
 mod config;
 mod dispatch;
 mod hooks;
+mod mcp_types;
 mod policy;
 mod settings;
 mod slots;
@@ -307,7 +308,9 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let debug = items.debug_impl();
     let (policy, policy_fn) = policy::policy_items(krate, spec, &lowered, &agent_hooks);
     let coverage = policy::coverage_checks(krate, spec, &agent_ty);
-    checks.typed_on_dynamic(krate, spec, &agent_hooks);
+    let mcp = mcp_types::mcp_types(krate, spec, &agent_ty, &opts.vis);
+    checks.typed_on_dynamic(krate, spec, &agent_hooks, mcp.as_ref());
+    let mcp = mcp.map(|types| types.item);
     let typed_hooks = checks.typed_hooks(krate);
     let agent_impl = items.agent_impl(
         &[
@@ -351,6 +354,8 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
         #coverage
 
         #typed_hooks
+
+        #mcp
     })
 }
 

@@ -24,6 +24,7 @@ mod dynamic_hooks;
 mod lifecycle_decl;
 mod macros;
 mod mcp_lock_macro;
+mod mcp_typed_hooks;
 mod meta_matchers;
 mod readme_approvals;
 mod runtime_tools;

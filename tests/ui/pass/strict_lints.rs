@@ -105,4 +105,25 @@ fn main() {
     assert_eq!(names, ["add", "hello", "delete", "format_all", "agent__helper"]);
     let shop = Shop::new(&ShopDeps { currency: "EUR".into() });
     assert_eq!(shop.tools().definitions().len(), 2);
+    let _clock = Clock::new();
 }
+
+/// Asks for UTC: a typed hook over a locked MCP tool's generated arguments.
+#[hookwire::hook]
+pub async fn in_utc(
+    _cx: &mut ToolContext,
+    args: &mut clock_mcp::TimeGetCurrentTime,
+) -> Decision {
+    args.timezone = "UTC".to_owned();
+    Decision::Continue
+}
+
+/// Tells the time: its MCP tools pinned by a lock, their argument types
+/// generated beside it (`clock_mcp`).
+#[hookwire::agent(
+    name = "clock",
+    servers = ["time"],
+    mcp_lock = "../../../../tests/locks/time/hookwire.lock",
+    tool_hooks = [in_utc(match = "time__get_current_time")],
+)]
+pub struct Clock;

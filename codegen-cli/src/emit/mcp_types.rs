@@ -1,0 +1,301 @@
+//! The argument types of the MCP tools a lock pins (`hookwire.lock`):
+//! each locked tool's input schema made a Rust type (serde `Serialize` and
+//! `Deserialize`), in a module beside the agent (`<agent>_mcp`, such as
+//! `shop_mcp::TimeGetCurrentTime` for `time__get_current_time`), so that a
+//! typed hook can take a locked MCP tool's arguments as their Rust type.
+//!
+//! typify writes the types (this module is the only user of it). What the
+//! generated code needs is reached through `hookwire::__private`, so the
+//! user's crate needs no dependency of its own. A schema's `pattern`s are
+//! left out of the types (the server checks them; a pattern would need a
+//! regex crate in the user's build): such a field is a `String`.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+use serde_json::Value;
+
+use crate::spec::{AgentSpec, mcp_tool_name};
+
+/// The argument types of an agent's locked MCP tools.
+pub(crate) struct McpTypes {
+    /// The module that holds them (`<agent>_mcp`).
+    pub(crate) module: syn::Ident,
+    /// Each typed tool (`server__tool`) and its type's name in the module.
+    pub(crate) by_tool: BTreeMap<String, syn::Ident>,
+    /// The module, with its types.
+    pub(crate) item: TokenStream,
+}
+
+impl McpTypes {
+    /// The path of `tool`'s argument type, if it has one.
+    pub(crate) fn path_of(&self, tool: &str) -> Option<TokenStream> {
+        let module = &self.module;
+        self.by_tool.get(tool).map(|ty| quote!(#module::#ty))
+    }
+}
+
+/// The argument types of the locked MCP tools of `spec`'s servers; `None`
+/// without a lock or without a locked tool. A tool whose schema typify
+/// cannot make a type of gets none (a typed hook cannot select it).
+pub(crate) fn mcp_types(
+    krate: &syn::Path,
+    spec: &AgentSpec,
+    agent_ty: &syn::Ident,
+    vis: &syn::Visibility,
+) -> Option<McpTypes> {
+    let lock = spec.mcp_lock.as_ref()?;
+    let mut settings = typify_impl::TypeSpaceSettings::default();
+    settings.with_struct_builder(false);
+    let mut space = typify_impl::TypeSpace::new(&settings);
+    let mut by_tool = BTreeMap::new();
+    let locked: Vec<String> = spec.locked_mcp_tools().into_iter().map(|t| t.0).collect();
+    for server in &spec.servers {
+        for (name, tool) in lock.server(server).into_iter().flatten() {
+            let tool_name = mcp_tool_name(server, name);
+            if !locked.contains(&tool_name) {
+                continue;
+            }
+            let Some(ty) = super::type_name_for(&tool_name) else {
+                continue;
+            };
+            if add_schema(&mut space, &ty, &tool.input_schema) {
+                by_tool.insert(tool_name, format_ident!("{ty}"));
+            }
+        }
+    }
+    if by_tool.is_empty() {
+        return None;
+    }
+    let serde = crate::lower::path_string(&syn::parse_quote!(#krate::__private::serde));
+    let types = reroute(space.to_stream(), krate, &serde);
+    let module = format_ident!("{}_mcp", snake(&agent_ty.to_string()));
+    let doc = format!(
+        " The argument types of the MCP tools `{}`'s lock pins (from each \
+         tool's input schema), for typed hooks.",
+        spec.name
+    );
+    let item = quote! {
+        #[doc = #doc]
+        // typify's code, not the user's: no lint of theirs applies.
+        #[allow(
+            warnings,
+            dead_code,
+            missing_docs,
+            unreachable_pub,
+            unused_qualifications,
+            rust_2018_idioms,
+            non_camel_case_types,
+            non_snake_case,
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery,
+            clippy::restriction
+        )]
+        #vis mod #module {
+            #types
+        }
+    };
+    Some(McpTypes {
+        module,
+        by_tool,
+        item,
+    })
+}
+
+/// Adds the type `name` of `schema` to `space`; whether typify made one.
+fn add_schema(space: &mut typify_impl::TypeSpace, name: &str, schema: &Value) -> bool {
+    let mut schema = schema.clone();
+    without_patterns(&mut schema);
+    let Value::Object(fields) = &mut schema else {
+        return false;
+    };
+    fields.insert("title".to_owned(), Value::String(name.to_owned()));
+    let Ok(root) = serde_json::from_value::<schemars08::schema::RootSchema>(schema) else {
+        return false;
+    };
+    // typify is a library of someone else's: a schema it cannot handle
+    // gives the tool no type, never a failed build.
+    let added =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| space.add_root_schema(root)));
+    matches!(added, Ok(Ok(Some(_))))
+}
+
+/// Takes every `pattern` and `patternProperties` out of a schema (not a
+/// property of that name).
+fn without_patterns(schema: &mut Value) {
+    match schema {
+        Value::Object(fields) => {
+            fields.retain(|key, value| {
+                !(key == "patternProperties" || (key == "pattern" && value.is_string()))
+            });
+            for (key, value) in fields.iter_mut() {
+                if matches!(key.as_str(), "properties" | "$defs" | "definitions")
+                    && let Value::Object(named) = value
+                {
+                    named.values_mut().for_each(without_patterns);
+                } else {
+                    without_patterns(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_patterns),
+        _ => {}
+    }
+}
+
+/// typify's tokens, with `::serde` and `::serde_json` reached through
+/// `krate::__private`, and each serde derive told where serde is.
+fn reroute(tokens: TokenStream, krate: &syn::Path, serde: &str) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < trees.len() {
+        // `::serde` / `::serde_json` at a path's start.
+        if let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(c))) =
+            (trees.get(i), trees.get(i + 1), trees.get(i + 2))
+            && a.as_char() == ':'
+            && a.spacing() == Spacing::Joint
+            && b.as_char() == ':'
+            && (c == "serde" || c == "serde_json")
+            && !matches!(
+                i.checked_sub(1).and_then(|p| trees.get(p)),
+                Some(TokenTree::Ident(_))
+            )
+        {
+            out.extend(quote!(#krate::__private::#c));
+            i += 3;
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(group) => {
+                let mut inner =
+                    Group::new(group.delimiter(), reroute(group.stream(), krate, serde));
+                inner.set_span(group.span());
+                out.extend([TokenTree::Group(inner)]);
+                if is_serde_derive(trees.get(i.wrapping_sub(1)), group) {
+                    out.extend(quote!(#[serde(crate = #serde)]));
+                }
+            }
+            other => out.extend([other.clone()]),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether `group`, after `before`, is the bracket of a
+/// `#[derive(..)]` that names serde.
+fn is_serde_derive(before: Option<&TokenTree>, group: &Group) -> bool {
+    let hash = matches!(before, Some(TokenTree::Punct(p)) if p.as_char() == '#');
+    if !hash || group.delimiter() != Delimiter::Bracket {
+        return false;
+    }
+    let mut inner = group.stream().into_iter();
+    let derive = matches!(inner.next(), Some(TokenTree::Ident(i)) if i == "derive");
+    derive && inner.any(|t| names_serde(&t))
+}
+
+fn names_serde(tree: &TokenTree) -> bool {
+    match tree {
+        TokenTree::Ident(i) => i == "serde",
+        TokenTree::Group(g) => g.stream().into_iter().any(|t| names_serde(&t)),
+        _ => false,
+    }
+}
+
+/// `ShopAgent` as `shop_agent`.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// The types typify makes of `schemas` (tool name, schema), rerouted.
+    fn types_of(schemas: &[(&str, Value)]) -> (Vec<String>, String) {
+        let mut settings = typify_impl::TypeSpaceSettings::default();
+        settings.with_struct_builder(false);
+        let mut space = typify_impl::TypeSpace::new(&settings);
+        let typed = schemas
+            .iter()
+            .filter(|(name, schema)| add_schema(&mut space, name, schema))
+            .map(|(name, _)| (*name).to_owned())
+            .collect();
+        let krate: syn::Path = syn::parse_quote!(::hookwire);
+        let code = reroute(space.to_stream(), &krate, "::hookwire::__private::serde");
+        (typed, code.to_string())
+    }
+
+    #[test]
+    fn a_schema_becomes_a_serde_type_reached_through_hookwire() {
+        let (typed, code) = types_of(&[(
+            "Pay",
+            json!({"type": "object", "required": ["to"], "properties": {
+                "to": {"type": "string", "pattern": "^[a-z]+$"},
+                "pattern": {"type": "string"},
+                "amount": {"type": "integer", "minimum": 0}
+            }}),
+        )]);
+        assert_eq!(typed, ["Pay"]);
+        // serde and serde_json through hookwire; every serde derive told so.
+        let bare = code.replace("__private :: serde", "");
+        assert!(!bare.contains(":: serde"), "{code}");
+        assert!(
+            code.contains(":: hookwire :: __private :: serde :: Deserialize"),
+            "{code}"
+        );
+        assert!(
+            code.contains("# [serde (crate = \"::hookwire::__private::serde\")]"),
+            "{code}"
+        );
+        // The pattern is left out: `to` is a `String`, no regex crate; a
+        // property named `pattern` stays.
+        assert!(!code.contains("regress"), "{code}");
+        assert!(
+            code.contains("pub to : :: std :: string :: String"),
+            "{code}"
+        );
+        assert!(code.contains("pub pattern :"), "{code}");
+        assert!(
+            code.contains("pub amount : :: std :: option :: Option < u64 >"),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn a_schema_typify_cannot_type_gives_no_type() {
+        let (typed, _) = types_of(&[
+            ("NotAnObject", json!(["type", "object"])),
+            ("BadRef", json!({"$ref": "#/definitions/missing"})),
+            (
+                "Ok",
+                json!({"type": "object", "properties": {"a": {"type": "boolean"}}}),
+            ),
+        ]);
+        assert_eq!(typed, ["Ok"]);
+    }
+
+    #[test]
+    fn an_agents_type_is_its_snake_case_name() {
+        assert_eq!(snake("Clock"), "clock");
+        assert_eq!(snake("ShopDesk"), "shop_desk");
+    }
+}
