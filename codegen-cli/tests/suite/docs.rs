@@ -214,6 +214,22 @@ fn crates_used(code: &str) -> BTreeSet<String> {
             t = &t[at + kw.len()..];
         }
     }
+    // An agent's module of MCP argument types (`Clock` has `clock_mcp`).
+    let generated: Vec<String> = own
+        .iter()
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(|n| {
+            let mut snake = String::new();
+            for (i, c) in n.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_lowercase());
+            }
+            snake + "_mcp"
+        })
+        .collect();
+    own.extend(generated);
     // Paths: an identifier right before `::`, not itself after `::`.
     let bytes = rest.as_bytes();
     let mut i = 0;
