@@ -1,6 +1,9 @@
 //! Generates, for the tests and benches of this crate:
 //! * the agents of `codegen-cli/tests/cards/good` with `hookwire_codegen::Builder`
 //!   (included by `tests/cards_e2e.rs` with `hookwire::include_agents!()`);
+//! * the agent of `codegen-cli/tests/cards/locked` (an MCP lock and typed
+//!   hooks on its tools), into `$OUT_DIR/locked_agents` (for
+//!   `tests/suite/mcp_typed_hooks.rs`);
 //! * a card that gives every setting (each row of the settings table,
 //!   `hookwire_spec::for_each_setting!`) its example, compiled into
 //!   `$OUT_DIR/settings_agents` (for `tests/suite/settings.rs`);
@@ -15,6 +18,11 @@ use hookwire_codegen::spec::{AgentSpec, HookRef, ToolRef};
 fn main() {
     hookwire_codegen::Builder::new("../codegen-cli/tests/cards/good").compile();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    // A card whose MCP server is pinned by a lock, with typed hooks over
+    // the locked tools' generated argument types.
+    hookwire_codegen::Builder::new("../codegen-cli/tests/cards/locked")
+        .out_dir(out.join("locked_agents"))
+        .compile();
     every_setting_card(&out);
     for n in [10usize, 100, 1000] {
         let mut spec =

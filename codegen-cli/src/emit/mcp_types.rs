@@ -45,32 +45,10 @@ pub(crate) fn mcp_types(
     agent_ty: &syn::Ident,
     vis: &syn::Visibility,
 ) -> Option<McpTypes> {
-    let lock = spec.mcp_lock.as_ref()?;
-    let mut settings = typify_impl::TypeSpaceSettings::default();
-    settings.with_struct_builder(false);
-    let mut space = typify_impl::TypeSpace::new(&settings);
-    let mut by_tool = BTreeMap::new();
-    let locked: Vec<String> = spec.locked_mcp_tools().into_iter().map(|t| t.0).collect();
-    for server in &spec.servers {
-        for (name, tool) in lock.server(server).into_iter().flatten() {
-            let tool_name = mcp_tool_name(server, name);
-            if !locked.contains(&tool_name) {
-                continue;
-            }
-            let Some(ty) = super::type_name_for(&tool_name) else {
-                continue;
-            };
-            if add_schema(&mut space, &ty, &tool.input_schema) {
-                by_tool.insert(tool_name, format_ident!("{ty}"));
-            }
-        }
-    }
-    if by_tool.is_empty() {
-        return None;
-    }
+    let (space, by_tool) = type_space(spec)?;
     let serde = crate::lower::path_string(&syn::parse_quote!(#krate::__private::serde));
     let types = reroute(space.to_stream(), krate, &serde);
-    let module = format_ident!("{}_mcp", snake(&agent_ty.to_string()));
+    let module = format_ident!("{}", module_name(&agent_ty.to_string()));
     let doc = format!(
         " The argument types of the MCP tools `{}`'s lock pins (from each \
          tool's input schema), for typed hooks.",
@@ -104,22 +82,73 @@ pub(crate) fn mcp_types(
     })
 }
 
-/// Adds the type `name` of `schema` to `space`; whether typify made one.
-fn add_schema(space: &mut typify_impl::TypeSpace, name: &str, schema: &Value) -> bool {
+/// The name of the module of `agent_ty`'s MCP argument types
+/// (`ShopDesk` has `shop_desk_mcp`).
+pub(crate) fn module_name(agent_ty: &str) -> String {
+    format!("{}_mcp", snake(agent_ty))
+}
+
+/// The argument type's name of each locked MCP tool of `spec` that has
+/// one (`time__get_current_time` has `TimeGetCurrentTime`), as
+/// [`mcp_types`] names them: what cardgen checks a card's typed hooks
+/// against.
+pub(crate) fn typed_tools(spec: &AgentSpec) -> BTreeMap<String, String> {
+    type_space(spec)
+        .map(|(_, by_tool)| {
+            by_tool
+                .into_iter()
+                .map(|(tool, ty)| (tool, ty.to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// typify's types of the locked MCP tools of `spec`'s servers (after its
+/// `tools:` filters), and each typed tool's type name; `None` without a
+/// lock or a typed tool.
+fn type_space(spec: &AgentSpec) -> Option<(typify_impl::TypeSpace, BTreeMap<String, syn::Ident>)> {
+    let lock = spec.mcp_lock.as_ref()?;
+    let mut settings = typify_impl::TypeSpaceSettings::default();
+    settings.with_struct_builder(false);
+    let mut space = typify_impl::TypeSpace::new(&settings);
+    let mut by_tool = BTreeMap::new();
+    let locked: Vec<String> = spec.locked_mcp_tools().into_iter().map(|t| t.0).collect();
+    for server in &spec.servers {
+        for (name, tool) in lock.server(server).into_iter().flatten() {
+            let tool_name = mcp_tool_name(server, name);
+            if !locked.contains(&tool_name) {
+                continue;
+            }
+            let Some(ty) = super::type_name_for(&tool_name) else {
+                continue;
+            };
+            if let Some(named) = add_schema(&mut space, &ty, &tool.input_schema) {
+                by_tool.insert(tool_name, format_ident!("{named}"));
+            }
+        }
+    }
+    (!by_tool.is_empty()).then_some((space, by_tool))
+}
+
+/// Adds the type of `schema`, named `name`, to `space`: the name typify
+/// gave it, `None` if it made none.
+fn add_schema(space: &mut typify_impl::TypeSpace, name: &str, schema: &Value) -> Option<String> {
     let mut schema = schema.clone();
     without_patterns(&mut schema);
     let Value::Object(fields) = &mut schema else {
-        return false;
+        return None;
     };
     fields.insert("title".to_owned(), Value::String(name.to_owned()));
-    let Ok(root) = serde_json::from_value::<schemars08::schema::RootSchema>(schema) else {
-        return false;
-    };
+    let root = serde_json::from_value::<schemars08::schema::RootSchema>(schema).ok()?;
     // typify is a library of someone else's: a schema it cannot handle
     // gives the tool no type, never a failed build.
     let added =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| space.add_root_schema(root)));
-    matches!(added, Ok(Ok(Some(_))))
+    let id = added.ok()?.ok()??;
+    let named = space.get_type(&id).ok()?.name();
+    // A name typify made up (a type it already had, under another name)
+    // is still the tool's type.
+    syn::parse_str::<syn::Ident>(&named).ok().map(|_| named)
 }
 
 /// Takes every `pattern` and `patternProperties` out of a schema (not a
@@ -236,8 +265,7 @@ mod tests {
         let mut space = typify_impl::TypeSpace::new(&settings);
         let typed = schemas
             .iter()
-            .filter(|(name, schema)| add_schema(&mut space, name, schema))
-            .map(|(name, _)| (*name).to_owned())
+            .filter_map(|(name, schema)| add_schema(&mut space, name, schema))
             .collect();
         let krate: syn::Path = syn::parse_quote!(::hookwire);
         let code = reroute(space.to_stream(), &krate, "::hookwire::__private::serde");

@@ -1,7 +1,8 @@
 //! Typed hooks on locked MCP tools: `#[agent(mcp_lock = ..)]` generates
 //! each locked tool's argument type from its input schema (in the module
 //! `clock_mcp` beside `Clock`), a typed hook takes it, and the rewrite
-//! reaches the real `mcp-server-time` (`tests/locks/time/`).
+//! reaches the real `mcp-server-time`; the card `Clock-Desk`
+//! (`codegen-cli/tests/cards/locked/`, whose lock both use) does the same.
 
 use hookwire::agent::{Runner, TraceEvent};
 use hookwire::mcp::{McpAgent, McpConfig, McpLock, ServerSpec};
@@ -32,7 +33,7 @@ async fn from_noon(_cx: &mut ToolContext, args: &clock_mcp::TimeConvertTime) -> 
 #[hookwire::agent(
     name = "clock",
     servers = ["time"],
-    mcp_lock = "locks/time/hookwire.lock",
+    mcp_lock = "../codegen-cli/tests/cards/locked/hookwire.lock",
     tool_hooks = [
         in_utc(match = "time__get_current_time"),
         from_noon(match = "time__convert_time"),
@@ -40,18 +41,24 @@ async fn from_noon(_cx: &mut ToolContext, args: &clock_mcp::TimeConvertTime) -> 
 )]
 pub struct Clock;
 
-#[tokio::test]
-async fn a_typed_hook_rewrites_a_locked_mcp_tools_arguments_as_its_generated_type() {
-    let lock = McpLock::parse(include_str!("../../locks/time/hookwire.lock")).unwrap();
-    let config = McpConfig::new()
+/// The time server, in UTC, pinned by the lock beside the card.
+fn locked_time() -> McpConfig {
+    let lock = McpLock::parse(include_str!(
+        "../../../codegen-cli/tests/cards/locked/hookwire.lock"
+    ))
+    .unwrap();
+    McpConfig::new()
         .with_server(
             "time",
             ServerSpec::stdio(mcp_support::time_server()).args(["--local-timezone", "UTC"]),
         )
         .unwrap()
-        .with_lock(lock);
-    let agent = McpAgent::connect(Clock::new(), &config).await.unwrap();
-    let model = ScriptedModel::from_turns([
+        .with_lock(lock)
+}
+
+/// The model asks for Paris's time, then converts 09:30.
+fn asks() -> ScriptedModel {
+    ScriptedModel::from_turns([
         Turn::call(
             "time__get_current_time",
             hookwire::serde_json::json!({"timezone": "Europe/Paris"}),
@@ -63,11 +70,40 @@ async fn a_typed_hook_rewrites_a_locked_mcp_tools_arguments_as_its_generated_typ
             }),
         ),
         Turn::text("done"),
-    ]);
-    let out = Runner::new(agent, model)
+    ])
+}
+
+#[tokio::test]
+async fn a_typed_hook_rewrites_a_locked_mcp_tools_arguments_as_its_generated_type() {
+    let agent = McpAgent::connect(Clock::new(), &locked_time())
+        .await
+        .unwrap();
+    let out = Runner::new(agent, asks())
         .run("what time is it?")
         .await
         .unwrap();
+    assert_rewritten_to_utc_and_09_30_denied(&out);
+}
+
+mod locked_agents {
+    hookwire::include_agents!("locked_agents");
+}
+
+#[tokio::test]
+async fn a_cards_typed_hooks_take_the_locked_tools_generated_types_too() {
+    let agent = McpAgent::connect(locked_agents::ClockDesk::new(), &locked_time())
+        .await
+        .unwrap();
+    let out = Runner::new(agent, asks())
+        .run("what time is it?")
+        .await
+        .unwrap();
+    assert_rewritten_to_utc_and_09_30_denied(&out);
+}
+
+/// The model asked for Paris; the server was asked for UTC; the conversion
+/// of 09:30 was denied by the typed reader.
+fn assert_rewritten_to_utc_and_09_30_denied(out: &hookwire::agent::RunOutput) {
     let calls: Vec<_> = out
         .trace
         .iter()

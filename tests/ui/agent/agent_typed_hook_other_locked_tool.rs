@@ -12,7 +12,7 @@ async fn in_utc(_cx: &mut ToolContext, args: &mut clock_mcp::TimeGetCurrentTime)
 #[hookwire::agent(
     name = "clock",
     servers = ["time"],
-    mcp_lock = "../../../../tests/locks/time/hookwire.lock",
+    mcp_lock = "../../../../codegen-cli/tests/cards/locked/hookwire.lock",
     tool_hooks = [in_utc(match = "time__*")],
 )]
 struct Clock;

@@ -123,7 +123,7 @@ pub async fn in_utc(
 #[hookwire::agent(
     name = "clock",
     servers = ["time"],
-    mcp_lock = "../../../../tests/locks/time/hookwire.lock",
+    mcp_lock = "../../../../codegen-cli/tests/cards/locked/hookwire.lock",
     tool_hooks = [in_utc(match = "time__get_current_time")],
 )]
 pub struct Clock;

@@ -20,46 +20,140 @@ fn args_of(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// The type's name if `ty` is a path (`super::super::clock::clock_mcp::TimeGetCurrentTime`
+/// names `TimeGetCurrentTime`): how a typed hook names a locked MCP tool's
+/// generated argument type.
+fn type_ident(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().map(|s| s.ident.to_string())
+        }
+        syn::Type::Reference(r) => type_ident(&r.elem),
+        _ => None,
+    }
+}
+
+/// A tool a typed hook may select, as the check sees it: its name and
+/// source, what the hook must name to take its arguments (the function
+/// behind a function tool, or a locked MCP tool's generated type), and its
+/// metadata when known.
+struct Selectable {
+    name: String,
+    source: ToolSource,
+    function: Option<String>,
+    mcp_type: Option<String>,
+    meta: Option<crate::spec::ToolMeta>,
+}
+
 impl CardRefs<'_> {
-    /// Checks each typed hook of the card against the tools its matcher
-    /// selects: each must be the function its type names, and no tool
-    /// found at run time may be selected.
-    pub(super) fn check_typed_hooks(&mut self, typed: &[(usize, TypedArgs)]) {
+    /// The tools a typed hook of the card may select: its static tools and,
+    /// when the lock pins every tool it finds at run time, the locked MCP
+    /// tools with their generated argument types.
+    fn selectable(&self) -> Vec<Selectable> {
         let p = self.p;
-        // (tool name, source, the function behind it).
-        let mut tools: Vec<(String, ToolSource, Option<String>)> = Vec::new();
+        let mut tools: Vec<Selectable> = Vec::new();
+        let plain = |name: String, source, function| Selectable {
+            name,
+            source,
+            function,
+            mcp_type: None,
+            meta: None,
+        };
         for (idx, r) in p.tool_refs.iter().enumerate() {
             if let Some(slot) = self.tool_slot.get(&idx)
                 && let Some(tool) = self.spec.function_tools.get(*slot)
             {
-                tools.push((tool.name.clone(), tool.source, Some(r.function.clone())));
+                tools.push(plain(
+                    tool.name.clone(),
+                    tool.source,
+                    Some(r.function.clone()),
+                ));
             }
         }
         for (name, source) in self.spec.static_tools() {
-            if !tools.iter().any(|(known, ..)| *known == name) {
-                tools.push((name, source, None));
+            if !tools.iter().any(|known| known.name == name) {
+                tools.push(plain(name, source, None));
             }
         }
+        if crate::emit::locked_world(&self.spec) {
+            let mut types = crate::emit::mcp_typed_tools(&self.spec);
+            for (name, source, meta) in self.spec.locked_mcp_tools() {
+                let mcp_type = types.remove(&name);
+                tools.push(Selectable {
+                    name,
+                    source,
+                    function: None,
+                    mcp_type,
+                    meta,
+                });
+            }
+        }
+        tools
+    }
+
+    /// Checks each typed hook of the card against the tools its matcher
+    /// selects: each must be the function its type names, or the locked
+    /// MCP tool whose generated type it is, and no other tool found at run
+    /// time may be selected.
+    pub(super) fn check_typed_hooks(&mut self, typed: &[(usize, TypedArgs)]) {
+        let p = self.p;
+        let tools = self.selectable();
+        let locked_world = crate::emit::locked_world(&self.spec);
+        let module = crate::emit::type_name_for(&self.spec.name)
+            .map(|ty| crate::emit::mcp_module_name(&ty))
+            .unwrap_or_default();
+        // The lock's generated type names, for the advice.
+        let mcp_types: Vec<String> = crate::emit::mcp_typed_tools(&self.spec)
+            .into_values()
+            .collect();
         for (idx, args) in typed {
             let (Some(hook), Some(r)) = (self.spec.tool_hooks.get(*idx), p.hook_refs.get(*idx))
             else {
                 continue;
             };
             let wanted = args_of(&args.ty);
+            let named = type_ident(&args.ty);
             let shown = crate::lower::show_type(&args.ty);
             let name = &r.function;
             let mut wrong: Vec<&str> = Vec::new();
-            for (tool, source, function) in &tools {
-                let selected = hook.matcher.matches(MatchTarget::new(tool, *source));
-                if selected && (wanted.is_none() || *function != wanted) {
-                    wrong.push(tool);
+            let mut takes_mcp: Option<&str> = None;
+            for tool in &tools {
+                let target = MatchTarget::new(&tool.name, tool.source);
+                let selected = match &tool.meta {
+                    Some(meta) => hook.matcher.matches(target.with_meta(meta)),
+                    None => hook.matcher.matches(target),
+                };
+                if !selected {
+                    continue;
+                }
+                let fits = match (&tool.function, &tool.mcp_type) {
+                    (Some(function), _) => wanted.as_ref() == Some(function),
+                    (None, Some(ty)) => wanted.is_none() && named.as_ref() == Some(ty),
+                    (None, None) => false,
+                };
+                if fits && tool.mcp_type.is_some() {
+                    takes_mcp = Some(&tool.name);
+                }
+                if !fits {
+                    wrong.push(&tool.name);
                 }
             }
             let at = |message: String| p.src.at(&r.path(), true, message);
             if !wrong.is_empty() {
-                let takes = match &wanted {
+                let own = wanted.as_deref().or(takes_mcp);
+                let takes = match own {
                     Some(tool) => format!("the arguments of `{tool}` (`{shown}`)"),
+                    None if locked_world => format!("`{shown}`, which are no tool's arguments"),
                     None => format!("`{shown}`, which are no function tool's arguments"),
+                };
+                let help = match own {
+                    Some(tool) => format!(
+                        "give it `match: {tool}`, or take `args: &mut ToolArgs` to read any tool's arguments as JSON"
+                    ),
+                    None if locked_world && !module.is_empty() => format!(
+                        "take `&mut ArgsOf<tool>` for the function tool it guards, or a locked MCP tool's type from the card's module `{module}` (such as `super::super::<card module>::{module}::<Type>` in a card's Rust file), or `args: &mut ToolArgs` to read any tool's arguments as JSON"
+                    ),
+                    None => "take `&mut ArgsOf<tool>` for the function tool it guards, or `args: &mut ToolArgs` to read any tool's arguments as JSON".to_owned(),
                 };
                 self.diags.push(
                     at(format!(
@@ -70,24 +164,26 @@ impl CardRefs<'_> {
                             .collect::<Vec<_>>()
                             .join(", ")
                     ))
-                    .help(match &wanted {
-                        Some(tool) => format!(
-                            "give it `match: {tool}`, or take `args: &mut ToolArgs` to read any tool's arguments as JSON"
-                        ),
-                        None => "take `&mut ArgsOf<tool>` for the function tool it guards, or `args: &mut ToolArgs` to read any tool's arguments as JSON".to_owned(),
-                    }),
+                    .help(help),
                 );
             } else if self.spec.has_run_time_tools()
+                && !locked_world
                 && !crate::emit::selects_only_known(
                     &hook.matcher,
-                    &tools.iter().map(|(t, ..)| t.as_str()).collect::<Vec<_>>(),
+                    &tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
                 )
             {
                 self.diags.push(
                     at(format!(
                         "typed hook `{name}` takes `{shown}`, but its match may select tools found at run time (an MCP server's, or registered ones), whose arguments are JSON"
                     ))
-                    .help("give it a `match` that names only the tools with its arguments, or take `args: &mut ToolArgs`"),
+                    .help(if named.as_ref().is_some_and(|n| mcp_types.contains(n)) {
+                        "a locked MCP tool's argument type needs every tool the agent finds at run time pinned: every server of the card in `hookwire.lock` and no `runtime_tools`; or take `args: &mut ToolArgs`"
+                    } else if self.spec.runtime_tools || self.spec.servers.is_empty() {
+                        "give it a `match` that names only the tools with its arguments, or take `args: &mut ToolArgs`"
+                    } else {
+                        "give it a `match` that names only the tools with its arguments, or take `args: &mut ToolArgs`; with every server of the card pinned by `hookwire.lock` (`cardgen mcp lock`), it can take a locked MCP tool's generated argument type"
+                    }),
                 );
             }
         }
