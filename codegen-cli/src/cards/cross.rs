@@ -32,8 +32,10 @@ fn unique_names<'p>(
     let mut by_name: HashMap<&str, &Parsed> = HashMap::new();
     // Each name `mod.rs` declares (an agent's type, tool-set type and
     // module share its type namespace) -> (agent, what it is there).
-    let mut taken: HashMap<String, (&str, &'static str)> =
-        HashMap::from([(build::RUST_REFS_MODULE.to_owned(), ("", "module"))]);
+    let mut taken: HashMap<String, (&str, &'static str)> = HashMap::from([
+        (build::RUST_REFS_MODULE.to_owned(), ("", "module")),
+        (build::MCP_TYPES_MODULE.to_owned(), ("", "module")),
+    ]);
     for p in parsed {
         if let Some(first) = by_name.get(p.spec.name.as_str()) {
             diags.push(

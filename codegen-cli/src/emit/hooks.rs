@@ -312,16 +312,22 @@ pub(super) fn emit_hooks_for(
     });
     // For a tool found at run time: each agent-level hook, with the
     // matcher it needs (compiled once, see `RuntimeMatchers`) if it has one.
+    let arms: Vec<TokenStream> = arms.collect();
     let (fallback, for_call) = if !has_dynamic_chain(spec) {
-        let fallback = quote!(_ => {
-            let _ = source;
+        let unused = if arms.is_empty() {
+            quote!((tool, source))
+        } else {
+            quote!(source)
+        };
+        let fallback = quote!({
+            let _ = #unused;
             ::std::vec::Vec::new()
         });
         (fallback, quote!())
     } else {
         // A tool found at run time: matched on its metadata too, which
         // only the loop knows (`hooks_for_call`).
-        let fallback = quote!(_ => Self::__hookwire_dynamic_hooks(
+        let fallback = quote!(Self::__hookwire_dynamic_hooks(
             &#krate::matcher::MatchTarget::new(tool, source),
         ));
         let for_call = quote! {
@@ -338,16 +344,25 @@ pub(super) fn emit_hooks_for(
         };
         (fallback, for_call)
     };
+    // Without a static tool's arm, the fallback alone (a `match` of one
+    // `_` arm is a lint in the user's crate).
+    let body = if arms.is_empty() {
+        fallback
+    } else {
+        quote! {
+            match tool {
+                #(#arms)*
+                _ => #fallback
+            }
+        }
+    };
     quote! {
         fn hooks_for(
             &self,
             tool: &str,
             source: #krate::ToolSource,
         ) -> ::std::vec::Vec<&'static str> {
-            match tool {
-                #(#arms)*
-                #fallback
-            }
+            #body
         }
 
         #for_call

@@ -16,44 +16,86 @@ use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::spec::{AgentSpec, mcp_tool_name};
+use crate::spec::{AgentSpec, McpLock, mcp_tool_name};
 
 /// The argument types of an agent's locked MCP tools.
 pub(crate) struct McpTypes {
-    /// The module that holds them (`<agent>_mcp`).
-    pub(crate) module: syn::Ident,
+    /// The path of the module that holds them.
+    base: TokenStream,
     /// Each typed tool (`server__tool`) and its type's name in the module.
-    pub(crate) by_tool: BTreeMap<String, syn::Ident>,
-    /// The module, with its types.
+    by_tool: BTreeMap<String, syn::Ident>,
+    /// The module with its types, when it is declared beside the agent.
     pub(crate) item: TokenStream,
 }
 
 impl McpTypes {
     /// The path of `tool`'s argument type, if it has one.
     pub(crate) fn path_of(&self, tool: &str) -> Option<TokenStream> {
-        let module = &self.module;
-        self.by_tool.get(tool).map(|ty| quote!(#module::#ty))
+        let base = &self.base;
+        self.by_tool.get(tool).map(|ty| quote!(#base::#ty))
     }
 }
 
-/// The argument types of the locked MCP tools of `spec`'s servers; `None`
-/// without a lock or without a locked tool. A tool whose schema typify
-/// cannot make a type of gets none (a typed hook cannot select it).
+/// The argument types of the tools of `spec`'s lock (every tool of every
+/// server it pins: the same types whichever agent declares them), declared
+/// beside the agent in `<agent>_mcp`, or named under
+/// [`EmitOptions::mcp_types_in`](super::EmitOptions::mcp_types_in); `None`
+/// without a lock or without a typed tool. A tool whose schema typify cannot
+/// make a type of gets none (a typed hook cannot select it).
 pub(crate) fn mcp_types(
     krate: &syn::Path,
     spec: &AgentSpec,
     agent_ty: &syn::Ident,
-    vis: &syn::Visibility,
+    opts: &super::EmitOptions,
 ) -> Option<McpTypes> {
-    let (space, by_tool) = type_space(spec)?;
-    let serde = crate::lower::path_string(&syn::parse_quote!(#krate::__private::serde));
-    let types = reroute(space.to_stream(), krate, &serde);
+    let lock = spec.mcp_lock.as_ref()?;
+    if let Some(path) = &opts.mcp_types_in {
+        let (_, by_tool) = type_space(lock)?;
+        return Some(McpTypes {
+            base: quote!(#path),
+            by_tool,
+            item: TokenStream::new(),
+        });
+    }
     let module = format_ident!("{}", module_name(&agent_ty.to_string()));
     let doc = format!(
         " The argument types of the MCP tools `{}`'s lock pins (from each \
          tool's input schema), for typed hooks.",
         spec.name
     );
+    let (item, by_tool) = module_item(krate, lock, &module, &opts.vis, &doc)?;
+    Some(McpTypes {
+        base: quote!(#module),
+        by_tool,
+        item,
+    })
+}
+
+/// The module `module` of a card set whose cards share `lock`: the
+/// argument types of its tools, once for every card (each card's agent
+/// names them through
+/// [`EmitOptions::mcp_types_in`](super::EmitOptions::mcp_types_in)); `None`
+/// if no tool of the lock has one.
+pub fn mcp_types_module(krate: &syn::Path, lock: &McpLock, module: &str) -> Option<TokenStream> {
+    let module = format_ident!("{module}");
+    let doc = " The argument types of the MCP tools the cards' lock (`hookwire.lock`) \
+               pins, from each tool's input schema, for typed hooks \
+               (`time__get_current_time` has `TimeGetCurrentTime`).";
+    module_item(krate, lock, &module, &syn::parse_quote!(pub), doc).map(|(item, _)| item)
+}
+
+/// The module `module` of `lock`'s argument types, and each typed tool's
+/// type name.
+fn module_item(
+    krate: &syn::Path,
+    lock: &McpLock,
+    module: &syn::Ident,
+    vis: &syn::Visibility,
+    doc: &str,
+) -> Option<(TokenStream, BTreeMap<String, syn::Ident>)> {
+    let (space, by_tool) = type_space(lock)?;
+    let serde = crate::lower::path_string(&syn::parse_quote!(#krate::__private::serde));
+    let types = reroute(space.to_stream(), krate, &serde);
     let item = quote! {
         #[doc = #doc]
         // typify's code, not the user's: no lint of theirs applies.
@@ -75,25 +117,22 @@ pub(crate) fn mcp_types(
             #types
         }
     };
-    Some(McpTypes {
-        module,
-        by_tool,
-        item,
-    })
+    Some((item, by_tool))
 }
 
 /// The name of the module of `agent_ty`'s MCP argument types
 /// (`ShopDesk` has `shop_desk_mcp`).
-pub(crate) fn module_name(agent_ty: &str) -> String {
+fn module_name(agent_ty: &str) -> String {
     format!("{}_mcp", snake(agent_ty))
 }
 
-/// The argument type's name of each locked MCP tool of `spec` that has
-/// one (`time__get_current_time` has `TimeGetCurrentTime`), as
-/// [`mcp_types`] names them: what cardgen checks a card's typed hooks
-/// against.
+/// The argument type's name of each tool of `spec`'s lock that has one
+/// (`time__get_current_time` has `TimeGetCurrentTime`), as [`mcp_types`]
+/// names them: what cardgen checks a card's typed hooks against.
 pub(crate) fn typed_tools(spec: &AgentSpec) -> BTreeMap<String, String> {
-    type_space(spec)
+    spec.mcp_lock
+        .as_deref()
+        .and_then(type_space)
         .map(|(_, by_tool)| {
             by_tool
                 .into_iter()
@@ -103,22 +142,16 @@ pub(crate) fn typed_tools(spec: &AgentSpec) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-/// typify's types of the locked MCP tools of `spec`'s servers (after its
-/// `tools:` filters), and each typed tool's type name; `None` without a
-/// lock or a typed tool.
-fn type_space(spec: &AgentSpec) -> Option<(typify_impl::TypeSpace, BTreeMap<String, syn::Ident>)> {
-    let lock = spec.mcp_lock.as_ref()?;
+/// typify's types of every tool `lock` pins, in the lock's order, and each
+/// typed tool's type name; `None` if no tool has one.
+fn type_space(lock: &McpLock) -> Option<(typify_impl::TypeSpace, BTreeMap<String, syn::Ident>)> {
     let mut settings = typify_impl::TypeSpaceSettings::default();
     settings.with_struct_builder(false);
     let mut space = typify_impl::TypeSpace::new(&settings);
     let mut by_tool = BTreeMap::new();
-    let locked: Vec<String> = spec.locked_mcp_tools().into_iter().map(|t| t.0).collect();
-    for server in &spec.servers {
-        for (name, tool) in lock.server(server).into_iter().flatten() {
+    for (server, tools) in &lock.servers {
+        for (name, tool) in tools {
             let tool_name = mcp_tool_name(server, name);
-            if !locked.contains(&tool_name) {
-                continue;
-            }
             let Some(ty) = super::type_name_for(&tool_name) else {
                 continue;
             };
@@ -325,5 +358,64 @@ mod tests {
     fn an_agents_type_is_its_snake_case_name() {
         assert_eq!(snake("Clock"), "clock");
         assert_eq!(snake("ShopDesk"), "shop_desk");
+    }
+}
+
+#[cfg(test)]
+mod injection_tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    /// A lock's text (descriptions, property names) never becomes code: the
+    /// formatted module declares only the type and its fields.
+    #[test]
+    fn a_schemas_text_stays_text() {
+        let lock = crate::spec::McpLock::parse(
+            &json!({"version": 1, "servers": {"evil": {"tool": {
+                "description": format!("sha256:{}", "0".repeat(64)),
+                "annotations": {},
+                "input_schema": {"type": "object", "required": ["x"], "properties": {
+                    "x\"]} pub fn injected() {} #[doc = \"": {
+                        "type": "string",
+                        "description": "*/ \n pub fn injected2() {} \n /*"
+                    }
+                }}
+            }}}})
+            .to_string(),
+        )
+        .unwrap();
+        let module =
+            super::mcp_types_module(&syn::parse_quote!(::hookwire), &lock, "mcp_types").unwrap();
+        let code = crate::emit::format_file(module, "evil").unwrap();
+        let file = syn::parse_file(&code).unwrap();
+        let syn::Item::Mod(module) = &file.items[0] else {
+            panic!("{code}")
+        };
+        // Only types, their impls and typify's `error` module: no function
+        // of the schema's text.
+        fn free_fns(items: &[syn::Item]) -> usize {
+            items
+                .iter()
+                .map(|item| match item {
+                    syn::Item::Fn(_) => 1,
+                    syn::Item::Mod(m) => m.content.as_ref().map_or(0, |(_, i)| free_fns(i)),
+                    _ => 0,
+                })
+                .sum()
+        }
+        assert_eq!(free_fns(&file.items), 0, "{code}");
+        let structs: Vec<String> = module
+            .content
+            .as_ref()
+            .unwrap()
+            .1
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Struct(s) => Some(s.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(structs, ["EvilTool"], "{code}");
     }
 }

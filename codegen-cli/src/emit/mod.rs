@@ -74,7 +74,8 @@ use config::*;
 use dispatch::*;
 pub(crate) use hooks::lower_hook;
 use hooks::*;
-pub(crate) use mcp_types::{module_name as mcp_module_name, typed_tools as mcp_typed_tools};
+pub use mcp_types::mcp_types_module;
+pub(crate) use mcp_types::typed_tools as mcp_typed_tools;
 pub(crate) use policy::{approval_tokens, hook_tokens};
 use settings::setting_calls;
 use slots::*;
@@ -111,6 +112,10 @@ pub struct EmitOptions {
     pub declare_agent_type: bool,
     /// The attributes of the agent type (the user's, for `#[agent]`).
     pub agent_attrs: Vec<syn::Attribute>,
+    /// Where the argument types of the lock's MCP tools are (cards:
+    /// `super::mcp_types`, the module [`mcp_types_module`] makes once for a
+    /// card set); `None` declares them beside the agent, in `<agent>_mcp`.
+    pub mcp_types_in: Option<syn::Path>,
 }
 
 impl EmitOptions {
@@ -124,7 +129,16 @@ impl EmitOptions {
             vis: syn::parse_quote!(pub),
             declare_agent_type: false,
             agent_attrs: Vec::new(),
+            mcp_types_in: None,
         }
+    }
+
+    /// Names the lock's MCP argument types under `path` instead of
+    /// declaring them beside the agent (see
+    /// [`mcp_types_in`](Self::mcp_types_in)).
+    pub fn mcp_types_in(mut self, path: syn::Path) -> Self {
+        self.mcp_types_in = Some(path);
+        self
     }
 
     /// Sets the attributes of the agent type.
@@ -309,7 +323,7 @@ pub fn agent(spec: &AgentSpec, opts: &EmitOptions) -> syn::Result<TokenStream> {
     let debug = items.debug_impl();
     let (policy, policy_fn) = policy::policy_items(krate, spec, &lowered, &agent_hooks);
     let coverage = policy::coverage_checks(krate, spec, &agent_ty);
-    let mcp = mcp_types::mcp_types(krate, spec, &agent_ty, &opts.vis);
+    let mcp = mcp_types::mcp_types(krate, spec, &agent_ty, opts);
     checks.typed_on_dynamic(krate, spec, &agent_hooks, mcp.as_ref());
     let mcp = mcp.map(|types| types.item);
     let typed_hooks = checks.typed_hooks(krate);

@@ -148,7 +148,16 @@ fn module_file(cards: &Cards, opts: &BuildOptions) -> Result<GeneratedFile, Vec<
             #build
         }
     });
-    let items = format_items(quote!(#refs #(#agents)* #default)).map_err(|e| {
+    // The argument types of the lock's MCP tools, once for every card
+    // (each card's agent names them as `super::mcp_types`).
+    let mcp = cards
+        .cards
+        .iter()
+        .find_map(|card| card.spec.mcp_lock.as_deref())
+        .and_then(|lock| {
+            emit::mcp_types_module(&syn::parse_quote!(::hookwire), lock, MCP_TYPES_MODULE)
+        });
+    let items = format_items(quote!(#refs #(#agents)* #default #mcp)).map_err(|e| {
         vec![Diagnostic::new(
             &cards.root,
             None,

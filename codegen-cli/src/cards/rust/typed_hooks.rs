@@ -99,9 +99,6 @@ impl CardRefs<'_> {
         let p = self.p;
         let tools = self.selectable();
         let locked_world = crate::emit::locked_world(&self.spec);
-        let module = crate::emit::type_name_for(&self.spec.name)
-            .map(|ty| crate::emit::mcp_module_name(&ty))
-            .unwrap_or_default();
         // The lock's generated type names, for the advice.
         let mcp_types: Vec<String> = crate::emit::mcp_typed_tools(&self.spec)
             .into_values()
@@ -150,8 +147,9 @@ impl CardRefs<'_> {
                     Some(tool) => format!(
                         "give it `match: {tool}`, or take `args: &mut ToolArgs` to read any tool's arguments as JSON"
                     ),
-                    None if locked_world && !module.is_empty() => format!(
-                        "take `&mut ArgsOf<tool>` for the function tool it guards, or a locked MCP tool's type from the card's module `{module}` (such as `super::super::<card module>::{module}::<Type>` in a card's Rust file), or `args: &mut ToolArgs` to read any tool's arguments as JSON"
+                    None if locked_world => format!(
+                        "take `&mut ArgsOf<tool>` for the function tool it guards, or a locked MCP tool's generated type (`&mut super::super::{}::<Type>` in a card's Rust file), or `args: &mut ToolArgs` to read any tool's arguments as JSON",
+                        crate::cards::build::MCP_TYPES_MODULE
                     ),
                     None => "take `&mut ArgsOf<tool>` for the function tool it guards, or `args: &mut ToolArgs` to read any tool's arguments as JSON".to_owned(),
                 };

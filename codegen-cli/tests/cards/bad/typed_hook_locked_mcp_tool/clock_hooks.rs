@@ -1,11 +1,11 @@
 //! Typed hooks over the argument types that the lock beside this file
-//! gives the time server's tools: the card's module `clock_desk` holds
-//! them in `clock_desk_mcp` (this file is a module of the generated
-//! `__rust_refs`, a sibling of `clock_desk`).
+//! gives the time server's tools: the generated module `mcp_types` holds
+//! them (this file is a module of the generated `__rust_refs`, its
+//! sibling).
 
 use hookwire::{Decision, ToolContext};
 
-use super::super::clock_desk::clock_desk_mcp::{TimeConvertTime, TimeGetCurrentTime};
+use super::super::mcp_types::{TimeConvertTime, TimeGetCurrentTime};
 
 /// Asks every clock for UTC.
 pub async fn in_utc(_cx: &mut ToolContext, args: &mut TimeGetCurrentTime) -> Decision {
