@@ -66,9 +66,18 @@ impl DurableSessions {
 #[derive(Debug)]
 pub struct WatchedSessions {
     task: tokio::task::JoinHandle<()>,
+    /// Why the last read failed; `None` once one succeeds.
+    failed: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl WatchedSessions {
+    /// Why the last read of the sessions failed (the admin API unreachable,
+    /// a state that does not read), `None` when it succeeded: for a health
+    /// check. The reads go on either way.
+    pub fn last_error(&self) -> Option<String> {
+        lock(&self.failed).clone()
+    }
+
     /// Stops following the sessions: the runs listed so far stay, as they
     /// were last read, and their cards can no longer be decided.
     pub fn stop(self) {
@@ -85,14 +94,17 @@ impl Console {
     /// `approve` handler with the person's name
     /// ([`DurableClient::decide_by`]): a call decided elsewhere first is
     /// refused there, and its card goes when the session's state says so.
-    /// A read that fails is tried again at the next.
+    /// A read that fails is tried again at the next
+    /// ([`WatchedSessions::last_error`] says why it failed).
     ///
     /// Call it inside a tokio runtime: the reads run on a task of their
     /// own.
     pub fn watch_sessions(&self, sessions: DurableSessions) -> WatchedSessions {
         let shared = Arc::downgrade(&self.shared);
+        let failed = Arc::default();
         WatchedSessions {
-            task: tokio::spawn(follow(shared, sessions)),
+            task: tokio::spawn(follow(shared, sessions, Arc::clone(&failed))),
+            failed,
         }
     }
 }
@@ -158,11 +170,17 @@ struct Seen {
     cards: HashMap<String, CallKey>,
 }
 
-/// Reads the sessions' states until the console is gone.
-async fn follow(shared: Weak<Shared>, sessions: DurableSessions) {
+/// Reads the sessions' states until the console is gone; why the last
+/// read failed goes to `failed`.
+async fn follow(
+    shared: Weak<Shared>,
+    sessions: DurableSessions,
+    failed: Arc<std::sync::Mutex<Option<String>>>,
+) {
     let mut seen: HashMap<String, Seen> = HashMap::new();
     loop {
         let read = sessions.client.sessions(&sessions.admin).await;
+        *lock(&failed) = read.as_ref().err().map(ToString::to_string);
         let Some(shared) = shared.upgrade() else {
             return;
         };
@@ -323,5 +341,40 @@ fn status(state: &RunState) -> &'static str {
         Some("paused") => "paused",
         Some("failed") => "failed",
         _ => "running",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::time::Duration;
+
+    use hookwire::durable::DurableClient;
+
+    use crate::{Console, DurableSessions};
+
+    #[tokio::test]
+    async fn a_failed_read_is_told_and_listed_nothing() {
+        // Nothing listens on port 9 of the loopback.
+        let client = DurableClient::new("http://127.0.0.1:9").unwrap();
+        let console = Console::new().unwrap();
+        let watched = console.watch_sessions(
+            DurableSessions::new(client, "http://127.0.0.1:9").every(Duration::from_millis(10)),
+        );
+        let told = async {
+            loop {
+                if let Some(why) = watched.last_error() {
+                    break why;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        let why = tokio::time::timeout(Duration::from_secs(60), told)
+            .await
+            .unwrap();
+        assert!(why.contains("127.0.0.1:9/query"), "{why}");
+        assert!(console.shared.summaries().is_empty());
+        watched.stop();
     }
 }
