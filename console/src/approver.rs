@@ -212,9 +212,12 @@ impl Shared {
         who: String,
         decision: ApprovalDecision,
     ) -> Result<(), DecideError> {
-        let waiting = {
+        // Taken off the desk and marked decided under one lock: a second
+        // decision for the call is refused as decided, whichever comes
+        // first.
+        let taken = {
             let mut desk = lock(&self.desk);
-            let Some(waiting) = desk.waiting.remove(id) else {
+            let Some(Waiting { run, reply }) = desk.waiting.remove(id) else {
                 return Err(match desk.decided.get(id) {
                     Some(how) => DecideError::AlreadyDecided {
                         id: id.to_owned(),
@@ -223,29 +226,46 @@ impl Shared {
                     None => DecideError::NotWaiting(id.to_owned()),
                 });
             };
-            waiting
-        };
-        let label = said(&decision);
-        let shown = json!({"id": id, "decision": label, "who": who});
-        let how = format!("{label} by {who}");
-        let run = waiting.run.clone();
-        match waiting.reply {
-            Reply::Local(reply) => {
-                if reply.send(Given { decision, who }).is_err() {
-                    return Err(DecideError::NotWaiting(id.to_owned()));
+            let label = said(&decision);
+            match reply {
+                Reply::Local(reply) => {
+                    let shown = json!({"id": id, "decision": label, "who": who});
+                    let how = format!("{label} by {who}");
+                    if reply.send(Given { decision, who }).is_err() {
+                        return Err(DecideError::NotWaiting(id.to_owned()));
+                    }
+                    desk.decided.insert(id.to_owned(), how);
+                    Taken::Decided(run, shown)
                 }
+                #[cfg(feature = "durable")]
+                Reply::Durable(gate) => {
+                    // The session answers over the network: meanwhile the
+                    // call counts as decided by this person.
+                    desk.decided
+                        .insert(id.to_owned(), format!("being {label} by {who}"));
+                    Taken::Durable(run, gate, who, decision)
+                }
+            }
+        };
+        match taken {
+            Taken::Decided(run, shown) => {
+                run.push_approval("decided", id, shown);
+                Ok(())
             }
             #[cfg(feature = "durable")]
-            Reply::Durable(gate) => {
-                if let Err(refused) = gate.decide(id, &who, decision).await {
-                    return Err(self.durable_refused(id, run, gate, refused));
-                }
+            Taken::Durable(run, gate, who, decision) => {
+                self.decide_durable(id, run, gate, who, decision).await
             }
         }
-        lock(&self.desk).decided.insert(id.to_owned(), how);
-        run.push_approval("decided", id, shown);
-        Ok(())
     }
+}
+
+/// A waiting call taken off the desk: decided (its run's approver has the
+/// decision), or to be sent to its durable session.
+enum Taken {
+    Decided(Arc<Run>, Value),
+    #[cfg(feature = "durable")]
+    Durable(Arc<Run>, crate::durable::Gate, String, ApprovalDecision),
 }
 
 /// What a decision did, as the page and a refusal say it.

@@ -132,6 +132,28 @@ impl Gate {
 }
 
 impl Shared {
+    /// Sends a person's decision for a durable session's call (taken off
+    /// the desk by [`decide`](Self::decide)) to the session.
+    pub(crate) async fn decide_durable(
+        &self,
+        id: &str,
+        run: Arc<Run>,
+        gate: Gate,
+        who: String,
+        decision: ApprovalDecision,
+    ) -> Result<(), DecideError> {
+        let label = said(&decision);
+        if let Err(refused) = gate.decide(id, &who, decision).await {
+            return Err(self.durable_refused(id, run, gate, refused));
+        }
+        lock(&self.desk)
+            .decided
+            .insert(id.to_owned(), format!("{label} by {who}"));
+        let shown = json!({"id": id, "decision": label, "who": who});
+        run.push_approval("decided", id, shown);
+        Ok(())
+    }
+
     /// What a durable session's refusal of a decision says. The card stays
     /// on the desk whatever the refusal: the session's state says when the
     /// call no longer waits, and by whom it was decided
@@ -144,9 +166,11 @@ impl Shared {
         refused: hookwire::durable::ClientError,
     ) -> DecideError {
         let reply = Reply::Durable(gate);
-        lock(&self.desk)
-            .waiting
-            .insert(id.to_owned(), Waiting { run, reply });
+        {
+            let mut desk = lock(&self.desk);
+            desk.decided.remove(id);
+            desk.waiting.insert(id.to_owned(), Waiting { run, reply });
+        }
         match refused.status() {
             Some(409) => DecideError::AlreadyDecided {
                 id: id.to_owned(),
