@@ -184,13 +184,16 @@ fn add_schema(space: &mut typify_impl::TypeSpace, name: &str, schema: &Value) ->
     syn::parse_str::<syn::Ident>(&named).ok().map(|_| named)
 }
 
-/// Takes every `pattern` and `patternProperties` out of a schema (not a
-/// property of that name).
+/// Takes every `pattern`, `patternProperties` and string `format` out of
+/// a schema (not a property of that name): typify would need a regex crate
+/// for a pattern and chrono or uuid for a `date-time` or `uuid` format in
+/// the user's build. Such a value is a `String`; the server checks it.
 fn without_patterns(schema: &mut Value) {
     match schema {
         Value::Object(fields) => {
             fields.retain(|key, value| {
-                !(key == "patternProperties" || (key == "pattern" && value.is_string()))
+                !(key == "patternProperties"
+                    || (matches!(key.as_str(), "pattern" | "format") && value.is_string()))
             });
             for (key, value) in fields.iter_mut() {
                 if matches!(key.as_str(), "properties" | "$defs" | "definitions")
@@ -221,10 +224,7 @@ fn reroute(tokens: TokenStream, krate: &syn::Path, serde: &str) -> TokenStream {
             && a.spacing() == Spacing::Joint
             && b.as_char() == ':'
             && (c == "serde" || c == "serde_json")
-            && !matches!(
-                i.checked_sub(1).and_then(|p| trees.get(p)),
-                Some(TokenTree::Ident(_))
-            )
+            && !after_segment(i.checked_sub(1).and_then(|p| trees.get(p)))
         {
             out.extend(quote!(#krate::__private::#c));
             i += 3;
@@ -245,6 +245,21 @@ fn reroute(tokens: TokenStream, krate: &syn::Path, serde: &str) -> TokenStream {
         i += 1;
     }
     out
+}
+
+/// Whether `before`, the token before a `::`, is a path's segment (so the
+/// `::` continues that path): an identifier that is not a keyword which
+/// may come before a path (`<D::Error as ::serde::de::Error>`).
+fn after_segment(before: Option<&TokenTree>) -> bool {
+    const BEFORE_A_PATH: &[&str] = &[
+        "as", "async", "await", "break", "const", "dyn", "else", "for", "if", "impl", "in", "let",
+        "match", "move", "mut", "pub", "ref", "return", "static", "type", "unsafe", "use", "where",
+        "while",
+    ];
+    match before {
+        Some(TokenTree::Ident(ident)) => !BEFORE_A_PATH.contains(&ident.to_string().as_str()),
+        _ => false,
+    }
 }
 
 /// Whether `group`, after `before`, is the bracket of a
@@ -312,11 +327,18 @@ mod tests {
             json!({"type": "object", "required": ["to"], "properties": {
                 "to": {"type": "string", "pattern": "^[a-z]+$"},
                 "pattern": {"type": "string"},
-                "amount": {"type": "integer", "minimum": 0}
+                "amount": {"type": "integer", "minimum": 0},
+                "code": {"type": "string", "minLength": 2, "maxLength": 4},
+                "at": {"type": "string", "format": "date-time"},
+                "id": {"type": "string", "format": "uuid"}
             }}),
         )]);
         assert_eq!(typed, ["Pay"]);
         // serde and serde_json through hookwire; every serde derive told so.
+        assert!(
+            code.contains("as :: hookwire :: __private :: serde"),
+            "{code}"
+        );
         let bare = code.replace("__private :: serde", "");
         assert!(!bare.contains(":: serde"), "{code}");
         assert!(
@@ -330,6 +352,15 @@ mod tests {
         // The pattern is left out: `to` is a `String`, no regex crate; a
         // property named `pattern` stays.
         assert!(!code.contains("regress"), "{code}");
+        // A format is left out too: no chrono or uuid in the user's build.
+        assert!(
+            !code.contains("chrono") && !code.contains("uuid ::"),
+            "{code}"
+        );
+        assert!(
+            code.contains("pub at : :: std :: option :: Option < :: std :: string :: String >"),
+            "{code}"
+        );
         assert!(
             code.contains("pub to : :: std :: string :: String"),
             "{code}"
