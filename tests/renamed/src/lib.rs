@@ -114,3 +114,26 @@ mod tests {
         assert!(schema.contains("Metres east."), "{schema}");
     }
 }
+
+/// Caps transfers: typed over the argument type a lock gives a locked MCP
+/// tool whose schema has a checked string, an enum, formats, optional,
+/// array and object fields (`lock/hookwire.lock`): the generated type
+/// reaches serde through `::hw` too.
+#[hw::hook]
+pub async fn cap(_cx: &mut ToolContext, args: &mut teller_mcp::BankTransfer) -> Decision {
+    if args.amount.get() > 100 {
+        return Decision::Deny("over 100".into());
+    }
+    args.memo = Some(format!("to {} in {}", *args.to, args.currency));
+    let _ = (&args.at, &args.id, &args.tags, &args.meta);
+    Decision::Continue
+}
+
+/// Moves money: its MCP server pinned by a lock.
+#[hw::agent(
+    name = "teller",
+    servers = ["bank"],
+    mcp_lock = "lock/hookwire.lock",
+    tool_hooks = [cap(match = "bank__transfer")],
+)]
+pub struct Teller;
