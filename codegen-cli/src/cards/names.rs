@@ -74,17 +74,7 @@ const RESERVED: &[&str] = &["gen"];
 
 /// `PmoOrchestrator` -> `pmo_orchestrator` (a keyword gets `_agent`).
 pub(crate) fn snake(pascal: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in pascal.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
+    let mut out = crate::emit::snake_case(pascal);
     // `gen` is reserved in edition 2024, which `syn` still reads as an
     // identifier.
     if syn::parse_str::<syn::Ident>(&out).is_err() || RESERVED.contains(&out.as_str()) {

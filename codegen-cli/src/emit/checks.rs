@@ -55,12 +55,8 @@ impl Checks {
                 continue;
             };
             for (name, source, meta) in locked {
-                let target = MatchTarget::new(name, *source);
-                let selected = match meta {
-                    Some(meta) => r.matcher.matches(target.with_meta(meta)),
-                    None => r.matcher.matches(target),
-                };
-                if !selected {
+                let target = MatchTarget::new(name, *source).with_meta_if(meta.as_ref());
+                if !r.matcher.matches(target) {
                     continue;
                 }
                 match mcp.and_then(|types| types.path_of(name)) {

@@ -123,7 +123,7 @@ fn module_item(
 /// The name of the module of `agent_ty`'s MCP argument types
 /// (`ShopDesk` has `shop_desk_mcp`).
 fn module_name(agent_ty: &str) -> String {
-    format!("{}_mcp", snake(agent_ty))
+    format!("{}_mcp", super::snake_case(agent_ty))
 }
 
 /// The argument type's name of each tool of `spec`'s lock that has one
@@ -282,22 +282,6 @@ fn names_serde(tree: &TokenTree) -> bool {
     }
 }
 
-/// `ShopAgent` as `shop_agent`.
-fn snake(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -386,9 +370,9 @@ mod tests {
     }
 
     #[test]
-    fn an_agents_type_is_its_snake_case_name() {
-        assert_eq!(snake("Clock"), "clock");
-        assert_eq!(snake("ShopDesk"), "shop_desk");
+    fn an_agents_types_are_in_its_snake_case_module() {
+        assert_eq!(module_name("Clock"), "clock_mcp");
+        assert_eq!(module_name("ShopDesk"), "shop_desk_mcp");
     }
 }
 

@@ -172,6 +172,22 @@ impl EmitOptions {
     }
 }
 
+/// `PmoOrchestrator` as `pmo_orchestrator`: a type name as a module's.
+pub(crate) fn snake_case(pascal: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in pascal.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The PascalCase type name for an agent name: `PMO-orchestrator` ->
 /// `PmoOrchestrator`, `ny_project_manager` -> `NyProjectManager`. A name
 /// that does not start with a letter gets an `Agent` prefix; `None` if

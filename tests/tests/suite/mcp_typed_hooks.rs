@@ -4,7 +4,7 @@
 //! reaches the real `mcp-server-time`; the card `Clock-Desk`
 //! (`codegen-cli/tests/cards/locked/`, whose lock both use) does the same.
 
-use hookwire::agent::{Runner, TraceEvent};
+use hookwire::agent::{Agent, RunOutput, Runner, TraceEvent};
 use hookwire::mcp::{McpAgent, McpConfig, McpLock, ServerSpec};
 use hookwire::model::{ScriptedModel, Turn};
 use hookwire::{Decision, ToolContext};
@@ -73,15 +73,18 @@ fn asks() -> ScriptedModel {
     ])
 }
 
-#[tokio::test]
-async fn a_typed_hook_rewrites_a_locked_mcp_tools_arguments_as_its_generated_type() {
-    let agent = McpAgent::connect(Clock::new(), &locked_time())
-        .await
-        .unwrap();
-    let out = Runner::new(agent, asks())
+/// `agent`, connected to the locked time server, run on [`asks`].
+async fn asked_for_the_time<A: Agent>(agent: A) -> RunOutput {
+    let agent = McpAgent::connect(agent, &locked_time()).await.unwrap();
+    Runner::new(agent, asks())
         .run("what time is it?")
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_typed_hook_rewrites_a_locked_mcp_tools_arguments_as_its_generated_type() {
+    let out = asked_for_the_time(Clock::new()).await;
     assert_rewritten_to_utc_and_09_30_denied(&out);
 }
 
@@ -91,19 +94,13 @@ mod locked_agents {
 
 #[tokio::test]
 async fn a_cards_typed_hooks_take_the_locked_tools_generated_types_too() {
-    let agent = McpAgent::connect(locked_agents::ClockDesk::new(), &locked_time())
-        .await
-        .unwrap();
-    let out = Runner::new(agent, asks())
-        .run("what time is it?")
-        .await
-        .unwrap();
+    let out = asked_for_the_time(locked_agents::ClockDesk::new()).await;
     assert_rewritten_to_utc_and_09_30_denied(&out);
 }
 
 /// The model asked for Paris; the server was asked for UTC; the conversion
 /// of 09:30 was denied by the typed reader.
-fn assert_rewritten_to_utc_and_09_30_denied(out: &hookwire::agent::RunOutput) {
+fn assert_rewritten_to_utc_and_09_30_denied(out: &RunOutput) {
     let calls: Vec<_> = out
         .trace
         .iter()

@@ -38,6 +38,14 @@ impl<'a> MatchTarget<'a> {
         Self { meta, ..self }
     }
 
+    /// The same target, with `meta` when the tool's metadata is known.
+    pub const fn with_meta_if(self, meta: Option<&'a ToolMeta>) -> Self {
+        match meta {
+            Some(meta) => self.with_meta(meta),
+            None => self,
+        }
+    }
+
     /// A step as a whole, of kind `step` (no tool: only `step:` parts and
     /// negations select it).
     pub const fn step(step: StepKind) -> Self {

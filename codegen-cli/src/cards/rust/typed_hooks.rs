@@ -4,6 +4,8 @@
 //! what would not compile.
 
 use super::*;
+use std::collections::BTreeMap;
+
 use crate::lower::TypedArgs;
 use crate::spec::{MatchTarget, ToolSource};
 
@@ -47,9 +49,10 @@ struct Selectable {
 
 impl CardRefs<'_> {
     /// The tools a typed hook of the card may select: its static tools and,
-    /// when the lock pins every tool it finds at run time, the locked MCP
-    /// tools with their generated argument types.
-    fn selectable(&self) -> Vec<Selectable> {
+    /// when the lock pins every tool it finds at run time (`locked_world`),
+    /// the locked MCP tools with their generated argument types (`types`:
+    /// the lock's, by tool).
+    fn selectable(&self, locked_world: bool, types: &BTreeMap<String, String>) -> Vec<Selectable> {
         let p = self.p;
         let mut tools: Vec<Selectable> = Vec::new();
         let plain = |name: String, source, function| Selectable {
@@ -75,10 +78,9 @@ impl CardRefs<'_> {
                 tools.push(plain(name, source, None));
             }
         }
-        if crate::emit::locked_world(&self.spec) {
-            let mut types = crate::emit::mcp_typed_tools(&self.spec);
+        if locked_world {
             for (name, source, meta) in self.spec.locked_mcp_tools() {
-                let mcp_type = types.remove(&name);
+                let mcp_type = types.get(&name).cloned();
                 tools.push(Selectable {
                     name,
                     source,
@@ -96,13 +98,14 @@ impl CardRefs<'_> {
     /// MCP tool whose generated type it is, and no other tool found at run
     /// time may be selected.
     pub(super) fn check_typed_hooks(&mut self, typed: &[(usize, TypedArgs)]) {
+        if typed.is_empty() {
+            return;
+        }
         let p = self.p;
-        let tools = self.selectable();
         let locked_world = crate::emit::locked_world(&self.spec);
-        // The lock's generated type names, for the advice.
-        let mcp_types: Vec<String> = crate::emit::mcp_typed_tools(&self.spec)
-            .into_values()
-            .collect();
+        // The lock's generated argument types, by tool (typify runs once).
+        let types = crate::emit::mcp_typed_tools(&self.spec);
+        let tools = self.selectable(locked_world, &types);
         for (idx, args) in typed {
             let (Some(hook), Some(r)) = (self.spec.tool_hooks.get(*idx), p.hook_refs.get(*idx))
             else {
@@ -115,12 +118,9 @@ impl CardRefs<'_> {
             let mut wrong: Vec<&str> = Vec::new();
             let mut takes_mcp: Option<&str> = None;
             for tool in &tools {
-                let target = MatchTarget::new(&tool.name, tool.source);
-                let selected = match &tool.meta {
-                    Some(meta) => hook.matcher.matches(target.with_meta(meta)),
-                    None => hook.matcher.matches(target),
-                };
-                if !selected {
+                let target =
+                    MatchTarget::new(&tool.name, tool.source).with_meta_if(tool.meta.as_ref());
+                if !hook.matcher.matches(target) {
                     continue;
                 }
                 let fits = match (&tool.function, &tool.mcp_type) {
@@ -175,7 +175,7 @@ impl CardRefs<'_> {
                     at(format!(
                         "typed hook `{name}` takes `{shown}`, but its match may select tools found at run time (an MCP server's, or registered ones), whose arguments are JSON"
                     ))
-                    .help(if named.as_ref().is_some_and(|n| mcp_types.contains(n)) {
+                    .help(if named.as_ref().is_some_and(|n| types.values().any(|t| t == n)) {
                         "a locked MCP tool's argument type needs every tool the agent finds at run time pinned: every server of the card in `hookwire.lock` and no `runtime_tools`; or take `args: &mut ToolArgs`"
                     } else if self.spec.runtime_tools || self.spec.servers.is_empty() {
                         "give it a `match` that names only the tools with its arguments, or take `args: &mut ToolArgs`"
